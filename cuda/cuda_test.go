@@ -1,0 +1,323 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bandsolve/bandsolve/tridiag"
+)
+
+var dev *Device
+
+func TestMain(m *testing.M) {
+	var err error
+	dev, err = Open(0)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cuda tests need a GPU:", err)
+		os.Exit(1)
+	}
+	fmt.Fprintln(os.Stderr, "testing on", dev.Name())
+	code := m.Run()
+	_ = dev.Close()
+	os.Exit(code)
+}
+
+// batch is a random diagonally dominant batch in a layout.
+type batch[T tridiag.Float] struct {
+	shape      tridiag.Shape
+	a, b, c, d []T
+}
+
+func newBatch[T tridiag.Float](r *rand.Rand, shape tridiag.Shape, dom float64) batch[T] {
+	shape = shape.Normalize()
+	n := shape.Len()
+	bt := batch[T]{shape: shape, a: make([]T, n), b: make([]T, n), c: make([]T, n), d: make([]T, n)}
+	for k := range n {
+		// Rows outside the batch (gaps of strided layouts) get NaN so
+		// that a kernel reading them is caught.
+		bt.a[k], bt.b[k], bt.c[k], bt.d[k] = T(math.NaN()), T(math.NaN()), T(math.NaN()), T(math.NaN())
+	}
+	for g := 0; g < shape.G; g++ {
+		for i := 0; i < shape.N; i++ {
+			k := shape.Layout.Index(i, g)
+			bt.a[k] = T(r.Float64()*2 - 1)
+			bt.b[k] = T(r.Float64()*2 - 1 + dom)
+			bt.c[k] = T(r.Float64()*2 - 1)
+			bt.d[k] = T(r.Float64()*2 - 1)
+		}
+	}
+	return bt
+}
+
+func layouts(n, g int) map[string]tridiag.Layout {
+	return map[string]tridiag.Layout{
+		"contiguous":  tridiag.Contiguous(n),
+		"interleaved": tridiag.Interleaved(g),
+		// Rows two apart, systems padded: gaps hold NaN.
+		"strided": tridiag.Strided(2, 2*n+3),
+	}
+}
+
+type sizeCase struct{ n, g int }
+
+var sizes = []sizeCase{
+	{1, 1}, {2, 5}, {3, 1}, {7, 33}, {64, 64}, {100, 17}, {257, 3}, {513, 200},
+	{1000, 1}, {1024, 130}, {4096, 16}, {4097, 3}, {65536, 2}, {1 << 20, 1}, {32, 65536},
+}
+
+// cpuSolve solves bt on the CPU with the same algorithm and options.
+func cpuSolve[T tridiag.Float](t *testing.T, bt batch[T], opts tridiag.Options, constant bool, ca, cb, cc T) ([]T, error) {
+	p, err := tridiag.NewPlan[T](tridiag.DefaultCPU(), bt.shape, opts)
+	require.NoError(t, err)
+	defer p.Close()
+	x := make([]T, len(bt.d))
+	if constant {
+		err = p.SolveConst(context.Background(), ca, cb, cc, bt.d, x)
+	} else {
+		err = p.Solve(context.Background(), bt.a, bt.b, bt.c, bt.d, x)
+	}
+	return x, err
+}
+
+// compare checks the rows of the batch: GPU against the CPU twin (within
+// twinTol relative to the largest |x|) and against the pivoting reference.
+func compare[T tridiag.Float](t *testing.T, shape tridiag.Shape, gpu, cpu, ref []T, twinTol, refTol float64, what string) {
+	t.Helper()
+	var scale, dTwin, dRef float64
+	for g := 0; g < shape.G; g++ {
+		for i := 0; i < shape.N; i++ {
+			k := shape.Layout.Index(i, g)
+			scale = math.Max(scale, math.Abs(float64(ref[k])))
+			dTwin = math.Max(dTwin, math.Abs(float64(gpu[k]-cpu[k])))
+			dRef = math.Max(dRef, math.Abs(float64(gpu[k]-ref[k])))
+			if math.IsNaN(float64(gpu[k])) {
+				dTwin, dRef = math.Inf(1), math.Inf(1)
+			}
+		}
+	}
+	scale = math.Max(scale, 1e-300)
+	assert.LessOrEqual(t, dTwin/scale, twinTol, "%s: GPU vs CPU twin", what)
+	assert.LessOrEqual(t, dRef/scale, refTol, "%s: GPU vs pivoting reference", what)
+}
+
+func eps[T tridiag.Float]() float64 {
+	var v T
+	if _, ok := any(v).(float32); ok {
+		return 0x1p-23
+	}
+	return 0x1p-52
+}
+
+func registered() []tridiag.Algorithm {
+	var algs []tridiag.Algorithm
+	for a := range algorithms {
+		algs = append(algs, a)
+	}
+	sort.Slice(algs, func(i, j int) bool { return algs[i] < algs[j] })
+	return append(algs, tridiag.Auto)
+}
+
+func testAlgorithms[T tridiag.Float](t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, alg := range registered() {
+		solved := 0
+		for _, sc := range sizes {
+			for lname, l := range layouts(sc.n, sc.g) {
+				if sc.n*sc.g > 1<<20 && lname == "strided" {
+					continue
+				}
+				shape := tridiag.Shape{N: sc.n, G: sc.g, Layout: l}
+				name := fmt.Sprintf("%s/N=%d/G=%d/%s", alg, sc.n, sc.g, lname)
+				opts := tridiag.Options{Algorithm: alg}
+				gp, err := NewPlan[T](dev, shape, opts)
+				if err != nil && alg != tridiag.Auto {
+					t.Logf("%s: not supported: %v", name, err)
+					continue
+				}
+				require.NoError(t, err, name)
+				bt := newBatch[T](r, shape, 4)
+				x := make([]T, len(bt.d))
+				require.NoError(t, gp.Solve(context.Background(), bt.a, bt.b, bt.c, bt.d, x), name)
+				opts.Algorithm = gp.Algorithm()
+				cpu, err := cpuSolve(t, bt, opts, false, 0, 0, 0)
+				require.NoError(t, err, name)
+				ref, err := cpuSolve(t, bt, tridiag.Options{Algorithm: tridiag.GTSV}, false, 0, 0, 0)
+				require.NoError(t, err, name)
+				compare(t, bt.shape, x, cpu, ref, 64*eps[T](), 1e4*eps[T](), name)
+				require.NoError(t, gp.Close())
+				solved++
+			}
+		}
+		assert.Positive(t, solved, "%s solved no case", alg)
+	}
+}
+
+func TestAlgorithmsF32(t *testing.T) { testAlgorithms[float32](t) }
+func TestAlgorithmsF64(t *testing.T) { testAlgorithms[float64](t) }
+
+// TestThomasBitExact: the Thomas kernel does the CPU's operations in the
+// same order (PTX built with -fmad=false), so results are identical.
+func TestThomasBitExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	shape := tridiag.Shape{N: 777, G: 257, Layout: tridiag.Interleaved(257)}
+	bt := newBatch[float32](r, shape, 3)
+	gp, err := NewPlan[float32](dev, shape, tridiag.Options{Algorithm: tridiag.Thomas})
+	require.NoError(t, err)
+	defer gp.Close()
+	x := make([]float32, len(bt.d))
+	require.NoError(t, gp.Solve(context.Background(), bt.a, bt.b, bt.c, bt.d, x))
+	cpu, err := cpuSolve(t, bt, tridiag.Options{Algorithm: tridiag.Thomas}, false, 0, 0, 0)
+	require.NoError(t, err)
+	assert.Equal(t, cpu, x)
+}
+
+func testConstAndCyclic[T tridiag.Float](t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, alg := range registered() {
+		for _, cyclic := range []bool{false, true} {
+			for _, sc := range []sizeCase{{3, 1}, {5, 7}, {64, 100}, {1000, 9}, {4096, 4}} {
+				for lname, l := range layouts(sc.n, sc.g) {
+					shape := tridiag.Shape{N: sc.n, G: sc.g, Layout: l}
+					name := fmt.Sprintf("%s/cyclic=%v/N=%d/G=%d/%s", alg, cyclic, sc.n, sc.g, lname)
+					opts := tridiag.Options{Algorithm: alg, Cyclic: cyclic}
+					gp, err := NewPlan[T](dev, shape, opts)
+					if err != nil && alg != tridiag.Auto {
+						continue
+					}
+					require.NoError(t, err, name)
+					opts.Algorithm = gp.Algorithm()
+					bt := newBatch[T](r, shape, 4)
+					// Arrays.
+					x := make([]T, len(bt.d))
+					require.NoError(t, gp.Solve(context.Background(), bt.a, bt.b, bt.c, bt.d, x), name)
+					cpu, err := cpuSolve(t, bt, opts, false, 0, 0, 0)
+					require.NoError(t, err, name)
+					ref, err := cpuSolve(t, bt, tridiag.Options{Algorithm: tridiag.GTSV, Cyclic: cyclic}, false, 0, 0, 0)
+					require.NoError(t, err, name)
+					compare(t, bt.shape, x, cpu, ref, 256*eps[T](), 1e4*eps[T](), name)
+					// Constant coefficients: a heat-equation row.
+					ca, cb, cc := T(-0.4), T(2.1), T(-0.6)
+					require.NoError(t, gp.SolveConst(context.Background(), ca, cb, cc, bt.d, x), name+"/const")
+					cpu, err = cpuSolve(t, bt, opts, true, ca, cb, cc)
+					require.NoError(t, err, name)
+					ref, err = cpuSolve(t, bt, tridiag.Options{Algorithm: tridiag.GTSV, Cyclic: cyclic}, true, ca, cb, cc)
+					require.NoError(t, err, name)
+					compare(t, bt.shape, x, cpu, ref, 256*eps[T](), 1e4*eps[T](), name+"/const")
+					require.NoError(t, gp.Close())
+				}
+			}
+		}
+	}
+}
+
+func TestConstAndCyclicF32(t *testing.T) { testConstAndCyclic[float32](t) }
+func TestConstAndCyclicF64(t *testing.T) { testConstAndCyclic[float64](t) }
+
+// TestBreakdownReported: a system with a zero pivot is reported with its
+// index and its rows are NaN; the others are solved.
+func TestBreakdownReported(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, alg := range registered() {
+		if alg == tridiag.Auto {
+			continue
+		}
+		shape := tridiag.Shape{N: 64, G: 10}
+		gp, err := NewPlan[float64](dev, shape, tridiag.Options{Algorithm: alg})
+		require.NoError(t, err)
+		bt := newBatch[float64](r, shape, 4)
+		// System 6: b = 0 everywhere, a = c = 1: zero pivots.
+		for i := 0; i < 64; i++ {
+			k := shape.Layout.Index(i, 6)
+			bt.b[k], bt.a[k], bt.c[k] = 0, 0, 0
+		}
+		x := make([]float64, len(bt.d))
+		err = gp.Solve(context.Background(), bt.a, bt.b, bt.c, bt.d, x)
+		var be *tridiag.BatchError
+		require.ErrorAs(t, err, &be, alg.String())
+		require.Len(t, be.Failed, 1, alg.String())
+		assert.Equal(t, 6, be.Failed[0].System)
+		assert.True(t, errors.Is(err, tridiag.ErrZeroPivot))
+		for i := 0; i < 64; i++ {
+			assert.True(t, math.IsNaN(x[shape.Normalize().Layout.Index(i, 6)]))
+			assert.False(t, math.IsNaN(x[shape.Normalize().Layout.Index(i, 5)]))
+		}
+		require.NoError(t, gp.Close())
+	}
+}
+
+// TestDeviceResident: buffers stay on the device across solves.
+func TestDeviceResident(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	shape := tridiag.Shape{N: 300, G: 50}
+	bt := newBatch[float64](r, shape, 4)
+	up := func(v []float64) *Buffer[float64] {
+		b, err := Upload(dev, v)
+		require.NoError(t, err)
+		return b
+	}
+	a, b, c, d := up(bt.a), up(bt.b), up(bt.c), up(bt.d)
+	x, err := Alloc[float64](dev, len(bt.d))
+	require.NoError(t, err)
+	gp, err := NewPlan[float64](dev, shape, tridiag.Options{})
+	require.NoError(t, err)
+	ref, err := cpuSolve(t, bt, tridiag.Options{Algorithm: tridiag.GTSV}, false, 0, 0, 0)
+	require.NoError(t, err)
+	for range 3 {
+		require.NoError(t, gp.SolveDevice(context.Background(), a, b, c, d, x))
+	}
+	// In place: x = d.
+	require.NoError(t, gp.SolveDevice(context.Background(), a, b, c, d, d))
+	got, gotInPlace := make([]float64, len(bt.d)), make([]float64, len(bt.d))
+	require.NoError(t, x.CopyTo(got))
+	require.NoError(t, d.CopyTo(gotInPlace))
+	assert.InDeltaSlice(t, ref, got, 1e-12)
+	assert.InDeltaSlice(t, ref, gotInPlace, 1e-12)
+	short, err := Alloc[float64](dev, 10)
+	require.NoError(t, err)
+	require.ErrorIs(t, gp.SolveDevice(context.Background(), a, b, c, short, x), tridiag.ErrLength)
+	for _, bf := range []*Buffer[float64]{a, b, c, d, x, short} {
+		require.NoError(t, bf.Free())
+	}
+	require.NoError(t, gp.Close())
+}
+
+// TestTridiagPlanOnGPU: the generic tridiag.Plan runs on the CUDA device
+// and checks the input as on the CPU.
+func TestTridiagPlanOnGPU(t *testing.T) {
+	shape := tridiag.Shape{N: 10, G: 2}
+	p, err := tridiag.NewPlan[float32](dev, shape, tridiag.Options{})
+	require.NoError(t, err)
+	defer p.Close()
+	bt := newBatch[float32](rand.New(rand.NewPCG(1, 1)), shape, 4)
+	bt.b[13] = float32(math.Inf(1))
+	err = p.Solve(context.Background(), bt.a, bt.b, bt.c, bt.d, bt.d)
+	require.ErrorIs(t, err, tridiag.ErrNonFinite)
+	assert.Contains(t, err.Error(), "system 1, row 3")
+}
+
+func TestOutOfMemory(t *testing.T) {
+	_, total, err := dev.MemInfo()
+	require.NoError(t, err)
+	_, err = Alloc[float64](dev, int(total/8)*2)
+	require.ErrorIs(t, err, ErrOutOfMemory)
+	assert.Contains(t, err.Error(), "free")
+}
+
+func TestDeviceProperties(t *testing.T) {
+	p := dev.Properties()
+	assert.Positive(t, p.SMs)
+	assert.GreaterOrEqual(t, p.Major, 8)
+	assert.GreaterOrEqual(t, p.SharedPerBlockOptin, p.SharedPerBlock)
+	t.Logf("%s: %+v", dev.Name(), p)
+}

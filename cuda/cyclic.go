@@ -1,0 +1,75 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"fmt"
+
+	"gorgonia.org/cu"
+
+	"github.com/bandsolve/bandsolve/tridiag"
+)
+
+// cyclicPlan solves periodic systems with Sherman–Morrison around any
+// inner algorithm (ptx/src/cyclic.cuh): prepare the modified coefficients
+// and the second right-hand side u, solve for d into x and for u into z,
+// then combine.
+type cyclicPlan struct {
+	inner kernelPlan
+	spec  tridiag.Spec
+	elem  int64
+}
+
+func newCyclicPlan(d *Device, spec tridiag.Spec, f64 bool, inner kernelPlan) (kernelPlan, error) {
+	if spec.N < 3 {
+		return nil, fmt.Errorf("%w: cyclic GPU plans need N ≥ 3, got %d", tridiag.ErrShape, spec.N)
+	}
+	elem := int64(4)
+	if f64 {
+		elem = 8
+	}
+	return &cyclicPlan{inner: inner, spec: spec, elem: elem}, nil
+}
+
+// workBytes: a2, b2, c2, u, z (one batch each), then the inner workspace.
+func (p *cyclicPlan) arrBytes() int64 { return int64(p.spec.Len()) * p.elem }
+func (p *cyclicPlan) workBytes() int64 {
+	return 5*p.arrBytes() + p.inner.workBytes()
+}
+
+func (p *cyclicPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
+	sp := a.spec
+	ab := cu.DevicePtr(p.arrBytes())
+	a2, b2, c2, u, z := a.work, a.work+ab, a.work+2*ab, a.work+3*ab, a.work+4*ab
+	es, bs := int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride)
+	rows := sp.N * sp.G
+	const blk = 256
+	if err := d.launch("cyclic_prep"+a.suffix(), dim3{X: (rows + blk - 1) / blk}, dim3{X: blk}, 0, s,
+		a.a, a.b, a.c, a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(),
+		a2, b2, c2, u, int32(sp.N), int32(sp.G), es, bs); err != nil {
+		return err
+	}
+	in := *a
+	in.a, in.b, in.c, in.constant = a2, b2, c2, false
+	in.work = a.work + 5*ab
+	if err := p.inner.launch(d, s, &in); err != nil {
+		return err
+	}
+	in.d, in.x = u, z
+	if err := p.inner.launch(d, s, &in); err != nil {
+		return err
+	}
+	return d.launch("cyclic_combine"+a.suffix(), dim3{X: (sp.G + blk - 1) / blk}, dim3{X: blk}, 0, s,
+		a.a, a.b, a.c, a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(),
+		a.x, z, int32(sp.N), int32(sp.G), es, bs, a.status)
+}
+
+// chooseAuto picks the GPU algorithm for Auto among those with kernels.
+func chooseAuto(d *Device, spec tridiag.Spec, f64 bool) tridiag.Algorithm {
+	for _, alg := range autoPreference(d, spec, f64) {
+		if _, ok := algorithms[alg]; ok {
+			return alg
+		}
+	}
+	return tridiag.Thomas
+}

@@ -1,0 +1,194 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"gorgonia.org/cu"
+
+	"github.com/bandsolve/bandsolve/ptx"
+	"github.com/bandsolve/bandsolve/tuning"
+)
+
+// ErrClosed reports use of a device after Close.
+var ErrClosed = errors.New("cuda: device is closed")
+
+// ErrOutOfMemory is wrapped by allocation failures.
+var ErrOutOfMemory = errors.New("cuda: out of device memory")
+
+// Device is one GPU with its CUDA context and the loaded kernels.
+type Device struct {
+	ordinal int
+	props   tuning.Device
+	calls   chan func()
+	quit    chan struct{}
+	closed  sync.Once
+
+	// Owned by the device goroutine.
+	ctx  cu.CUContext
+	mod  cu.Module
+	fns  map[string]cu.Function
+	attr map[string]int // dynamic shared memory limit set per function
+}
+
+// Count returns the number of CUDA devices.
+func Count() (int, error) { return cu.NumDevices() }
+
+// Open creates a context on device ordinal (0 is the first GPU), loads the
+// kernels and reads the device's properties.
+func Open(ordinal int) (*Device, error) {
+	n, err := cu.NumDevices()
+	if err != nil {
+		return nil, fmt.Errorf("cuda: counting devices: %w", err)
+	}
+	if ordinal < 0 || ordinal >= n {
+		return nil, fmt.Errorf("cuda: no device %d (%d present)", ordinal, n)
+	}
+	d := &Device{ordinal: ordinal, calls: make(chan func()), quit: make(chan struct{}),
+		fns: map[string]cu.Function{}, attr: map[string]int{}}
+	ready := make(chan error)
+	go d.loop(ready)
+	if err := <-ready; err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// loop owns the context: it runs every driver call of the device on one
+// locked OS thread.
+func (d *Device) loop(ready chan<- error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := d.init(); err != nil {
+		ready <- err
+		return
+	}
+	ready <- nil
+	for {
+		select {
+		case f := <-d.calls:
+			f()
+		case <-d.quit:
+			_ = d.mod.Unload()
+			_ = d.ctx.Destroy()
+			return
+		}
+	}
+}
+
+func (d *Device) init() error {
+	dev, err := cu.GetDevice(d.ordinal)
+	if err != nil {
+		return fmt.Errorf("cuda: device %d: %w", d.ordinal, err)
+	}
+	d.ctx, err = dev.MakeContext(cu.SchedAuto)
+	if err != nil {
+		return fmt.Errorf("cuda: creating context on device %d: %w", d.ordinal, err)
+	}
+	if d.props, err = readProps(dev); err != nil {
+		_ = d.ctx.Destroy()
+		return err
+	}
+	d.mod, err = cu.LoadData(ptx.Tridiag)
+	if err != nil {
+		_ = d.ctx.Destroy()
+		return fmt.Errorf("cuda: loading the tridiagonal kernels' PTX on %s: %w", d.props.Name, err)
+	}
+	return nil
+}
+
+func readProps(dev cu.Device) (tuning.Device, error) {
+	var p tuning.Device
+	var err error
+	if p.Name, err = dev.Name(); err != nil {
+		return p, fmt.Errorf("cuda: device name: %w", err)
+	}
+	if p.TotalMem, err = dev.TotalMem(); err != nil {
+		return p, fmt.Errorf("cuda: device memory: %w", err)
+	}
+	attrs := []struct {
+		a cu.DeviceAttribute
+		v *int
+	}{
+		{cu.ComputeCapabilityMajor, &p.Major}, {cu.ComputeCapabilityMinor, &p.Minor},
+		{cu.MultiprocessorCount, &p.SMs}, {cu.MaxThreadsPerBlock, &p.MaxThreadsPerBlock},
+		{cu.MaxThreadsPerMultiprocessor, &p.MaxThreadsPerSM},
+		{cu.MaxSharedMemoryPerBlock, &p.SharedPerBlock},
+		{cu.MaxSharedMemoryPerBlockOptin, &p.SharedPerBlockOptin},
+		{cu.MaxSharedMemoryPerMultiprocessor, &p.SharedPerSM},
+		{cu.MaxRegistersPerMultiprocessor, &p.RegsPerSM}, {cu.MaxRegistersPerBlock, &p.RegsPerBlock},
+		{cu.WarpSize, &p.WarpSize}, {cu.L2CacheSize, &p.L2Bytes},
+		{cu.GlobalMemoryBusWidth, &p.MemBusWidth}, {cu.MemoryClockRate, &p.MemClockKHz},
+	}
+	for _, a := range attrs {
+		if *a.v, err = dev.Attribute(a.a); err != nil {
+			return p, fmt.Errorf("cuda: device attribute %v: %w", a.a, err)
+		}
+	}
+	p.MaxBlocksPerSM = 32
+	if p.Major < 8 || (p.Major == 7 && p.Minor == 5) {
+		p.MaxBlocksPerSM = 16
+	}
+	return p, nil
+}
+
+// do runs f on the device's thread and returns its error.
+func (d *Device) do(f func() error) error {
+	done := make(chan error, 1)
+	select {
+	case d.calls <- func() { done <- f() }:
+		return <-done
+	case <-d.quit:
+		return ErrClosed
+	}
+}
+
+// Properties returns what the driver reports of the device.
+func (d *Device) Properties() tuning.Device { return d.props }
+
+// Ordinal returns the device's index.
+func (d *Device) Ordinal() int { return d.ordinal }
+
+// Name describes the device, e.g. "cuda:0 NVIDIA H200 (sm_90, 132 SMs)".
+func (d *Device) Name() string {
+	return fmt.Sprintf("cuda:%d %s (sm_%d%d, %d SMs)", d.ordinal, d.props.Name, d.props.Major, d.props.Minor, d.props.SMs)
+}
+
+// MemInfo returns the free and total device memory in bytes.
+func (d *Device) MemInfo() (free, total int64, err error) {
+	err = d.do(func() error {
+		var e error
+		free, total, e = cu.MemInfo()
+		return e
+	})
+	return
+}
+
+// Synchronize waits for all work on the device to finish.
+func (d *Device) Synchronize() error {
+	return d.do(func() error { return cu.Synchronize() })
+}
+
+// Close destroys the context. Buffers and plans of the device must not be
+// used afterwards.
+func (d *Device) Close() error {
+	d.closed.Do(func() { close(d.quit) })
+	return nil
+}
+
+// function returns the kernel name from the loaded module (device thread).
+func (d *Device) function(name string) (cu.Function, error) {
+	if f, ok := d.fns[name]; ok {
+		return f, nil
+	}
+	f, err := d.mod.Function(name)
+	if err != nil {
+		return f, fmt.Errorf("cuda: kernel %s not in the PTX module: %w", name, err)
+	}
+	d.fns[name] = f
+	return f, nil
+}

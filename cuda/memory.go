@@ -1,0 +1,119 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"fmt"
+	"unsafe"
+
+	"gorgonia.org/cu"
+
+	"github.com/bandsolve/bandsolve/tridiag"
+)
+
+// Buffer is an array of n elements in device memory, kept across solves.
+// Free it when done; the device does not track it.
+type Buffer[T tridiag.Float] struct {
+	dev *Device
+	ptr cu.DevicePtr
+	n   int
+}
+
+func elemSize[T tridiag.Float]() int64 {
+	var v T
+	return int64(unsafe.Sizeof(v))
+}
+
+// Alloc allocates n elements of device memory (contents undefined).
+func Alloc[T tridiag.Float](d *Device, n int) (*Buffer[T], error) {
+	if n < 1 {
+		return nil, fmt.Errorf("cuda: cannot allocate %d elements", n)
+	}
+	p, err := d.alloc(int64(n) * elemSize[T]())
+	if err != nil {
+		return nil, err
+	}
+	return &Buffer[T]{dev: d, ptr: p, n: n}, nil
+}
+
+// Upload allocates a buffer holding a copy of host.
+func Upload[T tridiag.Float](d *Device, host []T) (*Buffer[T], error) {
+	b, err := Alloc[T](d, len(host))
+	if err != nil {
+		return nil, err
+	}
+	if err := b.CopyFrom(host); err != nil {
+		_ = b.Free()
+		return nil, err
+	}
+	return b, nil
+}
+
+// alloc allocates bytes of device memory with plain cuMemAlloc; running out
+// gives an error saying how much was asked for and how much was free.
+func (d *Device) alloc(bytes int64) (cu.DevicePtr, error) {
+	var p cu.DevicePtr
+	err := d.do(func() error {
+		var e error
+		p, e = cu.MemAlloc(bytes)
+		if e != nil {
+			free, total, ie := cu.MemInfo()
+			if ie == nil && bytes > free {
+				return fmt.Errorf("%w: asked for %d B, %d B of %d B free: %v", ErrOutOfMemory, bytes, free, total, e)
+			}
+			return fmt.Errorf("cuda: allocating %d B: %w", bytes, e)
+		}
+		return nil
+	})
+	return p, err
+}
+
+// Len returns the number of elements.
+func (b *Buffer[T]) Len() int { return b.n }
+
+// Ptr returns the device address, for use with other CUDA code.
+func (b *Buffer[T]) Ptr() cu.DevicePtr { return b.ptr }
+
+// CopyFrom copies host into the start of the buffer.
+func (b *Buffer[T]) CopyFrom(host []T) error {
+	if len(host) > b.n {
+		return fmt.Errorf("cuda: copying %d elements into a buffer of %d", len(host), b.n)
+	}
+	if len(host) == 0 {
+		return nil
+	}
+	return b.dev.do(func() error {
+		return cu.MemcpyHtoD(b.ptr, unsafe.Pointer(&host[0]), int64(len(host))*elemSize[T]())
+	})
+}
+
+// CopyTo copies the start of the buffer into host.
+func (b *Buffer[T]) CopyTo(host []T) error {
+	if len(host) > b.n {
+		return fmt.Errorf("cuda: copying %d elements out of a buffer of %d", len(host), b.n)
+	}
+	if len(host) == 0 {
+		return nil
+	}
+	return b.dev.do(func() error {
+		return cu.MemcpyDtoH(unsafe.Pointer(&host[0]), b.ptr, int64(len(host))*elemSize[T]())
+	})
+}
+
+// CopyFromBuffer copies src into b on the device (lengths must match).
+func (b *Buffer[T]) CopyFromBuffer(src *Buffer[T]) error {
+	if src.n != b.n {
+		return fmt.Errorf("cuda: copying a buffer of %d elements into one of %d", src.n, b.n)
+	}
+	return b.dev.do(func() error { return cu.MemcpyDtoD(b.ptr, src.ptr, int64(b.n)*elemSize[T]()) })
+}
+
+// Free releases the memory. The buffer cannot be used afterwards.
+func (b *Buffer[T]) Free() error {
+	if b.ptr == 0 {
+		return nil
+	}
+	err := b.dev.do(func() error { return cu.MemFree(b.ptr) })
+	b.ptr, b.n = 0, 0
+	return err
+}

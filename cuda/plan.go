@@ -1,0 +1,351 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"unsafe"
+
+	"gorgonia.org/cu"
+
+	"github.com/bandsolve/bandsolve/tridiag"
+)
+
+// ErrBreakdown is wrapped by the per-system errors of a GPU solve: the
+// system met a zero pivot or produced a non-finite result (on the GPU a
+// division by zero shows as Inf or NaN). It wraps tridiag.ErrZeroPivot.
+var ErrBreakdown = fmt.Errorf("%w or non-finite result", tridiag.ErrZeroPivot)
+
+// kernelPlan is one algorithm's launch sequence for a spec, made once per
+// plan.
+type kernelPlan interface {
+	// workBytes is the device workspace the launches need.
+	workBytes() int64
+	// launch enqueues the solve on stream s; it runs on the device thread.
+	launch(d *Device, s cu.Stream, a *launchArgs) error
+}
+
+// launchArgs is what a kernelPlan's launch gets.
+type launchArgs struct {
+	spec          tridiag.Spec
+	f64           bool
+	a, b, c, d, x cu.DevicePtr // a, b, c are 0 when constant
+	ca, cb, cc    float64      // constant coefficients
+	constant      bool
+	work          cu.DevicePtr // workBytes() bytes
+	// status holds G int32 codes (0 ok, row+1 where system g broke down)
+	// and then one int32 flag that any failing system sets to 1.
+	status cu.DevicePtr
+}
+
+// suffix returns the kernel-name suffix of the precision.
+func (l *launchArgs) suffix() string {
+	if l.f64 {
+		return "_f64"
+	}
+	return "_f32"
+}
+
+// scalar converts a constant to the kernel's element type.
+func (l *launchArgs) scalar(v float64) any {
+	if l.f64 {
+		return v
+	}
+	return float32(v)
+}
+
+// isConst is the kernels' int flag for constant coefficients.
+func (l *launchArgs) isConst() int32 {
+	if l.constant {
+		return 1
+	}
+	return 0
+}
+
+// algorithmFactory builds a kernelPlan for a spec, or says why it cannot.
+type algorithmFactory func(d *Device, spec tridiag.Spec, f64 bool) (kernelPlan, error)
+
+// algorithms holds the GPU algorithms; kernel files register themselves.
+var algorithms = map[tridiag.Algorithm]algorithmFactory{}
+
+// Plan solves batches of one shape on the GPU. Its arrays may stay in
+// device memory across solves (SolveDevice); Solve copies host slices in
+// and out. Solves of one plan run one at a time.
+type Plan[T tridiag.Float] struct {
+	dev    *Device
+	spec   tridiag.Spec
+	algo   tridiag.Algorithm // resolved (never Auto)
+	kp     kernelPlan
+	mu     sync.Mutex
+	stream cu.Stream
+	work   cu.DevicePtr
+	status cu.DevicePtr
+	flag   []int32
+	codes  []int32
+	// staging buffers for host solves, made on first use
+	ha, hb, hc, hd, hx *Buffer[T]
+	closed             bool
+}
+
+// NewPlan makes a GPU plan for batches of the given shape.
+func NewPlan[T tridiag.Float](d *Device, shape tridiag.Shape, opts tridiag.Options) (*Plan[T], error) {
+	if err := shape.Validate(); err != nil {
+		return nil, err
+	}
+	spec := tridiag.Spec{Shape: shape.Normalize(), Options: opts}
+	f64 := elemSize[T]() == 8
+	algo := opts.Algorithm
+	if algo == tridiag.Auto {
+		algo = chooseAuto(d, spec, f64)
+	}
+	mk, ok := algorithms[algo]
+	if !ok {
+		return nil, fmt.Errorf("cuda: algorithm %s has no GPU kernel yet", algo)
+	}
+	spec.Algorithm = algo
+	kp, err := mk(d, spec, f64)
+	if err != nil {
+		return nil, fmt.Errorf("cuda: %s plan for N=%d G=%d: %w", algo, spec.N, spec.G, err)
+	}
+	if spec.Cyclic {
+		if kp, err = newCyclicPlan(d, spec, f64, kp); err != nil {
+			return nil, err
+		}
+	}
+	p := &Plan[T]{dev: d, spec: spec, algo: algo, kp: kp, flag: make([]int32, 1)}
+	if p.status, err = d.alloc(int64(spec.G+1) * 4); err != nil {
+		return nil, err
+	}
+	if wb := kp.workBytes(); wb > 0 {
+		if p.work, err = d.alloc(wb); err != nil {
+			_ = p.Close()
+			return nil, fmt.Errorf("cuda: %s workspace: %w", algo, err)
+		}
+	}
+	if err = d.do(func() error {
+		var e error
+		p.stream, e = cu.MakeStream(cu.DefaultStream)
+		return e
+	}); err != nil {
+		_ = p.Close()
+		return nil, fmt.Errorf("cuda: creating a stream: %w", err)
+	}
+	return p, nil
+}
+
+// Algorithm returns the algorithm the plan runs (Auto resolved).
+func (p *Plan[T]) Algorithm() tridiag.Algorithm { return p.algo }
+
+// Shape returns the plan's shape.
+func (p *Plan[T]) Shape() tridiag.Shape { return p.spec.Shape }
+
+// SolveDevice solves the batch held in device buffers; x may be d. The
+// call returns when the solve is done. Systems that broke down are listed
+// in a *tridiag.BatchError and their rows hold NaN.
+func (p *Plan[T]) SolveDevice(ctx context.Context, a, b, c, d, x *Buffer[T]) error {
+	for _, bf := range []*Buffer[T]{a, b, c} {
+		if bf == nil {
+			return fmt.Errorf("%w: nil coefficient buffer", tridiag.ErrLength)
+		}
+	}
+	return p.run(ctx, &launchArgs{a: a.ptr, b: b.ptr, c: c.ptr}, []*Buffer[T]{a, b, c, d, x})
+}
+
+// SolveDeviceConst solves the batch with constant coefficients a, b, c
+// and right-hand sides in device buffer d.
+func (p *Plan[T]) SolveDeviceConst(ctx context.Context, a, b, c T, d, x *Buffer[T]) error {
+	return p.run(ctx, &launchArgs{ca: float64(a), cb: float64(b), cc: float64(c), constant: true}, []*Buffer[T]{d, x})
+}
+
+func (p *Plan[T]) run(ctx context.Context, la *launchArgs, bufs []*Buffer[T]) error {
+	need := p.spec.Len()
+	for _, bf := range bufs {
+		if bf == nil || bf.ptr == 0 {
+			return fmt.Errorf("%w: nil or freed buffer", tridiag.ErrLength)
+		}
+		if bf.n < need {
+			return fmt.Errorf("%w: buffer of %d elements, the %d×%d batch needs %d", tridiag.ErrLength, bf.n, p.spec.G, p.spec.N, need)
+		}
+	}
+	n := len(bufs)
+	la.d, la.x = bufs[n-2].ptr, bufs[n-1].ptr
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return tridiag.ErrClosed
+	}
+	la.spec, la.f64, la.work, la.status = p.spec, elemSize[T]() == 8, p.work, p.status
+	var failed bool
+	err := p.dev.do(func() error {
+		if err := cu.MemsetD32Async(p.status, 0, int64(p.spec.G+1), p.stream); err != nil {
+			return fmt.Errorf("cuda: clearing status: %w", err)
+		}
+		if err := p.kp.launch(p.dev, p.stream, la); err != nil {
+			return err
+		}
+		if err := cu.MemcpyDtoHAsync(unsafe.Pointer(&p.flag[0]), p.status+cu.DevicePtr(4*p.spec.G), 4, p.stream); err != nil {
+			return fmt.Errorf("cuda: reading status: %w", err)
+		}
+		if err := p.stream.Synchronize(); err != nil {
+			return fmt.Errorf("cuda: %s solve of N=%d G=%d: %w", p.algo, p.spec.N, p.spec.G, err)
+		}
+		failed = p.flag[0] != 0
+		if failed {
+			if p.codes == nil {
+				p.codes = make([]int32, p.spec.G)
+			}
+			return cu.MemcpyDtoH(unsafe.Pointer(&p.codes[0]), p.status, int64(4*p.spec.G))
+		}
+		return nil
+	})
+	if err != nil || !failed {
+		return err
+	}
+	be := &tridiag.BatchError{G: p.spec.G}
+	for g, code := range p.codes {
+		if code != 0 {
+			be.Failed = append(be.Failed, tridiag.SystemError{System: g, Row: int(code) - 1, Err: ErrBreakdown})
+		}
+	}
+	sort.Slice(be.Failed, func(i, j int) bool { return be.Failed[i].System < be.Failed[j].System })
+	return be
+}
+
+// Solve copies host slices to the device, solves, and copies x back.
+func (p *Plan[T]) Solve(ctx context.Context, a, b, c, d, x []T) error {
+	if err := p.stage(true); err != nil {
+		return err
+	}
+	n := p.spec.Len()
+	for _, h := range []struct {
+		buf *Buffer[T]
+		v   []T
+	}{{p.ha, a}, {p.hb, b}, {p.hc, c}, {p.hd, d}} {
+		if len(h.v) < n {
+			return fmt.Errorf("%w: array of %d elements, need %d", tridiag.ErrLength, len(h.v), n)
+		}
+		if err := h.buf.CopyFrom(h.v[:n]); err != nil {
+			return err
+		}
+	}
+	if len(x) < n {
+		return fmt.Errorf("%w: x has %d elements, need %d", tridiag.ErrLength, len(x), n)
+	}
+	if err := p.SolveDevice(ctx, p.ha, p.hb, p.hc, p.hd, p.hx); err != nil && !isBatch(err) {
+		return err
+	} else if cerr := p.hx.CopyTo(x[:n]); cerr != nil {
+		return cerr
+	} else {
+		return err
+	}
+}
+
+// SolveConst is Solve for constant coefficients.
+func (p *Plan[T]) SolveConst(ctx context.Context, a, b, c T, d, x []T) error {
+	if err := p.stage(false); err != nil {
+		return err
+	}
+	n := p.spec.Len()
+	if len(d) < n || len(x) < n {
+		return fmt.Errorf("%w: d, x have %d, %d elements, need %d", tridiag.ErrLength, len(d), len(x), n)
+	}
+	if err := p.hd.CopyFrom(d[:n]); err != nil {
+		return err
+	}
+	if err := p.SolveDeviceConst(ctx, a, b, c, p.hd, p.hx); err != nil && !isBatch(err) {
+		return err
+	} else if cerr := p.hx.CopyTo(x[:n]); cerr != nil {
+		return cerr
+	} else {
+		return err
+	}
+}
+
+func isBatch(err error) bool {
+	var be *tridiag.BatchError
+	return errors.As(err, &be)
+}
+
+// stage allocates the staging buffers of host solves.
+func (p *Plan[T]) stage(coeffs bool) error {
+	n := p.spec.Len()
+	var err error
+	get := func(b **Buffer[T]) {
+		if *b == nil && err == nil {
+			*b, err = Alloc[T](p.dev, n)
+		}
+	}
+	if coeffs {
+		get(&p.ha)
+		get(&p.hb)
+		get(&p.hc)
+	}
+	get(&p.hd)
+	get(&p.hx)
+	return err
+}
+
+// Close frees the plan's device memory.
+func (p *Plan[T]) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil
+	}
+	p.closed = true
+	for _, b := range []*Buffer[T]{p.ha, p.hb, p.hc, p.hd, p.hx} {
+		if b != nil {
+			_ = b.Free()
+		}
+	}
+	return p.dev.do(func() error {
+		if p.work != 0 {
+			_ = cu.MemFree(p.work)
+		}
+		if p.status != 0 {
+			_ = cu.MemFree(p.status)
+		}
+		if p.stream != (cu.Stream{}) {
+			_ = p.stream.Destroy()
+		}
+		return nil
+	})
+}
+
+// NewSolver32 lets tridiag.NewPlan use the GPU for float32 host slices.
+func (d *Device) NewSolver32(spec tridiag.Spec) (tridiag.Solver[float32], error) {
+	p, err := NewPlan[float32](d, spec.Shape, spec.Options)
+	if err != nil {
+		return nil, err
+	}
+	return hostSolver[float32]{p}, nil
+}
+
+// NewSolver64 lets tridiag.NewPlan use the GPU for float64 host slices.
+func (d *Device) NewSolver64(spec tridiag.Spec) (tridiag.Solver[float64], error) {
+	p, err := NewPlan[float64](d, spec.Shape, spec.Options)
+	if err != nil {
+		return nil, err
+	}
+	return hostSolver[float64]{p}, nil
+}
+
+type hostSolver[T tridiag.Float] struct{ p *Plan[T] }
+
+func (h hostSolver[T]) Solve(ctx context.Context, b tridiag.Batch[T]) error {
+	if b.Constant {
+		return h.p.SolveConst(ctx, b.ConstA, b.ConstB, b.ConstC, b.D, b.X)
+	}
+	return h.p.Solve(ctx, b.A, b.B, b.C, b.D, b.X)
+}
+
+func (h hostSolver[T]) Close() error { return h.p.Close() }
+
+var _ tridiag.Device = (*Device)(nil)

@@ -1,0 +1,4 @@
+// bandsolve's tridiagonal kernels: one translation unit, one PTX module
+// (ptx/tridiag.ptx). Each algorithm is in its own header.
+#include "thomas.cuh"
+#include "cyclic.cuh"

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Rebuilds ptx/*.ptx from ptx/src/*.cu with the pinned toolkit.
+# Usage: scripts/gen-ptx.sh [outdir]   (default: ptx/)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-$root/ptx}
+nvcc --version | grep -q "release 11.8" || { echo "gen-ptx: need nvcc 11.8 (scripts/install-cuda-toolkit.sh)" >&2; exit 1; }
+# Flags are pinned: changing them changes the committed PTX.
+# -fmad=false keeps a*b+c as two rounded operations, as Go computes it, so
+# that kernels agree with their CPU twins bit for bit.
+NVCCFLAGS=(-ptx -arch=compute_80 -O3 -std=c++14 -fmad=false)
+for src in "$root"/ptx/src/*.cu; do
+  name=$(basename "$src" .cu)
+  nvcc "${NVCCFLAGS[@]}" -I"$root/ptx/src" -o "$out/$name.ptx" "$src"
+done

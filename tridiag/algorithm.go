@@ -1,0 +1,74 @@
+package tridiag
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Algorithm selects how each system is solved.
+type Algorithm int
+
+const (
+	// Auto lets the device choose. On the CPU it is Thomas, with systems
+	// that meet a zero pivot solved again with GTSV.
+	Auto Algorithm = iota
+	// Thomas is Gaussian elimination without pivoting (§2.1 of the TPR
+	// paper): fastest sequential method, stable for diagonally dominant
+	// and symmetric positive definite matrices.
+	Thomas
+	// GTSV is Gaussian elimination with partial pivoting, LAPACK gtsv
+	// semantics: the stable reference.
+	GTSV
+	// CR is cyclic reduction (package cr).
+	CR
+	// PCR is parallel cyclic reduction (package pcr).
+	PCR
+	// WangMou is the Wang & Mou partition method (package wangmou).
+	WangMou
+	// TPR is tree partitioning reduction with slice size S (package tpr).
+	TPR
+)
+
+var algorithmNames = [...]string{"auto", "thomas", "gtsv", "cr", "pcr", "wangmou", "tpr"}
+
+// Algorithms lists every concrete algorithm (all but Auto).
+func Algorithms() []Algorithm { return []Algorithm{Thomas, GTSV, CR, PCR, WangMou, TPR} }
+
+func (a Algorithm) String() string {
+	if a >= 0 && int(a) < len(algorithmNames) {
+		return algorithmNames[a]
+	}
+	return fmt.Sprintf("Algorithm(%d)", int(a))
+}
+
+// ParseAlgorithm reads an algorithm name as printed by String (any case).
+func ParseAlgorithm(s string) (Algorithm, error) {
+	for i, n := range algorithmNames {
+		if strings.EqualFold(s, n) {
+			return Algorithm(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: unknown algorithm %q (want one of %s)", ErrOptions, s, strings.Join(algorithmNames[:], ", "))
+}
+
+// Options configure a plan. The zero value is valid: Auto, checks on.
+type Options struct {
+	Algorithm Algorithm
+	// SliceSize is TPR's slice size S, a power of two ≥ 2; 0 picks the
+	// paper's tuned value for N (tpr.DefaultSliceSize). Smaller slices
+	// are faster on a GPU, larger ones more accurate.
+	SliceSize int
+	// Cyclic makes every system periodic: a[0] couples row 0 to row N−1
+	// and c[N−1] couples row N−1 to row 0 (Sherman–Morrison).
+	Cyclic bool
+	// SkipFiniteCheck skips the NaN/Inf scan of the inputs, for hot loops
+	// whose inputs are known to be finite. Breakdowns are still reported.
+	SkipFiniteCheck bool
+}
+
+// Spec is what a Device needs to build a solver: a validated, normalised
+// shape and the options.
+type Spec struct {
+	Shape
+	Options
+}

@@ -1,0 +1,238 @@
+package tridiag
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/klauspost/cpuid/v2"
+
+	"github.com/bandsolve/bandsolve/tridiag/cr"
+	"github.com/bandsolve/bandsolve/tridiag/internal/tri"
+	"github.com/bandsolve/bandsolve/tridiag/pcr"
+	"github.com/bandsolve/bandsolve/tridiag/tpr"
+	"github.com/bandsolve/bandsolve/tridiag/wangmou"
+)
+
+// CPU is the pure-Go device: it solves the systems of a batch in parallel
+// on a pool of goroutines, one system per goroutine at a time, in chunks
+// of systems sized to the CPU's L2 cache.
+type CPU struct {
+	workers int
+	cache   int // bytes of L2 per core used to size chunks
+}
+
+// NewCPU returns a CPU device with the given number of worker goroutines
+// (0 or less: one per logical core, runtime.GOMAXPROCS(0)).
+func NewCPU(workers int) *CPU {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	l2 := cpuid.CPU.Cache.L2
+	if l2 <= 0 {
+		l2 = 1 << 20
+	}
+	return &CPU{workers: workers, cache: l2}
+}
+
+var defaultCPU = sync.OnceValue(func() *CPU { return NewCPU(0) })
+
+// DefaultCPU returns the shared CPU device with one worker per core.
+func DefaultCPU() *CPU { return defaultCPU() }
+
+// Name describes the device.
+func (c *CPU) Name() string {
+	return fmt.Sprintf("cpu (%s, %d workers)", cpuid.CPU.BrandName, c.workers)
+}
+
+// Workers returns the number of worker goroutines.
+func (c *CPU) Workers() int { return c.workers }
+
+// NewSolver32 builds a float32 CPU solver; use NewPlan instead.
+func (c *CPU) NewSolver32(spec Spec) (Solver[float32], error) { return newCPUSolver[float32](c, spec) }
+
+// NewSolver64 builds a float64 CPU solver; use NewPlan instead.
+func (c *CPU) NewSolver64(spec Spec) (Solver[float64], error) { return newCPUSolver[float64](c, spec) }
+
+type cpuSolver[T Float] struct {
+	spec    Spec
+	workers []*cpuWorker[T]
+	chunk   int // systems per task
+}
+
+// cpuWorker is one goroutine's workspace: gathered copies of a system and
+// the algorithm's scratch space.
+type cpuWorker[T Float] struct {
+	a, b, c, d, x []T
+	y, z, u       []T // cyclic: second right-hand side and its solution
+	work          []T
+	piv           *tri.PivotWork[T]
+	cr            *cr.Workspace[T]
+	pcr           *pcr.Workspace[T]
+	wm            *wangmou.Workspace[T]
+	tpr           *tpr.Workspace[T]
+	slice         int
+}
+
+func newCPUSolver[T Float](dev *CPU, spec Spec) (*cpuSolver[T], error) {
+	n := spec.N
+	s := spec.SliceSize
+	if spec.Algorithm == TPR && s == 0 {
+		s = tpr.DefaultSliceSize(n)
+	}
+	nw := min(dev.workers, spec.G)
+	ws := make([]*cpuWorker[T], nw)
+	for i := range ws {
+		w := &cpuWorker[T]{slice: s}
+		buf := make([]T, 9*n)
+		w.a, w.b, w.c, w.d, w.x = buf[:n], buf[n:2*n], buf[2*n:3*n], buf[3*n:4*n], buf[4*n:5*n]
+		w.y, w.z, w.u, w.work = buf[5*n:6*n], buf[6*n:7*n], buf[7*n:8*n], buf[8*n:]
+		switch spec.Algorithm {
+		case Auto, GTSV:
+			w.piv = tri.NewPivotWork[T](n)
+		case CR:
+			w.cr = cr.NewWorkspace[T](n)
+		case PCR:
+			w.pcr = pcr.NewWorkspace[T](n)
+		case WangMou:
+			w.wm = wangmou.NewWorkspace[T](n)
+		case TPR:
+			w.tpr = tpr.NewWorkspace[T](n, s)
+		}
+		ws[i] = w
+	}
+	var zero T
+	rowBytes := 5 * int(sizeOf(zero))
+	chunk := max(1, dev.cache/(rowBytes*n))
+	// Keep every worker busy: at least 4 tasks per worker when G allows.
+	chunk = max(1, min(chunk, spec.G/(4*nw)))
+	return &cpuSolver[T]{spec: spec, workers: ws, chunk: chunk}, nil
+}
+
+func sizeOf[T Float](v T) uintptr {
+	if _, ok := any(v).(float32); ok {
+		return 4
+	}
+	return 8
+}
+
+func (s *cpuSolver[T]) Close() error {
+	s.workers = nil
+	return nil
+}
+
+func (s *cpuSolver[T]) Solve(ctx context.Context, bt Batch[T]) error {
+	G := s.spec.G
+	tasks := (G + s.chunk - 1) / s.chunk
+	var next atomic.Int64
+	var mu sync.Mutex
+	var failed []SystemError
+	var wg sync.WaitGroup
+	for _, w := range s.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				t := int(next.Add(1)) - 1
+				if t >= tasks || ctx.Err() != nil {
+					return
+				}
+				for g := t * s.chunk; g < min(G, (t+1)*s.chunk); g++ {
+					if err := s.solveSystem(w, bt, g); err != nil {
+						row := -1
+						var pe *PivotError
+						if errors.As(err, &pe) {
+							row = pe.Row
+						}
+						mu.Lock()
+						failed = append(failed, SystemError{System: g, Row: row, Err: err})
+						mu.Unlock()
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		sort.Slice(failed, func(i, j int) bool { return failed[i].System < failed[j].System })
+		return &BatchError{G: G, Failed: failed}
+	}
+	return nil
+}
+
+// solveSystem solves system g of the batch with worker w's scratch.
+func (s *cpuSolver[T]) solveSystem(w *cpuWorker[T], bt Batch[T], g int) error {
+	n, l := s.spec.N, s.spec.Layout
+	var a, b, c, d, x []T
+	direct := l.IsContiguous(n) && !bt.Constant && !s.spec.Cyclic
+	if direct {
+		o := g * n
+		a, b, c, d, x = bt.A[o:o+n], bt.B[o:o+n], bt.C[o:o+n], bt.D[o:o+n], bt.X[o:o+n]
+	} else {
+		a, b, c, d, x = w.a, w.b, w.c, w.d, w.x
+		for i := 0; i < n; i++ {
+			k := l.Index(i, g)
+			if bt.Constant {
+				a[i], b[i], c[i] = bt.ConstA, bt.ConstB, bt.ConstC
+			} else {
+				a[i], b[i], c[i] = bt.A[k], bt.B[k], bt.C[k]
+			}
+			d[i] = bt.D[k]
+		}
+	}
+	var err error
+	if s.spec.Cyclic {
+		err = s.solveCyclic(w, a, b, c, d, x)
+	} else {
+		err = s.solveOne(w, a, b, c, d, x)
+	}
+	if err != nil {
+		nan := T(math.NaN())
+		for i := range x {
+			x[i] = nan
+		}
+	}
+	if !direct {
+		for i := 0; i < n; i++ {
+			bt.X[l.Index(i, g)] = x[i]
+		}
+	}
+	return err
+}
+
+// solveOne solves one contiguous non-cyclic system with the plan's
+// algorithm. x may alias d.
+func (s *cpuSolver[T]) solveOne(w *cpuWorker[T], a, b, c, d, x []T) error {
+	switch s.spec.Algorithm {
+	case Thomas:
+		return tri.Thomas(a, b, c, d, x, w.work)
+	case GTSV:
+		return tri.GTSV(a, b, c, d, x, w.piv)
+	case CR:
+		return cr.Solve(a, b, c, d, x, w.cr)
+	case PCR:
+		return pcr.Solve(a, b, c, d, x, w.pcr)
+	case WangMou:
+		return wangmou.Solve(a, b, c, d, x, w.wm)
+	case TPR:
+		return tpr.Solve(a, b, c, d, x, w.slice, w.tpr)
+	default: // Auto: Thomas, and GTSV where Thomas breaks down.
+		if &x[0] == &d[0] {
+			// Keep d for the retry.
+			copy(w.y, d)
+			d = w.y
+		}
+		if err := tri.Thomas(a, b, c, d, x, w.work); err == nil {
+			return nil
+		}
+		return tri.GTSV(a, b, c, d, x, w.piv)
+	}
+}

@@ -1,0 +1,65 @@
+package tridiag
+
+import (
+	"fmt"
+)
+
+// solveCyclic solves one periodic system by the Sherman–Morrison formula.
+// The corners are a[0] = A[0][N−1] = α and c[N−1] = A[N−1][0] = β. With
+// γ = −b[0] (or −1 when b[0] = 0), A = T + u·vᵀ where T is the
+// non-periodic matrix with b[0] − γ and b[N−1] − αβ/γ on its ends,
+// u = (γ, 0, …, 0, β) and v = (1, 0, …, 0, α/γ). Solving T·y = d and
+// T·z = u gives x = y − z·(v·y)/(1 + v·z).
+//
+// a, b, c and d are the worker's own copies (solveSystem gathered them),
+// so they may be changed here.
+func (s *cpuSolver[T]) solveCyclic(w *cpuWorker[T], a, b, c, d, x []T) error {
+	n := len(b)
+	switch n {
+	case 1:
+		// Both corners sit on the diagonal.
+		p := a[0] + b[0] + c[0]
+		if p == 0 {
+			return &PivotError{Row: 0, Err: ErrSingular}
+		}
+		x[0] = d[0] / p
+		return nil
+	case 2:
+		// The corners add to the off-diagonals.
+		c[0] += a[0]
+		a[1] += c[1]
+		a[0], c[1] = 0, 0
+		return s.solveOne(w, a, b, c, d, x)
+	}
+	alpha, beta := a[0], c[n-1]
+	gamma := -b[0]
+	if gamma == 0 {
+		gamma = -1
+	}
+	a[0], c[n-1] = 0, 0
+	b[0] -= gamma
+	b[n-1] -= alpha * beta / gamma
+	u := w.u
+	for i := range u {
+		u[i] = 0
+	}
+	u[0], u[n-1] = gamma, beta
+	// None of these alias one another, so Auto needs no scratch copy.
+	y, z := w.y, w.z
+	if err := s.solveOne(w, a, b, c, d, y); err != nil {
+		return err
+	}
+	if err := s.solveOne(w, a, b, c, u, z); err != nil {
+		return err
+	}
+	vy := y[0] + alpha/gamma*y[n-1]
+	den := 1 + z[0] + alpha/gamma*z[n-1]
+	if den == 0 || !finite(den) {
+		return fmt.Errorf("%w: Sherman–Morrison denominator is %v", ErrSingular, den)
+	}
+	f := vy / den
+	for i := range x {
+		x[i] = y[i] - f*z[i]
+	}
+	return nil
+}

@@ -1,0 +1,33 @@
+// Package tridiag solves batches of tridiagonal linear systems.
+//
+// A batch holds G systems of N rows each. System g, row i reads
+//
+//	a[i]·x[i−1] + b[i]·x[i] + c[i]·x[i+1] = d[i]
+//
+// where a is the sub-diagonal, b the diagonal and c the super-diagonal.
+// All four arrays have one entry per row; a[0] and c[N−1] of each system
+// are ignored (they must still be finite) unless the plan is cyclic, in
+// which case they are the corner entries A[0][N−1] and A[N−1][0] of a
+// periodic system. This is the convention of LAPACK's gtsv with padded
+// off-diagonals, and of cuSPARSE's gtsv2.
+//
+// Where the rows of the batch live in memory is given by a Layout:
+// contiguous (system g occupies g·N … g·N+N−1), interleaved (row i of
+// system g at i·G+g) or general strides, so that lines of a 2-D or 3-D
+// row-major array can be solved along any axis without a transpose.
+//
+// Work is organised around a Plan: made once for a shape, precision,
+// layout and algorithm on a Device, then reused for many solves (the object
+// a time-stepper keeps). The CPU device is always available; the CUDA
+// device lives in package cuda behind the cuda build tag.
+//
+// Algorithms: Thomas, Thomas with partial pivoting (LAPACK gtsv semantics),
+// cyclic reduction (package cr), parallel cyclic reduction (package pcr),
+// Wang–Mou (package wangmou) and tree partitioning reduction (package tpr),
+// following Diéguez et al., "Tree Partitioning Reduction: A New Parallel
+// Partition Method for Solving Tridiagonal Systems", ACM TOMS 2019.
+//
+// Errors are never silent: mismatched lengths, non-finite input, a zero
+// pivot in a non-pivoting algorithm and a singular matrix in the pivoting
+// one are reported with the system and row (see BatchError).
+package tridiag

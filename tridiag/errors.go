@@ -1,0 +1,95 @@
+package tridiag
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/bandsolve/bandsolve/tridiag/internal/tri"
+)
+
+var (
+	// ErrShape reports a bad shape or layout.
+	ErrShape = errors.New("tridiag: bad shape")
+	// ErrLength reports an array too short for the plan's shape.
+	ErrLength = errors.New("tridiag: bad array length")
+	// ErrNonFinite reports NaN or ±Inf in the input.
+	ErrNonFinite = errors.New("tridiag: non-finite input")
+	// ErrZeroPivot reports that an algorithm without pivoting met a zero
+	// or non-finite divisor. A pivoting algorithm (GTSV) may still solve
+	// the system.
+	ErrZeroPivot = tri.ErrZeroPivot
+	// ErrSingular reports a matrix that is singular to working precision,
+	// found by the pivoting solver.
+	ErrSingular = tri.ErrSingular
+	// ErrOptions reports an invalid option (algorithm, slice size, …).
+	ErrOptions = errors.New("tridiag: bad options")
+	// ErrClosed reports use of a plan after Close.
+	ErrClosed = errors.New("tridiag: plan is closed")
+)
+
+// PivotError reports the row at which one system's elimination broke down.
+type PivotError = tri.PivotError
+
+// SystemError is the failure of one system of a batch.
+type SystemError struct {
+	System int   // index g of the system in the batch
+	Row    int   // row of the system where it failed, −1 if unknown
+	Err    error // ErrZeroPivot, ErrSingular, …
+}
+
+func (e SystemError) Error() string {
+	if e.Row >= 0 {
+		return fmt.Sprintf("system %d, row %d: %v", e.System, e.Row, e.Err)
+	}
+	return fmt.Sprintf("system %d: %v", e.System, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e SystemError) Unwrap() error { return e.Err }
+
+// BatchError lists the systems of a batch that failed, like LAPACK's info
+// for each one. The solutions of the other systems are valid; the rows of
+// a failed system are set to NaN so that they cannot be mistaken for a
+// solution.
+type BatchError struct {
+	G      int           // systems in the batch
+	Failed []SystemError // in increasing System order
+}
+
+func (e *BatchError) Error() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "tridiag: %d of %d systems failed", len(e.Failed), e.G)
+	for i, f := range e.Failed {
+		if i == 3 {
+			fmt.Fprintf(&sb, "; …")
+			break
+		}
+		sb.WriteString("; ")
+		sb.WriteString(f.Error())
+	}
+	return sb.String()
+}
+
+// Unwrap returns the causes, so that errors.Is(err, ErrZeroPivot) works.
+func (e *BatchError) Unwrap() []error {
+	errs := make([]error, len(e.Failed))
+	for i, f := range e.Failed {
+		errs[i] = f
+	}
+	return errs
+}
+
+// Status returns one code per system, LAPACK style: 0 for success, i+1
+// when the system failed at row i, −1 when it failed at an unknown row.
+func (e *BatchError) Status() []int {
+	st := make([]int, e.G)
+	for _, f := range e.Failed {
+		if f.Row >= 0 {
+			st[f.System] = f.Row + 1
+		} else {
+			st[f.System] = -1
+		}
+	}
+	return st
+}

@@ -1,0 +1,155 @@
+// Package tri holds what every tridiagonal algorithm package shares: the
+// element-type constraint, the breakdown error, and the sequential
+// reference solvers (Thomas, and Gaussian elimination with partial pivoting
+// in the manner of LAPACK's gtsv).
+//
+// A system of n rows is given by four slices of length n: a (sub-diagonal,
+// a[0] unused), b (diagonal), c (super-diagonal, c[n-1] unused) and d (the
+// right-hand side). Row i reads a[i]·x[i-1] + b[i]·x[i] + c[i]·x[i+1] = d[i].
+package tri
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Float is the element type of every solver: float32 or float64.
+type Float interface {
+	float32 | float64
+}
+
+// ErrZeroPivot is wrapped by a PivotError: an algorithm without pivoting met
+// a zero (or non-finite) divisor, so it cannot go on.
+var ErrZeroPivot = errors.New("zero pivot")
+
+// ErrSingular is wrapped by a PivotError from a pivoting solver: the matrix
+// is singular to working precision (a whole column was zero).
+var ErrSingular = errors.New("singular matrix")
+
+// PivotError reports the row at which an elimination broke down.
+type PivotError struct {
+	Row int   // row (0-based) whose pivot was zero or not finite
+	Err error // ErrZeroPivot or ErrSingular
+}
+
+func (e *PivotError) Error() string { return fmt.Sprintf("%v at row %d", e.Err, e.Row) }
+
+// Unwrap returns the sentinel error.
+func (e *PivotError) Unwrap() error { return e.Err }
+
+// BadDivisor reports whether v cannot be divided by: zero, NaN or ±Inf.
+func BadDivisor[T Float](v T) bool {
+	f := float64(v)
+	return f == 0 || math.IsNaN(f) || math.IsInf(f, 0)
+}
+
+// Thomas solves one system with the Thomas algorithm (Gaussian elimination
+// without pivoting, forward sweep then back substitution). work must have
+// length ≥ n; x may alias d. It fails with a PivotError wrapping
+// ErrZeroPivot at the first zero or non-finite pivot.
+func Thomas[T Float](a, b, c, d, x, work []T) error {
+	n := len(b)
+	if n == 0 {
+		return nil
+	}
+	cp := work[:n]
+	piv := b[0]
+	if BadDivisor(piv) {
+		return &PivotError{Row: 0, Err: ErrZeroPivot}
+	}
+	cp[0] = c[0] / piv
+	x[0] = d[0] / piv
+	for i := 1; i < n; i++ {
+		piv = b[i] - a[i]*cp[i-1]
+		if BadDivisor(piv) {
+			return &PivotError{Row: i, Err: ErrZeroPivot}
+		}
+		if i < n-1 {
+			cp[i] = c[i] / piv
+		}
+		x[i] = (d[i] - a[i]*x[i-1]) / piv
+	}
+	for i := n - 2; i >= 0; i-- {
+		x[i] -= cp[i] * x[i+1]
+	}
+	return nil
+}
+
+// PivotWork is the workspace of GTSV for systems of up to n rows.
+type PivotWork[T Float] struct {
+	dl, dd, du, du2 []T
+}
+
+// NewPivotWork returns a workspace for GTSV for systems of n rows.
+func NewPivotWork[T Float](n int) *PivotWork[T] {
+	buf := make([]T, 4*n)
+	return &PivotWork[T]{dl: buf[:n], dd: buf[n : 2*n], du: buf[2*n : 3*n], du2: buf[3*n:]}
+}
+
+// GTSV solves one system by Gaussian elimination with partial pivoting
+// (row interchanges), as LAPACK's gtsv does: at step i the row with the
+// larger |entry| in column i becomes the pivot row, which may create fill in
+// a second super-diagonal. The inputs are not modified; x may alias d. It
+// fails with a PivotError wrapping ErrSingular when a pivot is exactly zero.
+func GTSV[T Float](a, b, c, d, x []T, w *PivotWork[T]) error {
+	n := len(b)
+	if n == 0 {
+		return nil
+	}
+	// Work on copies: dl[i] is the sub-diagonal entry of row i+1 (a[i+1]).
+	dl, dd, du, du2 := w.dl[:n], w.dd[:n], w.du[:n], w.du2[:n]
+	copy(dd, b)
+	for i := 0; i < n-1; i++ {
+		dl[i] = a[i+1]
+		du[i] = c[i]
+		du2[i] = 0
+	}
+	du2[n-1], du[n-1], dl[n-1] = 0, 0, 0
+	if &x[0] != &d[0] {
+		copy(x, d)
+	}
+	for i := 0; i < n-1; i++ {
+		if abs(dd[i]) >= abs(dl[i]) {
+			// No interchange.
+			if dd[i] == 0 {
+				return &PivotError{Row: i, Err: ErrSingular}
+			}
+			f := dl[i] / dd[i]
+			dd[i+1] -= f * du[i]
+			x[i+1] -= f * x[i]
+			dl[i] = 0 // multiplier not kept: single right-hand side
+		} else {
+			// Interchange rows i and i+1.
+			f := dd[i] / dl[i]
+			dd[i] = dl[i]
+			tmp := dd[i+1]
+			dd[i+1] = du[i] - f*tmp
+			if i < n-2 {
+				du2[i] = du[i+1]
+				du[i+1] = -f * du2[i]
+			}
+			du[i] = tmp
+			x[i], x[i+1] = x[i+1], x[i]-f*x[i+1]
+		}
+	}
+	if dd[n-1] == 0 {
+		return &PivotError{Row: n - 1, Err: ErrSingular}
+	}
+	// Back substitution with the upper factor (diagonal dd, du, du2).
+	x[n-1] /= dd[n-1]
+	if n > 1 {
+		x[n-2] = (x[n-2] - du[n-2]*x[n-1]) / dd[n-2]
+	}
+	for i := n - 3; i >= 0; i-- {
+		x[i] = (x[i] - du[i]*x[i+1] - du2[i]*x[i+2]) / dd[i]
+	}
+	return nil
+}
+
+func abs[T Float](v T) T {
+	if v < 0 {
+		return -v
+	}
+	return v
+}

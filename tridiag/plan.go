@@ -1,0 +1,174 @@
+package tridiag
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+)
+
+// Plan solves batches of one shape, precision, layout and algorithm on one
+// device. Make it once and reuse it: it owns its workspace. A Plan may be
+// used from several goroutines, but its solves run one at a time.
+type Plan[T Float] struct {
+	spec   Spec
+	dev    Device
+	mu     sync.Mutex
+	solver Solver[T]
+}
+
+// NewPlan makes a plan for batches of the given shape on dev (nil means
+// the CPU device with one worker per core).
+func NewPlan[T Float](dev Device, shape Shape, opts Options) (*Plan[T], error) {
+	if err := shape.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Algorithm < Auto || opts.Algorithm > TPR {
+		return nil, fmt.Errorf("%w: unknown algorithm %d", ErrOptions, int(opts.Algorithm))
+	}
+	if s := opts.SliceSize; s != 0 && (s < 2 || s&(s-1) != 0) {
+		return nil, fmt.Errorf("%w: TPR slice size %d is not a power of two ≥ 2", ErrOptions, s)
+	}
+	if dev == nil {
+		dev = DefaultCPU()
+	}
+	spec := Spec{Shape: shape.Normalize(), Options: opts}
+	var s Solver[T]
+	var err error
+	switch any(*new(T)).(type) {
+	case float32:
+		var s32 Solver[float32]
+		s32, err = dev.NewSolver32(spec)
+		if err == nil {
+			s = any(s32).(Solver[T])
+		}
+	default:
+		var s64 Solver[float64]
+		s64, err = dev.NewSolver64(spec)
+		if err == nil {
+			s = any(s64).(Solver[T])
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tridiag: making %s plan for N=%d G=%d on %s: %w", opts.Algorithm, shape.N, shape.G, dev.Name(), err)
+	}
+	return &Plan[T]{spec: spec, dev: dev, solver: s}, nil
+}
+
+// Shape returns the plan's shape (with its layout resolved).
+func (p *Plan[T]) Shape() Shape { return p.spec.Shape }
+
+// Options returns the plan's options.
+func (p *Plan[T]) Options() Options { return p.spec.Options }
+
+// Device returns the device the plan solves on.
+func (p *Plan[T]) Device() Device { return p.dev }
+
+// Solve solves the batch with coefficient arrays a, b, c and right-hand
+// sides d, writing the solutions to x (x may be d). Every array must hold
+// Shape().Len() elements at least. When some systems fail, the error is a
+// *BatchError and the other systems' solutions are valid.
+func (p *Plan[T]) Solve(ctx context.Context, a, b, c, d, x []T) error {
+	return p.run(ctx, Batch[T]{A: a, B: b, C: c, D: d, X: x})
+}
+
+// SolveConst solves the batch whose systems all have the same constant
+// coefficients: a on the sub-diagonal, b on the diagonal, c on the
+// super-diagonal (and in the corners when the plan is cyclic).
+func (p *Plan[T]) SolveConst(ctx context.Context, a, b, c T, d, x []T) error {
+	return p.run(ctx, Batch[T]{ConstA: a, ConstB: b, ConstC: c, Constant: true, D: d, X: x})
+}
+
+// Close releases the plan's workspace. The plan cannot be used after.
+func (p *Plan[T]) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.solver == nil {
+		return nil
+	}
+	err := p.solver.Close()
+	p.solver = nil
+	return err
+}
+
+func (p *Plan[T]) run(ctx context.Context, bt Batch[T]) error {
+	if err := p.check(bt); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.solver == nil {
+		return ErrClosed
+	}
+	return p.solver.Solve(ctx, bt)
+}
+
+// check validates lengths and, unless skipped, finiteness.
+func (p *Plan[T]) check(bt Batch[T]) error {
+	n := p.spec.Len()
+	type arr struct {
+		name string
+		v    []T
+	}
+	arrs := []arr{{"d", bt.D}, {"x", bt.X}}
+	if !bt.Constant {
+		arrs = append([]arr{{"a", bt.A}, {"b", bt.B}, {"c", bt.C}}, arrs...)
+	}
+	for _, a := range arrs {
+		if len(a.v) < n {
+			return fmt.Errorf("%w: %s has %d elements, the %d×%d batch needs %d", ErrLength, a.name, len(a.v), p.spec.G, p.spec.N, n)
+		}
+	}
+	if p.spec.SkipFiniteCheck {
+		return nil
+	}
+	if bt.Constant {
+		for _, v := range [...]struct {
+			name string
+			v    T
+		}{{"a", bt.ConstA}, {"b", bt.ConstB}, {"c", bt.ConstC}} {
+			if !finite(v.v) {
+				return fmt.Errorf("%w: constant coefficient %s = %v", ErrNonFinite, v.name, v.v)
+			}
+		}
+	}
+	for _, a := range arrs[:len(arrs)-1] { // x is output
+		if g, i, ok := p.firstNonFinite(a.v); ok {
+			return fmt.Errorf("%w: %s of system %d, row %d is %v", ErrNonFinite, a.name, g, i, a.v[p.spec.Layout.Index(i, g)])
+		}
+	}
+	return nil
+}
+
+// firstNonFinite scans the rows of the batch in v.
+func (p *Plan[T]) firstNonFinite(v []T) (g, i int, found bool) {
+	l := p.spec.Layout
+	if l.IsContiguous(p.spec.N) || l.IsInterleaved(p.spec.G) {
+		// Dense: scan linearly, then map the index back.
+		for k, x := range v[:p.spec.Len()] {
+			if !finite(x) {
+				if l.ElemStride == 1 {
+					return k / p.spec.N, k % p.spec.N, true
+				}
+				return k % p.spec.G, k / p.spec.G, true
+			}
+		}
+		return 0, 0, false
+	}
+	for g := 0; g < p.spec.G; g++ {
+		for i := 0; i < p.spec.N; i++ {
+			if !finite(v[l.Index(i, g)]) {
+				return g, i, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+func finite[T Float](v T) bool {
+	f := float64(v)
+	return !math.IsNaN(f) && !math.IsInf(f, 0)
+}

@@ -1,0 +1,57 @@
+// Package tuning chooses launch parameters for bandsolve's GPU kernels from
+// the device's properties: threads per block, systems per block, slice
+// sizes and the algorithm that Auto picks. It is pure Go and deterministic,
+// so every choice can be unit-tested without a GPU against recorded
+// property sets (see the Known* variables).
+package tuning
+
+// Device holds the properties of a GPU that the choices depend on, as the
+// CUDA driver reports them.
+type Device struct {
+	Name                    string
+	Major, Minor            int   // compute capability
+	SMs                     int   // multiprocessors
+	TotalMem                int64 // bytes of device memory
+	MaxThreadsPerBlock      int
+	MaxThreadsPerSM         int
+	MaxBlocksPerSM          int
+	SharedPerBlock          int // bytes of shared memory a block gets without opting in
+	SharedPerBlockOptin     int // bytes a block may get after raising its limit
+	SharedPerSM             int // bytes of shared memory per multiprocessor
+	RegsPerSM, RegsPerBlock int
+	WarpSize                int
+	L2Bytes                 int
+	MemBusWidth             int // bits
+	MemClockKHz             int
+}
+
+// Known property sets, recorded from the vendors' published specifications
+// and the CUDA programming guide's table of compute-capability limits, for
+// testing choices without a GPU.
+var (
+	// H200 is an NVIDIA H200 (SXM, 141 GB), compute capability 9.0.
+	H200 = Device{Name: "NVIDIA H200", Major: 9, Minor: 0, SMs: 132, TotalMem: 150754820096,
+		MaxThreadsPerBlock: 1024, MaxThreadsPerSM: 2048, MaxBlocksPerSM: 32,
+		SharedPerBlock: 48 << 10, SharedPerBlockOptin: 227 << 10, SharedPerSM: 228 << 10,
+		RegsPerSM: 65536, RegsPerBlock: 65536, WarpSize: 32, L2Bytes: 60 << 20, MemBusWidth: 6144, MemClockKHz: 3201000}
+	// H100 is an NVIDIA H100 SXM 80 GB, compute capability 9.0.
+	H100 = Device{Name: "NVIDIA H100 80GB HBM3", Major: 9, Minor: 0, SMs: 132, TotalMem: 85520809984,
+		MaxThreadsPerBlock: 1024, MaxThreadsPerSM: 2048, MaxBlocksPerSM: 32,
+		SharedPerBlock: 48 << 10, SharedPerBlockOptin: 227 << 10, SharedPerSM: 228 << 10,
+		RegsPerSM: 65536, RegsPerBlock: 65536, WarpSize: 32, L2Bytes: 50 << 20, MemBusWidth: 5120, MemClockKHz: 2619000}
+	// A100 is an NVIDIA A100 SXM4 40 GB, compute capability 8.0.
+	A100 = Device{Name: "NVIDIA A100-SXM4-40GB", Major: 8, Minor: 0, SMs: 108, TotalMem: 42505273344,
+		MaxThreadsPerBlock: 1024, MaxThreadsPerSM: 2048, MaxBlocksPerSM: 32,
+		SharedPerBlock: 48 << 10, SharedPerBlockOptin: 163 << 10, SharedPerSM: 164 << 10,
+		RegsPerSM: 65536, RegsPerBlock: 65536, WarpSize: 32, L2Bytes: 40 << 20, MemBusWidth: 5120, MemClockKHz: 1215000}
+	// GTX980 is a Maxwell NVIDIA GeForce GTX 980 (compute capability 5.2),
+	// close to the Maxwell card of the TPR paper's experiments.
+	GTX980 = Device{Name: "NVIDIA GeForce GTX 980", Major: 5, Minor: 2, SMs: 16, TotalMem: 4294967296,
+		MaxThreadsPerBlock: 1024, MaxThreadsPerSM: 2048, MaxBlocksPerSM: 32,
+		SharedPerBlock: 48 << 10, SharedPerBlockOptin: 48 << 10, SharedPerSM: 96 << 10,
+		RegsPerSM: 65536, RegsPerBlock: 65536, WarpSize: 32, L2Bytes: 2 << 20, MemBusWidth: 256, MemClockKHz: 3505000}
+)
+
+// MaxShared returns the most shared memory one block can use (the opt-in
+// limit where the device has one).
+func (d Device) MaxShared() int { return max(d.SharedPerBlock, d.SharedPerBlockOptin) }
