@@ -64,12 +64,3 @@ func (p *cyclicPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 		a.x, z, int32(sp.N), int32(sp.G), es, bs, a.status)
 }
 
-// chooseAuto picks the GPU algorithm for Auto among those with kernels.
-func chooseAuto(d *Device, spec tridiag.Spec, f64 bool) tridiag.Algorithm {
-	for _, alg := range autoPreference(d, spec, f64) {
-		if _, ok := algorithms[alg]; ok {
-			return alg
-		}
-	}
-	return tridiag.Thomas
-}

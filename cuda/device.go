@@ -118,7 +118,7 @@ func readProps(dev cu.Device) (tuning.Device, error) {
 		{cu.MultiprocessorCount, &p.SMs}, {cu.MaxThreadsPerBlock, &p.MaxThreadsPerBlock},
 		{cu.MaxThreadsPerMultiprocessor, &p.MaxThreadsPerSM},
 		{cu.MaxSharedMemoryPerBlock, &p.SharedPerBlock},
-		{cu.MaxSharedMemoryPerBlockOptin, &p.SharedPerBlockOptin},
+		{attrSharedPerBlockOptin, &p.SharedPerBlockOptin}, {attrMaxBlocksPerSM, &p.MaxBlocksPerSM},
 		{cu.MaxSharedMemoryPerMultiprocessor, &p.SharedPerSM},
 		{cu.MaxRegistersPerMultiprocessor, &p.RegsPerSM}, {cu.MaxRegistersPerBlock, &p.RegsPerBlock},
 		{cu.WarpSize, &p.WarpSize}, {cu.L2CacheSize, &p.L2Bytes},
@@ -128,10 +128,6 @@ func readProps(dev cu.Device) (tuning.Device, error) {
 		if *a.v, err = dev.Attribute(a.a); err != nil {
 			return p, fmt.Errorf("cuda: device attribute %v: %w", a.a, err)
 		}
-	}
-	p.MaxBlocksPerSM = 32
-	if p.Major < 8 || (p.Major == 7 && p.Minor == 5) {
-		p.MaxBlocksPerSM = 16
 	}
 	return p, nil
 }
@@ -146,6 +142,12 @@ func (d *Device) do(f func() error) error {
 		return ErrClosed
 	}
 }
+
+// Do runs f on the goroutine that owns the device's CUDA context, with the
+// context current on its OS thread, and returns f's error. It lets other
+// CUDA code (a peer library, a custom kernel) share the device: f must not
+// call Do itself.
+func (d *Device) Do(f func() error) error { return d.do(f) }
 
 // Properties returns what the driver reports of the device.
 func (d *Device) Properties() tuning.Device { return d.props }

@@ -95,3 +95,9 @@ func (e driverError) Error() string {
 	}
 	return fmt.Sprintf("CUresult %d", int(e))
 }
+
+// Device attributes newer than gorgonia.org/cu's list.
+const (
+	attrSharedPerBlockOptin = cu.DeviceAttribute(C.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+	attrMaxBlocksPerSM      = cu.DeviceAttribute(C.CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR)
+)

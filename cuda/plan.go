@@ -98,19 +98,11 @@ func NewPlan[T tridiag.Float](d *Device, shape tridiag.Shape, opts tridiag.Optio
 	}
 	spec := tridiag.Spec{Shape: shape.Normalize(), Options: opts}
 	f64 := elemSize[T]() == 8
-	algo := opts.Algorithm
-	if algo == tridiag.Auto {
-		algo = chooseAuto(d, spec, f64)
-	}
-	mk, ok := algorithms[algo]
-	if !ok {
-		return nil, fmt.Errorf("cuda: algorithm %s has no GPU kernel yet", algo)
+	algo, kp, err := buildKernelPlan(d, spec, f64)
+	if err != nil {
+		return nil, err
 	}
 	spec.Algorithm = algo
-	kp, err := mk(d, spec, f64)
-	if err != nil {
-		return nil, fmt.Errorf("cuda: %s plan for N=%d G=%d: %w", algo, spec.N, spec.G, err)
-	}
 	if spec.Cyclic {
 		if kp, err = newCyclicPlan(d, spec, f64, kp); err != nil {
 			return nil, err
