@@ -63,4 +63,3 @@ func (p *cyclicPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 		a.a, a.b, a.c, a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(),
 		a.x, z, int32(sp.N), int32(sp.G), es, bs, a.status)
 }
-

@@ -2,3 +2,5 @@
 // (ptx/tridiag.ptx). Each algorithm is in its own header.
 #include "thomas.cuh"
 #include "cyclic.cuh"
+#include "pcr.cuh"
+#include "cr.cuh"
