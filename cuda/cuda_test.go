@@ -232,7 +232,7 @@ func TestBreakdownReported(t *testing.T) {
 		if alg == tridiag.Auto {
 			continue
 		}
-		shape := tridiag.Shape{N: 64, G: 10}
+		shape := tridiag.Shape{N: 64, G: 10}.Normalize()
 		gp, err := NewPlan[float64](dev, shape, tridiag.Options{Algorithm: alg})
 		require.NoError(t, err)
 		bt := newBatch[float64](r, shape, 4)
