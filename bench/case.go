@@ -1,0 +1,219 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/bandsolve/bandsolve/tridiag"
+)
+
+// Layout names used in cases and in the CSV.
+const (
+	Contiguous  = "contiguous"  // system g at g·N … g·N+N−1 (tridiag.Contiguous)
+	Interleaved = "interleaved" // row i of system g at i·G + g (tridiag.Interleaved)
+	// Strided is the layout of the columns of a row-major 2D array with a
+	// one-cell halo on each side: row i of system g at i·(G+2) + g. It is
+	// neither contiguous nor interleaved, so it takes the general path.
+	Strided = "strided"
+)
+
+// stridedPad is the extra elements per row of the Strided layout.
+const stridedPad = 2
+
+// Precision names.
+const (
+	F32 = "f32"
+	F64 = "f64"
+)
+
+// Case is one benchmark problem: G systems of N rows in a layout and a
+// precision, with coefficient arrays or constant coefficients.
+type Case struct {
+	N, G      int
+	Layout    string // Contiguous, Interleaved or Strided
+	Precision string // F32 or F64
+	Constant  bool   // one (a, b, c) for every row of every system
+}
+
+// String describes the case, e.g. "f32 contiguous N=1024 G=8".
+func (c Case) String() string {
+	s := fmt.Sprintf("%s %s N=%d G=%d", c.Precision, c.Layout, c.N, c.G)
+	if c.Constant {
+		s += " const"
+	}
+	return s
+}
+
+// Rows is N·G.
+func (c Case) Rows() int64 { return int64(c.N) * int64(c.G) }
+
+// ElemSize is 4 for F32 and 8 for F64.
+func (c Case) ElemSize() int64 {
+	if c.Precision == F32 {
+		return 4
+	}
+	return 8
+}
+
+// TridiagLayout returns the case's layout as a tridiag.Layout.
+func (c Case) TridiagLayout() tridiag.Layout {
+	switch c.Layout {
+	case Interleaved:
+		return tridiag.Interleaved(c.G)
+	case Strided:
+		return tridiag.Strided(c.G+stridedPad, 1)
+	default:
+		return tridiag.Contiguous(c.N)
+	}
+}
+
+// systemsContiguous reports whether each system's rows are consecutive
+// and the systems follow one another (what LAPACK and cuSPARSE's strided
+// batch take).
+func (c Case) systemsContiguous() bool {
+	l := c.TridiagLayout()
+	return l.ElemStride == 1 && (c.G == 1 || l.BatchStride == c.N)
+}
+
+// Shape returns the case's tridiag shape.
+func (c Case) Shape() tridiag.Shape {
+	return tridiag.Shape{N: c.N, G: c.G, Layout: c.TridiagLayout()}
+}
+
+// Len is the length of each array of the case (larger than N·G for the
+// strided layout).
+func (c Case) Len() int { return c.Shape().Len() }
+
+// BytesPerRow is the least traffic per row: a, b, c and d read once and x
+// written once (5 elements), or only d and x with constant coefficients.
+func (c Case) BytesPerRow() int64 {
+	if c.Constant {
+		return 2 * c.ElemSize()
+	}
+	return 5 * c.ElemSize()
+}
+
+// BytesMoved is the least traffic of one solve, the numerator of the
+// fraction of the physical limit: BytesPerRow·N·G.
+func (c Case) BytesMoved() int64 { return c.BytesPerRow() * c.Rows() }
+
+// Footprint is the memory the benchmark holds for the case on one side
+// (device or host): a, b, c, d, x and the saved right-hand side, or d, x
+// and the saved d with constant coefficients. Workspaces come on top.
+func (c Case) Footprint() int64 {
+	arrays := int64(6)
+	if c.Constant {
+		arrays = 3
+	}
+	return arrays * int64(c.Len()) * c.ElemSize()
+}
+
+// Grids lists the grid names Grid knows.
+func Grids() []string { return []string{"paper", "batch", "large", "const", "layouts", "all", "quick"} }
+
+// Grid returns the cases of a named grid, in both precisions:
+//
+//   - paper: the TPR paper's Fig. 12–13, N = 2^7 … 2^19, G = 1, 8, 64,
+//     contiguous;
+//   - batch: large batches, N·G = 2^24, 2^25, 2^26 rows with N = 2^6 …
+//     2^16, contiguous and interleaved;
+//   - large: single systems, N = 2^20 … 2^24;
+//   - const: constant-coefficient batches, N·G = 2^24 with N = 2^6 … 2^16,
+//     contiguous and interleaved;
+//   - layouts: the three layouts side by side, N·G = 2^20 and 2^24 with
+//     N = 64, 256, 1024, 4096;
+//   - all: the union of the above;
+//   - quick: a few small cases for a smoke test.
+//
+// Several names may be joined with commas. An unknown name gives nil.
+func Grid(name string) []Case {
+	if strings.Contains(name, ",") {
+		var out []Case
+		for _, n := range strings.Split(name, ",") {
+			g := Grid(strings.TrimSpace(n))
+			if g == nil {
+				return nil
+			}
+			out = append(out, g...)
+		}
+		return dedupe(out)
+	}
+	var cs []Case
+	add := func(c Case) {
+		for _, p := range []string{F32, F64} {
+			c.Precision = p
+			cs = append(cs, c)
+		}
+	}
+	switch name {
+	case "paper":
+		for _, g := range []int{1, 8, 64} {
+			for k := 7; k <= 19; k++ {
+				add(Case{N: 1 << k, G: g, Layout: Contiguous})
+			}
+		}
+	case "batch":
+		for _, total := range []int{24, 25, 26} {
+			for _, layout := range []string{Contiguous, Interleaved} {
+				for k := 6; k <= 16; k++ {
+					add(Case{N: 1 << k, G: 1 << (total - k), Layout: layout})
+				}
+			}
+		}
+	case "large":
+		for k := 20; k <= 24; k++ {
+			add(Case{N: 1 << k, G: 1, Layout: Contiguous})
+		}
+	case "const":
+		for _, layout := range []string{Contiguous, Interleaved} {
+			for k := 6; k <= 16; k += 2 {
+				add(Case{N: 1 << k, G: 1 << (24 - k), Layout: layout, Constant: true})
+			}
+		}
+	case "layouts":
+		for _, total := range []int{20, 24} {
+			for _, k := range []int{6, 8, 10, 12} {
+				for _, layout := range []string{Contiguous, Interleaved, Strided} {
+					add(Case{N: 1 << k, G: 1 << (total - k), Layout: layout})
+				}
+			}
+		}
+	case "all":
+		return Grid("paper,batch,large,const,layouts")
+	case "quick":
+		add(Case{N: 128, G: 1, Layout: Contiguous})
+		add(Case{N: 1024, G: 1, Layout: Contiguous})
+		add(Case{N: 128, G: 64, Layout: Contiguous})
+		add(Case{N: 1024, G: 64, Layout: Contiguous})
+		add(Case{N: 256, G: 256, Layout: Interleaved})
+		add(Case{N: 256, G: 64, Layout: Strided})
+		add(Case{N: 256, G: 256, Layout: Contiguous, Constant: true})
+	default:
+		return nil
+	}
+	return cs
+}
+
+// dedupe drops repeated cases, keeping the first.
+func dedupe(cs []Case) []Case {
+	seen := map[Case]bool{}
+	out := cs[:0:0]
+	for _, c := range cs {
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// parsePrecision reads f32/f64 (also fp32, float32, single, …).
+func parsePrecision(s string) (string, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "f32", "fp32", "float32", "single", "s":
+		return F32, nil
+	case "f64", "fp64", "float64", "double", "d":
+		return F64, nil
+	}
+	return "", fmt.Errorf("unknown precision %q (want f32 or f64)", s)
+}

@@ -1,0 +1,153 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/bandsolve/bandsolve/tridiag"
+)
+
+// Matrix kinds for the coefficients.
+const (
+	// Toeplitz is tridiag(−1, 2, −1), the matrix of the measured anchors.
+	Toeplitz = "toeplitz"
+	// Dominant has a, c from U(−1, 1) and b = 4: strictly diagonally
+	// dominant, so every algorithm is stable on it.
+	Dominant = "dominant"
+)
+
+// hostData is the data of one case on the host: the coefficient arrays
+// (materialised also for constant cases, where the peers need them), the
+// right-hand side, and the constant coefficients.
+type hostData[T tridiag.Float] struct {
+	cs         Case
+	a, b, c    []T // nil until coeffs is called for a constant case
+	d          []T
+	ka, kb, kc T // the constant coefficients
+	matrix     string
+	seed       uint64
+}
+
+// newHostData generates the data of a case: d from U(−1, 1), and the
+// coefficients of the matrix kind, with a = 0 in the first row and c = 0
+// in the last row of every system (cuSPARSE requires it). Elements of the
+// arrays outside the batch (the strided layout's halo) are 0.
+func newHostData[T tridiag.Float](c Case, matrix string, seed uint64) (*hostData[T], error) {
+	h := &hostData[T]{cs: c, matrix: matrix, seed: seed}
+	switch matrix {
+	case Toeplitz:
+		h.ka, h.kb, h.kc = -1, 2, -1
+	case Dominant:
+		h.ka, h.kb, h.kc = 0.5, 4, -0.5
+	default:
+		return nil, fmt.Errorf("unknown matrix %q (want %s or %s)", matrix, Toeplitz, Dominant)
+	}
+	n := c.Len()
+	h.d = make([]T, n)
+	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	l := c.TridiagLayout()
+	for g := 0; g < c.G; g++ {
+		for i := 0; i < c.N; i++ {
+			h.d[l.Index(i, g)] = T(2*rng.Float64() - 1)
+		}
+	}
+	if !c.Constant {
+		h.coeffs()
+	}
+	return h, nil
+}
+
+// coeffs materialises the coefficient arrays (for constant cases, with
+// the constant values) and returns them.
+func (h *hostData[T]) coeffs() (a, b, c []T) {
+	if h.a != nil {
+		return h.a, h.b, h.c
+	}
+	cs := h.cs
+	n := cs.Len()
+	h.a, h.b, h.c = make([]T, n), make([]T, n), make([]T, n)
+	l := cs.TridiagLayout()
+	rng := rand.New(rand.NewPCG(h.seed, 0x5851f42d4c957f2d))
+	random := h.matrix == Dominant && !cs.Constant
+	for g := 0; g < cs.G; g++ {
+		for i := 0; i < cs.N; i++ {
+			k := l.Index(i, g)
+			av, bv, cv := h.ka, h.kb, h.kc
+			if random {
+				av, cv = T(2*rng.Float64()-1), T(2*rng.Float64()-1)
+			}
+			if i == 0 {
+				av = 0
+			}
+			if i == cs.N-1 {
+				cv = 0
+			}
+			h.a[k], h.b[k], h.c[k] = av, bv, cv
+		}
+	}
+	return h.a, h.b, h.c
+}
+
+// residSample is the most systems the residual check looks at.
+const residSample = 64
+
+// backwardError returns the largest normwise backward error
+// max_i |(Ax−d)_i| / max_i (|a_i x_{i−1}| + |b_i x_i| + |c_i x_{i+1}| + |d_i|)
+// over up to residSample systems spread over the batch, computed in
+// float64. x is in the case's layout. It is NaN when a solution holds a
+// NaN or an infinity.
+func (h *hostData[T]) backwardError(x []T) float64 {
+	cs := h.cs
+	l := cs.TridiagLayout()
+	step := max(1, cs.G/residSample)
+	worst := 0.0
+	at := func(v []T, i, g int) float64 {
+		if v == nil {
+			return 0
+		}
+		return float64(v[l.Index(i, g)])
+	}
+	for g := 0; g < cs.G; g += step {
+		var num, den float64
+		for i := 0; i < cs.N; i++ {
+			var av, bv, cv float64
+			if cs.Constant {
+				av, bv, cv = float64(h.ka), float64(h.kb), float64(h.kc)
+				if i == 0 {
+					av = 0
+				}
+				if i == cs.N-1 {
+					cv = 0
+				}
+			} else {
+				av, bv, cv = at(h.a, i, g), at(h.b, i, g), at(h.c, i, g)
+			}
+			xi := at(x, i, g)
+			if math.IsNaN(xi) || math.IsInf(xi, 0) {
+				return math.NaN()
+			}
+			r := bv * xi
+			s := math.Abs(bv*xi) + math.Abs(at(h.d, i, g))
+			if i > 0 {
+				v := av * at(x, i-1, g)
+				r += v
+				s += math.Abs(v)
+			}
+			if i < cs.N-1 {
+				v := cv * at(x, i+1, g)
+				r += v
+				s += math.Abs(v)
+			}
+			r -= at(h.d, i, g)
+			num = max(num, math.Abs(r))
+			den = max(den, s)
+		}
+		if den > 0 {
+			worst = max(worst, num/den)
+		} else if num > 0 {
+			return math.Inf(1)
+		}
+	}
+	return worst
+}

@@ -1,0 +1,35 @@
+// Package bench is the benchmark harness of bandsolve (`bandsolve bench`):
+// it times this module's tridiagonal plans against their peers in one
+// process and one run, and writes a table, CSV and PNG plots.
+//
+// Cases come from named grids (Grid): the TPR paper's Fig. 12–13 grid, large
+// batches, single large systems, constant coefficients, and the three
+// layouts, in FP32 and FP64. For each case the data is generated once
+// (tridiag(−1, 2, −1) like the measured anchors, or a random diagonally
+// dominant matrix) and every solver is timed after warm-up solves over
+// several repetitions, with the right-hand side restored before each one
+// outside the timed region:
+//
+//   - gpu:<algorithm> (with the cuda build tag): cuda.Plan.Time, CUDA
+//     events around the enqueued solve on the plan's stream, data already
+//     on the device;
+//   - cusparse:gtsv2StridedBatch (contiguous), cusparse:gtsvInterleavedBatch
+//     /algo0…2 (interleaved) and cusparse:gtsv2 (single systems), loaded
+//     from libcusparse with dlopen at run time and timed the same way;
+//   - cpu:<algorithm>: the CPU backend (tridiag.DefaultCPU), wall clock;
+//   - gonum:dgtsv: gonum's LAPACK Dgtsv per system (FP64, contiguous),
+//     shared among GOMAXPROCS goroutines, wall clock.
+//
+// Figures: MRows/s = N·G / median / 1e6, and the fraction of the physical
+// limit = (Case.BytesMoved / median) / copy bandwidth, where BytesMoved
+// counts a, b, c, d read once and x written once (20 B/row in FP32, 40 in
+// FP64; d and x only with constant coefficients) and the copy bandwidth is
+// measured in the same run (bytes read + written per second): a
+// device-to-device copy for GPU solvers, a parallel memory copy for host
+// solvers. A backward error on a sample of systems guards against fast
+// wrong answers.
+//
+// Main parses the command line; the cuda build tag adds the GPU side
+// (gpu_cuda.go, cusparse_cuda.go), without it -device cuda says the GPU is
+// not built in.
+package bench

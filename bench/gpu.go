@@ -1,0 +1,56 @@
+package bench
+
+import (
+	"context"
+
+	"github.com/bandsolve/bandsolve/tridiag"
+)
+
+// gpuBackend is the GPU side of a run: this module's GPU plans and the
+// cuSPARSE peers (gpu_cuda.go), or a stub when the cuda tag is off
+// (gpu_nocuda.go).
+type gpuBackend interface {
+	// Name describes the device.
+	Name() string
+	// Bandwidth is the device-to-device copy bandwidth, bytes read plus
+	// written per second, measured when the backend was opened.
+	Bandwidth() float64
+	// FreeBytes is the free device memory now.
+	FreeBytes() int64
+	// Notes describe the peers (library found, version, or why not).
+	Notes() []string
+	Run32(ctx context.Context, h *hostData[float32], gr gpuRun) []Result
+	Run64(ctx context.Context, h *hostData[float64], gr gpuRun) []Result
+	Close()
+}
+
+// gpuRun says what to run on the GPU for one case.
+type gpuRun struct {
+	algos        []tridiag.Algorithm
+	cusparse     bool
+	warmup, reps int
+	check        bool
+	progress     func(solver string)
+}
+
+// cusparseNames lists the cuSPARSE peers that apply to a case: the
+// strided batch for the contiguous layout, the interleaved batch's three
+// algorithms for the interleaved layout, and gtsv2 (partial pivoting) for
+// single systems.
+func cusparseNames(c Case) []string {
+	var out []string
+	if c.N < 3 {
+		return nil
+	}
+	if c.Layout == Contiguous {
+		out = append(out, "cusparse:gtsv2StridedBatch")
+	}
+	if c.Layout == Interleaved {
+		out = append(out, "cusparse:gtsvInterleavedBatch/algo0",
+			"cusparse:gtsvInterleavedBatch/algo1", "cusparse:gtsvInterleavedBatch/algo2")
+	}
+	if c.G == 1 && c.systemsContiguous() {
+		out = append(out, "cusparse:gtsv2")
+	}
+	return out
+}

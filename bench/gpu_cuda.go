@@ -1,0 +1,313 @@
+//go:build cuda
+
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/tridiag"
+)
+
+// gpuBuiltIn reports whether the binary was built with the cuda tag.
+const gpuBuiltIn = true
+
+// cudaBackend runs this module's GPU plans and the cuSPARSE peers on one
+// device.
+type cudaBackend struct {
+	dev     *cuda.Device
+	bw      float64
+	peer    *cusparsePeer
+	peerErr error // why there is no peer
+	notes   []string
+}
+
+func openGPU(ordinal int, copyBytes int64, cusparsePath string) (gpuBackend, error) {
+	dev, err := cuda.Open(ordinal)
+	if err != nil {
+		return nil, err
+	}
+	b := &cudaBackend{dev: dev}
+	if free, _, err := dev.MemInfo(); err == nil && copyBytes > free/4 {
+		copyBytes = max(1<<20, free/4)
+	}
+	if b.bw, err = dev.CopyBandwidth(copyBytes, 20); err != nil {
+		_ = dev.Close()
+		return nil, fmt.Errorf("measuring the copy bandwidth: %w", err)
+	}
+	b.notes = append(b.notes, fmt.Sprintf("device copy of %s, median of 20", fmtBytes(copyBytes)))
+	lib, err := loadCusparse(cusparsePath, func(l *cusparseLib) error {
+		var e error
+		b.peer, e = newCusparsePeer(dev, l)
+		return e
+	})
+	if err != nil {
+		b.peerErr = err
+		b.notes = append(b.notes, "cusparse peer: "+err.Error())
+	} else {
+		b.notes = append(b.notes, fmt.Sprintf("cusparse peer: %s, cuSPARSE %s", lib.path, b.peer.versionString()))
+	}
+	return b, nil
+}
+
+func (b *cudaBackend) Name() string       { return b.dev.Name() }
+func (b *cudaBackend) Bandwidth() float64 { return b.bw }
+func (b *cudaBackend) Notes() []string    { return b.notes }
+
+func (b *cudaBackend) FreeBytes() int64 {
+	free, _, err := b.dev.MemInfo()
+	if err != nil {
+		return 0
+	}
+	return free
+}
+
+func (b *cudaBackend) Close() {
+	if b.peer != nil {
+		b.peer.close()
+	}
+	_ = b.dev.Close()
+}
+
+func (b *cudaBackend) Run32(ctx context.Context, h *hostData[float32], gr gpuRun) []Result {
+	return runGPUCase(ctx, b, h, gr)
+}
+
+func (b *cudaBackend) Run64(ctx context.Context, h *hostData[float64], gr gpuRun) []Result {
+	return runGPUCase(ctx, b, h, gr)
+}
+
+// deviceData is a case's data on the device.
+type deviceData[T tridiag.Float] struct {
+	a, b, c      *cuda.Buffer[T] // nil for constant cases until peers need them
+	d, dSaved, x *cuda.Buffer[T]
+	bufs         []*cuda.Buffer[T]
+}
+
+func (dd *deviceData[T]) free() {
+	for _, b := range dd.bufs {
+		_ = b.Free()
+	}
+	dd.bufs = nil
+}
+
+func (dd *deviceData[T]) upload(dev *cuda.Device, host []T) (*cuda.Buffer[T], error) {
+	b, err := cuda.Upload(dev, host)
+	if err == nil {
+		dd.bufs = append(dd.bufs, b)
+	}
+	return b, err
+}
+
+func (dd *deviceData[T]) alloc(dev *cuda.Device, n int) (*cuda.Buffer[T], error) {
+	b, err := cuda.Alloc[T](dev, n)
+	if err == nil {
+		dd.bufs = append(dd.bufs, b)
+	}
+	return b, err
+}
+
+// runGPUCase uploads the case once, times this module's plan for every
+// algorithm asked for, then the cuSPARSE peers that apply.
+func runGPUCase[T tridiag.Float](ctx context.Context, be *cudaBackend, h *hostData[T], gr gpuRun) []Result {
+	c := h.cs
+	var out []Result
+	var names []string
+	for _, a := range gr.algos {
+		names = append(names, "gpu:"+a.String())
+	}
+	if gr.cusparse {
+		names = append(names, cusparseNames(c)...)
+	}
+	fail := func(err error) []Result {
+		for _, n := range names[len(out):] {
+			out = append(out, Result{Case: c, Solver: n, Err: shortErr(err), Resid: -1})
+		}
+		return out
+	}
+	dev := be.dev
+	dd := &deviceData[T]{}
+	defer dd.free()
+	var err error
+	if !c.Constant {
+		if dd.a, err = dd.upload(dev, h.a); err != nil {
+			return fail(err)
+		}
+		if dd.b, err = dd.upload(dev, h.b); err != nil {
+			return fail(err)
+		}
+		if dd.c, err = dd.upload(dev, h.c); err != nil {
+			return fail(err)
+		}
+	}
+	if dd.d, err = dd.upload(dev, h.d); err != nil {
+		return fail(err)
+	}
+	if dd.dSaved, err = dd.upload(dev, h.d); err != nil {
+		return fail(err)
+	}
+	if dd.x, err = dd.alloc(dev, c.Len()); err != nil {
+		return fail(err)
+	}
+	var hx []T
+	check := func(r *Result, x *cuda.Buffer[T]) {
+		if !gr.check || !r.OK() {
+			return
+		}
+		if hx == nil {
+			hx = make([]T, c.Len())
+		}
+		if err := x.CopyTo(hx); err != nil {
+			r.Note = joinNote(r.Note, "check: "+shortErr(err))
+			return
+		}
+		r.Resid = h.backwardError(hx)
+	}
+	for _, algo := range gr.algos {
+		name := "gpu:" + algo.String()
+		gr.progress(name)
+		if err := ctx.Err(); err != nil {
+			return fail(err)
+		}
+		p, err := cuda.NewPlan[T](dev, c.Shape(), tridiag.Options{Algorithm: algo, SkipFiniteCheck: true})
+		if err != nil {
+			out = append(out, Result{Case: c, Solver: name, Err: "unsupported: " + shortErr(err), Resid: -1})
+			continue
+		}
+		var times []time.Duration
+		if c.Constant {
+			times, err = p.TimeConst(ctx, h.ka, h.kb, h.kc, dd.d, dd.x, dd.dSaved, gr.warmup, gr.reps)
+		} else {
+			times, err = p.Time(ctx, dd.a, dd.b, dd.c, dd.d, dd.x, dd.dSaved, gr.warmup, gr.reps)
+		}
+		r := newResult(c, name, times, be.bw)
+		if algo == tridiag.Auto {
+			r.Note = "auto → " + p.Algorithm().String()
+		}
+		if err != nil {
+			r.Err = shortErr(err)
+		}
+		check(&r, dd.x)
+		_ = p.Close()
+		out = append(out, r)
+	}
+	if gr.cusparse {
+		out = append(out, runCusparse(be, h, dd, gr, check)...)
+	}
+	return out
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// runCusparse times the cuSPARSE peers that apply to the case, on the
+// data already uploaded (coefficient arrays are uploaded here for
+// constant cases: cuSPARSE has no constant-coefficient path). Each solves
+// in place in d, which is restored before each call outside the timed
+// region; the interleaved batch may overwrite its matrix, so it gets a, b
+// and c restored too.
+func runCusparse[T tridiag.Float](be *cudaBackend, h *hostData[T], dd *deviceData[T], gr gpuRun, check func(*Result, *cuda.Buffer[T])) []Result {
+	c := h.cs
+	names := cusparseNames(c)
+	if len(names) == 0 {
+		return nil
+	}
+	var out []Result
+	fail := func(msg string) []Result {
+		for _, n := range names[len(out):] {
+			out = append(out, Result{Case: c, Solver: n, Err: msg, Resid: -1})
+		}
+		return out
+	}
+	if be.peer == nil {
+		msg := errNoCusparse.Error()
+		if !errors.Is(be.peerErr, errNoCusparse) && be.peerErr != nil {
+			msg = shortErr(be.peerErr)
+		}
+		return fail(msg)
+	}
+	dev := be.dev
+	if dd.a == nil {
+		a, b, cc := h.coeffs()
+		var err error
+		if dd.a, err = dd.upload(dev, a); err != nil {
+			return fail(shortErr(err))
+		}
+		if dd.b, err = dd.upload(dev, b); err != nil {
+			return fail(shortErr(err))
+		}
+		if dd.c, err = dd.upload(dev, cc); err != nil {
+			return fail(shortErr(err))
+		}
+	}
+	f64 := c.Precision == F64
+	bytes := int64(c.Len()) * c.ElemSize()
+	restoreD := []devCopy{{dst: dd.d.Ptr(), src: dd.dSaved.Ptr(), bytes: bytes}}
+	base := csCall{f64: f64, dl: dd.a.Ptr(), d: dd.b.Ptr(), du: dd.c.Ptr(), x: dd.d.Ptr(), m: c.N, batch: c.G, stride: c.N}
+	note := "cuSPARSE " + be.peer.versionString()
+	timeOne := func(name string, call csCall, restores []devCopy) {
+		gr.progress(name)
+		times, err := be.peer.time(&call, restores, gr.warmup, gr.reps)
+		r := newResult(c, name, times, be.bw)
+		r.Note = note
+		if err != nil {
+			r.Err = shortErr(err)
+		}
+		check(&r, dd.d)
+		out = append(out, r)
+	}
+	for _, name := range names {
+		switch name {
+		case "cusparse:gtsv2StridedBatch":
+			call := base
+			call.kind = csStridedBatch
+			timeOne(name, call, restoreD)
+		case "cusparse:gtsv2":
+			call := base
+			call.kind = csGtsv2
+			timeOne(name, call, restoreD)
+		}
+	}
+	var ib []string
+	for _, n := range names {
+		if strings.HasPrefix(n, "cusparse:gtsvInterleavedBatch/") {
+			ib = append(ib, n)
+		}
+	}
+	if len(ib) > 0 {
+		saved := make([]*cuda.Buffer[T], 3)
+		restores := append([]devCopy(nil), restoreD...)
+		for i, src := range []*cuda.Buffer[T]{dd.a, dd.b, dd.c} {
+			s, err := dd.alloc(dev, c.Len())
+			if err == nil {
+				err = s.CopyFromBuffer(src)
+			}
+			if err != nil {
+				for _, n := range ib {
+					out = append(out, Result{Case: c, Solver: n, Err: "saving the matrix: " + shortErr(err), Resid: -1})
+				}
+				return out
+			}
+			saved[i] = s
+			restores = append(restores, devCopy{dst: src.Ptr(), src: s.Ptr(), bytes: bytes})
+		}
+		for algo, name := range ib {
+			call := base
+			call.kind, call.algo = csInterleaved, algo
+			timeOne(name, call, restores)
+		}
+		// Leave the matrix as uploaded.
+		for i, dst := range []*cuda.Buffer[T]{dd.a, dd.b, dd.c} {
+			_ = dst.CopyFromBuffer(saved[i])
+		}
+	}
+	return out
+}

@@ -1,0 +1,236 @@
+package bench
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Result is one solver's timing of one case.
+type Result struct {
+	Case
+	Solver           string        // e.g. "gpu:tpr", "cusparse:gtsv2StridedBatch", "cpu:auto", "gonum:dgtsv"
+	Median, Min, Max time.Duration // over the timed repetitions
+	MRows            float64       // N·G / Median / 1e6
+	Fraction         float64       // (BytesMoved / Median) / copy bandwidth of the side it ran on
+	Err              string        // why there is no timing (or what went wrong); "" when fine
+	// Resid is the largest normwise backward error
+	// max|Ax−d| / max(|a||x|+|b||x|+|c||x|+|d|) over a sample of the
+	// systems, computed on the host after timing; −1 when not checked.
+	Resid float64
+	// Note says more: the algorithm Auto chose, the library version, …
+	Note string
+}
+
+// OK reports whether the result holds a timing.
+func (r Result) OK() bool { return r.Err == "" && r.Median > 0 }
+
+// side is "device" for solvers that run on the GPU and "host" for the
+// others; fractions compare with the copy bandwidth of that side.
+func (r Result) side() string { return solverSide(r.Solver) }
+
+func solverSide(s string) string {
+	switch prefix(s) {
+	case "cpu", "gonum":
+		return "host"
+	}
+	return "device"
+}
+
+// prefix is the part of a solver name before the colon.
+func prefix(s string) string {
+	if i := strings.IndexByte(s, ':'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// newResult fills the figures of a result from its repetition times and
+// the copy bandwidth (bytes read+written per second) of its side.
+func newResult(c Case, solver string, times []time.Duration, bandwidth float64) Result {
+	r := Result{Case: c, Solver: solver, Resid: -1}
+	if len(times) == 0 {
+		r.Err = "no timed repetitions"
+		return r
+	}
+	r.Median, r.Min, r.Max = summarize(times)
+	r.MRows, r.Fraction = figures(c, r.Median, bandwidth)
+	return r
+}
+
+// figures returns MRows/s and the fraction of the limit for a time.
+func figures(c Case, t time.Duration, bandwidth float64) (mrows, fraction float64) {
+	if t <= 0 {
+		return 0, 0
+	}
+	sec := t.Seconds()
+	mrows = float64(c.Rows()) / sec / 1e6
+	if bandwidth > 0 {
+		fraction = float64(c.BytesMoved()) / sec / bandwidth
+	}
+	return mrows, fraction
+}
+
+// summarize returns the median, minimum and maximum of times (the median
+// of an even count is the mean of the middle two).
+func summarize(times []time.Duration) (median, lo, hi time.Duration) {
+	s := append([]time.Duration(nil), times...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	n := len(s)
+	if n%2 == 1 {
+		median = s[n/2]
+	} else {
+		median = (s[n/2-1] + s[n/2]) / 2
+	}
+	return median, s[0], s[n-1]
+}
+
+// medianFloat is the median of xs (xs is reordered).
+func medianFloat(xs []float64) float64 {
+	sort.Float64s(xs)
+	n := len(xs)
+	if n == 0 {
+		return 0
+	}
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
+}
+
+// csvHeader is the CSV's first record.
+var csvHeader = []string{"precision", "layout", "N", "G", "constant", "solver",
+	"median_us", "min_us", "max_us", "mrows_per_s", "fraction", "resid", "err", "note"}
+
+// CSVWriter writes results as CSV, one record per result, flushing after
+// each so that a run cut short keeps what it measured. Lines starting
+// with '#' before the header carry metadata (device, bandwidths).
+type CSVWriter struct {
+	w      *csv.Writer
+	header bool
+}
+
+// NewCSVWriter writes the comment lines (each prefixed with "# ") and
+// then the header on the first Write.
+func NewCSVWriter(w io.Writer, comments ...string) (*CSVWriter, error) {
+	for _, c := range comments {
+		for _, line := range strings.Split(c, "\n") {
+			if _, err := fmt.Fprintf(w, "# %s\n", line); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return &CSVWriter{w: csv.NewWriter(w)}, nil
+}
+
+// Write appends results.
+func (cw *CSVWriter) Write(rs ...Result) error {
+	if !cw.header {
+		if err := cw.w.Write(csvHeader); err != nil {
+			return err
+		}
+		cw.header = true
+	}
+	for _, r := range rs {
+		if err := cw.w.Write(r.record()); err != nil {
+			return err
+		}
+	}
+	cw.w.Flush()
+	return cw.w.Error()
+}
+
+// WriteCSV writes results as CSV with optional comment lines.
+func WriteCSV(w io.Writer, rs []Result, comments ...string) error {
+	cw, err := NewCSVWriter(w, comments...)
+	if err != nil {
+		return err
+	}
+	return cw.Write(rs...)
+}
+
+func (r Result) record() []string {
+	us := func(d time.Duration) string { return strconv.FormatFloat(float64(d)/1e3, 'f', 3, 64) }
+	fl := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	resid := ""
+	if r.Resid >= 0 || math.IsNaN(r.Resid) {
+		resid = fl(r.Resid)
+	}
+	return []string{r.Precision, r.Layout, strconv.Itoa(r.N), strconv.Itoa(r.G),
+		strconv.FormatBool(r.Constant), r.Solver, us(r.Median), us(r.Min), us(r.Max),
+		fl(r.MRows), fl(r.Fraction), resid, r.Err, r.Note}
+}
+
+// ReadCSV reads results written by WriteCSV (comment lines are skipped).
+func ReadCSV(rd io.Reader) ([]Result, error) {
+	cr := csv.NewReader(rd)
+	cr.Comment = '#'
+	cr.FieldsPerRecord = -1
+	recs, err := cr.ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 {
+		return nil, nil
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	for _, h := range csvHeader {
+		if _, ok := col[h]; !ok {
+			return nil, fmt.Errorf("bench: CSV has no column %q", h)
+		}
+	}
+	var out []Result
+	for ln, rec := range recs[1:] {
+		r, err := parseRecord(rec, col)
+		if err != nil {
+			return out, fmt.Errorf("bench: CSV record %d: %w", ln+1, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func parseRecord(rec []string, col map[string]int) (Result, error) {
+	get := func(h string) string {
+		if i := col[h]; i < len(rec) {
+			return rec[i]
+		}
+		return ""
+	}
+	var errs []error
+	atoi := func(h string) int {
+		v, err := strconv.Atoi(get(h))
+		errs = append(errs, err)
+		return v
+	}
+	flt := func(h string) float64 {
+		v, err := strconv.ParseFloat(get(h), 64)
+		errs = append(errs, err)
+		return v
+	}
+	dur := func(h string) time.Duration { return time.Duration(math.Round(flt(h) * 1e3)) }
+	r := Result{
+		Case: Case{Precision: get("precision"), Layout: get("layout"),
+			N: atoi("N"), G: atoi("G")},
+		Solver: get("solver"), Median: dur("median_us"), Min: dur("min_us"), Max: dur("max_us"),
+		MRows: flt("mrows_per_s"), Fraction: flt("fraction"), Err: get("err"), Note: get("note"),
+		Resid: -1,
+	}
+	cst, err := strconv.ParseBool(get("constant"))
+	errs = append(errs, err)
+	r.Constant = cst
+	if s := get("resid"); s != "" {
+		r.Resid, err = strconv.ParseFloat(s, 64)
+		errs = append(errs, err)
+	}
+	return r, errors.Join(errs...)
+}

@@ -1,0 +1,589 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bandsolve/bandsolve/tridiag"
+)
+
+// config is what the flags of Main say.
+type config struct {
+	grid          string
+	precisions    map[string]bool
+	algos         []tridiag.Algorithm
+	cpuAlgos      []tridiag.Algorithm
+	reps, warmup  int
+	device        string
+	gpu           int
+	csvPath       string
+	plotDir       string
+	peers         map[string]bool
+	maxBytes      int64
+	hostMaxRows   int64
+	matrix        string
+	copyBytes     int64
+	hostCopyBytes int64
+	timeLimit     time.Duration
+	check         bool
+	cusparsePath  string
+	anchors       string
+	seed          uint64
+	table         bool
+	quiet         bool
+	list          bool
+}
+
+const usage = `bandsolve bench: time batched tridiagonal solves and their peers.
+
+Each case is timed after -warmup untimed solves over -reps repetitions
+(median, min, max); the right-hand side is restored before each one outside
+the timed region. GPU solves are timed with CUDA events around the solve
+only, the data already on the device. Figures: MRows/s = N·G / t / 1e6 and
+the fraction of the limit = (bytes that must move / t) / copy bandwidth,
+where the bytes are a, b, c, d read once and x written once (d and x only
+for constant coefficients) and the copy bandwidth (bytes read + written per
+second) is measured in the same run: device-to-device for GPU solvers, a
+parallel memory copy for host solvers.
+
+Peers: cusparse (gtsv2StridedBatch, gtsvInterleavedBatch algorithms 0–2,
+gtsv2; loaded from libcusparse at run time), cpu (this module's CPU backend,
+-cpu-algorithms), gonum (LAPACK Dgtsv, FP64, per system).
+
+Flags:
+`
+
+// Main runs the benchmark with command-line args (without the program
+// name), printing the table to stdout and progress to stderr. It returns
+// the exit status: 0 when it ran (solver failures are in the results), 1
+// when it could not run, 2 for bad flags.
+func Main(args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "bench:", err)
+		return 2
+	}
+	if err := run(context.Background(), cfg, stdout, stderr); err != nil {
+		fmt.Fprintln(stderr, "bench:", err)
+		return 1
+	}
+	return 0
+}
+
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	defDevice := "cpu"
+	if gpuBuiltIn {
+		defDevice = "cuda"
+	}
+	cfg := &config{}
+	var prec, algos, cpuAlgos, peers, maxBytes, copyBytes, hostCopyBytes string
+	fs.StringVar(&cfg.grid, "grid", "paper", "case grid: "+strings.Join(Grids(), ", ")+" (several joined with commas)")
+	fs.StringVar(&prec, "precision", "f32,f64", "precisions: f32, f64 or both")
+	fs.StringVar(&algos, "algorithms", "all", "algorithms of this module to time on -device: all (auto and every algorithm) or a list of auto, thomas, gtsv, cr, pcr, wangmou, tpr")
+	fs.StringVar(&cpuAlgos, "cpu-algorithms", "auto", "algorithms of the CPU backend timed as the cpu peer when -device is cuda")
+	fs.IntVar(&cfg.reps, "reps", 10, "timed repetitions per solver and case")
+	fs.IntVar(&cfg.warmup, "warmup", 3, "untimed solves before the timed ones")
+	fs.StringVar(&cfg.device, "device", defDevice, "where this module's plans run: cpu or cuda")
+	fs.IntVar(&cfg.gpu, "gpu", 0, "CUDA device ordinal")
+	fs.StringVar(&cfg.csvPath, "csv", "", "write the results as CSV to this file (row by row as they come)")
+	fs.StringVar(&cfg.plotDir, "plots", "", "write PNG plots into this directory")
+	fs.StringVar(&peers, "peers", "cusparse,cpu,gonum", "peers to time in the same run: cusparse, cpu, gonum, or none")
+	fs.StringVar(&maxBytes, "max-bytes", "auto", "skip a case on a side (device or host) when its arrays need more bytes than this (e.g. 8G); auto: 80% of free device memory, 50% of available host memory")
+	fs.Int64Var(&cfg.hostMaxRows, "host-max-rows", 1<<24, "skip host peers for cases with more rows N·G than this (they are slow); with -device cpu it applies to nothing")
+	fs.StringVar(&cfg.matrix, "matrix", Toeplitz, "coefficients: toeplitz (−1, 2, −1, as the anchors) or dominant (a, c from U(−1,1), b = 4)")
+	fs.StringVar(&copyBytes, "copy-bytes", "1G", "size of the device-to-device copy that measures the device's bandwidth")
+	fs.StringVar(&hostCopyBytes, "host-copy-bytes", "256M", "size of the host copy that measures the host's bandwidth")
+	fs.DurationVar(&cfg.timeLimit, "time-limit", 0, "start no new case after this long (0: no limit); what ran is still reported")
+	fs.BoolVar(&cfg.check, "check", true, "compute each solution's backward error on a sample of systems after timing")
+	fs.StringVar(&cfg.cusparsePath, "cusparse", os.Getenv("BANDSOLVE_CUSPARSE"), "path of libcusparse to load first (default $BANDSOLVE_CUSPARSE, then the usual names and places)")
+	fs.StringVar(&cfg.anchors, "anchors", "", "CSV of measured numbers (shared/anchors/cusparse-h200.csv format) to show as anchor:<api> rows and lines")
+	fs.Uint64Var(&cfg.seed, "seed", 1, "seed of the random right-hand sides")
+	fs.BoolVar(&cfg.table, "table", true, "print the full table (the per-case summary is always printed)")
+	fs.BoolVar(&cfg.quiet, "q", false, "no progress line")
+	fs.BoolVar(&cfg.list, "list", false, "list the grid's cases and exit")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if Grid(cfg.grid) == nil {
+		return nil, fmt.Errorf("unknown grid %q (want %s)", cfg.grid, strings.Join(Grids(), ", "))
+	}
+	cfg.precisions = map[string]bool{}
+	for _, p := range splitList(prec) {
+		q, err := parsePrecision(p)
+		if err != nil {
+			return nil, err
+		}
+		cfg.precisions[q] = true
+	}
+	if len(cfg.precisions) == 0 {
+		return nil, errors.New("no precision")
+	}
+	var err error
+	if cfg.algos, err = parseAlgorithms(algos); err != nil {
+		return nil, err
+	}
+	if cfg.cpuAlgos, err = parseAlgorithms(cpuAlgos); err != nil {
+		return nil, err
+	}
+	cfg.peers = map[string]bool{}
+	for _, p := range splitList(peers) {
+		switch p {
+		case "none":
+		case "cusparse", "cpu", "gonum":
+			cfg.peers[p] = true
+		default:
+			return nil, fmt.Errorf("unknown peer %q (want cusparse, cpu, gonum or none)", p)
+		}
+	}
+	if cfg.device != "cpu" && cfg.device != "cuda" {
+		return nil, fmt.Errorf("unknown device %q (want cpu or cuda)", cfg.device)
+	}
+	if cfg.reps < 1 || cfg.warmup < 0 {
+		return nil, fmt.Errorf("need -reps ≥ 1 and -warmup ≥ 0")
+	}
+	if cfg.matrix != Toeplitz && cfg.matrix != Dominant {
+		return nil, fmt.Errorf("unknown matrix %q (want %s or %s)", cfg.matrix, Toeplitz, Dominant)
+	}
+	if maxBytes != "auto" && maxBytes != "0" && maxBytes != "" {
+		if cfg.maxBytes, err = parseBytes(maxBytes); err != nil {
+			return nil, fmt.Errorf("-max-bytes: %w", err)
+		}
+	}
+	if cfg.copyBytes, err = parseBytes(copyBytes); err != nil {
+		return nil, fmt.Errorf("-copy-bytes: %w", err)
+	}
+	if cfg.hostCopyBytes, err = parseBytes(hostCopyBytes); err != nil {
+		return nil, fmt.Errorf("-host-copy-bytes: %w", err)
+	}
+	return cfg, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(strings.ToLower(f)); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func parseAlgorithms(s string) ([]tridiag.Algorithm, error) {
+	var out []tridiag.Algorithm
+	for _, f := range splitList(s) {
+		if f == "all" {
+			out = append(out, tridiag.Auto)
+			out = append(out, tridiag.Algorithms()...)
+			continue
+		}
+		if f == "none" {
+			continue
+		}
+		a, err := tridiag.ParseAlgorithm(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	seen := map[tridiag.Algorithm]bool{}
+	uniq := out[:0]
+	for _, a := range out {
+		if !seen[a] {
+			seen[a] = true
+			uniq = append(uniq, a)
+		}
+	}
+	return uniq, nil
+}
+
+// parseBytes reads a byte count with an optional K, M, G or T suffix
+// (powers of 1024).
+func parseBytes(s string) (int64, error) {
+	s = strings.TrimSpace(strings.ToUpper(s))
+	s = strings.TrimSuffix(strings.TrimSuffix(s, "B"), "I")
+	mult := int64(1)
+	if s != "" {
+		switch s[len(s)-1] {
+		case 'K':
+			mult = 1 << 10
+		case 'M':
+			mult = 1 << 20
+		case 'G':
+			mult = 1 << 30
+		case 'T':
+			mult = 1 << 40
+		}
+		if mult > 1 {
+			s = s[:len(s)-1]
+		}
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v <= 0 {
+		return 0, fmt.Errorf("bad byte count %q", s)
+	}
+	return int64(v * float64(mult)), nil
+}
+
+func fmtBytes(b int64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	default:
+		return fmt.Sprintf("%d B", b)
+	}
+}
+
+// hostAvailable is MemAvailable from /proc/meminfo, or 0.
+func hostAvailable() int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		if len(fs) >= 2 && fs[0] == "MemAvailable:" {
+			kb, err := strconv.ParseInt(fs[1], 10, 64)
+			if err == nil {
+				return kb << 10
+			}
+		}
+	}
+	return 0
+}
+
+// runner holds the state of one run.
+type runner struct {
+	cfg       *config
+	gpu       gpuBackend
+	hostBW    float64
+	hostLimit int64
+	devLimit  int64
+	anchors   map[Case][]Result
+	prog      *progress
+	hostPeers bool // cpu peer wanted and meaningful
+}
+
+func run(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
+	var cases []Case
+	for _, c := range Grid(cfg.grid) {
+		if cfg.precisions[c.Precision] {
+			cases = append(cases, c)
+		}
+	}
+	if cfg.list {
+		for i, c := range cases {
+			fmt.Fprintf(stdout, "%3d  %-40s  %s on each side\n", i+1, c, fmtBytes(c.Footprint()))
+		}
+		return nil
+	}
+	r := &runner{cfg: cfg, prog: newProgress(stderr, cfg.quiet)}
+	var meta []string
+	meta = append(meta, fmt.Sprintf("bandsolve bench %s, grid %s, %s, reps %d, warmup %d, matrix %s",
+		time.Now().UTC().Format(time.RFC3339), cfg.grid, runtime.Version(), cfg.reps, cfg.warmup, cfg.matrix))
+	if cfg.device == "cuda" {
+		r.prog.note("opening GPU %d and measuring its copy bandwidth (%s)", cfg.gpu, fmtBytes(cfg.copyBytes))
+		g, err := openGPU(cfg.gpu, cfg.copyBytes, cfg.cusparsePath)
+		if err != nil {
+			return fmt.Errorf("-device cuda: %w", err)
+		}
+		defer g.Close()
+		r.gpu = g
+		bw := g.Bandwidth()
+		meta = append(meta, fmt.Sprintf("device %s: device-to-device copy %.0f GB/s (bytes read+written); limit %.0f MRows/s in FP32, %.0f in FP64 (%.0f and %.0f with constant coefficients)",
+			g.Name(), bw/1e9, bw/20/1e6, bw/40/1e6, bw/8/1e6, bw/16/1e6))
+		meta = append(meta, g.Notes()...)
+		r.devLimit = cfg.maxBytes
+		if r.devLimit == 0 {
+			r.devLimit = g.FreeBytes() * 8 / 10
+		}
+	} else if cfg.peers["cusparse"] {
+		meta = append(meta, "cusparse peer skipped: it needs -device cuda")
+	}
+	r.hostPeers = cfg.device == "cpu" || cfg.peers["cpu"] || cfg.peers["gonum"]
+	if r.hostPeers {
+		r.prog.note("measuring the host's copy bandwidth (%s)", fmtBytes(cfg.hostCopyBytes))
+		r.hostBW = HostBandwidth(cfg.hostCopyBytes, 5)
+		meta = append(meta, fmt.Sprintf("host %s: parallel copy %.1f GB/s (bytes read+written, %d goroutines)",
+			tridiag.DefaultCPU().Name(), r.hostBW/1e9, runtime.GOMAXPROCS(0)))
+		r.hostLimit = cfg.maxBytes
+		if r.hostLimit == 0 {
+			if avail := hostAvailable(); avail > 0 {
+				r.hostLimit = avail / 2
+			} else {
+				r.hostLimit = 8 << 30
+			}
+		}
+	}
+	if cfg.anchors != "" {
+		a, note, err := ReadAnchors(cfg.anchors)
+		if err != nil {
+			return err
+		}
+		r.anchors = a
+		meta = append(meta, "anchors "+cfg.anchors+": "+note)
+	}
+	meta = append(meta, "fraction = (bytes that must move / median time) / copy bandwidth of the side the solver runs on; resid = normwise backward error on a sample of systems (-1/empty: not checked)")
+	for _, m := range meta {
+		fmt.Fprintln(stdout, "#", m)
+	}
+
+	var cw *CSVWriter
+	if cfg.csvPath != "" {
+		f, err := os.Create(cfg.csvPath)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if cw, err = NewCSVWriter(f, meta...); err != nil {
+			return err
+		}
+	}
+
+	start := time.Now()
+	var all []Result
+	stopped := 0
+	for i, c := range cases {
+		if cfg.timeLimit > 0 && time.Since(start) > cfg.timeLimit {
+			stopped = len(cases) - i
+			break
+		}
+		r.prog.caseStart(i+1, len(cases), c)
+		rs := r.runCase(ctx, c)
+		r.prog.caseDone(rs)
+		all = append(all, rs...)
+		if cw != nil {
+			if err := cw.Write(rs...); err != nil {
+				return fmt.Errorf("writing %s: %w", cfg.csvPath, err)
+			}
+		}
+	}
+	r.prog.done(time.Since(start))
+	if stopped > 0 {
+		fmt.Fprintf(stdout, "# -time-limit %v reached: %d of %d cases not run\n", cfg.timeLimit, stopped, len(cases))
+	}
+	if len(all) == 0 {
+		fmt.Fprintln(stdout, "# no results")
+		return nil
+	}
+	if cfg.table {
+		var shown []Result
+		for _, r := range all {
+			if !strings.HasPrefix(r.Err, "unsupported") {
+				shown = append(shown, r)
+			}
+		}
+		if err := WriteTable(stdout, shown); err != nil {
+			return err
+		}
+		if n := len(all) - len(shown); n > 0 {
+			fmt.Fprintf(stdout, "# %d unsupported solver and case pairs left out of the table (their reasons are in the CSV)\n", n)
+		}
+		fmt.Fprintln(stdout)
+	}
+	ours := "cpu"
+	if cfg.device == "cuda" {
+		ours = "gpu"
+	}
+	if err := WriteSummary(stdout, all, ours); err != nil {
+		return err
+	}
+	if cfg.plotDir != "" {
+		files, err := WritePlots(cfg.plotDir, all)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "# %d plots in %s\n", len(files), cfg.plotDir)
+	}
+	if cfg.csvPath != "" {
+		fmt.Fprintf(stdout, "# %d results in %s\n", len(all), cfg.csvPath)
+	}
+	return nil
+}
+
+// runCase runs every solver of a case.
+func (r *runner) runCase(ctx context.Context, c Case) []Result {
+	switch c.Precision {
+	case F32:
+		return runCaseT[float32](ctx, r, c)
+	default:
+		return runCaseT[float64](ctx, r, c)
+	}
+}
+
+func runCaseT[T tridiag.Float](ctx context.Context, r *runner, c Case) []Result {
+	cfg := r.cfg
+	var out []Result
+	skip := func(names []string, why string) {
+		for _, n := range names {
+			out = append(out, Result{Case: c, Solver: n, Err: "skipped: " + why, Resid: -1})
+		}
+	}
+	algoNames := func(p string, as []tridiag.Algorithm) []string {
+		var ns []string
+		for _, a := range as {
+			ns = append(ns, p+":"+a.String())
+		}
+		return ns
+	}
+	r.prog.solver("generating data")
+	h, err := newHostData[T](c, cfg.matrix, cfg.seed)
+	if err != nil {
+		return []Result{{Case: c, Solver: "data", Err: err.Error(), Resid: -1}}
+	}
+	if r.gpu != nil {
+		cus := cfg.peers["cusparse"]
+		names := algoNames("gpu", cfg.algos)
+		if cus {
+			names = append(names, cusparseNames(c)...)
+		}
+		need := c.Footprint()
+		arr := int64(c.Len()) * c.ElemSize()
+		if cus && c.Constant && len(cusparseNames(c)) > 0 {
+			need += 3 * arr // cuSPARSE needs the coefficient arrays
+		}
+		if cus && c.Layout == Interleaved {
+			need += 3 * arr // saved coefficients
+		}
+		if need > r.devLimit {
+			skip(names, fmt.Sprintf("needs %s of device memory, limit %s (-max-bytes)", fmtBytes(need), fmtBytes(r.devLimit)))
+		} else {
+			gr := gpuRun{algos: cfg.algos, cusparse: cus, warmup: cfg.warmup, reps: cfg.reps, check: cfg.check, progress: r.prog.solver}
+			switch hd := any(h).(type) {
+			case *hostData[float32]:
+				out = append(out, r.gpu.Run32(ctx, hd, gr)...)
+			case *hostData[float64]:
+				out = append(out, r.gpu.Run64(ctx, hd, gr)...)
+			}
+		}
+	}
+	hr := hostRun{warmup: cfg.warmup, reps: cfg.reps, bandwidth: r.hostBW, check: cfg.check, progress: r.prog.solver}
+	var hostAlgos []tridiag.Algorithm
+	if cfg.device == "cpu" {
+		hostAlgos = cfg.algos
+	} else if cfg.peers["cpu"] {
+		hostAlgos = cfg.cpuAlgos
+	}
+	gonumOn := cfg.peers["gonum"] && c.Precision == F64
+	var hostNames []string
+	hostNames = append(hostNames, algoNames("cpu", hostAlgos)...)
+	if gonumOn {
+		hostNames = append(hostNames, "gonum:dgtsv")
+	}
+	need := c.Footprint() + 4*int64(c.Len())*c.ElemSize() // gonum's working copies
+	switch {
+	case len(hostNames) == 0:
+	case need > r.hostLimit:
+		skip(hostNames, fmt.Sprintf("needs %s of host memory, limit %s (-max-bytes)", fmtBytes(need), fmtBytes(r.hostLimit)))
+	case cfg.device != "cpu" && c.Rows() > cfg.hostMaxRows:
+		skip(hostNames, fmt.Sprintf("N·G > %d (-host-max-rows)", cfg.hostMaxRows))
+	default:
+		out = append(out, runCPUPlans(ctx, h, hostAlgos, hr)...)
+		if gonumOn {
+			out = append(out, runGonum(ctx, any(h).(*hostData[float64]), hr))
+		}
+	}
+	out = append(out, r.anchors[c]...)
+	return out
+}
+
+// progress prints what the run is doing to stderr: on a terminal one line
+// rewritten in place, otherwise one line per finished case.
+type progress struct {
+	w        io.Writer
+	tty, off bool
+	start    time.Time
+	i, n     int
+	c        Case
+	caseT0   time.Time
+}
+
+func newProgress(w io.Writer, quiet bool) *progress {
+	p := &progress{w: w, off: quiet, start: time.Now()}
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			p.tty = true
+		}
+	}
+	return p
+}
+
+func (p *progress) note(format string, args ...any) {
+	if p.off {
+		return
+	}
+	if p.tty {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+	fmt.Fprintf(p.w, "bench: "+format+"\n", args...)
+}
+
+func (p *progress) caseStart(i, n int, c Case) {
+	p.i, p.n, p.c, p.caseT0 = i, n, c, time.Now()
+	p.solver("")
+}
+
+func (p *progress) solver(name string) {
+	if p.off || !p.tty {
+		return
+	}
+	fmt.Fprintf(p.w, "\r\x1b[K[%d/%d %s] %s  %s", p.i, p.n, time.Since(p.start).Round(time.Second), p.c, name)
+}
+
+func (p *progress) caseDone(rs []Result) {
+	if p.off || p.tty {
+		return
+	}
+	ok, bad := 0, 0
+	best := Result{}
+	for _, r := range rs {
+		if r.OK() {
+			ok++
+			if r.MRows > best.MRows {
+				best = r
+			}
+		} else {
+			bad++
+		}
+	}
+	line := fmt.Sprintf("[%d/%d %s] %s: %d timed, %d not (%.1fs)", p.i, p.n,
+		time.Since(p.start).Round(time.Second), p.c, ok, bad, time.Since(p.caseT0).Seconds())
+	if ok > 0 {
+		line += fmt.Sprintf("; fastest %s %s MRows/s", best.Solver, fmtMRows(best.MRows))
+	}
+	fmt.Fprintln(p.w, line)
+}
+
+func (p *progress) done(d time.Duration) {
+	if p.off {
+		return
+	}
+	if p.tty {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+	fmt.Fprintf(p.w, "bench: done in %s\n", d.Round(time.Millisecond))
+}

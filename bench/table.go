@@ -1,0 +1,224 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// table is a grid of cells printed with aligned columns: text columns
+// left-aligned, numeric ones right-aligned.
+type table struct {
+	head  []string
+	right []bool
+	rows  [][]string
+}
+
+func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+func (t *table) write(w io.Writer) error {
+	width := make([]int, len(t.head))
+	for _, r := range append([][]string{t.head}, t.rows...) {
+		for i, c := range r {
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	var sb strings.Builder
+	line := func(r []string) {
+		var lb strings.Builder
+		for i, c := range r {
+			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
+			if i > 0 {
+				lb.WriteString("  ")
+			}
+			if t.right[i] {
+				lb.WriteString(pad + c)
+			} else {
+				lb.WriteString(c + pad)
+			}
+		}
+		sb.WriteString(strings.TrimRight(lb.String(), " "))
+		sb.WriteString("\n")
+	}
+	line(t.head)
+	for _, r := range t.rows {
+		line(r)
+	}
+	_, err := io.WriteString(w, sb.String())
+	return err
+}
+
+// WriteTable prints results as an aligned table, one row per result:
+// case, solver, median time, spread ((max−min)/median), MRows/s, the
+// fraction of the limit, the ratio to the best other solver of the same
+// side (device or host) and family, the backward error and the note or
+// error.
+func WriteTable(w io.Writer, rs []Result) error {
+	t := &table{
+		head:  []string{"prec", "layout", "N", "G", "const", "solver", "median", "spread", "MRows/s", "limit", "vs best peer", "resid", "note"},
+		right: []bool{false, false, true, true, false, false, true, true, true, true, true, true, false},
+	}
+	for _, r := range rs {
+		note := r.Note
+		if r.Err != "" {
+			note = r.Err
+			if r.Note != "" {
+				note += " (" + r.Note + ")"
+			}
+		}
+		cst := ""
+		if r.Constant {
+			cst = "yes"
+		}
+		med, spread, mrows, limit, vs := "-", "-", "-", "-", "-"
+		if r.OK() {
+			med = fmtDuration(r.Median)
+			spread = fmt.Sprintf("%.1f%%", 100*float64(r.Max-r.Min)/float64(r.Median))
+			mrows = fmtMRows(r.MRows)
+			if r.Fraction > 0 {
+				limit = fmtFraction(r.Fraction)
+			}
+			if best, ok := bestPeer(rs, r); ok {
+				vs = fmt.Sprintf("%.2f×", r.MRows/best.MRows)
+			}
+		}
+		t.add(r.Precision, r.Layout, strconv.Itoa(r.N), strconv.Itoa(r.G), cst, r.Solver,
+			med, spread, mrows, limit, vs, fmtResid(r), note)
+	}
+	return t.write(w)
+}
+
+// bestPeer is the fastest result of the same case, on the same side, from
+// another family (solver prefix).
+func bestPeer(rs []Result, r Result) (Result, bool) {
+	var best Result
+	found := false
+	for _, o := range rs {
+		if o.Case != r.Case || !o.OK() || o.side() != r.side() || prefix(o.Solver) == prefix(r.Solver) {
+			continue
+		}
+		if !found || o.MRows > best.MRows {
+			best, found = o, true
+		}
+	}
+	return best, found
+}
+
+// WriteSummary prints one line per case: the fastest of "ours" (solvers
+// whose prefix is ours) and the fastest other solver of the same side.
+func WriteSummary(w io.Writer, rs []Result, ours string) error {
+	t := &table{
+		head:  []string{"case", "best ours", "MRows/s", "limit", "best peer", "MRows/s", "limit", "ours/peer"},
+		right: []bool{false, false, true, true, false, true, true, true},
+	}
+	var order []Case
+	seen := map[Case]bool{}
+	for _, r := range rs {
+		if !seen[r.Case] {
+			seen[r.Case] = true
+			order = append(order, r.Case)
+		}
+	}
+	for _, c := range order {
+		var o, p Result
+		var haveO, haveP bool
+		for _, r := range rs {
+			if r.Case != c || !r.OK() {
+				continue
+			}
+			if prefix(r.Solver) == ours {
+				if !haveO || r.MRows > o.MRows {
+					o, haveO = r, true
+				}
+			} else if r.side() == solverSide(ours+":") {
+				if !haveP || r.MRows > p.MRows {
+					p, haveP = r, true
+				}
+			}
+		}
+		cell := func(r Result, ok bool) (string, string, string) {
+			if !ok {
+				return "-", "-", "-"
+			}
+			l := "-"
+			if r.Fraction > 0 {
+				l = fmtFraction(r.Fraction)
+			}
+			return r.Solver, fmtMRows(r.MRows), l
+		}
+		on, om, ol := cell(o, haveO)
+		pn, pm, pl := cell(p, haveP)
+		ratio := "-"
+		if haveO && haveP {
+			ratio = fmt.Sprintf("%.2f×", o.MRows/p.MRows)
+		}
+		t.add(c.String(), on, om, ol, pn, pm, pl, ratio)
+	}
+	return t.write(w)
+}
+
+// fmtDuration prints a time with three significant digits in µs, ms or s.
+func fmtDuration(d time.Duration) string {
+	us := float64(d) / 1e3
+	switch {
+	case us < 1000:
+		return sig3(us) + "µs"
+	case us < 1e6:
+		return sig3(us/1e3) + "ms"
+	default:
+		return sig3(us/1e6) + "s"
+	}
+}
+
+func sig3(v float64) string {
+	switch {
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case v >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	default:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+}
+
+// fmtFraction prints a fraction of the limit as a percentage with at
+// least two significant digits.
+func fmtFraction(f float64) string {
+	p := 100 * f
+	if p >= 1 {
+		return strconv.FormatFloat(p, 'f', 1, 64) + "%"
+	}
+	return strconv.FormatFloat(p, 'g', 2, 64) + "%"
+}
+
+func fmtMRows(v float64) string {
+	if v >= 100 {
+		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// fmtResid prints the backward error, with a "!" when it is too large to
+// be a solution of the precision.
+func fmtResid(r Result) string {
+	if r.Resid < 0 {
+		return "-"
+	}
+	s := strconv.FormatFloat(r.Resid, 'e', 1, 64)
+	if math.IsNaN(r.Resid) || r.Resid > residLimit(r.Precision) {
+		s += "!"
+	}
+	return s
+}
+
+// residLimit is the backward error above which a result is flagged.
+func residLimit(prec string) float64 {
+	if prec == F32 {
+		return 1e-3
+	}
+	return 1e-9
+}

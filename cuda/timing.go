@@ -1,0 +1,239 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+	"unsafe"
+
+	"gorgonia.org/cu"
+
+	"github.com/bandsolve/bandsolve/tridiag"
+)
+
+// Time measures the plan's solve of the batch held in device buffers with
+// CUDA events on the plan's stream: warmup untimed solves, then reps timed
+// ones. Before every solve, d is restored from dSaved by a device copy
+// outside the timed region; the timed region holds what SolveDevice
+// enqueues (clearing the status codes and the kernels) but not its status
+// readback or synchronization. The status of the last solve is checked
+// once at the end: systems that broke down give a *tridiag.BatchError
+// along with the times. x may be d; dSaved must be another buffer.
+func (p *Plan[T]) Time(ctx context.Context, a, b, c, d, x, dSaved *Buffer[T], warmup, reps int) ([]time.Duration, error) {
+	for _, bf := range []*Buffer[T]{a, b, c} {
+		if bf == nil {
+			return nil, fmt.Errorf("%w: nil coefficient buffer", tridiag.ErrLength)
+		}
+	}
+	return p.time(ctx, &launchArgs{a: a.ptr, b: b.ptr, c: c.ptr}, []*Buffer[T]{a, b, c, d, x}, dSaved, warmup, reps)
+}
+
+// TimeConst is Time for constant coefficients ca, cb, cc.
+func (p *Plan[T]) TimeConst(ctx context.Context, ca, cb, cc T, d, x, dSaved *Buffer[T], warmup, reps int) ([]time.Duration, error) {
+	return p.time(ctx, &launchArgs{ca: float64(ca), cb: float64(cb), cc: float64(cc), constant: true}, []*Buffer[T]{d, x}, dSaved, warmup, reps)
+}
+
+func (p *Plan[T]) time(ctx context.Context, la *launchArgs, bufs []*Buffer[T], dSaved *Buffer[T], warmup, reps int) ([]time.Duration, error) {
+	if reps < 1 {
+		return nil, fmt.Errorf("cuda: timing needs reps ≥ 1, got %d", reps)
+	}
+	warmup = max(warmup, 0)
+	need := p.spec.Len()
+	for _, bf := range append(bufs, dSaved) {
+		if bf == nil || bf.ptr == 0 {
+			return nil, fmt.Errorf("%w: nil or freed buffer", tridiag.ErrLength)
+		}
+		if bf.n < need {
+			return nil, fmt.Errorf("%w: buffer of %d elements, the %d×%d batch needs %d", tridiag.ErrLength, bf.n, p.spec.G, p.spec.N, need)
+		}
+	}
+	n := len(bufs)
+	la.d, la.x = bufs[n-2].ptr, bufs[n-1].ptr
+	if dSaved.ptr == la.d || dSaved.ptr == la.x {
+		return nil, errors.New("cuda: timing needs dSaved apart from d and x")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, tridiag.ErrClosed
+	}
+	la.spec, la.f64, la.work, la.status = p.spec, elemSize[T]() == 8, p.work, p.status
+	bytes := int64(need) * elemSize[T]()
+	times := make([]time.Duration, reps)
+	var failed bool
+	err := p.dev.do(func() error {
+		events := make([]cu.Event, 0, 2*reps)
+		defer func() {
+			for i := range events {
+				_ = cu.DestroyEvent(&events[i])
+			}
+		}()
+		for i := 0; i < 2*reps; i++ {
+			ev, err := cu.MakeEvent(cu.DefaultEvent)
+			if err != nil {
+				return fmt.Errorf("cuda: creating an event: %w", err)
+			}
+			events = append(events, ev)
+		}
+		restore := func() error {
+			if err := cu.MemcpyDtoDAsync(la.d, dSaved.ptr, bytes, p.stream); err != nil {
+				return fmt.Errorf("cuda: restoring d: %w", err)
+			}
+			return nil
+		}
+		solve := func() error {
+			if err := cu.MemsetD32Async(p.status, 0, int64(p.spec.G+1), p.stream); err != nil {
+				return fmt.Errorf("cuda: clearing status: %w", err)
+			}
+			return p.kp.launch(p.dev, p.stream, la)
+		}
+		for i := 0; i < warmup; i++ {
+			if err := restore(); err != nil {
+				return err
+			}
+			if err := solve(); err != nil {
+				return err
+			}
+		}
+		for i := 0; i < reps; i++ {
+			if err := restore(); err != nil {
+				return err
+			}
+			if err := events[2*i].Record(p.stream); err != nil {
+				return fmt.Errorf("cuda: recording an event: %w", err)
+			}
+			if err := solve(); err != nil {
+				return err
+			}
+			if err := events[2*i+1].Record(p.stream); err != nil {
+				return fmt.Errorf("cuda: recording an event: %w", err)
+			}
+		}
+		if err := p.stream.Synchronize(); err != nil {
+			return fmt.Errorf("cuda: %s solve of N=%d G=%d: %w", p.algo, p.spec.N, p.spec.G, err)
+		}
+		for i := range times {
+			ms, err := events[2*i].Elapsed(events[2*i+1])
+			if err != nil {
+				return fmt.Errorf("cuda: reading an event time: %w", err)
+			}
+			times[i] = time.Duration(ms * float64(time.Millisecond))
+		}
+		if err := cu.MemcpyDtoH(unsafe.Pointer(&p.flag[0]), p.status+cu.DevicePtr(4*p.spec.G), 4); err != nil {
+			return fmt.Errorf("cuda: reading status: %w", err)
+		}
+		failed = p.flag[0] != 0
+		if failed {
+			if p.codes == nil {
+				p.codes = make([]int32, p.spec.G)
+			}
+			return cu.MemcpyDtoH(unsafe.Pointer(&p.codes[0]), p.status, int64(4*p.spec.G))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !failed {
+		return times, nil
+	}
+	be := &tridiag.BatchError{G: p.spec.G}
+	for g, code := range p.codes {
+		if code != 0 {
+			be.Failed = append(be.Failed, tridiag.SystemError{System: g, Row: int(code) - 1, Err: ErrBreakdown})
+		}
+	}
+	sort.Slice(be.Failed, func(i, j int) bool { return be.Failed[i].System < be.Failed[j].System })
+	return times, be
+}
+
+// CopyBandwidth measures the device's copy bandwidth: a device-to-device
+// copy of bytes, timed with CUDA events reps times after one untimed
+// copy; it returns the bytes read plus written (2·bytes) per second of the
+// median time.
+func (d *Device) CopyBandwidth(bytes int64, reps int) (float64, error) {
+	if bytes < 1 || reps < 1 {
+		return 0, fmt.Errorf("cuda: copy bandwidth needs bytes ≥ 1 and reps ≥ 1, got %d and %d", bytes, reps)
+	}
+	src, err := d.alloc(bytes)
+	if err != nil {
+		return 0, err
+	}
+	dst, err := d.alloc(bytes)
+	if err != nil {
+		_ = d.do(func() error { return cu.MemFree(src) })
+		return 0, err
+	}
+	ms := make([]float64, reps)
+	err = d.do(func() error {
+		defer func() {
+			_ = cu.MemFree(src)
+			_ = cu.MemFree(dst)
+		}()
+		s, err := cu.MakeStream(cu.NonBlocking)
+		if err != nil {
+			return fmt.Errorf("cuda: creating a stream: %w", err)
+		}
+		defer func() { _ = s.Destroy() }()
+		if err := cu.MemsetD8Async(src, 1, bytes, s); err != nil {
+			return fmt.Errorf("cuda: filling the copy source: %w", err)
+		}
+		if err := cu.MemcpyDtoDAsync(dst, src, bytes, s); err != nil {
+			return fmt.Errorf("cuda: copying: %w", err)
+		}
+		events := make([]cu.Event, 0, 2*reps)
+		defer func() {
+			for i := range events {
+				_ = cu.DestroyEvent(&events[i])
+			}
+		}()
+		for i := 0; i < 2*reps; i++ {
+			ev, err := cu.MakeEvent(cu.DefaultEvent)
+			if err != nil {
+				return fmt.Errorf("cuda: creating an event: %w", err)
+			}
+			events = append(events, ev)
+		}
+		for i := 0; i < reps; i++ {
+			if err := events[2*i].Record(s); err != nil {
+				return err
+			}
+			if err := cu.MemcpyDtoDAsync(dst, src, bytes, s); err != nil {
+				return fmt.Errorf("cuda: copying: %w", err)
+			}
+			if err := events[2*i+1].Record(s); err != nil {
+				return err
+			}
+		}
+		if err := s.Synchronize(); err != nil {
+			return fmt.Errorf("cuda: copying: %w", err)
+		}
+		for i := range ms {
+			v, err := events[2*i].Elapsed(events[2*i+1])
+			if err != nil {
+				return fmt.Errorf("cuda: reading an event time: %w", err)
+			}
+			ms[i] = v
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	sort.Float64s(ms)
+	med := ms[reps/2]
+	if reps%2 == 0 {
+		med = (ms[reps/2-1] + ms[reps/2]) / 2
+	}
+	if med <= 0 {
+		return 0, errors.New("cuda: copy took no measurable time")
+	}
+	return 2 * float64(bytes) / (med / 1e3), nil
+}
