@@ -1,0 +1,167 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitFail  = 1
+	exitUsage = 2
+)
+
+// command is one subcommand of bandsolve.
+type command struct {
+	name     string
+	summary  string // one line for the command list
+	synopsis string // the usage line after "bandsolve "
+	about    string // paragraphs shown by -h before the flags
+	examples string // shown by -h after the flags
+	run      func(c *command, args []string, stdout, stderr io.Writer) error
+}
+
+// commands lists the subcommands in the order "bandsolve help" shows them.
+var commands = []*command{stabilityCommand, solveCommand, devicesCommand}
+
+func findCommand(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func commandNames() string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// usageError is a mistake in the command line: it exits with status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usageErrorf(format string, args ...any) error {
+	return usageError{fmt.Sprintf(format, args...)}
+}
+
+// report prints err, if any, as one line on stderr and returns the exit
+// status.
+func report(stderr io.Writer, cmd string, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	prefix := "bandsolve"
+	if cmd != "" {
+		prefix += " " + cmd
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		hint := "bandsolve help"
+		if cmd != "" {
+			hint = "bandsolve " + cmd + " -h"
+		}
+		fmt.Fprintf(stderr, "%s: %s (run '%s' for usage)\n", prefix, oneLine(ue.msg), hint)
+		return exitUsage
+	}
+	fmt.Fprintf(stderr, "%s: %s\n", prefix, oneLine(err.Error()))
+	return exitFail
+}
+
+// oneLine joins the lines of a message.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}
+
+// newFlagSet returns a flag set that reports errors instead of printing.
+func newFlagSet(c *command) *flag.FlagSet {
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// parseFlags parses args. On -h it prints the command's usage to stdout and
+// returns help = true; flag mistakes and stray arguments are usage errors.
+func parseFlags(c *command, fs *flag.FlagSet, args []string, stdout io.Writer) (help bool, err error) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			writeCommandUsage(stdout, c, fs)
+			return true, nil
+		}
+		return false, usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return false, usageErrorf("unexpected argument %q: %s takes only flags", fs.Arg(0), c.name)
+	}
+	return false, nil
+}
+
+// writeCommandUsage prints the full help of one command.
+func writeCommandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "Usage: bandsolve %s\n\n", c.synopsis)
+	fmt.Fprintf(w, "%s\n", strings.TrimSpace(c.about))
+	var hasFlags bool
+	fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+	if hasFlags {
+		fmt.Fprintf(w, "\nFlags:\n")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	if c.examples != "" {
+		fmt.Fprintf(w, "\nExamples:\n%s\n", strings.TrimRight(c.examples, "\n"))
+	}
+}
+
+func writeMainUsage(w io.Writer) {
+	fmt.Fprint(w, `bandsolve solves batches of tridiagonal systems on the CPU and on NVIDIA GPUs.
+
+Usage: bandsolve <command> [flags]
+
+Commands:
+`)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `  help       show this text, or "bandsolve help <command>" for one command
+
+Run "bandsolve <command> -h" for the flags and examples of a command.
+The default build solves on the CPU; build with -tags cuda for NVIDIA GPUs.
+
+Examples:
+  bandsolve stability -n 512 -format markdown
+  bandsolve solve -a a.npy -b b.npy -c c.npy -d d.npy -o x.npy
+  bandsolve devices
+`)
+}
+
+// runHelp implements "bandsolve help [command]".
+func runHelp(args []string, stdout, stderr io.Writer) int {
+	switch len(args) {
+	case 0:
+		writeMainUsage(stdout)
+		return exitOK
+	case 1:
+		if args[0] == "help" {
+			writeMainUsage(stdout)
+			return exitOK
+		}
+		c := findCommand(args[0])
+		if c == nil {
+			return report(stderr, "help", usageErrorf("unknown command %q (commands: %s)", args[0], commandNames()))
+		}
+		return report(stderr, c.name, c.run(c, []string{"-h"}, stdout, stderr))
+	default:
+		return report(stderr, "help", usageErrorf("help takes at most one command name, got %d arguments", len(args)))
+	}
+}

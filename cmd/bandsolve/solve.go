@@ -1,0 +1,369 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bandsolve/bandsolve/npy"
+	"github.com/bandsolve/bandsolve/tridiag"
+)
+
+var solveCommand = &command{
+	name:     "solve",
+	summary:  "solve systems read from .npy files, write x as .npy",
+	synopsis: "solve (-a A.npy -b B.npy -c C.npy | -const \"a,b,c\") -d D.npy -o X.npy [flags]",
+	about: `Solve reads the coefficients and right-hand sides of a batch of
+tridiagonal systems from NumPy .npy files, solves them and writes the
+solutions x to a .npy file with the shape of d (float64 or float32, as
+-precision says). Row i of a system reads
+
+    a[i]·x[i−1] + b[i]·x[i] + c[i]·x[i+1] = d[i]
+
+with a the sub-diagonal, b the diagonal and c the super-diagonal, all with
+one entry per row; a[0] and c[N−1] are ignored, unless -cyclic makes the
+systems periodic, where they couple row 0 with row N−1.
+
+Shapes (every file must have the shape of d; any float or integer dtype
+is accepted):
+  (N,)     one system of N rows
+  (G, N)   G systems, one per row of the array (contiguous layout)
+  (N, G)   with -layout interleaved: G systems, one per column; row i of
+           system g is element (i, g), i.e. index i·G + g
+
+A one-line summary goes to stderr: N, G, algorithm, device, solve time and
+the largest residual |A·x − d| of any row, computed in float64 on the host.
+When some systems cannot be solved (a zero pivot without pivoting, or a
+singular matrix) x is still written, with NaN in their rows, and the
+command exits with status 1.`,
+	examples: `  bandsolve solve -a a.npy -b b.npy -c c.npy -d d.npy -o x.npy
+  bandsolve solve -const "-1,2,-1" -d d.npy -o x.npy -precision f32
+  bandsolve solve -const "1,4,1" -cyclic -d d.npy -o x.npy      # periodic spline
+  bandsolve solve -layout interleaved -algorithm thomas -a a.npy -b b.npy -c c.npy -d d.npy -o x.npy
+  bandsolve solve -device cuda -algorithm tpr -a a.npy -b b.npy -c c.npy -d d.npy -o x.npy`,
+	run: runSolve,
+}
+
+// solveInput is a batch read from the command line's files.
+type solveInput struct {
+	shape      []int // of d, written back for x
+	shape3     tridiag.Shape
+	a, b, c, d []float64
+	constant   bool
+	ca, cb, cc float64
+	cyclic     bool
+}
+
+func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet(c)
+	aPath := fs.String("a", "", "sub-diagonal `file` (.npy)")
+	bPath := fs.String("b", "", "diagonal `file` (.npy)")
+	cPath := fs.String("c", "", "super-diagonal `file` (.npy)")
+	dPath := fs.String("d", "", "right-hand side `file` (.npy), required")
+	out := fs.String("o", "", "output `file` for the solution x (.npy), required")
+	constant := fs.String("const", "", "constant coefficients \"a,b,c\" of every row, instead of -a, -b and -c")
+	layout := fs.String("layout", "contiguous", "layout of 2-D arrays: contiguous (G, N) or interleaved (N, G)")
+	alg := fs.String("algorithm", "auto", "algorithm: auto, thomas, gtsv, cr, pcr, wangmou or tpr")
+	prec := fs.String("precision", "f64", "precision of the solve and of x: f64 or f32")
+	device := fs.String("device", "cpu", "device: cpu, cpu:WORKERS, cuda or cuda:N (see 'bandsolve devices')")
+	cyclic := fs.Bool("cyclic", false, "periodic systems: a[0] and c[N−1] are the corner entries")
+	slice := fs.Int("slice", 0, "TPR slice size S, a power of two ≥ 2 (0: the default for N)")
+	if help, err := parseFlags(c, fs, args, stdout); help || err != nil {
+		return err
+	}
+
+	// Check the flags before touching any file.
+	if *dPath == "" {
+		return usageErrorf("missing -d (the right-hand side file)")
+	}
+	if *out == "" {
+		return usageErrorf("missing -o (the output file)")
+	}
+	in := &solveInput{cyclic: *cyclic}
+	if *constant != "" {
+		if *aPath != "" || *bPath != "" || *cPath != "" {
+			return usageErrorf("-const replaces -a, -b and -c: give one or the other")
+		}
+		v, err := parseConst(*constant)
+		if err != nil {
+			return err
+		}
+		in.constant, in.ca, in.cb, in.cc = true, v[0], v[1], v[2]
+	} else {
+		var missing []string
+		for _, f := range []struct{ name, path string }{{"-a", *aPath}, {"-b", *bPath}, {"-c", *cPath}} {
+			if f.path == "" {
+				missing = append(missing, f.name)
+			}
+		}
+		if len(missing) > 0 {
+			return usageErrorf("missing %s (give -a, -b and -c, or -const \"a,b,c\")", strings.Join(missing, ", "))
+		}
+	}
+	interleaved := false
+	switch strings.ToLower(*layout) {
+	case "contiguous":
+	case "interleaved":
+		interleaved = true
+	default:
+		return usageErrorf("unknown layout %q (want contiguous or interleaved)", *layout)
+	}
+	algorithm, err := tridiag.ParseAlgorithm(*alg)
+	if err != nil {
+		return usageErrorf("unknown algorithm %q (want auto, thomas, gtsv, cr, pcr, wangmou or tpr)", *alg)
+	}
+	precision, ok := parsePrecision(*prec)
+	if !ok {
+		return usageErrorf("unknown precision %q (want f64 or f32)", *prec)
+	}
+	if s := *slice; s != 0 && (s < 2 || s&(s-1) != 0) {
+		return usageErrorf("-slice %d: the TPR slice size must be 0 or a power of two ≥ 2", s)
+	}
+	if _, _, err := parseDeviceName(*device); err != nil {
+		return err
+	}
+
+	// Read the arrays.
+	var dShape []int
+	if dShape, in.d, err = readArray("-d", *dPath); err != nil {
+		return err
+	}
+	if in.shape3, err = batchShape(*dPath, dShape, interleaved); err != nil {
+		return err
+	}
+	in.shape = dShape
+	if !in.constant {
+		for _, f := range []struct {
+			flag, path string
+			dst        *[]float64
+		}{{"-a", *aPath, &in.a}, {"-b", *bPath, &in.b}, {"-c", *cPath, &in.c}} {
+			shape, data, err := readArray(f.flag, f.path)
+			if err != nil {
+				return err
+			}
+			if !sameShape(shape, dShape) {
+				return fmt.Errorf("%s: shape %s does not match the shape %s of %s (-d)", f.path, shapeString(shape), shapeString(dShape), *dPath)
+			}
+			*f.dst = data
+		}
+	}
+
+	dev, release, err := openDevice(*device)
+	if err != nil {
+		return err
+	}
+	defer release()
+	opts := tridiag.Options{Algorithm: algorithm, SliceSize: *slice, Cyclic: *cyclic}
+	var res solveResult
+	if precision == "f32" {
+		res, err = solveBatch[float32](dev, in, opts, *out)
+	} else {
+		res, err = solveBatch[float64](dev, in, opts, *out)
+	}
+	if err != nil && res.failed == 0 {
+		return err
+	}
+	sh := in.shape3
+	lay := "contiguous"
+	if interleaved && sh.G > 1 {
+		lay = "interleaved"
+	}
+	summary := fmt.Sprintf("N=%d G=%d layout=%s algorithm=%s precision=%s cyclic=%t device=%s time=%s max residual ‖Ax−d‖∞=%.3e",
+		sh.N, sh.G, lay, algorithm, precision, *cyclic, dev.Name(), formatDuration(res.elapsed), res.residual)
+	if res.failed > 0 {
+		summary += fmt.Sprintf(" (over the %d solved systems)", sh.G-res.failed)
+	}
+	fmt.Fprintf(stderr, "bandsolve solve: %s -> %s\n", summary, *out)
+	if err != nil {
+		return fmt.Errorf("%w; %s written, with NaN in the rows of the failed systems", err, *out)
+	}
+	return nil
+}
+
+// parseConst reads "a,b,c".
+func parseConst(s string) ([3]float64, error) {
+	var v [3]float64
+	parts := strings.Split(s, ",")
+	if len(parts) != 3 {
+		return v, usageErrorf("-const %q: want three numbers \"a,b,c\" (sub-diagonal, diagonal, super-diagonal)", s)
+	}
+	for i, p := range parts {
+		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return v, usageErrorf("-const %q: %q is not a finite number", s, strings.TrimSpace(p))
+		}
+		v[i] = f
+	}
+	return v, nil
+}
+
+// readArray reads a .npy file of any numeric dtype as float64.
+func readArray(flagName, path string) ([]int, []float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", flagName, err)
+	}
+	defer f.Close()
+	shape, data, _, err := npy.ReadAny(f)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return shape, data, nil
+}
+
+// batchShape turns the shape of d into a batch shape.
+func batchShape(path string, shape []int, interleaved bool) (tridiag.Shape, error) {
+	var s tridiag.Shape
+	switch len(shape) {
+	case 1:
+		s = tridiag.Shape{N: shape[0], G: 1}
+	case 2:
+		if interleaved {
+			s = tridiag.Shape{N: shape[0], G: shape[1], Layout: tridiag.Interleaved(shape[1])}
+		} else {
+			s = tridiag.Shape{N: shape[1], G: shape[0], Layout: tridiag.Contiguous(shape[1])}
+		}
+	default:
+		want := "(N,) or (G, N)"
+		if interleaved {
+			want = "(N,) or (N, G)"
+		}
+		return s, fmt.Errorf("%s: shape %s has %d dimensions; want %s", path, shapeString(shape), len(shape), want)
+	}
+	if s.N < 1 || s.G < 1 {
+		return s, fmt.Errorf("%s: shape %s is empty; need at least one row and one system", path, shapeString(shape))
+	}
+	if s.G == 1 {
+		s.Layout = tridiag.Contiguous(s.N)
+	}
+	return s, nil
+}
+
+func sameShape(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// shapeString prints a shape as NumPy does: (5,), (3, 4), ().
+func shapeString(shape []int) string {
+	parts := make([]string, len(shape))
+	for i, d := range shape {
+		parts[i] = strconv.Itoa(d)
+	}
+	if len(parts) == 1 {
+		return "(" + parts[0] + ",)"
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// solveResult is what solveBatch measured.
+type solveResult struct {
+	elapsed  time.Duration
+	residual float64 // max |A·x − d| over the rows of the solved systems
+	failed   int     // systems reported failed
+}
+
+// solveBatch solves the batch in precision T and writes x to out. When
+// some systems fail it still writes x and returns the *BatchError with
+// res.failed > 0.
+func solveBatch[T tridiag.Float](dev tridiag.Device, in *solveInput, opts tridiag.Options, out string) (solveResult, error) {
+	var res solveResult
+	sh := in.shape3
+	plan, err := tridiag.NewPlan[T](dev, sh, opts)
+	if err != nil {
+		return res, err
+	}
+	defer plan.Close()
+	conv := func(v []float64) []T {
+		if v == nil {
+			return nil
+		}
+		t := make([]T, len(v))
+		for i, f := range v {
+			t[i] = T(f)
+		}
+		return t
+	}
+	a, b, c, d := conv(in.a), conv(in.b), conv(in.c), conv(in.d)
+	ca, cb, cc := T(in.ca), T(in.cb), T(in.cc)
+	x := make([]T, len(d))
+	ctx := context.Background()
+	start := time.Now()
+	if in.constant {
+		err = plan.SolveConst(ctx, ca, cb, cc, d, x)
+	} else {
+		err = plan.Solve(ctx, a, b, c, d, x)
+	}
+	res.elapsed = time.Since(start)
+	failed := make([]bool, sh.G)
+	if err != nil {
+		var be *tridiag.BatchError
+		if !errors.As(err, &be) {
+			return res, err
+		}
+		for _, f := range be.Failed {
+			failed[f.System] = true
+		}
+		res.failed = len(be.Failed)
+	}
+	coef := func(v []T, k int, cv T) float64 {
+		if in.constant {
+			return float64(cv)
+		}
+		return float64(v[k])
+	}
+	l := plan.Shape().Layout
+	n := sh.N
+	for g := 0; g < sh.G; g++ {
+		if failed[g] {
+			continue
+		}
+		for i := 0; i < n; i++ {
+			k := l.Index(i, g)
+			r := coef(b, k, cb)*float64(x[k]) - float64(d[k])
+			if i > 0 || in.cyclic {
+				r += coef(a, k, ca) * float64(x[l.Index((i+n-1)%n, g)])
+			}
+			if i < n-1 || in.cyclic {
+				r += coef(c, k, cc) * float64(x[l.Index((i+1)%n, g)])
+			}
+			r = math.Abs(r)
+			if r > res.residual || math.IsNaN(r) {
+				res.residual = r
+			}
+			if math.IsNaN(res.residual) {
+				break
+			}
+		}
+	}
+	if werr := npy.WriteFile(out, in.shape, x); werr != nil {
+		return solveResult{}, werr
+	}
+	return res, err
+}
+
+// formatDuration prints a duration with three significant digits.
+func formatDuration(d time.Duration) string {
+	switch {
+	case d < time.Microsecond:
+		return d.String()
+	case d < time.Millisecond:
+		return fmt.Sprintf("%.3gµs", float64(d)/float64(time.Microsecond))
+	case d < time.Second:
+		return fmt.Sprintf("%.3gms", float64(d)/float64(time.Millisecond))
+	}
+	return fmt.Sprintf("%.3gs", d.Seconds())
+}
