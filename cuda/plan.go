@@ -15,10 +15,11 @@ import (
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
-// ErrBreakdown is wrapped by the per-system errors of a GPU solve: the
-// system met a zero pivot or produced a non-finite result (on the GPU a
-// division by zero shows as Inf or NaN). It wraps tridiag.ErrZeroPivot.
-var ErrBreakdown = fmt.Errorf("%w or non-finite result", tridiag.ErrZeroPivot)
+// ErrBreakdown is the cause of each failed system of a GPU solve: a zero
+// pivot or a non-finite result, which the kernels report alike. It is
+// tridiag.ErrBreakdown and matches tridiag.ErrZeroPivot and
+// tridiag.ErrNonFiniteResult.
+var ErrBreakdown = tridiag.ErrBreakdown
 
 // kernelPlan is one algorithm's launch sequence for a spec, made once per
 // plan.

@@ -194,6 +194,14 @@ func (s *cpuSolver[T]) solveSystem(w *cpuWorker[T], bt Batch[T], g int) error {
 	} else {
 		err = s.solveOne(w, a, b, c, d, x)
 	}
+	if err == nil {
+		for i, v := range x {
+			if !finite(v) {
+				err = &PivotError{Row: i, Err: ErrNonFiniteResult}
+				break
+			}
+		}
+	}
 	if err != nil {
 		nan := T(math.NaN())
 		for i := range x {

@@ -22,6 +22,14 @@ var (
 	// ErrSingular reports a matrix that is singular to working precision,
 	// found by the pivoting solver.
 	ErrSingular = tri.ErrSingular
+	// ErrNonFiniteResult reports a system whose solution overflowed (or
+	// became NaN) although every pivot was non-zero: the algorithm is not
+	// stable enough for the matrix, or the matrix is too ill-conditioned.
+	ErrNonFiniteResult = errors.New("tridiag: non-finite result")
+	// ErrBreakdown is what GPU solves report for a failed system: the
+	// kernels flag a zero pivot and a non-finite result alike, so it
+	// matches both ErrZeroPivot and ErrNonFiniteResult.
+	ErrBreakdown = fmt.Errorf("%w or %w", ErrZeroPivot, ErrNonFiniteResult)
 	// ErrOptions reports an invalid option (algorithm, slice size, …).
 	ErrOptions = errors.New("tridiag: bad options")
 	// ErrClosed reports use of a plan after Close.

@@ -34,7 +34,8 @@ problem is generated once per precision and solved by every algorithm on
 the chosen device, one system at a time.
 
 Cells hold the error (%.2e), or:
-  breakdown  the algorithm met a zero or non-finite pivot and reported it
+  breakdown  the algorithm met a zero pivot and reported it (GPU kernels
+             also report a non-finite result this way)
   NaN        the algorithm returned a non-finite solution
   singular   the rounded matrix is exactly singular (no solution to compare)
   no-ref     the exact solution could not be settled or overflows float64
@@ -399,7 +400,13 @@ func solveProblem[T tridiag.Float](ctx context.Context, plan *tridiag.Plan[T], a
 	var be *tridiag.BatchError
 	switch {
 	case err == nil:
-	case errors.As(err, &be), errors.Is(err, tridiag.ErrZeroPivot), errors.Is(err, tridiag.ErrSingular):
+	case errors.Is(err, tridiag.ErrZeroPivot), errors.Is(err, tridiag.ErrSingular):
+		// GPU kernels report a zero pivot and an overflow alike
+		// (tridiag.ErrBreakdown matches both): breakdown.
+		return outcome{status: statusBreakdown}, ""
+	case errors.Is(err, tridiag.ErrNonFiniteResult):
+		return outcome{status: statusNaN, err: math.NaN()}, ""
+	case errors.As(err, &be):
 		return outcome{status: statusBreakdown}, ""
 	default:
 		return outcome{status: statusError}, err.Error()
@@ -497,7 +504,7 @@ func stabilityHeader(cfg *stabilityConfig, devName string) string {
 func stabilityLegend(used map[string]bool) string {
 	var parts []string
 	for _, l := range []struct{ status, text string }{
-		{statusBreakdown, "breakdown = zero or non-finite pivot reported by the solver"},
+		{statusBreakdown, "breakdown = zero pivot reported by the solver (on a GPU: zero pivot or non-finite result)"},
 		{statusNaN, "NaN = non-finite solution returned"},
 		{statusSingular, "singular = the rounded matrix is exactly singular"},
 		{statusNoRef, "no-ref = no exact solution to compare with"},

@@ -150,7 +150,7 @@ func TestStabilityText(t *testing.T) {
 	header := strings.Fields(lines[3])
 	assert.Equal(t, append([]string{"type", "description"}, allColumns...), header)
 	assert.Contains(t, out, "breakdown")
-	assert.Contains(t, out, "breakdown = zero or non-finite pivot")
+	assert.Contains(t, out, "breakdown = zero pivot reported by the solver")
 	// Aligned: the header and the rows have the same width up to the last column.
 	assert.Equal(t, len([]rune(lines[4])), len([]rune(lines[5])))
 }
