@@ -133,6 +133,7 @@ Commands:
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
+	fmt.Fprintf(w, "  %-10s %s\n", "bench", "time every algorithm against cuSPARSE and the CPU peers (bandsolve bench -h)")
 	fmt.Fprint(w, `  help       show this text, or "bandsolve help <command>" for one command
 
 Run "bandsolve <command> -h" for the flags and examples of a command.
@@ -142,6 +143,7 @@ Examples:
   bandsolve stability -n 512 -format markdown
   bandsolve solve -a a.npy -b b.npy -c c.npy -d d.npy -o x.npy
   bandsolve devices
+  bandsolve bench -grid paper -csv results.csv -plots plots/
 `)
 }
 

@@ -10,6 +10,7 @@
 //	stability  error of every algorithm on the stability matrix suite
 //	solve      solve systems read from .npy files, write x as .npy
 //	devices    list the CPU and the CUDA devices
+//	bench      time every algorithm against cuSPARSE and the CPU peers
 //	help       show help for a command
 //
 // Run "bandsolve help <command>" or "bandsolve <command> -h" for the flags
@@ -20,6 +21,8 @@ package main
 import (
 	"io"
 	"os"
+
+	"github.com/bandsolve/bandsolve/bench"
 )
 
 func main() {
@@ -37,6 +40,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch name {
 	case "help", "-h", "-help", "--help":
 		return runHelp(rest, stdout, stderr)
+	case "bench":
+		// The benchmark instrument parses its own flags (bench.Main).
+		return bench.Main(rest, stdout, stderr)
 	}
 	cmd := findCommand(name)
 	if cmd == nil {
