@@ -166,20 +166,36 @@ func testAlgorithms[T tridiag.Float](t *testing.T) {
 func TestAlgorithmsF32(t *testing.T) { testAlgorithms[float32](t) }
 func TestAlgorithmsF64(t *testing.T) { testAlgorithms[float64](t) }
 
-// TestThomasBitExact: the Thomas kernel does the CPU's operations in the
-// same order (PTX built with -fmad=false), so results are identical.
-func TestThomasBitExact(t *testing.T) {
+// TestPerSystemBitExact: the Thomas and GTSV kernels do the CPU's
+// operations in the same order (PTX built with -fmad=false), so results
+// are identical; GTSV also on systems with a zero diagonal, which need
+// its row interchanges.
+func TestPerSystemBitExact(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	shape := tridiag.Shape{N: 777, G: 257, Layout: tridiag.Interleaved(257)}
-	bt := newBatch[float32](r, shape, 3)
-	gp, err := NewPlan[float32](dev, shape, tridiag.Options{Algorithm: tridiag.Thomas})
-	require.NoError(t, err)
-	defer gp.Close()
-	x := make([]float32, len(bt.d))
-	require.NoError(t, gp.Solve(context.Background(), bt.a, bt.b, bt.c, bt.d, x))
-	cpu, err := cpuSolve(t, bt, tridiag.Options{Algorithm: tridiag.Thomas}, false, 0, 0, 0)
-	require.NoError(t, err)
-	assert.Equal(t, cpu, x)
+	for _, alg := range []tridiag.Algorithm{tridiag.Thomas, tridiag.GTSV} {
+		for _, dom := range []float64{3, 0} {
+			if alg == tridiag.Thomas && dom == 0 {
+				continue
+			}
+			for _, l := range layouts(778, 257) {
+				shape := tridiag.Shape{N: 778, G: 257, Layout: l}
+				bt := newBatch[float32](r, shape, dom)
+				gp, err := NewPlan[float32](dev, shape, tridiag.Options{Algorithm: alg})
+				require.NoError(t, err)
+				x := make([]float32, len(bt.d))
+				require.NoError(t, gp.Solve(context.Background(), bt.a, bt.b, bt.c, bt.d, x))
+				cpu, err := cpuSolve(t, bt, tridiag.Options{Algorithm: alg}, false, 0, 0, 0)
+				require.NoError(t, err)
+				for g := 0; g < shape.G; g++ {
+					for i := 0; i < shape.N; i++ {
+						k := shape.Layout.Index(i, g)
+						require.Equal(t, cpu[k], x[k], "%s dom=%v system %d row %d", alg, dom, g, i)
+					}
+				}
+				require.NoError(t, gp.Close())
+			}
+		}
+	}
 }
 
 func testConstAndCyclic[T tridiag.Float](t *testing.T) {

@@ -8,34 +8,47 @@ import (
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
-func init() { algorithms[tridiag.Thomas] = newThomasPlan }
-
-// thomasPlan runs the Thomas algorithm with one thread per system
-// (kernel thomas_*, ptx/src/thomas.cuh). It suits large batches of small
-// systems, above all in the interleaved layout where a warp's loads are
-// coalesced.
-type thomasPlan struct {
-	spec tridiag.Spec
-	elem int64
+func init() {
+	algorithms[tridiag.Thomas] = func(d *Device, spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+		return newPerSystemPlan("thomas", 1, spec, f64), nil
+	}
+	algorithms[tridiag.GTSV] = func(d *Device, spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+		return newPerSystemPlan("gtsv", 3, spec, f64), nil
+	}
 }
 
-func newThomasPlan(d *Device, spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+// perSystemPlan runs a sequential algorithm with one thread per system:
+// Thomas (kernel thomas_*, ptx/src/thomas.cuh) or Gaussian elimination
+// with partial pivoting (gtsv_*, ptx/src/gtsv.cuh). It suits large batches
+// of small systems, above all in the interleaved layout where a warp's
+// loads are coalesced. The workspace holds planes arrays of N·G elements
+// in the interleaved layout (Thomas: c'; gtsv: the upper factor's three
+// diagonals).
+type perSystemPlan struct {
+	kernel string
+	planes int64
+	spec   tridiag.Spec
+	elem   int64
+}
+
+func newPerSystemPlan(kernel string, planes int64, spec tridiag.Spec, f64 bool) *perSystemPlan {
 	elem := int64(4)
 	if f64 {
 		elem = 8
 	}
-	return &thomasPlan{spec: spec, elem: elem}, nil
+	return &perSystemPlan{kernel: kernel, planes: planes, spec: spec, elem: elem}
 }
 
-// workBytes is c' for every row of every system.
-func (p *thomasPlan) workBytes() int64 { return int64(p.spec.N) * int64(p.spec.G) * p.elem }
+func (p *perSystemPlan) workBytes() int64 {
+	return p.planes * int64(p.spec.N) * int64(p.spec.G) * p.elem
+}
 
-const thomasBlock = 128
+const perSystemBlock = 128
 
-func (p *thomasPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
+func (p *perSystemPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 	sp := a.spec
-	grid := dim3{X: (sp.G + thomasBlock - 1) / thomasBlock}
-	return d.launch("thomas"+a.suffix(), grid, dim3{X: thomasBlock}, 0, s,
+	grid := dim3{X: (sp.G + perSystemBlock - 1) / perSystemBlock}
+	return d.launch(p.kernel+a.suffix(), grid, dim3{X: perSystemBlock}, 0, s,
 		a.a, a.b, a.c, a.d, a.x, a.work, int32(sp.N), int32(sp.G),
 		int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
 		a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status)

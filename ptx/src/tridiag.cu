@@ -2,5 +2,6 @@
 // (ptx/tridiag.ptx). Each algorithm is in its own header.
 #include "thomas.cuh"
 #include "cyclic.cuh"
+#include "gtsv.cuh"
 #include "pcr.cuh"
 #include "cr.cuh"
