@@ -1,0 +1,156 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"context"
+
+	"fmt"
+	"gorgonia.org/cu"
+	"math/bits"
+	"math/rand/v2"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/bandsolve/bandsolve/tridiag"
+	"github.com/bandsolve/bandsolve/tuning"
+)
+
+// These benchmarks explore kernel configurations for large batches
+// (N·G = 2^24 rows) to choose Auto's rules; bandsolve bench is the
+// instrument for reported figures. Run on the GPU machine with
+//
+//	./cuda.test -test.run '^$' -test.bench Batch -test.benchtime 3x
+
+// variant builds a kernel plan for a spec.
+type variant struct {
+	name        string
+	interleaved bool
+	make        func(spec tridiag.Spec, f64 bool) (kernelPlan, error)
+}
+
+func fromRegistry(alg tridiag.Algorithm) func(tridiag.Spec, bool) (kernelPlan, error) {
+	return func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+		mk, ok := algorithms[alg]
+		if !ok {
+			return nil, fmt.Errorf("%s not registered", alg)
+		}
+		spec.Algorithm = alg
+		return mk(dev, spec, f64)
+	}
+}
+
+// hybridTPS is the PCR→Thomas hybrid with tps threads per system: log2(tps)
+// PCR steps, then each thread runs Thomas on N/tps rows in shared memory.
+func hybridTPS(tps int) func(tridiag.Spec, bool) (kernelPlan, error) {
+	return func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+		elem := reductionElem(f64)
+		cfg, err := tuning.PCRLaunch(dev.props, spec.N, elem)
+		if err != nil {
+			return nil, err
+		}
+		spb := max(1, 256/tps)
+		for spb > 1 && tuning.PCRSharedBytes(spec.N, elem, spb) > dev.props.MaxShared() {
+			spb /= 2
+		}
+		cfg.ThreadsPerSystem, cfg.SystemsPerBlock, cfg.Threads = tps, spb, tps*spb
+		cfg.SharedBytes = tuning.PCRSharedBytes(spec.N, elem, spb)
+		steps := min(bits.Len(uint(tps))-1, tuning.PCRSteps(spec.N))
+		return &pcrPlan{cfg: cfg, hybrid: true, steps: steps}, nil
+	}
+}
+
+func variants() []variant {
+	v := []variant{
+		{"thomas-interleaved", true, fromRegistry(tridiag.Thomas)},
+		{"gtsv-interleaved", true, fromRegistry(tridiag.GTSV)},
+		{"thomas", false, fromRegistry(tridiag.Thomas)},
+		{"pcr", false, fromRegistry(tridiag.PCR)},
+		{"cr", false, fromRegistry(tridiag.CR)},
+		{"tpr", false, fromRegistry(tridiag.TPR)},
+		{"wangmou", false, fromRegistry(tridiag.WangMou)},
+	}
+	for _, tps := range []int{4, 8, 16, 32, 64, 128} {
+		v = append(v, variant{fmt.Sprintf("hybrid-tps%d", tps), false, hybridTPS(tps)})
+	}
+	return v
+}
+
+func BenchmarkBatch(b *testing.B) {
+	bw, err := dev.CopyBandwidth(1<<30, 5)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%s: device-to-device copy %.0f GB/s (read+write)", dev.Name(), bw/1e9)
+	b.Run("f32", func(b *testing.B) { benchPrecision[float32](b, bw) })
+	b.Run("f64", func(b *testing.B) { benchPrecision[float64](b, bw) })
+}
+
+func benchPrecision[T tridiag.Float](b *testing.B, bw float64) {
+	const rows = 1 << 24
+	// One set of buffers for every N and variant: the data is random per
+	// index, diagonally dominant, whatever the layout.
+	r := rand.New(rand.NewPCG(1, 2))
+	host := make([]T, rows)
+	bufs := make([]*Buffer[T], 6)
+	for i := range bufs {
+		for k := range host {
+			host[k] = T(r.Float64()*2 - 1)
+			if i == 1 {
+				host[k] += 4
+			}
+		}
+		var err error
+		if bufs[i], err = Upload(dev, host); err != nil {
+			b.Fatal(err)
+		}
+		defer bufs[i].Free()
+	}
+	for _, n := range []int{64, 256, 1024, 4096} {
+		for _, v := range variants() {
+			b.Run(fmt.Sprintf("N=%d/%s", n, v.name), func(b *testing.B) {
+				benchVariant(b, v, n, rows/n, bw, bufs)
+			})
+		}
+	}
+}
+
+func benchVariant[T tridiag.Float](b *testing.B, v variant, n, g int, bw float64, bufs []*Buffer[T]) {
+	shape := tridiag.Shape{N: n, G: g}
+	if v.interleaved {
+		shape.Layout = tridiag.Interleaved(g)
+	}
+	p, err := NewPlan[T](dev, shape, tridiag.Options{Algorithm: tridiag.Thomas})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	kp, err := v.make(p.spec, elemSize[T]() == 8)
+	if err != nil {
+		b.Skip(err)
+	}
+	p.kp = kp
+	if wb := kp.workBytes(); wb > 0 {
+		if p.work != 0 {
+			_ = dev.do(func() error { return cu.MemFree(p.work) })
+		}
+		if p.work, err = dev.alloc(wb); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var all []time.Duration
+	for b.Loop() {
+		ts, err := p.Time(context.Background(), bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5], 1, 5)
+		if err != nil {
+			b.Fatal(err)
+		}
+		all = append(all, ts...)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	med := all[len(all)/2].Seconds()
+	rows := float64(n * g)
+	b.ReportMetric(rows/med/1e6, "MRows/s")
+	b.ReportMetric(rows*5*float64(elemSize[T]())/med/bw*100, "%limit")
+	b.ReportMetric(med*1e6, "µs")
+}
