@@ -154,3 +154,43 @@ func benchVariant[T tridiag.Float](b *testing.B, v variant, n, g int, bw float64
 	b.ReportMetric(rows*5*float64(elemSize[T]())/med/bw*100, "%limit")
 	b.ReportMetric(med*1e6, "µs")
 }
+
+// BenchmarkSmallCall measures a device-resident solve as a time-stepper
+// sees it: from the call to SolveDevice until its result is complete and
+// checked on the host (launches, status readback, synchronisation).
+func BenchmarkSmallCall(b *testing.B) {
+	for _, sz := range []struct{ n, g int }{{128, 1}, {512, 8}, {1024, 64}, {4096, 64}} {
+		for _, alg := range []tridiag.Algorithm{tridiag.Auto, tridiag.Thomas, tridiag.PCR, tridiag.CR, tridiag.TPR} {
+			b.Run(fmt.Sprintf("N=%d/G=%d/%s", sz.n, sz.g, alg), func(b *testing.B) {
+				shape := tridiag.Shape{N: sz.n, G: sz.g}
+				p, err := NewPlan[float32](dev, shape, tridiag.Options{Algorithm: alg})
+				if err != nil {
+					b.Skip(err)
+				}
+				defer p.Close()
+				r := rand.New(rand.NewPCG(1, 2))
+				host := make([]float32, sz.n*sz.g)
+				bufs := make([]*Buffer[float32], 5)
+				for i := range bufs {
+					for k := range host {
+						host[k] = float32(r.Float64()*2 - 1)
+						if i == 1 {
+							host[k] += 4
+						}
+					}
+					if bufs[i], err = Upload(dev, host); err != nil {
+						b.Fatal(err)
+					}
+					defer bufs[i].Free()
+				}
+				ctx := context.Background()
+				for b.Loop() {
+					if err := p.SolveDevice(ctx, bufs[0], bufs[1], bufs[2], bufs[3], bufs[4]); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/call")
+			})
+		}
+	}
+}

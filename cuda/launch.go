@@ -101,3 +101,12 @@ const (
 	attrSharedPerBlockOptin = cu.DeviceAttribute(C.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
 	attrMaxBlocksPerSM      = cu.DeviceAttribute(C.CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR)
 )
+
+// memAllocHost allocates page-locked host memory (device thread).
+func memAllocHost(bytes int) (unsafe.Pointer, error) {
+	var p unsafe.Pointer
+	if r := C.cuMemAllocHost(&p, C.size_t(bytes)); r != C.CUDA_SUCCESS {
+		return nil, fmt.Errorf("cuda: allocating %d B of pinned host memory: %w", bytes, driverError(r))
+	}
+	return p, nil
+}

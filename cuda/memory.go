@@ -117,3 +117,16 @@ func (b *Buffer[T]) Free() error {
 	b.ptr, b.n = 0, 0
 	return err
 }
+
+// allocPinnedInt32 allocates one int32 of page-locked host memory, the
+// target of fast asynchronous device-to-host copies; free it with
+// cu.MemFreeHost on the device thread.
+func (d *Device) allocPinnedInt32() (*int32, error) {
+	var p *int32
+	err := d.do(func() error {
+		ptr, err := memAllocHost(4)
+		p = (*int32)(ptr)
+		return err
+	})
+	return p, err
+}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"sync"
 	"unsafe"
 
@@ -85,7 +84,7 @@ type Plan[T tridiag.Float] struct {
 	stream cu.Stream
 	work   cu.DevicePtr
 	status cu.DevicePtr
-	flag   []int32
+	flag   *int32 // pinned host copy of the status flag
 	codes  []int32
 	// staging buffers for host solves, made on first use
 	ha, hb, hc, hd, hx *Buffer[T]
@@ -109,8 +108,18 @@ func NewPlan[T tridiag.Float](d *Device, shape tridiag.Shape, opts tridiag.Optio
 			return nil, err
 		}
 	}
-	p := &Plan[T]{dev: d, spec: spec, algo: algo, kp: kp, flag: make([]int32, 1)}
+	p := &Plan[T]{dev: d, spec: spec, algo: algo, kp: kp}
 	if p.status, err = d.alloc(int64(spec.G+1) * 4); err != nil {
+		return nil, err
+	}
+	// The status codes are kept all zero between solves: a solve that
+	// finds the flag set clears them again (checkStatus).
+	if err = d.do(func() error { return cu.MemsetD32(p.status, 0, int64(spec.G+1)) }); err != nil {
+		_ = p.Close()
+		return nil, fmt.Errorf("cuda: clearing status: %w", err)
+	}
+	if p.flag, err = d.allocPinnedInt32(); err != nil {
+		_ = p.Close()
 		return nil, err
 	}
 	if wb := kp.workBytes(); wb > 0 {
@@ -175,31 +184,46 @@ func (p *Plan[T]) run(ctx context.Context, la *launchArgs, bufs []*Buffer[T]) er
 		return tridiag.ErrClosed
 	}
 	la.spec, la.f64, la.work, la.status = p.spec, elemSize[T]() == 8, p.work, p.status
-	var failed bool
+	var be *tridiag.BatchError
 	err := p.dev.do(func() error {
-		if err := cu.MemsetD32Async(p.status, 0, int64(p.spec.G+1), p.stream); err != nil {
-			return fmt.Errorf("cuda: clearing status: %w", err)
-		}
 		if err := p.kp.launch(p.dev, p.stream, la); err != nil {
 			return err
 		}
-		if err := cu.MemcpyDtoHAsync(unsafe.Pointer(&p.flag[0]), p.status+cu.DevicePtr(4*p.spec.G), 4, p.stream); err != nil {
-			return fmt.Errorf("cuda: reading status: %w", err)
-		}
-		if err := p.stream.Synchronize(); err != nil {
-			return fmt.Errorf("cuda: %s solve of N=%d G=%d: %w", p.algo, p.spec.N, p.spec.G, err)
-		}
-		failed = p.flag[0] != 0
-		if failed {
-			if p.codes == nil {
-				p.codes = make([]int32, p.spec.G)
-			}
-			return cu.MemcpyDtoH(unsafe.Pointer(&p.codes[0]), p.status, int64(4*p.spec.G))
-		}
-		return nil
-	})
-	if err != nil || !failed {
+		var err error
+		be, err = p.checkStatus()
 		return err
+	})
+	if err != nil {
+		return err
+	}
+	if be != nil {
+		return be
+	}
+	return nil
+}
+
+// checkStatus reads the status flag after the enqueued solves, waiting for
+// them; when it is set it reads every system's code, clears them for the
+// next solve and returns the failures (device thread).
+func (p *Plan[T]) checkStatus() (*tridiag.BatchError, error) {
+	*p.flag = 0
+	if err := cu.MemcpyDtoHAsync(unsafe.Pointer(p.flag), p.status+cu.DevicePtr(4*p.spec.G), 4, p.stream); err != nil {
+		return nil, fmt.Errorf("cuda: reading status: %w", err)
+	}
+	if err := p.stream.Synchronize(); err != nil {
+		return nil, fmt.Errorf("cuda: %s solve of N=%d G=%d: %w", p.algo, p.spec.N, p.spec.G, err)
+	}
+	if *p.flag == 0 {
+		return nil, nil
+	}
+	if p.codes == nil {
+		p.codes = make([]int32, p.spec.G)
+	}
+	if err := cu.MemcpyDtoH(unsafe.Pointer(&p.codes[0]), p.status, int64(4*p.spec.G)); err != nil {
+		return nil, fmt.Errorf("cuda: reading status: %w", err)
+	}
+	if err := cu.MemsetD32(p.status, 0, int64(p.spec.G+1)); err != nil {
+		return nil, fmt.Errorf("cuda: clearing status: %w", err)
 	}
 	be := &tridiag.BatchError{G: p.spec.G}
 	for g, code := range p.codes {
@@ -207,8 +231,7 @@ func (p *Plan[T]) run(ctx context.Context, la *launchArgs, bufs []*Buffer[T]) er
 			be.Failed = append(be.Failed, tridiag.SystemError{System: g, Row: int(code) - 1, Err: ErrBreakdown})
 		}
 	}
-	sort.Slice(be.Failed, func(i, j int) bool { return be.Failed[i].System < be.Failed[j].System })
-	return be
+	return be, nil
 }
 
 // Solve copies host slices to the device, solves, and copies x back.
@@ -307,6 +330,9 @@ func (p *Plan[T]) Close() error {
 		}
 		if p.stream != (cu.Stream{}) {
 			_ = p.stream.Destroy()
+		}
+		if p.flag != nil {
+			_ = cu.MemFreeHost(unsafe.Pointer(p.flag))
 		}
 		return nil
 	})

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"sort"
 	"time"
-	"unsafe"
 
 	"gorgonia.org/cu"
 
@@ -19,8 +18,8 @@ import (
 // CUDA events on the plan's stream: warmup untimed solves, then reps timed
 // ones. Before every solve, d is restored from dSaved by a device copy
 // outside the timed region; the timed region holds what SolveDevice
-// enqueues (clearing the status codes and the kernels) but not its status
-// readback or synchronization. The status of the last solve is checked
+// enqueues (the kernels) but not its status readback or synchronization.
+// The status of the solves is checked
 // once at the end: systems that broke down give a *tridiag.BatchError
 // along with the times. x may be d; dSaved must be another buffer.
 func (p *Plan[T]) Time(ctx context.Context, a, b, c, d, x, dSaved *Buffer[T], warmup, reps int) ([]time.Duration, error) {
@@ -67,7 +66,7 @@ func (p *Plan[T]) time(ctx context.Context, la *launchArgs, bufs []*Buffer[T], d
 	la.spec, la.f64, la.work, la.status = p.spec, elemSize[T]() == 8, p.work, p.status
 	bytes := int64(need) * elemSize[T]()
 	times := make([]time.Duration, reps)
-	var failed bool
+	var be *tridiag.BatchError
 	err := p.dev.do(func() error {
 		events := make([]cu.Event, 0, 2*reps)
 		defer func() {
@@ -88,12 +87,7 @@ func (p *Plan[T]) time(ctx context.Context, la *launchArgs, bufs []*Buffer[T], d
 			}
 			return nil
 		}
-		solve := func() error {
-			if err := cu.MemsetD32Async(p.status, 0, int64(p.spec.G+1), p.stream); err != nil {
-				return fmt.Errorf("cuda: clearing status: %w", err)
-			}
-			return p.kp.launch(p.dev, p.stream, la)
-		}
+		solve := func() error { return p.kp.launch(p.dev, p.stream, la) }
 		for i := 0; i < warmup; i++ {
 			if err := restore(); err != nil {
 				return err
@@ -126,32 +120,17 @@ func (p *Plan[T]) time(ctx context.Context, la *launchArgs, bufs []*Buffer[T], d
 			}
 			times[i] = time.Duration(ms * float64(time.Millisecond))
 		}
-		if err := cu.MemcpyDtoH(unsafe.Pointer(&p.flag[0]), p.status+cu.DevicePtr(4*p.spec.G), 4); err != nil {
-			return fmt.Errorf("cuda: reading status: %w", err)
-		}
-		failed = p.flag[0] != 0
-		if failed {
-			if p.codes == nil {
-				p.codes = make([]int32, p.spec.G)
-			}
-			return cu.MemcpyDtoH(unsafe.Pointer(&p.codes[0]), p.status, int64(4*p.spec.G))
-		}
-		return nil
+		var err error
+		be, err = p.checkStatus()
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	if !failed {
-		return times, nil
+	if be != nil {
+		return times, be
 	}
-	be := &tridiag.BatchError{G: p.spec.G}
-	for g, code := range p.codes {
-		if code != 0 {
-			be.Failed = append(be.Failed, tridiag.SystemError{System: g, Row: int(code) - 1, Err: ErrBreakdown})
-		}
-	}
-	sort.Slice(be.Failed, func(i, j int) bool { return be.Failed[i].System < be.Failed[j].System })
-	return times, be
+	return times, nil
 }
 
 // CopyBandwidth measures the device's copy bandwidth: a device-to-device
