@@ -337,3 +337,32 @@ func TestDeviceProperties(t *testing.T) {
 	assert.GreaterOrEqual(t, p.SharedPerBlockOptin, p.SharedPerBlock)
 	t.Logf("%s: %+v", dev.Name(), p)
 }
+
+// TestStartWait: a started solve overlaps with host work and gives the
+// same result as SolveDevice.
+func TestStartWait(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	shape := tridiag.Shape{N: 1000, G: 64}
+	bt := newBatch[float64](r, shape, 4)
+	var bufs []*Buffer[float64]
+	for _, v := range [][]float64{bt.a, bt.b, bt.c, bt.d, bt.d} {
+		b, err := Upload(dev, v)
+		require.NoError(t, err)
+		bufs = append(bufs, b)
+	}
+	gp, err := NewPlan[float64](dev, shape, tridiag.Options{})
+	require.NoError(t, err)
+	pend, err := gp.Start(context.Background(), bufs[0], bufs[1], bufs[2], bufs[3], bufs[4])
+	require.NoError(t, err)
+	ref, err := cpuSolve(t, bt, tridiag.Options{Algorithm: tridiag.GTSV}, false, 0, 0, 0) // host work meanwhile
+	require.NoError(t, err)
+	require.NoError(t, pend.Wait())
+	require.NoError(t, pend.Wait())
+	got := make([]float64, len(bt.d))
+	require.NoError(t, bufs[4].CopyTo(got))
+	assert.InDeltaSlice(t, ref, got, 1e-12)
+	require.NoError(t, gp.Close())
+	for _, b := range bufs {
+		require.NoError(t, b.Free())
+	}
+}

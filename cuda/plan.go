@@ -164,42 +164,93 @@ func (p *Plan[T]) SolveDeviceConst(ctx context.Context, a, b, c T, d, x *Buffer[
 }
 
 func (p *Plan[T]) run(ctx context.Context, la *launchArgs, bufs []*Buffer[T]) error {
+	pend, err := p.start(ctx, la, bufs)
+	if err != nil {
+		return err
+	}
+	return pend.Wait()
+}
+
+// Pending is a solve that was started and not yet waited for.
+type Pending struct {
+	wait func() error
+	done bool
+}
+
+// Wait blocks until the solve is complete and returns its result: nil, a
+// *tridiag.BatchError listing the systems that broke down, or a driver
+// error. Calls after the first return nil.
+func (w *Pending) Wait() error {
+	if w.done {
+		return nil
+	}
+	w.done = true
+	return w.wait()
+}
+
+// Start enqueues the solve of the batch held in device buffers on the
+// plan's stream and returns at once, so that the host can work while the
+// GPU solves. Until Wait returns, the buffers must not be changed and the
+// plan's other solves wait.
+func (p *Plan[T]) Start(ctx context.Context, a, b, c, d, x *Buffer[T]) (*Pending, error) {
+	for _, bf := range []*Buffer[T]{a, b, c} {
+		if bf == nil {
+			return nil, fmt.Errorf("%w: nil coefficient buffer", tridiag.ErrLength)
+		}
+	}
+	return p.start(ctx, &launchArgs{a: a.ptr, b: b.ptr, c: c.ptr}, []*Buffer[T]{a, b, c, d, x})
+}
+
+// StartConst is Start for constant coefficients.
+func (p *Plan[T]) StartConst(ctx context.Context, a, b, c T, d, x *Buffer[T]) (*Pending, error) {
+	return p.start(ctx, &launchArgs{ca: float64(a), cb: float64(b), cc: float64(c), constant: true}, []*Buffer[T]{d, x})
+}
+
+// start checks the buffers, takes the plan's lock and enqueues the
+// kernels; the returned Pending's Wait checks the status and unlocks.
+func (p *Plan[T]) start(ctx context.Context, la *launchArgs, bufs []*Buffer[T]) (*Pending, error) {
 	need := p.spec.Len()
 	for _, bf := range bufs {
 		if bf == nil || bf.ptr == 0 {
-			return fmt.Errorf("%w: nil or freed buffer", tridiag.ErrLength)
+			return nil, fmt.Errorf("%w: nil or freed buffer", tridiag.ErrLength)
 		}
 		if bf.n < need {
-			return fmt.Errorf("%w: buffer of %d elements, the %d×%d batch needs %d", tridiag.ErrLength, bf.n, p.spec.G, p.spec.N, need)
+			return nil, fmt.Errorf("%w: buffer of %d elements, the %d×%d batch needs %d", tridiag.ErrLength, bf.n, p.spec.G, p.spec.N, need)
 		}
 	}
 	n := len(bufs)
 	la.d, la.x = bufs[n-2].ptr, bufs[n-1].ptr
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.closed {
-		return tridiag.ErrClosed
+		p.mu.Unlock()
+		return nil, tridiag.ErrClosed
 	}
 	la.spec, la.f64, la.work, la.status = p.spec, elemSize[T]() == 8, p.work, p.status
-	var be *tridiag.BatchError
-	err := p.dev.do(func() error {
-		if err := p.kp.launch(p.dev, p.stream, la); err != nil {
+	if err := p.dev.do(func() error { return p.kp.launch(p.dev, p.stream, la) }); err != nil {
+		// Wait for what was enqueued before the failure.
+		_ = p.dev.do(func() error { return p.stream.Synchronize() })
+		p.mu.Unlock()
+		return nil, err
+	}
+	return &Pending{wait: func() error {
+		defer p.mu.Unlock()
+		var be *tridiag.BatchError
+		err := p.dev.do(func() error {
+			var err error
+			be, err = p.checkStatus()
+			return err
+		})
+		if err != nil {
 			return err
 		}
-		var err error
-		be, err = p.checkStatus()
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	if be != nil {
-		return be
-	}
-	return nil
+		if be != nil {
+			return be
+		}
+		return nil
+	}}, nil
 }
 
 // checkStatus reads the status flag after the enqueued solves, waiting for
