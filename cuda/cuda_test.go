@@ -366,3 +366,73 @@ func TestStartWait(t *testing.T) {
 		require.NoError(t, b.Free())
 	}
 }
+
+// TestMulDevice: y = T·x on the GPU against a host product, every layout,
+// cyclic or not, arrays and constants; and T·(T⁻¹d) = d.
+func TestMulDevice(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, cyclic := range []bool{false, true} {
+		for _, sc := range []sizeCase{{1, 3}, {2, 5}, {3, 1}, {100, 7}, {1000, 33}} {
+			for lname, l := range layouts(sc.n, sc.g) {
+				shape := tridiag.Shape{N: sc.n, G: sc.g, Layout: l}.Normalize()
+				name := fmt.Sprintf("cyclic=%v/N=%d/G=%d/%s", cyclic, sc.n, sc.g, lname)
+				bt := newBatch[float64](r, shape, 4)
+				gp, err := NewPlan[float64](dev, shape, tridiag.Options{Cyclic: cyclic, Algorithm: tridiag.GTSV})
+				require.NoError(t, err, name)
+				up := func(v []float64) *Buffer[float64] {
+					b, err := Upload(dev, v)
+					require.NoError(t, err)
+					return b
+				}
+				a, b, c, x := up(bt.a), up(bt.b), up(bt.c), up(bt.d)
+				y, err := Alloc[float64](dev, len(bt.d))
+				require.NoError(t, err)
+				got := make([]float64, len(bt.d))
+				for _, constant := range []bool{false, true} {
+					if constant {
+						require.NoError(t, gp.MulDeviceConst(context.Background(), -1, 3, 0.5, x, y), name)
+					} else {
+						require.NoError(t, gp.MulDevice(context.Background(), a, b, c, x, y), name)
+					}
+					require.NoError(t, y.CopyTo(got))
+					for g := 0; g < sc.g; g++ {
+						for i := 0; i < sc.n; i++ {
+							k := shape.Layout.Index(i, g)
+							ai, bi, ci := bt.a[k], bt.b[k], bt.c[k]
+							if constant {
+								ai, bi, ci = -1, 3, 0.5
+							}
+							want := bi * bt.d[k]
+							if i > 0 {
+								want += ai * bt.d[shape.Layout.Index(i-1, g)]
+							} else if cyclic {
+								want += ai * bt.d[shape.Layout.Index(sc.n-1, g)]
+							}
+							if i < sc.n-1 {
+								want += ci * bt.d[shape.Layout.Index(i+1, g)]
+							} else if cyclic {
+								want += ci * bt.d[shape.Layout.Index(0, g)]
+							}
+							require.InDelta(t, want, got[k], 1e-12, "%s const=%v g=%d i=%d", name, constant, g, i)
+						}
+					}
+				}
+				// Solve then multiply: back to d.
+				require.NoError(t, gp.SolveDevice(context.Background(), a, b, c, x, x), name)
+				require.NoError(t, gp.MulDevice(context.Background(), a, b, c, x, y), name)
+				require.NoError(t, y.CopyTo(got))
+				for g := 0; g < sc.g; g++ {
+					for i := 0; i < sc.n; i++ {
+						k := shape.Layout.Index(i, g)
+						require.InDelta(t, bt.d[k], got[k], 1e-11, "%s T·T⁻¹d g=%d i=%d", name, g, i)
+					}
+				}
+				require.ErrorIs(t, gp.MulDevice(context.Background(), a, b, c, x, x), tridiag.ErrLength)
+				for _, bf := range []*Buffer[float64]{a, b, c, x, y} {
+					require.NoError(t, bf.Free())
+				}
+				require.NoError(t, gp.Close())
+			}
+		}
+	}
+}

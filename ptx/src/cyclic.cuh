@@ -3,12 +3,14 @@
 // (A[0][n-1]) and beta = c[n-1] (A[n-1][0]); gamma = -b[0] (or -1 when
 // b[0] = 0); the inner solver sees b' with b'[0] = b[0] - gamma and
 // b'[n-1] = b[n-1] - alpha*beta/gamma, and the two right-hand sides d and
-// u = (gamma, 0, ..., 0, beta). Needs n >= 3.
+// u = (gamma, 0, ..., 0, beta).
 //
 // cyclic_prep writes, in the plan's layout, a2/b2/c2 (full coefficient
 // arrays, so that constant-coefficient plans can change the ends) and u.
 // cyclic_combine turns y (the solution for d, in x) into the solution:
 // x = y - z (y0 + alpha/gamma y[n-1]) / (1 + z0 + alpha/gamma z[n-1]).
+// For n = 1 and n = 2 the corners fold into the matrix (as the CPU does) and
+// only the first inner solve runs.
 #pragma once
 #include "common.cuh"
 
@@ -29,8 +31,16 @@ __device__ void cyclic_prep_kernel(Coeffs<T> k, T *a2, T *b2, T *c2, T *u, int n
     T alpha, beta, gamma;
     cyclic_gamma(k, base, last, alpha, beta, gamma);
     T ai = k.A(idx), bi = k.B(idx), ci = k.C(idx), ui = T(0);
-    if (i == 0) { ai = T(0); bi = bi - gamma; ui = gamma; }
-    if (i == n - 1) { ci = T(0); bi = bi - alpha * beta / gamma; ui = beta; }
+    if (n == 1) {
+        // Both corners sit on the diagonal (no Sherman–Morrison).
+        bi = ai + bi + ci; ai = T(0); ci = T(0);
+    } else if (n == 2) {
+        // The corners add to the off-diagonals (no Sherman–Morrison).
+        if (i == 0) { ci = ci + ai; ai = T(0); } else { ai = ai + ci; ci = T(0); }
+    } else {
+        if (i == 0) { ai = T(0); bi = bi - gamma; ui = gamma; }
+        if (i == n - 1) { ci = T(0); bi = bi - alpha * beta / gamma; ui = beta; }
+    }
     a2[idx] = ai; b2[idx] = bi; c2[idx] = ci; u[idx] = ui;
 }
 
