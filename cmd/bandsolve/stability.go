@@ -52,8 +52,9 @@ and 21, their type 16 tridiag(1,1e-8,1).
 
 The csv format is long: one record per type × precision × algorithm with
 the fields type,description,precision,algorithm,n,rel_error,status (status
-is ok, nan, breakdown, singular, no-ref, n/a or error); its header line goes to
-stderr so that the output stays plain CSV.`,
+is ok, nan, breakdown, singular, no-ref, n/a or error), after one CSV
+header line; the title line (device, n, seed) goes to stderr so that the
+output stays plain CSV.`,
 	examples: `  bandsolve stability                        # n = 512, all algorithms, f32 and f64
   bandsolve stability -n 1024 -seed 7 -format markdown -o table.md
   bandsolve stability -types extended -algorithms thomas,gtsv,tpr -precision f64
