@@ -17,7 +17,7 @@ func autoPreference(d *Device, spec tridiag.Spec) []tridiag.Algorithm {
 	if spec.Layout.IsInterleaved(spec.G) && spec.G >= 8*d.props.SMs*32 {
 		return []tridiag.Algorithm{tridiag.Thomas}
 	}
-	return []tridiag.Algorithm{tridiag.PCR, tridiag.TPR, tridiag.Thomas}
+	return []tridiag.Algorithm{tridiag.Partition, tridiag.PCR, tridiag.TPR, tridiag.Thomas}
 }
 
 // buildKernelPlan resolves Auto and builds the algorithm's kernel plan.

@@ -74,7 +74,19 @@ func variants() []variant {
 	for _, tps := range []int{4, 8, 16, 32, 64, 128} {
 		v = append(v, variant{fmt.Sprintf("hybrid-tps%d", tps), false, hybridTPS(tps)})
 	}
+	v = append(v, variant{"partition", false, fromRegistry(tridiag.Partition)},
+		variant{"partition-interleaved", true, fromRegistry(tridiag.Partition)})
+	for _, p := range tuning.PartitionChunks {
+		v = append(v, variant{fmt.Sprintf("partition-p%d", p), false, partitionChunk(p)})
+	}
 	return v
+}
+
+// partitionChunk is the partition method with chunks of p rows.
+func partitionChunk(p int) func(tridiag.Spec, bool) (kernelPlan, error) {
+	return func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+		return newPartitionPlanChunk(dev, spec, f64, p)
+	}
 }
 
 func BenchmarkBatch(b *testing.B) {

@@ -27,12 +27,17 @@ const (
 	WangMou
 	// TPR is tree partitioning reduction with slice size S (package tpr).
 	TPR
+	// Partition is the partition method with chunks of
+	// partition.DefaultChunk(N) rows (package partition): each chunk is
+	// eliminated on its own, the chunks' first and last unknowns are
+	// found by PCR on a reduced system, then the chunks' interiors.
+	Partition
 )
 
-var algorithmNames = [...]string{"auto", "thomas", "gtsv", "cr", "pcr", "wangmou", "tpr"}
+var algorithmNames = [...]string{"auto", "thomas", "gtsv", "cr", "pcr", "wangmou", "tpr", "partition"}
 
 // Algorithms lists every concrete algorithm (all but Auto).
-func Algorithms() []Algorithm { return []Algorithm{Thomas, GTSV, CR, PCR, WangMou, TPR} }
+func Algorithms() []Algorithm { return []Algorithm{Thomas, GTSV, CR, PCR, WangMou, TPR, Partition} }
 
 func (a Algorithm) String() string {
 	if a >= 0 && int(a) < len(algorithmNames) {

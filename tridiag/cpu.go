@@ -14,6 +14,7 @@ import (
 
 	"github.com/bandsolve/bandsolve/tridiag/cr"
 	"github.com/bandsolve/bandsolve/tridiag/internal/tri"
+	"github.com/bandsolve/bandsolve/tridiag/partition"
 	"github.com/bandsolve/bandsolve/tridiag/pcr"
 	"github.com/bandsolve/bandsolve/tridiag/tpr"
 	"github.com/bandsolve/bandsolve/tridiag/wangmou"
@@ -76,7 +77,9 @@ type cpuWorker[T Float] struct {
 	pcr           *pcr.Workspace[T]
 	wm            *wangmou.Workspace[T]
 	tpr           *tpr.Workspace[T]
+	part          *partition.Workspace[T]
 	slice         int
+	chunk         int // Partition's rows per chunk
 }
 
 func newCPUSolver[T Float](dev *CPU, spec Spec) (*cpuSolver[T], error) {
@@ -103,6 +106,8 @@ func newCPUSolver[T Float](dev *CPU, spec Spec) (*cpuSolver[T], error) {
 			w.wm = wangmou.NewWorkspace[T](n)
 		case TPR:
 			w.tpr = tpr.NewWorkspace[T](n, s)
+		case Partition:
+			w.part, w.chunk = partition.NewWorkspace[T](n), partition.DefaultChunk(n)
 		}
 		ws[i] = w
 	}
@@ -232,6 +237,8 @@ func (s *cpuSolver[T]) solveOne(w *cpuWorker[T], a, b, c, d, x []T) error {
 		return wangmou.Solve(a, b, c, d, x, w.wm)
 	case TPR:
 		return tpr.Solve(a, b, c, d, x, w.slice, w.tpr)
+	case Partition:
+		return partition.Solve(a, b, c, d, x, w.chunk, w.part)
 	default: // Auto: Thomas, and GTSV where Thomas breaks down.
 		if &x[0] == &d[0] {
 			// Keep d for the retry.

@@ -23,7 +23,7 @@ func NewPlan[T Float](dev Device, shape Shape, opts Options) (*Plan[T], error) {
 	if err := shape.Validate(); err != nil {
 		return nil, err
 	}
-	if opts.Algorithm < Auto || opts.Algorithm > TPR {
+	if opts.Algorithm < Auto || opts.Algorithm > Partition {
 		return nil, fmt.Errorf("%w: unknown algorithm %d", ErrOptions, int(opts.Algorithm))
 	}
 	if s := opts.SliceSize; s != 0 && (s < 2 || s&(s-1) != 0) {

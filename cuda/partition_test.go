@@ -1,0 +1,266 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bandsolve/bandsolve/tridiag"
+	"github.com/bandsolve/bandsolve/tridiag/partition"
+	"github.com/bandsolve/bandsolve/tuning"
+)
+
+// The partition kernels do partition.Solve's operations in the same order,
+// so the results agree bit for bit, whatever the launch (systems per
+// block, shuffles or shared memory), and a breakdown is reported at the
+// twin's row. The GPU also reports a non-finite solution (at its smallest
+// row), which partition.Solve leaves to its caller: partitionCPU adds that
+// check.
+
+// partitionCPU solves every system of bt with partition.Solve and chunks
+// of p rows, as cpuSystems does, and fails a system whose x is not finite
+// at its first non-finite row.
+func partitionCPU[T tridiag.Float](bt batch[T], constant bool, ca, cb, cc T, p int) ([]T, map[int]int) {
+	ws := partition.NewWorkspace[T](bt.shape.N)
+	return cpuSystems(bt, constant, ca, cb, cc, func(a, b, c, d, x []T) error {
+		if err := partition.Solve(a, b, c, d, x, p, ws); err != nil {
+			return err
+		}
+		for i, v := range x {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return &tridiag.PivotError{Row: i, Err: tridiag.ErrNonFiniteResult}
+			}
+		}
+		return nil
+	})
+}
+
+// partitionGPU solves bt on the GPU with chunks of p rows (p = 0: the plan
+// of tridiag.Partition).
+func partitionGPU[T tridiag.Float](t *testing.T, bt batch[T], constant bool, ca, cb, cc T, p int) ([]T, map[int]int) {
+	t.Helper()
+	if p == 0 {
+		return gpuWith(t, bt, tridiag.Partition, constant, ca, cb, cc, nil)
+	}
+	// The host plan is a Thomas plan (the default chunk may not fit N, a
+	// forced one may), whose kernel plan is replaced.
+	return gpuWith(t, bt, tridiag.Thomas, constant, ca, cb, cc, func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+		return newPartitionPlanChunk(dev, spec, f64, p)
+	})
+}
+
+// partitionMaxN is the largest N of the default chunk size for systems
+// stored rows first (sysFirst false) or systems first.
+func partitionMaxN[T tridiag.Float](sysFirst bool) int {
+	return tuning.PartitionMaxN(dev.Properties(), int(elemSize[T]()), sysFirst)
+}
+
+func sysFirst(l tridiag.Layout) bool { return l.BatchStride < l.ElemStride }
+
+func TestPartitionBitExact(t *testing.T) {
+	t.Run("float32", testPartitionBitExact[float32])
+	t.Run("float64", testPartitionBitExact[float64])
+}
+
+// testPartitionBitExact: the plan of tridiag.Partition against
+// partition.Solve with partition.DefaultChunk, for every size, batch size
+// and layout, with arrays and with constant coefficients.
+func testPartitionBitExact[T tridiag.Float](t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	maxN := partitionMaxN[T](false)
+	t.Logf("%s: largest N %d (systems first in memory: %d)", dev.Name(), maxN, partitionMaxN[T](true))
+	for _, n := range []int{1, 2, 3, 5, 31, 64, 100, 256, 1000, 1024, 4096, maxN} {
+		if n > maxN {
+			continue
+		}
+		p := partition.DefaultChunk(n)
+		for _, g := range []int{1, 7, 300} {
+			for lname, l := range layouts(n, g) {
+				if n > partitionMaxN[T](sysFirst(l)) {
+					continue
+				}
+				shape := tridiag.Shape{N: n, G: g, Layout: l}
+				bt := newBatch[T](r, shape, 4)
+				name := fmt.Sprintf("N=%d/G=%d/%s", n, g, lname)
+				for _, constant := range []bool{false, true} {
+					ca, cb, cc := T(-0.4), T(2.1), T(-0.6)
+					x, gf := partitionGPU(t, bt, constant, ca, cb, cc, 0)
+					cpu, cf := partitionCPU(bt, constant, ca, cb, cc, p)
+					assert.Equal(t, cf, gf, name)
+					if !sameBits(t, bt.shape, x, cpu, fmt.Sprintf("%s/const=%v", name, constant)) {
+						return
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestPartitionChunks(t *testing.T) {
+	t.Run("float32", testPartitionChunks[float32])
+	t.Run("float64", testPartitionChunks[float64])
+}
+
+// testPartitionChunks: every kernel (chunk size), on sizes that take the
+// warp path and the shared-memory path (with its single- and
+// double-buffered exchanges), against partition.Solve with that chunk.
+func testPartitionChunks[T tridiag.Float](t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	for _, p := range tuning.PartitionChunks {
+		if !tuning.PartitionKernelBuilt(p, int(elemSize[T]())) {
+			_, err := newPartitionPlanChunk(dev, tridiag.Spec{Shape: tridiag.Shape{N: 64, G: 1}.Normalize()}, isF64[T](), p)
+			require.ErrorIs(t, err, tridiag.ErrOptions, "p=%d", p)
+			continue
+		}
+		maxN := tuning.PartitionMaxNChunk(dev.Properties(), int(elemSize[T]()), p, false)
+		for _, n := range []int{1, 4, p - 1, p, p + 1, 2*p + 1, 32 * p, 32*p + 1, 100, 777, 1024, 2049, 4096, maxN} {
+			if n < 1 || n > maxN {
+				continue
+			}
+			for _, g := range []int{3, 130} {
+				for lname, l := range layouts(n, g) {
+					if (n*g > 1<<21 && lname != "contiguous") || n > tuning.PartitionMaxNChunk(dev.Properties(), int(elemSize[T]()), p, sysFirst(l)) {
+						continue
+					}
+					shape := tridiag.Shape{N: n, G: g, Layout: l}
+					bt := newBatch[T](r, shape, 4)
+					name := fmt.Sprintf("p=%d/N=%d/G=%d/%s", p, n, g, lname)
+					x, gf := partitionGPU(t, bt, false, 0, 0, 0, p)
+					cpu, cf := partitionCPU(bt, false, 0, 0, 0, p)
+					assert.Equal(t, cf, gf, name)
+					if !sameBits(t, bt.shape, x, cpu, name) {
+						return
+					}
+				}
+			}
+		}
+		// One row more than fits is refused with ErrShape.
+		shape := tridiag.Shape{N: maxN + 1, G: 1}.Normalize()
+		_, err := newPartitionPlanChunk(dev, tridiag.Spec{Shape: shape}, elemSize[T]() == 8, p)
+		require.ErrorIs(t, err, tridiag.ErrShape, "p=%d", p)
+		assert.Contains(t, err.Error(), fmt.Sprintf("N=%d", maxN))
+	}
+}
+
+// TestPartitionTooLarge: beyond PartitionMaxN the factory fails with
+// ErrShape naming the largest N, and Auto falls back to another
+// algorithm.
+func TestPartitionTooLarge(t *testing.T) {
+	for _, f64 := range []bool{false, true} {
+		elem := reductionElem(f64)
+		maxN := tuning.PartitionMaxN(dev.Properties(), elem, false)
+		spec := tridiag.Spec{Shape: tridiag.Shape{N: maxN + 1, G: 2}.Normalize(), Options: tridiag.Options{Algorithm: tridiag.Partition}}
+		_, err := newPartitionPlan(dev, spec, f64)
+		require.ErrorIs(t, err, tridiag.ErrShape)
+		assert.Contains(t, err.Error(), fmt.Sprintf("N=%d", maxN))
+		spec.Algorithm = tridiag.Auto
+		alg, _, err := buildKernelPlan(dev, spec, f64)
+		require.NoError(t, err)
+		assert.NotEqual(t, tridiag.Partition, alg)
+		spec.N = maxN
+		alg, _, err = buildKernelPlan(dev, spec, f64)
+		require.NoError(t, err)
+		assert.Equal(t, tridiag.Partition, alg)
+	}
+}
+
+func TestPartitionBreakdown(t *testing.T) {
+	t.Run("float32", testPartitionBreakdown[float32])
+	t.Run("float64", testPartitionBreakdown[float64])
+}
+
+// testPartitionBreakdown plants zero pivots (interior rows: Stage 1; first
+// rows: the reduced system; a one-row last chunk) and an overflow in some
+// systems, and checks that exactly those fail, at the twin's rows, with
+// NaN in their rows, the others bit for bit.
+func testPartitionBreakdown[T tridiag.Float](t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 26))
+	for _, p := range tuning.PartitionChunks {
+		if !tuning.PartitionKernelBuilt(p, int(elemSize[T]())) {
+			continue
+		}
+		for _, n := range []int{3, 2*p + 1, 100, 1025} {
+			g := 12
+			for lname, l := range layouts(n, g) {
+				shape := tridiag.Shape{N: n, G: g, Layout: l}.Normalize()
+				bt := newBatch[T](r, shape, 4)
+				zero := func(sys, i int, first bool) {
+					k := shape.Layout.Index(i, sys)
+					bt.a[k], bt.b[k] = 0, 0
+					if first {
+						bt.c[k] = 0
+					}
+				}
+				zero(1, 1, false)                // interior (or last) row of chunk 0
+				zero(3, min(n-1, p+1), false)    // a row of chunk 1
+				zero(3, min(n-1, 2*p+2), false)  // and of chunk 2: the smaller wins
+				zero(5, min(n-1, p), true)       // a first row: reduced system
+				zero(6, 0, true)                 // the very first row
+				zero(7, n-1, n%p == 1 || n == 1) // the last row (a one-row chunk when n%p == 1)
+				zero(8, min(n-1, p), true)       // a first row (reduced, step 1) …
+				zero(8, min(n-1, 3*p+1), false)  // … loses to an interior pivot (Stage 1)
+				k := shape.Layout.Index(n/2, 10) // overflow: a huge right-hand side
+				big := math.MaxFloat32
+				if isF64[T]() {
+					big = math.MaxFloat64
+				}
+				bt.d[k] = T(big)
+				for i := 0; i < n; i++ {
+					bt.b[shape.Layout.Index(i, 10)] = 0.25 + T(i%3)
+				}
+				name := fmt.Sprintf("p=%d/N=%d/%s", p, n, lname)
+				x, gf := partitionGPU(t, bt, false, 0, 0, 0, p)
+				cpu, cf := partitionCPU(bt, false, 0, 0, 0, p)
+				assert.Equal(t, cf, gf, name)
+				assert.Contains(t, gf, 1, name)
+				assert.NotContains(t, gf, 0, name)
+				assert.NotContains(t, gf, 11, name)
+				sameBits(t, shape, x, cpu, name)
+				for sys := range gf {
+					for i := 0; i < n; i++ {
+						require.True(t, math.IsNaN(float64(x[shape.Layout.Index(i, sys)])), "%s: system %d row %d", name, sys, i)
+					}
+				}
+			}
+		}
+	}
+	// The plan reports ErrBreakdown with the row.
+	shape := tridiag.Shape{N: 64, G: 4}
+	bt := newBatch[float64](r, shape, 4)
+	bt.a[2*64+17], bt.b[2*64+17] = 0, 0
+	gp, err := NewPlan[float64](dev, shape, tridiag.Options{Algorithm: tridiag.Partition})
+	require.NoError(t, err)
+	defer gp.Close()
+	x := make([]float64, len(bt.d))
+	err = gp.Solve(t.Context(), bt.a, bt.b, bt.c, bt.d, x)
+	var be *tridiag.BatchError
+	require.ErrorAs(t, err, &be)
+	require.Len(t, be.Failed, 1)
+	assert.Equal(t, tridiag.SystemError{System: 2, Row: 17, Err: ErrBreakdown}, be.Failed[0])
+	assert.True(t, errors.Is(err, tridiag.ErrZeroPivot))
+}
+
+// TestPartitionLaunchOnDevice: the launch the plan takes stays within the
+// device's limits for every N up to the largest, in both precisions.
+func TestPartitionLaunchOnDevice(t *testing.T) {
+	props := dev.Properties()
+	for _, f64 := range []bool{false, true} {
+		elem := reductionElem(f64)
+		for n := 1; n <= tuning.PartitionMaxN(props, elem, false); n += 1 + n/16 {
+			spec := tridiag.Spec{Shape: tridiag.Shape{N: n, G: 1 << 16}.Normalize()}
+			kp, err := newPartitionPlan(dev, spec, f64)
+			require.NoError(t, err, "N=%d", n)
+			cfg := kp.(*partitionPlan).cfg
+			require.LessOrEqual(t, cfg.Threads, props.MaxThreadsPerBlock)
+			require.LessOrEqual(t, cfg.SharedBytes, props.MaxShared())
+			require.Positive(t, cfg.BlocksPerSM, "N=%d: %+v", n, cfg)
+		}
+	}
+}

@@ -1,0 +1,591 @@
+// The partition method (Wang 1981, Sun–Zhang–Ni 1989): every system is
+// cut into chunks of P consecutive rows, one chunk per thread; each thread
+// eliminates its chunk, the chunks' first and last unknowns are found from
+// a reduced tridiagonal system of about 2n/P rows by PCR, and each thread
+// recovers its chunk's interior. The formulas are in the documentation of
+// the CPU twin, package partition (tridiag/partition), whose operations
+// this kernel does in the same order (PTX built with -fmad=false): the
+// results agree bit for bit, whatever the launch.
+//
+// Launch (tuning.PartitionLaunchFor): blockDim.x = tps·spb threads, spb
+// systems per block, tps threads per system: thread t of local system s
+// (threadIdx.x = s·tps + t) owns chunk t, rows tP … tP+P−1 (threads
+// t ≥ ⌈n/P⌉ own none but take part in every exchange). When tps ≤ 32 (a
+// power of two) the reduced system is solved with warp shuffles, without
+// barriers; otherwise (tps a multiple of 32) through shared memory, with
+// one barrier per PCR step when P ≥ 16, two when P ≤ 8 (see PartSlots).
+//
+// Global memory is read once and written once. The block copies its spb
+// systems into shared memory with cp.async (no registers, every copy of a
+// thread in flight at once): 16 bytes per copy when the layout is
+// contiguous (es = 1, bs = n, n·sizeof(T) and the pointers 16-byte
+// aligned), one element per copy otherwise, neighbouring threads on
+// neighbouring addresses (rows first when es ≤ bs, systems first when
+// bs < es); x is stored back the same way.
+//
+// Shared memory: four arrays A, B, C, D (a, b, c, d) of spb·ss units of 16
+// bytes (R = 4 FP32 or 2 FP64 rows), rounded up to a multiple of 8 units,
+// then spb int keys: 4·⌈spb·ss/8⌉·8·16 + 4·spb bytes
+// (tuning.PartitionSharedBytes). Row i of local system s is in logical
+// unit u = s·ss + i/R, word i%R; a chunk is U = P/R units. The logical unit u is stored at u ^ ((u/8) mod 8): an
+// XOR swizzle inside aligned groups of 8 units, so that a quarter warp
+// reading unit h of 8 consecutive chunks (LDS.128) hits 8 distinct bank
+// groups, and 8 threads copying 8 consecutive units do too. ss =
+// ⌈n/P⌉·U, rounded up to an odd multiple of 8 when the systems are first
+// in memory (and ss ≥ 8), so that 8 systems' copies of one row differ in
+// their swizzle.
+//
+// After Stage 1 a thread keeps γ_j, α_j, δ_j of its interior rows
+// j = 1 … P−2 in its own C, A, D slots (registers would not hold them for
+// P ≥ 8), and x goes to its C slots in Stage 3. The shared-memory
+// exchange of the reduced rows uses its other slots (PartSlots).
+//
+// Breakdown keys as in pcr.cuh: one int per system, the smallest
+// (stage, row) of a bad divisor: stage 1 the chunk pivots, 1+k the
+// divisors of PCR step k, K+2 the final division, K+3 a non-finite x
+// (K = ⌈log2 RR⌉ PCR steps on the RR reduced rows). A failed system gets
+// NaN in every row.
+#pragma once
+#include "common.cuh"
+
+extern __shared__ __align__(16) unsigned char part_smem[];
+
+#define PART_NONE 0x7fffffff
+#define PART_KEY(stage, row) (((stage) << 20) | (row))
+#define PART_ROW(key) ((key) & 0xfffff)
+
+// PartVec is the type of one 16-byte unit.
+template <typename T> struct PartVec;
+template <> struct PartVec<float> {
+    typedef float4 V;
+    static __device__ __forceinline__ float el(const float4 &v, int w) {
+        return w == 0 ? v.x : w == 1 ? v.y : w == 2 ? v.z : v.w;
+    }
+    static __device__ __forceinline__ float4 make(const float *e) { return make_float4(e[0], e[1], e[2], e[3]); }
+    static __device__ __forceinline__ float4 fill(float q) { return make_float4(q, q, q, q); }
+};
+template <> struct PartVec<double> {
+    typedef double2 V;
+    static __device__ __forceinline__ double el(const double2 &v, int w) { return w == 0 ? v.x : v.y; }
+    static __device__ __forceinline__ double2 make(const double *e) { return make_double2(e[0], e[1]); }
+    static __device__ __forceinline__ double2 fill(double q) { return make_double2(q, q); }
+};
+
+// part_phys is the stored position of logical unit u.
+__device__ __forceinline__ int part_phys(int u) { return u ^ ((u >> 3) & 7); }
+
+// part_ss is the system stride in units (tuning.partitionStride).
+template <typename T, int P> __device__ __forceinline__ int part_ss(int n, bool sysFirst) {
+    constexpr int U = P * (int)sizeof(T) / 16;
+    int ss = ((n + P - 1) / P) * U;
+    if (sysFirst && ss >= 8) ss = ((ss + 7) & ~7) | 8;
+    return ss;
+}
+
+// part_pos is the element index of row i of local system s.
+template <typename T> __device__ __forceinline__ int part_pos(int s, int i, int ss) {
+    constexpr int R = 16 / (int)sizeof(T);
+    return part_phys(s * ss + i / R) * R + i % R;
+}
+
+// PartWalk enumerates the block's items (rows, or 16-byte units of rows)
+// (s, i) in the order of the batch layout: flat index f = s·ni + i when
+// rows are closer together in memory (es ≤ bs), f = i·spb + s otherwise;
+// thread k takes f = k, k + blockDim, … The quotient and remainder of f
+// by the inner extent, and the item's global index idx, are stepped, not
+// recomputed.
+struct PartWalk {
+    int dv, qa, ra, q, r;
+    bool sysFirst;
+    i64 idx, dStep, dWrap;
+    __device__ __forceinline__ PartWalk(int ni, int spb, i64 es, i64 bs, int g0) {
+        sysFirst = bs < es;
+        dv = sysFirst ? spb : ni;
+        qa = blockDim.x / dv;
+        ra = blockDim.x - qa * dv;
+        q = threadIdx.x / dv;
+        r = threadIdx.x - q * dv;
+        idx = (i64)(g0 + s()) * bs + (i64)i() * es;
+        // Stepping f by blockDim adds qa to q and ra to r; a wrap of r
+        // takes dv from r and adds 1 to q.
+        const i64 eq = sysFirst ? es : bs, er = sysFirst ? bs : es;
+        dStep = qa * eq + ra * er;
+        dWrap = eq - dv * er;
+    }
+    __device__ __forceinline__ int s() const { return sysFirst ? r : q; }
+    __device__ __forceinline__ int i() const { return sysFirst ? q : r; }
+    __device__ __forceinline__ void next() {
+        q += qa;
+        r += ra;
+        idx += dStep;
+        if (r >= dv) {
+            r -= dv;
+            q++;
+            idx += dWrap;
+        }
+    }
+};
+
+// part_cp copies one element, part_cp16 16 bytes, from global to shared
+// memory asynchronously (cp.async, compute capability ≥ 8.0).
+template <typename T> __device__ __forceinline__ void part_cp(T *dst, const T *src) {
+    const unsigned a = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(a), "l"(src), "n"(sizeof(T)) : "memory");
+}
+__device__ __forceinline__ void part_cp16(void *dst, const void *src) {
+    const unsigned a = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(a), "l"(src) : "memory");
+}
+
+__device__ __forceinline__ bool part_aligned(const void *p) { return ((unsigned long long)p & 15) == 0; }
+
+// part_vec says whether the block's rows can be moved in 16-byte units:
+// contiguous systems of a multiple of R rows, aligned arrays.
+template <typename T>
+__device__ __forceinline__ bool part_vec(int n, i64 es, i64 bs, const void *p0, const void *p1, const void *p2,
+                                         const void *p3) {
+    constexpr int R = 16 / (int)sizeof(T);
+    return es == 1 && bs == n && n % R == 0 && part_aligned(p0) && part_aligned(p1) && part_aligned(p2) &&
+           part_aligned(p3);
+}
+
+// part_load copies the block's systems into A, B, C, D as they are (a[0]
+// and c[n−1] included: Stage 1 reads them as 0), the constants when
+// isConst, and waits for its copies. The caller synchronises.
+template <typename T, int P>
+__device__ __forceinline__ void part_load(const Coeffs<T> &k, const T *d, T *SA, T *SB, T *SC, T *SD, int ss, int n,
+                                          int G, i64 es, i64 bs, int spb, int g0) {
+    typedef typename PartVec<T>::V V;
+    constexpr int R = 16 / (int)sizeof(T);
+    const int nsys = min(spb, G - g0); // the block's systems that exist
+    if (k.isConst) {
+        // The coefficients (every unit of the arrays: the swizzle spreads a
+        // partial last group of 8 units over the whole group), then d.
+        for (int f = threadIdx.x; f < ((spb * ss + 7) & ~7); f += blockDim.x) {
+            reinterpret_cast<V *>(SA)[f] = PartVec<T>::fill(k.ca);
+            reinterpret_cast<V *>(SB)[f] = PartVec<T>::fill(k.cb);
+            reinterpret_cast<V *>(SC)[f] = PartVec<T>::fill(k.cc);
+        }
+    }
+    if (part_vec<T>(n, es, bs, d, k.isConst ? d : k.a, k.isConst ? d : k.b, k.isConst ? d : k.c)) {
+        // Units: system s, unit i of n/R, at global row (g0+s)·n + i·R.
+        const int nu = n / R;
+        PartWalk w(nu, spb, 1, nu, g0);
+        const i64 base = (i64)g0 * n;
+#pragma unroll 4
+        for (int f = threadIdx.x; f < nsys * nu; f += blockDim.x) {
+            const int u = part_phys(w.s() * ss + w.i()) * R;
+            const i64 idx = base + (i64)f * R;
+            if (!k.isConst) {
+                part_cp16(SA + u, k.a + idx);
+                part_cp16(SB + u, k.b + idx);
+                part_cp16(SC + u, k.c + idx);
+            }
+            part_cp16(SD + u, d + idx);
+            w.next();
+        }
+    } else {
+        PartWalk w(n, spb, es, bs, g0);
+        const int total = (bs < es ? spb : nsys) * n;
+#pragma unroll 4
+        for (int f = threadIdx.x; f < total; f += blockDim.x) {
+            const int s = w.s();
+            if (s < nsys) {
+                const int sl = part_pos<T>(s, w.i(), ss);
+                if (!k.isConst) {
+                    part_cp(SA + sl, k.a + w.idx);
+                    part_cp(SB + sl, k.b + w.idx);
+                    part_cp(SC + sl, k.c + w.idx);
+                }
+                part_cp(SD + sl, d + w.idx);
+            }
+            w.next();
+        }
+    }
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+}
+
+// part_store writes x from X in the batch layout (NaN for a system whose
+// key is set, with its status), the way part_load read.
+template <typename T, int P>
+__device__ __forceinline__ void part_store(const T *X, const int *keys, T *x, int ss, int n, int G, i64 es, i64 bs,
+                                           int spb, int g0, int *status) {
+    typedef typename PartVec<T>::V V;
+    constexpr int R = 16 / (int)sizeof(T);
+    const int nsys = min(spb, G - g0);
+    const T nan = nan_of<T>();
+    if (part_vec<T>(n, es, bs, x, x, x, x)) {
+        const int nu = n / R;
+        PartWalk w(nu, spb, 1, nu, g0);
+        const i64 base = (i64)g0 * n;
+#pragma unroll 4
+        for (int f = threadIdx.x; f < nsys * nu; f += blockDim.x) {
+            const int s = w.s();
+            const V v = reinterpret_cast<const V *>(X)[part_phys(s * ss + w.i())];
+            *reinterpret_cast<V *>(x + base + (i64)f * R) = keys[s] == PART_NONE ? v : PartVec<T>::fill(nan);
+            w.next();
+        }
+    } else {
+        PartWalk w(n, spb, es, bs, g0);
+        const int total = (bs < es ? spb : nsys) * n;
+#pragma unroll 4
+        for (int f = threadIdx.x; f < total; f += blockDim.x) {
+            const int s = w.s();
+            if (s < nsys) {
+                const T v = X[part_pos<T>(s, w.i(), ss)];
+                x[w.idx] = keys[s] == PART_NONE ? v : nan;
+            }
+            w.next();
+        }
+    }
+    for (int s = threadIdx.x; s < nsys; s += blockDim.x) {
+        const int key = keys[s];
+        if (key != PART_NONE) {
+            atomicCAS(&status[g0 + s], 0, PART_ROW(key) + 1);
+            status[G] = 1;
+        }
+    }
+}
+
+// A reduced equation a·x_left + b·x + c·x_right = d.
+template <typename T> struct PartEq {
+    T a, b, c, d;
+};
+
+// part_upd is one PCR step of e with its neighbours' a, c, d and 1/b
+// (l: left, r: right; the identity 0, 0, 0, 1 when missing).
+template <typename T>
+__device__ __forceinline__ PartEq<T> part_upd(const PartEq<T> &e, T la, T lc, T ld, T lq, T ra, T rc, T rd, T rq) {
+    const T s1 = e.a * lq;
+    const T s2 = e.c * rq;
+    PartEq<T> o;
+    o.a = -(la * s1);
+    o.b = (e.b - lc * s1) - ra * s2;
+    o.c = -(rc * s2);
+    o.d = (e.d - ld * s1) - rd * s2;
+    return o;
+}
+
+template <typename T> __device__ __forceinline__ T part_up(T v, int delta, int width) {
+    return __shfl_up_sync(0xffffffffu, v, delta, width);
+}
+template <typename T> __device__ __forceinline__ T part_down(T v, int delta, int width) {
+    return __shfl_down_sync(0xffffffffu, v, delta, width);
+}
+
+// part_id sets a missing neighbour's values to the identity equation's.
+template <typename T> __device__ __forceinline__ void part_id(bool ok, T &a, T &c, T &d, T &q) {
+    if (!ok) {
+        a = T(0);
+        c = T(0);
+        d = T(0);
+        q = T(1);
+    }
+}
+
+// PartSlots addresses a thread's chunk slots: element j of its chunk in
+// array Y is Y[pos(X, j)], X the swizzled position of its first unit.
+// After Stage 1, γ_j, α_j, δ_j of the interior j = 1 … P−2 are in C, A, D,
+// and x goes to C in Stage 3; the free slots, numbered q = 0 … P+3, are
+// B[0 … P−1], A[0], A[P−1], D[0], D[P−1]. The shared-memory exchange puts
+// a thread's F row (a, c, d, 1/b) in free slots Q … Q+3 and its L row in
+// Q+4 … Q+7: Q = 0 and 8 alternately (double buffer) when P+4 ≥ 16,
+// Q = 0 always otherwise.
+template <typename T, int P> struct PartSlots {
+    typedef typename PartVec<T>::V V;
+    static constexpr int R = 16 / (int)sizeof(T);
+    T *A, *B, *C, *D;
+    static __device__ __forceinline__ int pos(int X, int j) { return (X ^ (j / R)) * R + j % R; }
+    __device__ __forceinline__ T *at(int q, int X) const {
+        if (q < P) return B + pos(X, q);
+        switch (q - P) {
+        case 0: return A + pos(X, 0);
+        case 1: return A + pos(X, P - 1);
+        case 2: return D + pos(X, 0);
+        default: return D + pos(X, P - 1);
+        }
+    }
+    template <int Q> __device__ __forceinline__ void put(int X, const PartEq<T> &e, T q) const {
+        if (Q + 3 < P && Q % R == 0) {
+            const T v[4] = {e.a, e.c, e.d, q};
+#pragma unroll
+            for (int h = 0; h < 4 / R; h++) reinterpret_cast<V *>(B)[X ^ (Q / R + h)] = PartVec<T>::make(v + h * R);
+        } else {
+            *at(Q, X) = e.a;
+            *at(Q + 1, X) = e.c;
+            *at(Q + 2, X) = e.d;
+            *at(Q + 3, X) = q;
+        }
+    }
+    template <int Q> __device__ __forceinline__ void get(int X, bool ok, T &a, T &c, T &d, T &q) const {
+        if (!ok) {
+            a = T(0), c = T(0), d = T(0), q = T(1);
+        } else if (Q + 3 < P && Q % R == 0) {
+            T v[4];
+#pragma unroll
+            for (int h = 0; h < 4 / R; h++) {
+                const V u = reinterpret_cast<const V *>(B)[X ^ (Q / R + h)];
+#pragma unroll
+                for (int w = 0; w < R; w++) v[h * R + w] = PartVec<T>::el(u, w);
+            }
+            a = v[0], c = v[1], d = v[2], q = v[3];
+        } else {
+            a = *at(Q, X);
+            c = *at(Q + 1, X);
+            d = *at(Q + 2, X);
+            q = *at(Q + 3, X);
+        }
+    }
+};
+
+// part_x is the swizzled position of the first unit of the chunk at
+// logical unit bu.
+__device__ __forceinline__ int part_x(int bu) { return bu ^ ((bu >> 3) & 7); }
+
+// part_xchg is PCR step `step` (stride u) of the shared-memory path, with
+// the exchange in free slots Q … Q+7 (see PartSlots); bu is the thread's
+// first logical unit, U the units of a chunk. It ends with the
+// neighbours' values read; the caller puts a barrier before the next
+// write of the same slots.
+template <typename T, int P, int Q>
+__device__ __forceinline__ void part_xchg(const PartSlots<T, P> &sl, int bu, int U, bool has, PartEq<T> &F,
+                                          PartEq<T> &L, T qF, T qL, int step, int u, bool fl, bool fr, bool ll,
+                                          bool lr) {
+    const int X = part_x(bu);
+    if (has) {
+        sl.template put<Q>(X, F, qF);
+        sl.template put<Q + 4>(X, L, qL);
+    }
+    __syncthreads();
+    T a, c, d, q, a2, c2, d2, q2;
+    if (step == 1) {
+        // F: the L row of thread t−1 and its own L; L: its own F and the
+        // F row of thread t+1.
+        sl.template get<Q + 4>(part_x(bu - U), fl, a, c, d, q);
+        const PartEq<T> nF = part_upd(F, a, c, d, q, fr ? L.a : T(0), fr ? L.c : T(0), fr ? L.d : T(0), fr ? qL : T(1));
+        sl.template get<Q>(part_x(bu + U), lr, a, c, d, q);
+        L = part_upd(L, F.a, F.c, F.d, qF, a, c, d, q);
+        F = nF;
+    } else {
+        const int v = (u >> 1) * U;
+        const int Xl = part_x(bu - v), Xr = part_x(bu + v);
+        sl.template get<Q>(Xl, fl, a, c, d, q);
+        sl.template get<Q>(Xr, fr, a2, c2, d2, q2);
+        F = part_upd(F, a, c, d, q, a2, c2, d2, q2);
+        sl.template get<Q + 4>(Xl, ll, a, c, d, q);
+        sl.template get<Q + 4>(Xr, lr, a2, c2, d2, q2);
+        L = part_upd(L, a, c, d, q, a2, c2, d2, q2);
+    }
+}
+
+template <typename T, int P>
+__device__ void partition_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 es, i64 bs, int *status, int spb,
+                                 int tps) {
+    typedef typename PartVec<T>::V V;
+    constexpr int R = 16 / (int)sizeof(T); // rows per 16-byte unit
+    constexpr int U = P / R;               // units per chunk
+    static_assert(P % R == 0 && U >= 1 && U <= 8, "chunks of whole units, at most 8");
+    // DBL: the shared-memory exchange is double-buffered (one barrier per
+    // PCR step instead of two).
+    constexpr bool DBL = P + 4 >= 16;
+    typedef PartSlots<T, P> SL;
+
+    T *sm = reinterpret_cast<T *>(part_smem);
+    const int nch = (n + P - 1) / P;
+    const int ss = part_ss<T, P>(n, bs < es);
+    const int W = ((spb * ss + 7) & ~7) * R; // elements per array: whole groups of 8 units
+    T *SA = sm, *SB = SA + W, *SC = SB + W, *SD = SC + W;
+    const V *VA = reinterpret_cast<const V *>(SA), *VB = reinterpret_cast<const V *>(SB);
+    const V *VD = reinterpret_cast<const V *>(SD);
+    V *VC = reinterpret_cast<V *>(SC);
+    int *keys = reinterpret_cast<int *>(SD + W);
+    const int s = threadIdx.x / tps, t = threadIdx.x - s * tps;
+    const int g0 = blockIdx.x * spb;
+    const bool has = t < nch; // the thread owns a chunk (its slots exist)
+    const int m = has ? min(P, n - t * P) : 0;
+    const bool live = has && g0 + s < G;
+    const int bu = s * ss + t * U; // the chunk's first logical unit
+    const int X = part_x(bu);
+    int *key = keys + s;
+
+    for (int q = threadIdx.x; q < spb; q += blockDim.x) keys[q] = PART_NONE;
+    part_load<T, P>(k, d, SA, SB, SC, SD, ss, n, G, es, bs, spb, g0);
+    __syncthreads();
+
+    // Stage 1: eliminate the chunk (partition.eliminate); γ, α, δ of the
+    // interior over the chunk's own c, a, d.
+    PartEq<T> F = {T(0), T(1), T(0), T(0)}, L = {T(0), T(1), T(0), T(0)};
+    if (live) {
+        // a[0] and c[n−1] are read as 0 (their slots hold whatever the
+        // batch has there).
+        const int last = n - 1 - t * P; // local index of row n−1
+        T a0, b0, c0, d0;
+        T gp = T(0), ap = T(-1), dp = T(0);
+        unsigned bad = 0;
+#pragma unroll 1
+        for (int h = 0; h < U; h++) {
+            const V va = VA[X ^ h], vb = VB[X ^ h], vc = VC[X ^ h], vd = VD[X ^ h];
+            T sg[R], sa[R], sd[R];
+#pragma unroll
+            for (int w = 0; w < R; w++) {
+                const int j = h * R + w;
+                const T aj = PartVec<T>::el(va, w), bj = PartVec<T>::el(vb, w),
+                        cj = last == j ? T(0) : PartVec<T>::el(vc, w), dj = PartVec<T>::el(vd, w);
+                sg[w] = sa[w] = sd[w] = T(0);
+                if (j == 0) {
+                    a0 = t == 0 ? T(0) : aj, b0 = bj, c0 = cj, d0 = dj;
+                } else if (j < m) {
+                    const T piv = bj - aj * gp;
+                    if (bad_divisor(piv)) bad |= 1u << j;
+                    const T r = T(1) / piv;
+                    gp = cj * r;
+                    ap = -((aj * ap) * r);
+                    dp = (dj - aj * dp) * r;
+                    sg[w] = gp, sa[w] = ap, sd[w] = dp;
+                }
+            }
+            if (h * R + R > 1 && h * R < P - 1) { // the unit holds interior rows
+                VC[X ^ h] = PartVec<T>::make(sg);
+                reinterpret_cast<V *>(SA)[X ^ h] = PartVec<T>::make(sa);
+                reinterpret_cast<V *>(SD)[X ^ h] = PartVec<T>::make(sd);
+            }
+        }
+        if (m == 1) {
+            F = {a0, b0, c0, d0};
+        } else {
+            if (bad) atomicMin(key, PART_KEY(1, t * P + __ffs(bad) - 1));
+            L = {ap, T(1), gp, dp};
+            T y = T(0), v = T(0), w = T(-1);
+#pragma unroll 1
+            for (int h = U - 1; h >= 0; h--) {
+                if (h * R + R > 1 && h * R < P - 1) {
+                    const V vg = VC[X ^ h], va = VA[X ^ h], vd = VD[X ^ h];
+#pragma unroll
+                    for (int e = R - 1; e >= 0; e--) {
+                        const int j = h * R + e;
+                        if (j >= 1 && j <= P - 2 && j < m - 1) {
+                            const T gj = PartVec<T>::el(vg, e), aj = PartVec<T>::el(va, e), dj = PartVec<T>::el(vd, e);
+                            y = dj - gj * y;
+                            v = aj - gj * v;
+                            w = -(gj * w);
+                        }
+                    }
+                }
+            }
+            F = {a0, b0 - c0 * v, -(c0 * w), d0 - c0 * y};
+        }
+    }
+
+    // Stage 2: PCR on the R reduced rows; this thread's F is row 2t, its
+    // L row 2t+1.
+    const int lastm = n - (nch - 1) * P;
+    const int RR = 2 * nch - (lastm == 1 ? 1 : 0);
+    const int K = RR <= 1 ? 0 : 32 - __clz(RR - 1);
+    const int jf = 2 * t, jl = 2 * t + 1;
+    const SL sl{SA, SB, SC, SD};
+    for (int step = 1; step <= K; step++) {
+        const int u = 1 << (step - 1);
+        const T qF = T(1) / F.b, qL = T(1) / L.b;
+        if (live) {
+            if (jf < RR && (jf - u >= 0 || jf + u < RR) && bad_divisor(F.b))
+                atomicMin(key, PART_KEY(1 + step, t * P));
+            if (jl < RR && (jl - u >= 0 || jl + u < RR) && bad_divisor(L.b))
+                atomicMin(key, PART_KEY(1 + step, t * P + m - 1));
+        }
+        // Which neighbours exist (none for a row ≥ RR: a thread without a
+        // chunk, or the missing L of a one-row last chunk).
+        const bool fl = jf < RR && jf - u >= 0, fr = jf + u < RR, ll = jl < RR && jl - u >= 0, lr = jl + u < RR;
+        if (tps <= 32) {
+            T a, c, d, q;
+            if (step == 1) {
+                // F: the L row of thread t−1 and its own L; L: its own F
+                // and the F row of thread t+1.
+                a = part_up(L.a, 1, tps), c = part_up(L.c, 1, tps), d = part_up(L.d, 1, tps), q = part_up(qL, 1, tps);
+                part_id(fl, a, c, d, q);
+                const PartEq<T> nF =
+                    part_upd(F, a, c, d, q, fr ? L.a : T(0), fr ? L.c : T(0), fr ? L.d : T(0), fr ? qL : T(1));
+                a = part_down(F.a, 1, tps), c = part_down(F.c, 1, tps), d = part_down(F.d, 1, tps),
+                q = part_down(qF, 1, tps);
+                part_id(lr, a, c, d, q);
+                L = part_upd(L, F.a, F.c, F.d, qF, a, c, d, q);
+                F = nF;
+            } else {
+                const int v = u >> 1;
+                T a2, c2, d2, q2;
+                a = part_up(F.a, v, tps), c = part_up(F.c, v, tps), d = part_up(F.d, v, tps), q = part_up(qF, v, tps);
+                a2 = part_down(F.a, v, tps), c2 = part_down(F.c, v, tps), d2 = part_down(F.d, v, tps),
+                q2 = part_down(qF, v, tps);
+                part_id(fl, a, c, d, q);
+                part_id(fr, a2, c2, d2, q2);
+                F = part_upd(F, a, c, d, q, a2, c2, d2, q2);
+                a = part_up(L.a, v, tps), c = part_up(L.c, v, tps), d = part_up(L.d, v, tps), q = part_up(qL, v, tps);
+                a2 = part_down(L.a, v, tps), c2 = part_down(L.c, v, tps), d2 = part_down(L.d, v, tps),
+                q2 = part_down(qL, v, tps);
+                part_id(ll, a, c, d, q);
+                part_id(lr, a2, c2, d2, q2);
+                L = part_upd(L, a, c, d, q, a2, c2, d2, q2);
+            }
+        } else if (DBL && (step & 1)) {
+            part_xchg<T, P, 8>(sl, bu, U, has, F, L, qF, qL, step, u, fl, fr, ll, lr);
+        } else {
+            if (!DBL && step > 1) __syncthreads(); // the last step's reads are done
+            part_xchg<T, P, 0>(sl, bu, U, has, F, L, qF, qL, step, u, fl, fr, ll, lr);
+        }
+    }
+    if (live) {
+        if (jf < RR && bad_divisor(F.b)) atomicMin(key, PART_KEY(K + 2, t * P));
+        if (jl < RR && bad_divisor(L.b)) atomicMin(key, PART_KEY(K + 2, t * P + m - 1));
+    }
+    const T xs = F.d / F.b;
+    const T xe = m >= 2 ? L.d / L.b : xs;
+
+    // Stage 3: the interior, x_j over γ_j (C), which no exchange touches.
+    if (live) {
+        int bad = -1;
+        T xn = xe;
+#pragma unroll 1
+        for (int h = U - 1; h >= 0; h--) {
+            const V vg = VC[X ^ h], va = VA[X ^ h], vd = VD[X ^ h];
+            T xv[R];
+#pragma unroll
+            for (int e = R - 1; e >= 0; e--) {
+                const int j = h * R + e;
+                T xj = T(0);
+                if (j == 0) {
+                    xj = xs;
+                } else if (j == m - 1) {
+                    xj = xe;
+                } else if (j <= P - 2 && j < m - 1) {
+                    const T gj = PartVec<T>::el(vg, e), aj = PartVec<T>::el(va, e), dj = PartVec<T>::el(vd, e);
+                    xj = (dj - aj * xs) - gj * xn;
+                    xn = xj;
+                }
+                xv[e] = xj;
+                if (j < m && !isfinite(xj)) bad = j;
+            }
+            VC[X ^ h] = PartVec<T>::make(xv);
+        }
+        if (bad >= 0) atomicMin(key, PART_KEY(K + 3, t * P + bad));
+    }
+    __syncthreads();
+    part_store<T, P>(SC, keys, x, ss, n, G, es, bs, spb, g0, status);
+}
+
+// partition_p<P>_*: the partition method with chunks of P rows. Grid:
+// ⌈G/spb⌉ blocks; block: tps·spb threads, tps ≤ 32 a power of two (warp
+// shuffles) or a multiple of 32 (shared memory), tps·P ≥ n; at most 1024
+// threads in FP32, 512 in FP64 (whose 64-bit reduced rows need more than
+// 64 registers; tuning.partitionKernelThreads).
+#define PARTITION(T, S, P, MAXT)                                                                                  \
+    extern "C" __global__ void __launch_bounds__(MAXT)                                                           \
+        partition_p##P##_##S(const T *a, const T *b, const T *c, const T *d, T *x, int n, int G, i64 es, i64 bs,  \
+                             T ca, T cb, T cc, int isConst, int *status, int spb, int tps) {                     \
+        partition_kernel<T, P>(Coeffs<T>{a, b, c, ca, cb, cc, isConst}, d, x, n, G, es, bs, status, spb, tps);    \
+    }
+PARTITION(float, f32, 4, 1024)
+PARTITION(float, f32, 8, 1024)
+PARTITION(float, f32, 16, 1024)
+PARTITION(float, f32, 32, 1024)
+PARTITION(double, f64, 4, 512)
+PARTITION(double, f64, 8, 512)
+PARTITION(double, f64, 16, 512)

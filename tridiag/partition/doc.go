@@ -1,0 +1,134 @@
+// Package partition solves a tridiagonal system by the partition method
+// (H. H. Wang, "A parallel method for tridiagonal equations", ACM TOMS,
+// 1981; in the form of the partition solvers of Sun, Zhang and Ni, 1989,
+// close to the "SPIKE" family): the system is cut into chunks of p
+// consecutive rows, every chunk is eliminated on its own, the chunks'
+// first and last unknowns are found from a small reduced tridiagonal
+// system, and every chunk's interior is then recovered from its two
+// boundary values.
+//
+// It is the step-faithful CPU twin of the GPU kernels partition_p*_f32/_f64
+// (ptx/src/partition.cuh), in which one thread owns one chunk: every stage
+// is written as "for every chunk (or reduced row), in parallel", the same
+// floating-point operations are done in the same order, and every product
+// is rounded on its own (T(...) around it, so Go never fuses a
+// multiply-add; the PTX is built with -fmad=false). The results agree bit
+// for bit.
+//
+// # Notation
+//
+// Rows are 0-based; row i reads a_i·x_{i−1} + b_i·x_i + c_i·x_{i+1} = d_i,
+// with a_0 and c_{n−1} read as 0. Chunk k holds rows s = k·p … e =
+// min(s+p, n) − 1, m = e − s + 1 rows (only the last chunk can be short);
+// there are T = ⌈n/p⌉ chunks. Inside a chunk, local index j = i − s.
+//
+// # Stage 1: eliminating a chunk (one thread per chunk)
+//
+// Downward sweep (rows j = 1 … m−1, eliminating the sub-diagonal). Row j
+// is brought to the form
+//
+//	x_j + α_j·x_s + γ_j·x_{j+1} = δ_j                                  (1)
+//
+// where x_s is the chunk's first unknown (the eliminated sub-diagonal
+// becomes a "spike" in the column of x_s). With the start values γ_0 = 0,
+// α_0 = −1, δ_0 = 0 (row 0 read as the identity x_0 = x_s), for j = 1 …
+// m−1:
+//
+//	piv = b_j − a_j·γ_{j−1}           (a divisor: must be finite, ≠ 0)
+//	r   = 1/piv
+//	γ_j = c_j·r
+//	α_j = −((a_j·α_{j−1})·r)
+//	δ_j = (d_j − a_j·δ_{j−1})·r
+//
+// (for j = 1 this is exactly γ_1 = c_1/b_1, α_1 = a_1/b_1, δ_1 = d_1/b_1
+// up to the rounding of r). Equation (1) for j = m−1 is the chunk's last
+// reduced equation, in x_s, x_e and x_{e+1} (the next chunk's first
+// unknown):
+//
+//	L_k:  α_{m−1}·x_s + 1·x_e + γ_{m−1}·x_{e+1} = δ_{m−1}
+//
+// Upward sweep (rows j = m−2 … 1, eliminating the super-diagonal of the
+// interior): every interior unknown is written as
+//
+//	x_j = y_j − v_j·x_s − w_j·x_e
+//
+// starting from x_{m−1} = x_e, i.e. (y, v, w) = (0, 0, −1), and by (1)
+//
+//	y_j = δ_j − γ_j·y_{j+1},  v_j = α_j − γ_j·v_{j+1},  w_j = −(γ_j·w_{j+1})
+//
+// Only (y_1, v_1, w_1) is kept: substituting x_1 into the chunk's original
+// first row a_0·x_{s−1} + b_0·x_s + c_0·x_1 = d_0 gives the chunk's first
+// reduced equation, in x_{s−1} (the previous chunk's last unknown), x_s and
+// x_e:
+//
+//	F_k:  a_0·x_{s−1} + (b_0 − c_0·v_1)·x_s + (−(c_0·w_1))·x_e = d_0 − c_0·y_1
+//
+// A chunk of two rows has no interior: the start values make F_k its first
+// row unchanged (b_0 − c_0·0, −(c_0·(−1)) = c_0, d_0 − c_0·0). A chunk of
+// one row (only the last chunk can have one, or every chunk when p = 1)
+// contributes its original row as its only reduced equation.
+//
+// # Stage 2: the reduced system
+//
+// The reduced unknowns are the chunks' first and last unknowns in the
+// order x_{s_0}, x_{e_0}, x_{s_1}, x_{e_1}, …: reduced row 2k is F_k, row
+// 2k+1 is L_k (when p = 1 reduced row k is original row k). F_k couples
+// x_{e_{k−1}}, x_{s_k}, x_{e_k} and L_k couples x_{s_k}, x_{e_k},
+// x_{s_{k+1}}: neighbours in this order, so the reduced system of
+//
+//	R = 2T, or 2T − 1 when the last chunk has one row (R = n when p = 1)
+//
+// rows is tridiagonal. (It is the Schur complement of the chunks'
+// interiors, each L row scaled by its last pivot: diagonally dominant when
+// the matrix is.) It is solved by parallel cyclic reduction as package pcr
+// does it (⌈log2 R⌉ steps, a missing neighbour read as the identity
+// equation a = c = d = 0, b = 1, then x = d/b), except that each row's
+// divisor enters as a reciprocal: at step k (stride u = 2^(k−1)), for every
+// reduced row i in parallel, with q_j = 1/B_j,
+//
+//	s1 = A_i·q_{i−u},  s2 = C_i·q_{i+u}
+//	A'_i = −(A_{i−u}·s1),  C'_i = −(C_{i+u}·s2)
+//	B'_i = (B_i − C_{i−u}·s1) − A_{i+u}·s2
+//	D'_i = (D_i − D_{i−u}·s1) − D_{i+u}·s2
+//
+// On the GPU each thread holds its chunk's two reduced rows, so after the
+// first step (stride 1, which uses the left neighbour's L row and the right
+// neighbour's F row) the F rows and the L rows form two independent
+// systems, each with one row per thread: step k ≥ 2 exchanges rows between
+// threads t and t ± 2^(k−2), by warp shuffles when a system's threads fit in
+// one warp, through shared memory otherwise.
+//
+// # Stage 3: recovering the interiors (one thread per chunk)
+//
+// With x_s and x_e known, the interior is substituted back by (1), from
+// the bottom: x_{m−1} = x_e and for j = m−2 … 1
+//
+//	x_j = (δ_j − α_j·x_s) − γ_j·x_{j+1}
+//
+// so the chunk keeps γ_j, α_j, δ_j of its interior rows (3(p−2) values)
+// between Stage 1 and Stage 3; the input is read exactly once.
+//
+// # Work
+//
+// Stages 1 and 3 do about 18 flops and one division per row, sequentially
+// inside a chunk and in parallel across chunks; the reduced system has
+// about 2n/p rows and ⌈log2(2n/p)⌉ PCR steps of about 12 flops and one
+// division per reduced row. With one chunk per thread a kernel needs
+// ⌈n/p⌉ threads per system and ⌈log2(2n/p)⌉ exchanges, and touches global
+// memory once: a, b, c, d read, x written. The devices use p =
+// DefaultChunk(n).
+//
+// # Breakdown
+//
+// The method does not pivot. The divisors are the pivots piv of Stage 1
+// (row s+j), the reduced rows' B at every PCR step where the row is the
+// neighbour of another row (as in package pcr), and the reduced rows' B in
+// the final division. When one is zero or not finite Solve returns a
+// *tri.PivotError wrapping tri.ErrZeroPivot whose Row is the original row:
+// the smallest such row of the first stage (Stage 1, then each PCR step,
+// then the division) where one occurs; a reduced row stands for its chunk's
+// first (F) or last (L) row. A solution that overflows without a bad
+// divisor is returned as it is, as package pcr does (the tridiag CPU
+// device reports it as tridiag.ErrNonFiniteResult; the GPU kernels report
+// the smallest non-finite row as a breakdown).
+package partition

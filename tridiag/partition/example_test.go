@@ -1,0 +1,42 @@
+package partition_test
+
+import (
+	"fmt"
+
+	"github.com/bandsolve/bandsolve/tridiag/partition"
+)
+
+// Solve the 7-row system tridiag(−1, 4, −1)·x = d by the partition method
+// with chunks of 3 rows: chunks {0,1,2}, {3,4,5}, {6}, a reduced system of
+// 5 rows (x0, x2, x3, x5, x6).
+func ExampleSolve() {
+	a := []float64{0, -1, -1, -1, -1, -1, -1} // a[0] is ignored
+	b := []float64{4, 4, 4, 4, 4, 4, 4}
+	c := []float64{-1, -1, -1, -1, -1, -1, 0} // c[6] is ignored
+	d := []float64{1, 2, 3, 4, 5, 6, 7}
+	x := make([]float64, len(b))
+
+	ws := partition.NewWorkspace[float64](len(b)) // reusable for any n ≤ 7
+	if err := partition.Solve(a, b, c, d, x, 3, ws); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%.4f\n", x)
+	fmt.Println("reduced rows:", partition.ReducedSize(len(b), 3), "PCR steps:", partition.Steps(len(b), 3))
+	// Output:
+	// [0.4996 0.9985 1.4945 1.9794 2.4230 2.7128 2.4282]
+	// reduced rows: 5 PCR steps: 3
+}
+
+// A zero pivot inside a chunk is reported with its row.
+func ExampleSolve_breakdown() {
+	a := []float64{0, 1, 0, 1}
+	b := []float64{2, 2, 0, 2}
+	c := []float64{1, 1, 1, 0}
+	d := []float64{1, 1, 1, 1}
+	x := make([]float64, 4)
+	// One chunk of 4 rows: piv_2 = b_2 − a_2·γ_1 = 0.
+	fmt.Println(partition.Solve(a, b, c, d, x, 4, nil))
+	// Output:
+	// zero pivot at row 2
+}

@@ -1,0 +1,266 @@
+package tuning
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+
+	"github.com/bandsolve/bandsolve/tridiag/partition"
+)
+
+// The partition kernels (ptx/src/partition.cuh, the CPU twin is package
+// tridiag/partition) give every thread one chunk of P consecutive rows of
+// a system held in shared memory: ThreadsPerSystem ≥ ⌈N/P⌉ threads per
+// system, SystemsPerBlock systems per block. The chunk size P is
+// partition.DefaultChunk(N) unless a caller forces one of PartitionChunks:
+// the kernels are compiled for those P (P is a template parameter: a
+// thread's loops over its chunk are unrolled).
+//
+// Shared memory of a block: 4 arrays (a, b, c, d) of SystemsPerBlock × ss
+// units of 16 bytes, ss = ⌈N/P⌉·P·ElemSize/16 (the chunks of a system,
+// whole units: P·ElemSize must be a multiple of 16), rounded up to an odd
+// multiple of 8 units when the systems are first in memory and ss ≥ 8
+// (against bank conflicts of their copies); each array rounded up to a
+// multiple of 8 units (the kernels' XOR swizzle permutes aligned groups of
+// 8 units); then one int32 key per system.
+//
+// Choice of the launch, for the bandwidth of large batches: the kernel
+// reads a, b, c, d once and writes x once, so it needs many bytes in
+// flight (Little's law: about 3 TB/s × 0.7 µs ≈ 2 MB over 132 SMs on an
+// H100, 16 KB per SM) and phases of different blocks overlapping (one
+// block computes while another loads). Both come from many resident
+// blocks per SM. So among the block sizes that fit (threads a multiple of
+// 32, at most the kernel's bound: 1024 in FP32, 512 in FP64; shared
+// memory at most Device.MaxShared) the launch
+// maximises the threads resident per SM, limited by threads, blocks,
+// shared memory (plus the 1 KiB the driver reserves per block on compute
+// capability ≥ 8) and registers; ties go to the block closest to 256
+// threads. With the systems first in memory (bs < es, e.g. interleaved)
+// a block takes at least 32 bytes' worth of systems (8 FP32, 4 FP64) when
+// they fit, so that every 32-byte sector the loads touch is used whole.
+// A batch too small to give every SM a block gets fewer systems per block.
+
+// PartitionChunks lists the chunk sizes P the GPU kernels are built for
+// (P = 32 in FP32 only: a chunk is at most 8 units of 16 bytes).
+var PartitionChunks = []int{4, 8, 16, 32}
+
+// PartitionKernelBuilt reports whether there is a kernel for chunks of p
+// rows of elem bytes: p in PartitionChunks, a chunk of whole 16-byte
+// units, at most 8 of them.
+func PartitionKernelBuilt(p, elem int) bool {
+	return (elem == 4 || elem == 8) && slices.Contains(PartitionChunks, p) && p*elem%16 == 0 && p*elem <= 128
+}
+
+// partitionKernelThreads is the __launch_bounds__ of the kernel for
+// elements of elem bytes: 1024 in FP32, 512 in FP64 (whose reduced rows
+// need more than 64 registers).
+func partitionKernelThreads(p, elem int) int {
+	if elem == 8 {
+		return 512
+	}
+	return 1024
+}
+
+// PartitionLaunch is the launch of a partition kernel for systems of N
+// rows: Blocks(G) blocks of Threads threads, SharedBytes of dynamic shared
+// memory.
+type PartitionLaunch struct {
+	N, ElemSize      int
+	Chunk            int  // P, rows per chunk (per thread)
+	Chunks           int  // ⌈N/P⌉: threads with a chunk, per system
+	ThreadsPerSystem int  // ≥ Chunks: a power of two ≤ 32 (Warp) or a multiple of 32
+	SystemsPerBlock  int  // systems in one block
+	Threads          int  // ThreadsPerSystem × SystemsPerBlock
+	SharedBytes      int  // dynamic shared memory of one block
+	Warp             bool // the reduced system is solved with warp shuffles (no barriers)
+	// BlocksPerSM and ResidentThreads are the residency the choice
+	// expects on the device (with the registers given to the choice).
+	BlocksPerSM, ResidentThreads int
+	MaxN                         int // the largest N this chunk size supports on the device
+}
+
+// Blocks returns the number of blocks for a batch of g systems.
+func (l PartitionLaunch) Blocks(g int) int { return (g + l.SystemsPerBlock - 1) / l.SystemsPerBlock }
+
+// PartitionSharedBytes is the dynamic shared memory of a block of spb
+// systems of n rows in chunks of p rows; sysFirst: the systems are closer
+// together in memory than the rows (batch stride < element stride).
+func PartitionSharedBytes(n, p, elem, spb int, sysFirst bool) int {
+	units := (spb*partitionStride(n, p, elem, sysFirst) + 7) &^ 7 // whole swizzle groups
+	return 4*units*16 + 4*spb
+}
+
+// partitionStride is the kernels' part_ss: a system's units of 16 bytes.
+func partitionStride(n, p, elem int, sysFirst bool) int {
+	ss := partition.Chunks(n, p) * p * elem / 16
+	if sysFirst && ss >= 8 {
+		ss = (ss+7)&^7 | 8
+	}
+	return ss
+}
+
+// partitionThreads returns the threads per system for n rows in chunks of
+// p: the power of two ≥ ⌈n/p⌉ up to 32 (one warp or less: shuffles), the
+// multiple of 32 ≥ ⌈n/p⌉ beyond.
+func partitionThreads(n, p int) int {
+	c := partition.Chunks(n, p)
+	if c <= 32 {
+		return 1 << bits.Len(uint(c-1))
+	}
+	return (c + 31) / 32 * 32
+}
+
+func partitionMaxBlock(d Device, p, elem int) int {
+	m := partitionKernelThreads(p, elem)
+	if d.MaxThreadsPerBlock > 0 {
+		m = min(m, d.MaxThreadsPerBlock)
+	}
+	return m
+}
+
+// partitionFits reports whether one system of n rows in chunks of p fits
+// one block.
+func partitionFits(d Device, n, p, elem int, sysFirst bool) bool {
+	return partitionThreads(n, p) <= partitionMaxBlock(d, p, elem) && PartitionSharedBytes(n, p, elem, 1, sysFirst) <= d.MaxShared()
+}
+
+// PartitionMaxNChunk returns the largest N a block holds with chunks of p
+// rows (the shared memory of one system, and ⌈N/p⌉ threads), for systems
+// stored rows first (sysFirst false: contiguous, strided) or systems
+// first (interleaved).
+func PartitionMaxNChunk(d Device, elem, p int, sysFirst bool) int {
+	return maxFit(d.MaxShared(), func(n int) int {
+		if partitionThreads(n, p) > partitionMaxBlock(d, p, elem) {
+			return d.MaxShared() + 1
+		}
+		return PartitionSharedBytes(n, p, elem, 1, sysFirst)
+	})
+}
+
+// PartitionMaxN returns the largest N such that every system of up to N
+// rows fits one block with the default chunk size partition.DefaultChunk.
+func PartitionMaxN(d Device, elem int, sysFirst bool) int {
+	n := 0
+	for n < 1<<22 && partitionFits(d, n+1, partition.DefaultChunk(n+1), elem, sysFirst) {
+		n++
+	}
+	return n
+}
+
+// PartitionLaunchFor chooses the launch for a batch of g systems of n rows
+// of elem bytes with the default chunk size (partition.DefaultChunk(n)).
+// sysFirst says that the systems are closer together in memory than the
+// rows (batch stride < element stride); regs is the kernel's registers per
+// thread (0: assume 64, the most its launch bounds allow).
+func PartitionLaunchFor(d Device, n, elem, g int, sysFirst bool, regs int) (PartitionLaunch, error) {
+	return PartitionLaunchChunk(d, n, elem, partition.DefaultChunk(n), g, sysFirst, regs)
+}
+
+// PartitionLaunchChunk is PartitionLaunchFor with the chunk size p, one of
+// PartitionChunks. It fails with ErrTooLargeForShared when one system does
+// not fit a block.
+func PartitionLaunchChunk(d Device, n, elem, p, g int, sysFirst bool, regs int) (PartitionLaunch, error) {
+	l := PartitionLaunch{N: n, ElemSize: elem, Chunk: p}
+	if n < 1 || g < 1 || !PartitionKernelBuilt(p, elem) {
+		return l, fmt.Errorf("tuning: partition launch for N=%d G=%d, element size %d, chunk %d (kernels: chunks %v of at most 128 bytes)", n, g, elem, p, PartitionChunks)
+	}
+	l.MaxN = PartitionMaxNChunk(d, elem, p, sysFirst)
+	if !partitionFits(d, n, p, elem, sysFirst) {
+		return l, fmt.Errorf("%w: the partition method holds a system in one block (%d B of shared memory, %d threads on %s): N=%d exceeds the largest supported N=%d for %d-byte elements and chunks of %d rows",
+			ErrTooLargeForShared, d.MaxShared(), partitionMaxBlock(d, p, elem), d.Name, n, l.MaxN, elem, p)
+	}
+	if regs <= 0 {
+		regs = 64
+	}
+	l.Chunks = partition.Chunks(n, p)
+	tps := partitionThreads(n, p)
+	l.ThreadsPerSystem, l.Warp = tps, tps <= 32
+
+	// Candidates: spb = unit·2^k, unit systems fill one warp.
+	unit := max(1, 32/tps)
+	maxBlock := partitionMaxBlock(d, p, elem)
+	type cand struct{ spb, blocks, res int }
+	var cands []cand
+	for spb := unit; spb*tps <= maxBlock; spb *= 2 {
+		sh := PartitionSharedBytes(n, p, elem, spb, sysFirst)
+		if sh > d.MaxShared() && spb > 1 {
+			break
+		}
+		blocks, res := partitionResidency(d, tps*spb, sh, regs)
+		cands = append(cands, cand{spb, blocks, res})
+	}
+	// Systems first in memory: whole 32-byte sectors when possible.
+	if sysFirst {
+		minSys := 32 / elem
+		var wide []cand
+		for _, c := range cands {
+			if c.spb >= minSys {
+				wide = append(wide, c)
+			}
+		}
+		if len(wide) > 0 {
+			cands = wide
+		}
+	}
+	// A small batch: at most ⌈g/SMs⌉ systems per block, so that every SM
+	// gets a block (the smallest candidate stays).
+	if d.SMs > 0 {
+		lim := (g + d.SMs - 1) / d.SMs
+		var few []cand
+		for _, c := range cands {
+			if c.spb <= lim {
+				few = append(few, c)
+			}
+		}
+		if len(few) > 0 {
+			cands = few
+		} else {
+			cands = cands[:1]
+		}
+	}
+	best := cands[0]
+	dist := func(c cand) int {
+		return abs(bits.Len(uint(c.spb*tps)) - bits.Len(256))
+	}
+	for _, c := range cands[1:] {
+		if c.res > best.res || (c.res == best.res && dist(c) < dist(best)) {
+			best = c
+		}
+	}
+	l.SystemsPerBlock, l.Threads = best.spb, best.spb*tps
+	l.SharedBytes = PartitionSharedBytes(n, p, elem, best.spb, sysFirst)
+	l.BlocksPerSM, l.ResidentThreads = best.blocks, best.res
+	return l, nil
+}
+
+// partitionResidency returns the blocks of `threads` threads, `shared`
+// bytes of shared memory and regs registers per thread that one SM holds
+// at once, and their threads.
+func partitionResidency(d Device, threads, shared, regs int) (blocks, resident int) {
+	blocks = d.MaxThreadsPerSM / threads
+	if d.MaxBlocksPerSM > 0 {
+		blocks = min(blocks, d.MaxBlocksPerSM)
+	}
+	reserve := 0
+	if d.Major >= 8 {
+		reserve = 1 << 10 // the driver's shared memory per block
+	}
+	if d.SharedPerSM > 0 {
+		blocks = min(blocks, d.SharedPerSM/(shared+reserve))
+	}
+	if d.RegsPerSM > 0 {
+		// Registers are allocated per warp in units of 256.
+		warpRegs := (regs*32 + 255) / 256 * 256
+		warps := (threads + 31) / 32
+		blocks = min(blocks, d.RegsPerSM/(warpRegs*warps))
+	}
+	blocks = max(blocks, 0)
+	return blocks, blocks * threads
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
