@@ -21,18 +21,22 @@ var ErrClosed = errors.New("cuda: device is closed")
 var ErrOutOfMemory = errors.New("cuda: out of device memory")
 
 // Device is one GPU with its CUDA context and the loaded kernels.
+//
+// CUDA makes a context current per OS thread. Every driver call of the
+// device goes through do, which pins the calling goroutine to its thread,
+// makes the context current there and holds the device's lock, so calls
+// are serialised and never meet an InvalidContext, without handing work to
+// another goroutine (a hand-off costs tens of microseconds per call).
 type Device struct {
 	ordinal int
 	props   tuning.Device
-	calls   chan func()
-	quit    chan struct{}
-	closed  sync.Once
 
-	// Owned by the device goroutine.
-	ctx  cu.CUContext
-	mod  cu.Module
-	fns  map[string]cu.Function
-	attr map[string]int // dynamic shared memory limit set per function
+	mu     sync.Mutex // serialises driver calls; guards what follows
+	closed bool
+	ctx    cu.CUContext
+	mod    cu.Module
+	fns    map[string]cu.Function
+	attr   map[string]int // dynamic shared memory limit set per function
 }
 
 // Count returns the number of CUDA devices.
@@ -48,36 +52,13 @@ func Open(ordinal int) (*Device, error) {
 	if ordinal < 0 || ordinal >= n {
 		return nil, fmt.Errorf("cuda: no device %d (%d present)", ordinal, n)
 	}
-	d := &Device{ordinal: ordinal, calls: make(chan func()), quit: make(chan struct{}),
-		fns: map[string]cu.Function{}, attr: map[string]int{}}
-	ready := make(chan error)
-	go d.loop(ready)
-	if err := <-ready; err != nil {
-		return nil, err
-	}
-	return d, nil
-}
-
-// loop owns the context: it runs every driver call of the device on one
-// locked OS thread.
-func (d *Device) loop(ready chan<- error) {
+	d := &Device{ordinal: ordinal, fns: map[string]cu.Function{}, attr: map[string]int{}}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if err := d.init(); err != nil {
-		ready <- err
-		return
+		return nil, err
 	}
-	ready <- nil
-	for {
-		select {
-		case f := <-d.calls:
-			f()
-		case <-d.quit:
-			_ = d.mod.Unload()
-			_ = d.ctx.Destroy()
-			return
-		}
-	}
+	return d, nil
 }
 
 func (d *Device) init() error {
@@ -132,21 +113,26 @@ func readProps(dev cu.Device) (tuning.Device, error) {
 	return p, nil
 }
 
-// do runs f on the device's thread and returns its error.
+// do runs f with the device's context current on the calling goroutine's
+// OS thread and the device's lock held, and returns f's error.
 func (d *Device) do(f func() error) error {
-	done := make(chan error, 1)
-	select {
-	case d.calls <- func() { done <- f() }:
-		return <-done
-	case <-d.quit:
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
 		return ErrClosed
 	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := cu.SetCurrentContext(d.ctx); err != nil {
+		return fmt.Errorf("cuda: making the context of device %d current: %w", d.ordinal, err)
+	}
+	return f()
 }
 
-// Do runs f on the goroutine that owns the device's CUDA context, with the
-// context current on its OS thread, and returns f's error. It lets other
-// CUDA code (a peer library, a custom kernel) share the device: f must not
-// call Do itself.
+// Do runs f with the device's CUDA context current on the calling
+// goroutine's OS thread and the device's lock held, and returns f's error.
+// It lets other CUDA code (a peer library, a custom kernel) share the
+// device: f must not call Do or any other method of the device.
 func (d *Device) Do(f func() error) error { return d.do(f) }
 
 // Properties returns what the driver reports of the device.
@@ -176,10 +162,21 @@ func (d *Device) Synchronize() error {
 }
 
 // Close destroys the context. Buffers and plans of the device must not be
-// used afterwards.
+// used afterwards; their methods then return ErrClosed.
 func (d *Device) Close() error {
-	d.closed.Do(func() { close(d.quit) })
-	return nil
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil
+	}
+	d.closed = true
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := cu.SetCurrentContext(d.ctx); err != nil {
+		return fmt.Errorf("cuda: closing device %d: %w", d.ordinal, err)
+	}
+	_ = d.mod.Unload()
+	return d.ctx.Destroy()
 }
 
 // function returns the kernel name from the loaded module (device thread).
