@@ -3,6 +3,11 @@
 // reference solvers (Thomas, and Gaussian elimination with partial pivoting
 // in the manner of LAPACK's gtsv).
 //
+// Every product is converted to T explicitly (T(a*b)) so that Go never
+// fuses a multiply and an add (it may on arm64 or with GOAMD64=v3): the GPU
+// kernels are built with -fmad=false and must match these results bit for
+// bit.
+//
 // A system of n rows is given by four slices of length n: a (sub-diagonal,
 // a[0] unused), b (diagonal), c (super-diagonal, c[n-1] unused) and d (the
 // right-hand side). Row i reads a[i]·x[i-1] + b[i]·x[i] + c[i]·x[i+1] = d[i].
@@ -61,17 +66,17 @@ func Thomas[T Float](a, b, c, d, x, work []T) error {
 	cp[0] = c[0] / piv
 	x[0] = d[0] / piv
 	for i := 1; i < n; i++ {
-		piv = b[i] - a[i]*cp[i-1]
+		piv = b[i] - T(a[i]*cp[i-1])
 		if BadDivisor(piv) {
 			return &PivotError{Row: i, Err: ErrZeroPivot}
 		}
 		if i < n-1 {
 			cp[i] = c[i] / piv
 		}
-		x[i] = (d[i] - a[i]*x[i-1]) / piv
+		x[i] = (d[i] - T(a[i]*x[i-1])) / piv
 	}
 	for i := n - 2; i >= 0; i-- {
-		x[i] -= cp[i] * x[i+1]
+		x[i] -= T(cp[i] * x[i+1])
 	}
 	return nil
 }
@@ -116,21 +121,21 @@ func GTSV[T Float](a, b, c, d, x []T, w *PivotWork[T]) error {
 				return &PivotError{Row: i, Err: ErrSingular}
 			}
 			f := dl[i] / dd[i]
-			dd[i+1] -= f * du[i]
-			x[i+1] -= f * x[i]
+			dd[i+1] -= T(f * du[i])
+			x[i+1] -= T(f * x[i])
 			dl[i] = 0 // multiplier not kept: single right-hand side
 		} else {
 			// Interchange rows i and i+1.
 			f := dd[i] / dl[i]
 			dd[i] = dl[i]
 			tmp := dd[i+1]
-			dd[i+1] = du[i] - f*tmp
+			dd[i+1] = du[i] - T(f*tmp)
 			if i < n-2 {
 				du2[i] = du[i+1]
 				du[i+1] = -f * du2[i]
 			}
 			du[i] = tmp
-			x[i], x[i+1] = x[i+1], x[i]-f*x[i+1]
+			x[i], x[i+1] = x[i+1], x[i]-T(f*x[i+1])
 		}
 	}
 	if dd[n-1] == 0 {
@@ -139,10 +144,10 @@ func GTSV[T Float](a, b, c, d, x []T, w *PivotWork[T]) error {
 	// Back substitution with the upper factor (diagonal dd, du, du2).
 	x[n-1] /= dd[n-1]
 	if n > 1 {
-		x[n-2] = (x[n-2] - du[n-2]*x[n-1]) / dd[n-2]
+		x[n-2] = (x[n-2] - T(du[n-2]*x[n-1])) / dd[n-2]
 	}
 	for i := n - 3; i >= 0; i-- {
-		x[i] = (x[i] - du[i]*x[i+1] - du2[i]*x[i+2]) / dd[i]
+		x[i] = (x[i] - T(du[i]*x[i+1]) - T(du2[i]*x[i+2])) / dd[i]
 	}
 	return nil
 }
