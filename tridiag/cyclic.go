@@ -38,7 +38,7 @@ func (s *cpuSolver[T]) solveCyclic(w *cpuWorker[T], a, b, c, d, x []T) error {
 	}
 	a[0], c[n-1] = 0, 0
 	b[0] -= gamma
-	b[n-1] -= alpha * beta / gamma
+	b[n-1] -= T(alpha*beta) / gamma
 	u := w.u
 	for i := range u {
 		u[i] = 0
@@ -52,14 +52,14 @@ func (s *cpuSolver[T]) solveCyclic(w *cpuWorker[T], a, b, c, d, x []T) error {
 	if err := s.solveOne(w, a, b, c, u, z); err != nil {
 		return err
 	}
-	vy := y[0] + alpha/gamma*y[n-1]
-	den := 1 + z[0] + alpha/gamma*z[n-1]
+	vy := y[0] + T(alpha/gamma*y[n-1])
+	den := 1 + z[0] + T(alpha/gamma*z[n-1])
 	if den == 0 || !finite(den) {
 		return fmt.Errorf("%w: Sherman–Morrison denominator is %v", ErrSingular, den)
 	}
 	f := vy / den
 	for i := range x {
-		x[i] = y[i] - f*z[i]
+		x[i] = y[i] - T(f*z[i])
 	}
 	return nil
 }
