@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bandsolve/bandsolve/tridiag/internal/tri"
+	"github.com/bandsolve/bandsolve/tridiag/internal/tritest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -24,26 +25,26 @@ func testSolve[T tri.Float](t *testing.T) {
 	for _, n := range sizes {
 		s := randSystem(r, n)
 		want := reference(t, s)
-		a, b, c, d := conv[T](s.a), conv[T](s.b), conv[T](s.c), conv[T](s.d)
-		a0, b0, c0, d0 := clone(a), clone(b), clone(c), clone(d)
+		a, b, c, d := tritest.Conv[T](s.a), tritest.Conv[T](s.b), tritest.Conv[T](s.c), tritest.Conv[T](s.d)
+		a0, b0, c0, d0 := tritest.Clone(a), tritest.Clone(b), tritest.Clone(c), tritest.Clone(d)
 
 		x := make([]T, n)
 		require.NoError(t, Solve(a, b, c, d, x, ws), "n=%d", n)
-		assert.LessOrEqual(t, relErr(x, want), tol[T](), "n=%d", n)
-		assert.True(t, bitsEqual(a, a0) && bitsEqual(b, b0) && bitsEqual(c, c0) && bitsEqual(d, d0),
+		assert.LessOrEqual(t, tritest.RelErr(x, want), tol[T](), "n=%d", n)
+		assert.True(t, tritest.BitsEqual(a, a0) && tritest.BitsEqual(b, b0) && tritest.BitsEqual(c, c0) && tritest.BitsEqual(d, d0),
 			"n=%d: inputs modified", n)
 
 		// x aliasing d gives the same bits.
-		dx := clone(d)
+		dx := tritest.Clone(d)
 		require.NoError(t, Solve(a, b, c, dx, dx, ws), "n=%d", n)
-		assert.True(t, bitsEqual(dx, x), "n=%d: aliased result differs", n)
+		assert.True(t, tritest.BitsEqual(dx, x), "n=%d: aliased result differs", n)
 
 		// A workspace of exactly n rows, and a nil one, give the same bits.
 		y := make([]T, n)
 		require.NoError(t, Solve(a, b, c, d, y, NewWorkspace[T](n)))
-		assert.True(t, bitsEqual(y, x), "n=%d: exact workspace differs", n)
+		assert.True(t, tritest.BitsEqual(y, x), "n=%d: exact workspace differs", n)
 		require.NoError(t, Solve(a, b, c, d, y, nil))
-		assert.True(t, bitsEqual(y, x), "n=%d: nil workspace differs", n)
+		assert.True(t, tritest.BitsEqual(y, x), "n=%d: nil workspace differs", n)
 	}
 }
 
@@ -57,7 +58,7 @@ func testIgnoredEntries[T tri.Float](t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 2))
 	for _, n := range sizes {
 		s := randSystem(r, n)
-		a, b, c, d := conv[T](s.a), conv[T](s.b), conv[T](s.c), conv[T](s.d)
+		a, b, c, d := tritest.Conv[T](s.a), tritest.Conv[T](s.b), tritest.Conv[T](s.c), tritest.Conv[T](s.d)
 		a[0], c[n-1] = 0, 0
 		x := make([]T, n)
 		require.NoError(t, Solve(a, b, c, d, x, nil))
@@ -65,7 +66,7 @@ func testIgnoredEntries[T tri.Float](t *testing.T) {
 		a[0], c[n-1] = nan, nan
 		y := make([]T, n)
 		require.NoError(t, Solve(a, b, c, d, y, nil))
-		assert.True(t, bitsEqual(x, y), "n=%d", n)
+		assert.True(t, tritest.BitsEqual(x, y), "n=%d", n)
 	}
 }
 
@@ -84,11 +85,11 @@ func testWorkspaceReuse[T tri.Float](t *testing.T) {
 	r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 	for _, n := range order {
 		s := randSystem(r, n)
-		a, b, c, d := conv[T](s.a), conv[T](s.b), conv[T](s.c), conv[T](s.d)
+		a, b, c, d := tritest.Conv[T](s.a), tritest.Conv[T](s.b), tritest.Conv[T](s.c), tritest.Conv[T](s.d)
 		x, y := make([]T, n), make([]T, n)
 		require.NoError(t, Solve(a, b, c, d, x, ws))
 		require.NoError(t, Solve(a, b, c, d, y, NewWorkspace[T](n)))
-		assert.True(t, bitsEqual(x, y), "n=%d", n)
+		assert.True(t, tritest.BitsEqual(x, y), "n=%d", n)
 	}
 }
 
@@ -130,12 +131,12 @@ func testZeroPivot[T tri.Float](t *testing.T) {
 			continue
 		}
 		s := randSystem(r, n)
-		a, c, d := conv[T](s.a), conv[T](s.c), conv[T](s.d)
+		a, c, d := tritest.Conv[T](s.a), tritest.Conv[T](s.c), tritest.Conv[T](s.d)
 		b := make([]T, n)
-		x := fill[T](n, 42)
+		x := tritest.Fill[T](n, 42)
 		row := pivotRow(t, Solve(a, b, c, d, x, nil), fmt.Sprint("n=", n))
 		assert.Equal(t, 0, row, "n=%d", n)
-		assert.Equal(t, fill[T](n, 42), x, "n=%d: x modified on error", n)
+		assert.Equal(t, tritest.Fill[T](n, 42), x, "n=%d: x modified on error", n)
 	}
 
 	// A single bad divisor in an eliminated equation (rows 0, 2, 4, … are
@@ -144,7 +145,7 @@ func testZeroPivot[T tri.Float](t *testing.T) {
 	for _, bad := range []T{0, T(math.NaN()), T(math.Inf(-1))} {
 		for _, row := range []int{0, 4, 10, 14} {
 			s := randSystem(r, n)
-			a, b, c, d := conv[T](s.a), conv[T](s.b), conv[T](s.c), conv[T](s.d)
+			a, b, c, d := tritest.Conv[T](s.a), tritest.Conv[T](s.b), tritest.Conv[T](s.c), tritest.Conv[T](s.d)
 			b[row] = bad
 			x := make([]T, n)
 			assert.Equal(t, row, pivotRow(t, Solve(a, b, c, d, x, nil), fmt.Sprint(row)))
@@ -157,7 +158,7 @@ func testZeroPivot[T tri.Float](t *testing.T) {
 		a := []T{0, 1, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5}
 		b := []T{2, 1, 1, 4, 4, 4, 4, 4}
 		c := []T{1, 1, 0.5, 0.5, 0.5, 0.5, 0.5, 0}
-		d := fill[T](8, 1)
+		d := tritest.Fill[T](8, 1)
 		assert.Equal(t, 1, pivotRow(t, Solve(a, b, c, d, make([]T, 8), nil), "level 1"))
 	}
 
@@ -188,8 +189,8 @@ func testProperty[T tri.Float](t *testing.T) {
 		s := randSystem(r, n)
 		want := reference(t, s)
 		x := make([]T, n)
-		require.NoError(t, Solve(conv[T](s.a), conv[T](s.b), conv[T](s.c), conv[T](s.d), x, ws), "n=%d", n)
-		require.LessOrEqual(t, relErr(x, want), tol[T](), "n=%d", n)
+		require.NoError(t, Solve(tritest.Conv[T](s.a), tritest.Conv[T](s.b), tritest.Conv[T](s.c), tritest.Conv[T](s.d), x, ws), "n=%d", n)
+		require.LessOrEqual(t, tritest.RelErr(x, want), tol[T](), "n=%d", n)
 	}
 }
 
@@ -211,7 +212,7 @@ func BenchmarkSolve(b *testing.B) {
 func benchSolve[T tri.Float](b *testing.B) {
 	const n = 1024
 	s := randSystem(rand.New(rand.NewPCG(8, 8)), n)
-	a, bb, c, d := conv[T](s.a), conv[T](s.b), conv[T](s.c), conv[T](s.d)
+	a, bb, c, d := tritest.Conv[T](s.a), tritest.Conv[T](s.b), tritest.Conv[T](s.c), tritest.Conv[T](s.d)
 	x := make([]T, n)
 	ws := NewWorkspace[T](n)
 	b.ReportAllocs()

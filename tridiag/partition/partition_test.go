@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/bandsolve/bandsolve/tridiag/internal/tritest"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -67,26 +69,26 @@ func testSolve[T tri.Float](t *testing.T) {
 	for _, n := range sizes {
 		s := randSystem(r, n, 4)
 		want := reference(t, s)
-		a, b, c, d := conv[T](s.a), conv[T](s.b), conv[T](s.c), conv[T](s.d)
-		a0, b0, c0, d0 := clone(a), clone(b), clone(c), clone(d)
+		a, b, c, d := tritest.Conv[T](s.a), tritest.Conv[T](s.b), tritest.Conv[T](s.c), tritest.Conv[T](s.d)
+		a0, b0, c0, d0 := tritest.Clone(a), tritest.Clone(b), tritest.Clone(c), tritest.Clone(d)
 		for _, p := range append(chunkSizes, n, n+5) {
 			x := make([]T, n)
 			require.NoError(t, Solve(a, b, c, d, x, p, ws), "n=%d p=%d", n, p)
-			assert.LessOrEqual(t, relErr(x, want), tol[T](), "n=%d p=%d", n, p)
-			require.True(t, bitsEqual(a, a0) && bitsEqual(b, b0) && bitsEqual(c, c0) && bitsEqual(d, d0),
+			assert.LessOrEqual(t, tritest.RelErr(x, want), tol[T](), "n=%d p=%d", n, p)
+			require.True(t, tritest.BitsEqual(a, a0) && tritest.BitsEqual(b, b0) && tritest.BitsEqual(c, c0) && tritest.BitsEqual(d, d0),
 				"n=%d p=%d: inputs modified", n, p)
 
 			// x aliasing d gives the same bits.
-			dx := clone(d)
+			dx := tritest.Clone(d)
 			require.NoError(t, Solve(a, b, c, dx, dx, p, ws), "n=%d p=%d", n, p)
-			assert.True(t, bitsEqual(dx, x), "n=%d p=%d: aliased result differs", n, p)
+			assert.True(t, tritest.BitsEqual(dx, x), "n=%d p=%d: aliased result differs", n, p)
 
 			// A workspace of exactly n rows, and a nil one, give the same bits.
 			y := make([]T, n)
 			require.NoError(t, Solve(a, b, c, d, y, p, NewWorkspace[T](n)))
-			assert.True(t, bitsEqual(y, x), "n=%d p=%d: exact workspace differs", n, p)
+			assert.True(t, tritest.BitsEqual(y, x), "n=%d p=%d: exact workspace differs", n, p)
 			require.NoError(t, Solve(a, b, c, d, y, p, nil))
-			assert.True(t, bitsEqual(y, x), "n=%d p=%d: nil workspace differs", n, p)
+			assert.True(t, tritest.BitsEqual(y, x), "n=%d p=%d: nil workspace differs", n, p)
 		}
 	}
 }
@@ -108,7 +110,7 @@ func TestWeakDominance(t *testing.T) {
 		for _, p := range chunkSizes {
 			x := make([]float64, n)
 			require.NoError(t, Solve(s.a, s.b, s.c, s.d, x, p, nil))
-			assert.LessOrEqual(t, relErr(x, want), 1e-11, "n=%d p=%d", n, p)
+			assert.LessOrEqual(t, tritest.RelErr(x, want), 1e-11, "n=%d p=%d", n, p)
 		}
 	}
 }
@@ -124,7 +126,7 @@ func TestP1IsPCR(t *testing.T) {
 		require.NoError(t, pcr.Solve(s.a, s.b, s.c, s.d, y, nil))
 		want := make([]float64, n)
 		copy(want, y)
-		assert.LessOrEqual(t, relErr(x, want), 1e-14, "n=%d", n)
+		assert.LessOrEqual(t, tritest.RelErr(x, want), 1e-14, "n=%d", n)
 	}
 }
 
@@ -155,7 +157,7 @@ func testBreakdown[T tri.Float](t *testing.T) {
 		{[]int{57}, 1, 57},          // p = 1: plain PCR
 		{[]int{0, 41, 42}, 100, 41}, // one chunk: row 0 (F, PCR) loses to Stage 1's 41
 	} {
-		s := system{clone(base.a), clone(base.b), clone(base.c), clone(base.d)}
+		s := system{tritest.Clone(base.a), tritest.Clone(base.b), tritest.Clone(base.c), tritest.Clone(base.d)}
 		for _, i := range c.rows {
 			s.b[i] = 0
 			s.a[i] = 0
@@ -163,7 +165,7 @@ func testBreakdown[T tri.Float](t *testing.T) {
 				s.c[i] = 0 // a first row: make F's B exactly 0
 			}
 		}
-		a, b, cc, d := conv[T](s.a), conv[T](s.b), conv[T](s.c), conv[T](s.d)
+		a, b, cc, d := tritest.Conv[T](s.a), tritest.Conv[T](s.b), tritest.Conv[T](s.c), tritest.Conv[T](s.d)
 		x := make([]T, n)
 		for i := range x {
 			x[i] = 42

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bandsolve/bandsolve/tridiag/internal/tri"
+	"github.com/bandsolve/bandsolve/tridiag/internal/tritest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -30,26 +31,26 @@ func testSolve[T tri.Float](t *testing.T) {
 	for _, n := range sizes {
 		s := randSystem(r, n)
 		want := reference(t, s)
-		a, b, c, d := conv[T](s.a), conv[T](s.b), conv[T](s.c), conv[T](s.d)
-		a0, b0, c0, d0 := clone(a), clone(b), clone(c), clone(d)
+		a, b, c, d := tritest.Conv[T](s.a), tritest.Conv[T](s.b), tritest.Conv[T](s.c), tritest.Conv[T](s.d)
+		a0, b0, c0, d0 := tritest.Clone(a), tritest.Clone(b), tritest.Clone(c), tritest.Clone(d)
 
 		x := make([]T, n)
 		require.NoError(t, Solve(a, b, c, d, x, ws), "n=%d", n)
-		assert.LessOrEqual(t, relErr(x, want), tol[T](), "n=%d", n)
-		assert.True(t, bitsEqual(a, a0) && bitsEqual(b, b0) && bitsEqual(c, c0) && bitsEqual(d, d0),
+		assert.LessOrEqual(t, tritest.RelErr(x, want), tol[T](), "n=%d", n)
+		assert.True(t, tritest.BitsEqual(a, a0) && tritest.BitsEqual(b, b0) && tritest.BitsEqual(c, c0) && tritest.BitsEqual(d, d0),
 			"n=%d: inputs modified", n)
 
 		// x aliasing d gives the same bits.
-		dx := clone(d)
+		dx := tritest.Clone(d)
 		require.NoError(t, Solve(a, b, c, dx, dx, ws), "n=%d", n)
-		assert.True(t, bitsEqual(dx, x), "n=%d: aliased result differs", n)
+		assert.True(t, tritest.BitsEqual(dx, x), "n=%d: aliased result differs", n)
 
 		// A workspace of exactly n rows, and a nil one, give the same bits.
 		y := make([]T, n)
 		require.NoError(t, Solve(a, b, c, d, y, NewWorkspace[T](n)))
-		assert.True(t, bitsEqual(y, x), "n=%d: exact workspace differs", n)
+		assert.True(t, tritest.BitsEqual(y, x), "n=%d: exact workspace differs", n)
 		require.NoError(t, Solve(a, b, c, d, y, nil))
-		assert.True(t, bitsEqual(y, x), "n=%d: nil workspace differs", n)
+		assert.True(t, tritest.BitsEqual(y, x), "n=%d: nil workspace differs", n)
 	}
 }
 
@@ -67,8 +68,8 @@ func testSolveHybrid[T tri.Float](t *testing.T) {
 	for _, n := range sizes {
 		s := randSystem(r, n)
 		want := reference(t, s)
-		a, b, c, d := conv[T](s.a), conv[T](s.b), conv[T](s.c), conv[T](s.d)
-		a0, b0, c0, d0 := clone(a), clone(b), clone(c), clone(d)
+		a, b, c, d := tritest.Conv[T](s.a), tritest.Conv[T](s.b), tritest.Conv[T](s.c), tritest.Conv[T](s.d)
+		a0, b0, c0, d0 := tritest.Clone(a), tritest.Clone(b), tritest.Clone(c), tritest.Clone(d)
 
 		thomas := make([]T, n)
 		require.NoError(t, tri.Thomas(a, b, c, d, thomas, make([]T, n)))
@@ -78,18 +79,18 @@ func testSolveHybrid[T tri.Float](t *testing.T) {
 		for steps := -1; steps <= 12; steps++ {
 			x := make([]T, n)
 			require.NoError(t, SolveHybrid(a, b, c, d, x, steps, ws), "n=%d steps=%d", n, steps)
-			assert.LessOrEqual(t, relErr(x, want), tol[T](), "n=%d steps=%d", n, steps)
+			assert.LessOrEqual(t, tritest.RelErr(x, want), tol[T](), "n=%d steps=%d", n, steps)
 			if steps <= 0 {
-				assert.True(t, bitsEqual(x, thomas), "n=%d steps=%d: not Thomas", n, steps)
+				assert.True(t, tritest.BitsEqual(x, thomas), "n=%d steps=%d: not Thomas", n, steps)
 			}
 			if steps >= Steps(n) {
-				assert.True(t, bitsEqual(x, pcr), "n=%d steps=%d: not PCR", n, steps)
+				assert.True(t, tritest.BitsEqual(x, pcr), "n=%d steps=%d: not PCR", n, steps)
 			}
-			dx := clone(d)
+			dx := tritest.Clone(d)
 			require.NoError(t, SolveHybrid(a, b, c, dx, dx, steps, ws))
-			assert.True(t, bitsEqual(dx, x), "n=%d steps=%d: aliased result differs", n, steps)
+			assert.True(t, tritest.BitsEqual(dx, x), "n=%d steps=%d: aliased result differs", n, steps)
 		}
-		assert.True(t, bitsEqual(a, a0) && bitsEqual(b, b0) && bitsEqual(c, c0) && bitsEqual(d, d0),
+		assert.True(t, tritest.BitsEqual(a, a0) && tritest.BitsEqual(b, b0) && tritest.BitsEqual(c, c0) && tritest.BitsEqual(d, d0),
 			"n=%d: inputs modified", n)
 	}
 }
@@ -104,7 +105,7 @@ func testIgnoredEntries[T tri.Float](t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 3))
 	for _, n := range sizes {
 		s := randSystem(r, n)
-		a, b, c, d := conv[T](s.a), conv[T](s.b), conv[T](s.c), conv[T](s.d)
+		a, b, c, d := tritest.Conv[T](s.a), tritest.Conv[T](s.b), tritest.Conv[T](s.c), tritest.Conv[T](s.d)
 		for _, steps := range []int{0, 1, 3, 20} {
 			a[0], c[n-1] = 0, 0
 			x := make([]T, n)
@@ -113,7 +114,7 @@ func testIgnoredEntries[T tri.Float](t *testing.T) {
 			a[0], c[n-1] = nan, nan
 			y := make([]T, n)
 			require.NoError(t, SolveHybrid(a, b, c, d, y, steps, nil))
-			assert.True(t, bitsEqual(x, y), "n=%d steps=%d", n, steps)
+			assert.True(t, tritest.BitsEqual(x, y), "n=%d steps=%d", n, steps)
 		}
 	}
 }
@@ -133,15 +134,15 @@ func testWorkspaceReuse[T tri.Float](t *testing.T) {
 	r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 	for _, n := range order {
 		s := randSystem(r, n)
-		a, b, c, d := conv[T](s.a), conv[T](s.b), conv[T](s.c), conv[T](s.d)
+		a, b, c, d := tritest.Conv[T](s.a), tritest.Conv[T](s.b), tritest.Conv[T](s.c), tritest.Conv[T](s.d)
 		x, y := make([]T, n), make([]T, n)
 		require.NoError(t, Solve(a, b, c, d, x, ws))
 		require.NoError(t, Solve(a, b, c, d, y, NewWorkspace[T](n)))
-		assert.True(t, bitsEqual(x, y), "n=%d", n)
+		assert.True(t, tritest.BitsEqual(x, y), "n=%d", n)
 		steps := r.IntN(6)
 		require.NoError(t, SolveHybrid(a, b, c, d, x, steps, ws))
 		require.NoError(t, SolveHybrid(a, b, c, d, y, steps, NewWorkspace[T](n)))
-		assert.True(t, bitsEqual(x, y), "n=%d steps=%d", n, steps)
+		assert.True(t, tritest.BitsEqual(x, y), "n=%d steps=%d", n, steps)
 	}
 }
 
@@ -183,15 +184,15 @@ func testZeroPivot[T tri.Float](t *testing.T) {
 	// NaN, and x is left alone.
 	for _, n := range sizes {
 		s := randSystem(r, n)
-		a, c, d := conv[T](s.a), conv[T](s.c), conv[T](s.d)
+		a, c, d := tritest.Conv[T](s.a), tritest.Conv[T](s.c), tritest.Conv[T](s.d)
 		b := make([]T, n)
-		x := fill[T](n, 42)
+		x := tritest.Fill[T](n, 42)
 		msg := fmt.Sprint("n=", n)
 		assert.Equal(t, 0, pivotRow(t, Solve(a, b, c, d, x, nil), msg))
 		for _, steps := range []int{0, 1, 2, 5, 12} {
 			assert.Equal(t, 0, pivotRow(t, SolveHybrid(a, b, c, d, x, steps, nil), msg))
 		}
-		assert.Equal(t, fill[T](n, 42), x, "n=%d: x modified on error", n)
+		assert.Equal(t, tritest.Fill[T](n, 42), x, "n=%d: x modified on error", n)
 	}
 
 	// A single bad divisor is reported at its row, by Solve and by every
@@ -201,7 +202,7 @@ func testZeroPivot[T tri.Float](t *testing.T) {
 	for _, bad := range []T{0, T(math.NaN()), T(math.Inf(1))} {
 		for _, row := range []int{0, 3, 8, 15} {
 			s := randSystem(r, n)
-			a, b, c, d := conv[T](s.a), conv[T](s.b), conv[T](s.c), conv[T](s.d)
+			a, b, c, d := tritest.Conv[T](s.a), tritest.Conv[T](s.b), tritest.Conv[T](s.c), tritest.Conv[T](s.d)
 			b[row] = bad
 			msg := fmt.Sprint("row=", row, " bad=", bad)
 			assert.Equal(t, row, pivotRow(t, Solve(a, b, c, d, make([]T, n), nil), msg))
@@ -244,12 +245,12 @@ func testProperty[T tri.Float](t *testing.T) {
 		steps := r.IntN(14)
 		s := randSystem(r, n)
 		want := reference(t, s)
-		a, b, c, d := conv[T](s.a), conv[T](s.b), conv[T](s.c), conv[T](s.d)
+		a, b, c, d := tritest.Conv[T](s.a), tritest.Conv[T](s.b), tritest.Conv[T](s.c), tritest.Conv[T](s.d)
 		x := make([]T, n)
 		require.NoError(t, Solve(a, b, c, d, x, ws), "n=%d", n)
-		require.LessOrEqual(t, relErr(x, want), tol[T](), "n=%d", n)
+		require.LessOrEqual(t, tritest.RelErr(x, want), tol[T](), "n=%d", n)
 		require.NoError(t, SolveHybrid(a, b, c, d, x, steps, ws), "n=%d steps=%d", n, steps)
-		require.LessOrEqual(t, relErr(x, want), tol[T](), "n=%d steps=%d", n, steps)
+		require.LessOrEqual(t, tritest.RelErr(x, want), tol[T](), "n=%d steps=%d", n, steps)
 	}
 }
 
@@ -273,7 +274,7 @@ func BenchmarkSolve(b *testing.B) {
 func benchSolve[T tri.Float](b *testing.B) {
 	const n = 1024
 	s := randSystem(rand.New(rand.NewPCG(9, 9)), n)
-	a, bb, c, d := conv[T](s.a), conv[T](s.b), conv[T](s.c), conv[T](s.d)
+	a, bb, c, d := tritest.Conv[T](s.a), tritest.Conv[T](s.b), tritest.Conv[T](s.c), tritest.Conv[T](s.d)
 	x := make([]T, n)
 	ws := NewWorkspace[T](n)
 	b.ReportAllocs()
@@ -297,7 +298,7 @@ func BenchmarkSolveHybrid(b *testing.B) {
 func benchHybrid[T tri.Float](b *testing.B, steps int) {
 	const n = 1024
 	s := randSystem(rand.New(rand.NewPCG(9, 9)), n)
-	a, bb, c, d := conv[T](s.a), conv[T](s.b), conv[T](s.c), conv[T](s.d)
+	a, bb, c, d := tritest.Conv[T](s.a), tritest.Conv[T](s.b), tritest.Conv[T](s.c), tritest.Conv[T](s.d)
 	x := make([]T, n)
 	ws := NewWorkspace[T](n)
 	b.ReportAllocs()

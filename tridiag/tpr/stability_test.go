@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/bandsolve/bandsolve/tridiag/internal/tri"
+	"github.com/bandsolve/bandsolve/tridiag/internal/tritest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -42,18 +43,18 @@ func TestToeplitzErrorVersusSliceSize(t *testing.T) {
 	}
 	d64[0], d64[n-1] = 1, 1
 	x64 := reference(t, system{a64, b64, c64, d64})
-	a, b, c, d := conv[float32](a64), conv[float32](b64), conv[float32](c64), conv[float32](d64)
+	a, b, c, d := tritest.Conv[float32](a64), tritest.Conv[float32](b64), tritest.Conv[float32](c64), tritest.Conv[float32](d64)
 
 	x := make([]float32, n)
 	require.NoError(t, tri.Thomas(a, b, c, d, x, make([]float32, n)))
-	thomas := relErr(x, x64)
+	thomas := tritest.RelErr(x, x64)
 	t.Logf("Thomas (FP32): %.2e", thomas)
 
 	errs := map[int]float64{}
 	ws := NewWorkspace[float32](n, 2)
 	for s := 2; s <= n; s *= 2 {
 		require.NoError(t, Solve(a, b, c, d, x, s, ws))
-		errs[s] = relErr(x, x64)
+		errs[s] = tritest.RelErr(x, x64)
 		t.Logf("S = %5d: %.2e", s, errs[s])
 	}
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bandsolve/bandsolve/tridiag/internal/tri"
+	"github.com/bandsolve/bandsolve/tridiag/internal/tritest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -25,12 +26,12 @@ func TestSolveMatchesGTSV(t *testing.T) {
 
 func checkAllSliceSizes[T tri.Float](t *testing.T, s system, want []float64) {
 	n := len(s.b)
-	a, b, c, d := conv[T](s.a), conv[T](s.b), conv[T](s.c), conv[T](s.d)
+	a, b, c, d := tritest.Conv[T](s.a), tritest.Conv[T](s.b), tritest.Conv[T](s.c), tritest.Conv[T](s.d)
 	x := make([]T, n)
 	ws := NewWorkspace[T](n, 2)
 	for _, sl := range sliceSizes {
 		require.NoError(t, Solve(a, b, c, d, x, sl, ws), "s=%d", sl)
-		assert.Less(t, relErr(x, want), tol[T](), "s=%d", sl)
+		assert.Less(t, tritest.RelErr(x, want), tol[T](), "s=%d", sl)
 	}
 }
 
@@ -44,11 +45,11 @@ func TestSolveRandomSizes(t *testing.T) {
 		want := reference(t, s)
 		x64 := make([]float64, n)
 		require.NoError(t, Solve(s.a, s.b, s.c, s.d, x64, sl, ws64))
-		assert.Less(t, relErr(x64, want), tol[float64](), "n=%d s=%d", n, sl)
-		a, b, c, d := conv[float32](s.a), conv[float32](s.b), conv[float32](s.c), conv[float32](s.d)
+		assert.Less(t, tritest.RelErr(x64, want), tol[float64](), "n=%d s=%d", n, sl)
+		a, b, c, d := tritest.Conv[float32](s.a), tritest.Conv[float32](s.b), tritest.Conv[float32](s.c), tritest.Conv[float32](s.d)
 		x32 := make([]float32, n)
 		require.NoError(t, Solve(a, b, c, d, x32, sl, ws32))
-		assert.Less(t, relErr(x32, want), tol[float32](), "n=%d s=%d", n, sl)
+		assert.Less(t, tritest.RelErr(x32, want), tol[float32](), "n=%d s=%d", n, sl)
 	}
 }
 
@@ -62,23 +63,23 @@ func testAliasInputsAndWorkspace[T tri.Float](t *testing.T) {
 	shared := NewWorkspace[T](3, 2) // too small for most: must grow
 	for _, n := range []int{1, 2, 3, 17, 100, 1025, 4097} {
 		sys := randSystem(r, n)
-		a, b, c, d := conv[T](sys.a), conv[T](sys.b), conv[T](sys.c), conv[T](sys.d)
-		a0, b0, c0, d0 := clone(a), clone(b), clone(c), clone(d)
+		a, b, c, d := tritest.Conv[T](sys.a), tritest.Conv[T](sys.b), tritest.Conv[T](sys.c), tritest.Conv[T](sys.d)
+		a0, b0, c0, d0 := tritest.Clone(a), tritest.Clone(b), tritest.Clone(c), tritest.Clone(d)
 		for _, sl := range []int{2, 8, 128, 2048} {
 			want := make([]T, n)
 			require.NoError(t, Solve(a, b, c, d, want, sl, NewWorkspace[T](n, sl)))
 			// Inputs unchanged.
-			assert.True(t, sameBits(a, a0) && sameBits(b, b0) && sameBits(c, c0) && sameBits(d, d0), "n=%d s=%d", n, sl)
+			assert.True(t, tritest.SameBits(a, a0) && tritest.SameBits(b, b0) && tritest.SameBits(c, c0) && tritest.SameBits(d, d0), "n=%d s=%d", n, sl)
 			// A nil workspace and a reused (growing, shrinking) one agree bit for bit.
 			x := make([]T, n)
 			require.NoError(t, Solve(a, b, c, d, x, sl, nil))
-			assert.True(t, sameBits(x, want), "nil ws n=%d s=%d", n, sl)
+			assert.True(t, tritest.SameBits(x, want), "nil ws n=%d s=%d", n, sl)
 			require.NoError(t, Solve(a, b, c, d, x, sl, shared))
-			assert.True(t, sameBits(x, want), "shared ws n=%d s=%d", n, sl)
+			assert.True(t, tritest.SameBits(x, want), "shared ws n=%d s=%d", n, sl)
 			// x aliasing d.
-			dx := clone(d)
+			dx := tritest.Clone(d)
 			require.NoError(t, Solve(a, b, c, dx, dx, sl, shared))
-			assert.True(t, sameBits(dx, want), "alias n=%d s=%d", n, sl)
+			assert.True(t, tritest.SameBits(dx, want), "alias n=%d s=%d", n, sl)
 		}
 	}
 }
@@ -93,7 +94,7 @@ func TestIgnoredCoefficients(t *testing.T) {
 			require.NoError(t, Solve(s.a, s.b, s.c, s.d, x1, sl, nil))
 			s.a[0], s.c[n-1] = 0, 0
 			require.NoError(t, Solve(s.a, s.b, s.c, s.d, x2, sl, nil))
-			assert.True(t, sameBits(x1, x2), "n=%d s=%d", n, sl)
+			assert.True(t, tritest.SameBits(x1, x2), "n=%d s=%d", n, sl)
 		}
 	}
 }
@@ -108,7 +109,7 @@ func TestLargeSliceSize(t *testing.T) {
 		for _, sl := range []int{4096, 1 << 20} {
 			x := make([]float64, n)
 			require.NoError(t, Solve(s.a, s.b, s.c, s.d, x, sl, nil))
-			assert.True(t, sameBits(x, want), "n=%d s=%d", n, sl)
+			assert.True(t, tritest.SameBits(x, want), "n=%d s=%d", n, sl)
 		}
 	}
 }
@@ -137,7 +138,7 @@ func testStagesEqualSolve[T tri.Float](t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for _, n := range []int{1, 2, 7, 64, 129, 1000, 4097} {
 		sys := randSystem(r, n)
-		a, b, c, d := conv[T](sys.a), conv[T](sys.b), conv[T](sys.c), conv[T](sys.d)
+		a, b, c, d := tritest.Conv[T](sys.a), tritest.Conv[T](sys.b), tritest.Conv[T](sys.c), tritest.Conv[T](sys.d)
 		for _, sl := range sliceSizes {
 			want := make([]T, n)
 			require.NoError(t, Solve(a, b, c, d, want, sl, nil))
@@ -149,7 +150,7 @@ func testStagesEqualSolve[T tri.Float](t *testing.T) {
 			require.NoError(t, Stage2(lay, bnd, xb, nil))
 			x := make([]T, n)
 			require.NoError(t, Stage3(lay, a, b, c, d, eq, xb, x, nil))
-			require.True(t, sameBits(x, want), "n=%d s=%d", n, sl)
+			require.True(t, tritest.SameBits(x, want), "n=%d s=%d", n, sl)
 
 			// Stage 2's output is the last unknown of every slice.
 			for j := range lay.M {
@@ -253,7 +254,7 @@ func testZeroPivot[T tri.Float](t *testing.T) {
 		for i := range s.b {
 			s.b[i] = 0
 		}
-		err := Solve(conv[T](s.a), conv[T](s.b), conv[T](s.c), conv[T](s.d), make([]T, n), 16, nil)
+		err := Solve(tritest.Conv[T](s.a), tritest.Conv[T](s.b), tritest.Conv[T](s.c), tritest.Conv[T](s.d), make([]T, n), 16, nil)
 		require.True(t, errors.As(err, &pe), "n=%d: %v", n, err)
 		assert.True(t, pe.Row >= 0 && pe.Row < n)
 	}
@@ -278,10 +279,10 @@ func TestNeverSilentNaN(t *testing.T) {
 			switch x := x.(type) {
 			case []float64:
 				err = Solve(s.a, s.b, s.c, s.d, x, sl, nil)
-				ok = allFinite(x)
+				ok = tritest.AllFinite(x)
 			case []float32:
-				err = Solve(conv[float32](s.a), conv[float32](s.b), conv[float32](s.c), conv[float32](s.d), x, sl, nil)
-				ok = allFinite(x)
+				err = Solve(tritest.Conv[float32](s.a), tritest.Conv[float32](s.b), tritest.Conv[float32](s.c), tritest.Conv[float32](s.d), x, sl, nil)
+				ok = tritest.AllFinite(x)
 			}
 			if err != nil {
 				var pe *tri.PivotError

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bandsolve/bandsolve/tridiag/internal/tri"
+	"github.com/bandsolve/bandsolve/tridiag/internal/tritest"
 )
 
 func BenchmarkSolve(b *testing.B) {
@@ -17,7 +18,7 @@ func BenchmarkSolve(b *testing.B) {
 
 func benchSolve[T tri.Float](b *testing.B, n int) {
 	sys := randSystem(rand.New(rand.NewPCG(1, 2)), n)
-	a, bb, c, d := conv[T](sys.a), conv[T](sys.b), conv[T](sys.c), conv[T](sys.d)
+	a, bb, c, d := tritest.Conv[T](sys.a), tritest.Conv[T](sys.b), tritest.Conv[T](sys.c), tritest.Conv[T](sys.d)
 	x := make([]T, n)
 	ws := NewWorkspace[T](n)
 	b.SetBytes(int64(5 * n * int(sizeOf[T]())))

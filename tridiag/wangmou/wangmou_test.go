@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bandsolve/bandsolve/tridiag/internal/tri"
+	"github.com/bandsolve/bandsolve/tridiag/internal/tritest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -26,8 +27,8 @@ func TestSolveMatchesGTSV(t *testing.T) {
 func checkSolve[T tri.Float](t *testing.T, s system, want []float64) {
 	n := len(s.b)
 	x := make([]T, n)
-	require.NoError(t, Solve(conv[T](s.a), conv[T](s.b), conv[T](s.c), conv[T](s.d), x, NewWorkspace[T](n)))
-	assert.Less(t, relErr(x, want), tol[T]())
+	require.NoError(t, Solve(tritest.Conv[T](s.a), tritest.Conv[T](s.b), tritest.Conv[T](s.c), tritest.Conv[T](s.d), x, NewWorkspace[T](n)))
+	assert.Less(t, tritest.RelErr(x, want), tol[T]())
 }
 
 func TestSolveRandomSizes(t *testing.T) {
@@ -39,10 +40,10 @@ func TestSolveRandomSizes(t *testing.T) {
 		want := reference(t, s)
 		x64 := make([]float64, n)
 		require.NoError(t, Solve(s.a, s.b, s.c, s.d, x64, ws64))
-		assert.Less(t, relErr(x64, want), tol[float64](), "n=%d", n)
+		assert.Less(t, tritest.RelErr(x64, want), tol[float64](), "n=%d", n)
 		x32 := make([]float32, n)
-		require.NoError(t, Solve(conv[float32](s.a), conv[float32](s.b), conv[float32](s.c), conv[float32](s.d), x32, ws32))
-		assert.Less(t, relErr(x32, want), tol[float32](), "n=%d", n)
+		require.NoError(t, Solve(tritest.Conv[float32](s.a), tritest.Conv[float32](s.b), tritest.Conv[float32](s.c), tritest.Conv[float32](s.d), x32, ws32))
+		assert.Less(t, tritest.RelErr(x32, want), tol[float32](), "n=%d", n)
 	}
 }
 
@@ -56,19 +57,19 @@ func testAliasInputsAndWorkspace[T tri.Float](t *testing.T) {
 	shared := NewWorkspace[T](3) // too small for most: must grow
 	for _, n := range []int{1, 2, 3, 17, 100, 1025, 4097, 9} {
 		sys := randSystem(r, n)
-		a, b, c, d := conv[T](sys.a), conv[T](sys.b), conv[T](sys.c), conv[T](sys.d)
-		a0, b0, c0, d0 := clone(a), clone(b), clone(c), clone(d)
+		a, b, c, d := tritest.Conv[T](sys.a), tritest.Conv[T](sys.b), tritest.Conv[T](sys.c), tritest.Conv[T](sys.d)
+		a0, b0, c0, d0 := tritest.Clone(a), tritest.Clone(b), tritest.Clone(c), tritest.Clone(d)
 		want := make([]T, n)
 		require.NoError(t, Solve(a, b, c, d, want, NewWorkspace[T](n)))
-		assert.True(t, sameBits(a, a0) && sameBits(b, b0) && sameBits(c, c0) && sameBits(d, d0), "inputs changed, n=%d", n)
+		assert.True(t, tritest.SameBits(a, a0) && tritest.SameBits(b, b0) && tritest.SameBits(c, c0) && tritest.SameBits(d, d0), "inputs changed, n=%d", n)
 		x := make([]T, n)
 		require.NoError(t, Solve(a, b, c, d, x, nil))
-		assert.True(t, sameBits(x, want), "nil ws n=%d", n)
+		assert.True(t, tritest.SameBits(x, want), "nil ws n=%d", n)
 		require.NoError(t, Solve(a, b, c, d, x, shared))
-		assert.True(t, sameBits(x, want), "shared ws n=%d", n)
-		dx := clone(d)
+		assert.True(t, tritest.SameBits(x, want), "shared ws n=%d", n)
+		dx := tritest.Clone(d)
 		require.NoError(t, Solve(a, b, c, dx, dx, shared))
-		assert.True(t, sameBits(dx, want), "alias n=%d", n)
+		assert.True(t, tritest.SameBits(dx, want), "alias n=%d", n)
 	}
 }
 
@@ -81,7 +82,7 @@ func TestIgnoredCoefficients(t *testing.T) {
 		require.NoError(t, Solve(s.a, s.b, s.c, s.d, x1, nil))
 		s.a[0], s.c[n-1] = 0, 0
 		require.NoError(t, Solve(s.a, s.b, s.c, s.d, x2, nil))
-		assert.True(t, sameBits(x1, x2), "n=%d", n)
+		assert.True(t, tritest.SameBits(x1, x2), "n=%d", n)
 	}
 }
 
@@ -186,7 +187,7 @@ func testZeroPivot[T tri.Float](t *testing.T) {
 		for i := range s.b {
 			s.b[i] = 0
 		}
-		err := Solve(conv[T](s.a), conv[T](s.b), conv[T](s.c), conv[T](s.d), make([]T, n), nil)
+		err := Solve(tritest.Conv[T](s.a), tritest.Conv[T](s.b), tritest.Conv[T](s.c), tritest.Conv[T](s.d), make([]T, n), nil)
 		require.True(t, errors.As(err, &pe), "n=%d: %v", n, err)
 		assert.True(t, pe.Row >= 0 && pe.Row < n)
 	}
@@ -206,11 +207,11 @@ func TestNeverSilentNaN(t *testing.T) {
 		}
 		x64, x32 := make([]float64, n), make([]float32, n)
 		err64 := Solve(s.a, s.b, s.c, s.d, x64, nil)
-		err32 := Solve(conv[float32](s.a), conv[float32](s.b), conv[float32](s.c), conv[float32](s.d), x32, nil)
+		err32 := Solve(tritest.Conv[float32](s.a), tritest.Conv[float32](s.b), tritest.Conv[float32](s.c), tritest.Conv[float32](s.d), x32, nil)
 		for _, c := range []struct {
 			err    error
 			finite bool
-		}{{err64, allFinite(x64)}, {err32, allFinite(x32)}} {
+		}{{err64, tritest.AllFinite(x64)}, {err32, tritest.AllFinite(x32)}} {
 			if c.err == nil {
 				require.True(t, c.finite, "n=%d: non-finite solution without an error\n%v", n, s)
 				continue
