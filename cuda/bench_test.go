@@ -206,3 +206,39 @@ func BenchmarkSmallCall(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCompletion measures the floor under every small call: one
+// one-thread kernel (signal_done) enqueued and waited for, by polling the
+// mapped completion word (what solves do) or by cuStreamSynchronize.
+func BenchmarkCompletion(b *testing.B) {
+	p, err := NewPlan[float32](dev, tridiag.Shape{N: 4, G: 1}, tridiag.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	what := func() string { return "signal" }
+	b.Run("poll", func(b *testing.B) {
+		for b.Loop() {
+			if err := dev.do(func() error { return p.sig.enqueue(dev, p.stream, p.flagPtr()) }); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := p.sig.wait(dev, p.stream, what); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e3/float64(b.N), "µs/call")
+	})
+	b.Run("sync", func(b *testing.B) {
+		for b.Loop() {
+			if err := dev.do(func() error {
+				if err := p.sig.enqueue(dev, p.stream, p.flagPtr()); err != nil {
+					return err
+				}
+				return p.stream.Synchronize()
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e3/float64(b.N), "µs/call")
+	})
+}

@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 
+	"gorgonia.org/cu"
+
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
@@ -15,20 +17,35 @@ import (
 // ADI and Crank–Nicolson steps, and a residual check, without leaving the
 // device. y must not be x. The call returns when y is complete.
 func (p *Plan[T]) MulDevice(ctx context.Context, a, b, c, x, y *Buffer[T]) error {
+	return p.MulAddDevice(ctx, 1, a, b, c, x, 0, y)
+}
+
+// MulDeviceConst is MulDevice for constant coefficients a, b, c.
+func (p *Plan[T]) MulDeviceConst(ctx context.Context, a, b, c T, x, y *Buffer[T]) error {
+	return p.MulAddDeviceConst(ctx, 1, a, b, c, x, 0, y)
+}
+
+// MulAddDevice computes y = α·T·x + β·y for every system of the batch (T
+// as in MulDevice). With β = 0, y is not read. With T = I (a = c = 0,
+// b = 1 through MulAddDeviceConst) it is the vector update y = α·x + β·y
+// on the plan's elements, which time-steppers need between solves (e.g.
+// Douglas ADI's u += f). y must not be x. The call returns when y is
+// complete.
+func (p *Plan[T]) MulAddDevice(ctx context.Context, alpha T, a, b, c, x *Buffer[T], beta T, y *Buffer[T]) error {
 	for _, bf := range []*Buffer[T]{a, b, c} {
 		if bf == nil {
 			return fmt.Errorf("%w: nil coefficient buffer", tridiag.ErrLength)
 		}
 	}
-	return p.mul(ctx, &launchArgs{a: a.ptr, b: b.ptr, c: c.ptr}, []*Buffer[T]{a, b, c, x, y})
+	return p.mul(ctx, &launchArgs{a: a.ptr, b: b.ptr, c: c.ptr}, alpha, beta, []*Buffer[T]{a, b, c, x, y})
 }
 
-// MulDeviceConst is MulDevice for constant coefficients a, b, c.
-func (p *Plan[T]) MulDeviceConst(ctx context.Context, a, b, c T, x, y *Buffer[T]) error {
-	return p.mul(ctx, &launchArgs{ca: float64(a), cb: float64(b), cc: float64(c), constant: true}, []*Buffer[T]{x, y})
+// MulAddDeviceConst is MulAddDevice for constant coefficients a, b, c.
+func (p *Plan[T]) MulAddDeviceConst(ctx context.Context, alpha, a, b, c T, x *Buffer[T], beta T, y *Buffer[T]) error {
+	return p.mul(ctx, &launchArgs{ca: float64(a), cb: float64(b), cc: float64(c), constant: true}, alpha, beta, []*Buffer[T]{x, y})
 }
 
-func (p *Plan[T]) mul(ctx context.Context, la *launchArgs, bufs []*Buffer[T]) error {
+func (p *Plan[T]) mul(ctx context.Context, la *launchArgs, alpha, beta T, bufs []*Buffer[T]) error {
 	need := p.spec.Len()
 	for _, bf := range bufs {
 		if bf == nil || bf.ptr == 0 {
@@ -40,7 +57,7 @@ func (p *Plan[T]) mul(ctx context.Context, la *launchArgs, bufs []*Buffer[T]) er
 	}
 	n := len(bufs)
 	x, y := bufs[n-2], bufs[n-1]
-	if x.ptr == y.ptr {
+	if overlaps(x, y, need) {
 		return fmt.Errorf("%w: MulDevice needs y apart from x", tridiag.ErrLength)
 	}
 	if err := ctx.Err(); err != nil {
@@ -59,15 +76,25 @@ func (p *Plan[T]) mul(ctx context.Context, la *launchArgs, bufs []*Buffer[T]) er
 	}
 	rows := sp.N * sp.G
 	const blk = 256
-	return p.dev.do(func() error {
+	if err := p.dev.do(func() error {
 		if err := p.dev.launch("matvec"+la.suffix(), dim3{X: (rows + blk - 1) / blk}, dim3{X: blk}, 0, p.stream,
 			la.a, la.b, la.c, la.scalar(la.ca), la.scalar(la.cb), la.scalar(la.cc), la.isConst(),
-			x.ptr, y.ptr, int32(sp.N), int32(sp.G), int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride), cyclic); err != nil {
+			x.ptr, y.ptr, int32(sp.N), int32(sp.G), int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride), cyclic,
+			la.scalar(float64(alpha)), la.scalar(float64(beta))); err != nil {
 			return err
 		}
-		if err := p.stream.Synchronize(); err != nil {
-			return fmt.Errorf("cuda: tridiagonal product of N=%d G=%d: %w", sp.N, sp.G, err)
-		}
-		return nil
+		return p.sig.enqueue(p.dev, p.stream, p.flagPtr())
+	}); err != nil {
+		return err
+	}
+	_, err := p.sig.wait(p.dev, p.stream, func() string {
+		return fmt.Sprintf("tridiagonal product of N=%d G=%d", sp.N, sp.G)
 	})
+	return err
+}
+
+// overlaps reports whether the first span elements of x and y share memory.
+func overlaps[T tridiag.Float](x, y *Buffer[T], span int) bool {
+	bytes := cu.DevicePtr(int64(span) * elemSize[T]())
+	return x.ptr < y.ptr+bytes && y.ptr < x.ptr+bytes
 }

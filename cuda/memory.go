@@ -3,6 +3,7 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 
@@ -12,11 +13,32 @@ import (
 )
 
 // Buffer is an array of n elements in device memory, kept across solves.
-// Free it when done; the device does not track it.
+// Free it when done; the device does not track it. A Buffer may also be a
+// view of part of another (Slice).
 type Buffer[T tridiag.Float] struct {
-	dev *Device
-	ptr cu.DevicePtr
-	n   int
+	dev  *Device
+	ptr  cu.DevicePtr
+	n    int
+	view bool
+}
+
+// ErrView is returned by Free on a view made by Slice: free the buffer it
+// was cut from instead.
+var ErrView = errors.New("cuda: a view cannot be freed")
+
+// Slice returns a view of elements [off, off+n) of b. It shares b's
+// memory: solves, products and copies through the view read and write b.
+// Views let one plan work on part of a larger array, e.g. one slab of a
+// 3-D field. A view is valid until b is freed and must not be freed
+// itself.
+func (b *Buffer[T]) Slice(off, n int) (*Buffer[T], error) {
+	if b.ptr == 0 {
+		return nil, fmt.Errorf("%w: slicing a freed buffer", tridiag.ErrLength)
+	}
+	if off < 0 || n < 1 || off+n > b.n {
+		return nil, fmt.Errorf("%w: view [%d, %d) of a buffer of %d elements", tridiag.ErrLength, off, off+n, b.n)
+	}
+	return &Buffer[T]{dev: b.dev, ptr: b.ptr + cu.DevicePtr(int64(off)*elemSize[T]()), n: n, view: true}, nil
 }
 
 func elemSize[T tridiag.Float]() int64 {
@@ -110,23 +132,13 @@ func (b *Buffer[T]) CopyFromBuffer(src *Buffer[T]) error {
 
 // Free releases the memory. The buffer cannot be used afterwards.
 func (b *Buffer[T]) Free() error {
+	if b.view {
+		return ErrView
+	}
 	if b.ptr == 0 {
 		return nil
 	}
 	err := b.dev.do(func() error { return cu.MemFree(b.ptr) })
 	b.ptr, b.n = 0, 0
 	return err
-}
-
-// allocPinnedInt32 allocates one int32 of page-locked host memory, the
-// target of fast asynchronous device-to-host copies; free it with
-// cu.MemFreeHost on the device thread.
-func (d *Device) allocPinnedInt32() (*int32, error) {
-	var p *int32
-	err := d.do(func() error {
-		ptr, err := memAllocHost(4)
-		p = (*int32)(ptr)
-		return err
-	})
-	return p, err
 }

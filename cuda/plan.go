@@ -84,7 +84,7 @@ type Plan[T tridiag.Float] struct {
 	stream cu.Stream
 	work   cu.DevicePtr
 	status cu.DevicePtr
-	flag   *int32 // pinned host copy of the status flag
+	sig    *doneSignal // completion word polled by the host
 	codes  []int32
 	// staging buffers for host solves, made on first use
 	ha, hb, hc, hd, hx *Buffer[T]
@@ -118,7 +118,11 @@ func NewPlan[T tridiag.Float](d *Device, shape tridiag.Shape, opts tridiag.Optio
 		_ = p.Close()
 		return nil, fmt.Errorf("cuda: clearing status: %w", err)
 	}
-	if p.flag, err = d.allocPinnedInt32(); err != nil {
+	if err = d.do(func() error {
+		var e error
+		p.sig, e = newDoneSignal()
+		return e
+	}); err != nil {
 		_ = p.Close()
 		return nil, err
 	}
@@ -229,7 +233,12 @@ func (p *Plan[T]) start(ctx context.Context, la *launchArgs, bufs []*Buffer[T]) 
 		return nil, tridiag.ErrClosed
 	}
 	la.spec, la.f64, la.work, la.status = p.spec, elemSize[T]() == 8, p.work, p.status
-	if err := p.dev.do(func() error { return p.kp.launch(p.dev, p.stream, la) }); err != nil {
+	if err := p.dev.do(func() error {
+		if err := p.kp.launch(p.dev, p.stream, la); err != nil {
+			return err
+		}
+		return p.sig.enqueue(p.dev, p.stream, p.flagPtr())
+	}); err != nil {
 		// Wait for what was enqueued before the failure.
 		_ = p.dev.do(func() error { return p.stream.Synchronize() })
 		p.mu.Unlock()
@@ -237,36 +246,48 @@ func (p *Plan[T]) start(ctx context.Context, la *launchArgs, bufs []*Buffer[T]) 
 	}
 	return &Pending{wait: func() error {
 		defer p.mu.Unlock()
+		failed, err := p.sig.wait(p.dev, p.stream, p.what)
+		if err != nil || !failed {
+			return err
+		}
 		var be *tridiag.BatchError
-		err := p.dev.do(func() error {
+		if err := p.dev.do(func() error {
 			var err error
-			be, err = p.checkStatus()
+			be, err = p.failures()
 			return err
-		})
-		if err != nil {
+		}); err != nil {
 			return err
 		}
-		if be != nil {
-			return be
-		}
-		return nil
+		return be
 	}}, nil
 }
 
-// checkStatus reads the status flag after the enqueued solves, waiting for
-// them; when it is set it reads every system's code, clears them for the
-// next solve and returns the failures (device thread).
+// what names the plan's solve in errors.
+func (p *Plan[T]) what() string {
+	return fmt.Sprintf("%s solve of N=%d G=%d", p.algo, p.spec.N, p.spec.G)
+}
+
+// flagPtr is the device address of the status flag (after the G codes).
+func (p *Plan[T]) flagPtr() cu.DevicePtr { return p.status + cu.DevicePtr(4*p.spec.G) }
+
+// checkStatus waits for the enqueued solves and reads the status flag with
+// a copy and a stream synchronisation (the path of timed runs); when the
+// flag is set it returns the failures (device thread).
 func (p *Plan[T]) checkStatus() (*tridiag.BatchError, error) {
-	*p.flag = 0
-	if err := cu.MemcpyDtoHAsync(unsafe.Pointer(p.flag), p.status+cu.DevicePtr(4*p.spec.G), 4, p.stream); err != nil {
-		return nil, fmt.Errorf("cuda: reading status: %w", err)
+	var flag int32
+	if err := cu.MemcpyDtoH(unsafe.Pointer(&flag), p.flagPtr(), 4); err != nil {
+		return nil, fmt.Errorf("cuda: %s: reading status: %w", p.what(), err)
 	}
-	if err := p.stream.Synchronize(); err != nil {
-		return nil, fmt.Errorf("cuda: %s solve of N=%d G=%d: %w", p.algo, p.spec.N, p.spec.G, err)
-	}
-	if *p.flag == 0 {
+	if flag == 0 {
 		return nil, nil
 	}
+	return p.failures()
+}
+
+// failures reads every system's status code after a solve that set the
+// flag, clears the codes for the next solve and lists the failed systems
+// (device thread).
+func (p *Plan[T]) failures() (*tridiag.BatchError, error) {
 	if p.codes == nil {
 		p.codes = make([]int32, p.spec.G)
 	}
@@ -382,9 +403,7 @@ func (p *Plan[T]) Close() error {
 		if p.stream != (cu.Stream{}) {
 			_ = p.stream.Destroy()
 		}
-		if p.flag != nil {
-			_ = cu.MemFreeHost(unsafe.Pointer(p.flag))
-		}
+		p.sig.free()
 		return nil
 	})
 }

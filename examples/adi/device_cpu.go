@@ -33,3 +33,8 @@ func openDevice(name string) (*device, error) {
 func newPR[T tridiag.Float](d *device, g grid) (stepper, error) {
 	return newHostPR[T](d.dev, g)
 }
+
+// newDouglas makes the 3D Douglas stepper of grid g on device d.
+func newDouglas[T tridiag.Float](d *device, g grid) (stepper, error) {
+	return newHostDouglas[T](d.dev, g)
+}

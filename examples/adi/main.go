@@ -196,7 +196,7 @@ func newStepper[T tridiag.Float](d *device, g grid) (stepper, error) {
 	if g.dims == 2 {
 		return newPR[T](d, g)
 	}
-	return newHostDouglas[T](d.dev, g)
+	return newDouglas[T](d, g)
 }
 
 // solve runs grid g to its final time and measures the error.

@@ -9,3 +9,4 @@
 #include "tpr.cuh"
 #include "wangmou.cuh"
 #include "partition.cuh"
+#include "signal.cuh"
