@@ -70,5 +70,8 @@ func (p *partitionPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 		a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
 		int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
 		a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status,
-		int32(p.cfg.SystemsPerBlock), int32(p.cfg.ThreadsPerSystem))
+		int32(p.cfg.SystemsPerBlock), int32(p.cfg.ThreadsPerSystem), a.word, int32(a.seq))
 }
+
+// signalsItself: the partition kernel ends with block_done_signal.
+func (p *partitionPlan) signalsItself() bool { return true }

@@ -37,9 +37,22 @@ type launchArgs struct {
 	ca, cb, cc    float64      // constant coefficients
 	constant      bool
 	work          cu.DevicePtr // workBytes() bytes
-	// status holds G int32 codes (0 ok, row+1 where system g broke down)
-	// and then one int32 flag that any failing system sets to 1.
+	// status holds G int32 codes (0 ok, row+1 where system g broke down),
+	// then one int32 flag that any failing system sets to 1, then the
+	// block counter of self-signalling kernels (kept 0 between solves).
 	status cu.DevicePtr
+	// word and seq: a kernel plan that signals completion itself writes
+	// seq (with the flag in bit 0) to the mapped host word at its end;
+	// word is 0 when it must not (timed runs, plans inside other plans).
+	word cu.DevicePtr
+	seq  uint32
+}
+
+// selfSignaler is a kernel plan whose single kernel writes the completion
+// word itself (see block_done_signal in ptx/src/signal.cuh), saving the
+// launch of signal_done on every call.
+type selfSignaler interface {
+	signalsItself() bool
 }
 
 // suffix returns the kernel-name suffix of the precision.
@@ -109,12 +122,12 @@ func NewPlan[T tridiag.Float](d *Device, shape tridiag.Shape, opts tridiag.Optio
 		}
 	}
 	p := &Plan[T]{dev: d, spec: spec, algo: algo, kp: kp}
-	if p.status, err = d.alloc(int64(spec.G+1) * 4); err != nil {
+	if p.status, err = d.alloc(int64(spec.G+2) * 4); err != nil {
 		return nil, err
 	}
 	// The status codes are kept all zero between solves: a solve that
 	// finds the flag set clears them again (checkStatus).
-	if err = d.do(func() error { return cu.MemsetD32(p.status, 0, int64(spec.G+1)) }); err != nil {
+	if err = d.do(func() error { return cu.MemsetD32(p.status, 0, int64(spec.G+2)) }); err != nil {
 		_ = p.Close()
 		return nil, fmt.Errorf("cuda: clearing status: %w", err)
 	}
@@ -234,6 +247,10 @@ func (p *Plan[T]) start(ctx context.Context, la *launchArgs, bufs []*Buffer[T]) 
 	}
 	la.spec, la.f64, la.work, la.status = p.spec, elemSize[T]() == 8, p.work, p.status
 	if err := p.dev.do(func() error {
+		if ss, ok := p.kp.(selfSignaler); ok && ss.signalsItself() {
+			la.word, la.seq = p.sig.dev, p.sig.next()
+			return p.kp.launch(p.dev, p.stream, la)
+		}
 		if err := p.kp.launch(p.dev, p.stream, la); err != nil {
 			return err
 		}
@@ -394,6 +411,11 @@ func (p *Plan[T]) Close() error {
 		}
 	}
 	return p.dev.do(func() error {
+		// A self-signalling kernel may still be retiring its last block
+		// after the host saw its completion word.
+		if p.stream != (cu.Stream{}) {
+			_ = p.stream.Synchronize()
+		}
 		if p.work != 0 {
 			_ = cu.MemFree(p.work)
 		}

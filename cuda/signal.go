@@ -59,8 +59,13 @@ func (s *doneSignal) free() {
 // enqueue launches signal_done on stream st after the work already there;
 // flag is the device address of an int32 status flag (device thread).
 func (s *doneSignal) enqueue(d *Device, st cu.Stream, flag cu.DevicePtr) error {
+	return d.launch("signal_done", dim3{X: 1}, dim3{X: 1}, 0, st, flag, s.dev, int32(s.next()))
+}
+
+// next advances to the sequence number of a new signal and returns it.
+func (s *doneSignal) next() uint32 {
 	s.seq += 2
-	return d.launch("signal_done", dim3{X: 1}, dim3{X: 1}, 0, st, flag, s.dev, int32(s.seq))
+	return s.seq
 }
 
 // wait returns when the last enqueued signal has arrived, with the status

@@ -47,6 +47,7 @@
 // NaN in every row.
 #pragma once
 #include "common.cuh"
+#include "signal.cuh"
 
 extern __shared__ __align__(16) unsigned char part_smem[];
 
@@ -380,7 +381,7 @@ __device__ __forceinline__ void part_xchg(const PartSlots<T, P> &sl, int bu, int
 
 template <typename T, int P>
 __device__ void partition_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 es, i64 bs, int *status, int spb,
-                                 int tps) {
+                                 int tps, volatile unsigned int *word, unsigned int seq) {
     typedef typename PartVec<T>::V V;
     constexpr int R = 16 / (int)sizeof(T); // rows per 16-byte unit
     constexpr int U = P / R;               // units per chunk
@@ -569,6 +570,7 @@ __device__ void partition_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i6
     }
     __syncthreads();
     part_store<T, P>(SC, keys, x, ss, n, G, es, bs, spb, g0, status);
+    block_done_signal(status, G, word, seq);
 }
 
 // partition_p<P>_*: the partition method with chunks of P rows. Grid:
@@ -579,8 +581,10 @@ __device__ void partition_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i6
 #define PARTITION(T, S, P, MAXT)                                                                                  \
     extern "C" __global__ void __launch_bounds__(MAXT)                                                           \
         partition_p##P##_##S(const T *a, const T *b, const T *c, const T *d, T *x, int n, int G, i64 es, i64 bs,  \
-                             T ca, T cb, T cc, int isConst, int *status, int spb, int tps) {                     \
-        partition_kernel<T, P>(Coeffs<T>{a, b, c, ca, cb, cc, isConst}, d, x, n, G, es, bs, status, spb, tps);    \
+                             T ca, T cb, T cc, int isConst, int *status, int spb, int tps,                       \
+                             volatile unsigned int *word, unsigned int seq) {                                     \
+        partition_kernel<T, P>(Coeffs<T>{a, b, c, ca, cb, cc, isConst}, d, x, n, G, es, bs, status, spb, tps, word, \
+                               seq);                                                                               \
     }
 PARTITION(float, f32, 4, 1024)
 PARTITION(float, f32, 8, 1024)

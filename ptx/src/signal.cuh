@@ -10,3 +10,28 @@ extern "C" __global__ void signal_done(const int *flag, volatile unsigned int *w
     *word = seq | (*flag != 0 ? 1u : 0u);
     __threadfence_system();
 }
+
+// block_done_signal ends a single-kernel solve that signals completion
+// itself (one launch per call instead of two): each block, once all its
+// threads are done, counts itself in status[G+1]; the last block resets
+// the counter and writes the completion word like signal_done. Nothing
+// happens when word is null (timed runs, solves inside other plans).
+// Call from every thread of every block, at the very end of the kernel.
+__device__ __forceinline__ void block_done_signal(int *status, int G, volatile unsigned int *word, unsigned int seq) {
+    if (word == nullptr) return;
+    __syncthreads();
+    if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
+        // Release this block's stores (made visible to thread 0 by the
+        // barrier) before it is counted.
+        __threadfence();
+        const unsigned int blocks = gridDim.x * gridDim.y * gridDim.z;
+        unsigned int *counter = reinterpret_cast<unsigned int *>(status + G + 1);
+        if (atomicAdd(counter, 1u) == blocks - 1) {
+            __threadfence();
+            *counter = 0;
+            const int flag = *reinterpret_cast<volatile int *>(status + G);
+            *word = seq | (flag != 0 ? 1u : 0u);
+            __threadfence_system();
+        }
+    }
+}
