@@ -1,0 +1,361 @@
+package banded
+
+import (
+	"math"
+)
+
+// FactorOptions configure the factorizations without pivoting (LU and UL).
+// The zero value boosts with the default tolerance.
+type FactorOptions struct {
+	// BoostTol sets diagonal boosting (PARDISO's strategy, used by
+	// SPIKE::GPU, Li et al. 2014 §3): a pivot p with |p| < τ is replaced
+	// by sign(p)·τ (+τ for p = 0), where
+	//
+	//	τ = BoostTol · ‖A_block‖_max,   ‖A_block‖_max = max |a_ij| over the block
+	//
+	// (the max-abs norm of the diagonal block being factored; 1 when the
+	// block is all zeros). The factors are then those of A + δA with δA
+	// diagonal and |δa_ii| ≤ τ, i.e. ‖δA‖ = O(u‖A‖) for the default.
+	//
+	// 0 means the default: the machine epsilon of the element type
+	// (2⁻²³ for float32, 2⁻⁵² for float64). A negative value turns
+	// boosting off: a zero pivot is then an error wrapping ErrZeroPivot.
+	BoostTol float64
+}
+
+// Boosts reports the diagonal boosts made by a factorization.
+type Boosts struct {
+	// Rows are the absolute row indices whose pivot was boosted, in
+	// increasing order (for UL too, although UL eliminates bottom-up).
+	Rows []int
+	// Tau is the threshold τ that was used (0 when boosting was off).
+	Tau float64
+}
+
+// Count is the number of boosted pivots.
+func (b Boosts) Count() int { return len(b.Rows) }
+
+// Boosted reports whether the pivot of row r was boosted.
+func (b Boosts) Boosted(r int) bool {
+	lo, hi := 0, len(b.Rows)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if b.Rows[mid] < r {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo < len(b.Rows) && b.Rows[lo] == r
+}
+
+// epsilon is the machine epsilon of T.
+func epsilon[T Float]() float64 {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return 0x1p-23
+	}
+	return 0x1p-52
+}
+
+func isFinite[T Float](v T) bool {
+	f := float64(v)
+	return !math.IsNaN(f) && !math.IsInf(f, 0)
+}
+
+// scanBlock checks that every stored entry of the diagonal block
+// A[r0:r1, r0:r1] is finite and returns its max-abs norm.
+func scanBlock[T Float](m *Band[T], r0, r1 int) (float64, error) {
+	n, k := m.N, m.K
+	var mx float64
+	for s := 0; s <= 2*k; s++ { // storage column s holds a_ij with i−j = s−K
+		d := s - k
+		j0, j1 := max(r0, r0-d), min(r1, r1-d) // r0 ≤ j < r1 and r0 ≤ j+d < r1
+		if j0 >= j1 {
+			continue
+		}
+		col := m.Data[s*n+j0 : s*n+j1]
+		for q, v := range col {
+			f := math.Abs(float64(v))
+			if !(f <= math.MaxFloat64) { // NaN or Inf
+				j := j0 + q
+				return 0, &RowError{Row: j + d, Col: j, Err: ErrNonFinite}
+			}
+			if f > mx {
+				mx = f
+			}
+		}
+	}
+	return mx, nil
+}
+
+// boostTau returns τ for the block, 0 when boosting is off.
+func boostTau[T Float](norm float64, opt FactorOptions) float64 {
+	tol := opt.BoostTol
+	switch {
+	case tol < 0:
+		return 0
+	case tol == 0:
+		tol = epsilon[T]()
+	}
+	if norm == 0 {
+		norm = 1
+	}
+	return tol * norm
+}
+
+// pivotAt checks (and boosts) the pivot p of row r.
+func pivotAt[T Float](p T, tau float64, boost bool, r int, b *Boosts) (T, error) {
+	if !isFinite(p) {
+		return p, &RowError{Row: r, Col: r, Err: ErrNonFinite}
+	}
+	if boost {
+		if math.Abs(float64(p)) < tau {
+			t := T(tau)
+			if t == 0 { // τ underflowed in T
+				t = T(math.SmallestNonzeroFloat32)
+			}
+			if p < 0 {
+				t = -t
+			}
+			b.Rows = append(b.Rows, r)
+			return t, nil
+		}
+		return p, nil
+	}
+	if p == 0 {
+		return p, &RowError{Row: r, Col: r, Err: ErrZeroPivot}
+	}
+	return p, nil
+}
+
+// rank1 subtracts c·rᵀ from the w×w window of m whose top-left entry is
+// a_{o,o}: a_{o+qi, o+qj} −= c[qi]·r[qj]. It walks the window diagonal by
+// diagonal, so each inner loop runs over contiguous storage.
+func rank1[T Float](a []T, n, k, o, w int, c, r []T) {
+	for d := -(w - 1); d <= w-1; d++ { // d = qi − qj
+		q0, q1 := max(0, -d), min(w, w-d) // qj range
+		base := (k+d)*n + o
+		row := a[base+q0 : base+q1]
+		cs := c[q0+d : q1+d]
+		rs := r[q0:q1]
+		cs = cs[:len(row)]
+		rs = rs[:len(row)]
+		for q := range row {
+			row[q] -= T(cs[q] * rs[q])
+		}
+	}
+}
+
+// FactorLURange factors the diagonal block A[r0:r1, r0:r1] of m in place
+// as L·U without pivoting, boosting small pivots as opt says. L is unit
+// lower triangular: its multipliers l_ij (i > j) overwrite a_ij in the
+// sub-diagonal storage columns K+1…2K. U is upper triangular: u_ij (i ≤ j)
+// overwrites a_ij in the diagonal and super-diagonal storage columns 0…K
+// (with any boosted pivot in place of the original diagonal entry).
+// Entries coupling the block to rows or columns outside it are untouched.
+//
+// It returns the boosted rows (absolute indices). Errors: ErrShape for a
+// bad m or range; a *RowError wrapping ErrNonFinite naming the row and
+// column of a NaN/Inf entry of the block (checked before anything is
+// written) or of a pivot that overflowed; a *RowError wrapping
+// ErrZeroPivot naming the row when boosting is off and a pivot is zero.
+// After a pivot error the block is partly factored.
+func FactorLURange[T Float](m *Band[T], r0, r1 int, opt FactorOptions) (Boosts, error) {
+	var b Boosts
+	if err := checkRange(m, r0, r1); err != nil {
+		return b, err
+	}
+	norm, err := scanBlock(m, r0, r1)
+	if err != nil {
+		return b, err
+	}
+	tau := boostTau[T](norm, opt)
+	b.Tau = tau
+	boost := opt.BoostTol >= 0
+	n, k, a := m.N, m.K, m.Data
+	cbuf, rbuf := make([]T, k), make([]T, k)
+	for j := r0; j < r1; j++ {
+		p, err := pivotAt(a[k*n+j], tau, boost, j, &b)
+		if err != nil {
+			return b, err
+		}
+		a[k*n+j] = p
+		w := min(k, r1-1-j)
+		for t := 1; t <= w; t++ {
+			li := (k+t)*n + j // a_{j+t, j}
+			l := a[li] / p
+			a[li] = l
+			cbuf[t-1] = l
+			rbuf[t-1] = a[(k-t)*n+j+t] // u_{j, j+t}
+		}
+		if w > 0 {
+			rank1(a, n, k, j+1, w, cbuf, rbuf)
+		}
+	}
+	return b, nil
+}
+
+// FactorLU factors all of m in place (FactorLURange over [0, N)).
+func FactorLU[T Float](m *Band[T], opt FactorOptions) (Boosts, error) {
+	if m == nil {
+		return Boosts{}, shapeErr("nil band matrix")
+	}
+	return FactorLURange(m, 0, m.N, opt)
+}
+
+// FactorULRange factors the diagonal block A[r0:r1, r0:r1] of m in place
+// as U·L without pivoting, eliminating from the bottom-right corner up and
+// to the left, with boosting as opt says. U is unit upper triangular: its
+// multipliers u_ij (i < j) overwrite a_ij in the super-diagonal storage
+// columns 0…K−1. L is lower triangular: l_ij (i ≥ j) overwrites a_ij in the
+// diagonal and sub-diagonal storage columns K…2K (boosted pivots included).
+//
+// The top-left l×l parts of U and L depend only on the top-left l×l part
+// of the block, and (UL)⁻¹ applied to a vector whose nonzeros are in its
+// first l entries needs only them: that is how SPIKE gets the top block of
+// the left spike, W⁽ᵗ⁾ (Li et al. 2014 §2.2, §4). Boosts and errors are as
+// for FactorLURange.
+func FactorULRange[T Float](m *Band[T], r0, r1 int, opt FactorOptions) (Boosts, error) {
+	var b Boosts
+	if err := checkRange(m, r0, r1); err != nil {
+		return b, err
+	}
+	norm, err := scanBlock(m, r0, r1)
+	if err != nil {
+		return b, err
+	}
+	tau := boostTau[T](norm, opt)
+	b.Tau = tau
+	boost := opt.BoostTol >= 0
+	n, k, a := m.N, m.K, m.Data
+	cbuf, rbuf := make([]T, k), make([]T, k)
+	for j := r1 - 1; j >= r0; j-- {
+		p, err := pivotAt(a[k*n+j], tau, boost, j, &b)
+		if err != nil {
+			reverse(b.Rows)
+			return b, err
+		}
+		a[k*n+j] = p
+		w := min(k, j-r0)
+		o := j - w // the window is rows/columns o … j−1
+		for q := 0; q < w; q++ {
+			t := w - q
+			ui := (k-t)*n + j // a_{j−t, j} = a_{o+q, j}
+			u := a[ui] / p
+			a[ui] = u
+			cbuf[q] = u
+			rbuf[q] = a[(k+t)*n+o+q] // l_{j, j−t}
+		}
+		if w > 0 {
+			rank1(a, n, k, o, w, cbuf, rbuf)
+		}
+	}
+	reverse(b.Rows)
+	return b, nil
+}
+
+// FactorUL factors all of m in place (FactorULRange over [0, N)).
+func FactorUL[T Float](m *Band[T], opt FactorOptions) (Boosts, error) {
+	if m == nil {
+		return Boosts{}, shapeErr("nil band matrix")
+	}
+	return FactorULRange(m, 0, m.N, opt)
+}
+
+func reverse(s []int) {
+	for i, j := 0, len(s)-1; i < j; i, j = i+1, j-1 {
+		s[i], s[j] = s[j], s[i]
+	}
+}
+
+// forward solves with the lower triangle of the block: x_i = (b_i −
+// Σ_{j<i} a_ij x_j) / (a_ii or 1 when unit), column by column.
+func forward[T Float](a []T, n, k, r0, r1 int, b []T, unit bool) {
+	for j := r0; j < r1; j++ {
+		x := b[j-r0]
+		if !unit {
+			x /= a[k*n+j]
+			b[j-r0] = x
+		}
+		w := min(k, r1-1-j)
+		for t := 1; t <= w; t++ {
+			b[j+t-r0] -= T(a[(k+t)*n+j] * x)
+		}
+	}
+}
+
+// backward solves with the upper triangle of the block, column by column
+// from the last.
+func backward[T Float](a []T, n, k, r0, r1 int, b []T, unit bool) {
+	for j := r1 - 1; j >= r0; j-- {
+		x := b[j-r0]
+		if !unit {
+			x /= a[k*n+j]
+			b[j-r0] = x
+		}
+		w := min(k, j-r0)
+		for t := 1; t <= w; t++ {
+			b[j-t-r0] -= T(a[(k-t)*n+j] * x)
+		}
+	}
+}
+
+func checkRHS[T Float](m *Band[T], r0, r1 int, b []T, nrhs int) {
+	if err := checkRange(m, r0, r1); err != nil {
+		panic(err)
+	}
+	if nrhs < 0 || len(b) != (r1-r0)*nrhs {
+		panic(shapeErr("right-hand side of length %d, want (r1−r0)·nrhs = %d·%d", len(b), r1-r0, nrhs))
+	}
+}
+
+// SolveLURange solves A[r0:r1, r0:r1]·x = b in place with the factors left
+// in m by FactorLURange over the same range (forward sweep with L, then
+// backward with U). len(b) must be r1−r0; b[i] is row r0+i. It panics with
+// an error wrapping ErrShape on bad sizes.
+func SolveLURange[T Float](m *Band[T], r0, r1 int, b []T) {
+	checkRHS(m, r0, r1, b, 1)
+	forward(m.Data, m.N, m.K, r0, r1, b, true)
+	backward(m.Data, m.N, m.K, r0, r1, b, false)
+}
+
+// SolveLURangeMulti solves for nrhs right-hand sides at once: b holds them
+// column-major with leading dimension r1−r0 (column c is
+// b[c·(r1−r0) : (c+1)·(r1−r0)]), overwritten by the solutions.
+func SolveLURangeMulti[T Float](m *Band[T], r0, r1 int, b []T, nrhs int) {
+	checkRHS(m, r0, r1, b, nrhs)
+	ld := r1 - r0
+	for c := 0; c < nrhs; c++ {
+		col := b[c*ld : (c+1)*ld]
+		forward(m.Data, m.N, m.K, r0, r1, col, true)
+		backward(m.Data, m.N, m.K, r0, r1, col, false)
+	}
+}
+
+// SolveLU solves A·x = b in place with the factors of FactorLU.
+func SolveLU[T Float](m *Band[T], b []T) { SolveLURange(m, 0, m.N, b) }
+
+// SolveULRange solves A[r0:r1, r0:r1]·x = b in place with the factors left
+// in m by FactorULRange over the same range (backward sweep with the unit
+// U, then forward with L). Sizes as for SolveLURange.
+func SolveULRange[T Float](m *Band[T], r0, r1 int, b []T) {
+	checkRHS(m, r0, r1, b, 1)
+	backward(m.Data, m.N, m.K, r0, r1, b, true)
+	forward(m.Data, m.N, m.K, r0, r1, b, false)
+}
+
+// SolveULRangeMulti is SolveULRange for nrhs right-hand sides stored
+// column-major with leading dimension r1−r0.
+func SolveULRangeMulti[T Float](m *Band[T], r0, r1 int, b []T, nrhs int) {
+	checkRHS(m, r0, r1, b, nrhs)
+	ld := r1 - r0
+	for c := 0; c < nrhs; c++ {
+		col := b[c*ld : (c+1)*ld]
+		backward(m.Data, m.N, m.K, r0, r1, col, true)
+		forward(m.Data, m.N, m.K, r0, r1, col, false)
+	}
+}
+
+// SolveUL solves A·x = b in place with the factors of FactorUL.
+func SolveUL[T Float](m *Band[T], b []T) { SolveULRange(m, 0, m.N, b) }
