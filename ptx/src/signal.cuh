@@ -17,7 +17,8 @@ extern "C" __global__ void signal_done(const int *flag, volatile unsigned int *w
 // the counter and writes the completion word like signal_done. Nothing
 // happens when word is null (timed runs, solves inside other plans).
 // Call from every thread of every block, at the very end of the kernel.
-__device__ __forceinline__ void block_done_signal(int *status, int G, volatile unsigned int *word, unsigned int seq) {
+// Not inlined: inlined, it made partition_p8_f64 spill on sm_80.
+__device__ __noinline__ void block_done_signal(int *status, int G, volatile unsigned int *word, unsigned int seq) {
     if (word == nullptr) return;
     __syncthreads();
     if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
