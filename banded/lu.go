@@ -129,13 +129,15 @@ func pivotAt[T Float](p T, tau float64, boost bool, r int, b *Boosts) (T, error)
 	return p, nil
 }
 
-// rank1 subtracts c·rᵀ from the w×w window of m whose top-left entry is
-// a_{o,o}: a_{o+qi, o+qj} −= c[qi]·r[qj]. It walks the window diagonal by
-// diagonal, so each inner loop runs over contiguous storage.
-func rank1[T Float](a []T, n, k, o, w int, c, r []T) {
-	for d := -(w - 1); d <= w-1; d++ { // d = qi − qj
-		q0, q1 := max(0, -d), min(w, w-d) // qj range
-		base := (k+d)*n + o
+// rank1 subtracts c·rᵀ from the h×w window whose top-left entry is a_{o,o}
+// of a matrix stored like Band with its diagonal in storage column dc:
+// a_{o+qi, o+qj} −= c[qi]·r[qj] for qi < h, qj < w, where a_ij is at
+// a[(dc+i−j)·n + j]. It walks the window diagonal by diagonal, so each
+// inner loop runs over contiguous storage.
+func rank1[T Float](a []T, n, dc, o, h, w int, c, r []T) {
+	for d := -(w - 1); d <= h-1; d++ { // d = qi − qj
+		q0, q1 := max(0, -d), min(w, h-d) // qj range
+		base := (dc+d)*n + o
 		row := a[base+q0 : base+q1]
 		cs := c[q0+d : q1+d]
 		rs := r[q0:q1]
@@ -190,7 +192,7 @@ func FactorLURange[T Float](m *Band[T], r0, r1 int, opt FactorOptions) (Boosts, 
 			rbuf[t-1] = a[(k-t)*n+j+t] // u_{j, j+t}
 		}
 		if w > 0 {
-			rank1(a, n, k, j+1, w, cbuf, rbuf)
+			rank1(a, n, k, j+1, w, w, cbuf, rbuf)
 		}
 	}
 	return b, nil
@@ -248,7 +250,7 @@ func FactorULRange[T Float](m *Band[T], r0, r1 int, opt FactorOptions) (Boosts, 
 			rbuf[q] = a[(k+t)*n+o+q] // l_{j, j−t}
 		}
 		if w > 0 {
-			rank1(a, n, k, o, w, cbuf, rbuf)
+			rank1(a, n, k, o, w, w, cbuf, rbuf)
 		}
 	}
 	reverse(b.Rows)
