@@ -196,12 +196,33 @@ func BenchmarkSmallCall(b *testing.B) {
 					defer bufs[i].Free()
 				}
 				ctx := context.Background()
+				var enqueue time.Duration
 				for b.Loop() {
-					if err := p.SolveDevice(ctx, bufs[0], bufs[1], bufs[2], bufs[3], bufs[4]); err != nil {
+					t0 := time.Now()
+					w, err := p.Start(ctx, bufs[0], bufs[1], bufs[2], bufs[3], bufs[4])
+					if err != nil {
+						b.Fatal(err)
+					}
+					enqueue += time.Since(t0)
+					if err := w.Wait(); err != nil {
 						b.Fatal(err)
 					}
 				}
-				b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/call")
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e3/float64(b.N), "µs/call")
+				b.ReportMetric(float64(enqueue.Nanoseconds())/1e3/float64(b.N), "enqueue-µs")
+				// The kernels alone, between CUDA events on the stream.
+				b.StopTimer()
+				saved, err := Upload(dev, host)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer saved.Free()
+				times, err := p.Time(ctx, bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], saved, 3, 21)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+				b.ReportMetric(float64(times[len(times)/2].Nanoseconds())/1e3, "kernel-µs")
 			})
 		}
 	}
