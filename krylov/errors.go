@@ -1,0 +1,27 @@
+package krylov
+
+import "errors"
+
+var (
+	// ErrBreakdown reports a breakdown of the BiCGStab(2) recurrences:
+	// ρ = (r̂, r̃₀) or σ = (û, r̃₀) vanishing (Lanczos breakdown), ω ≈ 0 or a
+	// singular 2×2 minimal-residual system. The returned error wraps it
+	// together with the step at which it happened.
+	ErrBreakdown = errors.New("krylov: breakdown")
+
+	// ErrNotConverged reports that the iteration limit was reached before
+	// the stopping test was met. The Result that comes with it is complete
+	// (Converged is false, Residual is the true relative residual).
+	ErrNotConverged = errors.New("krylov: not converged")
+
+	// ErrNonFinite reports a NaN or an infinity in the right-hand side, in
+	// an inner product or in a recurrence coefficient, usually from an
+	// operator or preconditioner that produced one.
+	ErrNonFinite = errors.New("krylov: non-finite value")
+
+	// ErrDimension reports a vector whose length does not match the space.
+	ErrDimension = errors.New("krylov: vector length mismatch")
+
+	// ErrInvalidOption reports an Options field out of range.
+	ErrInvalidOption = errors.New("krylov: invalid option")
+)
