@@ -141,11 +141,56 @@ func rank1[T Float](a []T, n, dc, o, h, w int, c, r []T) {
 		row := a[base+q0 : base+q1]
 		cs := c[q0+d : q1+d]
 		rs := r[q0:q1]
-		cs = cs[:len(row)]
-		rs = rs[:len(row)]
-		for q := range row {
-			row[q] -= T(cs[q] * rs[q])
-		}
+		axpyNeg(row, cs, rs)
+	}
+}
+
+// axpyNeg does y[q] −= c[q]·r[q] (each product rounded before the
+// subtraction, as the no-FMA GPU kernels do), unrolled by four.
+func axpyNeg[T Float](y, c, r []T) {
+	n := len(y)
+	c, r = c[:n], r[:n]
+	q := 0
+	for ; q+4 <= n; q += 4 {
+		yy, cc, rr := y[q:q+4:q+4], c[q:q+4:q+4], r[q:q+4:q+4]
+		y0 := yy[0] - T(cc[0]*rr[0])
+		y1 := yy[1] - T(cc[1]*rr[1])
+		y2 := yy[2] - T(cc[2]*rr[2])
+		y3 := yy[3] - T(cc[3]*rr[3])
+		yy[0], yy[1], yy[2], yy[3] = y0, y1, y2, y3
+	}
+	for ; q < n; q++ {
+		y[q] -= T(c[q] * r[q])
+	}
+}
+
+// rank2 is rank1 with two updates fused in one pass over the window:
+// a −= c1·r1ᵀ, then a −= c2·r2ᵀ, each entry rounded exactly as two
+// successive rank1 calls would, so results are bit-identical to them.
+func rank2[T Float](a []T, n, dc, o, h, w int, c1, r1, c2, r2 []T) {
+	for d := -(w - 1); d <= h-1; d++ {
+		q0, q1 := max(0, -d), min(w, h-d)
+		base := (dc+d)*n + o
+		axpy2Neg(a[base+q0:base+q1], c1[q0+d:q1+d], r1[q0:q1], c2[q0+d:q1+d], r2[q0:q1])
+	}
+}
+
+// axpy2Neg does y[q] = (y[q] − c1[q]·r1[q]) − c2[q]·r2[q], products rounded.
+func axpy2Neg[T Float](y, c1, r1, c2, r2 []T) {
+	n := len(y)
+	c1, r1, c2, r2 = c1[:n], r1[:n], c2[:n], r2[:n]
+	q := 0
+	for ; q+2 <= n; q += 2 {
+		yy := y[q : q+2 : q+2]
+		a1, b1 := c1[q:q+2:q+2], r1[q:q+2:q+2]
+		a2, b2 := c2[q:q+2:q+2], r2[q:q+2:q+2]
+		y0 := yy[0] - T(a1[0]*b1[0])
+		y1 := yy[1] - T(a1[1]*b1[1])
+		yy[0] = y0 - T(a2[0]*b2[0])
+		yy[1] = y1 - T(a2[1]*b2[1])
+	}
+	for ; q < n; q++ {
+		y[q] = (y[q] - T(c1[q]*r1[q])) - T(c2[q]*r2[q])
 	}
 }
 
@@ -176,24 +221,56 @@ func FactorLURange[T Float](m *Band[T], r0, r1 int, opt FactorOptions) (Boosts, 
 	b.Tau = tau
 	boost := opt.BoostTol >= 0
 	n, k, a := m.N, m.K, m.Data
-	cbuf, rbuf := make([]T, k), make([]T, k)
-	for j := r0; j < r1; j++ {
+	// Steps go in pairs j, j+1: step j's update is applied to row and
+	// column j+1 first (they make step j+1's pivot, multipliers and U
+	// row), then both updates to the rest of the window in one pass. The
+	// rounding is that of one step at a time.
+	c1, u1 := make([]T, k+1), make([]T, k+1) // index w1 stays 0 (padding)
+	c2, u2 := make([]T, k), make([]T, k)
+	for j := r0; j < r1; {
 		p, err := pivotAt(a[k*n+j], tau, boost, j, &b)
 		if err != nil {
 			return b, err
 		}
 		a[k*n+j] = p
-		w := min(k, r1-1-j)
-		for t := 1; t <= w; t++ {
+		w1 := min(k, r1-1-j)
+		for t := 1; t <= w1; t++ {
 			li := (k+t)*n + j // a_{j+t, j}
 			l := a[li] / p
 			a[li] = l
-			cbuf[t-1] = l
-			rbuf[t-1] = a[(k-t)*n+j+t] // u_{j, j+t}
+			c1[t-1] = l
+			u1[t-1] = a[(k-t)*n+j+t] // u_{j, j+t}
 		}
-		if w > 0 {
-			rank1(a, n, k, j+1, w, w, cbuf, rbuf)
+		if w1 == 0 { // K = 0, or j = r1−1
+			j++
+			continue
 		}
+		c1[w1], u1[w1] = 0, 0
+		// step j on row j+1 (columns j+1 … j+w1) and column j+1 (rows j+2 … j+w1)
+		for s := 0; s < w1; s++ {
+			a[(k-s)*n+j+1+s] -= T(c1[0] * u1[s])
+		}
+		for s := 1; s < w1; s++ {
+			a[(k+s)*n+j+1] -= T(c1[s] * u1[0])
+		}
+		j1 := j + 1
+		p, err = pivotAt(a[k*n+j1], tau, boost, j1, &b)
+		if err != nil {
+			return b, err
+		}
+		a[k*n+j1] = p
+		w2 := min(k, r1-1-j1)
+		for t := 1; t <= w2; t++ {
+			li := (k+t)*n + j1
+			l := a[li] / p
+			a[li] = l
+			c2[t-1] = l
+			u2[t-1] = a[(k-t)*n+j1+t]
+		}
+		if w2 > 0 {
+			rank2(a, n, k, j+2, w2, w2, c1[1:1+w2], u1[1:1+w2], c2, u2)
+		}
+		j += 2
 	}
 	return b, nil
 }
@@ -231,27 +308,59 @@ func FactorULRange[T Float](m *Band[T], r0, r1 int, opt FactorOptions) (Boosts, 
 	b.Tau = tau
 	boost := opt.BoostTol >= 0
 	n, k, a := m.N, m.K, m.Data
-	cbuf, rbuf := make([]T, k), make([]T, k)
-	for j := r1 - 1; j >= r0; j-- {
+	// Steps go in pairs j, j−1, as in FactorLURange.
+	c1, l1 := make([]T, k+1), make([]T, k+1) // index 0 stays 0 (padding); step j at 1+q
+	c2, l2 := make([]T, k), make([]T, k)
+	for j := r1 - 1; j >= r0; {
 		p, err := pivotAt(a[k*n+j], tau, boost, j, &b)
 		if err != nil {
 			reverse(b.Rows)
 			return b, err
 		}
 		a[k*n+j] = p
-		w := min(k, j-r0)
-		o := j - w // the window is rows/columns o … j−1
-		for q := 0; q < w; q++ {
-			t := w - q
-			ui := (k-t)*n + j // a_{j−t, j} = a_{o+q, j}
+		w1 := min(k, j-r0)
+		o1 := j - w1 // step j's window is rows/columns o1 … j−1
+		for q := 0; q < w1; q++ {
+			t := w1 - q
+			ui := (k-t)*n + j // a_{j−t, j} = a_{o1+q, j}
 			u := a[ui] / p
 			a[ui] = u
-			cbuf[q] = u
-			rbuf[q] = a[(k+t)*n+o+q] // l_{j, j−t}
+			c1[1+q] = u
+			l1[1+q] = a[(k+t)*n+o1+q] // l_{j, j−t}
 		}
-		if w > 0 {
-			rank1(a, n, k, o, w, w, cbuf, rbuf)
+		if w1 == 0 { // K = 0, or j = r0
+			j--
+			continue
 		}
+		// step j on row j−1 (columns o1 … j−1) and column j−1 (rows o1 … j−2)
+		j1 := j - 1
+		cr, lr := c1[w1], l1[w1] // u_{j−1, j}, l_{j, j−1}
+		for s := 0; s < w1; s++ {
+			a[(k+j1-o1-s)*n+o1+s] -= T(cr * l1[1+s])
+		}
+		for s := 0; s < w1-1; s++ {
+			a[(k+o1+s-j1)*n+j1] -= T(c1[1+s] * lr)
+		}
+		p, err = pivotAt(a[k*n+j1], tau, boost, j1, &b)
+		if err != nil {
+			reverse(b.Rows)
+			return b, err
+		}
+		a[k*n+j1] = p
+		w2 := min(k, j1-r0)
+		o2 := j1 - w2
+		for q := 0; q < w2; q++ {
+			t := w2 - q
+			ui := (k-t)*n + j1
+			u := a[ui] / p
+			a[ui] = u
+			c2[q] = u
+			l2[q] = a[(k+t)*n+o2+q]
+		}
+		if w2 > 0 {
+			rank2(a, n, k, o2, w2, w2, c1[w1-w2:w1], l1[w1-w2:w1], c2, l2)
+		}
+		j -= 2
 	}
 	reverse(b.Rows)
 	return b, nil

@@ -1,0 +1,69 @@
+package banded
+
+import (
+	"context"
+	"fmt"
+	"testing"
+)
+
+// BenchmarkFactorSolve times factorization plus one solve of an N = 10⁵
+// system with degree of dominance 1 (the shape of the LAPACK gbsv anchors
+// in shared/anchors/banded-h200.csv), LU without pivoting and with partial
+// pivoting. K = 100 is skipped under -short.
+func BenchmarkFactorSolve(b *testing.B) {
+	const n = 100_000
+	for _, k := range []int{2, 16, 100} {
+		a := Random[float64](n, k, 1, newRNG(uint64(k)))
+		rhs := randVec[float64](n, newRNG(7))
+		x := make([]float64, n)
+		b.Run(fmt.Sprintf("LU/N=%d/K=%d", n, k), func(b *testing.B) {
+			if testing.Short() && k > 16 {
+				b.Skip("-short")
+			}
+			f := a.Clone()
+			for b.Loop() {
+				copy(f.Data, a.Data)
+				if _, err := FactorLU(f, FactorOptions{}); err != nil {
+					b.Fatal(err)
+				}
+				copy(x, rhs)
+				SolveLU(f, x)
+			}
+		})
+		b.Run(fmt.Sprintf("Pivot/N=%d/K=%d", n, k), func(b *testing.B) {
+			if testing.Short() && k > 16 {
+				b.Skip("-short")
+			}
+			for b.Loop() {
+				f, err := FactorPivot(a)
+				if err != nil {
+					b.Fatal(err)
+				}
+				copy(x, rhs)
+				f.Solve(x)
+			}
+		})
+	}
+}
+
+// BenchmarkSolveBatch: G = 4096 pentadiagonal systems of N = 256.
+func BenchmarkSolveBatch(b *testing.B) {
+	const n, k, g = 256, 2, 4096
+	for _, lay := range []Layout{Contiguous, Interleaved} {
+		batch, _ := NewBatch[float32](n, k, g, lay)
+		rng := newRNG(9)
+		for s := 0; s < g; s++ {
+			_ = batch.SetSystem(s, Random[float32](n, k, 1, rng))
+		}
+		rhs := randVec[float32](n*g, rng)
+		x := make([]float32, n*g)
+		b.Run(lay.String(), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := SolveBatch(context.Background(), batch, rhs, x, BatchOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n*g)*float64(b.N)/b.Elapsed().Seconds()/1e6, "MRows/s")
+		})
+	}
+}
