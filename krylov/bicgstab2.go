@@ -30,11 +30,13 @@ const breakdownTol = 1e-14
 // 1996).
 const reliableDrop = 1e-2
 
-// restartGap is the relative distance between the recursively updated
-// preconditioned residual r̂₀ and the recomputed M⁻¹(b − A·x) above which a
-// failed convergence check at a cycle boundary restarts the recurrences (see
-// BiCGStab2).
-const restartGap = 1e-2
+// restartGap is the relative distance ‖M⁻¹(b − A·x) − r̂₀‖/‖r̂₀‖ between
+// the recomputed and the recursively updated preconditioned residual above
+// which a residual replacement also restarts the recurrences (see
+// BiCGStab2). Smaller values (1e-2) restart needlessly when the tolerance
+// is near the attainable accuracy, where the gap is rounding noise in
+// b − A·x.
+const restartGap = 1
 
 // Options controls BiCGStab2. The zero value gives the defaults.
 type Options struct {
@@ -116,23 +118,33 @@ type Result struct {
 // # Stopping test
 //
 // The iteration updates the preconditioned residual r̂₀ ≈ M⁻¹(b − A·x), but
-// the solve stops on the true one: it converges when
+// the solve stops on the true one. It converges when, at the start of a step
+// (or on a breakdown),
 //
 //	‖b − A·x‖₂ ≤ Tol·‖b‖₂
 //
-// with b − A·x recomputed explicitly (one extra operator application). To
-// avoid paying that every step, the solver watches the estimate
-// est = c·‖r̂₀‖₂/‖b‖₂ at the start of every step (‖r̂₀‖ comes with the
-// inner products the step needs anyway), where c = ‖b − A·x‖/‖r̂₀‖ at the
-// latest explicit evaluation (initially at x₀), and computes the true
-// residual only when est ≤ Tol, when MaxIter steps are done, or on a
-// breakdown. If a check fails, c is updated; at a cycle boundary the solver
-// also computes M⁻¹(b − A·x) and replaces r̂₀ by it, restarting the
-// recurrences (û₀ = 0, r̃₀ = r̂₀, ρ₀ = 1, α = 0, ω = 1) when the two differ by
-// more than 1% of ‖r̂₀‖. That residual replacement is what lets a float32
-// preconditioner (MixedPrecision) reach float64 accuracy: its rounding
-// makes the recursive residual drift from the true one by about 1e-7 of the
-// residual at the last restart.
+// with b − A·x recomputed explicitly from the current x in float64 (one
+// extra operator application). To avoid paying that every step, the solver
+// watches the estimate est = c·‖r̂₀‖₂/‖b‖₂ at the start of every step (‖r̂₀‖
+// comes with the inner products the step needs anyway), where c is the
+// ratio ‖b − A·x‖/‖r̂₀‖ at the latest explicit evaluation (initially at x₀),
+// and evaluates the true residual only when est ≤ Tol, when MaxIter steps
+// are done, on a breakdown, or for a residual replacement. A failed check
+// updates c; so est is a heuristic trigger, never the criterion.
+//
+// # Residual replacement
+//
+// Rounding makes the recursive r̂₀ drift from M⁻¹(b − A·x), by the unit
+// roundoff of the preconditioner (about 1e-7 for a float32 one) times the
+// largest residual met since r̂₀ was last recomputed. So at a cycle boundary
+// where ‖r̂₀‖ has dropped a hundredfold below its largest value since the
+// last replacement, or where a convergence check failed, the solver sets
+// r̂₀ = M⁻¹(b − A·x) (reliable updating, Sleijpen and van der Vorst 1996;
+// one operator and one preconditioner application), and if the two differ
+// by more than ‖r̂₀‖ itself it also restarts the recurrences (û₀ = 0,
+// r̃₀ = r̂₀, ρ₀ = 1, α = 0, ω = 1). This is what lets a float32
+// preconditioner (MixedPrecision) reach float64 accuracy; in float64 it
+// costs a few extra applications per solve.
 //
 // # Errors
 //
@@ -517,11 +529,17 @@ func (s *solver[V]) solve(maxIter int) (Result, error) {
 		n1, n2 := math.Sqrt(g11), math.Sqrt(g22)
 		c12, c1, c2 := g12/n1/n2, g01/n1, g02/n2
 		det := 1 - c12*c12
-		if !(det > breakdownTol) {
-			return s.breakdown(k, fmt.Sprintf("singular 2×2 MR system (1 − cos²∠(r̂₁, r̂₂) = %.3g)", det))
+		var gamma1, gamma2 float64
+		singular := !(det > breakdownTol)
+		if singular {
+			// r̂₂ ∥ r̂₁: minimise over γ₁ alone (γ₂ = ω = 0), which may
+			// still finish the solve (r̂₀ an eigenvector of Ã); otherwise
+			// it is a breakdown below.
+			gamma1 = c1 / n1
+		} else {
+			gamma1 = (c1 - c12*c2) / det / n1
+			gamma2 = (c2 - c12*c1) / det / n2
 		}
-		gamma1 := (c1 - c12*c2) / det / n1
-		gamma2 := (c2 - c12*c1) / det / n2
 		if err := finite("γ", gamma1, gamma2); err != nil {
 			return s.fail(k, fmt.Errorf("%w (step %d)", err, k))
 		}
@@ -539,7 +557,10 @@ func (s *solver[V]) solve(maxIter int) (Result, error) {
 			}
 		}
 		omega = gamma2
-		if math.Abs(omega)*math.Sqrt(g22) <= breakdownTol*math.Sqrt(g00) {
+		if singular {
+			return s.breakdown(k, fmt.Sprintf("singular 2×2 MR system (1 − cos²∠(r̂₁, r̂₂) = %.3g)", det))
+		}
+		if math.Abs(omega)*n2 <= breakdownTol*math.Sqrt(g00) {
 			return s.breakdown(k, fmt.Sprintf("ω = %.3g ≈ 0", omega))
 		}
 	}
