@@ -64,43 +64,94 @@ func (f *PivotLU[T]) factor(m *Band[T]) error {
 		f.Piv = make([]int, n)
 	}
 	a, dc := f.Data, 2*k
-	cbuf, rbuf := make([]T, k), make([]T, 2*k)
+	// Steps go in pairs j, j+1 as in FactorLURange: step j's update is
+	// applied to column j+1 (for the pivot search) and, after the
+	// interchange, to the new row j+1; then both updates to the rest of
+	// the window in one pass. Rows interchanged at step j+1 carry their
+	// pending step-j multipliers along (in c1, not in the stored L), so
+	// the rounding is exactly that of one step at a time.
+	c1, r1 := make([]T, k+1), make([]T, 2*k+1) // zero-padded beyond km, w1
+	c2, r2 := make([]T, k), make([]T, 2*k)
 	ju := 0 // last column that U's rows 0…j may reach
-	for j := 0; j < n; j++ {
+	for j := 0; j < n; {
 		km := min(k, n-1-j)
-		p, best := j, math.Abs(float64(a[dc*n+j]))
-		for t := 1; t <= km; t++ {
-			if v := math.Abs(float64(a[(dc+t)*n+j])); v > best {
-				p, best = j+t, v
-			}
-		}
-		f.Piv[j] = p
-		if best == 0 {
-			return &RowError{Row: j, Col: j, Err: ErrSingular}
-		}
-		ju = max(ju, min(p+k, n-1))
-		if p != j {
-			for c := j; c <= ju; c++ {
-				x, y := (dc+j-c)*n+c, (dc+p-c)*n+c
-				a[x], a[y] = a[y], a[x]
-			}
+		if _, err := f.pivotSwap(j, km, &ju); err != nil {
+			return err
 		}
 		piv := a[dc*n+j]
 		for t := 1; t <= km; t++ {
 			li := (dc+t)*n + j
 			l := a[li] / piv
 			a[li] = l
-			cbuf[t-1] = l
+			c1[t-1] = l
 		}
-		w := ju - j
-		for t := 1; t <= w; t++ {
-			rbuf[t-1] = a[(dc-t)*n+j+t] // u_{j, j+t}
+		if km == 0 { // K = 0, or j = N−1
+			j++
+			continue
 		}
-		if km > 0 && w > 0 {
-			rank1(a, n, dc, j+1, km, w, cbuf, rbuf)
+		c1[km] = 0
+		ju1 := ju
+		w1 := ju1 - j
+		for t := 1; t <= w1; t++ {
+			r1[t-1] = a[(dc-t)*n+j+t] // u_{j, j+t}
 		}
+		clear(r1[w1:])
+		// step j on column j+1 (rows j+1 … j+km)
+		for s := 0; s < km; s++ {
+			a[(dc+s)*n+j+1] -= T(c1[s] * r1[0])
+		}
+		j1 := j + 1
+		km2 := min(k, n-1-j1)
+		p2, err := f.pivotSwap(j1, km2, &ju)
+		if err != nil {
+			return err
+		}
+		c1[0], c1[p2-j1] = c1[p2-j1], c1[0]
+		// step j on the new row j+1 (columns j+2 … ju1)
+		for c := j1 + 1; c <= ju1; c++ {
+			a[(dc+j1-c)*n+c] -= T(c1[0] * r1[c-j1])
+		}
+		piv = a[dc*n+j1]
+		for t := 1; t <= km2; t++ {
+			li := (dc+t)*n + j1
+			l := a[li] / piv
+			a[li] = l
+			c2[t-1] = l
+		}
+		w2 := ju - j1
+		for t := 1; t <= w2; t++ {
+			r2[t-1] = a[(dc-t)*n+j1+t]
+		}
+		if km2 > 0 && w2 > 0 {
+			rank2(a, n, dc, j1+1, km2, w2, c1[1:1+km2], r1[1:1+w2], c2, r2)
+		}
+		j += 2
 	}
 	return nil
+}
+
+// pivotSwap does the pivot search of step j over rows j … j+km of column
+// j, records it, widens ju and interchanges the rows over columns j … ju.
+func (f *PivotLU[T]) pivotSwap(j, km int, ju *int) (int, error) {
+	n, k, a, dc := f.N, f.K, f.Data, 2*f.K
+	p, best := j, math.Abs(float64(a[dc*n+j]))
+	for t := 1; t <= km; t++ {
+		if v := math.Abs(float64(a[(dc+t)*n+j])); v > best {
+			p, best = j+t, v
+		}
+	}
+	f.Piv[j] = p
+	if best == 0 {
+		return p, &RowError{Row: j, Col: j, Err: ErrSingular}
+	}
+	*ju = max(*ju, min(p+k, n-1))
+	if p != j {
+		for c := j; c <= *ju; c++ {
+			x, y := (dc+j-c)*n+c, (dc+p-c)*n+c
+			a[x], a[y] = a[y], a[x]
+		}
+	}
+	return p, nil
 }
 
 // Solve solves A·x = b in place with the factors (gbtrs, no transpose):
