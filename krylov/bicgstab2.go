@@ -68,10 +68,11 @@ type Result struct {
 	// from the operator, preconditioner or space, it is not recomputed and
 	// holds the latest estimate instead (History's last entry).
 	Residual float64
-	// History, when Options.History is set, has one entry per step:
+	// History, when Options.History is set, has Iterations+1 entries:
 	// History[k] is the relative residual after k steps, the true value
-	// where the solver computed it (k = 0 and every convergence check) and
-	// otherwise the estimate c·‖r̂₀‖₂/‖b‖₂ described at BiCGStab2.
+	// ‖b − A·x‖₂/‖b‖₂ where the solver evaluated it (k = 0, convergence
+	// checks, residual replacements, the last entry) and otherwise the
+	// estimate c·‖r̂₀‖₂/‖b‖₂ described at BiCGStab2.
 	History []float64
 	// Converged reports that the true relative residual met Options.Tol.
 	Converged bool
@@ -83,9 +84,10 @@ type Result struct {
 // BiCGStab2 solves A·x = b by BiCGStab(ℓ) with ℓ = 2 (Sleijpen and
 // Fokkema 1993), left-preconditioned by M: it iterates on
 // M⁻¹A·x = M⁻¹b. x holds the initial guess on entry and the solution on
-// return (the latest iterate on error). b and x must be distinct vectors of
-// sp. A nil M means no preconditioning (M = I, without the copies of
-// IdentityPreconditioner).
+// return (the latest iterate on error); b is not modified. b and x must be
+// distinct vectors of sp. A nil M means no preconditioning (M = I, without
+// the copies of IdentityPreconditioner). The solve allocates eight work
+// vectors from sp and frees them before it returns.
 //
 // # Algorithm
 //
@@ -109,11 +111,12 @@ type Result struct {
 //
 // After the BiCG part r̂ᵢ = Ãⁱr̂₀ and ûᵢ = Ãⁱû₀ (i = 0, 1, 2), so the MR part
 // applies the same degree-2 polynomial 1 − γ₁t − γ₂t² to the residual and
-// the search direction. This is the paper's Algorithm 3.1 for ℓ = 2, except
-// that the 2×2 least-squares problem is solved from its Gram matrix
-// (normal equations) instead of by modified Gram–Schmidt: equal in exact
-// arithmetic, well conditioned enough for ℓ = 2, and all six inner products
-// come from one Space.Dots call. A cycle makes five Dots calls.
+// the search direction. This is Sleijpen and Fokkema's BiCGstab(ℓ) for
+// ℓ = 2, except that the 2×2 least-squares problem is solved from its Gram
+// matrix (normal equations, with r̂₁ and r̂₂ scaled to unit length) instead
+// of by modified Gram–Schmidt: equal in exact arithmetic, adequate for
+// ℓ = 2, and all six inner products come from one Space.Dots call. A cycle
+// makes five Dots calls (plus two for a residual replacement).
 //
 // # Stopping test
 //

@@ -26,7 +26,8 @@ type Space[V any] interface {
 	// (so NaN in y does not propagate).
 	Axpby(alpha float64, x V, beta float64, y V) error
 	// Dots sets out[k] = xs[k]·ys[k] for every k (len(xs) == len(ys) ==
-	// len(out)). Pairs may share vectors (a Gram matrix). A device
+	// len(out)). Pairs may share vectors (a Gram matrix) and xs[k] may be
+	// ys[k] (a squared norm). A device
 	// implementation should compute them all in one pass and one transfer:
 	// the solver batches every inner product it needs at a given point.
 	Dots(xs, ys []V, out []float64) error
