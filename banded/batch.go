@@ -28,6 +28,7 @@ const (
 	Interleaved
 )
 
+// String is "contiguous" or "interleaved".
 func (l Layout) String() string {
 	switch l {
 	case Contiguous:
@@ -215,6 +216,7 @@ type SystemError struct {
 	Err error
 }
 
+// Error prefixes the cause with the system index.
 func (e SystemError) Error() string { return fmt.Sprintf("system %d: %v", e.System, e.Err) }
 
 // Unwrap returns the cause.
@@ -227,6 +229,7 @@ type BatchError struct {
 	Failed []SystemError
 }
 
+// Error lists the first failures.
 func (e *BatchError) Error() string {
 	const show = 3
 	var sb strings.Builder

@@ -29,6 +29,7 @@ type RowError struct {
 	Err      error
 }
 
+// Error says what failed and where.
 func (e *RowError) Error() string {
 	return fmt.Sprintf("%v at row %d, column %d", e.Err, e.Row, e.Col)
 }

@@ -290,11 +290,14 @@ func FactorLU[T Float](m *Band[T], opt FactorOptions) (Boosts, error) {
 // columns 0…K−1. L is lower triangular: l_ij (i ≥ j) overwrites a_ij in the
 // diagonal and sub-diagonal storage columns K…2K (boosted pivots included).
 //
-// The top-left l×l parts of U and L depend only on the top-left l×l part
-// of the block, and (UL)⁻¹ applied to a vector whose nonzeros are in its
-// first l entries needs only them: that is how SPIKE gets the top block of
-// the left spike, W⁽ᵗ⁾ (Li et al. 2014 §2.2, §4). Boosts and errors are as
-// for FactorLURange.
+// (UL)⁻¹ applied to a vector whose nonzeros are in its first l entries
+// has first l entries that need only the top-left l×l parts of U and L:
+// after FactorULRange(m, r0, r1), SolveULRange(m, r0, r0+l, v) returns
+// exactly (bit for bit) the first l entries of A_block⁻¹·[v; 0]. That is how
+// SPIKE gets the top block of the left spike, W⁽ᵗ⁾ (Li et al. 2014 §2.2).
+// Likewise, after FactorLURange(m, r0, r1), SolveLURange(m, r1−l, r1, v)
+// returns the last l entries of A_block⁻¹·[0; v] (the bottom block of the
+// right spike, V⁽ᵇ⁾). Boosts and errors are as for FactorLURange.
 func FactorULRange[T Float](m *Band[T], r0, r1 int, opt FactorOptions) (Boosts, error) {
 	var b Boosts
 	if err := checkRange(m, r0, r1); err != nil {

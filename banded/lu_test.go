@@ -383,3 +383,46 @@ func TestFusedMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// The spike tips from partial solves: the top l rows of A⁻¹[C; 0] from the
+// UL factors' top-left block, the bottom l rows of A⁻¹[0; B] from the LU
+// factors' bottom-right block, bit for bit equal to full solves.
+func TestSpikeTips(t *testing.T) {
+	rng := newRNG(43)
+	for _, c := range [][4]int{{120, 4, 10, 100}, {60, 17, 0, 60}, {40, 1, 3, 39}} {
+		n, k, r0, r1 := c[0], c[1], c[2], c[3]
+		m := r1 - r0
+		a := Random[float64](n, k, 1.2, rng)
+		for _, l := range []int{k, 2 * k} {
+			l = min(l, m)
+			cols := randVec[float64](l*k, rng) // k columns of length l
+			full := make([]float64, m*k)
+			for q := 0; q < k; q++ {
+				copy(full[q*m:q*m+l], cols[q*l:(q+1)*l]) // [C; 0]
+			}
+			ul := a.Clone()
+			_, err := FactorULRange(ul, r0, r1, FactorOptions{})
+			require.NoError(t, err)
+			SolveULRangeMulti(ul, r0, r1, full, k)
+			top := append([]float64(nil), cols...)
+			SolveULRangeMulti(ul, r0, r0+l, top, k)
+			for q := 0; q < k; q++ {
+				require.Equal(t, full[q*m:q*m+l], top[q*l:(q+1)*l], "W top, column %d", q)
+			}
+
+			full = make([]float64, m*k)
+			for q := 0; q < k; q++ {
+				copy(full[(q+1)*m-l:(q+1)*m], cols[q*l:(q+1)*l]) // [0; B]
+			}
+			lu := a.Clone()
+			_, err = FactorLURange(lu, r0, r1, FactorOptions{})
+			require.NoError(t, err)
+			SolveLURangeMulti(lu, r0, r1, full, k)
+			bot := append([]float64(nil), cols...)
+			SolveLURangeMulti(lu, r1-l, r1, bot, k)
+			for q := 0; q < k; q++ {
+				require.Equal(t, full[(q+1)*m-l:(q+1)*m], bot[q*l:(q+1)*l], "V bottom, column %d", q)
+			}
+		}
+	}
+}
