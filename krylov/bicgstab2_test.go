@@ -404,7 +404,7 @@ func TestLargeSystemParallel(t *testing.T) {
 	if testing.Short() {
 		n = parallelMin + 3
 	}
-	a := randomBand(rng, n, 2, 1.1, false)
+	a := randomBand(rng, n, 2, 3, false)
 	b, xs := rhsFor(rng, a, n)
 	x, res, err := solveHost(t, a, NewMixedPrecision(n, a.tridiagPart().solve32()), b, Options{History: true})
 	requireSolved(t, "large", a, b, x, xs, res, err, 1e-8)

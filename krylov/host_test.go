@@ -22,7 +22,7 @@ func randVec(rng *rand.Rand, n int) []float64 {
 
 func TestHostSpace(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
-	for _, n := range []int{0, 1, 7, dotBlock + 1, parallelMin + 5, 200_003} {
+	for _, n := range []int{0, 1, 7, dotBlock + 1, parallelMin + 5, 2*parallelMin + 3} {
 		sp := HostSpace{N: n}
 		v, err := sp.New()
 		require.NoError(t, err)
