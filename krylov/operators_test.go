@@ -239,15 +239,17 @@ func randomSparse(rng *rand.Rand, n, perRow int, dom float64) *csr {
 	m := &csr{n: n, rowPtr: make([]int, n+1)}
 	for i := range n {
 		scale := math.Pow(10, 4*rng.Float64()-2)
-		s := 0.0
-		for _, v := range entries[i] {
-			s += math.Abs(v)
-		}
-		entries[i][i] = dom*s + 0.1
-		cols := make([]int, 0, len(entries[i]))
+		cols := make([]int, 0, len(entries[i])+1)
 		for j := range entries[i] {
 			cols = append(cols, j)
 		}
+		sort.Ints(cols) // sum in a fixed order: map order would change the diagonal's last bits
+		s := 0.0
+		for _, j := range cols {
+			s += math.Abs(entries[i][j])
+		}
+		entries[i][i] = dom*s + 0.1
+		cols = append(cols, i)
 		sort.Ints(cols)
 		for _, j := range cols {
 			m.col = append(m.col, j)
