@@ -26,7 +26,7 @@ type command struct {
 }
 
 // commands lists the subcommands in the order "bandsolve help" shows them.
-var commands = []*command{stabilityCommand, solveCommand, devicesCommand}
+var commands = []*command{stabilityCommand, solveCommand, bandedCommand, devicesCommand}
 
 func findCommand(name string) *command {
 	for _, c := range commands {
