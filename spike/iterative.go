@@ -11,7 +11,10 @@ import (
 
 // Operator is a float64 matrix the iteration multiplies by: MulVec sets
 // y = A·x (x and y distinct, both of length N). *banded.Band[float64]
-// implements it; a sparse matrix can through a method or MulVecFunc.
+// implements it; a sparse matrix can through MulVecFunc (for instance
+// *sparse.CSR, whose MulVec returns an error: panic with it, and
+// SolveIterative returns it). A panic in MulVec ends the solve with an
+// error that wraps the panic value when it is an error.
 type Operator interface {
 	MulVec(x, y []float64)
 }
@@ -89,7 +92,16 @@ func SolveIterative(ctx context.Context, A Operator, M *banded.Band[float64], b,
 		res.Bounds, res.Boosts = p.Bounds(), p.BoostCount()
 		prec = p
 	}
-	op := krylov.OperatorFunc[[]float64](func(ctx context.Context, x, y []float64) error {
+	op := krylov.OperatorFunc[[]float64](func(_ context.Context, x, y []float64) (err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				if e, ok := p.(error); ok {
+					err = fmt.Errorf("spike: operator: %w", e)
+				} else {
+					err = fmt.Errorf("spike: operator: %v", p)
+				}
+			}
+		}()
 		A.MulVec(x, y)
 		return nil
 	})

@@ -2,6 +2,7 @@ package spike
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"testing"
@@ -155,6 +156,9 @@ func TestSparseLikeOperator(t *testing.T) {
 
 	_, err = SolveIterative(context.Background(), op, nil, b, x, IterativeOptions{})
 	assert.ErrorIs(t, err, ErrOption)
+	boom := errors.New("boom")
+	_, err = SolveIterative(context.Background(), MulVecFunc(func(x, y []float64) { panic(boom) }), M, b, x, IterativeOptions{})
+	assert.ErrorIs(t, err, boom)
 	_, err = SolveIterative(context.Background(), A, nil, b[:10], x, IterativeOptions{})
 	assert.ErrorIs(t, err, banded.ErrShape)
 	_, err = SolveIterative(context.Background(), A, nil, b, x, IterativeOptions{Options: Options{Partitions: n}})
