@@ -61,11 +61,13 @@ func RCM(a *CSR) ([]int, error) {
 	if a.N != a.M {
 		return nil, fmt.Errorf("%w: RCM needs a square matrix, got %d×%d", ErrShape, a.N, a.M)
 	}
-	return rcm(symmetricGraph(a)), nil
+	return rcm(symmetricGraph(a), -1), nil
 }
 
-// rcm orders the nodes of g by reverse Cuthill–McKee.
-func rcm(g *graph) []int {
+// rcm orders the nodes of g by reverse Cuthill–McKee. When anchor ≥ 0,
+// the component of anchor is ordered first, from anchor itself instead of
+// a pseudo-peripheral node, so after the reversal anchor is the last node.
+func rcm(g *graph, anchor int) []int {
 	n := g.n()
 	order := make([]int, 0, n)
 	placed := make([]bool, n)
@@ -104,17 +106,11 @@ func rcm(g *graph) []int {
 		}
 		return best
 	}
-	byDegree := func(x, y int) int {
-		if c := cmp.Compare(g.degree(x), g.degree(y)); c != 0 {
-			return c
-		}
-		return cmp.Compare(x, y)
-	}
-	for s := range n {
-		if placed[s] {
-			continue
-		}
-		// The component of s; start from its node of minimum degree.
+	// pseudoPeripheral finds a pseudo-peripheral node of the component of
+	// s (George–Liu): from a node r of minimum degree, search again from
+	// a node of minimum degree in the last level of r while that increases
+	// the eccentricity.
+	pseudoPeripheral := func(s int) int {
 		bfs(s)
 		root := minDegree(levels)
 		depth, last := bfs(root)
@@ -122,9 +118,28 @@ func rcm(g *graph) []int {
 			x := minDegree(levels[last:])
 			dx, lx := bfs(x)
 			if dx <= depth {
-				break
+				return root
 			}
 			root, depth, last = x, dx, lx
+		}
+	}
+	byDegree := func(x, y int) int {
+		if c := cmp.Compare(g.degree(x), g.degree(y)); c != 0 {
+			return c
+		}
+		return cmp.Compare(x, y)
+	}
+	for s := -1; s < n; s++ {
+		var root int
+		switch {
+		case s < 0 && anchor < 0:
+			continue
+		case s < 0:
+			root = anchor
+		case placed[s]:
+			continue
+		default:
+			root = pseudoPeripheral(s)
 		}
 		// Cuthill–McKee from root.
 		head := len(order)

@@ -146,14 +146,19 @@ func couplingBandwidth(a *CSR, bounds []int) int {
 // BlockRCM is the second-stage reordering of Li et al. 2014, §3: RCM
 // applied to each diagonal block of the partition separately (on the
 // pattern of the block plus its transpose; entries that couple different
-// blocks are ignored). It returns the combined symmetric permutation perm
+// blocks are ignored). A block whose bandwidth RCM does not reduce keeps
+// its order. To keep the coupling near the corners where truncated SPIKE
+// expects it, a block coupled to a later block is ordered from its last
+// node with such a coupling entry (which the reversal puts at the end of
+// the block) instead of from a pseudo-peripheral node; the nodes coupled
+// to the previous block then tend to come first. It returns the combined symmetric permutation perm
 // (gather list, perm[new] = old; it maps every partition onto itself) and
 // the half-bandwidth of each diagonal block of A.Permute(perm, perm).
 //
 // The coupling entries are not dropped: they stay in the permuted matrix,
-// moved with their rows and columns, so they may end up anywhere in the
-// off-diagonal blocks and the bandwidth of the whole permuted matrix can
-// grow. A caller that builds a block-banded preconditioner takes each
+// moved with their rows and columns. Only the anchor above is guaranteed a
+// corner position, so some coupling entries may move away from the
+// corners and the bandwidth of the whole permuted matrix can grow. A caller that builds a block-banded preconditioner takes each
 // diagonal block with its own half-bandwidth and decides what to keep of
 // the coupling (Reordering reports the coupling bandwidth).
 func BlockRCM(a *CSR, bounds []int) (perm []int, blockK []int, err error) {
@@ -164,10 +169,22 @@ func BlockRCM(a *CSR, bounds []int) (perm []int, blockK []int, err error) {
 		return nil, nil, err
 	}
 	perm = make([]int, 0, a.N)
+	anchors := couplingAnchors(a, bounds)
 	for s := 0; s+1 < len(bounds); s++ {
 		lo, hi := bounds[s], bounds[s+1]
 		blk := a.subBlock(lo, hi)
-		for _, x := range rcm(symmetricGraph(blk)) {
+		anchor := -1
+		if anchors[s] >= 0 {
+			anchor = anchors[s] - lo
+		}
+		p := rcm(symmetricGraph(blk), anchor)
+		if b, err := blk.Permute(p, p); err != nil || b.Bandwidth() >= blk.Bandwidth() {
+			p = nil // RCM does not narrow this block: keep its order
+		}
+		for x := range hi - lo {
+			if p != nil {
+				x = p[x]
+			}
 			perm = append(perm, lo+x)
 		}
 	}
@@ -177,6 +194,32 @@ func BlockRCM(a *CSR, bounds []int) (perm []int, blockK []int, err error) {
 	}
 	blockK, err = BlockBandwidths(b, bounds)
 	return perm, blockK, err
+}
+
+// couplingAnchors returns, for each block of the partition, the last node
+// of the block that has an entry (in its row or its column) coupling it to
+// a later block, or −1 when there is none.
+func couplingAnchors(a *CSR, bounds []int) []int {
+	anchors := make([]int, len(bounds)-1)
+	for s := range anchors {
+		anchors[s] = -1
+	}
+	block := make([]int, a.N)
+	for s := range anchors {
+		for i := bounds[s]; i < bounds[s+1]; i++ {
+			block[i] = s
+		}
+	}
+	for i := range a.N {
+		for p := a.RowPtr[i]; p < a.RowPtr[i+1]; p++ {
+			j := int(a.Col[p])
+			if block[i] != block[j] {
+				lo := min(i, j) // blocks are contiguous: the earlier block
+				anchors[block[lo]] = max(anchors[block[lo]], lo)
+			}
+		}
+	}
+	return anchors
 }
 
 // subBlock returns the diagonal block A[lo:hi, lo:hi].
