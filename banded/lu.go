@@ -297,7 +297,11 @@ func FactorLU[T Float](m *Band[T], opt FactorOptions) (Boosts, error) {
 // SPIKE gets the top block of the left spike, W⁽ᵗ⁾ (Li et al. 2014 §2.2).
 // Likewise, after FactorLURange(m, r0, r1), SolveLURange(m, r1−l, r1, v)
 // returns the last l entries of A_block⁻¹·[0; v] (the bottom block of the
-// right spike, V⁽ᵇ⁾). Boosts and errors are as for FactorLURange.
+// right spike, V⁽ᵇ⁾). Those top-left parts of the factors still depend on
+// the whole block (UL eliminates from the bottom up): factoring only the
+// top-left l×l block, as SPIKE::GPU does with l = 2K, gives the spike of
+// the truncated block, an approximation (see package spike). Boosts and
+// errors are as for FactorLURange.
 func FactorULRange[T Float](m *Band[T], r0, r1 int, opt FactorOptions) (Boosts, error) {
 	var b Boosts
 	if err := checkRange(m, r0, r1); err != nil {

@@ -124,7 +124,8 @@ func writeCommandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 }
 
 func writeMainUsage(w io.Writer) {
-	fmt.Fprint(w, `bandsolve solves batches of tridiagonal systems on the CPU and on NVIDIA GPUs.
+	fmt.Fprint(w, `bandsolve solves batches of tridiagonal systems, and banded or sparse systems
+(truncated SPIKE), on the CPU and on NVIDIA GPUs.
 
 Usage: bandsolve <command> [flags]
 
@@ -142,6 +143,8 @@ The default build solves on the CPU; build with -tags cuda for NVIDIA GPUs.
 Examples:
   bandsolve stability -n 512 -format markdown
   bandsolve solve -a a.npy -b b.npy -c c.npy -d d.npy -o x.npy
+  bandsolve banded -n 1000000 -k 100 -d 1 -method direct
+  bandsolve banded -mtx matrix.mtx -delta 0.95 -method iterative -precision mixed
   bandsolve devices
   bandsolve bench -grid paper -csv results.csv -plots plots/
 `)

@@ -1,5 +1,6 @@
 // Command bandsolve solves batches of tridiagonal systems on the CPU or an
-// NVIDIA GPU and prints the numerical-stability tables of the TPR paper.
+// NVIDIA GPU, solves banded and reordered sparse systems with truncated
+// SPIKE, and prints the numerical-stability tables of the TPR paper.
 //
 // Usage:
 //
@@ -9,6 +10,7 @@
 //
 //	stability  error of every algorithm on the stability matrix suite
 //	solve      solve systems read from .npy files, write x as .npy
+//	banded     solve a banded or Matrix Market system with truncated SPIKE
 //	devices    list the CPU and the CUDA devices
 //	bench      time every algorithm against cuSPARSE and the CPU peers
 //	help       show help for a command
