@@ -18,6 +18,7 @@ type SingularError struct {
 	Unmatched, N int
 }
 
+// Error names the number of unmatched rows.
 func (e *SingularError) Error() string {
 	return fmt.Sprintf("%v: %d of %d rows unmatched", ErrStructurallySingular, e.Unmatched, e.N)
 }

@@ -22,6 +22,7 @@ type MatrixMarketError struct {
 	Reason string
 }
 
+// Error returns "sparse: Matrix Market line N: reason".
 func (e *MatrixMarketError) Error() string {
 	return fmt.Sprintf("sparse: Matrix Market line %d: %s", e.Line, e.Reason)
 }
