@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 
 	"gorgonia.org/cu"
@@ -35,6 +36,8 @@ type Device struct {
 	closed bool
 	ctx    cu.CUContext
 	mod    cu.Module
+	bmod   cu.Module // the banded kernels (ptx.Banded), loaded on first use
+	bload  bool
 	fns    map[string]cu.Function
 	attr   map[string]int // dynamic shared memory limit set per function
 }
@@ -176,15 +179,32 @@ func (d *Device) Close() error {
 		return fmt.Errorf("cuda: closing device %d: %w", d.ordinal, err)
 	}
 	_ = d.mod.Unload()
+	if d.bload {
+		_ = d.bmod.Unload()
+	}
 	return d.ctx.Destroy()
 }
 
-// function returns the kernel name from the loaded module (device thread).
+// function returns the kernel name from the loaded modules (device
+// thread): the tridiagonal module, or for names that start with "band_"
+// the banded one, which is loaded (JIT-compiled) on first use so that
+// programs without banded solves do not pay for it.
 func (d *Device) function(name string) (cu.Function, error) {
 	if f, ok := d.fns[name]; ok {
 		return f, nil
 	}
-	f, err := d.mod.Function(name)
+	mod := d.mod
+	if strings.HasPrefix(name, "band_") {
+		if !d.bload {
+			m, err := cu.LoadData(ptx.Banded)
+			if err != nil {
+				return cu.Function{}, fmt.Errorf("cuda: loading the banded kernels' PTX on %s: %w", d.props.Name, err)
+			}
+			d.bmod, d.bload = m, true
+		}
+		mod = d.bmod
+	}
+	f, err := mod.Function(name)
 	if err != nil {
 		return f, fmt.Errorf("cuda: kernel %s not in the PTX module: %w", name, err)
 	}

@@ -21,3 +21,10 @@ import (
 //
 //go:embed tridiag.ptx
 var Tridiag string
+
+// Banded is the PTX of the banded kernels (src/banded.cu): batched solves
+// with one thread per system and the window-sliding LU/UL of partitions.
+// Package cuda loads it on the first banded launch.
+//
+//go:embed banded.ptx
+var Banded string

@@ -1,0 +1,495 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+	"unsafe"
+
+	"gorgonia.org/cu"
+
+	"github.com/bandsolve/bandsolve/banded"
+	"github.com/bandsolve/bandsolve/tridiag"
+)
+
+// MaxBatchK is the largest half-bandwidth of BandBatchPlan (its kernels keep
+// a (K+1)×(K+1) window of the matrix in registers).
+const MaxBatchK = 8
+
+// Status kinds written by the banded kernels (ptx/src/band_common.cuh).
+const (
+	bandNonFiniteEntry = 1
+	bandNonFinitePivot = 2
+	bandZeroPivot      = 3
+	bandNonFiniteX     = 4
+
+	bandFlagFail  = 1
+	bandFlagBoost = 2
+
+	bandCheckX  = 1 // kernel flag: report non-finite solutions
+	bandDiscard = 2 // kernel flag: drop read workspace lines from L2
+)
+
+// BandBatchOptions configure a BandBatchPlan.
+type BandBatchOptions struct {
+	// Factor sets the diagonal boosting of the LU factorization without
+	// pivoting, exactly as for banded.FactorLU: a pivot p with |p| < τ =
+	// BoostTol·max|a_ij| of its system becomes sign(p)·τ; 0 means the
+	// machine epsilon of the element type, a negative value turns
+	// boosting off (a zero pivot then fails the system).
+	Factor banded.FactorOptions
+	// CheckFinite also fails systems whose solution holds a NaN or Inf
+	// (from a right-hand side that is not finite, or overflow), naming the
+	// first such row. banded.SolveBatch does not check this, so it is off
+	// by default.
+	CheckFinite bool
+	kernel      string // kernel name override (benchmarks of variants)
+	discard     bool   // drop the workspace's L2 lines once read
+}
+
+// BandBatchPlan solves batches of G banded systems of order N and
+// half-bandwidth K (1 ≤ K ≤ MaxBatchK) on the GPU with one thread per
+// system: LU without pivoting with diagonal boosting, fused with the
+// forward and backward sweeps in one kernel. The results are bit for bit
+// those of banded.SolveBatch with the same FactorOptions (banded.FactorLU
+// and banded.SolveLU on each system), failures and boosts included.
+//
+// The batch is in a banded.Layout: Interleaved (element e of system g's
+// tall-and-thin storage at e·G + g; right-hand sides and solutions at
+// i·G + g), where a warp's loads are coalesced, or Contiguous. The matrices
+// and right-hand sides are only read; the plan keeps a workspace of
+// (K+1)·N·G elements (the upper factor's rows and the eliminated
+// right-hand side, always interleaved). Solves of one plan run one at a
+// time.
+type BandBatchPlan[T tridiag.Float] struct {
+	dev        *Device
+	n, k, g    int
+	gp         int // G rounded up to the block size
+	threads    int
+	layout     banded.Layout
+	opts       BandBatchOptions
+	tol        float64 // resolved BoostTol; < 0: off
+	kernel     string
+	mu         sync.Mutex
+	stream     cu.Stream
+	work       cu.DevicePtr
+	status     cu.DevicePtr
+	codes      []int32
+	ha, hd, hx *Buffer[T]
+	closed     bool
+}
+
+// NewBandBatchPlan makes a plan for batches of g systems of order n and
+// half-bandwidth k in the given layout. Shapes outside 1 ≤ k ≤ MaxBatchK,
+// k < n, g ≥ 1 give an error wrapping banded.ErrShape.
+func NewBandBatchPlan[T tridiag.Float](d *Device, n, k, g int, layout banded.Layout, opts BandBatchOptions) (*BandBatchPlan[T], error) {
+	if err := banded.CheckShape(n, k); err != nil {
+		return nil, err
+	}
+	if k < 1 || k > MaxBatchK {
+		return nil, fmt.Errorf("%w: the GPU batch solver takes 1 ≤ K ≤ %d, got K=%d", banded.ErrShape, MaxBatchK, k)
+	}
+	if g < 1 {
+		return nil, fmt.Errorf("%w: batch of G=%d systems", banded.ErrShape, g)
+	}
+	if layout != banded.Contiguous && layout != banded.Interleaved {
+		return nil, fmt.Errorf("%w: unknown layout %v", banded.ErrShape, layout)
+	}
+	if int64(2*k+1)*int64(n)*int64(g) > 1<<40 {
+		return nil, fmt.Errorf("%w: batch too large", banded.ErrShape)
+	}
+	p := &BandBatchPlan[T]{dev: d, n: n, k: k, g: g, layout: layout, opts: opts}
+	p.tol = opts.Factor.BoostTol
+	if p.tol == 0 {
+		p.tol = 0x1p-23
+		if elemSize[T]() == 8 {
+			p.tol = 0x1p-52
+		}
+	} else if p.tol < 0 {
+		p.tol = -1
+	}
+	// Blocks of 64 threads while they fill the GPU twice over, else of 32
+	// (one warp) to spread small batches over every multiprocessor.
+	p.threads = 32
+	if (g+63)/64 >= 2*d.props.SMs {
+		p.threads = 64
+	}
+	p.gp = (g + p.threads - 1) / p.threads * p.threads
+	prec := "f32"
+	if elemSize[T]() == 8 {
+		prec = "f64"
+	}
+	p.kernel = fmt.Sprintf("band_batch_%s_k%d", prec, k)
+	// Small batches (fewer than four warps per multiprocessor) take the
+	// kernel that prefetches deeper.
+	if g <= 4*32*d.props.SMs {
+		p.kernel += "_deep"
+	}
+	if opts.kernel != "" {
+		p.kernel = opts.kernel
+	}
+	var err error
+	if p.status, err = d.alloc(int64(4*g+1) * 4); err != nil {
+		return nil, err
+	}
+	if err = d.do(func() error { return cu.MemsetD32(p.status, 0, int64(4*g+1)) }); err != nil {
+		_ = p.Close()
+		return nil, fmt.Errorf("cuda: clearing status: %w", err)
+	}
+	if p.work, err = d.alloc(int64(k+1) * int64(n) * int64(p.gp) * elemSize[T]()); err != nil {
+		_ = p.Close()
+		return nil, fmt.Errorf("cuda: banded batch workspace: %w", err)
+	}
+	if err = d.do(func() error {
+		var e error
+		p.stream, e = cu.MakeStream(cu.DefaultStream)
+		return e
+	}); err != nil {
+		_ = p.Close()
+		return nil, fmt.Errorf("cuda: creating a stream: %w", err)
+	}
+	return p, nil
+}
+
+// Shape returns N, K and G.
+func (p *BandBatchPlan[T]) Shape() (n, k, g int) { return p.n, p.k, p.g }
+
+// Kernel names the kernel the plan launches.
+func (p *BandBatchPlan[T]) Kernel() string { return p.kernel }
+
+// Bytes returns the device-memory traffic of one solve as the kernel
+// issues it (bytes read plus written; lines that stay in L2 may spare some)
+// and the floor: reading the (2K+1)·N·G coefficients and N·G right-hand
+// sides and writing N·G solutions once. Per row the kernel reads the 2K+1
+// entries and d_j, writes and reads back K+1 workspace values (the row of
+// U without its last entry, which is read again from the matrix, and the
+// eliminated right-hand side), reads that last entry and writes x_j:
+// 4K+6 elements against 2K+3.
+func (p *BandBatchPlan[T]) Bytes() (moved, floor int64) {
+	rows := int64(p.n) * int64(p.g)
+	e := elemSize[T]()
+	k := int64(p.k)
+	tail := int64(p.k) * int64(p.g) // rows whose u_{j,j+K} is outside the matrix
+	return (rows*(4*k+6) - tail) * e, rows * (2*k + 3) * e
+}
+
+func (p *BandBatchPlan[T]) strides() (aes, abs, des, dbs int64) {
+	if p.layout == banded.Interleaved {
+		return int64(p.g), 1, int64(p.g), 1
+	}
+	return 1, int64(2*p.k+1) * int64(p.n), 1, int64(p.n)
+}
+
+// launch enqueues the kernel (device thread).
+func (p *BandBatchPlan[T]) launch(a, d, x cu.DevicePtr) error {
+	aes, abs, des, dbs := p.strides()
+	flags := int32(0)
+	if p.opts.CheckFinite {
+		flags |= bandCheckX
+	}
+	if p.opts.discard {
+		flags |= bandDiscard
+	}
+	return p.dev.launch(p.kernel, dim3{X: p.gp / p.threads}, dim3{X: p.threads}, 0, p.stream,
+		a, d, x, p.work, int32(p.n), int32(p.g), int32(p.gp), aes, abs, des, dbs, p.tol, flags, p.status)
+}
+
+func (p *BandBatchPlan[T]) check(bufs ...*Buffer[T]) error {
+	coef := int64(2*p.k+1) * int64(p.n) * int64(p.g)
+	vec := int64(p.n) * int64(p.g)
+	for i, b := range bufs {
+		if b == nil || b.ptr == 0 {
+			return fmt.Errorf("%w: nil or freed buffer", banded.ErrShape)
+		}
+		need := vec
+		if i == 0 {
+			need = coef
+		}
+		if int64(b.n) < need {
+			return fmt.Errorf("%w: buffer of %d elements, need %d", banded.ErrShape, b.n, need)
+		}
+	}
+	return nil
+}
+
+// SolveDevice solves the batch held in device buffers: a holds the G
+// matrices ((2K+1)·N·G elements), d the right-hand sides, x receives the
+// solutions (N·G elements each, in the plan's layout); x may be d. It
+// returns when the solve is done, with the boosted pivots in the result
+// (the kernel counts them; the plan then copies the matrices back and
+// lists the rows of the boosted systems with banded.FactorLU).
+// Systems that failed (a NaN/Inf entry, a zero pivot with boosting off, a
+// pivot that overflowed) get x = NaN and are listed in a
+// *banded.BatchError, with the row and column of banded's *RowError.
+func (p *BandBatchPlan[T]) SolveDevice(ctx context.Context, a, d, x *Buffer[T]) (banded.BatchResult, error) {
+	var res banded.BatchResult
+	if err := p.check(a, d, x); err != nil {
+		return res, err
+	}
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return res, tridiag.ErrClosed
+	}
+	var st []int32
+	err := p.dev.do(func() error {
+		if err := p.launch(a.ptr, d.ptr, x.ptr); err != nil {
+			_ = p.stream.Synchronize()
+			return err
+		}
+		var err error
+		st, err = p.readStatus()
+		return err
+	})
+	if err != nil || st == nil {
+		return res, err
+	}
+	return p.report(a, st)
+}
+
+// readStatus waits for the solve and returns the status arrays when the
+// flag is set, clearing them on the device (device thread).
+func (p *BandBatchPlan[T]) readStatus() ([]int32, error) {
+	if err := p.stream.Synchronize(); err != nil {
+		return nil, fmt.Errorf("cuda: banded batch solve N=%d K=%d G=%d: %w", p.n, p.k, p.g, err)
+	}
+	var flag int32
+	if err := cu.MemcpyDtoH(unsafe.Pointer(&flag), p.status+cu.DevicePtr(16*p.g), 4); err != nil {
+		return nil, fmt.Errorf("cuda: reading status: %w", err)
+	}
+	if flag == 0 {
+		return nil, nil
+	}
+	if p.codes == nil {
+		p.codes = make([]int32, 4*p.g+1)
+	}
+	if err := cu.MemcpyDtoH(unsafe.Pointer(&p.codes[0]), p.status, int64(4*(4*p.g+1))); err != nil {
+		return nil, fmt.Errorf("cuda: reading status: %w", err)
+	}
+	if err := cu.MemsetD32(p.status, 0, int64(4*p.g+1)); err != nil {
+		return nil, fmt.Errorf("cuda: clearing status: %w", err)
+	}
+	return p.codes, nil
+}
+
+// report turns the status arrays into banded's result and errors.
+func (p *BandBatchPlan[T]) report(a *Buffer[T], st []int32) (banded.BatchResult, error) {
+	var res banded.BatchResult
+	g := p.g
+	flag := st[4*g]
+	var be *banded.BatchError
+	if flag&bandFlagFail != 0 {
+		be = &banded.BatchError{}
+		for s := 0; s < g; s++ {
+			kind := st[g+s]
+			if kind == 0 {
+				continue
+			}
+			row, col := int(st[s])-1, int(st[2*g+s])-1
+			var cause error
+			switch kind {
+			case bandNonFiniteEntry, bandNonFinitePivot, bandNonFiniteX:
+				cause = banded.ErrNonFinite
+			case bandZeroPivot:
+				cause = banded.ErrZeroPivot
+			default:
+				cause = fmt.Errorf("cuda: unknown status %d", kind)
+			}
+			re := &banded.RowError{Row: row, Col: col, Err: cause}
+			be.Failed = append(be.Failed, banded.SystemError{System: s, Row: row, Col: col, Err: re})
+		}
+	}
+	if flag&bandFlagBoost != 0 {
+		var host *banded.Batch[T]
+		for s := 0; s < g; s++ {
+			cnt := int(st[3*g+s])
+			if cnt == 0 {
+				continue
+			}
+			// The kernel counts the boosts; the rows come from the CPU
+			// twin on the boosted systems (rare), so that the result is
+			// banded.SolveBatch's.
+			if host == nil {
+				host = &banded.Batch[T]{N: p.n, K: p.k, G: g, Layout: p.layout, Data: make([]T, (2*p.k+1)*p.n*g)}
+				if err := a.CopyTo(host.Data); err != nil {
+					return res, err
+				}
+			}
+			b, err := banded.FactorLU(host.System(s), p.opts.Factor)
+			if err != nil || b.Count() != cnt {
+				return res, fmt.Errorf("cuda: system %d: the GPU boosted %d pivots, the CPU %d (%v)", s, cnt, b.Count(), err)
+			}
+			res.Boosted = append(res.Boosted, banded.SystemBoosts{System: s, Boosts: b})
+		}
+	}
+	if be != nil {
+		return res, be
+	}
+	return res, nil
+}
+
+// Solve copies host slices to the device, solves and copies x back: a
+// holds the G matrices in the plan's layout (as banded.Batch.Data), rhs
+// and x the right-hand sides and solutions (x may be rhs).
+func (p *BandBatchPlan[T]) Solve(ctx context.Context, a, rhs, x []T) (banded.BatchResult, error) {
+	coef, vec := (2*p.k+1)*p.n*p.g, p.n*p.g
+	if len(a) != coef || len(rhs) != vec || len(x) != vec {
+		return banded.BatchResult{}, fmt.Errorf("%w: len(a)=%d, len(rhs)=%d, len(x)=%d, want %d, %d, %d", banded.ErrShape, len(a), len(rhs), len(x), coef, vec, vec)
+	}
+	var err error
+	get := func(b **Buffer[T], n int) {
+		if *b == nil && err == nil {
+			*b, err = Alloc[T](p.dev, n)
+		}
+	}
+	p.mu.Lock()
+	get(&p.ha, coef)
+	get(&p.hd, vec)
+	get(&p.hx, vec)
+	p.mu.Unlock()
+	if err != nil {
+		return banded.BatchResult{}, err
+	}
+	if err := p.ha.CopyFrom(a); err != nil {
+		return banded.BatchResult{}, err
+	}
+	if err := p.hd.CopyFrom(rhs); err != nil {
+		return banded.BatchResult{}, err
+	}
+	res, err := p.SolveDevice(ctx, p.ha, p.hd, p.hx)
+	var be *banded.BatchError
+	if err != nil && !errors.As(err, &be) {
+		return res, err
+	}
+	if cerr := p.hx.CopyTo(x); cerr != nil {
+		return res, cerr
+	}
+	return res, err
+}
+
+// SolveBatch solves a banded.Batch of the plan's shape and layout, like
+// banded.SolveBatch.
+func (p *BandBatchPlan[T]) SolveBatch(ctx context.Context, b *banded.Batch[T], rhs, x []T) (banded.BatchResult, error) {
+	if err := b.Check(); err != nil {
+		return banded.BatchResult{}, err
+	}
+	if b.N != p.n || b.K != p.k || b.G != p.g || b.Layout != p.layout {
+		return banded.BatchResult{}, fmt.Errorf("%w: batch N=%d K=%d G=%d %v, plan N=%d K=%d G=%d %v", banded.ErrShape,
+			b.N, b.K, b.G, b.Layout, p.n, p.k, p.g, p.layout)
+	}
+	return p.Solve(ctx, b.Data, rhs, x)
+}
+
+// Time measures the solve of the batch held in device buffers with CUDA
+// events: warmup untimed solves, then reps timed ones (the kernel only,
+// not the status readback). The inputs are not modified, so nothing is
+// restored between solves; x must not be d. The status is checked once at
+// the end.
+func (p *BandBatchPlan[T]) Time(ctx context.Context, a, d, x *Buffer[T], warmup, reps int) ([]time.Duration, error) {
+	if reps < 1 {
+		return nil, fmt.Errorf("cuda: timing needs reps ≥ 1, got %d", reps)
+	}
+	if err := p.check(a, d, x); err != nil {
+		return nil, err
+	}
+	if d.ptr == x.ptr {
+		return nil, errors.New("cuda: timing needs x apart from d")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, tridiag.ErrClosed
+	}
+	times := make([]time.Duration, reps)
+	var st []int32
+	err := p.dev.do(func() error {
+		events := make([]cu.Event, 0, reps+1)
+		defer func() {
+			for i := range events {
+				_ = cu.DestroyEvent(&events[i])
+			}
+		}()
+		for i := 0; i <= reps; i++ {
+			ev, err := cu.MakeEvent(cu.DefaultEvent)
+			if err != nil {
+				return fmt.Errorf("cuda: creating an event: %w", err)
+			}
+			events = append(events, ev)
+		}
+		for i := 0; i < max(warmup, 0); i++ {
+			if err := p.launch(a.ptr, d.ptr, x.ptr); err != nil {
+				return err
+			}
+		}
+		// Back-to-back solves: event i+1 ends solve i and starts i+1.
+		if err := events[0].Record(p.stream); err != nil {
+			return err
+		}
+		for i := 0; i < reps; i++ {
+			if err := p.launch(a.ptr, d.ptr, x.ptr); err != nil {
+				return err
+			}
+			if err := events[i+1].Record(p.stream); err != nil {
+				return err
+			}
+		}
+		if err := p.stream.Synchronize(); err != nil {
+			return fmt.Errorf("cuda: banded batch solve: %w", err)
+		}
+		for i := range times {
+			ms, err := events[i].Elapsed(events[i+1])
+			if err != nil {
+				return fmt.Errorf("cuda: reading an event time: %w", err)
+			}
+			times[i] = time.Duration(ms * float64(time.Millisecond))
+		}
+		var err error
+		st, err = p.readStatus()
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if st != nil && st[4*p.g]&bandFlagFail != 0 {
+		_, rerr := p.report(a, st)
+		return times, rerr
+	}
+	return times, nil
+}
+
+// Close frees the plan's device memory.
+func (p *BandBatchPlan[T]) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil
+	}
+	p.closed = true
+	for _, b := range []*Buffer[T]{p.ha, p.hd, p.hx} {
+		if b != nil {
+			_ = b.Free()
+		}
+	}
+	return p.dev.do(func() error {
+		if p.work != 0 {
+			_ = cu.MemFree(p.work)
+		}
+		if p.status != 0 {
+			_ = cu.MemFree(p.status)
+		}
+		if p.stream != (cu.Stream{}) {
+			_ = p.stream.Destroy()
+		}
+		return nil
+	})
+}

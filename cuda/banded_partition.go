@@ -1,0 +1,378 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"unsafe"
+
+	"gorgonia.org/cu"
+
+	"github.com/bandsolve/bandsolve/banded"
+	"github.com/bandsolve/bandsolve/tridiag"
+)
+
+// MaxWindowK is the largest half-bandwidth of the window-sliding kernels
+// (Li et al. 2014 §4: min(K², 1024) threads per block; larger K needs the
+// blocked factorization, not written yet).
+const MaxWindowK = 64
+
+// Sweeps select the triangular solves of BandPartitions.Solve.
+type Sweeps int
+
+const (
+	// SweepForward solves with the first factor applied in a solve: the
+	// unit lower L of LU (rows top to bottom), or the unit upper U of UL
+	// (bottom to top).
+	SweepForward Sweeps = 1 << iota
+	// SweepBackward solves with the second: U of LU (bottom to top), L of
+	// UL (top to bottom).
+	SweepBackward
+	// SweepBoth is a full solve with the factors.
+	SweepBoth = SweepForward | SweepBackward
+)
+
+// PartitionResult reports what a partition factorization did besides
+// factoring.
+type PartitionResult struct {
+	// Boosts is the number of boosted pivots of each partition.
+	Boosts []int
+}
+
+// BandPartitions runs the window-sliding LU and UL factorizations and the
+// triangular sweeps of truncated SPIKE on the diagonal blocks (partitions)
+// of one band matrix of order N and half-bandwidth K ≤ MaxWindowK held on
+// the device in banded.Band's tall-and-thin storage ((2K+1)·N elements,
+// a_ij at (K+i−j)·N + j): partition p is rows and columns [bounds[p],
+// bounds[p+1]). Each partition is one thread block; the factors replace
+// the block's entries in place, as banded.FactorLURange and FactorULRange
+// leave them, bit for bit, and entries coupling partitions are untouched.
+// It holds the bounds and status on the device; calls of one value run
+// one at a time, each returning when its kernel is done.
+type BandPartitions[T tridiag.Float] struct {
+	dev    *Device
+	n, k   int
+	bounds []int
+	mu     sync.Mutex
+	stream cu.Stream
+	dbound cu.DevicePtr // int32 bounds
+	status cu.DevicePtr // 4P+1 int32
+	codes  []int32
+	closed bool
+}
+
+// NewBandPartitions prepares partitioned work on band matrices of order n
+// and half-bandwidth k (1 ≤ k ≤ MaxWindowK, k < n) split at bounds:
+// bounds[0] = 0 < bounds[1] < … < bounds[P] = n.
+func NewBandPartitions[T tridiag.Float](d *Device, n, k int, bounds []int) (*BandPartitions[T], error) {
+	if err := banded.CheckShape(n, k); err != nil {
+		return nil, err
+	}
+	if k < 1 || k > MaxWindowK {
+		return nil, fmt.Errorf("%w: the window-sliding kernels take 1 ≤ K ≤ %d, got K=%d", banded.ErrShape, MaxWindowK, k)
+	}
+	if len(bounds) < 2 || bounds[0] != 0 || bounds[len(bounds)-1] != n {
+		return nil, fmt.Errorf("%w: partition bounds must run from 0 to N=%d, got %v", banded.ErrShape, n, bounds)
+	}
+	if n > 1<<30 {
+		return nil, fmt.Errorf("%w: N=%d too large", banded.ErrShape, n)
+	}
+	b32 := make([]int32, len(bounds))
+	for i, b := range bounds {
+		if i > 0 && b <= bounds[i-1] {
+			return nil, fmt.Errorf("%w: partition bounds must increase, got %v", banded.ErrShape, bounds)
+		}
+		b32[i] = int32(b)
+	}
+	P := len(bounds) - 1
+	p := &BandPartitions[T]{dev: d, n: n, k: k, bounds: append([]int(nil), bounds...)}
+	var err error
+	if p.dbound, err = d.alloc(int64(4 * len(b32))); err != nil {
+		return nil, err
+	}
+	if p.status, err = d.alloc(int64(4 * (4*P + 1))); err != nil {
+		_ = p.Close()
+		return nil, err
+	}
+	err = d.do(func() error {
+		if err := cu.MemcpyHtoD(p.dbound, unsafe.Pointer(&b32[0]), int64(4*len(b32))); err != nil {
+			return fmt.Errorf("cuda: copying partition bounds: %w", err)
+		}
+		if err := cu.MemsetD32(p.status, 0, int64(4*P+1)); err != nil {
+			return fmt.Errorf("cuda: clearing status: %w", err)
+		}
+		var e error
+		if p.stream, e = cu.MakeStream(cu.DefaultStream); e != nil {
+			return fmt.Errorf("cuda: creating a stream: %w", e)
+		}
+		return nil
+	})
+	if err != nil {
+		_ = p.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// Partitions returns P, the number of partitions.
+func (p *BandPartitions[T]) Partitions() int { return len(p.bounds) - 1 }
+
+// Bounds returns a copy of the partition bounds.
+func (p *BandPartitions[T]) Bounds() []int { return append([]int(nil), p.bounds...) }
+
+func (p *BandPartitions[T]) prec() string {
+	if elemSize[T]() == 8 {
+		return "f64"
+	}
+	return "f32"
+}
+
+// FactorThreads is the block size of the factorization kernel for
+// half-bandwidth k: min(K², 1024), at least one warp.
+func FactorThreads(k int) int { return max(32, min(k*k, 1024)) }
+
+// FactorLU factors each partition of band in place as L·U without
+// pivoting (banded.FactorLURange on each partition), boosting pivots as
+// opt says with τ from each partition's own max-abs norm. Partitions that
+// fail (a NaN/Inf entry, found before anything is written; a zero pivot
+// with boosting off; an overflowed pivot, leaving the block partly
+// factored) are listed in a *banded.BatchError whose System is the
+// partition index.
+func (p *BandPartitions[T]) FactorLU(ctx context.Context, band *Buffer[T], opt banded.FactorOptions) (PartitionResult, error) {
+	return p.factor(ctx, band, opt, false)
+}
+
+// FactorUL factors each partition in place as U·L without pivoting,
+// eliminating from its bottom-right corner (banded.FactorULRange on each
+// partition). Results and errors as for FactorLU.
+func (p *BandPartitions[T]) FactorUL(ctx context.Context, band *Buffer[T], opt banded.FactorOptions) (PartitionResult, error) {
+	return p.factor(ctx, band, opt, true)
+}
+
+func (p *BandPartitions[T]) checkBand(band *Buffer[T]) error {
+	if band == nil || band.ptr == 0 {
+		return fmt.Errorf("%w: nil or freed band buffer", banded.ErrShape)
+	}
+	if need := (2*p.k + 1) * p.n; band.n < need {
+		return fmt.Errorf("%w: band buffer of %d elements, N=%d K=%d needs %d", banded.ErrShape, band.n, p.n, p.k, need)
+	}
+	return nil
+}
+
+func (p *BandPartitions[T]) factor(ctx context.Context, band *Buffer[T], opt banded.FactorOptions, ul bool) (PartitionResult, error) {
+	var res PartitionResult
+	if err := p.checkBand(band); err != nil {
+		return res, err
+	}
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	tol := opt.BoostTol
+	switch {
+	case tol == 0 && elemSize[T]() == 8:
+		tol = 0x1p-52
+	case tol == 0:
+		tol = 0x1p-23
+	case tol < 0:
+		tol = -1
+	}
+	P := p.Partitions()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return res, tridiag.ErrClosed
+	}
+	var st []int32
+	err := p.dev.do(func() error {
+		shmem := (p.k + 2) * (p.k + 2) * int(elemSize[T]())
+		if err := p.dev.launch("band_factor_window_"+p.prec(), dim3{X: P}, dim3{X: FactorThreads(p.k)}, shmem, p.stream,
+			band.ptr, int32(p.n), int32(p.k), p.dbound, int32(P), boolInt(ul), tol, p.status); err != nil {
+			_ = p.stream.Synchronize()
+			return err
+		}
+		if err := p.stream.Synchronize(); err != nil {
+			return fmt.Errorf("cuda: window factorization N=%d K=%d P=%d: %w", p.n, p.k, P, err)
+		}
+		var flag int32
+		if err := cu.MemcpyDtoH(unsafe.Pointer(&flag), p.status+cu.DevicePtr(16*P), 4); err != nil {
+			return fmt.Errorf("cuda: reading status: %w", err)
+		}
+		if flag == 0 {
+			return nil
+		}
+		if p.codes == nil {
+			p.codes = make([]int32, 4*P+1)
+		}
+		if err := cu.MemcpyDtoH(unsafe.Pointer(&p.codes[0]), p.status, int64(4*(4*P+1))); err != nil {
+			return fmt.Errorf("cuda: reading status: %w", err)
+		}
+		if err := cu.MemsetD32(p.status, 0, int64(4*P+1)); err != nil {
+			return fmt.Errorf("cuda: clearing status: %w", err)
+		}
+		st = p.codes
+		return nil
+	})
+	res.Boosts = make([]int, P)
+	if err != nil || st == nil {
+		return res, err
+	}
+	var be *banded.BatchError
+	for q := 0; q < P; q++ {
+		res.Boosts[q] = int(st[4*q+3])
+		kind := st[4*q]
+		if kind == 0 {
+			continue
+		}
+		row, col := int(st[4*q+1])-1, int(st[4*q+2])-1
+		cause := banded.ErrNonFinite
+		if kind == bandZeroPivot {
+			cause = banded.ErrZeroPivot
+		}
+		if be == nil {
+			be = &banded.BatchError{}
+		}
+		be.Failed = append(be.Failed, banded.SystemError{System: q, Row: row, Col: col,
+			Err: &banded.RowError{Row: row, Col: col, Err: cause}})
+	}
+	if be != nil {
+		return res, be
+	}
+	return res, nil
+}
+
+func boolInt(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// SolveLU solves each partition's block with its LU factors (left in band
+// by FactorLU) for nrhs right-hand sides held in b, column-major: column c
+// of the whole matrix starts at element c·ldb (ldb ≥ N), and partition p
+// solves its rows [bounds[p], bounds[p+1]) of every column, in place
+// (banded.SolveLURangeMulti on each partition). sweeps selects the forward
+// sweep with L, the backward one with U, or both. Partitions whose
+// factorization failed give NaN/Inf or garbage in their rows.
+func (p *BandPartitions[T]) SolveLU(ctx context.Context, band, b *Buffer[T], nrhs, ldb int, sweeps Sweeps) error {
+	return p.solve(ctx, band, b, nrhs, ldb, sweeps, false)
+}
+
+// SolveUL is SolveLU with the UL factors of FactorUL
+// (banded.SolveULRangeMulti): the forward sweep is the one with the unit
+// upper factor, bottom to top, the backward one with L, top to bottom.
+func (p *BandPartitions[T]) SolveUL(ctx context.Context, band, b *Buffer[T], nrhs, ldb int, sweeps Sweeps) error {
+	return p.solve(ctx, band, b, nrhs, ldb, sweeps, true)
+}
+
+// solveColumnsPerBlock is how many right-hand sides one block of the sweep
+// kernel takes (K threads each, at most 1024 threads).
+func solveColumnsPerBlock(k, nrhs int) int { return max(1, min(nrhs, 1024/k, 32)) }
+
+func (p *BandPartitions[T]) solve(ctx context.Context, band, b *Buffer[T], nrhs, ldb int, sweeps Sweeps, ul bool) error {
+	if err := p.checkBand(band); err != nil {
+		return err
+	}
+	if nrhs < 1 || ldb < p.n {
+		return fmt.Errorf("%w: nrhs=%d, ldb=%d (N=%d)", banded.ErrShape, nrhs, ldb, p.n)
+	}
+	if b == nil || b.ptr == 0 || int64(b.n) < int64(nrhs-1)*int64(ldb)+int64(p.n) {
+		return fmt.Errorf("%w: right-hand side buffer too small for nrhs=%d, ldb=%d", banded.ErrShape, nrhs, ldb)
+	}
+	if sweeps&SweepBoth == 0 {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return tridiag.ErrClosed
+	}
+	cpb := solveColumnsPerBlock(p.k, nrhs)
+	return p.dev.do(func() error {
+		grid := dim3{X: p.Partitions(), Y: (nrhs + cpb - 1) / cpb}
+		shmem := (p.k + 1) * cpb * int(elemSize[T]())
+		if err := p.dev.launch("band_solve_window_"+p.prec(), grid, dim3{X: p.k * cpb}, shmem, p.stream,
+			band.ptr, int32(p.n), int32(p.k), p.dbound, boolInt(ul), b.ptr, int32(nrhs), int64(ldb), int32(sweeps&SweepBoth)); err != nil {
+			_ = p.stream.Synchronize()
+			return err
+		}
+		if err := p.stream.Synchronize(); err != nil {
+			return fmt.Errorf("cuda: window solve N=%d K=%d: %w", p.n, p.k, err)
+		}
+		return nil
+	})
+}
+
+// Close frees the device memory.
+func (p *BandPartitions[T]) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil
+	}
+	p.closed = true
+	return p.dev.do(func() error {
+		if p.dbound != 0 {
+			_ = cu.MemFree(p.dbound)
+		}
+		if p.status != 0 {
+			_ = cu.MemFree(p.status)
+		}
+		if p.stream != (cu.Stream{}) {
+			_ = p.stream.Destroy()
+		}
+		return nil
+	})
+}
+
+// FactorLUPartitions factors the partitions [bounds[p], bounds[p+1]) of
+// the band matrix in band (order n, half-bandwidth k, tall-and-thin
+// storage) in place with the window-sliding LU; see BandPartitions.FactorLU.
+// For repeated work on the same partitions keep a BandPartitions instead.
+func FactorLUPartitions[T tridiag.Float](ctx context.Context, band *Buffer[T], n, k int, bounds []int, opt banded.FactorOptions) (PartitionResult, error) {
+	return withPartitions(band, n, k, bounds, func(p *BandPartitions[T]) (PartitionResult, error) {
+		return p.FactorLU(ctx, band, opt)
+	})
+}
+
+// FactorULPartitions is FactorLUPartitions with the UL factorization.
+func FactorULPartitions[T tridiag.Float](ctx context.Context, band *Buffer[T], n, k int, bounds []int, opt banded.FactorOptions) (PartitionResult, error) {
+	return withPartitions(band, n, k, bounds, func(p *BandPartitions[T]) (PartitionResult, error) {
+		return p.FactorUL(ctx, band, opt)
+	})
+}
+
+// SolveLUPartitions solves each partition with its LU factors for nrhs
+// right-hand sides in b (column c at element c·ldb); see
+// BandPartitions.SolveLU.
+func SolveLUPartitions[T tridiag.Float](ctx context.Context, band, b *Buffer[T], n, k int, bounds []int, nrhs, ldb int, sweeps Sweeps) error {
+	_, err := withPartitions(band, n, k, bounds, func(p *BandPartitions[T]) (PartitionResult, error) {
+		return PartitionResult{}, p.SolveLU(ctx, band, b, nrhs, ldb, sweeps)
+	})
+	return err
+}
+
+// SolveULPartitions is SolveLUPartitions with the UL factors.
+func SolveULPartitions[T tridiag.Float](ctx context.Context, band, b *Buffer[T], n, k int, bounds []int, nrhs, ldb int, sweeps Sweeps) error {
+	_, err := withPartitions(band, n, k, bounds, func(p *BandPartitions[T]) (PartitionResult, error) {
+		return PartitionResult{}, p.SolveUL(ctx, band, b, nrhs, ldb, sweeps)
+	})
+	return err
+}
+
+func withPartitions[T tridiag.Float](band *Buffer[T], n, k int, bounds []int, f func(*BandPartitions[T]) (PartitionResult, error)) (PartitionResult, error) {
+	if band == nil || band.dev == nil {
+		return PartitionResult{}, fmt.Errorf("%w: nil band buffer", banded.ErrShape)
+	}
+	p, err := NewBandPartitions[T](band.dev, n, k, bounds)
+	if err != nil {
+		return PartitionResult{}, err
+	}
+	defer p.Close()
+	return f(p)
+}

@@ -1,0 +1,142 @@
+//go:build cudaemu
+
+// bandemu runs bandsolve's banded CUDA kernels (ptx/src/band_*.cuh)
+// on the CPU, compiled as host C++ with a fiber-based emulation of CUDA
+// blocks (emu.h), so that their logic can be tested against package
+// banded without a GPU. It needs cgo and a C++17 compiler and builds only
+// with the cudaemu tag:
+//
+//	go test -tags cudaemu ./internal/bandemu
+//
+// emu.cc turns off floating-point contraction, as the PTX uses -fmad=false, so
+// the emulated kernels round every operation as the GPU does.
+package bandemu
+
+/*
+#cgo CXXFLAGS: -std=c++17 -O2 -DBAND_EMU -I${SRCDIR} -I${SRCDIR}/../../ptx/src
+#include <stdint.h>
+typedef long long i64;
+int emu_band_batch_f32(int K, int deep, const float *a, const float *d, float *x, float *w, int n, int G, int Gp, i64 aes, i64 abs_, i64 des, i64 dbs, double tol, int flags, int *status, int threads);
+int emu_band_batch_f64(int K, int deep, const double *a, const double *d, double *x, double *w, int n, int G, int Gp, i64 aes, i64 abs_, i64 des, i64 dbs, double tol, int flags, int *status, int threads);
+int emu_band_batch_variant_f32(int v, const float *a, const float *d, float *x, float *w, int n, int G, int Gp, i64 aes, i64 abs_, i64 des, i64 dbs, double tol, int flags, int *status, int threads);
+int emu_band_batch_variant_f64(int v, const double *a, const double *d, double *x, double *w, int n, int G, int Gp, i64 aes, i64 abs_, i64 des, i64 dbs, double tol, int flags, int *status, int threads);
+void emu_band_factor_window_f32(float *a, int n, int K, const int *bounds, int P, int ul, double tol, int *status, int threads);
+void emu_band_factor_window_f64(double *a, int n, int K, const int *bounds, int P, int ul, double tol, int *status, int threads);
+void emu_band_solve_window_f32(const float *a, int n, int K, const int *bounds, int P, int ul, float *b, int nrhs, i64 ldb, int sweeps, int cpb);
+void emu_band_solve_window_f64(const double *a, int n, int K, const int *bounds, int P, int ul, double *b, int nrhs, i64 ldb, int sweeps, int cpb);
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// Float is float32 or float64.
+type Float interface{ float32 | float64 }
+
+func is64[T Float]() bool {
+	var z T
+	_, ok := any(z).(float64)
+	return ok
+}
+
+func ptr[T any](s []T) unsafe.Pointer {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Pointer(&s[0])
+}
+
+// Batch describes a batched launch: G systems of order N, half-bandwidth K,
+// strides as the kernel takes them (see band_batch.cuh).
+type Batch struct {
+	N, K, G            int
+	AES, ABS, DES, DBS int64
+	Tol                float64
+	Flags              int
+	Deep               bool
+	Variant            int // ≥ 0: a K = 2 variant (0, 1, 2, 4: depth; 5: _cs; 6: _cs_deep); −1: the K kernel
+	Threads            int // threads per block (multiple of 32)
+}
+
+// Pad returns G rounded up to a multiple of 32 (the workspace's batch
+// stride).
+func Pad(g int) int { return (g + 31) / 32 * 32 }
+
+// SolveBatch runs the batched kernel; status must hold 4G+1 zeros, work
+// (K+1)·N·Pad(G) elements.
+func SolveBatch[T Float](b Batch, a, d, x, work []T, status []int32) error {
+	gp := Pad(b.G)
+	th := b.Threads
+	if th == 0 {
+		th = 32
+	}
+	for gp%th != 0 {
+		gp += 32
+	}
+	if len(work) < (b.K+1)*b.N*gp || len(status) < 4*b.G+1 {
+		return fmt.Errorf("bandemu: workspace or status too small")
+	}
+	var r C.int
+	deep := C.int(0)
+	if b.Deep {
+		deep = 1
+	}
+	args := func() (C.int, C.int, C.int, C.i64, C.i64, C.i64, C.i64, C.double, C.int, *C.int, C.int) {
+		return C.int(b.N), C.int(b.G), C.int(gp), C.i64(b.AES), C.i64(b.ABS), C.i64(b.DES), C.i64(b.DBS),
+			C.double(b.Tol), C.int(b.Flags), (*C.int)(ptr(status)), C.int(th)
+	}
+	n, g, gpc, aes, abs, des, dbs, tol, flags, st, thc := args()
+	if is64[T]() {
+		pa, pd, px, pw := (*C.double)(ptr(a)), (*C.double)(ptr(d)), (*C.double)(ptr(x)), (*C.double)(ptr(work))
+		if b.Variant >= 0 {
+			r = C.emu_band_batch_variant_f64(C.int(b.Variant), pa, pd, px, pw, n, g, gpc, aes, abs, des, dbs, tol, flags, st, thc)
+		} else {
+			r = C.emu_band_batch_f64(C.int(b.K), deep, pa, pd, px, pw, n, g, gpc, aes, abs, des, dbs, tol, flags, st, thc)
+		}
+	} else {
+		pa, pd, px, pw := (*C.float)(ptr(a)), (*C.float)(ptr(d)), (*C.float)(ptr(x)), (*C.float)(ptr(work))
+		if b.Variant >= 0 {
+			r = C.emu_band_batch_variant_f32(C.int(b.Variant), pa, pd, px, pw, n, g, gpc, aes, abs, des, dbs, tol, flags, st, thc)
+		} else {
+			r = C.emu_band_batch_f32(C.int(b.K), deep, pa, pd, px, pw, n, g, gpc, aes, abs, des, dbs, tol, flags, st, thc)
+		}
+	}
+	if r != 0 {
+		return fmt.Errorf("bandemu: no kernel for K=%d variant %d", b.K, b.Variant)
+	}
+	return nil
+}
+
+// FactorWindow runs the window-sliding factorization of the partitions
+// [bounds[p], bounds[p+1]) of the band a (order n, half-bandwidth k) in
+// place; status must hold 4P+1 zeros.
+func FactorWindow[T Float](a []T, n, k int, bounds []int32, ul bool, tol float64, status []int32, threads int) {
+	P := len(bounds) - 1
+	u := C.int(0)
+	if ul {
+		u = 1
+	}
+	if is64[T]() {
+		C.emu_band_factor_window_f64((*C.double)(ptr(a)), C.int(n), C.int(k), (*C.int)(ptr(bounds)), C.int(P), u, C.double(tol), (*C.int)(ptr(status)), C.int(threads))
+	} else {
+		C.emu_band_factor_window_f32((*C.float)(ptr(a)), C.int(n), C.int(k), (*C.int)(ptr(bounds)), C.int(P), u, C.double(tol), (*C.int)(ptr(status)), C.int(threads))
+	}
+}
+
+// SolveWindow runs the sweeps (bit 0 forward, bit 1 backward) with the
+// factors in a for nrhs right-hand sides b (column c at b[c·ldb:]), cpb
+// columns per block.
+func SolveWindow[T Float](a []T, n, k int, bounds []int32, ul bool, b []T, nrhs, ldb, sweeps, cpb int) {
+	P := len(bounds) - 1
+	u := C.int(0)
+	if ul {
+		u = 1
+	}
+	if is64[T]() {
+		C.emu_band_solve_window_f64((*C.double)(ptr(a)), C.int(n), C.int(k), (*C.int)(ptr(bounds)), C.int(P), u, (*C.double)(ptr(b)), C.int(nrhs), C.i64(ldb), C.int(sweeps), C.int(cpb))
+	} else {
+		C.emu_band_solve_window_f32((*C.float)(ptr(a)), C.int(n), C.int(k), (*C.int)(ptr(bounds)), C.int(P), u, (*C.float)(ptr(b)), C.int(nrhs), C.i64(ldb), C.int(sweeps), C.int(cpb))
+	}
+}

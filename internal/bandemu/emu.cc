@@ -1,0 +1,169 @@
+//go:build cudaemu
+
+// The fiber scheduler of emu.h and the C entry points that package bandemu
+// calls: they launch the banded kernels of ptx/src on the CPU.
+
+// No fused multiply-adds (the PTX is built with -fmad=false); x86-64
+// without -mfma has none anyway.
+#pragma GCC optimize("fp-contract=off")
+
+#include <ucontext.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "emu.h"
+
+emu_dim3 threadIdx, blockIdx, blockDim, gridDim;
+
+namespace {
+const size_t kStack = 256 << 10;
+std::vector<unsigned char> dyn;
+ucontext_t sched;
+struct Fiber {
+    ucontext_t ctx;
+    std::vector<unsigned char> stack;
+    bool done;
+    unsigned int x, y, z;
+};
+std::vector<Fiber> fibers;
+int current = -1;
+const std::function<void()> *kernel;
+
+void trampoline() {
+    (*kernel)();
+    fibers[current].done = true;
+    swapcontext(&fibers[current].ctx, &sched);
+}
+} // namespace
+
+unsigned char *emu_dyn_smem() { return dyn.data(); }
+
+void emu_syncthreads() {
+    if (current < 0) return;
+    swapcontext(&fibers[current].ctx, &sched);
+}
+
+void emu_launch(emu_dim3 grid, emu_dim3 block, size_t smem, const std::function<void()> &body) {
+    gridDim = grid;
+    blockDim = block;
+    kernel = &body;
+    const size_t nt = (size_t)block.x * block.y * block.z;
+    fibers.resize(nt);
+    for (auto &f : fibers)
+        if (f.stack.size() != kStack) f.stack.resize(kStack);
+    for (unsigned int bz = 0; bz < grid.z; bz++)
+        for (unsigned int by = 0; by < grid.y; by++)
+            for (unsigned int bx = 0; bx < grid.x; bx++) {
+                blockIdx = {bx, by, bz};
+                dyn.assign(smem + 16, 0);
+                size_t i = 0;
+                for (unsigned int z = 0; z < block.z; z++)
+                    for (unsigned int y = 0; y < block.y; y++)
+                        for (unsigned int x = 0; x < block.x; x++, i++) {
+                            Fiber &f = fibers[i];
+                            f.done = false;
+                            f.x = x, f.y = y, f.z = z;
+                            getcontext(&f.ctx);
+                            f.ctx.uc_stack.ss_sp = f.stack.data();
+                            f.ctx.uc_stack.ss_size = f.stack.size();
+                            f.ctx.uc_link = nullptr;
+                            makecontext(&f.ctx, trampoline, 0);
+                        }
+                // Round robin: each pass runs every live fiber up to its
+                // next barrier or its end.
+                for (;;) {
+                    bool live = false;
+                    for (size_t k = 0; k < nt; k++) {
+                        if (fibers[k].done) continue;
+                        live = true;
+                        current = (int)k;
+                        threadIdx = {fibers[k].x, fibers[k].y, fibers[k].z};
+                        swapcontext(&sched, &fibers[k].ctx);
+                    }
+                    current = -1;
+                    if (!live) break;
+                }
+            }
+}
+
+#include "banded.cu"
+
+// Entry points for Go. Kernels are chosen by precision, K and variant.
+extern "C" {
+
+#define EMU_BATCH_CASE(T, S, K)                                                                                     \
+    case K:                                                                                                         \
+        if (deep)                                                                                                   \
+            emu_launch(grid, block, 0, [&] {                                                                        \
+                band_batch_##S##_k##K##_deep(a, d, x, w, n, G, Gp, aes, abs_, des, dbs, tol, flags, status);       \
+            });                                                                                                     \
+        else                                                                                                        \
+            emu_launch(grid, block, 0,                                                                              \
+                       [&] { band_batch_##S##_k##K(a, d, x, w, n, G, Gp, aes, abs_, des, dbs, tol, flags, status); }); \
+        return 0;
+
+#define EMU_BATCH(T, S)                                                                                             \
+    int emu_band_batch_##S(int K, int deep, const T *a, const T *d, T *x, T *w, int n, int G, int Gp, i64 aes,     \
+                           i64 abs_, i64 des, i64 dbs, double tol, int flags, int *status, int threads) {           \
+        emu_dim3 grid{(unsigned)(Gp / threads), 1, 1}, block{(unsigned)threads, 1, 1};                              \
+        switch (K) {                                                                                                \
+            EMU_BATCH_CASE(T, S, 1)                                                                                 \
+            EMU_BATCH_CASE(T, S, 2)                                                                                 \
+            EMU_BATCH_CASE(T, S, 3)                                                                                 \
+            EMU_BATCH_CASE(T, S, 4)                                                                                 \
+            EMU_BATCH_CASE(T, S, 5)                                                                                 \
+            EMU_BATCH_CASE(T, S, 6)                                                                                 \
+            EMU_BATCH_CASE(T, S, 7)                                                                                 \
+            EMU_BATCH_CASE(T, S, 8)                                                                                 \
+        }                                                                                                           \
+        return -1;                                                                                                  \
+    }                                                                                                               \
+    int emu_band_batch_variant_##S(int v, const T *a, const T *d, T *x, T *w, int n, int G, int Gp, i64 aes,       \
+                                   i64 abs_, i64 des, i64 dbs, double tol, int flags, int *status, int threads) {   \
+        emu_dim3 grid{(unsigned)(Gp / threads), 1, 1}, block{(unsigned)threads, 1, 1};                              \
+        std::function<void()> f;                                                                                    \
+        switch (v) {                                                                                                \
+        case 0:                                                                                                     \
+            f = [&] { band_batch_##S##_k2_b0(a, d, x, w, n, G, Gp, aes, abs_, des, dbs, tol, flags, status); };    \
+            break;                                                                                                  \
+        case 1:                                                                                                     \
+            f = [&] { band_batch_##S##_k2_b1(a, d, x, w, n, G, Gp, aes, abs_, des, dbs, tol, flags, status); };    \
+            break;                                                                                                  \
+        case 2:                                                                                                     \
+            f = [&] { band_batch_##S##_k2_b2(a, d, x, w, n, G, Gp, aes, abs_, des, dbs, tol, flags, status); };    \
+            break;                                                                                                  \
+        case 4:                                                                                                     \
+            f = [&] { band_batch_##S##_k2_b4(a, d, x, w, n, G, Gp, aes, abs_, des, dbs, tol, flags, status); };    \
+            break;                                                                                                  \
+        case 5:                                                                                                     \
+            f = [&] { band_batch_##S##_k2_cs(a, d, x, w, n, G, Gp, aes, abs_, des, dbs, tol, flags, status); };    \
+            break;                                                                                                  \
+        case 6:                                                                                                     \
+            f = [&] {                                                                                               \
+                band_batch_##S##_k2_cs_deep(a, d, x, w, n, G, Gp, aes, abs_, des, dbs, tol, flags, status);        \
+            };                                                                                                      \
+            break;                                                                                                  \
+        default:                                                                                                    \
+            return -1;                                                                                              \
+        }                                                                                                           \
+        emu_launch(grid, block, 0, f);                                                                              \
+        return 0;                                                                                                   \
+    }                                                                                                               \
+    void emu_band_factor_window_##S(T *a, int n, int K, const int *bounds, int P, int ul, double tol, int *status,  \
+                                    int threads) {                                                                  \
+        emu_launch(emu_dim3{(unsigned)P, 1, 1}, emu_dim3{(unsigned)threads, 1, 1},                                 \
+                   (size_t)(K + 2) * (K + 2) * sizeof(T),                                                           \
+                   [&] { band_factor_window_##S(a, n, K, bounds, P, ul, tol, status); });                           \
+    }                                                                                                               \
+    void emu_band_solve_window_##S(const T *a, int n, int K, const int *bounds, int P, int ul, T *b, int nrhs,      \
+                                   i64 ldb, int sweeps, int cpb) {                                                  \
+        emu_launch(emu_dim3{(unsigned)P, (unsigned)((nrhs + cpb - 1) / cpb), 1}, emu_dim3{(unsigned)(K * cpb), 1, 1}, \
+                   (size_t)(K + 1) * cpb * sizeof(T),                                                               \
+                   [&] { band_solve_window_##S(a, n, K, bounds, ul, b, nrhs, ldb, sweeps); });                      \
+    }
+
+EMU_BATCH(float, f32)
+EMU_BATCH(double, f64)
+}

@@ -1,0 +1,396 @@
+// Batched banded solves, one thread per system: LU without pivoting with
+// diagonal boosting, then the forward and backward sweeps, fused into one
+// kernel. The CPU twin is banded.FactorLURange followed by
+// banded.SolveLURange on each system: the same operations in the same
+// order, so the results agree bit for bit.
+//
+// Batch layout: element e of system g's tall-and-thin storage (e = s·n + j
+// for storage column s, row j) is at a[e·aes + g·abs]; row i of system g's
+// right-hand side and solution at d[i·des + g·dbs], x[i·des + g·dbs]
+// (interleaved: aes = des = G, abs = dbs = 1; contiguous: aes = des = 1,
+// abs = (2K+1)·n, dbs = n). x may alias d; a is only read.
+//
+// The forward sweep keeps the active (K+1)×(K+1) window of the matrix,
+// rows and columns j…j+K, in registers: at step j it eliminates below the
+// pivot a_jj, then slides the window down and to the right by one, reading
+// the 2K+1 entries that enter it (row j+K+1 and column j+K+1). Every entry
+// of the band is read exactly once and the entries of L are never stored:
+// the right-hand side is eliminated in the same sweep. Row j of U and the
+// eliminated right-hand side y_j go to the workspace (interleaved, batch
+// stride Gp = G rounded up to 32, K+1 planes per row): u_jj, u_{j,j+1} …
+// u_{j,j+K−1} and y_j; the last super-diagonal of U is the matrix's own
+// (u_{j,j+K} = a_{j,j+K}: no pivot touches it), which the backward sweep
+// reads again from a instead of storing it. Loads are issued B steps ahead
+// (double-buffered register blocks) so that the memory latency overlaps
+// the elimination.
+//
+// Boosting needs τ = tol·‖A_g‖_max, known only once the whole system has
+// been read. The first forward sweep therefore does not boost: it tracks
+// the smallest |pivot| and the max-abs norm. A system whose smallest pivot
+// is below τ (or that met a zero or non-finite pivot or entry) is done
+// again by its thread on a slow path with banded's exact semantics: a scan
+// for non-finite entries in banded.scanBlock's order, then the sweep with
+// boosting. Systems that need no boost (the common case) move only the
+// floor traffic plus the workspace.
+//
+// Status (zero between solves; the host clears what it read): for system
+// g, status[g] = failing row+1, status[G+g] = kind (BAND_*),
+// status[2G+g] = failing column+1, status[3G+g] = boosted pivots; then
+// status[4G] holds BAND_FLAG_* bits. A failed system's rows of x hold NaN.
+//
+// flags: bit 0 reports a non-finite solution as BAND_NONFINITE_X; bit 1
+// discards the workspace lines from L2 once the backward sweep has read
+// them (discard.global.L2), so that lines still in L2 are never written
+// back to memory.
+#pragma once
+#include "band_common.cuh"
+
+#define BAND_CHECK_X 1
+#define BAND_DISCARD 2
+
+template <typename T, int K> struct BatchIO {
+    const T *a; // system g's storage (already offset by g·abs)
+    const T *d; // system g's right-hand side
+    T *x;       // system g's solution
+    T *w;       // workspace, offset by g
+    int n;
+    i64 aes, des, wG;
+    __device__ __forceinline__ const T *A(int s, int j) const { return a + ((i64)s * n + j) * aes; }
+    __device__ __forceinline__ const T *D(int i) const { return d + (i64)i * des; }
+    __device__ __forceinline__ T *X(int i) const { return x + (i64)i * des; }
+    __device__ __forceinline__ T *W(int j, int p) const { return w + ((i64)j * (K + 1) + p) * wG; }
+};
+
+// band_enter loads the 2K+1 entries that enter the window when its last
+// row and column become e: R[c] = a_{e, e−K+c} (c = 0…K, the new row up to
+// the diagonal) and R[K+1+r] = a_{e−K+r, e} (r = 0…K−1, the new column
+// above the diagonal), and Dv = d_e. Beyond the matrix (e ≥ n) the window
+// is padded with the identity and a zero right-hand side.
+template <typename T, int K, int H>
+__device__ __forceinline__ void band_enter(const BatchIO<T, K> &io, int e, T (&R)[2 * K + 1], T &Dv) {
+    if (e < io.n) {
+#pragma unroll
+        for (int c = 0; c <= K; c++) R[c] = band_ld<H>(io.A(2 * K - c, e - K + c));
+#pragma unroll
+        for (int r = 0; r < K; r++) R[K + 1 + r] = band_ld<H>(io.A(r, e));
+        Dv = band_ld<H>(io.D(e));
+    } else {
+#pragma unroll
+        for (int q = 0; q < 2 * K + 1; q++) R[q] = T(0);
+        R[K] = T(1);
+        Dv = T(0);
+    }
+}
+
+// band_batch_forward factors system g and eliminates its right-hand side.
+// SLOW = false: no boosting; pmin gets the smallest |pivot|, norm the
+// max-abs of the entries, pbad whether a pivot was not finite. SLOW = true:
+// boosting with tau (0: off) as banded.pivotAt does, counting boosts; it
+// returns BAND_OK or the kind of the failure at row *frow.
+template <typename T, int K, int B, int H, bool SLOW>
+__device__ __forceinline__ int band_batch_forward(const BatchIO<T, K> &io, double tau, bool boost, T &pmin, T &norm,
+                                                  bool &pbad, int &nboost, int &frow) {
+    const int n = io.n;
+    T W[K + 1][K + 1], Y[K + 1];
+#pragma unroll
+    for (int r = 0; r <= K; r++) {
+#pragma unroll
+        for (int c = 0; c <= K; c++) {
+            if (r < n && c < n) {
+                W[r][c] = band_ld<H>(io.A(K + r - c, c));
+                if (!SLOW) norm = band_max(norm, band_abs(W[r][c]));
+            } else {
+                W[r][c] = r == c ? T(1) : T(0);
+            }
+        }
+        Y[r] = r < n ? band_ld<H>(io.D(r)) : T(0);
+    }
+    // B = 0: no prefetch, each step loads what enters at its end.
+    const int BB = B > 0 ? B : 1;
+    T Rn[BB][2 * K + 1], Dn[BB];
+    if (B > 0) {
+#pragma unroll
+        for (int s = 0; s < BB; s++) band_enter<T, K, H>(io, s + 1 + K, Rn[s], Dn[s]);
+    }
+    for (int j0 = 0; j0 < n; j0 += BB) {
+        T Rc[BB][2 * K + 1], Dc[BB];
+        if (B > 0) {
+#pragma unroll
+            for (int s = 0; s < BB; s++) {
+#pragma unroll
+                for (int q = 0; q < 2 * K + 1; q++) Rc[s][q] = Rn[s][q];
+                Dc[s] = Dn[s];
+            }
+            if (j0 + BB < n) {
+#pragma unroll
+                for (int s = 0; s < BB; s++) band_enter<T, K, H>(io, j0 + BB + s + 1 + K, Rn[s], Dn[s]);
+            }
+        }
+#pragma unroll
+        for (int s = 0; s < BB; s++) {
+            const int j = j0 + s;
+            if (j >= n) break;
+            T p = W[0][0];
+            if (SLOW) {
+                if (!band_finite(p)) {
+                    frow = j;
+                    return BAND_NONFINITE_PIVOT;
+                }
+                if (boost) {
+                    if ((double)band_abs(p) < tau) {
+                        p = band_boost(p, tau);
+                        nboost++;
+                    }
+                } else if (p == T(0)) {
+                    frow = j;
+                    return BAND_ZERO_PIVOT;
+                }
+            } else {
+                const T ap = band_abs(p);
+                pbad = pbad || !(ap <= BandLim<T>::maxv());
+                pmin = band_min(pmin, ap);
+            }
+            T L[K + 1];
+#pragma unroll
+            for (int r = 1; r <= K; r++) L[r] = W[r][0] / p;
+#pragma unroll
+            for (int r = 1; r <= K; r++) {
+#pragma unroll
+                for (int c = 1; c <= K; c++) W[r][c] = W[r][c] - L[r] * W[0][c];
+                Y[r] = Y[r] - L[r] * Y[0];
+            }
+            *io.W(j, 0) = p;
+#pragma unroll
+            for (int c = 1; c < K; c++) *io.W(j, c) = W[0][c];
+            *io.W(j, K) = Y[0];
+            // Slide the window and take in row and column j+1+K.
+#pragma unroll
+            for (int r = 0; r < K; r++) {
+#pragma unroll
+                for (int c = 0; c < K; c++) W[r][c] = W[r + 1][c + 1];
+                Y[r] = Y[r + 1];
+            }
+            // B = 0: load what enters now, after the step's arithmetic.
+            if (B == 0) band_enter<T, K, H>(io, j + 1 + K, Rc[s], Dc[s]);
+#pragma unroll
+            for (int c = 0; c <= K; c++) W[K][c] = Rc[s][c];
+#pragma unroll
+            for (int r = 0; r < K; r++) W[r][K] = Rc[s][K + 1 + r];
+            Y[K] = Dc[s];
+            if (!SLOW && j + 1 + K < n) {
+#pragma unroll
+                for (int q = 0; q < 2 * K + 1; q++) norm = band_max(norm, band_abs(Rc[s][q]));
+            }
+        }
+    }
+    return BAND_OK;
+}
+
+// band_batch_backward solves with U: x_j = (y_j − u_{j,j+K}·x_{j+K} − … −
+// u_{j,j+1}·x_{j+1}) / u_jj, the subtractions in banded.backward's order
+// (it works column by column from the last, so x_j receives the term of
+// the farthest column first). A failed system stores NaN. It returns the
+// smallest row whose solution is not finite (−1: none).
+template <typename T, int K, int B, int H>
+__device__ __forceinline__ int band_batch_backward(const BatchIO<T, K> &io, bool failed, bool store, int flags) {
+    const int n = io.n;
+    T X[K + 1];
+#pragma unroll
+    for (int c = 0; c <= K; c++) X[c] = T(0);
+    int bad = -1;
+    // Prefetched rows: P = u_jj, U[c] = u_{j,j+c}, Yv = y_j.
+    const int BB = B > 0 ? B : 1;
+    T Pn[BB], Un[BB][K + 1], Yn[BB];
+    auto load = [&](int j, T &P, T (&U)[K + 1], T &Yv) {
+        if (j >= 0) {
+            P = H ? __ldcs(io.W(j, 0)) : *io.W(j, 0);
+#pragma unroll
+            for (int c = 1; c < K; c++) U[c] = H ? __ldcs(io.W(j, c)) : *io.W(j, c);
+            Yv = H ? __ldcs(io.W(j, K)) : *io.W(j, K);
+            U[K] = j + K < n ? band_ld<H>(io.A(0, j + K)) : T(0);
+        }
+    };
+    if (B > 0) {
+#pragma unroll
+        for (int s = 0; s < BB; s++) load(n - 1 - s, Pn[s], Un[s], Yn[s]);
+    }
+    const bool disc = (flags & BAND_DISCARD) != 0;
+    const bool leader = ((threadIdx.x * (int)sizeof(T)) & 127) == 0;
+    for (int j0 = n - 1; j0 >= 0; j0 -= BB) {
+        T Pc[BB], Uc[BB][K + 1], Yc[BB];
+        if (B > 0) {
+#pragma unroll
+            for (int s = 0; s < BB; s++) {
+                Pc[s] = Pn[s];
+                Yc[s] = Yn[s];
+#pragma unroll
+                for (int c = 1; c <= K; c++) Uc[s][c] = Un[s][c];
+            }
+            if (j0 - BB >= 0) {
+#pragma unroll
+                for (int s = 0; s < BB; s++) load(j0 - BB - s, Pn[s], Un[s], Yn[s]);
+            }
+        } else {
+            load(j0, Pc[0], Uc[0], Yc[0]);
+        }
+#pragma unroll
+        for (int s = 0; s < BB; s++) {
+            const int j = j0 - s;
+            if (j < 0) break;
+            T v = Yc[s];
+#pragma unroll
+            for (int c = K; c >= 1; c--) v = v - Uc[s][c] * X[c];
+            v = v / Pc[s];
+            if (failed) v = BandLim<T>::nan();
+            if (store) band_st<H>(io.X(j), v);
+            if (!band_finite(v)) bad = j;
+#pragma unroll
+            for (int c = K; c >= 2; c--) X[c] = X[c - 1];
+            X[1] = v;
+            if (disc) {
+                // Every lane of the warp has used its row j: drop the lines.
+                __syncwarp();
+                if (leader) {
+#pragma unroll
+                    for (int p = 0; p <= K; p++) band_discard(io.W(j, p));
+                }
+            }
+        }
+    }
+    return bad;
+}
+
+template <typename T, int K, int B, int H>
+__device__ void band_batch_kernel(const T *a, const T *d, T *x, T *w, int n, int G, int Gp, i64 aes, i64 abs_, i64 des,
+                                  i64 dbs, double tol, int flags, int *status) {
+    const int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= Gp) return; // whole warps: Gp and blockDim are multiples of 32
+    // Lanes past the batch run the sweeps on the last system's data (their
+    // workspace slots are padding) so that every lane of a warp takes part
+    // in the discards; they store nothing else.
+    const bool live = g < G;
+    const int gg = live ? g : G - 1;
+    BatchIO<T, K> io;
+    io.a = a + (i64)gg * abs_;
+    io.d = d + (i64)gg * dbs;
+    io.x = x + (i64)gg * dbs;
+    io.w = w + g;
+    io.n = n;
+    io.aes = aes;
+    io.des = des;
+    io.wG = Gp;
+    const bool boost = tol >= 0;
+    T pmin = BandLim<T>::maxv(), norm = T(0);
+    bool pbad = false;
+    int nboost = 0, frow = -1, fcol = -1, kind = BAND_OK;
+    band_batch_forward<T, K, B, H, false>(io, 0, false, pmin, norm, pbad, nboost, frow);
+    double tau = band_tau(tol, (double)norm);
+    const bool slow = !band_finite(norm) || pbad || (boost ? (double)pmin < tau : pmin == T(0));
+    if (live && slow) {
+        // banded.scanBlock: the first non-finite entry, column by column of
+        // the storage, and the max-abs norm.
+        double mx = 0;
+        for (int s = 0; s <= 2 * K && kind == BAND_OK; s++) {
+            const int dd = s - K;
+            const int j0 = dd < 0 ? -dd : 0, j1 = dd > 0 ? n - dd : n;
+            for (int j = j0; j < j1; j++) {
+                const T v = *io.A(s, j);
+                if (!band_finite(v)) {
+                    kind = BAND_NONFINITE_ENTRY;
+                    frow = j + dd;
+                    fcol = j;
+                    break;
+                }
+                mx = fmax(mx, (double)band_abs(v));
+            }
+        }
+        if (kind == BAND_OK) {
+            tau = band_tau(tol, mx);
+            kind = band_batch_forward<T, K, 0, H, true>(io, tau, boost, pmin, norm, pbad, nboost, frow);
+            if (kind != BAND_OK) fcol = frow;
+        }
+    }
+    const int bad = band_batch_backward<T, K, B, H>(io, kind != BAND_OK, live, flags);
+    if (!live) return;
+    if (kind == BAND_OK && bad >= 0 && (flags & BAND_CHECK_X)) {
+        kind = BAND_NONFINITE_X;
+        frow = bad;
+        fcol = -1;
+    }
+    int bits = 0;
+    if (kind != BAND_OK) {
+        status[g] = frow + 1;
+        status[G + g] = kind;
+        status[2 * G + g] = fcol + 1;
+        bits |= BAND_FLAG_FAIL;
+    }
+    if (nboost > 0) {
+        status[3 * G + g] = nboost;
+        bits |= BAND_FLAG_BOOST;
+    }
+    if (bits) atomicOr(&status[4 * G], bits);
+}
+
+// Prefetch depths (steps loaded ahead) per element type and half-bandwidth:
+// Lo for batches that fill the GPU, where registers bound the occupancy,
+// Hi for small batches, whose few threads need more loads in flight. Both
+// keep every kernel free of register spills (scripts/check-ptx.sh).
+template <typename T, int K> struct BandDepth;
+#define BAND_DEPTH(T, K, LO, HI)                                                                                    \
+    template <> struct BandDepth<T, K> {                                                                            \
+        static const int lo = LO, hi = HI;                                                                          \
+    };
+BAND_DEPTH(float, 1, 4, 8)
+BAND_DEPTH(float, 2, 2, 8)
+BAND_DEPTH(float, 3, 2, 4)
+BAND_DEPTH(float, 4, 1, 4)
+BAND_DEPTH(float, 5, 1, 2)
+BAND_DEPTH(float, 6, 1, 2)
+BAND_DEPTH(float, 7, 1, 2)
+BAND_DEPTH(float, 8, 1, 2)
+BAND_DEPTH(double, 1, 2, 8)
+BAND_DEPTH(double, 2, 1, 4)
+BAND_DEPTH(double, 3, 1, 3)
+BAND_DEPTH(double, 4, 1, 2)
+BAND_DEPTH(double, 5, 1, 2)
+BAND_DEPTH(double, 6, 0, 1)
+BAND_DEPTH(double, 7, 0, 0)
+BAND_DEPTH(double, 8, 0, 0)
+
+#define BAND_BATCH_KERNEL(T, S, K, B, H, NAME)                                                                      \
+    extern "C" __global__ void band_batch_##S##_k##K##NAME(const T *a, const T *d, T *x, T *w, int n, int G, int Gp, \
+                                                          i64 aes, i64 abs_, i64 des, i64 dbs, double tol,          \
+                                                          int flags, int *status) {                                 \
+        band_batch_kernel<T, K, B, H>(a, d, x, w, n, G, Gp, aes, abs_, des, dbs, tol, flags, status);               \
+    }
+
+// Per K: the kernel for full batches (Lo) and the one for small batches
+// (_deep, Hi).
+#define BAND_BATCH_K(T, S, K)                                                                                       \
+    BAND_BATCH_KERNEL(T, S, K, (BandDepth<T, K>::lo), 0, )                                                          \
+    BAND_BATCH_KERNEL(T, S, K, (BandDepth<T, K>::hi), 0, _deep)
+
+#define BAND_BATCH_ALL_K(T, S)                                                                                      \
+    BAND_BATCH_K(T, S, 1)                                                                                           \
+    BAND_BATCH_K(T, S, 2)                                                                                           \
+    BAND_BATCH_K(T, S, 3)                                                                                           \
+    BAND_BATCH_K(T, S, 4)                                                                                           \
+    BAND_BATCH_K(T, S, 5)                                                                                           \
+    BAND_BATCH_K(T, S, 6)                                                                                           \
+    BAND_BATCH_K(T, S, 7)                                                                                           \
+    BAND_BATCH_K(T, S, 8)
+
+BAND_BATCH_ALL_K(float, f32)
+BAND_BATCH_ALL_K(double, f64)
+
+// Variants of the pentadiagonal kernel (K = 2) measured by the benchmarks
+// (cuda/banded_bench_test.go): prefetch depths 0…8 and cache hints.
+#define BAND_BATCH_VARIANTS(T, S)                                                                                   \
+    BAND_BATCH_KERNEL(T, S, 2, 0, 0, _b0)                                                                           \
+    BAND_BATCH_KERNEL(T, S, 2, 1, 0, _b1)                                                                           \
+    BAND_BATCH_KERNEL(T, S, 2, 2, 0, _b2)                                                                           \
+    BAND_BATCH_KERNEL(T, S, 2, 4, 0, _b4)                                                                           \
+    BAND_BATCH_KERNEL(T, S, 2, (BandDepth<T, 2>::lo), 1, _cs)                                                       \
+    BAND_BATCH_KERNEL(T, S, 2, (BandDepth<T, 2>::hi), 1, _cs_deep)
+BAND_BATCH_VARIANTS(float, f32)
+BAND_BATCH_VARIANTS(double, f64)

@@ -1,0 +1,106 @@
+// Shared helpers of bandsolve's banded kernels (ptx/banded.ptx). They do not
+// include the tridiagonal module's common.cuh, so the two modules can change
+// apart.
+//
+// Storage: a band matrix of order n and half-bandwidth K is held "tall and
+// thin" (SPIKE::GPU, Li et al. 2014 §4; banded.Band): storage column s
+// (0 ≤ s ≤ 2K) holds the diagonal of offset K−s and
+//
+//     a_ij is element (K+i−j)·n + j        for |i−j| ≤ K,
+//
+// so storage row j holds column j of A from a_{j−K,j} to a_{j+K,j}.
+//
+// Every operation is a separately rounded IEEE operation (the PTX is built
+// with -fmad=false, division and square root are IEEE round-to-nearest), in
+// the order of the CPU twins in package banded, so that the results agree
+// bit for bit.
+//
+// The sources also compile as host C++ with BAND_EMU defined (see
+// internal/bandemu), which runs the kernels thread by thread on the CPU to
+// test their logic without a GPU.
+#pragma once
+
+#ifdef BAND_EMU
+#include "emu.h"
+#endif
+
+typedef long long i64;
+
+// BAND_DYN_SMEM declares the kernel's dynamic shared memory.
+#ifndef BAND_DYN_SMEM
+#define BAND_DYN_SMEM(name) extern __shared__ __align__(16) unsigned char name[]
+#endif
+
+// Status codes (kind) of a failed system or partition; they mirror the
+// errors of package banded.
+#define BAND_OK 0
+#define BAND_NONFINITE_ENTRY 1 // a NaN/Inf entry of the matrix (banded.ErrNonFinite)
+#define BAND_NONFINITE_PIVOT 2 // a pivot that became NaN/Inf (banded.ErrNonFinite)
+#define BAND_ZERO_PIVOT 3      // a zero pivot with boosting off (banded.ErrZeroPivot)
+#define BAND_NONFINITE_X 4     // a NaN/Inf in the solution (optional check)
+
+// Bits of the flag word that follows the per-system status arrays.
+#define BAND_FLAG_FAIL 1
+#define BAND_FLAG_BOOST 2
+
+template <typename T> struct BandLim;
+template <> struct BandLim<float> {
+    static __device__ __forceinline__ float maxv() { return 3.40282346638528859812e+38f; }
+    static __device__ __forceinline__ float nan() { return __int_as_float(0x7fffffff); }
+};
+template <> struct BandLim<double> {
+    static __device__ __forceinline__ double maxv() { return 1.79769313486231570815e+308; }
+    static __device__ __forceinline__ double nan() { return __longlong_as_double(0x7fffffffffffffffLL); }
+};
+
+__device__ __forceinline__ float band_abs(float v) { return fabsf(v); }
+__device__ __forceinline__ double band_abs(double v) { return fabs(v); }
+__device__ __forceinline__ float band_max(float a, float b) { return fmaxf(a, b); }
+__device__ __forceinline__ double band_max(double a, double b) { return fmax(a, b); }
+__device__ __forceinline__ float band_min(float a, float b) { return fminf(a, b); }
+__device__ __forceinline__ double band_min(double a, double b) { return fmin(a, b); }
+
+// band_finite: neither NaN nor ±Inf.
+template <typename T> __device__ __forceinline__ bool band_finite(T v) { return band_abs(v) <= BandLim<T>::maxv(); }
+
+// band_boost is banded.pivotAt's boosting of a pivot p with |p| < tau:
+// sign(p)·τ rounded to T (+τ for p = ±0), or the smallest float32
+// subnormal when τ underflows in T.
+template <typename T> __device__ __forceinline__ T band_boost(T p, double tau) {
+    T t = (T)tau;
+    if (t == T(0)) t = (T)1.40129846432481707092e-45f;
+    if (p < T(0)) t = -t;
+    return t;
+}
+
+// band_tau is banded.boostTau: tol·‖A‖_max (‖A‖_max = 1 for an all-zero
+// block), or 0 when boosting is off (tol < 0). tol is already resolved
+// (the host turns 0 into the machine epsilon of T).
+__device__ __forceinline__ double band_tau(double tol, double norm) {
+    if (tol < 0) return 0;
+    if (norm == 0) norm = 1;
+    return tol * norm;
+}
+
+// Loads and stores with cache hints. H = 0: read-only path (ld.global.nc)
+// and plain stores; H = 1: streaming (evict-first) loads and stores for
+// data touched once, so that the factors written by the forward sweep stay
+// in L2 for the backward sweep.
+template <int H, typename T> __device__ __forceinline__ T band_ld(const T *p) {
+    if (H) return __ldcs(p);
+    return __ldg(p);
+}
+template <int H, typename T> __device__ __forceinline__ void band_st(T *p, T v) {
+    if (H) __stcs(p, v);
+    else *p = v;
+}
+
+// band_discard drops the 128-byte L2 line at p (128-byte aligned) without
+// writing it back: for workspace lines that will never be read again.
+__device__ __forceinline__ void band_discard(const void *p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("discard.global.L2 [%0], 128;" ::"l"(p) : "memory");
+#else
+    (void)p;
+#endif
+}

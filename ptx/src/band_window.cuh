@@ -1,0 +1,261 @@
+// Window-sliding LU and UL factorization of the diagonal blocks of one
+// banded matrix (Li et al. 2014 §4, K ≤ 64), in place in its tall-and-thin
+// storage, and the forward/backward sweeps with the factors: the building
+// blocks of truncated SPIKE. One thread block per partition [r0, r1)
+// (bounds[p], bounds[p+1]). The CPU twins are banded.FactorLURange,
+// FactorULRange, SolveLURangeMulti and SolveULRangeMulti: the same
+// operations in the same order, so the results agree bit for bit.
+//
+// UL is LU of the block with rows and columns reversed: with R = r0+r1−1,
+// entry (s, j) of the mirrored storage is entry (2K−s, R−j) of the real
+// one and row j of a right-hand side is row R−j. Every kernel takes ul and
+// runs the LU code through that mapping.
+//
+// Factorization: the block's threads first scan the block for non-finite
+// entries and its max-abs norm (banded.scanBlock; τ = tol·norm). Then the
+// active window, rows and columns j…j+K, lives in a circular buffer of
+// (K+2)×(K+2) entries of shared memory indexed by (row mod K+2, column
+// mod K+2). At step j, K² threads (min(K², 1024) with up to four entries
+// each) apply the rank-1 update of the K×K window below and right of the
+// pivot; the thread of the first column stores its multiplier l_{j+r,j},
+// the thread of the first row its u_{j,j+c}, thread 0 the (boosted) pivot.
+// Meanwhile 2K+1 loader threads write the entries of row and column
+// j+1+K, read from global memory one step ahead, into the buffer's spare
+// row and column (index ≡ j−1), which no thread touches at step j: one
+// __syncthreads per step.
+//
+// status[4p…4p+3] of partition p: kind (BAND_*), row+1, column+1 of the
+// failure, number of boosted pivots; status[4P] the BAND_FLAG_* bits.
+#pragma once
+#include "band_common.cuh"
+
+template <typename T> struct WinIO {
+    T *a;
+    int n, K, R;
+    bool ul;
+    // at returns entry (s, j) of the (mirrored) storage.
+    __device__ __forceinline__ T *at(int s, int j) const {
+        return ul ? a + (i64)(2 * K - s) * n + (R - j) : a + (i64)s * n + j;
+    }
+};
+
+#define BAND_WIN_MAXT 1024
+
+template <typename T>
+__device__ void band_factor_window(T *a, int n, int K, const int *bounds, int P, int ul, double tol, int *status) {
+    BAND_DYN_SMEM(band_win_smem);
+    T *S = (T *)band_win_smem;
+    __shared__ double red[BAND_WIN_MAXT];
+    __shared__ unsigned long long firstbad;
+    const int p = blockIdx.x;
+    const int r0 = bounds[p], r1 = bounds[p + 1];
+    if (r1 <= r0) return;
+    const int t = threadIdx.x, nt = blockDim.x;
+    const int M = K + 2;
+    WinIO<T> io{a, n, K, r0 + r1 - 1, ul != 0};
+
+    // 1. Scan the block in the real storage, column by column.
+    const unsigned long long none = ~0ULL;
+    if (t == 0) firstbad = none;
+    __syncthreads();
+    double mx = 0;
+    const int len = r1 - r0;
+    for (i64 idx = t; idx < (i64)(2 * K + 1) * len; idx += nt) {
+        const int s = (int)(idx / len), j = r0 + (int)(idx % len), d = s - K;
+        if (j + d < r0 || j + d >= r1) continue;
+        const T v = a[(i64)s * n + j];
+        if (!band_finite(v)) atomicMin(&firstbad, (unsigned long long)((i64)s * n + j));
+        else mx = fmax(mx, (double)band_abs(v));
+    }
+    red[t] = mx;
+    __syncthreads();
+    for (int h = 1; h < nt; h *= 2) {
+        // Tree reduction over any block size.
+        double o = 0;
+        const bool take = (t % (2 * h)) == 0 && t + h < nt;
+        if (take) o = red[t + h];
+        __syncthreads();
+        if (take) red[t] = fmax(red[t], o);
+        __syncthreads();
+    }
+    if (firstbad != none) {
+        if (t == 0) {
+            const i64 key = (i64)firstbad;
+            const int s = (int)(key / n), j = (int)(key % n);
+            status[4 * p] = BAND_NONFINITE_ENTRY;
+            status[4 * p + 1] = j + s - K + 1;
+            status[4 * p + 2] = j + 1;
+            atomicOr(&status[4 * P], BAND_FLAG_FAIL);
+        }
+        return;
+    }
+    const bool boost = tol >= 0;
+    const double tau = band_tau(tol, red[0]);
+
+    // 2. Load the first window, rows and columns r0…r0+K.
+    for (int idx = t; idx < (K + 1) * (K + 1); idx += nt) {
+        const int r = idx / (K + 1), c = idx % (K + 1);
+        if (r0 + r < r1 && r0 + c < r1) S[r * M + c] = *io.at(K + r - c, r0 + c);
+    }
+    // Loader thread q < 2K+1 holds the entry it writes at the next step.
+    // q ≤ K: a_{e, e−K+q} (row e); q > K: a_{e−K+r, e}, r = q−K−1 (column e).
+    const bool loader = t < 2 * K + 1;
+    const int qs = t <= K ? 2 * K - t : t - K - 1;  // storage column of its entry
+    const int qo = t <= K ? t - K : 0;               // storage row = e + qo
+    const int qr = t <= K ? K : t - K - 1;           // window row (relative to e−K)
+    const int qc = t <= K ? t : K;                   // window column (relative to e−K)
+    T nxt = T(0);
+    if (loader && r0 + 1 + K < r1) nxt = *io.at(qs, r0 + 1 + K + qo);
+    __syncthreads();
+
+    int jm = 0, nboost = 0, kind = BAND_OK, frow = 0;
+    for (int j = r0; j < r1; j++) {
+        T piv = S[jm * M + jm];
+        if (!band_finite(piv)) {
+            kind = BAND_NONFINITE_PIVOT;
+            frow = j;
+            break;
+        }
+        if (boost) {
+            if ((double)band_abs(piv) < tau) {
+                piv = band_boost(piv, tau);
+                nboost++;
+            }
+        } else if (piv == T(0)) {
+            kind = BAND_ZERO_PIVOT;
+            frow = j;
+            break;
+        }
+        const int w = min(K, r1 - 1 - j);
+        for (int e = t; e < K * K; e += nt) {
+            const int r = e / K + 1, c = e % K + 1;
+            if (r > w || c > w) continue;
+            const int sr = jm + r >= M ? jm + r - M : jm + r;
+            const int sc = jm + c >= M ? jm + c - M : jm + c;
+            const T l = S[sr * M + jm] / piv;
+            const T u = S[jm * M + sc];
+            S[sr * M + sc] = S[sr * M + sc] - l * u;
+            if (c == 1) *io.at(K + r, j) = l;
+            if (r == 1) *io.at(K - c, j + c) = u;
+        }
+        if (t == 0) *io.at(K, j) = piv;
+        const int e = j + 1 + K;
+        if (loader && e < r1) {
+            // Row/column e lands in the buffer's spare row/column (index
+            // ≡ e ≡ j−1 mod K+2); e0 is the slot of row/column e−K = j+1.
+            const int e0 = jm + 1 >= M ? jm + 1 - M : jm + 1;
+            int sr = e0 + qr, sc = e0 + qc;
+            if (sr >= M) sr -= M;
+            if (sc >= M) sc -= M;
+            S[sr * M + sc] = nxt;
+            if (e + 1 < r1) nxt = *io.at(qs, e + 1 + qo);
+        }
+        jm = jm + 1 == M ? 0 : jm + 1;
+        __syncthreads();
+    }
+    if (t == 0) {
+        int bits = 0;
+        if (kind != BAND_OK) {
+            status[4 * p] = kind;
+            status[4 * p + 1] = (ul ? r0 + r1 - 1 - frow : frow) + 1;
+            status[4 * p + 2] = (ul ? r0 + r1 - 1 - frow : frow) + 1;
+            bits |= BAND_FLAG_FAIL;
+        }
+        if (nboost > 0) {
+            status[4 * p + 3] = nboost;
+            bits |= BAND_FLAG_BOOST;
+        }
+        if (bits) atomicOr(&status[4 * P], bits);
+    }
+}
+
+// band_solve_window solves with the factors of band_factor_window, for nrhs
+// right-hand sides b (column c of the whole matrix at b + c·ldb, row i at
+// b[c·ldb + i]; partition p solves its rows [r0, r1) of each column), in
+// place. Block (K·cpb threads): cpb columns, K threads each; thread t of a
+// column owns the update of the row t below (forward) or above (backward)
+// the current one, with the column's K+1 latest values in a circular
+// buffer of shared memory: one __syncthreads per step. sweeps: bit 0 the
+// forward sweep with the unit lower factor, bit 1 the backward sweep with
+// the upper factor (LU; mirrored for UL, where that is banded's backward
+// sweep with the unit upper factor, then the forward one with L).
+template <typename T>
+__device__ void band_solve_window(const T *a, int n, int K, const int *bounds, int ul, T *b, int nrhs, i64 ldb,
+                                  int sweeps) {
+    BAND_DYN_SMEM(band_win_smem);
+    const int p = blockIdx.x;
+    const int r0 = bounds[p], r1 = bounds[p + 1];
+    if (r1 <= r0) return;
+    const int cpb = blockDim.x / K;
+    const int cl = threadIdx.x / K, tt = threadIdx.x % K + 1;
+    const int col = blockIdx.y * cpb + cl;
+    const bool act = col < nrhs;
+    const int M = K + 1;
+    T *ring = (T *)band_win_smem + cl * M;
+    const int R = r0 + r1 - 1;
+    WinIO<T> io{(T *)a, n, K, R, ul != 0};
+    T *bc = b + (i64)(act ? col : 0) * ldb;
+    auto B = [&](int j) -> T * { return ul ? bc + (R - j) : bc + j; };
+
+    if (sweeps & 1) {
+        // Forward: y_{j+t} −= l_{j+t,j}·y_j, columns j = r0, r0+1, …
+        if (act && r0 + tt - 1 < r1) ring[(tt - 1) % M] = *B(r0 + tt - 1);
+        T l = T(0), bn = T(0);
+        if (act && tt <= min(K, r1 - 1 - r0)) l = *io.at(K + tt, r0);
+        if (act && tt == K && r0 + K < r1) bn = *B(r0 + K);
+        __syncthreads();
+        int jm = 0;
+        for (int j = r0; j < r1; j++) {
+            const T xv = ring[jm];
+            const int w = min(K, r1 - 1 - j);
+            if (act && tt <= w) {
+                const int s = jm + tt >= M ? jm + tt - M : jm + tt;
+                ring[s] = (tt == K ? bn : ring[s]) - l * xv;
+            }
+            if (act && tt == 1) *B(j) = xv;
+            if (act && tt <= min(K, r1 - 2 - j)) l = *io.at(K + tt, j + 1);
+            if (act && tt == K && j + 1 + K < r1) bn = *B(j + 1 + K);
+            jm = jm + 1 == M ? 0 : jm + 1;
+            __syncthreads();
+        }
+    }
+    if (sweeps & 2) {
+        // Backward: x_j = b_j / u_jj, then b_{j−t} −= u_{j−t,j}·x_j,
+        // columns j = r1−1, r1−2, …
+        if (act && r1 - tt >= r0) ring[(r1 - tt - r0) % M] = *B(r1 - tt);
+        T u = T(0), bn = T(0), piv = T(0);
+        if (act) piv = *io.at(K, r1 - 1);
+        if (act && tt <= min(K, r1 - 1 - r0)) u = *io.at(K - tt, r1 - 1);
+        if (act && tt == K && r1 - 1 - K >= r0) bn = *B(r1 - 1 - K);
+        __syncthreads();
+        int jm = (r1 - 1 - r0) % M;
+        for (int j = r1 - 1; j >= r0; j--) {
+            const T xv = ring[jm] / piv;
+            const int w = min(K, j - r0);
+            if (act && tt <= w) {
+                const int s = jm - tt < 0 ? jm - tt + M : jm - tt;
+                ring[s] = (tt == K ? bn : ring[s]) - u * xv;
+            }
+            if (act && tt == 1) *B(j) = xv;
+            if (act && j > r0) piv = *io.at(K, j - 1);
+            if (act && tt <= min(K, j - 1 - r0)) u = *io.at(K - tt, j - 1);
+            if (act && tt == K && j - 1 - K >= r0) bn = *B(j - 1 - K);
+            jm = jm == 0 ? M - 1 : jm - 1;
+            __syncthreads();
+        }
+    }
+}
+
+#define BAND_WINDOW_KERNELS(T, S)                                                                                  \
+    extern "C" __global__ void __launch_bounds__(BAND_WIN_MAXT)                                                    \
+        band_factor_window_##S(T *a, int n, int K, const int *bounds, int P, int ul, double tol, int *status) {    \
+        band_factor_window<T>(a, n, K, bounds, P, ul, tol, status);                                                \
+    }                                                                                                              \
+    extern "C" __global__ void __launch_bounds__(BAND_WIN_MAXT)                                                    \
+        band_solve_window_##S(const T *a, int n, int K, const int *bounds, int ul, T *b, int nrhs, i64 ldb,        \
+                              int sweeps) {                                                                        \
+        band_solve_window<T>(a, n, K, bounds, ul, b, nrhs, ldb, sweeps);                                           \
+    }
+
+BAND_WINDOW_KERNELS(float, f32)
+BAND_WINDOW_KERNELS(double, f64)

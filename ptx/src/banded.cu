@@ -1,0 +1,5 @@
+// bandsolve's banded kernels: one translation unit, one PTX module
+// (ptx/banded.ptx), apart from the tridiagonal one. Kernel names start with
+// "band_" (package cuda looks them up in this module by that prefix).
+#include "band_batch.cuh"
+#include "band_window.cuh"
