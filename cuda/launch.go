@@ -4,6 +4,19 @@ package cuda
 
 // #cgo LDFLAGS: -lcuda
 // #include <cuda.h>
+//
+// // bs_launch launches f with n kernel parameters whose values sit in
+// // 8-byte slots (4-byte values in the low half): the array of pointers
+// // cuLaunchKernel wants is built here, on the C stack, instead of in
+// // C.malloc'd memory per launch.
+// static CUresult bs_launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+//                           unsigned bx, unsigned by, unsigned bz, unsigned shmem,
+//                           CUstream s, unsigned long long *slots, int n) {
+//     void *ptrs[40];
+//     if (n > 40) return CUDA_ERROR_INVALID_VALUE;
+//     for (int i = 0; i < n; i++) ptrs[i] = &slots[i];
+//     return cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shmem, s, ptrs, NULL);
+// }
 import "C"
 
 import (
@@ -37,10 +50,14 @@ func (d *Device) launch(name string, grid, block dim3, shmem int, s cu.Stream, a
 		}
 		d.attr[name] = shmem
 	}
-	// cu copies 8 bytes from each parameter pointer, so every value sits
-	// in its own 8-byte slot (4-byte values in the low half).
-	slots := make([]uint64, len(args))
-	ptrs := make([]unsafe.Pointer, len(args))
+	// Every value sits in its own 8-byte slot (4-byte values in the low
+	// half), which is what cuLaunchKernel reads through each parameter
+	// pointer for the kernel's 4- and 8-byte parameters.
+	var slotArr [40]uint64
+	if len(args) > len(slotArr) {
+		return fmt.Errorf("cuda: kernel %s has %d arguments, at most %d supported", name, len(args), len(slotArr))
+	}
+	slots := slotArr[:len(args)]
 	for i, a := range args {
 		switch v := a.(type) {
 		case cu.DevicePtr:
@@ -56,22 +73,17 @@ func (d *Device) launch(name string, grid, block dim3, shmem int, s cu.Stream, a
 		default:
 			return fmt.Errorf("cuda: kernel %s argument %d has unsupported type %T", name, i, a)
 		}
-		ptrs[i] = unsafe.Pointer(&slots[i])
 	}
-	if grid.Y == 0 {
-		grid.Y = 1
+	grid.Y, grid.Z, block.Y, block.Z = max(grid.Y, 1), max(grid.Z, 1), max(block.Y, 1), max(block.Z, 1)
+	cf := *(*C.CUfunction)(unsafe.Pointer(&fn))
+	cs := *(*C.CUstream)(unsafe.Pointer(&s))
+	var sp *C.ulonglong
+	if len(slots) > 0 {
+		sp = (*C.ulonglong)(unsafe.Pointer(&slots[0]))
 	}
-	if grid.Z == 0 {
-		grid.Z = 1
-	}
-	if block.Y == 0 {
-		block.Y = 1
-	}
-	if block.Z == 0 {
-		block.Z = 1
-	}
-	if err := fn.Launch(grid.X, grid.Y, grid.Z, block.X, block.Y, block.Z, shmem, s, ptrs); err != nil {
-		return fmt.Errorf("cuda: launching %s grid %v block %v shared %d B: %w", name, grid, block, shmem, err)
+	if r := C.bs_launch(cf, C.uint(grid.X), C.uint(grid.Y), C.uint(grid.Z), C.uint(block.X), C.uint(block.Y), C.uint(block.Z),
+		C.uint(shmem), cs, sp, C.int(len(slots))); r != C.CUDA_SUCCESS {
+		return fmt.Errorf("cuda: launching %s grid %v block %v shared %d B: %w", name, grid, block, shmem, driverError(r))
 	}
 	return nil
 }
