@@ -30,8 +30,7 @@ const (
 	bandFlagFail  = 1
 	bandFlagBoost = 2
 
-	bandCheckX  = 1 // kernel flag: report non-finite solutions
-	bandDiscard = 2 // kernel flag: drop read workspace lines from L2
+	bandCheckX = 1 // kernel flag: report non-finite solutions
 )
 
 // BandBatchOptions configure a BandBatchPlan.
@@ -124,9 +123,12 @@ func NewBandBatchPlan[T tridiag.Float](d *Device, n, k, g int, layout banded.Lay
 		prec = "f64"
 	}
 	p.kernel = fmt.Sprintf("band_batch_%s_k%d", prec, k)
-	// Small batches (fewer than four warps per multiprocessor) take the
-	// kernel that prefetches deeper.
-	if g <= 4*32*d.props.SMs {
+	// Small batches (at most four warps per multiprocessor) and the
+	// contiguous layout take the kernel that prefetches deeper: it holds
+	// more loads in flight per thread at the cost of registers, which
+	// matter only when the batch fills the GPU (measured on an H100,
+	// bench/results/h100-2026-11-22/banded-*).
+	if g <= 4*32*d.props.SMs || layout == banded.Contiguous {
 		p.kernel += "_deep"
 	}
 	if opts.kernel != "" {
@@ -190,9 +192,6 @@ func (p *BandBatchPlan[T]) launch(a, d, x cu.DevicePtr) error {
 	flags := int32(0)
 	if p.opts.CheckFinite {
 		flags |= bandCheckX
-	}
-	if p.opts.discard {
-		flags |= bandDiscard
 	}
 	return p.dev.launch(p.kernel, dim3{X: p.gp / p.threads}, dim3{X: p.threads}, 0, p.stream,
 		a, d, x, p.work, int32(p.n), int32(p.g), int32(p.gp), aes, abs, des, dbs, p.tol, flags, p.status)

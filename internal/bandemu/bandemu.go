@@ -56,7 +56,7 @@ type Batch struct {
 	Tol                float64
 	Flags              int
 	Deep               bool
-	Variant            int // ≥ 0: a K = 2 variant (0, 1, 2, 4: depth; 5: _cs; 6: _cs_deep); −1: the K kernel
+	Variant            int // > 0: the K = 2 kernel of that prefetch depth (_d<Variant>); ≤ 0: the K kernel
 	Threads            int // threads per block (multiple of 32)
 }
 
@@ -90,14 +90,14 @@ func SolveBatch[T Float](b Batch, a, d, x, work []T, status []int32) error {
 	n, g, gpc, aes, abs, des, dbs, tol, flags, st, thc := args()
 	if is64[T]() {
 		pa, pd, px, pw := (*C.double)(ptr(a)), (*C.double)(ptr(d)), (*C.double)(ptr(x)), (*C.double)(ptr(work))
-		if b.Variant >= 0 {
+		if b.Variant > 0 {
 			r = C.emu_band_batch_variant_f64(C.int(b.Variant), pa, pd, px, pw, n, g, gpc, aes, abs, des, dbs, tol, flags, st, thc)
 		} else {
 			r = C.emu_band_batch_f64(C.int(b.K), deep, pa, pd, px, pw, n, g, gpc, aes, abs, des, dbs, tol, flags, st, thc)
 		}
 	} else {
 		pa, pd, px, pw := (*C.float)(ptr(a)), (*C.float)(ptr(d)), (*C.float)(ptr(x)), (*C.float)(ptr(work))
-		if b.Variant >= 0 {
+		if b.Variant > 0 {
 			r = C.emu_band_batch_variant_f32(C.int(b.Variant), pa, pd, px, pw, n, g, gpc, aes, abs, des, dbs, tol, flags, st, thc)
 		} else {
 			r = C.emu_band_batch_f32(C.int(b.K), deep, pa, pd, px, pw, n, g, gpc, aes, abs, des, dbs, tol, flags, st, thc)

@@ -120,37 +120,6 @@ extern "C" {
         }                                                                                                           \
         return -1;                                                                                                  \
     }                                                                                                               \
-    int emu_band_batch_variant_##S(int v, const T *a, const T *d, T *x, T *w, int n, int G, int Gp, i64 aes,       \
-                                   i64 abs_, i64 des, i64 dbs, double tol, int flags, int *status, int threads) {   \
-        emu_dim3 grid{(unsigned)(Gp / threads), 1, 1}, block{(unsigned)threads, 1, 1};                              \
-        std::function<void()> f;                                                                                    \
-        switch (v) {                                                                                                \
-        case 0:                                                                                                     \
-            f = [&] { band_batch_##S##_k2_b0(a, d, x, w, n, G, Gp, aes, abs_, des, dbs, tol, flags, status); };    \
-            break;                                                                                                  \
-        case 1:                                                                                                     \
-            f = [&] { band_batch_##S##_k2_b1(a, d, x, w, n, G, Gp, aes, abs_, des, dbs, tol, flags, status); };    \
-            break;                                                                                                  \
-        case 2:                                                                                                     \
-            f = [&] { band_batch_##S##_k2_b2(a, d, x, w, n, G, Gp, aes, abs_, des, dbs, tol, flags, status); };    \
-            break;                                                                                                  \
-        case 4:                                                                                                     \
-            f = [&] { band_batch_##S##_k2_b4(a, d, x, w, n, G, Gp, aes, abs_, des, dbs, tol, flags, status); };    \
-            break;                                                                                                  \
-        case 5:                                                                                                     \
-            f = [&] { band_batch_##S##_k2_cs(a, d, x, w, n, G, Gp, aes, abs_, des, dbs, tol, flags, status); };    \
-            break;                                                                                                  \
-        case 6:                                                                                                     \
-            f = [&] {                                                                                               \
-                band_batch_##S##_k2_cs_deep(a, d, x, w, n, G, Gp, aes, abs_, des, dbs, tol, flags, status);        \
-            };                                                                                                      \
-            break;                                                                                                  \
-        default:                                                                                                    \
-            return -1;                                                                                              \
-        }                                                                                                           \
-        emu_launch(grid, block, 0, f);                                                                              \
-        return 0;                                                                                                   \
-    }                                                                                                               \
     void emu_band_factor_window_##S(T *a, int n, int K, const int *bounds, int P, int ul, double tol, int *status,  \
                                     int threads) {                                                                  \
         emu_launch(emu_dim3{(unsigned)P, 1, 1}, emu_dim3{(unsigned)threads, 1, 1},                                 \
@@ -166,4 +135,39 @@ extern "C" {
 
 EMU_BATCH(float, f32)
 EMU_BATCH(double, f64)
+
+#define EMU_VARIANT(S, D)                                                                                           \
+    case D:                                                                                                         \
+        f = [&] { band_batch_##S##_k2_d##D(a, d, x, w, n, G, Gp, aes, abs_, des, dbs, tol, flags, status); };      \
+        break;
+
+// The K = 2 kernels of other prefetch depths (v = the depth).
+int emu_band_batch_variant_f32(int v, const float *a, const float *d, float *x, float *w, int n, int G, int Gp, i64 aes,
+                               i64 abs_, i64 des, i64 dbs, double tol, int flags, int *status, int threads) {
+    std::function<void()> f;
+    switch (v) {
+        EMU_VARIANT(f32, 2)
+        EMU_VARIANT(f32, 8)
+        EMU_VARIANT(f32, 12)
+        EMU_VARIANT(f32, 24)
+    default:
+        return -1;
+    }
+    emu_launch(emu_dim3{(unsigned)(Gp / threads), 1, 1}, emu_dim3{(unsigned)threads, 1, 1}, 0, f);
+    return 0;
+}
+
+int emu_band_batch_variant_f64(int v, const double *a, const double *d, double *x, double *w, int n, int G, int Gp,
+                               i64 aes, i64 abs_, i64 des, i64 dbs, double tol, int flags, int *status, int threads) {
+    std::function<void()> f;
+    switch (v) {
+        EMU_VARIANT(f64, 1)
+        EMU_VARIANT(f64, 4)
+        EMU_VARIANT(f64, 6)
+    default:
+        return -1;
+    }
+    emu_launch(emu_dim3{(unsigned)(Gp / threads), 1, 1}, emu_dim3{(unsigned)threads, 1, 1}, 0, f);
+    return 0;
+}
 }

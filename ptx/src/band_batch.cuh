@@ -20,9 +20,12 @@
 // stride Gp = G rounded up to 32, K+1 planes per row): u_jj, u_{j,j+1} …
 // u_{j,j+K−1} and y_j; the last super-diagonal of U is the matrix's own
 // (u_{j,j+K} = a_{j,j+K}: no pivot touches it), which the backward sweep
-// reads again from a instead of storing it. Loads are issued B steps ahead
-// (double-buffered register blocks) so that the memory latency overlaps
-// the elimination.
+// reads again from a instead of storing it. Loads are issued D steps ahead
+// into a ring of D register slots (the sweeps are unrolled D times), so
+// that the memory latency overlaps D steps of elimination; every stream of
+// loads and stores is one pointer moved by a stride per step. Per row the
+// kernel moves 4K+6 elements (2K+3 is the floor): it is memory-bound for
+// batches that fill the GPU and latency-bound for small ones.
 //
 // Boosting needs τ = tol·‖A_g‖_max, known only once the whole system has
 // been read. The first forward sweep therefore does not boost: it tracks
@@ -38,15 +41,11 @@
 // status[2G+g] = failing column+1, status[3G+g] = boosted pivots; then
 // status[4G] holds BAND_FLAG_* bits. A failed system's rows of x hold NaN.
 //
-// flags: bit 0 reports a non-finite solution as BAND_NONFINITE_X; bit 1
-// discards the workspace lines from L2 once the backward sweep has read
-// them (discard.global.L2), so that lines still in L2 are never written
-// back to memory.
+// flags: bit 0 reports a non-finite solution as BAND_NONFINITE_X.
 #pragma once
 #include "band_common.cuh"
 
 #define BAND_CHECK_X 1
-#define BAND_DISCARD 2
 
 template <typename T, int K> struct BatchIO {
     const T *a; // system g's storage (already offset by g·abs)
@@ -61,33 +60,65 @@ template <typename T, int K> struct BatchIO {
     __device__ __forceinline__ T *W(int j, int p) const { return w + ((i64)j * (K + 1) + p) * wG; }
 };
 
-// band_enter loads the 2K+1 entries that enter the window when its last
-// row and column become e: R[c] = a_{e, e−K+c} (c = 0…K, the new row up to
-// the diagonal) and R[K+1+r] = a_{e−K+r, e} (r = 0…K−1, the new column
-// above the diagonal), and Dv = d_e. Beyond the matrix (e ≥ n) the window
-// is padded with the identity and a zero right-hand side.
-template <typename T, int K, int H>
-__device__ __forceinline__ void band_enter(const BatchIO<T, K> &io, int e, T (&R)[2 * K + 1], T &Dv) {
-    if (e < io.n) {
+// BandEnter walks the 2K+2 streams of values that enter the window when
+// its last row and column become e: q = 0…K is a_{e, e−K+q} (the new row
+// up to the diagonal), q = K+1…2K is a_{e−K+r, e} with r = q−K−1 (the new
+// column above the diagonal), q = 2K+1 is d_e. Value q of e is at
+// base_q + e·stride. For K ≤ 4 each stream is one pointer moved by one
+// stride per step (few instructions); for larger K the addresses are
+// computed from e at each load (few registers).
+template <typename T, int K, bool PTR = (K <= 4)> struct BandEnter;
+
+template <typename T, int K> struct BandEnter<T, K, true> {
+    const T *p[2 * K + 2];
+    i64 sa, sd;
+    __device__ __forceinline__ void init(const BatchIO<T, K> &io, int e) {
+        sa = io.aes;
+        sd = io.des;
 #pragma unroll
-        for (int c = 0; c <= K; c++) R[c] = band_ld<H>(io.A(2 * K - c, e - K + c));
+        for (int q = 0; q <= K; q++) p[q] = io.a + ((i64)(2 * K - q) * io.n - K + q + e) * sa;
 #pragma unroll
-        for (int r = 0; r < K; r++) R[K + 1 + r] = band_ld<H>(io.A(r, e));
-        Dv = band_ld<H>(io.D(e));
-    } else {
-#pragma unroll
-        for (int q = 0; q < 2 * K + 1; q++) R[q] = T(0);
-        R[K] = T(1);
-        Dv = T(0);
+        for (int r = 0; r < K; r++) p[K + 1 + r] = io.a + ((i64)r * io.n + e) * sa;
+        p[2 * K + 1] = io.d + (i64)e * sd;
     }
-}
+    __device__ __forceinline__ void advance() {
+#pragma unroll
+        for (int q = 0; q <= 2 * K; q++) p[q] += sa;
+        p[2 * K + 1] += sd;
+    }
+    __device__ __forceinline__ void load(T (&R)[2 * K + 1], T &Dv) const {
+#pragma unroll
+        for (int q = 0; q <= 2 * K; q++) R[q] = __ldg(p[q]);
+        Dv = __ldg(p[2 * K + 1]);
+    }
+};
+
+template <typename T, int K> struct BandEnter<T, K, false> {
+    const BatchIO<T, K> *io;
+    int e;
+    __device__ __forceinline__ void init(const BatchIO<T, K> &o, int e0) {
+        io = &o;
+        e = e0;
+    }
+    __device__ __forceinline__ void advance() { e++; }
+    __device__ __forceinline__ void load(T (&R)[2 * K + 1], T &Dv) const {
+#pragma unroll
+        for (int q = 0; q <= K; q++) R[q] = __ldg(io->A(2 * K - q, e - K + q));
+#pragma unroll
+        for (int r = 0; r < K; r++) R[K + 1 + r] = __ldg(io->A(r, e));
+        Dv = __ldg(io->D(e));
+    }
+};
 
 // band_batch_forward factors system g and eliminates its right-hand side.
+// The values entering the window are loaded D steps ahead into a ring of D
+// register slots: step j uses slot j mod D, then refills it for step j+D
+// (the loop is unrolled D times, so every slot index is a constant).
 // SLOW = false: no boosting; pmin gets the smallest |pivot|, norm the
 // max-abs of the entries, pbad whether a pivot was not finite. SLOW = true:
-// boosting with tau (0: off) as banded.pivotAt does, counting boosts; it
-// returns BAND_OK or the kind of the failure at row *frow.
-template <typename T, int K, int B, int H, bool SLOW>
+// boosting with tau (boost false: off) as banded.pivotAt does, counting
+// boosts; it returns BAND_OK or the kind of the failure at row *frow.
+template <typename T, int K, int D, bool SLOW>
 __device__ __forceinline__ int band_batch_forward(const BatchIO<T, K> &io, double tau, bool boost, T &pmin, T &norm,
                                                   bool &pbad, int &nboost, int &frow) {
     const int n = io.n;
@@ -97,37 +128,29 @@ __device__ __forceinline__ int band_batch_forward(const BatchIO<T, K> &io, doubl
 #pragma unroll
         for (int c = 0; c <= K; c++) {
             if (r < n && c < n) {
-                W[r][c] = band_ld<H>(io.A(K + r - c, c));
+                W[r][c] = __ldg(io.A(K + r - c, c));
                 if (!SLOW) norm = band_max(norm, band_abs(W[r][c]));
             } else {
                 W[r][c] = r == c ? T(1) : T(0);
             }
         }
-        Y[r] = r < n ? band_ld<H>(io.D(r)) : T(0);
+        Y[r] = r < n ? __ldg(io.D(r)) : T(0);
     }
-    // B = 0: no prefetch, each step loads what enters at its end.
-    const int BB = B > 0 ? B : 1;
-    T Rn[BB][2 * K + 1], Dn[BB];
-    if (B > 0) {
+    // D = 0: no ring; each step loads what enters at its end.
+    const int DD = D > 0 ? D : 1;
+    T Rs[DD][2 * K + 1], Ds[DD];
+    BandEnter<T, K> ep;
+    ep.init(io, 1 + K);
 #pragma unroll
-        for (int s = 0; s < BB; s++) band_enter<T, K, H>(io, s + 1 + K, Rn[s], Dn[s]);
+    for (int s = 0; s < D; s++) {
+        if (s + 1 + K < n) ep.load(Rs[s], Ds[s]);
+        ep.advance();
     }
-    for (int j0 = 0; j0 < n; j0 += BB) {
-        T Rc[BB][2 * K + 1], Dc[BB];
-        if (B > 0) {
+    const i64 wstep = (i64)(K + 1) * io.wG;
+    T *wp = io.w;
+    for (int j0 = 0; j0 < n; j0 += DD) {
 #pragma unroll
-            for (int s = 0; s < BB; s++) {
-#pragma unroll
-                for (int q = 0; q < 2 * K + 1; q++) Rc[s][q] = Rn[s][q];
-                Dc[s] = Dn[s];
-            }
-            if (j0 + BB < n) {
-#pragma unroll
-                for (int s = 0; s < BB; s++) band_enter<T, K, H>(io, j0 + BB + s + 1 + K, Rn[s], Dn[s]);
-            }
-        }
-#pragma unroll
-        for (int s = 0; s < BB; s++) {
+        for (int s = 0; s < DD; s++) {
             const int j = j0 + s;
             if (j >= n) break;
             T p = W[0][0];
@@ -159,28 +182,40 @@ __device__ __forceinline__ int band_batch_forward(const BatchIO<T, K> &io, doubl
                 for (int c = 1; c <= K; c++) W[r][c] = W[r][c] - L[r] * W[0][c];
                 Y[r] = Y[r] - L[r] * Y[0];
             }
-            *io.W(j, 0) = p;
+            wp[0] = p;
 #pragma unroll
-            for (int c = 1; c < K; c++) *io.W(j, c) = W[0][c];
-            *io.W(j, K) = Y[0];
-            // Slide the window and take in row and column j+1+K.
+            for (int c = 1; c < K; c++) wp[c * io.wG] = W[0][c];
+            wp[K * io.wG] = Y[0];
+            wp += wstep;
+            // Slide the window and take in row and column e = j+1+K.
 #pragma unroll
             for (int r = 0; r < K; r++) {
 #pragma unroll
                 for (int c = 0; c < K; c++) W[r][c] = W[r + 1][c + 1];
                 Y[r] = Y[r + 1];
             }
-            // B = 0: load what enters now, after the step's arithmetic.
-            if (B == 0) band_enter<T, K, H>(io, j + 1 + K, Rc[s], Dc[s]);
+            if (D == 0 && j + 1 + K < n) ep.load(Rs[s], Ds[s]);
+            if (j + 1 + K < n) {
 #pragma unroll
-            for (int c = 0; c <= K; c++) W[K][c] = Rc[s][c];
+                for (int c = 0; c <= K; c++) W[K][c] = Rs[s][c];
 #pragma unroll
-            for (int r = 0; r < K; r++) W[r][K] = Rc[s][K + 1 + r];
-            Y[K] = Dc[s];
-            if (!SLOW && j + 1 + K < n) {
+                for (int r = 0; r < K; r++) W[r][K] = Rs[s][K + 1 + r];
+                Y[K] = Ds[s];
+                if (!SLOW) {
 #pragma unroll
-                for (int q = 0; q < 2 * K + 1; q++) norm = band_max(norm, band_abs(Rc[s][q]));
+                    for (int q = 0; q < 2 * K + 1; q++) norm = band_max(norm, band_abs(Rs[s][q]));
+                }
+            } else {
+                // Beyond the matrix the window is padded with the identity
+                // and a zero right-hand side.
+#pragma unroll
+                for (int c = 0; c < K; c++) W[K][c] = W[c][K] = T(0);
+                W[K][K] = T(1);
+                Y[K] = T(0);
             }
+            // Refill the slot for step j+D.
+            if (D > 0 && j + D + 1 + K < n) ep.load(Rs[s], Ds[s]);
+            ep.advance();
         }
     }
     return BAND_OK;
@@ -189,85 +224,75 @@ __device__ __forceinline__ int band_batch_forward(const BatchIO<T, K> &io, doubl
 // band_batch_backward solves with U: x_j = (y_j − u_{j,j+K}·x_{j+K} − … −
 // u_{j,j+1}·x_{j+1}) / u_jj, the subtractions in banded.backward's order
 // (it works column by column from the last, so x_j receives the term of
-// the farthest column first). A failed system stores NaN. It returns the
-// smallest row whose solution is not finite (−1: none).
-template <typename T, int K, int B, int H>
-__device__ __forceinline__ int band_batch_backward(const BatchIO<T, K> &io, bool failed, bool store, int flags) {
+// the farthest column first). Rows are loaded D steps ahead into a ring of
+// registers as in the forward sweep. A failed system stores NaN. It
+// returns the smallest row whose solution is not finite (−1: none).
+template <typename T, int K, int D>
+__device__ __forceinline__ int band_batch_backward(const BatchIO<T, K> &io, bool failed, bool store) {
     const int n = io.n;
     T X[K + 1];
 #pragma unroll
     for (int c = 0; c <= K; c++) X[c] = T(0);
     int bad = -1;
-    // Prefetched rows: P = u_jj, U[c] = u_{j,j+c}, Yv = y_j.
-    const int BB = B > 0 ? B : 1;
-    T Pn[BB], Un[BB][K + 1], Yn[BB];
+    // Slot s: P = u_jj, U[c] = u_{j,j+c} (U[K] = a_{j,j+K}), Yv = y_j.
+    const int DD = D > 0 ? D : 1;
+    T Ps[DD], Us[DD][K + 1], Ys[DD];
+    const i64 wstep = (i64)(K + 1) * io.wG;
+    const T *wr = io.W(n - 1, 0);  // the row to load next
+    const T *ar = io.A(0, n - 1 + K); // a_{j,j+K} of that row
     auto load = [&](int j, T &P, T (&U)[K + 1], T &Yv) {
-        if (j >= 0) {
-            P = H ? __ldcs(io.W(j, 0)) : *io.W(j, 0);
+        P = wr[0];
 #pragma unroll
-            for (int c = 1; c < K; c++) U[c] = H ? __ldcs(io.W(j, c)) : *io.W(j, c);
-            Yv = H ? __ldcs(io.W(j, K)) : *io.W(j, K);
-            U[K] = j + K < n ? band_ld<H>(io.A(0, j + K)) : T(0);
-        }
+        for (int c = 1; c < K; c++) U[c] = wr[c * io.wG];
+        Yv = wr[K * io.wG];
+        U[K] = j + K < n ? __ldg(ar) : T(0);
     };
-    if (B > 0) {
 #pragma unroll
-        for (int s = 0; s < BB; s++) load(n - 1 - s, Pn[s], Un[s], Yn[s]);
+    for (int s = 0; s < D; s++) {
+        if (n - 1 - s >= 0) load(n - 1 - s, Ps[s], Us[s], Ys[s]);
+        wr -= wstep;
+        ar -= io.aes;
     }
-    const bool disc = (flags & BAND_DISCARD) != 0;
-    const bool leader = ((threadIdx.x * (int)sizeof(T)) & 127) == 0;
-    for (int j0 = n - 1; j0 >= 0; j0 -= BB) {
-        T Pc[BB], Uc[BB][K + 1], Yc[BB];
-        if (B > 0) {
+    T *xp = io.X(n - 1);
+    for (int j0 = n - 1; j0 >= 0; j0 -= DD) {
 #pragma unroll
-            for (int s = 0; s < BB; s++) {
-                Pc[s] = Pn[s];
-                Yc[s] = Yn[s];
-#pragma unroll
-                for (int c = 1; c <= K; c++) Uc[s][c] = Un[s][c];
-            }
-            if (j0 - BB >= 0) {
-#pragma unroll
-                for (int s = 0; s < BB; s++) load(j0 - BB - s, Pn[s], Un[s], Yn[s]);
-            }
-        } else {
-            load(j0, Pc[0], Uc[0], Yc[0]);
-        }
-#pragma unroll
-        for (int s = 0; s < BB; s++) {
+        for (int s = 0; s < DD; s++) {
             const int j = j0 - s;
             if (j < 0) break;
-            T v = Yc[s];
+            if (D == 0) {
+                load(j, Ps[s], Us[s], Ys[s]);
+                wr -= wstep;
+                ar -= io.aes;
+            }
+            T v = Ys[s];
 #pragma unroll
-            for (int c = K; c >= 1; c--) v = v - Uc[s][c] * X[c];
-            v = v / Pc[s];
+            for (int c = K; c >= 1; c--) v = v - Us[s][c] * X[c];
+            v = v / Ps[s];
             if (failed) v = BandLim<T>::nan();
-            if (store) band_st<H>(io.X(j), v);
+            if (store) *xp = v;
+            xp -= io.des;
             if (!band_finite(v)) bad = j;
 #pragma unroll
             for (int c = K; c >= 2; c--) X[c] = X[c - 1];
             X[1] = v;
-            if (disc) {
-                // Every lane of the warp has used its row j: drop the lines.
-                __syncwarp();
-                if (leader) {
-#pragma unroll
-                    for (int p = 0; p <= K; p++) band_discard(io.W(j, p));
-                }
+            if (D > 0) {
+                if (j - D >= 0) load(j - D, Ps[s], Us[s], Ys[s]);
+                wr -= wstep;
+                ar -= io.aes;
             }
         }
     }
     return bad;
 }
 
-template <typename T, int K, int B, int H>
+template <typename T, int K, int D>
 __device__ void band_batch_kernel(const T *a, const T *d, T *x, T *w, int n, int G, int Gp, i64 aes, i64 abs_, i64 des,
                                   i64 dbs, double tol, int flags, int *status) {
     const int g = blockIdx.x * blockDim.x + threadIdx.x;
     if (g >= Gp) return; // whole warps: Gp and blockDim are multiples of 32
     // Lanes past the batch run the sweeps on the last system's data (their
-    // workspace slots are padding) so that every lane of a warp takes part
-    // in the discards; they store nothing else.
+    // workspace slots are padding), so that warps stay converged; they
+    // store nothing else.
     const bool live = g < G;
     const int gg = live ? g : G - 1;
     BatchIO<T, K> io;
@@ -283,7 +308,7 @@ __device__ void band_batch_kernel(const T *a, const T *d, T *x, T *w, int n, int
     T pmin = BandLim<T>::maxv(), norm = T(0);
     bool pbad = false;
     int nboost = 0, frow = -1, fcol = -1, kind = BAND_OK;
-    band_batch_forward<T, K, B, H, false>(io, 0, false, pmin, norm, pbad, nboost, frow);
+    band_batch_forward<T, K, D, false>(io, 0, false, pmin, norm, pbad, nboost, frow);
     double tau = band_tau(tol, (double)norm);
     const bool slow = !band_finite(norm) || pbad || (boost ? (double)pmin < tau : pmin == T(0));
     if (live && slow) {
@@ -306,11 +331,11 @@ __device__ void band_batch_kernel(const T *a, const T *d, T *x, T *w, int n, int
         }
         if (kind == BAND_OK) {
             tau = band_tau(tol, mx);
-            kind = band_batch_forward<T, K, 0, H, true>(io, tau, boost, pmin, norm, pbad, nboost, frow);
+            kind = band_batch_forward<T, K, (D > 0 ? 1 : 0), true>(io, tau, boost, pmin, norm, pbad, nboost, frow);
             if (kind != BAND_OK) fcol = frow;
         }
     }
-    const int bad = band_batch_backward<T, K, B, H>(io, kind != BAND_OK, live, flags);
+    const int bad = band_batch_backward<T, K, D>(io, kind != BAND_OK, live);
     if (!live) return;
     if (kind == BAND_OK && bad >= 0 && (flags & BAND_CHECK_X)) {
         kind = BAND_NONFINITE_X;
@@ -331,44 +356,45 @@ __device__ void band_batch_kernel(const T *a, const T *d, T *x, T *w, int n, int
     if (bits) atomicOr(&status[4 * G], bits);
 }
 
-// Prefetch depths (steps loaded ahead) per element type and half-bandwidth:
-// Lo for batches that fill the GPU, where registers bound the occupancy,
-// Hi for small batches, whose few threads need more loads in flight. Both
-// keep every kernel free of register spills (scripts/check-ptx.sh).
+// Prefetch depths (steps loaded ahead, register slots of the rings) per
+// element type and half-bandwidth: Lo for batches that fill the GPU, where
+// registers bound the occupancy, Hi for small batches and the contiguous
+// layout, whose few threads need more loads in flight. Both keep every
+// kernel free of register spills (scripts/check-ptx.sh).
 template <typename T, int K> struct BandDepth;
 #define BAND_DEPTH(T, K, LO, HI)                                                                                    \
     template <> struct BandDepth<T, K> {                                                                            \
         static const int lo = LO, hi = HI;                                                                          \
     };
-BAND_DEPTH(float, 1, 4, 8)
-BAND_DEPTH(float, 2, 2, 8)
-BAND_DEPTH(float, 3, 2, 4)
-BAND_DEPTH(float, 4, 1, 4)
-BAND_DEPTH(float, 5, 1, 2)
-BAND_DEPTH(float, 6, 1, 2)
-BAND_DEPTH(float, 7, 1, 2)
-BAND_DEPTH(float, 8, 1, 2)
-BAND_DEPTH(double, 1, 2, 8)
-BAND_DEPTH(double, 2, 1, 4)
-BAND_DEPTH(double, 3, 1, 3)
-BAND_DEPTH(double, 4, 1, 2)
-BAND_DEPTH(double, 5, 1, 2)
-BAND_DEPTH(double, 6, 0, 1)
-BAND_DEPTH(double, 7, 0, 0)
+BAND_DEPTH(float, 1, 8, 24)
+BAND_DEPTH(float, 2, 4, 16)
+BAND_DEPTH(float, 3, 4, 12)
+BAND_DEPTH(float, 4, 2, 8)
+BAND_DEPTH(float, 5, 2, 6)
+BAND_DEPTH(float, 6, 2, 4)
+BAND_DEPTH(float, 7, 2, 4)
+BAND_DEPTH(float, 8, 1, 1)
+BAND_DEPTH(double, 1, 4, 16)
+BAND_DEPTH(double, 2, 2, 8)
+BAND_DEPTH(double, 3, 2, 6)
+BAND_DEPTH(double, 4, 2, 4)
+BAND_DEPTH(double, 5, 2, 3)
+BAND_DEPTH(double, 6, 1, 1)
+BAND_DEPTH(double, 7, 1, 1)
 BAND_DEPTH(double, 8, 0, 0)
 
-#define BAND_BATCH_KERNEL(T, S, K, B, H, NAME)                                                                      \
+#define BAND_BATCH_KERNEL(T, S, K, D, NAME)                                                                         \
     extern "C" __global__ void band_batch_##S##_k##K##NAME(const T *a, const T *d, T *x, T *w, int n, int G, int Gp, \
                                                           i64 aes, i64 abs_, i64 des, i64 dbs, double tol,          \
                                                           int flags, int *status) {                                 \
-        band_batch_kernel<T, K, B, H>(a, d, x, w, n, G, Gp, aes, abs_, des, dbs, tol, flags, status);               \
+        band_batch_kernel<T, K, D>(a, d, x, w, n, G, Gp, aes, abs_, des, dbs, tol, flags, status);                  \
     }
 
 // Per K: the kernel for full batches (Lo) and the one for small batches
 // (_deep, Hi).
 #define BAND_BATCH_K(T, S, K)                                                                                       \
-    BAND_BATCH_KERNEL(T, S, K, (BandDepth<T, K>::lo), 0, )                                                          \
-    BAND_BATCH_KERNEL(T, S, K, (BandDepth<T, K>::hi), 0, _deep)
+    BAND_BATCH_KERNEL(T, S, K, (BandDepth<T, K>::lo), )                                                             \
+    BAND_BATCH_KERNEL(T, S, K, (BandDepth<T, K>::hi), _deep)
 
 #define BAND_BATCH_ALL_K(T, S)                                                                                      \
     BAND_BATCH_K(T, S, 1)                                                                                           \
@@ -383,14 +409,12 @@ BAND_DEPTH(double, 8, 0, 0)
 BAND_BATCH_ALL_K(float, f32)
 BAND_BATCH_ALL_K(double, f64)
 
-// Variants of the pentadiagonal kernel (K = 2) measured by the benchmarks
-// (cuda/banded_bench_test.go): prefetch depths 0…8 and cache hints.
-#define BAND_BATCH_VARIANTS(T, S)                                                                                   \
-    BAND_BATCH_KERNEL(T, S, 2, 0, 0, _b0)                                                                           \
-    BAND_BATCH_KERNEL(T, S, 2, 1, 0, _b1)                                                                           \
-    BAND_BATCH_KERNEL(T, S, 2, 2, 0, _b2)                                                                           \
-    BAND_BATCH_KERNEL(T, S, 2, 4, 0, _b4)                                                                           \
-    BAND_BATCH_KERNEL(T, S, 2, (BandDepth<T, 2>::lo), 1, _cs)                                                       \
-    BAND_BATCH_KERNEL(T, S, 2, (BandDepth<T, 2>::hi), 1, _cs_deep)
-BAND_BATCH_VARIANTS(float, f32)
-BAND_BATCH_VARIANTS(double, f64)
+// Prefetch depths of the pentadiagonal kernel (K = 2) measured by the
+// benchmarks (cuda/banded_bench_test.go).
+BAND_BATCH_KERNEL(float, f32, 2, 2, _d2)
+BAND_BATCH_KERNEL(float, f32, 2, 8, _d8)
+BAND_BATCH_KERNEL(float, f32, 2, 12, _d12)
+BAND_BATCH_KERNEL(float, f32, 2, 24, _d24)
+BAND_BATCH_KERNEL(double, f64, 2, 1, _d1)
+BAND_BATCH_KERNEL(double, f64, 2, 4, _d4)
+BAND_BATCH_KERNEL(double, f64, 2, 6, _d6)

@@ -81,26 +81,3 @@ __device__ __forceinline__ double band_tau(double tol, double norm) {
     if (norm == 0) norm = 1;
     return tol * norm;
 }
-
-// Loads and stores with cache hints. H = 0: read-only path (ld.global.nc)
-// and plain stores; H = 1: streaming (evict-first) loads and stores for
-// data touched once, so that the factors written by the forward sweep stay
-// in L2 for the backward sweep.
-template <int H, typename T> __device__ __forceinline__ T band_ld(const T *p) {
-    if (H) return __ldcs(p);
-    return __ldg(p);
-}
-template <int H, typename T> __device__ __forceinline__ void band_st(T *p, T v) {
-    if (H) __stcs(p, v);
-    else *p = v;
-}
-
-// band_discard drops the 128-byte L2 line at p (128-byte aligned) without
-// writing it back: for workspace lines that will never be read again.
-__device__ __forceinline__ void band_discard(const void *p) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("discard.global.L2 [%0], 128;" ::"l"(p) : "memory");
-#else
-    (void)p;
-#endif
-}

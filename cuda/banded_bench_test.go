@@ -1,0 +1,173 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bandsolve/bandsolve/banded"
+	"github.com/bandsolve/bandsolve/tridiag"
+)
+
+// BenchmarkBandBatch measures the batched banded kernels (K = 2) on the
+// cases of the cuSPARSE gpsvInterleavedBatch anchors: the kernel the plan
+// picks (auto), the two of every K (lo, deep) and other prefetch depths
+// (dN), in both layouts. Reported:
+// MRows/s = N·G / median time, %copy = floor bytes (2K+3 elements per row)
+// per second over the device's copy bandwidth, %moved = the bytes the
+// kernel issues per second over it. Run on the GPU machine with
+//
+//	./cuda.test -test.run '^$' -test.bench BandBatch -test.benchtime 1x
+//
+// bench's BenchmarkBandBatch puts the default kernel beside cuSPARSE.
+func BenchmarkBandBatch(b *testing.B) {
+	bw := bandCopyBandwidth(b)
+	cases := []struct{ n, g int }{{256, 65536}, {1024, 16384}, {4096, 4096}}
+	variants := map[string][]string{
+		"f32": {"auto", "lo:k2", "deep:k2_deep", "d2:k2_d2", "d8:k2_d8", "d12:k2_d12", "d24:k2_d24"},
+		"f64": {"auto", "lo:k2", "deep:k2_deep", "d1:k2_d1", "d4:k2_d4", "d6:k2_d6"},
+	}
+	for _, prec := range []string{"f32", "f64"} {
+		for _, c := range cases {
+			for _, lay := range []banded.Layout{banded.Interleaved, banded.Contiguous} {
+				for _, v := range variants[prec] {
+					vname, kernel, _ := strings.Cut(v, ":")
+					if lay == banded.Contiguous && vname != "auto" && vname != "lo" {
+						continue
+					}
+					name := fmt.Sprintf("%s/N=%d/G=%d/%v/%s", prec, c.n, c.g, lay, vname)
+					b.Run(name, func(b *testing.B) {
+						if kernel != "" {
+							kernel = "band_batch_" + prec + "_" + kernel
+						}
+						opts := BandBatchOptions{kernel: kernel}
+						if prec == "f32" {
+							benchBandBatch[float32](b, c.n, 2, c.g, lay, opts, bw)
+						} else {
+							benchBandBatch[float64](b, c.n, 2, c.g, lay, opts, bw)
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+var (
+	bandBWOnce sync.Once
+	bandBW     float64
+)
+
+func bandCopyBandwidth(b *testing.B) float64 {
+	bandBWOnce.Do(func() {
+		var err error
+		if bandBW, err = dev.CopyBandwidth(1<<30, 20); err != nil {
+			b.Fatal(err)
+		}
+		fmt.Printf("# %s: device-to-device copy %.0f GB/s (bytes read + written, 1 GiB, median of 20)\n", dev.Name(), bandBW/1e9)
+	})
+	return bandBW
+}
+
+// bandBenchData is a batch of pentadiagonal-like systems: off-diagonals
+// U(−1,1), diagonal 2K+1 + U(0,1) (diagonally dominant, no boosts).
+func bandBenchData[T tridiag.Float](n, k, g int, layout banded.Layout) (a, d []T) {
+	r := rand.New(rand.NewPCG(uint64(n), uint64(g)))
+	w := (2*k + 1) * n
+	a, d = make([]T, w*g), make([]T, n*g)
+	for s := 0; s <= 2*k; s++ {
+		for j := 0; j < n; j++ {
+			i := j + s - k
+			for q := 0; q < g; q++ {
+				var v T
+				if i >= 0 && i < n {
+					if s == k {
+						v = T(float64(2*k+1) + r.Float64())
+					} else {
+						v = T(r.Float64()*2 - 1)
+					}
+				}
+				e := s*n + j
+				if layout == banded.Interleaved {
+					a[e*g+q] = v
+				} else {
+					a[q*w+e] = v
+				}
+			}
+		}
+	}
+	for i := range d {
+		d[i] = T(r.Float64()*2 - 1)
+	}
+	return a, d
+}
+
+func medianDuration(ts []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ts...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// bandBenchLast keeps the last host data, which the next variants reuse.
+var bandBenchLast struct {
+	key  string
+	a, d any
+}
+
+func benchBandBatch[T tridiag.Float](b *testing.B, n, k, g int, layout banded.Layout, opts BandBatchOptions, bw float64) {
+	ctx := context.Background()
+	key := fmt.Sprintf("%d/%d/%d/%v/%d", n, k, g, layout, elemSize[T]())
+	if bandBenchLast.key != key {
+		bandBenchLast.key = ""
+		bandBenchLast.a, bandBenchLast.d = nil, nil
+		ha, hd := bandBenchData[T](n, k, g, layout)
+		bandBenchLast.key, bandBenchLast.a, bandBenchLast.d = key, ha, hd
+	}
+	ha, hd := bandBenchLast.a.([]T), bandBenchLast.d.([]T)
+	a, err := Upload(dev, ha)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.Free()
+	d, err := Upload(dev, hd)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Free()
+	x, err := Alloc[T](dev, n*g)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer x.Free()
+	p, err := NewBandBatchPlan[T](dev, n, k, g, layout, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	var med time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		ts, err := p.Time(ctx, a, d, x, 3, 15)
+		if err != nil {
+			b.Fatal(err)
+		}
+		med = medianDuration(ts)
+	}
+	moved, floor := p.Bytes()
+	sec := med.Seconds()
+	b.ReportMetric(float64(n)*float64(g)/sec/1e6, "MRows/s")
+	b.ReportMetric(100*float64(floor)/sec/bw, "%copy")
+	b.ReportMetric(100*float64(moved)/sec/bw, "%moved")
+	b.ReportMetric(float64(med.Microseconds()), "µs")
+	b.Logf("kernel %s, %d threads/block, moved %.1f MB (floor %.1f MB)", p.Kernel(), p.threads, float64(moved)/1e6, float64(floor)/1e6)
+}
