@@ -122,15 +122,10 @@ func NewBandBatchPlan[T tridiag.Float](d *Device, n, k, g int, layout banded.Lay
 	if elemSize[T]() == 8 {
 		prec = "f64"
 	}
+	// One kernel per K, with the deepest prefetch that fits in registers:
+	// on an H100 it is the fastest for small and full batches alike
+	// (bench/results/h100-2026-11-22/banded).
 	p.kernel = fmt.Sprintf("band_batch_%s_k%d", prec, k)
-	// Small batches (at most four warps per multiprocessor) and the
-	// contiguous layout take the kernel that prefetches deeper: it holds
-	// more loads in flight per thread at the cost of registers, which
-	// matter only when the batch fills the GPU (measured on an H100,
-	// bench/results/h100-2026-11-22/banded-*).
-	if g <= 4*32*d.props.SMs || layout == banded.Contiguous {
-		p.kernel += "_deep"
-	}
 	if opts.kernel != "" {
 		p.kernel = opts.kernel
 	}

@@ -18,7 +18,7 @@ import (
 
 // BenchmarkBandBatch measures the batched banded kernels (K = 2) on the
 // cases of the cuSPARSE gpsvInterleavedBatch anchors: the kernel the plan
-// picks (auto), the two of every K (lo, deep) and other prefetch depths
+// picks (auto: prefetch depth 16 in FP32, 8 in FP64) and other depths
 // (dN), in both layouts. Reported:
 // MRows/s = N·G / median time, %copy = floor bytes (2K+3 elements per row)
 // per second over the device's copy bandwidth, %moved = the bytes the
@@ -31,15 +31,15 @@ func BenchmarkBandBatch(b *testing.B) {
 	bw := bandCopyBandwidth(b)
 	cases := []struct{ n, g int }{{256, 65536}, {1024, 16384}, {4096, 4096}}
 	variants := map[string][]string{
-		"f32": {"auto", "lo:k2", "deep:k2_deep", "d2:k2_d2", "d8:k2_d8", "d12:k2_d12", "d24:k2_d24"},
-		"f64": {"auto", "lo:k2", "deep:k2_deep", "d1:k2_d1", "d4:k2_d4", "d6:k2_d6"},
+		"f32": {"auto", "d4:k2_d4", "d24:k2_d24"},
+		"f64": {"auto", "d4:k2_d4"},
 	}
 	for _, prec := range []string{"f32", "f64"} {
 		for _, c := range cases {
 			for _, lay := range []banded.Layout{banded.Interleaved, banded.Contiguous} {
 				for _, v := range variants[prec] {
 					vname, kernel, _ := strings.Cut(v, ":")
-					if lay == banded.Contiguous && vname != "auto" && vname != "lo" {
+					if lay == banded.Contiguous && vname != "auto" && vname != "d4" {
 						continue
 					}
 					name := fmt.Sprintf("%s/N=%d/G=%d/%v/%s", prec, c.n, c.g, lay, vname)
@@ -170,4 +170,75 @@ func benchBandBatch[T tridiag.Float](b *testing.B, n, k, g int, layout banded.La
 	b.ReportMetric(100*float64(moved)/sec/bw, "%moved")
 	b.ReportMetric(float64(med.Microseconds()), "µs")
 	b.Logf("kernel %s, %d threads/block, moved %.1f MB (floor %.1f MB)", p.Kernel(), p.threads, float64(moved)/1e6, float64(floor)/1e6)
+}
+
+// BenchmarkBandPartitions times the window-sliding kernels on one band
+// matrix of N = 10⁶ rows split into P partitions (as truncated SPIKE
+// would): the LU factorization, the UL factorization, and a solve with one
+// right-hand side (both sweeps), each a synchronous call (launch, kernel,
+// status readback).
+func BenchmarkBandPartitions(b *testing.B) {
+	ctx := context.Background()
+	const n = 1_000_000
+	for _, k := range []int{2, 8, 32, 64} {
+		for _, parts := range []int{132, 528} {
+			b.Run(fmt.Sprintf("f64/N=%d/K=%d/P=%d", n, k, parts), func(b *testing.B) {
+				m := banded.Random[float64](n, k, 1, rand.New(rand.NewPCG(uint64(k), uint64(parts))))
+				band, err := Upload(dev, m.Data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer band.Free()
+				work, err := Alloc[float64](dev, len(m.Data))
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer work.Free()
+				rhs := make([]float64, n)
+				for i := range rhs {
+					rhs[i] = 1
+				}
+				x, err := Upload(dev, rhs)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer x.Free()
+				pp, err := NewBandPartitions[float64](dev, n, k, partitionBounds(n, parts))
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer pp.Close()
+				var lu, ul, sv time.Duration
+				timed := func(d *time.Duration, f func() error) {
+					t0 := time.Now()
+					if err := f(); err != nil {
+						b.Fatal(err)
+					}
+					*d += time.Since(t0)
+				}
+				restore := func() {
+					if err := work.CopyFromBuffer(band); err != nil {
+						b.Fatal(err)
+					}
+				}
+				for i := 0; i < b.N; i++ {
+					restore()
+					timed(&lu, func() error {
+						_, err := pp.FactorLU(ctx, work, banded.FactorOptions{})
+						return err
+					})
+					timed(&sv, func() error { return pp.SolveLU(ctx, work, x, 1, n, SweepBoth) })
+					restore()
+					timed(&ul, func() error {
+						_, err := pp.FactorUL(ctx, work, banded.FactorOptions{})
+						return err
+					})
+				}
+				per := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 / float64(b.N) }
+				b.ReportMetric(per(lu), "ms-LU")
+				b.ReportMetric(per(ul), "ms-UL")
+				b.ReportMetric(per(sv), "ms-solve")
+			})
+		}
+	}
 }

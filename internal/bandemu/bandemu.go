@@ -16,8 +16,8 @@ package bandemu
 #cgo CXXFLAGS: -std=c++17 -O2 -DBAND_EMU -I${SRCDIR} -I${SRCDIR}/../../ptx/src
 #include <stdint.h>
 typedef long long i64;
-int emu_band_batch_f32(int K, int deep, const float *a, const float *d, float *x, float *w, int n, int G, int Gp, i64 aes, i64 abs_, i64 des, i64 dbs, double tol, int flags, int *status, int threads);
-int emu_band_batch_f64(int K, int deep, const double *a, const double *d, double *x, double *w, int n, int G, int Gp, i64 aes, i64 abs_, i64 des, i64 dbs, double tol, int flags, int *status, int threads);
+int emu_band_batch_f32(int K, const float *a, const float *d, float *x, float *w, int n, int G, int Gp, i64 aes, i64 abs_, i64 des, i64 dbs, double tol, int flags, int *status, int threads);
+int emu_band_batch_f64(int K, const double *a, const double *d, double *x, double *w, int n, int G, int Gp, i64 aes, i64 abs_, i64 des, i64 dbs, double tol, int flags, int *status, int threads);
 int emu_band_batch_variant_f32(int v, const float *a, const float *d, float *x, float *w, int n, int G, int Gp, i64 aes, i64 abs_, i64 des, i64 dbs, double tol, int flags, int *status, int threads);
 int emu_band_batch_variant_f64(int v, const double *a, const double *d, double *x, double *w, int n, int G, int Gp, i64 aes, i64 abs_, i64 des, i64 dbs, double tol, int flags, int *status, int threads);
 void emu_band_factor_window_f32(float *a, int n, int K, const int *bounds, int P, int ul, double tol, int *status, int threads);
@@ -55,7 +55,6 @@ type Batch struct {
 	AES, ABS, DES, DBS int64
 	Tol                float64
 	Flags              int
-	Deep               bool
 	Variant            int // > 0: the K = 2 kernel of that prefetch depth (_d<Variant>); ≤ 0: the K kernel
 	Threads            int // threads per block (multiple of 32)
 }
@@ -79,10 +78,6 @@ func SolveBatch[T Float](b Batch, a, d, x, work []T, status []int32) error {
 		return fmt.Errorf("bandemu: workspace or status too small")
 	}
 	var r C.int
-	deep := C.int(0)
-	if b.Deep {
-		deep = 1
-	}
 	args := func() (C.int, C.int, C.int, C.i64, C.i64, C.i64, C.i64, C.double, C.int, *C.int, C.int) {
 		return C.int(b.N), C.int(b.G), C.int(gp), C.i64(b.AES), C.i64(b.ABS), C.i64(b.DES), C.i64(b.DBS),
 			C.double(b.Tol), C.int(b.Flags), (*C.int)(ptr(status)), C.int(th)
@@ -93,14 +88,14 @@ func SolveBatch[T Float](b Batch, a, d, x, work []T, status []int32) error {
 		if b.Variant > 0 {
 			r = C.emu_band_batch_variant_f64(C.int(b.Variant), pa, pd, px, pw, n, g, gpc, aes, abs, des, dbs, tol, flags, st, thc)
 		} else {
-			r = C.emu_band_batch_f64(C.int(b.K), deep, pa, pd, px, pw, n, g, gpc, aes, abs, des, dbs, tol, flags, st, thc)
+			r = C.emu_band_batch_f64(C.int(b.K), pa, pd, px, pw, n, g, gpc, aes, abs, des, dbs, tol, flags, st, thc)
 		}
 	} else {
 		pa, pd, px, pw := (*C.float)(ptr(a)), (*C.float)(ptr(d)), (*C.float)(ptr(x)), (*C.float)(ptr(work))
 		if b.Variant > 0 {
 			r = C.emu_band_batch_variant_f32(C.int(b.Variant), pa, pd, px, pw, n, g, gpc, aes, abs, des, dbs, tol, flags, st, thc)
 		} else {
-			r = C.emu_band_batch_f32(C.int(b.K), deep, pa, pd, px, pw, n, g, gpc, aes, abs, des, dbs, tol, flags, st, thc)
+			r = C.emu_band_batch_f32(C.int(b.K), pa, pd, px, pw, n, g, gpc, aes, abs, des, dbs, tol, flags, st, thc)
 		}
 	}
 	if r != 0 {

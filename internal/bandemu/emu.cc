@@ -95,17 +95,12 @@ extern "C" {
 
 #define EMU_BATCH_CASE(T, S, K)                                                                                     \
     case K:                                                                                                         \
-        if (deep)                                                                                                   \
-            emu_launch(grid, block, 0, [&] {                                                                        \
-                band_batch_##S##_k##K##_deep(a, d, x, w, n, G, Gp, aes, abs_, des, dbs, tol, flags, status);       \
-            });                                                                                                     \
-        else                                                                                                        \
-            emu_launch(grid, block, 0,                                                                              \
-                       [&] { band_batch_##S##_k##K(a, d, x, w, n, G, Gp, aes, abs_, des, dbs, tol, flags, status); }); \
+        emu_launch(grid, block, 0,                                                                                  \
+                   [&] { band_batch_##S##_k##K(a, d, x, w, n, G, Gp, aes, abs_, des, dbs, tol, flags, status); });     \
         return 0;
 
 #define EMU_BATCH(T, S)                                                                                             \
-    int emu_band_batch_##S(int K, int deep, const T *a, const T *d, T *x, T *w, int n, int G, int Gp, i64 aes,     \
+    int emu_band_batch_##S(int K, const T *a, const T *d, T *x, T *w, int n, int G, int Gp, i64 aes,     \
                            i64 abs_, i64 des, i64 dbs, double tol, int flags, int *status, int threads) {           \
         emu_dim3 grid{(unsigned)(Gp / threads), 1, 1}, block{(unsigned)threads, 1, 1};                              \
         switch (K) {                                                                                                \
@@ -146,9 +141,7 @@ int emu_band_batch_variant_f32(int v, const float *a, const float *d, float *x, 
                                i64 abs_, i64 des, i64 dbs, double tol, int flags, int *status, int threads) {
     std::function<void()> f;
     switch (v) {
-        EMU_VARIANT(f32, 2)
-        EMU_VARIANT(f32, 8)
-        EMU_VARIANT(f32, 12)
+        EMU_VARIANT(f32, 4)
         EMU_VARIANT(f32, 24)
     default:
         return -1;
@@ -161,9 +154,7 @@ int emu_band_batch_variant_f64(int v, const double *a, const double *d, double *
                                i64 aes, i64 abs_, i64 des, i64 dbs, double tol, int flags, int *status, int threads) {
     std::function<void()> f;
     switch (v) {
-        EMU_VARIANT(f64, 1)
         EMU_VARIANT(f64, 4)
-        EMU_VARIANT(f64, 6)
     default:
         return -1;
     }

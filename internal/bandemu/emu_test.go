@@ -128,7 +128,7 @@ type batchCase[T Float] struct {
 	tol float64
 }
 
-func runBatch[T Float](t *testing.T, bc batchCase[T], lay layout, variant int, deep bool, threads int, what string) {
+func runBatch[T Float](t *testing.T, bc batchCase[T], lay layout, variant int, threads int, what string) {
 	t.Helper()
 	g := len(bc.ms)
 	n, k := bc.ms[0].N, bc.ms[0].K
@@ -141,7 +141,7 @@ func runBatch[T Float](t *testing.T, bc batchCase[T], lay layout, variant int, d
 	work := make([]T, (k+1)*n*gp)
 	status := make([]int32, 4*g+1)
 	b := Batch{N: n, K: k, G: g, AES: aes, ABS: abs, DES: des, DBS: dbs, Tol: resolveTol[T](bc.tol), Flags: 0,
-		Deep: deep, Variant: variant, Threads: threads}
+		Variant: variant, Threads: threads}
 	if bc.tol < 0 {
 		b.Tol = -1
 	}
@@ -217,9 +217,7 @@ func testBatch[T Float](t *testing.T) {
 				for _, dom := range []float64{float64(2 * k), 0} {
 					bc := randSystems[T](r, n, k, g, dom)
 					for _, lay := range layouts {
-						for _, deep := range []bool{false, true} {
-							runBatch(t, bc, lay, 0, deep, 32, fmt.Sprintf("K=%d N=%d G=%d dom=%g %s deep=%v", k, n, g, dom, lay.name, deep))
-						}
+						runBatch(t, bc, lay, 0, 32, fmt.Sprintf("K=%d N=%d G=%d dom=%g %s", k, n, g, dom, lay.name))
 					}
 				}
 			}
@@ -234,13 +232,13 @@ func testVariants[T Float](t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{3, 4, 5, 8, 33} {
 		bc := randSystems[T](r, n, 2, 70, 1)
-		vs := []int{2, 8, 12, 24}
+		vs := []int{4, 24}
 		if is64[T]() {
-			vs = []int{1, 4, 6}
+			vs = []int{4}
 		}
 		for _, v := range vs {
 			for _, lay := range layouts {
-				runBatch(t, bc, lay, v, false, 64, fmt.Sprintf("variant %d N=%d %s", v, n, lay.name))
+				runBatch(t, bc, lay, v, 64, fmt.Sprintf("variant %d N=%d %s", v, n, lay.name))
 			}
 		}
 	}
@@ -286,7 +284,7 @@ func testBreakdown[T Float](t *testing.T) {
 		for _, tol := range []float64{0, -1, 1e-3} {
 			bc.tol = tol
 			for _, lay := range layouts {
-				runBatch(t, bc, lay, 0, false, 32, fmt.Sprintf("breakdown K=%d tol=%g %s", k, tol, lay.name))
+				runBatch(t, bc, lay, 0, 32, fmt.Sprintf("breakdown K=%d tol=%g %s", k, tol, lay.name))
 			}
 		}
 	}

@@ -356,32 +356,34 @@ __device__ void band_batch_kernel(const T *a, const T *d, T *x, T *w, int n, int
     if (bits) atomicOr(&status[4 * G], bits);
 }
 
-// Prefetch depths (steps loaded ahead, register slots of the rings) per
-// element type and half-bandwidth: Lo for batches that fill the GPU, where
-// registers bound the occupancy, Hi for small batches and the contiguous
-// layout, whose few threads need more loads in flight. Both keep every
-// kernel free of register spills (scripts/check-ptx.sh).
+// Prefetch depth (steps loaded ahead, register slots of the rings) per
+// element type and half-bandwidth: as deep as registers allow without
+// spills (scripts/check-ptx.sh). Measured on an H100 for K = 2 (bench/
+// results/h100-2026-11-22/banded): deeper rings win for small batches,
+// whose few threads need many loads in flight, and cost nothing measurable
+// for batches that fill the GPU (the lower occupancy still saturates the
+// memory), so there is one kernel per K.
 template <typename T, int K> struct BandDepth;
-#define BAND_DEPTH(T, K, LO, HI)                                                                                    \
+#define BAND_DEPTH(T, K, D)                                                                                         \
     template <> struct BandDepth<T, K> {                                                                            \
-        static const int lo = LO, hi = HI;                                                                          \
+        static const int value = D;                                                                                 \
     };
-BAND_DEPTH(float, 1, 8, 24)
-BAND_DEPTH(float, 2, 4, 16)
-BAND_DEPTH(float, 3, 4, 12)
-BAND_DEPTH(float, 4, 2, 8)
-BAND_DEPTH(float, 5, 2, 6)
-BAND_DEPTH(float, 6, 2, 4)
-BAND_DEPTH(float, 7, 2, 4)
-BAND_DEPTH(float, 8, 1, 1)
-BAND_DEPTH(double, 1, 4, 16)
-BAND_DEPTH(double, 2, 2, 8)
-BAND_DEPTH(double, 3, 2, 6)
-BAND_DEPTH(double, 4, 2, 4)
-BAND_DEPTH(double, 5, 2, 3)
-BAND_DEPTH(double, 6, 1, 1)
-BAND_DEPTH(double, 7, 1, 1)
-BAND_DEPTH(double, 8, 0, 0)
+BAND_DEPTH(float, 1, 24)
+BAND_DEPTH(float, 2, 16)
+BAND_DEPTH(float, 3, 12)
+BAND_DEPTH(float, 4, 8)
+BAND_DEPTH(float, 5, 6)
+BAND_DEPTH(float, 6, 4)
+BAND_DEPTH(float, 7, 4)
+BAND_DEPTH(float, 8, 1)
+BAND_DEPTH(double, 1, 16)
+BAND_DEPTH(double, 2, 8)
+BAND_DEPTH(double, 3, 6)
+BAND_DEPTH(double, 4, 4)
+BAND_DEPTH(double, 5, 3)
+BAND_DEPTH(double, 6, 1)
+BAND_DEPTH(double, 7, 1)
+BAND_DEPTH(double, 8, 0)
 
 #define BAND_BATCH_KERNEL(T, S, K, D, NAME)                                                                         \
     extern "C" __global__ void band_batch_##S##_k##K##NAME(const T *a, const T *d, T *x, T *w, int n, int G, int Gp, \
@@ -390,31 +392,21 @@ BAND_DEPTH(double, 8, 0, 0)
         band_batch_kernel<T, K, D>(a, d, x, w, n, G, Gp, aes, abs_, des, dbs, tol, flags, status);                  \
     }
 
-// Per K: the kernel for full batches (Lo) and the one for small batches
-// (_deep, Hi).
-#define BAND_BATCH_K(T, S, K)                                                                                       \
-    BAND_BATCH_KERNEL(T, S, K, (BandDepth<T, K>::lo), )                                                             \
-    BAND_BATCH_KERNEL(T, S, K, (BandDepth<T, K>::hi), _deep)
-
 #define BAND_BATCH_ALL_K(T, S)                                                                                      \
-    BAND_BATCH_K(T, S, 1)                                                                                           \
-    BAND_BATCH_K(T, S, 2)                                                                                           \
-    BAND_BATCH_K(T, S, 3)                                                                                           \
-    BAND_BATCH_K(T, S, 4)                                                                                           \
-    BAND_BATCH_K(T, S, 5)                                                                                           \
-    BAND_BATCH_K(T, S, 6)                                                                                           \
-    BAND_BATCH_K(T, S, 7)                                                                                           \
-    BAND_BATCH_K(T, S, 8)
+    BAND_BATCH_KERNEL(T, S, 1, (BandDepth<T, 1>::value), )                                                          \
+    BAND_BATCH_KERNEL(T, S, 2, (BandDepth<T, 2>::value), )                                                          \
+    BAND_BATCH_KERNEL(T, S, 3, (BandDepth<T, 3>::value), )                                                          \
+    BAND_BATCH_KERNEL(T, S, 4, (BandDepth<T, 4>::value), )                                                          \
+    BAND_BATCH_KERNEL(T, S, 5, (BandDepth<T, 5>::value), )                                                          \
+    BAND_BATCH_KERNEL(T, S, 6, (BandDepth<T, 6>::value), )                                                          \
+    BAND_BATCH_KERNEL(T, S, 7, (BandDepth<T, 7>::value), )                                                          \
+    BAND_BATCH_KERNEL(T, S, 8, (BandDepth<T, 8>::value), )
 
 BAND_BATCH_ALL_K(float, f32)
 BAND_BATCH_ALL_K(double, f64)
 
-// Prefetch depths of the pentadiagonal kernel (K = 2) measured by the
-// benchmarks (cuda/banded_bench_test.go).
-BAND_BATCH_KERNEL(float, f32, 2, 2, _d2)
-BAND_BATCH_KERNEL(float, f32, 2, 8, _d8)
-BAND_BATCH_KERNEL(float, f32, 2, 12, _d12)
+// Other prefetch depths of the pentadiagonal kernel, for the benchmarks
+// (cuda/banded_bench_test.go).
+BAND_BATCH_KERNEL(float, f32, 2, 4, _d4)
 BAND_BATCH_KERNEL(float, f32, 2, 24, _d24)
-BAND_BATCH_KERNEL(double, f64, 2, 1, _d1)
 BAND_BATCH_KERNEL(double, f64, 2, 4, _d4)
-BAND_BATCH_KERNEL(double, f64, 2, 6, _d6)

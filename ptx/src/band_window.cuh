@@ -17,12 +17,15 @@
 // (K+2)×(K+2) entries of shared memory indexed by (row mod K+2, column
 // mod K+2). At step j, K² threads (min(K², 1024) with up to four entries
 // each) apply the rank-1 update of the K×K window below and right of the
-// pivot; the thread of the first column stores its multiplier l_{j+r,j},
-// the thread of the first row its u_{j,j+c}, thread 0 the (boosted) pivot.
+// pivot; the multiplier l_{j+r,j} is computed by each thread of row r for
+// small K, and for K ≥ BAND_WIN_SPLIT_K once by thread r−1 into shared
+// memory before a barrier (a division is dearer than a barrier there).
+// The multipliers, the thread of the first row its u_{j,j+c}, and thread 0
+// the (boosted) pivot go back to global memory.
 // Meanwhile 2K+1 loader threads write the entries of row and column
 // j+1+K, read from global memory one step ahead, into the buffer's spare
 // row and column (index ≡ j−1), which no thread touches at step j: one
-// __syncthreads per step.
+// __syncthreads per step (two for large K).
 //
 // status[4p…4p+3] of partition p: kind (BAND_*), row+1, column+1 of the
 // failure, number of boosted pivots; status[4P] the BAND_FLAG_* bits.
@@ -40,6 +43,11 @@ template <typename T> struct WinIO {
 };
 
 #define BAND_WIN_MAXT 1024
+#define BAND_WIN_MAXK 64
+#define BAND_WIN_MAXE 4 // entries per thread: K² / min(K², 1024) ≤ 4 for K ≤ 64
+// From this K on, the multipliers are computed once each before the update
+// (one more barrier per step) instead of by every thread of their row.
+#define BAND_WIN_SPLIT_K 12
 
 template <typename T>
 __device__ void band_factor_window(T *a, int n, int K, const int *bounds, int P, int ul, double tol, int *status) {
@@ -47,6 +55,7 @@ __device__ void band_factor_window(T *a, int n, int K, const int *bounds, int P,
     T *S = (T *)band_win_smem;
     __shared__ double red[BAND_WIN_MAXT];
     __shared__ unsigned long long firstbad;
+    __shared__ T Lsh[BAND_WIN_MAXK + 1];
     const int p = blockIdx.x;
     const int r0 = bounds[p], r1 = bounds[p + 1];
     if (r1 <= r0) return;
@@ -108,6 +117,17 @@ __device__ void band_factor_window(T *a, int n, int K, const int *bounds, int P,
     if (loader && r0 + 1 + K < r1) nxt = *io.at(qs, r0 + 1 + K + qo);
     __syncthreads();
 
+    // This thread's entries of the K×K update, (row, column) relative to
+    // the pivot: e = t, t+nt, … < K².
+    int er[BAND_WIN_MAXE], ec[BAND_WIN_MAXE], ne = 0;
+#pragma unroll
+    for (int m = 0; m < BAND_WIN_MAXE; m++) {
+        const int e = t + m * nt;
+        er[m] = e / K + 1;
+        ec[m] = e % K + 1;
+        if (e < K * K) ne = m + 1;
+    }
+    const bool split = K >= BAND_WIN_SPLIT_K;
     int jm = 0, nboost = 0, kind = BAND_OK, frow = 0;
     for (int j = r0; j < r1; j++) {
         T piv = S[jm * M + jm];
@@ -127,15 +147,29 @@ __device__ void band_factor_window(T *a, int n, int K, const int *bounds, int P,
             break;
         }
         const int w = min(K, r1 - 1 - j);
-        for (int e = t; e < K * K; e += nt) {
-            const int r = e / K + 1, c = e % K + 1;
+        if (split) {
+            // The K multipliers first, once each (a division per entry
+            // costs more than the extra barrier for large K).
+            if (t < w) {
+                const int r = t + 1;
+                const int sr = jm + r >= M ? jm + r - M : jm + r;
+                const T l = S[sr * M + jm] / piv;
+                Lsh[r] = l;
+                *io.at(K + r, j) = l;
+            }
+            __syncthreads();
+        }
+#pragma unroll
+        for (int m = 0; m < BAND_WIN_MAXE; m++) {
+            if (m >= ne) break;
+            const int r = er[m], c = ec[m];
             if (r > w || c > w) continue;
             const int sr = jm + r >= M ? jm + r - M : jm + r;
             const int sc = jm + c >= M ? jm + c - M : jm + c;
-            const T l = S[sr * M + jm] / piv;
+            const T l = split ? Lsh[r] : S[sr * M + jm] / piv;
             const T u = S[jm * M + sc];
             S[sr * M + sc] = S[sr * M + sc] - l * u;
-            if (c == 1) *io.at(K + r, j) = l;
+            if (!split && c == 1) *io.at(K + r, j) = l;
             if (r == 1) *io.at(K - c, j + c) = u;
         }
         if (t == 0) *io.at(K, j) = piv;
