@@ -242,3 +242,20 @@ func BenchmarkBandPartitions(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBandBatchK measures the batched kernel of every half-bandwidth
+// K = 1…8 on N = 1024, G = 16384, interleaved.
+func BenchmarkBandBatchK(b *testing.B) {
+	bw := bandCopyBandwidth(b)
+	for _, prec := range []string{"f32", "f64"} {
+		for k := 1; k <= MaxBatchK; k++ {
+			b.Run(fmt.Sprintf("%s/K=%d", prec, k), func(b *testing.B) {
+				if prec == "f32" {
+					benchBandBatch[float32](b, 1024, k, 16384, banded.Interleaved, BandBatchOptions{}, bw)
+				} else {
+					benchBandBatch[float64](b, 1024, k, 16384, banded.Interleaved, BandBatchOptions{}, bw)
+				}
+			})
+		}
+	}
+}
