@@ -10,3 +10,4 @@
 #include "wangmou.cuh"
 #include "partition.cuh"
 #include "signal.cuh"
+#include "vector.cuh"

@@ -1,0 +1,891 @@
+//go:build cuda
+
+package cuda
+
+// #include <cuda.h>
+import "C"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"gorgonia.org/cu"
+
+	"github.com/bandsolve/bandsolve/krylov"
+	"github.com/bandsolve/bandsolve/sparse"
+	"github.com/bandsolve/bandsolve/tridiag"
+)
+
+// Launch geometry of the kernels of ptx/src/vector.cuh.
+const (
+	vecBlock        = 256 // VEC_BLOCK: threads per block of every vector kernel
+	dotsPerLaunch   = 8   // VEC_DOTS_MAX: inner products per vec_dots_f64 launch
+	mappedResults   = 64  // float64 slots of a queue's mapped results area
+	elemBlocksPerSM = 8   // blocks per SM of the grid-stride element-wise kernels
+	redBlocksPerSM  = 4   // blocks per SM of the reductions (their partial sums)
+)
+
+// ErrSpace is wrapped by the errors of Space, CSR and MixedPrecision
+// arguments: a nil or freed buffer, a buffer of another device or of the
+// wrong length. It is krylov.ErrDimension, so the solver's callers can test
+// for either.
+var ErrSpace = krylov.ErrDimension
+
+// queue is a stream with its own completion word and results area in
+// mapped host memory, and device scratch for reductions. Work is enqueued
+// and, unless deferred, waited for through the word (signal.go); the
+// reductions write their results to the mapped area, so the host reads them
+// without a copy. The owner serialises its use.
+type queue struct {
+	dev      *Device
+	stream   cu.Stream
+	sig      *doneSignal             // the word: the first 4 bytes of the mapped area
+	res      *[mappedResults]float64 // the results: the mapped area from byte 8
+	resDev   cu.DevicePtr            // res as kernels see it
+	scratch  cu.DevicePtr            // int32 flag (0) | uint32 block counter (0) | 2 float64 scales | partial sums
+	partials int                     // float64 slots for partial sums
+	deferred bool                    // plain work returns once enqueued
+	what     func() string           // names the queue's owner in errors
+}
+
+// Offsets in a queue's scratch.
+const (
+	scratchFlag    = 0
+	scratchCounter = 4
+	scratchScale   = 8
+	scratchPartial = 24
+)
+
+// newQueue makes a queue with room for partials partial sums.
+func newQueue(d *Device, partials int, what func() string) (*queue, error) {
+	q := &queue{dev: d, partials: partials, what: what}
+	err := d.do(func() error {
+		var p unsafe.Pointer
+		size := C.size_t(8 + 8*mappedResults)
+		if r := C.cuMemHostAlloc(&p, size, C.CU_MEMHOSTALLOC_DEVICEMAP|C.CU_MEMHOSTALLOC_PORTABLE); r != C.CUDA_SUCCESS {
+			return fmt.Errorf("cuda: allocating mapped host memory: %w", driverError(r))
+		}
+		var dp C.CUdeviceptr
+		if r := C.cuMemHostGetDevicePointer(&dp, p, 0); r != C.CUDA_SUCCESS {
+			C.cuMemFreeHost(p)
+			return fmt.Errorf("cuda: mapping host memory into the device: %w", driverError(r))
+		}
+		q.sig = &doneSignal{host: (*uint32)(p), dev: cu.DevicePtr(dp)}
+		atomic.StoreUint32(q.sig.host, 0)
+		q.res = (*[mappedResults]float64)(unsafe.Add(p, 8))
+		q.resDev = cu.DevicePtr(dp) + 8
+		bytes := int64(scratchPartial + 8*partials)
+		var e error
+		if q.scratch, e = cu.MemAlloc(bytes); e != nil {
+			return fmt.Errorf("cuda: allocating %d B of scratch: %w", bytes, e)
+		}
+		if e = cu.MemsetD8(q.scratch, 0, bytes); e != nil {
+			return fmt.Errorf("cuda: clearing scratch: %w", e)
+		}
+		if q.stream, e = cu.MakeStream(cu.DefaultStream); e != nil {
+			return fmt.Errorf("cuda: creating a stream: %w", e)
+		}
+		return nil
+	})
+	if err != nil {
+		q.close()
+		return nil, err
+	}
+	return q, nil
+}
+
+// close waits for the queue's work and frees it.
+func (q *queue) close() {
+	_ = q.dev.do(func() error {
+		if q.stream != (cu.Stream{}) {
+			_ = q.stream.Synchronize()
+			_ = q.stream.Destroy()
+			q.stream = cu.Stream{}
+		}
+		if q.scratch != 0 {
+			_ = cu.MemFree(q.scratch)
+			q.scratch = 0
+		}
+		q.sig.free()
+		return nil
+	})
+}
+
+// exec enqueues work (device thread) and then, unless the queue is
+// deferred and sync is false, the completion signal, which it waits for.
+// When selfSignal is set the work writes the completion word itself (with
+// the sequence number from q.sig.next) and exec always waits.
+func (q *queue) exec(sync, selfSignal bool, work func() error) error {
+	wait := sync || selfSignal || !q.deferred
+	if err := q.dev.do(func() error {
+		if err := work(); err != nil {
+			return err
+		}
+		if !wait || selfSignal {
+			return nil
+		}
+		return q.sig.enqueue(q.dev, q.stream, q.scratch+scratchFlag)
+	}); err != nil {
+		// Let what was enqueued before the failure finish.
+		_ = q.dev.do(func() error { return q.stream.Synchronize() })
+		return fmt.Errorf("cuda: %s: %w", q.what(), err)
+	}
+	if !wait {
+		return nil
+	}
+	_, err := q.sig.wait(q.dev, q.stream, q.what)
+	return err
+}
+
+// sync waits for everything enqueued on the queue.
+func (q *queue) sync() error { return q.exec(true, false, func() error { return nil }) }
+
+// grid returns the blocks of a kernel over n elements with at most perSM
+// blocks per SM.
+func (q *queue) grid(n, perSM int) int {
+	return max(1, min((n+vecBlock-1)/vecBlock, perSM*q.dev.props.SMs))
+}
+
+// Space is the krylov.Space of float64 vectors of length n in device
+// memory (*Buffer[float64]), so that krylov.BiCGStab2 runs with its vectors
+// on the GPU: the vector updates are kernels on the space's own stream and
+// the inner products of one Dots call are computed by one launch per eight
+// pairs, with deterministic reductions (the same bits on every call), and
+// come back to the host in one transfer, written by the GPU into mapped
+// host memory.
+//
+// Every method returns when its result is ready (the GPU writes a
+// completion word in mapped host memory, which the host polls), unless the
+// space is deferred (SetDeferred): then Copy, Zero, Axpby, Mul, the
+// conversions and the products of Operator return once their kernels are
+// enqueued, and Dots, AbsMax, Sync and MixedPrecision wait for all of them.
+//
+// Axpby, Mul and the conversions round like Go does, so they agree with
+// krylov.HostSpace bit for bit (on platforms where Go does not fuse
+// multiply-adds); inner products differ from HostSpace's by the order of
+// summation only.
+//
+// A Space's methods may be called from several goroutines; they are
+// serialised.
+type Space struct {
+	dev  *Device
+	n    int
+	mu   sync.Mutex
+	q    *queue
+	done bool
+}
+
+var _ krylov.Space[*Buffer[float64]] = (*Space)(nil)
+
+// NewSpace makes the space of vectors of length n ≥ 1 on d, with its own
+// stream and completion word.
+func NewSpace(d *Device, n int) (*Space, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("%w: cuda: a space of length %d", ErrSpace, n)
+	}
+	s := &Space{dev: d, n: n}
+	var err error
+	// Partial sums: dotsPerLaunch per block of the largest reduction grid.
+	s.q, err = newQueue(d, dotsPerLaunch*redBlocksPerSM*max(1, d.props.SMs), s.what)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Space) what() string { return fmt.Sprintf("vector operation of length %d", s.n) }
+
+// Len returns the vectors' length.
+func (s *Space) Len() int { return s.n }
+
+// Device returns the space's device.
+func (s *Space) Device() *Device { return s.dev }
+
+// Stream returns the space's stream, so that other CUDA code can order its
+// work with the space's (in a deferred space, work enqueued on another
+// stream must wait for this one: call Sync first).
+func (s *Space) Stream() cu.Stream { return s.q.stream }
+
+// SetDeferred sets whether the operations that return a vector (Copy,
+// Zero, Axpby, Mul, ToFloat32, FromFloat32, Operator's products and
+// MixedPrecision's result) return as soon as their kernels are enqueued,
+// instead of when they are done. The stream keeps them in order, and every
+// operation that returns numbers to the host (Dots, AbsMax) waits for all
+// earlier ones, so a BiCGStab2 solve gives the same results either way, with
+// the launches overlapping the GPU's work. Other code that reads or writes
+// the vectors on another stream must call Sync first; Buffer's CopyTo and
+// CopyFrom, on the legacy default stream, wait for the space's stream by
+// themselves. Turning it off waits for the enqueued work.
+func (s *Space) SetDeferred(on bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done {
+		return ErrClosed
+	}
+	if s.q.deferred && !on {
+		if err := s.q.sync(); err != nil {
+			return err
+		}
+	}
+	s.q.deferred = on
+	return nil
+}
+
+// Sync waits for all the work enqueued on the space's stream and reports a
+// kernel failure among it.
+func (s *Space) Sync() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done {
+		return ErrClosed
+	}
+	return s.q.sync()
+}
+
+// Close waits for the space's work and frees its stream, completion word
+// and scratch memory (not the vectors: Free them first).
+func (s *Space) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done {
+		return nil
+	}
+	s.done = true
+	s.q.close()
+	return nil
+}
+
+// check validates vectors of the space (the lock held).
+func (s *Space) check(vs ...*Buffer[float64]) error {
+	if s.done {
+		return ErrClosed
+	}
+	for _, v := range vs {
+		if err := checkVec(s.dev, s.n, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkVec validates a buffer of n elements on d.
+func checkVec[T tridiag.Float](d *Device, n int, v *Buffer[T]) error {
+	switch {
+	case v == nil || v.ptr == 0:
+		return fmt.Errorf("%w: cuda: nil or freed buffer", ErrSpace)
+	case v.dev != d:
+		return fmt.Errorf("%w: cuda: buffer of another device", ErrSpace)
+	case v.n != n:
+		return fmt.Errorf("%w: cuda: buffer of %d elements in a space of length %d", ErrSpace, v.n, n)
+	}
+	return nil
+}
+
+// New returns a zeroed vector of the space's length.
+func (s *Space) New() (*Buffer[float64], error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done {
+		return nil, ErrClosed
+	}
+	v, err := Alloc[float64](s.dev, s.n)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.zero(v, true); err != nil {
+		_ = v.Free()
+		return nil, err
+	}
+	return v, nil
+}
+
+// Free releases a vector obtained from New (after the space's work on it).
+func (s *Space) Free(v *Buffer[float64]) {
+	if v == nil || v.ptr == 0 {
+		return
+	}
+	s.mu.Lock()
+	if !s.done && s.q.deferred {
+		_ = s.q.sync()
+	}
+	s.mu.Unlock()
+	_ = v.Free()
+}
+
+// Copy sets dst = src.
+func (s *Space) Copy(dst, src *Buffer[float64]) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(dst, src); err != nil {
+		return err
+	}
+	if dst.ptr == src.ptr {
+		return nil
+	}
+	return s.q.exec(false, false, func() error {
+		return cu.MemcpyDtoDAsync(dst.ptr, src.ptr, int64(s.n)*8, s.q.stream)
+	})
+}
+
+// Zero sets every entry of v to 0 (NaN included).
+func (s *Space) Zero(v *Buffer[float64]) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(v); err != nil {
+		return err
+	}
+	return s.zero(v, false)
+}
+
+func (s *Space) zero(v *Buffer[float64], sync bool) error {
+	return s.q.exec(sync, false, func() error {
+		return cu.MemsetD32Async(v.ptr, 0, int64(2*s.n), s.q.stream)
+	})
+}
+
+// Axpby sets y = α·x + β·y; y is not read when β = 0. x may be y.
+func (s *Space) Axpby(alpha float64, x *Buffer[float64], beta float64, y *Buffer[float64]) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(x, y); err != nil {
+		return err
+	}
+	return s.q.exec(false, false, func() error {
+		return s.dev.launch("vec_axpby_f64", dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, dim3{X: vecBlock}, 0, s.q.stream,
+			int64(s.n), alpha, x.ptr, beta, y.ptr)
+	})
+}
+
+// Mul sets y = d⊙x, the element-wise product (a Jacobi preconditioner
+// with d the inverse diagonal). y may be x.
+func (s *Space) Mul(d, x, y *Buffer[float64]) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(d, x, y); err != nil {
+		return err
+	}
+	return s.q.exec(false, false, func() error {
+		return s.dev.launch("vec_mul_f64", dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, dim3{X: vecBlock}, 0, s.q.stream,
+			int64(s.n), d.ptr, x.ptr, y.ptr)
+	})
+}
+
+// Mul32 is Mul for float32 vectors of the space's length, on the space's
+// stream: a float32 Jacobi preconditioner for MixedPrecision.
+func (s *Space) Mul32(d, x, y *Buffer[float32]) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done {
+		return ErrClosed
+	}
+	for _, v := range []*Buffer[float32]{d, x, y} {
+		if err := checkVec(s.dev, s.n, v); err != nil {
+			return err
+		}
+	}
+	return s.q.exec(false, false, func() error {
+		return s.dev.launch("vec_mul_f32", dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, dim3{X: vecBlock}, 0, s.q.stream,
+			int64(s.n), d.ptr, x.ptr, y.ptr)
+	})
+}
+
+// ToFloat32 sets y = float32(x·scale), rounded to nearest like Go's
+// conversion.
+func (s *Space) ToFloat32(scale float64, x *Buffer[float64], y *Buffer[float32]) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(x); err != nil {
+		return err
+	}
+	if err := checkVec(s.dev, s.n, y); err != nil {
+		return err
+	}
+	return s.q.exec(false, false, func() error { return s.toFloat32(scale, 0, x, y) })
+}
+
+// toFloat32 enqueues the conversion (device thread); a non-zero scalep
+// holds the scale on the device.
+func (s *Space) toFloat32(scale float64, scalep cu.DevicePtr, x *Buffer[float64], y *Buffer[float32]) error {
+	return s.dev.launch("vec_f64_to_f32", dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, dim3{X: vecBlock}, 0, s.q.stream,
+		int64(s.n), scale, scalep, x.ptr, y.ptr)
+}
+
+// FromFloat32 sets y = float64(x)·scale.
+func (s *Space) FromFloat32(scale float64, x *Buffer[float32], y *Buffer[float64]) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(y); err != nil {
+		return err
+	}
+	if err := checkVec(s.dev, s.n, x); err != nil {
+		return err
+	}
+	return s.q.exec(false, false, func() error { return s.fromFloat32(scale, x, y) })
+}
+
+func (s *Space) fromFloat32(scale float64, x *Buffer[float32], y *Buffer[float64]) error {
+	return s.dev.launch("vec_f32_to_f64", dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, dim3{X: vecBlock}, 0, s.q.stream,
+		int64(s.n), scale, cu.DevicePtr(0), x.ptr, y.ptr)
+}
+
+// Dots sets out[k] = xs[k]·ys[k] for every k. Pairs may share vectors and
+// xs[k] may be ys[k]. Up to eight pairs take one kernel launch (more take
+// one per eight), all write their results into mapped host memory, and the
+// call waits once. The sums are deterministic: the same arguments give the
+// same bits on every call.
+func (s *Space) Dots(xs, ys []*Buffer[float64], out []float64) error {
+	if len(xs) != len(ys) || len(xs) != len(out) {
+		return fmt.Errorf("%w: cuda: Dots with %d, %d vectors and %d results", ErrSpace, len(xs), len(ys), len(out))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(xs...); err != nil {
+		return err
+	}
+	if err := s.check(ys...); err != nil {
+		return err
+	}
+	for lo := 0; lo < len(out); lo += mappedResults {
+		hi := min(lo+mappedResults, len(out))
+		if err := s.dots(xs[lo:hi], ys[lo:hi], out[lo:hi]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dots computes up to mappedResults inner products with one wait.
+func (s *Space) dots(xs, ys []*Buffer[float64], out []float64) error {
+	grid := s.q.grid(s.n, redBlocksPerSM)
+	err := s.q.exec(true, true, func() error {
+		for lo := 0; lo < len(out); lo += dotsPerLaunch {
+			hi := min(lo+dotsPerLaunch, len(out))
+			args := make([]any, 0, 2+2*dotsPerLaunch+5)
+			args = append(args, int64(s.n), int32(hi-lo))
+			for k := lo; k < lo+dotsPerLaunch; k++ {
+				if k < hi {
+					args = append(args, xs[k].ptr, ys[k].ptr)
+				} else {
+					args = append(args, cu.DevicePtr(0), cu.DevicePtr(0))
+				}
+			}
+			// Only the last launch signals; the stream orders the others
+			// before it.
+			word, seq := cu.DevicePtr(0), uint32(0)
+			if hi == len(out) {
+				word, seq = s.q.sig.dev, s.q.sig.next()
+			}
+			args = append(args, s.q.scratch+scratchPartial, s.q.scratch+scratchCounter,
+				s.q.resDev+cu.DevicePtr(8*lo), word, int32(seq))
+			if err := s.dev.launch("vec_dots_f64", dim3{X: grid}, dim3{X: vecBlock}, 0, s.q.stream, args...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	copy(out, s.q.res[:len(out)])
+	return nil
+}
+
+// AbsMax returns max |x_i|, NaN when some x_i is NaN.
+func (s *Space) AbsMax(x *Buffer[float64]) (float64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(x); err != nil {
+		return 0, err
+	}
+	if err := s.q.exec(true, true, func() error { return s.amax(x, 0, true) }); err != nil {
+		return 0, err
+	}
+	return s.q.res[0], nil
+}
+
+// amax enqueues vec_amax_f64 (device thread): res[0] = max |x_i|, res[1]
+// and res[2] the float32 scalings, also stored at scale when it is not 0;
+// it writes the completion word when signal is set.
+func (s *Space) amax(x *Buffer[float64], scale cu.DevicePtr, signal bool) error {
+	word, seq := cu.DevicePtr(0), uint32(0)
+	if signal {
+		word, seq = s.q.sig.dev, s.q.sig.next()
+	}
+	return s.dev.launch("vec_amax_f64", dim3{X: s.q.grid(s.n, redBlocksPerSM)}, dim3{X: vecBlock}, 0, s.q.stream,
+		int64(s.n), x.ptr, s.q.scratch+scratchPartial, s.q.scratch+scratchCounter, s.q.resDev, scale, word, int32(seq))
+}
+
+// Operator returns the product with a as a krylov.Operator on the space's
+// vectors: Apply enqueues y = A·x on the space's stream, ordered with its
+// vector operations (and, in a deferred space, returns without waiting).
+// a must be n×n and stay open while the operator is used.
+func (s *Space) Operator(a *CSR) (krylov.Operator[*Buffer[float64]], error) {
+	if a == nil || a.dev != s.dev || a.n != s.n || a.m != s.n {
+		return nil, fmt.Errorf("%w: cuda: Operator needs a %d×%d matrix of the space's device", ErrSpace, s.n, s.n)
+	}
+	return krylov.OperatorFunc[*Buffer[float64]](func(ctx context.Context, x, y *Buffer[float64]) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if err := s.check(x, y); err != nil {
+			return err
+		}
+		if x.ptr == y.ptr {
+			return fmt.Errorf("%w: cuda: CSR product needs y apart from x", ErrSpace)
+		}
+		return s.q.exec(false, false, func() error { return a.enqueue(s.q.stream, x.ptr, y.ptr, true) })
+	}), nil
+}
+
+// CSR is a sparse matrix in compressed sparse row form in device memory
+// (int32 row pointers and column indices, float64 values), for products
+// y = A·x on the GPU: vector CSR, with a power-of-two number of threads per
+// row (1 to 32) chosen from the average row length (SetThreadsPerRow
+// overrides it). With one thread per row (rows of fewer than eight entries
+// on average) the product is the same bit for bit as sparse.CSR.MulVec.
+//
+// As a krylov.Operator (Apply), a CSR runs its products on its own stream
+// and returns when y is complete; Space.Operator runs them on a space's
+// stream instead, ordered with the space's vector operations (use it, or
+// call the space's Sync before Apply, when the space is deferred).
+type CSR struct {
+	dev         *Device
+	n, m, nnz   int
+	rowPtr, col cu.DevicePtr
+	val         *Buffer[float64]
+	val32       *Buffer[float32] // made on the first Apply32
+	shift       atomic.Int32     // log2 of the threads per row
+	mu          sync.Mutex
+	q           *queue
+	closed      bool
+}
+
+var _ krylov.Operator[*Buffer[float64]] = (*CSR)(nil)
+
+// UploadCSR copies the square n×n CSR matrix (n = len(rowPtr) − 1) given
+// by its arrays to d: the entries of row i are col[rowPtr[i]:rowPtr[i+1]]
+// with values val[rowPtr[i]:rowPtr[i+1]]. The structure is checked (rowPtr
+// starts at 0, never decreases and ends at len(col) = len(val); columns in
+// [0, n)), since the kernels trust it; columns need not be sorted.
+func UploadCSR(d *Device, rowPtr, col []int32, val []float64) (*CSR, error) {
+	return uploadCSR(d, len(rowPtr)-1, len(rowPtr)-1, rowPtr, col, val)
+}
+
+// UploadSparse copies a sparse.CSR (N×M) to d, like UploadCSR.
+func UploadSparse(d *Device, a *sparse.CSR) (*CSR, error) {
+	if a == nil {
+		return nil, fmt.Errorf("%w: cuda: nil matrix", ErrSpace)
+	}
+	return uploadCSR(d, a.N, a.M, a.RowPtr, a.Col, a.Val)
+}
+
+func uploadCSR(d *Device, n, m int, rowPtr, col []int32, val []float64) (*CSR, error) {
+	if err := checkCSR(n, m, rowPtr, col, val); err != nil {
+		return nil, err
+	}
+	a := &CSR{dev: d, n: n, m: m, nnz: len(val)}
+	a.shift.Store(int32(threadsPerRowShift(a.nnz, n)))
+	var err error
+	if a.q, err = newQueue(d, 0, a.what); err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*CSR, error) {
+		_ = a.Close()
+		return nil, err
+	}
+	if a.rowPtr, err = d.alloc(4 * int64(n+1)); err != nil {
+		return fail(err)
+	}
+	if a.col, err = d.alloc(4 * int64(max(1, a.nnz))); err != nil {
+		return fail(err)
+	}
+	if a.val, err = Alloc[float64](d, max(1, a.nnz)); err != nil {
+		return fail(err)
+	}
+	err = d.do(func() error {
+		if e := cu.MemcpyHtoD(a.rowPtr, unsafe.Pointer(&rowPtr[0]), 4*int64(n+1)); e != nil {
+			return e
+		}
+		if a.nnz == 0 {
+			return nil
+		}
+		if e := cu.MemcpyHtoD(a.col, unsafe.Pointer(&col[0]), 4*int64(a.nnz)); e != nil {
+			return e
+		}
+		return cu.MemcpyHtoD(a.val.ptr, unsafe.Pointer(&val[0]), 8*int64(a.nnz))
+	})
+	if err != nil {
+		return fail(fmt.Errorf("cuda: uploading a CSR matrix: %w", err))
+	}
+	return a, nil
+}
+
+// checkCSR validates CSR arrays of an n×m matrix.
+func checkCSR(n, m int, rowPtr, col []int32, val []float64) error {
+	if n < 1 || m < 1 || n >= math.MaxInt32 || m > math.MaxInt32 {
+		return fmt.Errorf("%w: cuda: CSR matrix of order %d×%d", ErrSpace, n, m)
+	}
+	if len(rowPtr) != n+1 || rowPtr[0] != 0 || int(rowPtr[n]) != len(col) || len(col) != len(val) {
+		return fmt.Errorf("%w: cuda: CSR arrays inconsistent (n=%d, len(rowPtr)=%d, len(col)=%d, len(val)=%d)",
+			ErrSpace, n, len(rowPtr), len(col), len(val))
+	}
+	for i := range n {
+		if rowPtr[i+1] < rowPtr[i] {
+			return fmt.Errorf("%w: cuda: CSR row pointers decrease at row %d", ErrSpace, i)
+		}
+	}
+	for p, j := range col {
+		if j < 0 || int(j) >= m {
+			return fmt.Errorf("%w: cuda: CSR entry %d has column %d outside [0, %d)", ErrSpace, p, j, m)
+		}
+	}
+	return nil
+}
+
+// threadsPerRowShift chooses log2 of the threads per row: the largest
+// power of two not above a quarter of the average row length, at most 32
+// (a warp). On the H100, for the 5-point operator with N = 10^6 (5 entries
+// a row), one or two threads per row ran at 2.3 TB/s, four at 1.95 and
+// eight at 1.4: a thread does best with several entries of its row, its
+// neighbours' entries coming from the same cache lines.
+func threadsPerRowShift(nnz, n int) int {
+	q := nnz / n / 4
+	shift := 0
+	for shift < 5 && 2<<shift <= q {
+		shift++
+	}
+	return shift
+}
+
+func (a *CSR) what() string {
+	return fmt.Sprintf("CSR product of order %d×%d, %d entries", a.n, a.m, a.nnz)
+}
+
+// Rows returns the number of rows.
+func (a *CSR) Rows() int { return a.n }
+
+// Cols returns the number of columns.
+func (a *CSR) Cols() int { return a.m }
+
+// NNZ returns the number of stored entries.
+func (a *CSR) NNZ() int { return a.nnz }
+
+// ThreadsPerRow returns the threads that share a row in the product.
+func (a *CSR) ThreadsPerRow() int { return 1 << a.shift.Load() }
+
+// SetThreadsPerRow sets the threads that share a row in the product: a
+// power of two from 1 to 32 (tuning; UploadCSR chooses from the average
+// row length).
+func (a *CSR) SetThreadsPerRow(t int) error {
+	if t < 1 || t > 32 || t&(t-1) != 0 {
+		return fmt.Errorf("cuda: %d threads per row: need a power of two from 1 to 32", t)
+	}
+	shift := int32(0)
+	for 1<<shift < t {
+		shift++
+	}
+	a.shift.Store(shift)
+	return nil
+}
+
+// enqueue launches the product y = A·x on stream st (device thread).
+func (a *CSR) enqueue(st cu.Stream, x, y cu.DevicePtr, f64 bool) error {
+	name, val := "csr_spmv_f64", a.val.ptr
+	if !f64 {
+		name, val = "csr_spmv_f32", a.val32.ptr
+	}
+	shift := a.shift.Load()
+	threads := int64(a.n) << shift
+	grid := int((threads + vecBlock - 1) / vecBlock)
+	return a.dev.launch(name, dim3{X: grid}, dim3{X: vecBlock}, 0, st, int32(a.n), shift, a.rowPtr, a.col, val, x, y)
+}
+
+// Apply sets y = A·x on the matrix's stream and returns when y is
+// complete. x has Cols() and y Rows() elements; y must not be x.
+func (a *CSR) Apply(ctx context.Context, x, y *Buffer[float64]) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := a.checkXY(checkVec(a.dev, a.m, x), checkVec(a.dev, a.n, y), x == y || x != nil && y != nil && x.ptr == y.ptr); err != nil {
+		return err
+	}
+	return a.q.exec(true, false, func() error { return a.enqueue(a.q.stream, x.ptr, y.ptr, true) })
+}
+
+// Apply32 is Apply in float32: y = A·x with the values rounded to float32
+// (copied on the device on the first call) and float32 vectors.
+func (a *CSR) Apply32(ctx context.Context, x, y *Buffer[float32]) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := a.checkXY(checkVec(a.dev, a.m, x), checkVec(a.dev, a.n, y), x == y || x != nil && y != nil && x.ptr == y.ptr); err != nil {
+		return err
+	}
+	if a.val32 == nil {
+		v, err := Alloc[float32](a.dev, a.val.n)
+		if err != nil {
+			return err
+		}
+		if err := a.q.exec(true, false, func() error {
+			return a.dev.launch("vec_f64_to_f32", dim3{X: a.q.grid(a.val.n, elemBlocksPerSM)}, dim3{X: vecBlock}, 0, a.q.stream,
+				int64(a.val.n), 1.0, cu.DevicePtr(0), a.val.ptr, v.ptr)
+		}); err != nil {
+			_ = v.Free()
+			return err
+		}
+		a.val32 = v
+	}
+	return a.q.exec(true, false, func() error { return a.enqueue(a.q.stream, x.ptr, y.ptr, false) })
+}
+
+// checkXY combines the argument checks of a product (the lock held).
+func (a *CSR) checkXY(ex, ey error, same bool) error {
+	switch {
+	case a.closed:
+		return ErrClosed
+	case ex != nil:
+		return fmt.Errorf("x: %w", ex)
+	case ey != nil:
+		return fmt.Errorf("y: %w", ey)
+	case same:
+		return fmt.Errorf("%w: cuda: CSR product needs y apart from x", ErrSpace)
+	}
+	return nil
+}
+
+// Close frees the matrix's device memory and stream.
+func (a *CSR) Close() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return nil
+	}
+	a.closed = true
+	if a.q != nil {
+		a.q.close()
+	}
+	var errs []error
+	for _, p := range []cu.DevicePtr{a.rowPtr, a.col} {
+		if p != 0 {
+			errs = append(errs, a.dev.do(func() error { return cu.MemFree(p) }))
+		}
+	}
+	for _, b := range []*Buffer[float64]{a.val} {
+		if b != nil {
+			errs = append(errs, b.Free())
+		}
+	}
+	if a.val32 != nil {
+		errs = append(errs, a.val32.Free())
+	}
+	return errors.Join(errs...)
+}
+
+// MixedPrecision runs a float32 preconditioner on the GPU inside a float64
+// iteration of a Space (the mixed-precision strategy of SPIKE::GPU, §4 of
+// spike-gpu-li2014), like krylov.MixedPrecision on the host: Apply scales r
+// by the power of two 2^-e that brings its largest entry into [0.5, 1),
+// rounds it to float32, calls the float32 solve and widens its result to
+// float64, scaled back by 2^e (exact, M⁻¹ being linear), giving the same
+// bits as krylov.MixedPrecision with the same float32 solve. The largest
+// entry and the scale are found on the GPU, and one wait covers them and the
+// rounding. The float32 solve may run on any stream of the device, and must
+// return when z is complete.
+//
+// The float32 vectors are owned by the MixedPrecision and reused; Apply
+// holds a lock while it uses them.
+type MixedPrecision struct {
+	sp       *Space
+	apply    func(ctx context.Context, r, z *Buffer[float32]) error
+	mu       sync.Mutex
+	r32, z32 *Buffer[float32]
+}
+
+var _ krylov.Preconditioner[*Buffer[float64]] = (*MixedPrecision)(nil)
+
+// NewMixedPrecision wraps apply, a float32 preconditioner on device
+// vectors of sp's length that sets z ≈ M⁻¹·r (and must not keep r or z),
+// into a krylov.Preconditioner for sp's vectors. It allocates the two
+// float32 vectors; Close frees them.
+func NewMixedPrecision(sp *Space, apply func(ctx context.Context, r, z *Buffer[float32]) error) (*MixedPrecision, error) {
+	m := &MixedPrecision{sp: sp, apply: apply}
+	var err error
+	if m.r32, err = Alloc[float32](sp.dev, sp.n); err != nil {
+		return nil, err
+	}
+	if m.z32, err = Alloc[float32](sp.dev, sp.n); err != nil {
+		_ = m.r32.Free()
+		return nil, err
+	}
+	return m, nil
+}
+
+// Apply sets z ≈ M⁻¹·r through the float32 preconditioner. It fails with
+// an error wrapping krylov.ErrNonFinite when r holds NaN or ±Inf, and sets
+// z = 0 without calling the preconditioner when r = 0.
+func (m *MixedPrecision) Apply(ctx context.Context, r, z *Buffer[float64]) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.r32 == nil {
+		return ErrClosed
+	}
+	sp := m.sp
+	// max |r_i| and the scales (res[0..2], and the down scale in
+	// scratch), then r32 = float32(r·2^-e), in one wait.
+	sp.mu.Lock()
+	err := sp.check(r, z)
+	if err == nil {
+		err = sp.q.exec(true, false, func() error {
+			if err := sp.amax(r, sp.q.scratch+scratchScale, false); err != nil {
+				return err
+			}
+			return sp.toFloat32(1, sp.q.scratch+scratchScale, r, m.r32)
+		})
+	}
+	amax, up := sp.q.res[0], sp.q.res[2]
+	sp.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if math.IsNaN(amax) || math.IsInf(amax, 0) {
+		return fmt.Errorf("%w: cuda: MixedPrecision input", krylov.ErrNonFinite)
+	}
+	if amax == 0 {
+		return sp.Zero(z)
+	}
+	if err := m.apply(ctx, m.r32, m.z32); err != nil {
+		return fmt.Errorf("cuda: float32 preconditioner: %w", err)
+	}
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if err := sp.check(z); err != nil {
+		return err
+	}
+	return sp.q.exec(false, false, func() error { return sp.fromFloat32(up, m.z32, z) })
+}
+
+// Close frees the float32 vectors.
+func (m *MixedPrecision) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.r32 == nil {
+		return nil
+	}
+	err := errors.Join(m.r32.Free(), m.z32.Free())
+	m.r32, m.z32 = nil, nil
+	return err
+}
