@@ -3,3 +3,4 @@
 // "band_" (package cuda looks them up in this module by that prefix).
 #include "band_batch.cuh"
 #include "band_window.cuh"
+#include "band_spike.cuh"

@@ -1,0 +1,600 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"unsafe"
+
+	"gorgonia.org/cu"
+
+	"github.com/bandsolve/bandsolve/banded"
+	"github.com/bandsolve/bandsolve/internal/spikegpu"
+	"github.com/bandsolve/bandsolve/spike"
+	"github.com/bandsolve/bandsolve/tridiag"
+)
+
+// ErrNotFactored is returned by SpikePlan.Solve before a successful Factor.
+var ErrNotFactored = errors.New("cuda: SPIKE plan has no factorization")
+
+// SpikePlan is truncated SPIKE (Li et al. 2014 §2.2, §4) for one band
+// matrix of order N and half-bandwidth K on the GPU: package spike's
+// algorithm, kernel for kernel, with the same partitions (spike.Partitions)
+// and results bit for bit (spike/doc.go numbers the steps):
+//
+// Factor copies A (tall-and-thin storage, (2K+1)·N elements) into two
+// device copies while scanning it for non-finite entries, factors every
+// partition of the first as L·U and (for the left spikes) every partition
+// but the first of the second as U·L, both in place with the
+// window-sliding kernels (one thread block per partition; the K > 64
+// variant for wider bands), computes the spike blocks V_i⁽ᵇ⁾ and
+// W_{i+1}⁽ᵗ⁾ (one block per interface and spike, one thread per column),
+// then R̄_i = I − W_{i+1}⁽ᵗ⁾·V_i⁽ᵇ⁾ and its LU with partial pivoting (one
+// block per interface), and reads the status back once. With
+// spike.Options.ULBlock = l the second copy is only the top-left l×l block
+// of each partition (SPIKE::GPU's l = 2K), which is cheap but
+// approximates W_{i+1}⁽ᵗ⁾, exactly as on the CPU.
+//
+// Solve sweeps each partition with its LU factors (g = D⁻¹·b, Eq. 4),
+// solves the reduced systems and purifies b (Eq. 11b, 11c, 12) in one
+// kernel, and sweeps the purified b: x. For P = 1 and BlockJacobi it is
+// one sweep. The right-hand side is scanned for NaN/Inf on the way.
+//
+// Device memory: 2 × (2K+1)·N elements for the factors (the second only
+// (2K+1)·(P−1)·l with ULBlock = l), 3·(P−1)·K² for V, W and R̄, N for g.
+// Calls of one plan run one at a time.
+type SpikePlan[T tridiag.Float] struct {
+	dev  *Device
+	l    *spikegpu.Layout
+	opts spike.Options
+
+	mu      sync.Mutex
+	stream  cu.Stream
+	sig     *doneSignal
+	lu, ul  cu.DevicePtr // the LU and UL copies of A
+	v, w, r cu.DevicePtr // K×K blocks per interface
+	piv     cu.DevicePtr // int32 interchanges of R̄_i
+	g       cu.DevicePtr // D⁻¹·b
+	bounds  cu.DevicePtr // int32 partition bounds
+	ubounds cu.DevicePtr // int32 bounds of the UL blocks in their band
+	status  cu.DevicePtr // l.StLen int32 words
+	st      []int32
+
+	stageA       *Buffer[T] // FactorBand's upload
+	stageB       *Buffer[T] // SolveHost's right-hand side and solution
+	factored     bool
+	boosts       []spike.Boost
+	reduced      []int
+	closed       bool
+	forceWideDbg bool
+}
+
+// NewSpikePlan makes a plan for band matrices of order n and half-bandwidth
+// k with spike.Options: Partitions (0: tuning.SpikePartitions for this
+// device), ULBlock, BoostTol and Method as for spike.Factor (Workers is
+// not used). Errors are spike.Factor's for the shape and options, plus
+// banded.ErrShape for K = 0 or K above the kernels' limit on the device
+// (tuning.SpikeMaxK: 167 in FP64, 238 in FP32 on an H100).
+func NewSpikePlan[T tridiag.Float](d *Device, n, k int, opts spike.Options) (*SpikePlan[T], error) {
+	return newSpikePlan[T](d, n, k, opts, false)
+}
+
+func newSpikePlan[T tridiag.Float](d *Device, n, k int, opts spike.Options, wide bool) (*SpikePlan[T], error) {
+	if d == nil {
+		return nil, fmt.Errorf("%w: nil device", banded.ErrShape)
+	}
+	p := &SpikePlan[T]{dev: d, opts: opts, forceWideDbg: wide}
+	prec := p.prec()
+	var fregs, sregs int
+	if err := d.do(func() error {
+		// Registers per thread as the driver compiled the kernels, for
+		// the occupancy behind the choice of P (best effort).
+		fk := "band_factor_window_" + prec
+		if wide || k > 64 {
+			fk = "band_spike_factor_wide_" + prec
+		}
+		fregs, _ = d.kernelAttr(fk, cu.NumRegs)
+		sregs, _ = d.kernelAttr("band_solve_window_"+prec, cu.NumRegs)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	l, err := spikegpu.NewLayout(n, k, int(elemSize[T]()), opts, d.props, fregs, sregs, wide)
+	if err != nil {
+		return nil, err
+	}
+	p.l = l
+	p.st = make([]int32, l.StLen)
+	es := elemSize[T]()
+	band := int64(2*k+1) * int64(n) * es
+	alloc := func(dst *cu.DevicePtr, bytes int64, what string) {
+		if err != nil || bytes == 0 {
+			return
+		}
+		if *dst, err = d.alloc(bytes); err != nil {
+			err = fmt.Errorf("cuda: SPIKE %s: %w", what, err)
+		}
+	}
+	alloc(&p.lu, band, "LU factors")
+	alloc(&p.g, int64(n)*es, "work vector")
+	alloc(&p.bounds, int64(4*len(l.Bounds)), "bounds")
+	alloc(&p.status, int64(4*l.StLen), "status")
+	if l.Coupled {
+		kk := int64(l.P-1) * int64(k) * int64(k) * es
+		alloc(&p.ul, int64(2*k+1)*int64(l.ULN)*es, "UL factors")
+		alloc(&p.ubounds, int64(4*len(l.ULBounds)), "UL bounds")
+		alloc(&p.v, kk, "spikes V")
+		alloc(&p.w, kk, "spikes W")
+		alloc(&p.r, kk, "reduced matrices")
+		alloc(&p.piv, int64(4*(l.P-1)*k), "pivots")
+	}
+	if err != nil {
+		_ = p.Close()
+		return nil, err
+	}
+	up := func(dst cu.DevicePtr, b []int) error {
+		b32 := make([]int32, len(b))
+		for i, v := range b {
+			b32[i] = int32(v)
+		}
+		return cu.MemcpyHtoD(dst, unsafe.Pointer(&b32[0]), int64(4*len(b32)))
+	}
+	if err = d.do(func() error {
+		if err := up(p.bounds, l.Bounds); err != nil {
+			return fmt.Errorf("cuda: copying SPIKE bounds: %w", err)
+		}
+		if l.Coupled {
+			if err := up(p.ubounds, l.ULBounds); err != nil {
+				return fmt.Errorf("cuda: copying SPIKE bounds: %w", err)
+			}
+		}
+		// b's non-finite index (~0 when none) and flag.
+		if err := cu.MemsetD32(p.status+cu.DevicePtr(4*l.StBadB), 0xffffffff, 2); err != nil {
+			return fmt.Errorf("cuda: clearing status: %w", err)
+		}
+		if err := cu.MemsetD32(p.status+cu.DevicePtr(4*l.StFlagB), 0, 1); err != nil {
+			return fmt.Errorf("cuda: clearing status: %w", err)
+		}
+		var e error
+		if p.stream, e = cu.MakeStream(cu.DefaultStream); e != nil {
+			return fmt.Errorf("cuda: creating a stream: %w", e)
+		}
+		if p.sig, e = newDoneSignal(); e != nil {
+			return e
+		}
+		return nil
+	}); err != nil {
+		_ = p.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *SpikePlan[T]) prec() string {
+	if elemSize[T]() == 8 {
+		return "f64"
+	}
+	return "f32"
+}
+
+// N is the order of the matrix.
+func (p *SpikePlan[T]) N() int { return p.l.N }
+
+// K is the half-bandwidth.
+func (p *SpikePlan[T]) K() int { return p.l.K }
+
+// P is the number of partitions.
+func (p *SpikePlan[T]) P() int { return p.l.P }
+
+// Bounds returns a copy of the partition bounds: partition i is rows
+// [Bounds()[i], Bounds()[i+1]), as spike.Partitions(N, P).
+func (p *SpikePlan[T]) Bounds() []int { return append([]int(nil), p.l.Bounds...) }
+
+// Method is the method of the plan (spike.Truncated or BlockJacobi).
+func (p *SpikePlan[T]) Method() spike.Method { return p.l.Method }
+
+// ULBlock is spike.Options.ULBlock as given (0: whole partitions).
+func (p *SpikePlan[T]) ULBlock() int { return p.l.ULBlock }
+
+// Kernel names the partition factorization kernel the plan launches.
+func (p *SpikePlan[T]) Kernel() string {
+	if p.l.Factor.Wide {
+		return "band_spike_factor_wide_" + p.prec()
+	}
+	return "band_factor_window_" + p.prec()
+}
+
+// Boosts returns the partitions where the last factorization boosted a
+// pivot, as spike.Factorization.Boosts (rows from the CPU twins of the
+// boosted partitions; nil when none was).
+func (p *SpikePlan[T]) Boosts() []spike.Boost {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.boosts
+}
+
+// BoostCount is the number of boosted pivots of the last factorization
+// (LU and UL).
+func (p *SpikePlan[T]) BoostCount() int {
+	c := 0
+	for _, b := range p.Boosts() {
+		c += b.LU.Count() + b.UL.Count()
+	}
+	return c
+}
+
+// ReducedBoosts returns the interfaces whose reduced matrix R̄_i was
+// exactly singular and got a boosted pivot.
+func (p *SpikePlan[T]) ReducedBoosts() []int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.reduced
+}
+
+func (p *SpikePlan[T]) checkBand(a *Buffer[T]) error {
+	if a == nil || a.ptr == 0 {
+		return fmt.Errorf("%w: nil or freed band buffer", banded.ErrShape)
+	}
+	if need := (2*p.l.K + 1) * p.l.N; a.n != need {
+		return fmt.Errorf("%w: band buffer of %d elements, N=%d K=%d needs (2K+1)·N=%d", banded.ErrShape, a.n, p.l.N, p.l.K, need)
+	}
+	return nil
+}
+
+// Factor computes the factorization of the band matrix held in a (its
+// tall-and-thin storage, banded.Band's Data: (2K+1)·N elements), leaving a
+// unchanged. Errors are spike.Factor's, worded alike: a non-finite entry
+// of A (its row and column), a block factorization's zero pivot (boosting
+// off) or overflow (partition, row), a reduced system's non-finite pivot;
+// the plan then has no factorization. When pivots were boosted, a is read
+// back to list their rows (Boosts).
+func (p *SpikePlan[T]) Factor(ctx context.Context, a *Buffer[T]) error {
+	if err := p.checkBand(a); err != nil {
+		return err
+	}
+	return p.factor(ctx, a, nil)
+}
+
+// FactorBand uploads m (of the plan's N and K) and factors it like Factor.
+func (p *SpikePlan[T]) FactorBand(ctx context.Context, m *banded.Band[T]) error {
+	if m == nil || m.N != p.l.N || m.K != p.l.K || len(m.Data) != (2*m.K+1)*m.N {
+		if m == nil {
+			return fmt.Errorf("%w: nil band matrix", banded.ErrShape)
+		}
+		return fmt.Errorf("%w: band N=%d K=%d len(Data)=%d, plan N=%d K=%d", banded.ErrShape, m.N, m.K, len(m.Data), p.l.N, p.l.K)
+	}
+	p.mu.Lock()
+	var err error
+	if p.stageA == nil && !p.closed {
+		p.stageA, err = Alloc[T](p.dev, len(m.Data))
+	}
+	stage := p.stageA
+	p.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if stage == nil {
+		return tridiag.ErrClosed
+	}
+	if err := stage.CopyFrom(m.Data); err != nil {
+		return err
+	}
+	return p.factor(ctx, stage, m)
+}
+
+func (p *SpikePlan[T]) factor(ctx context.Context, a *Buffer[T], host *banded.Band[T]) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return tridiag.ErrClosed
+	}
+	p.factored, p.boosts, p.reduced = false, nil, nil
+	l := p.l
+	var hdr int32
+	err := p.dev.do(func() error {
+		if err := p.enqueueFactor(a.ptr); err != nil {
+			_ = p.stream.Synchronize()
+			return err
+		}
+		if err := p.stream.Synchronize(); err != nil {
+			return fmt.Errorf("cuda: SPIKE factorization N=%d K=%d P=%d: %w", l.N, l.K, l.P, err)
+		}
+		if err := cu.MemcpyDtoH(unsafe.Pointer(&hdr), p.status+cu.DevicePtr(4*l.StHdr), 4); err != nil {
+			return fmt.Errorf("cuda: reading status: %w", err)
+		}
+		if hdr == 0 {
+			return nil
+		}
+		if err := cu.MemcpyDtoH(unsafe.Pointer(&p.st[0]), p.status, int64(4*l.StLen)); err != nil {
+			return fmt.Errorf("cuda: reading status: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if hdr == 0 {
+		p.factored = true
+		return nil
+	}
+	if err := l.FactorError(p.st); err != nil {
+		return err
+	}
+	lu, ul, red := l.BoostCounts(p.st)
+	if host == nil {
+		host = &banded.Band[T]{N: l.N, K: l.K, Data: make([]T, a.n)}
+		if err := a.CopyTo(host.Data); err != nil {
+			return err
+		}
+	}
+	b, err := spikegpu.Boosts(l, lu, ul, host, p.opts)
+	if err != nil {
+		return err
+	}
+	p.boosts, p.reduced, p.factored = b, red, true
+	return nil
+}
+
+// copyGrid is the grid of the element-wise kernels over n elements.
+func copyGrid(n int) int { return max(1, min((n+255)/256, 1<<16)) }
+
+// enqueueFactor launches the factorization of a (device thread).
+func (p *SpikePlan[T]) enqueueFactor(a cu.DevicePtr) error {
+	l, d, s := p.l, p.dev, p.stream
+	n, k, P := int32(l.N), int32(l.K), int32(l.P)
+	prec := p.prec()
+	if err := cu.MemsetD32Async(p.status, 0, int64(l.StBad), s); err != nil {
+		return fmt.Errorf("cuda: clearing status: %w", err)
+	}
+	bad := p.status + cu.DevicePtr(4*l.StBad)
+	if err := cu.MemsetD32Async(bad, 0xffffffff, 2, s); err != nil {
+		return fmt.Errorf("cuda: clearing status: %w", err)
+	}
+	var ul2 cu.DevicePtr
+	if l.Coupled && !l.Compact {
+		ul2 = p.ul
+	}
+	if err := d.launch("band_spike_copy_"+prec, dim3{X: copyGrid(l.N), Y: 2*l.K + 1}, dim3{X: 256}, 0, s,
+		a, p.lu, ul2, n, k, bad); err != nil {
+		return err
+	}
+	if l.Compact {
+		if err := d.launch("band_spike_ulblock_"+prec, dim3{X: copyGrid(l.ULN), Y: 2*l.K + 1}, dim3{X: 256}, 0, s,
+			a, n, k, p.bounds, int32(l.ULBlock), p.ul, int32(l.ULN)); err != nil {
+			return err
+		}
+	}
+	fk := "band_factor_window_" + prec
+	if l.Factor.Wide {
+		fk = "band_spike_factor_wide_" + prec
+	}
+	fblock := dim3{X: l.Factor.Threads}
+	if err := d.launch(fk, dim3{X: l.P}, fblock, l.Factor.Shared, s,
+		p.lu, n, k, p.bounds, P, int32(0), l.Tol, p.status+cu.DevicePtr(4*l.StLU)); err != nil {
+		return err
+	}
+	var ulst, rst cu.DevicePtr
+	nI := int32(l.P - 1)
+	if l.Coupled {
+		ulst, rst = p.status+cu.DevicePtr(4*l.StUL), p.status+cu.DevicePtr(4*l.StRed)
+		if err := d.launch(fk, dim3{X: l.P - 1}, fblock, l.Factor.Shared, s,
+			p.ul, int32(l.ULN), k, p.ubounds, nI, int32(1), l.Tol, ulst); err != nil {
+			return err
+		}
+		ulL := int32(0)
+		if l.Compact {
+			ulL = int32(l.ULBlock)
+		}
+		es := int(elemSize[T]())
+		if err := d.launch("band_spike_tips_"+prec, dim3{X: l.P - 1, Y: 2}, dim3{X: l.K}, l.K*l.K*es, s,
+			p.lu, n, k, p.bounds, p.ul, int32(l.ULN), ulL, p.v, p.w); err != nil {
+			return err
+		}
+		if err := d.launch("band_spike_reduced_"+prec, dim3{X: l.P - 1}, dim3{X: l.ReducedThreads}, l.K*l.K*es, s,
+			p.v, p.w, k, nI, p.r, p.piv, l.Tau, rst); err != nil {
+			return err
+		}
+	}
+	return d.launch("band_spike_flags", dim3{X: 1}, dim3{X: 1}, 0, s,
+		p.status+cu.DevicePtr(4*l.StLU), P, ulst, nI, rst, nI, bad, p.status+cu.DevicePtr(4*l.StHdr))
+}
+
+func (p *SpikePlan[T]) checkVec(b *Buffer[T], what string) error {
+	if b == nil || b.ptr == 0 {
+		return fmt.Errorf("%w: nil or freed %s buffer", banded.ErrShape, what)
+	}
+	if b.n != p.l.N {
+		return fmt.Errorf("%w: %s buffer of %d elements for N=%d", banded.ErrShape, what, b.n, p.l.N)
+	}
+	return nil
+}
+
+// Solve solves A·x = b with the factorization, b and x in device memory
+// (N elements each; x may be b, other overlaps are not allowed; b is
+// otherwise unchanged). It returns when x is ready. A NaN or ±Inf in b
+// gives an error naming its first row (x then holds NaN/Inf), as
+// spike.Factorization.Solve.
+func (p *SpikePlan[T]) Solve(ctx context.Context, b, x *Buffer[T]) error {
+	if err := p.checkVec(b, "right-hand side"); err != nil {
+		return err
+	}
+	if err := p.checkVec(x, "solution"); err != nil {
+		return err
+	}
+	if b.ptr != x.ptr {
+		bytes := cu.DevicePtr(int64(p.l.N) * elemSize[T]())
+		if b.ptr < x.ptr+bytes && x.ptr < b.ptr+bytes {
+			return fmt.Errorf("%w: b and x overlap without being the same buffer", banded.ErrShape)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return tridiag.ErrClosed
+	}
+	if !p.factored {
+		return ErrNotFactored
+	}
+	if err := p.dev.do(func() error {
+		if err := p.enqueueSolve(b.ptr, x.ptr); err != nil {
+			return err
+		}
+		return p.sig.enqueue(p.dev, p.stream, p.status+cu.DevicePtr(4*p.l.StFlagB))
+	}); err != nil {
+		_ = p.dev.do(func() error { return p.stream.Synchronize() })
+		return err
+	}
+	failed, err := p.sig.wait(p.dev, p.stream, func() string {
+		return fmt.Sprintf("SPIKE solve N=%d K=%d P=%d", p.l.N, p.l.K, p.l.P)
+	})
+	if err != nil || !failed {
+		return err
+	}
+	l := p.l
+	var serr error
+	if err := p.dev.do(func() error {
+		if err := cu.MemcpyDtoH(unsafe.Pointer(&p.st[l.StBadB]), p.status+cu.DevicePtr(4*l.StBadB), 12); err != nil {
+			return fmt.Errorf("cuda: reading status: %w", err)
+		}
+		serr = l.SolveError(p.st)
+		if err := cu.MemsetD32(p.status+cu.DevicePtr(4*l.StBadB), 0xffffffff, 2); err != nil {
+			return fmt.Errorf("cuda: clearing status: %w", err)
+		}
+		return cu.MemsetD32(p.status+cu.DevicePtr(4*l.StFlagB), 0, 1)
+	}); err != nil {
+		return err
+	}
+	return serr
+}
+
+// enqueueSolve launches the solve of b into x (device thread).
+func (p *SpikePlan[T]) enqueueSolve(b, x cu.DevicePtr) error {
+	l, d, s := p.l, p.dev, p.stream
+	n, k := int32(l.N), int32(l.K)
+	prec := p.prec()
+	bad, flag := p.status+cu.DevicePtr(4*l.StBadB), p.status+cu.DevicePtr(4*l.StFlagB)
+	sweep := func(v cu.DevicePtr) error {
+		return d.launch("band_solve_window_"+prec, dim3{X: l.P, Y: 1}, dim3{X: l.K}, (l.K+1)*int(elemSize[T]()), s,
+			p.lu, n, k, p.bounds, int32(0), v, int32(1), int64(l.N), int32(3))
+	}
+	if !l.Coupled {
+		if err := d.launch("band_spike_vcopy_"+prec, dim3{X: copyGrid(l.N)}, dim3{X: 256}, 0, s, b, x, n, bad, flag); err != nil {
+			return err
+		}
+		return sweep(x)
+	}
+	if err := d.launch("band_spike_vcopy_"+prec, dim3{X: copyGrid(l.N)}, dim3{X: 256}, 0, s, b, p.g, n, bad, flag); err != nil {
+		return err
+	}
+	if err := sweep(p.g); err != nil {
+		return err
+	}
+	if x != b {
+		if err := cu.MemcpyDtoDAsync(x, b, int64(l.N)*elemSize[T](), s); err != nil {
+			return fmt.Errorf("cuda: copying b: %w", err)
+		}
+	}
+	if err := d.launch("band_spike_rsolve_"+prec, dim3{X: l.P - 1}, dim3{X: l.K}, 3*l.K*int(elemSize[T]()), s,
+		p.lu, n, k, p.bounds, p.v, p.w, p.r, p.piv, p.g, x); err != nil {
+		return err
+	}
+	return sweep(x)
+}
+
+// SolveHost copies b to the device, solves and copies x back (x may be b).
+func (p *SpikePlan[T]) SolveHost(ctx context.Context, b, x []T) error {
+	if len(b) != p.l.N || len(x) != p.l.N {
+		return fmt.Errorf("%w: Solve with len(b)=%d, len(x)=%d for N=%d", banded.ErrShape, len(b), len(x), p.l.N)
+	}
+	p.mu.Lock()
+	var err error
+	if p.stageB == nil && !p.closed {
+		p.stageB, err = Alloc[T](p.dev, p.l.N)
+	}
+	stage := p.stageB
+	p.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if stage == nil {
+		return tridiag.ErrClosed
+	}
+	if err := stage.CopyFrom(b); err != nil {
+		return err
+	}
+	serr := p.Solve(ctx, stage, stage)
+	if serr != nil && !errors.Is(serr, banded.ErrNonFinite) {
+		return serr
+	}
+	if err := stage.CopyTo(x); err != nil {
+		return err
+	}
+	return serr
+}
+
+// Spikes returns copies of V_i⁽ᵇ⁾ and W_{i+1}⁽ᵗ⁾ of interface i (0 ≤ i <
+// P−1) as K×K column-major blocks, like spike.Factorization.Spikes (nil
+// for BlockJacobi or P = 1).
+func (p *SpikePlan[T]) Spikes(i int) (v, w []T, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, nil, tridiag.ErrClosed
+	}
+	if !p.factored {
+		return nil, nil, ErrNotFactored
+	}
+	if i < 0 || i >= p.l.P-1 {
+		return nil, nil, fmt.Errorf("cuda: Spikes(%d) with %d interfaces", i, p.l.P-1)
+	}
+	if !p.l.Coupled {
+		return nil, nil, nil
+	}
+	kk := p.l.K * p.l.K
+	v, w = make([]T, kk), make([]T, kk)
+	off := cu.DevicePtr(int64(i*kk) * elemSize[T]())
+	err = p.dev.do(func() error {
+		if err := cu.MemcpyDtoH(unsafe.Pointer(&v[0]), p.v+off, int64(kk)*elemSize[T]()); err != nil {
+			return err
+		}
+		return cu.MemcpyDtoH(unsafe.Pointer(&w[0]), p.w+off, int64(kk)*elemSize[T]())
+	})
+	return v, w, err
+}
+
+// Close frees the plan's device memory.
+func (p *SpikePlan[T]) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil
+	}
+	p.closed = true
+	for _, b := range []*Buffer[T]{p.stageA, p.stageB} {
+		if b != nil {
+			_ = b.Free()
+		}
+	}
+	return p.dev.do(func() error {
+		if p.stream != (cu.Stream{}) {
+			_ = p.stream.Synchronize()
+			_ = p.stream.Destroy()
+		}
+		for _, ptr := range []cu.DevicePtr{p.lu, p.ul, p.v, p.w, p.r, p.piv, p.g, p.bounds, p.ubounds, p.status} {
+			if ptr != 0 {
+				_ = cu.MemFree(ptr)
+			}
+		}
+		p.sig.free()
+		return nil
+	})
+}

@@ -1,0 +1,143 @@
+package tuning
+
+// Truncated SPIKE on the GPU (cuda.SpikePlan, ptx/src/band_spike.cuh)
+// factors each partition of the band with one thread block, sequentially
+// over its rows: the window-sliding LU/UL of band_window.cuh for
+// K ≤ SpikeWindowMaxK (min(K², 1024) threads, (K+2)² elements of shared
+// memory) and band_spike_factor_wide above (G·K threads, G =
+// SpikeWideGroups(K), ((K+2)² + K+1) elements). The solves sweep each
+// partition with one block of K threads. A partition's time is its row
+// count times the cost of a step, so the factorization takes about
+// ⌈P/C⌉·N/P steps, C the number of blocks resident on the GPU at once:
+// it falls with P until P = C and stays flat at multiples of C. The
+// solve's blocks are much smaller, so more partitions keep speeding it
+// up. Accuracy goes the other way: the truncation neglects spike blocks
+// that decay with the partition size in units of K (spike/doc.go: at
+// d = 1, 8K rows give 6e-11, so 16K rows are at double-precision
+// round-off).
+
+// SpikeWindowMaxK is the largest K of the window-sliding kernels of
+// band_window.cuh (at most four entries of the K×K update per thread).
+const SpikeWindowMaxK = 64
+
+// Partition sizes of SpikePartitions.
+const (
+	// SpikeMinRows is the fewest rows SpikePartitions gives a partition.
+	SpikeMinRows = 64
+	// SpikeRowsPerK: partitions also keep at least this many times K
+	// rows, so that truncated SPIKE is accurate as a direct solver for
+	// diagonally dominant matrices (d ≥ 1).
+	SpikeRowsPerK = 16
+)
+
+// SpikeFactor is the launch of the partition factorization kernel.
+type SpikeFactor struct {
+	// Wide selects band_spike_factor_wide over band_factor_window.
+	Wide bool
+	// Threads per block.
+	Threads int
+	// Shared is the dynamic shared memory per block in bytes.
+	Shared int
+	// Static is the kernel's static shared memory in bytes (as compiled).
+	Static int
+}
+
+// SpikeWideGroups is the number G of row groups of band_spike_factor_wide
+// for half-bandwidth k (G·K threads): as many as 1024 threads allow, at
+// most K (one row each), at least 3 (the block needs 2K+1 loader
+// threads).
+func SpikeWideGroups(k int) int {
+	k = max(k, 1)
+	return max(3, min(max(k, 3), 1024/k))
+}
+
+// SpikeFactorLaunch returns the factorization launch for half-bandwidth k
+// and elements of elem bytes: the window kernel for k ≤ SpikeWindowMaxK
+// unless wide is set, else the wide kernel.
+func SpikeFactorLaunch(k, elem int, wide bool) SpikeFactor {
+	if !wide && k <= SpikeWindowMaxK {
+		// band_window.cuh: red[1024] doubles, the first bad index and
+		// the multipliers Lsh[65] as static shared memory.
+		return SpikeFactor{Threads: max(32, min(k*k, 1024)), Shared: (k + 2) * (k + 2) * elem,
+			Static: 8*1024 + 8 + (SpikeWindowMaxK+1)*elem}
+	}
+	th := SpikeWideGroups(k) * k
+	sh := max(((k+2)*(k+2)+k+1)*elem, 8*th)
+	return SpikeFactor{Wide: true, Threads: th, Shared: (sh + 15) &^ 15, Static: 16}
+}
+
+// SpikeMaxK returns the largest half-bandwidth the SPIKE kernels handle
+// on the device for elements of elem bytes: the wide factorization's
+// window, the K×K blocks of the spike and reduced kernels in shared memory
+// and K threads per block must fit.
+func SpikeMaxK(d Device, elem int) int {
+	best := 0
+	for k := 1; k <= d.MaxThreadsPerBlock && k <= 1024; k++ {
+		f := SpikeFactorLaunch(k, elem, true)
+		if f.Shared+f.Static > d.MaxShared() || k*k*elem > d.MaxShared() || f.Threads < 2*k+1 {
+			break
+		}
+		best = k
+	}
+	return best
+}
+
+// SpikeShape is what SpikePartitions needs to know about a SPIKE plan.
+type SpikeShape struct {
+	N, K int
+	// Elem is the element size in bytes (4 or 8).
+	Elem int
+	// FactorRegs and SolveRegs are the registers per thread of the
+	// factorization and solve kernels (0: assume 32).
+	FactorRegs, SolveRegs int
+}
+
+// ResidentBlocks returns how many blocks of threads threads, shared bytes
+// of shared memory (dynamic plus static) and regs registers per thread
+// one multiprocessor holds at once (0 when one does not fit): the least of
+// the block, thread, shared-memory (plus the 1 KiB per block the driver
+// reserves on compute capability ≥ 8) and register limits.
+func ResidentBlocks(d Device, threads, shared, regs int) int {
+	if threads < 1 {
+		return 0
+	}
+	if regs <= 0 {
+		regs = 32
+	}
+	warps := (threads + d.WarpSize - 1) / max(d.WarpSize, 1)
+	b := d.MaxBlocksPerSM
+	b = min(b, d.MaxThreadsPerSM/(warps*d.WarpSize))
+	if shared > 0 {
+		per := shared
+		if d.Major >= 8 {
+			per += 1024
+		}
+		b = min(b, d.SharedPerSM/per)
+	}
+	perWarp := (regs*d.WarpSize + 255) / 256 * 256
+	b = min(b, d.RegsPerSM/(perWarp*warps))
+	return max(b, 0)
+}
+
+// SpikePartitions chooses the number of partitions P of a SPIKE plan:
+// every partition at least max(SpikeMinRows, SpikeRowsPerK·K, 2K) rows;
+// within that, as many as the solve kernel keeps resident (up to SMs ×
+// its resident blocks), rounded down to a multiple of the factorization's
+// resident blocks C once past C (extra partitions that do not fill a
+// whole wave only cost accuracy). At least 1.
+func SpikePartitions(d Device, s SpikeShape) int {
+	if s.N < 1 || s.K < 0 {
+		return 1
+	}
+	k := max(s.K, 1)
+	elem := max(s.Elem, 4)
+	f := SpikeFactorLaunch(k, elem, k > SpikeWindowMaxK)
+	capF := max(1, d.SMs*ResidentBlocks(d, f.Threads, f.Shared+f.Static, s.FactorRegs))
+	capS := max(1, d.SMs*ResidentBlocks(d, k, (k+1)*elem, s.SolveRegs))
+	rows := max(SpikeMinRows, SpikeRowsPerK*k, 2*k)
+	p := min(s.N/rows, max(capF, capS))
+	if p > capF {
+		p = p / capF * capF
+	}
+	return max(p, 1)
+}
