@@ -70,6 +70,17 @@ type SpikePlan[T tridiag.Float] struct {
 	reduced      []int
 	closed       bool
 	forceWideDbg bool
+	// onStage, when set (benchmarks), is called on the device thread after
+	// each stage of a factorization or solve is enqueued.
+	onStage func(stage string) error
+}
+
+// mark calls onStage (device thread).
+func (p *SpikePlan[T]) mark(stage string) error {
+	if p.onStage == nil {
+		return nil
+	}
+	return p.onStage(stage)
 }
 
 // NewSpikePlan makes a plan for band matrices of order n and half-bandwidth
@@ -364,9 +375,15 @@ func (p *SpikePlan[T]) enqueueFactor(a cu.DevicePtr) error {
 		a, p.lu, ul2, n, k, bad); err != nil {
 		return err
 	}
+	if err := p.mark("copy"); err != nil {
+		return err
+	}
 	if l.Compact {
 		if err := d.launch("band_spike_ulblock_"+prec, dim3{X: copyGrid(l.ULN), Y: 2*l.K + 1}, dim3{X: 256}, 0, s,
 			a, n, k, p.bounds, int32(l.ULBlock), p.ul, int32(l.ULN)); err != nil {
+			return err
+		}
+		if err := p.mark("ulblock"); err != nil {
 			return err
 		}
 	}
@@ -379,12 +396,18 @@ func (p *SpikePlan[T]) enqueueFactor(a cu.DevicePtr) error {
 		p.lu, n, k, p.bounds, P, int32(0), l.Tol, p.status+cu.DevicePtr(4*l.StLU)); err != nil {
 		return err
 	}
+	if err := p.mark("LU"); err != nil {
+		return err
+	}
 	var ulst, rst cu.DevicePtr
 	nI := int32(l.P - 1)
 	if l.Coupled {
 		ulst, rst = p.status+cu.DevicePtr(4*l.StUL), p.status+cu.DevicePtr(4*l.StRed)
 		if err := d.launch(fk, dim3{X: l.P - 1}, fblock, l.Factor.Shared, s,
 			p.ul, int32(l.ULN), k, p.ubounds, nI, int32(1), l.Tol, ulst); err != nil {
+			return err
+		}
+		if err := p.mark("UL"); err != nil {
 			return err
 		}
 		ulL := int32(0)
@@ -396,8 +419,14 @@ func (p *SpikePlan[T]) enqueueFactor(a cu.DevicePtr) error {
 			p.lu, n, k, p.bounds, p.ul, int32(l.ULN), ulL, p.v, p.w); err != nil {
 			return err
 		}
+		if err := p.mark("tips"); err != nil {
+			return err
+		}
 		if err := d.launch("band_spike_reduced_"+prec, dim3{X: l.P - 1}, dim3{X: l.ReducedThreads}, l.K*l.K*es, s,
 			p.v, p.w, k, nI, p.r, p.piv, l.Tau, rst); err != nil {
+			return err
+		}
+		if err := p.mark("reduced"); err != nil {
 			return err
 		}
 	}
@@ -476,6 +505,14 @@ func (p *SpikePlan[T]) Solve(ctx context.Context, b, x *Buffer[T]) error {
 	return serr
 }
 
+// Apply is Solve (z = M⁻¹·r, M the factored matrix), so that a
+// SpikePlan[float64] is a krylov.Preconditioner of device vectors for
+// krylov.BiCGStab2 on a Space; a Space in deferred mode must be synced
+// before (the plan runs on its own stream). For the mixed-precision
+// strategy of SPIKE::GPU (§4) wrap a SpikePlan[float32]'s Solve with
+// NewMixedPrecision.
+func (p *SpikePlan[T]) Apply(ctx context.Context, r, z *Buffer[T]) error { return p.Solve(ctx, r, z) }
+
 // enqueueSolve launches the solve of b into x (device thread).
 func (p *SpikePlan[T]) enqueueSolve(b, x cu.DevicePtr) error {
 	l, d, s := p.l, p.dev, p.stream
@@ -483,8 +520,11 @@ func (p *SpikePlan[T]) enqueueSolve(b, x cu.DevicePtr) error {
 	prec := p.prec()
 	bad, flag := p.status+cu.DevicePtr(4*l.StBadB), p.status+cu.DevicePtr(4*l.StFlagB)
 	sweep := func(v cu.DevicePtr) error {
-		return d.launch("band_solve_window_"+prec, dim3{X: l.P, Y: 1}, dim3{X: l.K}, (l.K+1)*int(elemSize[T]()), s,
-			p.lu, n, k, p.bounds, int32(0), v, int32(1), int64(l.N), int32(3))
+		if err := d.launch("band_solve_window_"+prec, dim3{X: l.P, Y: 1}, dim3{X: l.K}, (l.K+1)*int(elemSize[T]()), s,
+			p.lu, n, k, p.bounds, int32(0), v, int32(1), int64(l.N), int32(3)); err != nil {
+			return err
+		}
+		return p.mark("sweep")
 	}
 	if !l.Coupled {
 		if err := d.launch("band_spike_vcopy_"+prec, dim3{X: copyGrid(l.N)}, dim3{X: 256}, 0, s, b, x, n, bad, flag); err != nil {
@@ -493,6 +533,9 @@ func (p *SpikePlan[T]) enqueueSolve(b, x cu.DevicePtr) error {
 		return sweep(x)
 	}
 	if err := d.launch("band_spike_vcopy_"+prec, dim3{X: copyGrid(l.N)}, dim3{X: 256}, 0, s, b, p.g, n, bad, flag); err != nil {
+		return err
+	}
+	if err := p.mark("vcopy"); err != nil {
 		return err
 	}
 	if err := sweep(p.g); err != nil {
@@ -505,6 +548,9 @@ func (p *SpikePlan[T]) enqueueSolve(b, x cu.DevicePtr) error {
 	}
 	if err := d.launch("band_spike_rsolve_"+prec, dim3{X: l.P - 1}, dim3{X: l.K}, 3*l.K*int(elemSize[T]()), s,
 		p.lu, n, k, p.bounds, p.v, p.w, p.r, p.piv, p.g, x); err != nil {
+		return err
+	}
+	if err := p.mark("rsolve"); err != nil {
 		return err
 	}
 	return sweep(x)

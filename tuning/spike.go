@@ -90,6 +90,8 @@ type SpikeShape struct {
 	// FactorRegs and SolveRegs are the registers per thread of the
 	// factorization and solve kernels (0: assume 32).
 	FactorRegs, SolveRegs int
+	// Wide: the plan uses the wide factorization kernel for every K.
+	Wide bool
 }
 
 // ResidentBlocks returns how many blocks of threads threads, shared bytes
@@ -131,7 +133,7 @@ func SpikePartitions(d Device, s SpikeShape) int {
 	}
 	k := max(s.K, 1)
 	elem := max(s.Elem, 4)
-	f := SpikeFactorLaunch(k, elem, k > SpikeWindowMaxK)
+	f := SpikeFactorLaunch(k, elem, s.Wide || k > SpikeWindowMaxK)
 	capF := max(1, d.SMs*ResidentBlocks(d, f.Threads, f.Shared+f.Static, s.FactorRegs))
 	capS := max(1, d.SMs*ResidentBlocks(d, k, (k+1)*elem, s.SolveRegs))
 	rows := max(SpikeMinRows, SpikeRowsPerK*k, 2*k)

@@ -105,7 +105,7 @@ func NewLayout(n, k, elem int, opts spike.Options, dev tuning.Device, factorRegs
 	}
 	p := opts.Partitions
 	if p == 0 {
-		p = tuning.SpikePartitions(dev, tuning.SpikeShape{N: n, K: k, Elem: elem, FactorRegs: factorRegs, SolveRegs: solveRegs})
+		p = tuning.SpikePartitions(dev, tuning.SpikeShape{N: n, K: k, Elem: elem, FactorRegs: factorRegs, SolveRegs: solveRegs, Wide: wide})
 	}
 	if err := spike.CheckPartitions(n, k, p); err != nil {
 		return nil, err

@@ -1,0 +1,188 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"gorgonia.org/cu"
+
+	"github.com/bandsolve/bandsolve/banded"
+	"github.com/bandsolve/bandsolve/spike"
+	"github.com/bandsolve/bandsolve/tridiag"
+)
+
+// BenchmarkSpikeGPU times SpikePlan.Factor and Solve (synchronous calls,
+// wall clock: launches, kernels and the status readback) for N = 10⁶,
+// d = 1 and K = 2, 16, 64, 100 in FP32 and FP64, with the partitions of
+// package tuning. K = 100, d = 1 is the case of Fig. 5b of Li et al.
+// (2014); the host reference is LAPACK gbsv at 3.7 s for it
+// (shared/anchors/banded-h200.csv). Metrics: ms-factor, ms-solve, the
+// partitions P and the relative residual ‖b − A·x‖∞/(‖A‖∞‖x‖∞) of the
+// solution.
+func BenchmarkSpikeGPU(b *testing.B) {
+	const n = 1_000_000
+	for _, k := range []int{2, 16, 64, 100} {
+		m := banded.Random[float64](n, k, 1, rand.New(rand.NewPCG(uint64(k), 7)))
+		m32 := banded.Convert[float32](m)
+		benchSpike(b, fmt.Sprintf("f64/N=%d/K=%d", n, k), m, spike.Options{}, false)
+		benchSpike(b, fmt.Sprintf("f32/N=%d/K=%d", n, k), m32, spike.Options{}, false)
+		// The wide factorization kernel where the window kernel is the
+		// default, and SPIKE::GPU's UL of the top-left 2K×2K blocks only.
+		if k > 2 && k <= 64 {
+			benchSpike(b, fmt.Sprintf("f64/N=%d/K=%d/wide", n, k), m, spike.Options{}, true)
+			benchSpike(b, fmt.Sprintf("f32/N=%d/K=%d/wide", n, k), m32, spike.Options{}, true)
+		}
+		if k >= 16 {
+			ul := spike.Options{ULBlock: spike.PaperULBlock(k)}
+			benchSpike(b, fmt.Sprintf("f64/N=%d/K=%d/ul2K", n, k), m, ul, false)
+			benchSpike(b, fmt.Sprintf("f32/N=%d/K=%d/ul2K", n, k), m32, ul, false)
+		}
+	}
+}
+
+func benchSpike[T tridiag.Float](b *testing.B, name string, m *banded.Band[T], opts spike.Options, wide bool) {
+	ctx := context.Background()
+	da, err := Upload(dev, m.Data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer da.Free()
+	rhs := make([]T, m.N)
+	for i := range rhs {
+		rhs[i] = T(math.Sin(float64(i)))
+	}
+	db, err := Upload(dev, rhs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Free()
+	dx, err := Alloc[T](dev, m.N)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer dx.Free()
+	p, err := newSpikePlan[T](dev, m.N, m.K, opts, wide)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	b.Run(name, func(b *testing.B) {
+		// Warm up (module load, shared-memory opt-in).
+		if err := p.Factor(ctx, da); err != nil {
+			b.Fatal(err)
+		}
+		if err := p.Solve(ctx, db, dx); err != nil {
+			b.Fatal(err)
+		}
+		var tf, ts time.Duration
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			t0 := time.Now()
+			if err := p.Factor(ctx, da); err != nil {
+				b.Fatal(err)
+			}
+			t1 := time.Now()
+			if err := p.Solve(ctx, db, dx); err != nil {
+				b.Fatal(err)
+			}
+			tf += t1.Sub(t0)
+			ts += time.Since(t1)
+		}
+		b.StopTimer()
+		x := make([]T, m.N)
+		if err := dx.CopyTo(x); err != nil {
+			b.Fatal(err)
+		}
+		ax := make([]T, m.N)
+		m.MulVec(x, ax)
+		var rmax, xmax float64
+		for i := range x {
+			rmax = math.Max(rmax, math.Abs(float64(rhs[i]-ax[i])))
+			xmax = math.Max(xmax, math.Abs(float64(x[i])))
+		}
+		st, err := stageTimes(p, da, db, dx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, name := range []string{"copy", "ulblock", "LU", "UL", "tips", "reduced", "vcopy", "sweep", "rsolve"} {
+			if v, ok := st[name]; ok {
+				b.ReportMetric(v, "ms-"+name)
+			}
+		}
+		ms := func(d time.Duration) float64 { return d.Seconds() * 1e3 / float64(b.N) }
+		b.ReportMetric(ms(tf), "ms-factor")
+		b.ReportMetric(ms(ts), "ms-solve")
+		b.ReportMetric(float64(p.P()), "P")
+		b.ReportMetric(rmax/(m.NormInf()*xmax), "resid")
+	})
+}
+
+// stageTimes runs one factorization and one solve with a CUDA event
+// recorded after every stage and returns each stage's milliseconds
+// (stages of the same name summed: the two sweeps of a solve).
+func stageTimes[T tridiag.Float](p *SpikePlan[T], da, db, dx *Buffer[T]) (map[string]float64, error) {
+	ctx := context.Background()
+	type mark struct {
+		name string
+		ev   cu.Event
+	}
+	var marks []mark
+	defer func() {
+		_ = dev.do(func() error {
+			for i := range marks {
+				_ = cu.DestroyEvent(&marks[i].ev)
+			}
+			return nil
+		})
+	}()
+	record := func(name string) error {
+		ev, err := cu.MakeEvent(cu.DefaultEvent)
+		if err != nil {
+			return err
+		}
+		marks = append(marks, mark{name, ev})
+		return ev.Record(p.stream)
+	}
+	out := map[string]float64{}
+	for _, run := range []func() error{
+		func() error { return p.Factor(ctx, da) },
+		func() error { return p.Solve(ctx, db, dx) },
+	} {
+		marks = marks[:0]
+		if err := dev.do(func() error { return record("start") }); err != nil {
+			return nil, err
+		}
+		p.onStage = record
+		err := run()
+		p.onStage = nil
+		if err != nil {
+			return nil, err
+		}
+		if err := dev.do(func() error {
+			if err := p.stream.Synchronize(); err != nil {
+				return err
+			}
+			for i := 1; i < len(marks); i++ {
+				ms, err := marks[i-1].ev.Elapsed(marks[i].ev)
+				if err != nil {
+					return err
+				}
+				out[marks[i].name] += float64(ms)
+			}
+			for i := range marks {
+				_ = cu.DestroyEvent(&marks[i].ev)
+			}
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+	}
+	marks = nil
+	return out, nil
+}

@@ -1,0 +1,373 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bandsolve/bandsolve/banded"
+	"github.com/bandsolve/bandsolve/krylov"
+	"github.com/bandsolve/bandsolve/sparse"
+	"github.com/bandsolve/bandsolve/spike"
+	"github.com/bandsolve/bandsolve/tridiag"
+)
+
+// The GPU SPIKE plan is checked against package spike on the same matrix
+// and partitions. Every step is the CPU's loop in the CPU's order with
+// separately rounded operations (the PTX is built with -fmad=false, and
+// Go on amd64 does not fuse either), so the spike blocks V_i⁽ᵇ⁾, W_{i+1}⁽ᵗ⁾
+// and the solution are expected bit for bit; the tests say where they are
+// not, with the largest difference in units of the last place. The
+// solutions are also checked against LU with partial pivoting
+// (banded.FactorPivot) where truncated SPIKE is accurate (d ≥ 1,
+// partitions ≥ 16K rows). internal/spikeemu runs the same kernels on the
+// CPU.
+
+// ulps is the largest distance between a and b in units in the last
+// place of the larger magnitude (0 when bit for bit equal; +Inf for a
+// NaN on one side only).
+func ulps[T tridiag.Float](a, b []T) float64 {
+	worst := 0.0
+	for i := range a {
+		x, y := float64(a[i]), float64(b[i])
+		if f64bits(a[i]) == f64bits(b[i]) {
+			continue
+		}
+		if math.IsNaN(x) || math.IsNaN(y) {
+			return math.Inf(1)
+		}
+		m := math.Max(math.Abs(x), math.Abs(y))
+		if m == 0 {
+			continue // +0 and −0
+		}
+		e := math.Ldexp(1, math.Ilogb(m)) * bandEps[T]()
+		worst = math.Max(worst, math.Abs(x-y)/e)
+	}
+	return worst
+}
+
+// spikeCase factors m on the GPU and the CPU with the same options and
+// compares spikes and solutions; it returns the GPU plan (closed by the
+// caller) and the CPU factorization.
+func spikeCase[T tridiag.Float](t *testing.T, what string, m *banded.Band[T], opts spike.Options, wide bool, r *rand.Rand) {
+	t.Helper()
+	ctx := context.Background()
+	p, err := newSpikePlan[T](dev, m.N, m.K, opts, wide)
+	require.NoError(t, err, what)
+	defer p.Close()
+	opts.Partitions = p.P()
+	f, cerr := spike.Factor(m, opts)
+	gerr := p.FactorBand(ctx, m)
+	if cerr != nil || gerr != nil {
+		require.Error(t, gerr, "%s: CPU failed with %v", what, cerr)
+		require.Error(t, cerr, "%s: GPU failed with %v", what, gerr)
+		assert.Equal(t, cerr.Error(), gerr.Error(), what)
+		return
+	}
+	assert.Equal(t, f.Bounds(), p.Bounds(), what)
+	assert.Equal(t, f.Boosts(), p.Boosts(), "%s: boosts", what)
+	assert.Equal(t, f.ReducedBoosts(), p.ReducedBoosts(), "%s: reduced boosts", what)
+	var worstV, worstW float64
+	for i := 0; i < f.P()-1; i++ {
+		cv, cw := f.Spikes(i)
+		gv, gw, err := p.Spikes(i)
+		require.NoError(t, err, what)
+		worstV, worstW = math.Max(worstV, ulps(gv, cv)), math.Max(worstW, ulps(gw, cw))
+	}
+	assert.Zero(t, worstV, "%s: V blocks differ from the CPU's by up to %g ulp", what, worstV)
+	assert.Zero(t, worstW, "%s: W blocks differ from the CPU's by up to %g ulp", what, worstW)
+
+	b := make([]T, m.N)
+	for i := range b {
+		b[i] = T(r.Float64()*2 - 1)
+	}
+	cx := make([]T, m.N)
+	require.NoError(t, f.Solve(b, cx), what)
+	gx := make([]T, m.N)
+	require.NoError(t, p.SolveHost(ctx, b, gx), what)
+	assert.Zero(t, ulps(gx, cx), "%s: x differs from the CPU's by up to %g ulp", what, ulps(gx, cx))
+	// In place, device-resident.
+	db, err := Upload(dev, b)
+	require.NoError(t, err)
+	defer db.Free()
+	require.NoError(t, p.Solve(ctx, db, db), what)
+	ix := make([]T, m.N)
+	require.NoError(t, db.CopyTo(ix))
+	assert.Zero(t, ulps(ix, gx), "%s: in-place solve", what)
+
+	// Against LU with partial pivoting where truncated SPIKE is exact to
+	// round-off.
+	d := banded.DiagonalDominance(m)
+	if d >= 1 && (p.P() == 1 || m.N/p.P() >= max(16*m.K, 64)) { // tuning.SpikeRowsPerK, SpikeMinRows
+		lu, err := banded.FactorPivot(m.Clone())
+		require.NoError(t, err)
+		px := append([]T(nil), b...)
+		lu.Solve(px)
+		var num, den float64
+		for i := range px {
+			num = math.Max(num, math.Abs(float64(gx[i]-px[i])))
+			den = math.Max(den, math.Abs(float64(px[i])))
+		}
+		tol := 1e-4
+		if elemSize[T]() == 8 {
+			tol = 1e-11
+		}
+		assert.LessOrEqual(t, num/den, tol, "%s: error against LU with pivoting", what)
+	}
+}
+
+func testSpikeGPU[T tridiag.Float](t *testing.T) {
+	r := rand.New(rand.NewPCG(11, uint64(elemSize[T]())))
+	type sc struct{ n, k int }
+	cases := []sc{{1001, 1}, {1001, 2}, {1001, 5}, {1001, 16}, {1001, 33},
+		{4099, 1}, {4099, 5}, {4099, 16}, {4099, 33}, {4099, 64}, {4099, 100},
+		{100003, 2}, {100003, 16}, {100003, 64}}
+	if elemSize[T]() == 4 {
+		cases = append(cases, sc{100003, 100})
+	}
+	for _, c := range cases {
+		for _, P := range []int{1, 2, 3, 16, 100} {
+			if c.n/P < 2*c.k || (c.n > 5000 && P < 16) {
+				continue
+			}
+			for _, d := range []float64{2, 1, 0.5} {
+				if c.n > 5000 && d != 1 {
+					continue
+				}
+				m := banded.Random[T](c.n, c.k, d, r)
+				what := fmt.Sprintf("N=%d K=%d P=%d d=%g", c.n, c.k, P, d)
+				spikeCase(t, what, m, spike.Options{Partitions: P}, false, r)
+			}
+		}
+	}
+}
+
+func TestSpikeGPUF32(t *testing.T) { testSpikeGPU[float32](t) }
+func TestSpikeGPUF64(t *testing.T) { testSpikeGPU[float64](t) }
+
+// The wide factorization kernel (K > 64) also works for small K; ULBlock
+// = 2K (SPIKE::GPU's UL of the top-left 2K×2K blocks) and block-Jacobi.
+func TestSpikeGPUVariants(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 13))
+	for _, k := range []int{1, 5, 16, 33, 64} {
+		n := 40*k + 17
+		m := banded.Random[float64](n, k, 1, r)
+		spikeCase(t, fmt.Sprintf("wide K=%d", k), m, spike.Options{Partitions: 7}, true, r)
+		spikeCase(t, fmt.Sprintf("ULBlock=2K K=%d", k), m, spike.Options{Partitions: 7, ULBlock: 2 * k}, false, r)
+		m32 := banded.Convert[float32](m)
+		spikeCase(t, fmt.Sprintf("f32 ULBlock=2K wide K=%d", k), m32, spike.Options{Partitions: 7, ULBlock: 2 * k}, true, r)
+		spikeCase(t, fmt.Sprintf("block-Jacobi K=%d", k), m, spike.Options{Partitions: 7, Method: spike.BlockJacobi}, false, r)
+	}
+	// Default P from package tuning.
+	m := banded.Random[float64](200003, 8, 1, r)
+	p, err := NewSpikePlan[float64](dev, m.N, m.K, spike.Options{})
+	require.NoError(t, err)
+	t.Logf("N=%d K=%d: P=%d (%s)", m.N, m.K, p.P(), p.Kernel())
+	assert.Greater(t, p.P(), 1)
+	require.NoError(t, p.Close())
+	spikeCase(t, "default P", m, spike.Options{}, false, r)
+}
+
+func testSpikeGPUBreakdowns[T tridiag.Float](t *testing.T) {
+	r := rand.New(rand.NewPCG(14, uint64(elemSize[T]())))
+	const n, k, P = 997, 5, 9
+	bounds := spike.Partitions(n, P)
+	ctx := context.Background()
+	for _, wide := range []bool{false, true} {
+		for _, tol := range []float64{0, -1} {
+			base := fmt.Sprintf("wide=%v BoostTol=%g", wide, tol)
+			opts := spike.Options{Partitions: P, BoostTol: tol}
+			// Zero pivots: the first row of partition 3 (LU), the last
+			// of partition 5 (its UL's first pivot).
+			m := banded.Random[T](n, k, 2, r)
+			m.Set(bounds[3], bounds[3], 0)
+			spikeCase(t, base+" zero LU pivot", m, opts, wide, r)
+			m = banded.Random[T](n, k, 2, r)
+			m.Set(bounds[6]-1, bounds[6]-1, 0)
+			spikeCase(t, base+" zero UL pivot", m, opts, wide, r)
+			if tol < 0 {
+				// The error names the partition and the row.
+				p, err := newSpikePlan[T](dev, n, k, opts, wide)
+				require.NoError(t, err)
+				err = p.FactorBand(ctx, m)
+				var re *banded.RowError
+				require.ErrorAs(t, err, &re, base)
+				assert.ErrorIs(t, err, banded.ErrZeroPivot)
+				assert.Contains(t, err.Error(), "partition 5")
+				assert.Equal(t, bounds[6]-1, re.Row)
+				assert.ErrorIs(t, p.SolveHost(ctx, make([]T, n), make([]T, n)), ErrNotFactored)
+				require.NoError(t, p.Close())
+			}
+		}
+		// NaN in a block and ±Inf in a coupling block B_i: the error names
+		// row and column.
+		m := banded.Random[T](n, k, 2, r)
+		m.Set(bounds[4]+2, bounds[4]+4, T(math.NaN()))
+		spikeCase(t, "NaN in a block", m, spike.Options{Partitions: P}, wide, r)
+		p, err := newSpikePlan[T](dev, n, k, spike.Options{Partitions: P}, wide)
+		require.NoError(t, err)
+		err = p.FactorBand(ctx, m)
+		var re *banded.RowError
+		require.ErrorAs(t, err, &re)
+		assert.ErrorIs(t, err, banded.ErrNonFinite)
+		assert.Equal(t, [2]int{bounds[4] + 2, bounds[4] + 4}, [2]int{re.Row, re.Col})
+		m = banded.Random[T](n, k, 2, r)
+		m.Set(bounds[2]-1, bounds[2], T(math.Inf(-1)))
+		spikeCase(t, "-Inf in B_1", m, spike.Options{Partitions: P}, wide, r)
+		// After a failure the plan factors again.
+		require.NoError(t, p.FactorBand(ctx, banded.Random[T](n, k, 2, r)))
+		// NaN in b: an error naming the row, then the next solve is clean.
+		b := make([]T, n)
+		b[123], b[456] = T(math.NaN()), T(math.Inf(1))
+		err = p.SolveHost(ctx, b, make([]T, n))
+		assert.ErrorIs(t, err, banded.ErrNonFinite)
+		assert.Contains(t, err.Error(), "row 123")
+		b[123], b[456] = 0, 0
+		assert.NoError(t, p.SolveHost(ctx, b, make([]T, n)))
+		require.NoError(t, p.Close())
+	}
+}
+
+func TestSpikeGPUBreakdownsF32(t *testing.T) { testSpikeGPUBreakdowns[float32](t) }
+func TestSpikeGPUBreakdownsF64(t *testing.T) { testSpikeGPUBreakdowns[float64](t) }
+
+func TestSpikeGPUShapes(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		n, k int
+		opts spike.Options
+		want error
+	}{
+		{0, 0, spike.Options{}, banded.ErrShape},
+		{100, 0, spike.Options{}, banded.ErrShape},   // K = 0: not on the GPU
+		{100, 100, spike.Options{}, banded.ErrShape}, // K ≥ N
+		{10000, 300, spike.Options{}, banded.ErrShape},
+		{100, 5, spike.Options{Partitions: 11}, spike.ErrPartitions}, // 9-row partitions < 2K
+		{100, 5, spike.Options{Partitions: -1}, spike.ErrOption},
+		{100, 5, spike.Options{Partitions: 2, ULBlock: 5}, spike.ErrOption},
+		{100, 5, spike.Options{Method: 7}, spike.ErrOption},
+	} {
+		_, err := NewSpikePlan[float64](dev, c.n, c.k, c.opts)
+		assert.ErrorIs(t, err, c.want, "N=%d K=%d %+v", c.n, c.k, c.opts)
+	}
+	p, err := NewSpikePlan[float32](dev, 100, 3, spike.Options{Partitions: 4})
+	require.NoError(t, err)
+	assert.ErrorIs(t, p.SolveHost(ctx, make([]float32, 100), make([]float32, 100)), ErrNotFactored)
+	assert.ErrorIs(t, p.FactorBand(ctx, banded.Random[float32](101, 3, 1, rand.New(rand.NewPCG(1, 1)))), banded.ErrShape)
+	short, err := Alloc[float32](dev, 7*100-1)
+	require.NoError(t, err)
+	defer short.Free()
+	assert.ErrorIs(t, p.Factor(ctx, short), banded.ErrShape)
+	require.NoError(t, p.FactorBand(ctx, banded.Random[float32](100, 3, 1, rand.New(rand.NewPCG(1, 1)))))
+	assert.ErrorIs(t, p.SolveHost(ctx, make([]float32, 99), make([]float32, 100)), banded.ErrShape)
+	v, err := Alloc[float32](dev, 150)
+	require.NoError(t, err)
+	defer v.Free()
+	a, _ := v.Slice(0, 100)
+	b, _ := v.Slice(50, 100)
+	assert.ErrorIs(t, p.Solve(ctx, a, b), banded.ErrShape, "overlapping b and x")
+	_, _, err = p.Spikes(3)
+	assert.Error(t, err)
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	assert.ErrorIs(t, p.Solve(cctx, a, a), context.Canceled)
+	require.NoError(t, p.Close())
+	assert.ErrorIs(t, p.Solve(ctx, a, a), tridiag.ErrClosed)
+}
+
+// bandCSR is the band m as a sparse matrix (its stored entries).
+func bandCSR(m *banded.Band[float64]) *sparse.CSR {
+	a := &sparse.CSR{N: m.N, M: m.N, RowPtr: make([]int32, m.N+1)}
+	for i := 0; i < m.N; i++ {
+		for j := max(0, i-m.K); j <= min(m.N-1, i+m.K); j++ {
+			a.Col = append(a.Col, int32(j))
+			a.Val = append(a.Val, m.At(i, j))
+		}
+		a.RowPtr[i+1] = int32(len(a.Col))
+	}
+	return a
+}
+
+// The mixed-precision strategy of SPIKE::GPU (§4): float32 SPIKE on the GPU
+// preconditioning float64 BiCGStab(2) on the GPU, for a band that is not
+// diagonally dominant (d = 0.5, where truncated SPIKE is not exact), beside
+// the same on the host (spike.Mixed).
+func TestSpikeGPUMixedBiCGStab2(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(15, 16))
+	const n, k, P = 50000, 10, 40
+	m := banded.Random[float64](n, k, 0.5, r)
+	a := bandCSR(m)
+	b := make([]float64, n)
+	for i := range b {
+		b[i] = r.Float64()*2 - 1
+	}
+	opt := krylov.Options{Tol: 1e-10, MaxIter: 2000}
+	opts := spike.Options{Partitions: P}
+
+	hpc, err := spike.NewPreconditioner(m, opts, spike.Mixed)
+	require.NoError(t, err)
+	op := krylov.OperatorFunc[[]float64](func(_ context.Context, x, y []float64) error { return a.MulVec(x, y) })
+	hx := make([]float64, n)
+	hres, err := krylov.BiCGStab2(ctx, krylov.HostSpace{N: n}, op, hpc, b, hx, opt)
+	require.NoError(t, err)
+
+	sp, err := NewSpace(dev, n)
+	require.NoError(t, err)
+	defer sp.Close()
+	da, err := UploadSparse(dev, a)
+	require.NoError(t, err)
+	defer da.Close()
+	gop, err := sp.Operator(da)
+	require.NoError(t, err)
+	plan, err := NewSpikePlan[float32](dev, n, k, opts)
+	require.NoError(t, err)
+	defer plan.Close()
+	require.NoError(t, plan.FactorBand(ctx, banded.Convert[float32](m)))
+	mp, err := NewMixedPrecision(sp, plan.Solve)
+	require.NoError(t, err)
+	defer mp.Close()
+	db, err := Upload(dev, b)
+	require.NoError(t, err)
+	defer db.Free()
+	dx, err := sp.New()
+	require.NoError(t, err)
+	defer sp.Free(dx)
+	gres, err := krylov.BiCGStab2(ctx, sp, gop, mp, db, dx, opt)
+	require.NoError(t, err)
+	t.Logf("d=0.5, N=%d, K=%d, P=%d: host %d steps (residual %.3g), GPU %d steps (residual %.3g)",
+		n, k, P, hres.Iterations, hres.Residual, gres.Iterations, gres.Residual)
+	require.True(t, gres.Converged)
+	// The float32 solves are the host's bit for bit; the GPU's inner
+	// products and products sum in other orders, which moves the count a
+	// little.
+	assert.InDelta(t, hres.Iterations, gres.Iterations, math.Max(4, float64(hres.Iterations)/5), "iterations host vs GPU")
+	x := make([]float64, n)
+	require.NoError(t, dx.CopyTo(x))
+	ax := make([]float64, n)
+	require.NoError(t, a.MulVec(x, ax))
+	var rr, bb float64
+	for i := range x {
+		rr += (b[i] - ax[i]) * (b[i] - ax[i])
+		bb += b[i] * b[i]
+	}
+	assert.LessOrEqual(t, math.Sqrt(rr/bb), 1.01e-10, "true residual")
+
+	// The float64 plan is a krylov.Preconditioner of the device vectors.
+	p64, err := NewSpikePlan[float64](dev, n, k, opts)
+	require.NoError(t, err)
+	defer p64.Close()
+	require.NoError(t, p64.FactorBand(ctx, m))
+	require.NoError(t, sp.Zero(dx))
+	res64, err := krylov.BiCGStab2[*Buffer[float64]](ctx, sp, gop, p64, db, dx, opt)
+	require.NoError(t, err)
+	t.Logf("float64 SPIKE on the GPU: %d steps (residual %.3g)", res64.Iterations, res64.Residual)
+	assert.True(t, res64.Converged)
+}
