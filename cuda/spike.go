@@ -15,6 +15,7 @@ import (
 	"github.com/bandsolve/bandsolve/internal/spikegpu"
 	"github.com/bandsolve/bandsolve/spike"
 	"github.com/bandsolve/bandsolve/tridiag"
+	"github.com/bandsolve/bandsolve/tuning"
 )
 
 // ErrNotFactored is returned by SpikePlan.Solve before a successful Factor.
@@ -29,11 +30,13 @@ var ErrNotFactored = errors.New("cuda: SPIKE plan has no factorization")
 // device copies while scanning it for non-finite entries, factors every
 // partition of the first as L·U and (for the left spikes) every partition
 // but the first of the second as U·L, both in place with the
-// window-sliding kernels (one thread block per partition; the K > 64
-// variant for wider bands), computes the spike blocks V_i⁽ᵇ⁾ and
-// W_{i+1}⁽ᵗ⁾ (one block per interface and spike, one thread per column),
-// then R̄_i = I − W_{i+1}⁽ᵗ⁾·V_i⁽ᵇ⁾ and its LU with partial pivoting (one
-// block per interface), and reads the status back once. With
+// window-sliding kernels (one thread block per partition: band_window.cuh's
+// for K < 16, band_spike.cuh's wide variant from K = 16, where it is the
+// faster, and for K > 64; tuning.SpikeWideFromK), computes the spike
+// blocks V_i⁽ᵇ⁾ and W_{i+1}⁽ᵗ⁾ (one block per interface and spike, one
+// thread per column), then R̄_i = I − W_{i+1}⁽ᵗ⁾·V_i⁽ᵇ⁾ and its LU with
+// partial pivoting (one block per interface), and reads the status back
+// once. With
 // spike.Options.ULBlock = l the second copy is only the top-left l×l block
 // of each partition (SPIKE::GPU's l = 2K), which is cheap but
 // approximates W_{i+1}⁽ᵗ⁾, exactly as on the CPU.
@@ -63,13 +66,12 @@ type SpikePlan[T tridiag.Float] struct {
 	status  cu.DevicePtr // l.StLen int32 words
 	st      []int32
 
-	stageA       *Buffer[T] // FactorBand's upload
-	stageB       *Buffer[T] // SolveHost's right-hand side and solution
-	factored     bool
-	boosts       []spike.Boost
-	reduced      []int
-	closed       bool
-	forceWideDbg bool
+	stageA   *Buffer[T] // FactorBand's upload
+	stageB   *Buffer[T] // SolveHost's right-hand side and solution
+	factored bool
+	boosts   []spike.Boost
+	reduced  []int
+	closed   bool
 	// onStage, when set (benchmarks), is called on the device thread after
 	// each stage of a factorization or solve is enqueued.
 	onStage func(stage string) error
@@ -90,21 +92,21 @@ func (p *SpikePlan[T]) mark(stage string) error {
 // banded.ErrShape for K = 0 or K above the kernels' limit on the device
 // (tuning.SpikeMaxK: 167 in FP64, 238 in FP32 on an H100).
 func NewSpikePlan[T tridiag.Float](d *Device, n, k int, opts spike.Options) (*SpikePlan[T], error) {
-	return newSpikePlan[T](d, n, k, opts, false)
+	return newSpikePlan[T](d, n, k, opts, tuning.SpikeKernelAuto)
 }
 
-func newSpikePlan[T tridiag.Float](d *Device, n, k int, opts spike.Options, wide bool) (*SpikePlan[T], error) {
+func newSpikePlan[T tridiag.Float](d *Device, n, k int, opts spike.Options, kern tuning.SpikeKernel) (*SpikePlan[T], error) {
 	if d == nil {
 		return nil, fmt.Errorf("%w: nil device", banded.ErrShape)
 	}
-	p := &SpikePlan[T]{dev: d, opts: opts, forceWideDbg: wide}
+	p := &SpikePlan[T]{dev: d, opts: opts}
 	prec := p.prec()
 	var fregs, sregs int
 	if err := d.do(func() error {
 		// Registers per thread as the driver compiled the kernels, for
 		// the occupancy behind the choice of P (best effort).
 		fk := "band_factor_window_" + prec
-		if wide || k > 64 {
+		if kern.Wide(k) {
 			fk = "band_spike_factor_wide_" + prec
 		}
 		fregs, _ = d.kernelAttr(fk, cu.NumRegs)
@@ -113,7 +115,7 @@ func newSpikePlan[T tridiag.Float](d *Device, n, k int, opts spike.Options, wide
 	}); err != nil {
 		return nil, err
 	}
-	l, err := spikegpu.NewLayout(n, k, int(elemSize[T]()), opts, d.props, fregs, sregs, wide)
+	l, err := spikegpu.NewLayout(n, k, int(elemSize[T]()), opts, d.props, fregs, sregs, kern)
 	if err != nil {
 		return nil, err
 	}

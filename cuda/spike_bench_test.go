@@ -15,6 +15,7 @@ import (
 	"github.com/bandsolve/bandsolve/banded"
 	"github.com/bandsolve/bandsolve/spike"
 	"github.com/bandsolve/bandsolve/tridiag"
+	"github.com/bandsolve/bandsolve/tuning"
 )
 
 // BenchmarkSpikeGPU times SpikePlan.Factor and Solve (synchronous calls,
@@ -30,23 +31,28 @@ func BenchmarkSpikeGPU(b *testing.B) {
 	for _, k := range []int{2, 16, 64, 100} {
 		m := banded.Random[float64](n, k, 1, rand.New(rand.NewPCG(uint64(k), 7)))
 		m32 := banded.Convert[float32](m)
-		benchSpike(b, fmt.Sprintf("f64/N=%d/K=%d", n, k), m, spike.Options{}, false)
-		benchSpike(b, fmt.Sprintf("f32/N=%d/K=%d", n, k), m32, spike.Options{}, false)
-		// The wide factorization kernel where the window kernel is the
-		// default, and SPIKE::GPU's UL of the top-left 2K×2K blocks only.
-		if k > 2 && k <= 64 {
-			benchSpike(b, fmt.Sprintf("f64/N=%d/K=%d/wide", n, k), m, spike.Options{}, true)
-			benchSpike(b, fmt.Sprintf("f32/N=%d/K=%d/wide", n, k), m32, spike.Options{}, true)
+		auto := tuning.SpikeKernelAuto
+		benchSpike(b, fmt.Sprintf("f64/N=%d/K=%d", n, k), m, spike.Options{}, auto)
+		benchSpike(b, fmt.Sprintf("f32/N=%d/K=%d", n, k), m32, spike.Options{}, auto)
+		// The kernel that is not the default for K, and SPIKE::GPU's UL
+		// of the top-left 2K×2K blocks only.
+		if k <= tuning.SpikeWindowMaxK {
+			other, name := tuning.SpikeKernelWide, "wide"
+			if auto.Wide(k) {
+				other, name = tuning.SpikeKernelWindow, "window"
+			}
+			benchSpike(b, fmt.Sprintf("f64/N=%d/K=%d/%s", n, k, name), m, spike.Options{}, other)
+			benchSpike(b, fmt.Sprintf("f32/N=%d/K=%d/%s", n, k, name), m32, spike.Options{}, other)
 		}
 		if k >= 16 {
 			ul := spike.Options{ULBlock: spike.PaperULBlock(k)}
-			benchSpike(b, fmt.Sprintf("f64/N=%d/K=%d/ul2K", n, k), m, ul, false)
-			benchSpike(b, fmt.Sprintf("f32/N=%d/K=%d/ul2K", n, k), m32, ul, false)
+			benchSpike(b, fmt.Sprintf("f64/N=%d/K=%d/ul2K", n, k), m, ul, auto)
+			benchSpike(b, fmt.Sprintf("f32/N=%d/K=%d/ul2K", n, k), m32, ul, auto)
 		}
 	}
 }
 
-func benchSpike[T tridiag.Float](b *testing.B, name string, m *banded.Band[T], opts spike.Options, wide bool) {
+func benchSpike[T tridiag.Float](b *testing.B, name string, m *banded.Band[T], opts spike.Options, kern tuning.SpikeKernel) {
 	ctx := context.Background()
 	da, err := Upload(dev, m.Data)
 	if err != nil {
@@ -67,7 +73,7 @@ func benchSpike[T tridiag.Float](b *testing.B, name string, m *banded.Band[T], o
 		b.Fatal(err)
 	}
 	defer dx.Free()
-	p, err := newSpikePlan[T](dev, m.N, m.K, opts, wide)
+	p, err := newSpikePlan[T](dev, m.N, m.K, opts, kern)
 	if err != nil {
 		b.Fatal(err)
 	}

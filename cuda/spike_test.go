@@ -17,6 +17,7 @@ import (
 	"github.com/bandsolve/bandsolve/sparse"
 	"github.com/bandsolve/bandsolve/spike"
 	"github.com/bandsolve/bandsolve/tridiag"
+	"github.com/bandsolve/bandsolve/tuning"
 )
 
 // The GPU SPIKE plan is checked against package spike on the same matrix
@@ -56,10 +57,10 @@ func ulps[T tridiag.Float](a, b []T) float64 {
 // spikeCase factors m on the GPU and the CPU with the same options and
 // compares spikes and solutions; it returns the GPU plan (closed by the
 // caller) and the CPU factorization.
-func spikeCase[T tridiag.Float](t *testing.T, what string, m *banded.Band[T], opts spike.Options, wide bool, r *rand.Rand) {
+func spikeCase[T tridiag.Float](t *testing.T, what string, m *banded.Band[T], opts spike.Options, kern tuning.SpikeKernel, r *rand.Rand) {
 	t.Helper()
 	ctx := context.Background()
-	p, err := newSpikePlan[T](dev, m.N, m.K, opts, wide)
+	p, err := newSpikePlan[T](dev, m.N, m.K, opts, kern)
 	require.NoError(t, err, what)
 	defer p.Close()
 	opts.Partitions = p.P()
@@ -143,7 +144,7 @@ func testSpikeGPU[T tridiag.Float](t *testing.T) {
 				}
 				m := banded.Random[T](c.n, c.k, d, r)
 				what := fmt.Sprintf("N=%d K=%d P=%d d=%g", c.n, c.k, P, d)
-				spikeCase(t, what, m, spike.Options{Partitions: P}, false, r)
+				spikeCase(t, what, m, spike.Options{Partitions: P}, tuning.SpikeKernelAuto, r)
 			}
 		}
 	}
@@ -152,18 +153,24 @@ func testSpikeGPU[T tridiag.Float](t *testing.T) {
 func TestSpikeGPUF32(t *testing.T) { testSpikeGPU[float32](t) }
 func TestSpikeGPUF64(t *testing.T) { testSpikeGPU[float64](t) }
 
-// The wide factorization kernel (K > 64) also works for small K; ULBlock
+// The factorization kernel that is not the default for K (the wide one
+// below tuning.SpikeWideFromK, the window one from there to 64); ULBlock
 // = 2K (SPIKE::GPU's UL of the top-left 2K×2K blocks) and block-Jacobi.
 func TestSpikeGPUVariants(t *testing.T) {
 	r := rand.New(rand.NewPCG(12, 13))
+	auto := tuning.SpikeKernelAuto
 	for _, k := range []int{1, 5, 16, 33, 64} {
 		n := 40*k + 17
 		m := banded.Random[float64](n, k, 1, r)
-		spikeCase(t, fmt.Sprintf("wide K=%d", k), m, spike.Options{Partitions: 7}, true, r)
-		spikeCase(t, fmt.Sprintf("ULBlock=2K K=%d", k), m, spike.Options{Partitions: 7, ULBlock: 2 * k}, false, r)
+		other, name := tuning.SpikeKernelWide, "wide"
+		if auto.Wide(k) {
+			other, name = tuning.SpikeKernelWindow, "window"
+		}
+		spikeCase(t, fmt.Sprintf("%s K=%d", name, k), m, spike.Options{Partitions: 7}, other, r)
+		spikeCase(t, fmt.Sprintf("ULBlock=2K K=%d", k), m, spike.Options{Partitions: 7, ULBlock: 2 * k}, auto, r)
 		m32 := banded.Convert[float32](m)
-		spikeCase(t, fmt.Sprintf("f32 ULBlock=2K wide K=%d", k), m32, spike.Options{Partitions: 7, ULBlock: 2 * k}, true, r)
-		spikeCase(t, fmt.Sprintf("block-Jacobi K=%d", k), m, spike.Options{Partitions: 7, Method: spike.BlockJacobi}, false, r)
+		spikeCase(t, fmt.Sprintf("f32 ULBlock=2K %s K=%d", name, k), m32, spike.Options{Partitions: 7, ULBlock: 2 * k}, other, r)
+		spikeCase(t, fmt.Sprintf("block-Jacobi K=%d", k), m, spike.Options{Partitions: 7, Method: spike.BlockJacobi}, auto, r)
 	}
 	// Default P from package tuning.
 	m := banded.Random[float64](200003, 8, 1, r)
@@ -172,7 +179,7 @@ func TestSpikeGPUVariants(t *testing.T) {
 	t.Logf("N=%d K=%d: P=%d (%s)", m.N, m.K, p.P(), p.Kernel())
 	assert.Greater(t, p.P(), 1)
 	require.NoError(t, p.Close())
-	spikeCase(t, "default P", m, spike.Options{}, false, r)
+	spikeCase(t, "default P", m, spike.Options{}, auto, r)
 }
 
 func testSpikeGPUBreakdowns[T tridiag.Float](t *testing.T) {
@@ -180,21 +187,21 @@ func testSpikeGPUBreakdowns[T tridiag.Float](t *testing.T) {
 	const n, k, P = 997, 5, 9
 	bounds := spike.Partitions(n, P)
 	ctx := context.Background()
-	for _, wide := range []bool{false, true} {
+	for _, kern := range []tuning.SpikeKernel{tuning.SpikeKernelWindow, tuning.SpikeKernelWide} {
 		for _, tol := range []float64{0, -1} {
-			base := fmt.Sprintf("wide=%v BoostTol=%g", wide, tol)
+			base := fmt.Sprintf("kernel=%d BoostTol=%g", kern, tol)
 			opts := spike.Options{Partitions: P, BoostTol: tol}
 			// Zero pivots: the first row of partition 3 (LU), the last
 			// of partition 5 (its UL's first pivot).
 			m := banded.Random[T](n, k, 2, r)
 			m.Set(bounds[3], bounds[3], 0)
-			spikeCase(t, base+" zero LU pivot", m, opts, wide, r)
+			spikeCase(t, base+" zero LU pivot", m, opts, kern, r)
 			m = banded.Random[T](n, k, 2, r)
 			m.Set(bounds[6]-1, bounds[6]-1, 0)
-			spikeCase(t, base+" zero UL pivot", m, opts, wide, r)
+			spikeCase(t, base+" zero UL pivot", m, opts, kern, r)
 			if tol < 0 {
 				// The error names the partition and the row.
-				p, err := newSpikePlan[T](dev, n, k, opts, wide)
+				p, err := newSpikePlan[T](dev, n, k, opts, kern)
 				require.NoError(t, err)
 				err = p.FactorBand(ctx, m)
 				var re *banded.RowError
@@ -210,8 +217,8 @@ func testSpikeGPUBreakdowns[T tridiag.Float](t *testing.T) {
 		// row and column.
 		m := banded.Random[T](n, k, 2, r)
 		m.Set(bounds[4]+2, bounds[4]+4, T(math.NaN()))
-		spikeCase(t, "NaN in a block", m, spike.Options{Partitions: P}, wide, r)
-		p, err := newSpikePlan[T](dev, n, k, spike.Options{Partitions: P}, wide)
+		spikeCase(t, "NaN in a block", m, spike.Options{Partitions: P}, kern, r)
+		p, err := newSpikePlan[T](dev, n, k, spike.Options{Partitions: P}, kern)
 		require.NoError(t, err)
 		err = p.FactorBand(ctx, m)
 		var re *banded.RowError
@@ -220,7 +227,7 @@ func testSpikeGPUBreakdowns[T tridiag.Float](t *testing.T) {
 		assert.Equal(t, [2]int{bounds[4] + 2, bounds[4] + 4}, [2]int{re.Row, re.Col})
 		m = banded.Random[T](n, k, 2, r)
 		m.Set(bounds[2]-1, bounds[2], T(math.Inf(-1)))
-		spikeCase(t, "-Inf in B_1", m, spike.Options{Partitions: P}, wide, r)
+		spikeCase(t, "-Inf in B_1", m, spike.Options{Partitions: P}, kern, r)
 		// After a failure the plan factors again.
 		require.NoError(t, p.FactorBand(ctx, banded.Random[T](n, k, 2, r)))
 		// NaN in b: an error naming the row, then the next solve is clean.

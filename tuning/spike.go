@@ -20,6 +20,38 @@ package tuning
 // band_window.cuh (at most four entries of the K×K update per thread).
 const SpikeWindowMaxK = 64
 
+// SpikeWideFromK is the K from which the wide kernel is the default: it
+// was the faster on an H100 at K = 16 (FP64 LU of N = 10⁶ in 3168–3696
+// partitions: 1.17 ms against 1.52 ms) and K = 64 (6.75 ms against
+// 10.0 ms; bench/results/h100-2026-11-22/session2/spike-*). Its blocks
+// need fewer registers (two of 1024 threads per SM) and each thread
+// reads one entry of U's row per step instead of one per entry.
+const SpikeWideFromK = 16
+
+// SpikeKernel selects the partition factorization kernel.
+type SpikeKernel int
+
+const (
+	// SpikeKernelAuto: the window kernel below SpikeWideFromK, the wide
+	// one from there.
+	SpikeKernelAuto SpikeKernel = iota
+	// SpikeKernelWindow forces band_factor_window (K ≤ SpikeWindowMaxK).
+	SpikeKernelWindow
+	// SpikeKernelWide forces band_spike_factor_wide.
+	SpikeKernelWide
+)
+
+// Wide reports whether the kernel choice uses the wide kernel for K = k.
+func (c SpikeKernel) Wide(k int) bool {
+	switch c {
+	case SpikeKernelWindow:
+		return k > SpikeWindowMaxK
+	case SpikeKernelWide:
+		return true
+	}
+	return k >= SpikeWideFromK
+}
+
 // Partition sizes of SpikePartitions.
 const (
 	// SpikeMinRows is the fewest rows SpikePartitions gives a partition.
@@ -90,8 +122,8 @@ type SpikeShape struct {
 	// FactorRegs and SolveRegs are the registers per thread of the
 	// factorization and solve kernels (0: assume 32).
 	FactorRegs, SolveRegs int
-	// Wide: the plan uses the wide factorization kernel for every K.
-	Wide bool
+	// Kernel is the factorization kernel choice.
+	Kernel SpikeKernel
 }
 
 // ResidentBlocks returns how many blocks of threads threads, shared bytes
@@ -133,7 +165,7 @@ func SpikePartitions(d Device, s SpikeShape) int {
 	}
 	k := max(s.K, 1)
 	elem := max(s.Elem, 4)
-	f := SpikeFactorLaunch(k, elem, s.Wide || k > SpikeWindowMaxK)
+	f := SpikeFactorLaunch(k, elem, s.Kernel.Wide(k))
 	capF := max(1, d.SMs*ResidentBlocks(d, f.Threads, f.Shared+f.Static, s.FactorRegs))
 	capS := max(1, d.SMs*ResidentBlocks(d, k, (k+1)*elem, s.SolveRegs))
 	rows := max(SpikeMinRows, SpikeRowsPerK*k, 2*k)

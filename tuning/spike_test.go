@@ -78,7 +78,7 @@ func TestSpikePartitions(t *testing.T) {
 					if p > 1 {
 						assert.GreaterOrEqual(t, n/p, rows, "%s: partitions too short", what)
 					}
-					f := SpikeFactorLaunch(k, elem, k > SpikeWindowMaxK)
+					f := SpikeFactorLaunch(k, elem, SpikeKernelAuto.Wide(k))
 					capF := d.SMs * ResidentBlocks(d, f.Threads, f.Shared+f.Static, 0)
 					if p > capF {
 						assert.Zero(t, p%capF, "%s: whole waves of the factorization (C=%d)", what, capF)

@@ -83,14 +83,14 @@ type Plan[T Float] struct {
 	reduced  []int
 }
 
-// NewPlan lays out a plan for the H100's limits; wide forces the wide
+// NewPlan lays out a plan for the H100's limits with the given choice of
 // factorization kernel.
-func NewPlan[T Float](n, k int, opts spike.Options, wide bool) (*Plan[T], error) {
+func NewPlan[T Float](n, k int, opts spike.Options, kern tuning.SpikeKernel) (*Plan[T], error) {
 	elem := 4
 	if is64[T]() {
 		elem = 8
 	}
-	l, err := spikegpu.NewLayout(n, k, elem, opts, tuning.H100, 0, 0, wide)
+	l, err := spikegpu.NewLayout(n, k, elem, opts, tuning.H100, 0, 0, kern)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/bandsolve/bandsolve/banded"
 	"github.com/bandsolve/bandsolve/spike"
+	"github.com/bandsolve/bandsolve/tuning"
 )
 
 func bits[T Float](v T) uint64 {
@@ -41,7 +42,11 @@ func sameBits[T Float](t *testing.T, what string, a, b []T) bool {
 // the solution.
 func compare[T Float](t *testing.T, what string, m *banded.Band[T], opts spike.Options, wide bool, r *rand.Rand) {
 	t.Helper()
-	p, err := NewPlan[T](m.N, m.K, opts, wide)
+	kern := tuning.SpikeKernelWindow
+	if wide {
+		kern = tuning.SpikeKernelWide
+	}
+	p, err := NewPlan[T](m.N, m.K, opts, kern)
 	require.NoError(t, err, what)
 	opts.Partitions = p.L.P
 	f, cerr := spike.Factor(m, opts)
@@ -168,7 +173,7 @@ func testBreakdowns[T Float](t *testing.T) {
 
 	// A NaN in b.
 	m = banded.Random[T](n, k, 2, r)
-	p, err := NewPlan[T](n, k, spike.Options{Partitions: P}, false)
+	p, err := NewPlan[T](n, k, spike.Options{Partitions: P}, tuning.SpikeKernelAuto)
 	require.NoError(t, err)
 	require.NoError(t, p.Factor(m))
 	f, err := spike.Factor(m, spike.Options{Partitions: P})

@@ -77,8 +77,9 @@ type Layout struct {
 // same errors) plus the GPU's limits — 1 ≤ K ≤ tuning.SpikeMaxK of the
 // device, N ≤ MaxN — and lays the plan out. P = 0 in opts takes
 // tuning.SpikePartitions with the given kernel registers (0 if unknown).
-// wide forces band_spike_factor_wide for every K (tests).
-func NewLayout(n, k, elem int, opts spike.Options, dev tuning.Device, factorRegs, solveRegs int, wide bool) (*Layout, error) {
+// kern chooses the factorization kernel (tuning.SpikeKernelAuto but in
+// tests).
+func NewLayout(n, k, elem int, opts spike.Options, dev tuning.Device, factorRegs, solveRegs int, kern tuning.SpikeKernel) (*Layout, error) {
 	if err := banded.CheckShape(n, k); err != nil {
 		return nil, err
 	}
@@ -105,14 +106,14 @@ func NewLayout(n, k, elem int, opts spike.Options, dev tuning.Device, factorRegs
 	}
 	p := opts.Partitions
 	if p == 0 {
-		p = tuning.SpikePartitions(dev, tuning.SpikeShape{N: n, K: k, Elem: elem, FactorRegs: factorRegs, SolveRegs: solveRegs, Wide: wide})
+		p = tuning.SpikePartitions(dev, tuning.SpikeShape{N: n, K: k, Elem: elem, FactorRegs: factorRegs, SolveRegs: solveRegs, Kernel: kern})
 	}
 	if err := spike.CheckPartitions(n, k, p); err != nil {
 		return nil, err
 	}
 	l := &Layout{N: n, K: k, P: p, Elem: elem, Bounds: spike.Partitions(n, p), Method: opts.Method, ULBlock: opts.ULBlock}
 	l.Coupled = p > 1 && opts.Method == spike.Truncated
-	l.Factor = tuning.SpikeFactorLaunch(k, elem, wide || k > tuning.SpikeWindowMaxK)
+	l.Factor = tuning.SpikeFactorLaunch(k, elem, kern.Wide(k))
 	if f := l.Factor; f.Shared+f.Static > dev.MaxShared() {
 		return nil, fmt.Errorf("%w: the factorization of K=%d needs %d B of shared memory, %s allows %d", banded.ErrShape, k, f.Shared+f.Static, dev.Name, dev.MaxShared())
 	}

@@ -17,8 +17,9 @@
 //                        finds A's first non-finite entry (spike.scanFinite);
 //   band_spike_ulblock   copies the top-left l×l block of every partition
 //                        but the first into a compact band (Options.ULBlock);
-//   band_spike_factor_wide  LU or UL of the partitions for K too large for
-//                        band_factor_window (banded.FactorLURange/ULRange);
+//   band_spike_factor_wide  LU or UL of the partitions, for K > 64 (beyond
+//                        band_factor_window) and, being the faster, from
+//                        K = 16 (banded.FactorLURange/ULRange);
 //   band_spike_tips      V_i⁽ᵇ⁾ and W_{i+1}⁽ᵗ⁾ (steps 2, 3);
 //   band_spike_reduced   R̄_i = I − W_{i+1}⁽ᵗ⁾·V_i⁽ᵇ⁾ and its LU with partial
 //                        pivoting (step 4);
