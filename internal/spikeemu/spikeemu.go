@@ -1,6 +1,6 @@
 //go:build cudaemu
 
-// Package spikeemu runs the truncated SPIKE kernels of
+// spikeemu runs the truncated SPIKE kernels of
 // ptx/src/band_spike.cuh, with the window kernels of band_window.cuh, on
 // the CPU through the fiber emulation of internal/bandemu, in the order
 // cuda.SpikePlan launches them and decoded by internal/spikegpu, so that
