@@ -483,3 +483,26 @@ func FromDense(d mat.Matrix) *CSR {
 	}
 	return a
 }
+
+// FromBand converts a band matrix to CSR, keeping its nonzero entries
+// (exact zeros inside the band are not stored). The indices are int32, so
+// N·(2K+1) must fit in an int32; a larger band fails with ErrShape.
+func FromBand[T banded.Float](b *banded.Band[T]) (*CSR, error) {
+	if b == nil {
+		return nil, fmt.Errorf("%w: FromBand of a nil band", ErrShape)
+	}
+	if int64(b.N)*int64(2*b.K+1) > math.MaxInt32 {
+		return nil, fmt.Errorf("%w: FromBand of a band N=%d K=%d: up to %d entries, more than int32 indices hold", ErrShape, b.N, b.K, int64(b.N)*int64(2*b.K+1))
+	}
+	a := &CSR{N: b.N, M: b.N, RowPtr: make([]int32, b.N+1)}
+	for i := range b.N {
+		for j := max(0, i-b.K); j <= min(b.N-1, i+b.K); j++ {
+			if v := b.At(i, j); v != 0 {
+				a.Col = append(a.Col, int32(j))
+				a.Val = append(a.Val, float64(v))
+			}
+		}
+		a.RowPtr[i+1] = int32(len(a.Col))
+	}
+	return a, nil
+}

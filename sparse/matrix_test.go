@@ -1,6 +1,7 @@
 package sparse
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -227,4 +228,43 @@ func identity(n int) []int {
 		p[i] = i
 	}
 	return p
+}
+
+func TestFromBand(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, sh := range []struct{ n, k int }{{1, 0}, {7, 0}, {9, 2}, {10, 4}, {5, 4}} {
+		b := banded.Random[float64](sh.n, sh.k, 0.7, rng)
+		if sh.n > 3 {
+			b.Set(2, max(0, 2-sh.k), 0) // an exact zero inside the band is not stored
+		}
+		a, err := FromBand(b)
+		require.NoError(t, err)
+		require.NoError(t, a.Check())
+		x := make([]float64, sh.n)
+		for i := range x {
+			x[i] = rng.Float64() - 0.5
+		}
+		want, got := make([]float64, sh.n), make([]float64, sh.n)
+		b.MulVec(x, want)
+		require.NoError(t, a.MulVec(x, got))
+		assert.InDeltaSlice(t, want, got, 1e-14, "N=%d K=%d", sh.n, sh.k)
+		back, dropped, err := ToBand[float64](a, sh.k)
+		require.NoError(t, err)
+		assert.Zero(t, dropped)
+		assert.Equal(t, b.Data, back.Data, "N=%d K=%d round trip", sh.n, sh.k)
+		if sh.n > 3 {
+			assert.Less(t, a.NNZ(), nnzBand(sh.n, sh.k), "the zero is not stored")
+		}
+	}
+	_, err := FromBand[float64](nil)
+	assert.ErrorIs(t, err, ErrShape)
+}
+
+// nnzBand is the number of positions in a band of order n and half-width k.
+func nnzBand(n, k int) int {
+	c := 0
+	for i := range n {
+		c += min(n-1, i+k) - max(0, i-k) + 1
+	}
+	return c
 }

@@ -59,12 +59,21 @@ the band that is factored, the partitions, for -mtx the half-bandwidth
 before and after each reordering stage, the iterations (BiCG steps: two
 per BiCGStab(2) cycle), the true relative residual ‖b − A·x‖₂/‖b‖₂
 computed in float64 against the original matrix, and the times of the
-reordering, the factorization and the solve.`,
+reordering, the factorization and the solve.
+
+Devices: -device cpu runs package spike on the host's cores; -device
+cuda (or cuda:N) runs the same truncated SPIKE on the GPU
+(cuda.SpikePlan, bit for bit the CPU's factors for the same partitions;
+P defaults to the GPU's tuning) and, for -method iterative, BiCGStab(2)
+on device vectors with CSR products of the band or of the reordered
+sparse matrix; the report then adds the time of the uploads, which the
+factor and solve times exclude. -method pivot runs on the CPU only.`,
 	examples: `  bandsolve banded -n 100000 -k 16 -d 1 -method direct
   bandsolve banded -n 100000 -k 50 -d 0.3 -p 8 -ul 2k -precision mixed
   bandsolve banded -n 20000 -k 10 -d 0.5 -precond block-jacobi
   bandsolve banded -npy ab.npy -rhs b.npy -method pivot -o x.npy
-  bandsolve banded -mtx matrix.mtx -delta 0.99 -p 4 -tol 1e-10`,
+  bandsolve banded -mtx matrix.mtx -delta 0.99 -p 4 -tol 1e-10
+  bandsolve banded -n 1000000 -k 100 -d 1 -method direct -device cuda`,
 	run: runBanded,
 }
 
@@ -105,7 +114,7 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 	maxIter := fs.Int("maxiter", 0, "most BiCG steps of -method iterative (0: krylov's default)")
 	boost := fs.Float64("boost", 0, "relative diagonal boosting threshold (0: the machine epsilon; negative: off)")
 	delta := fs.Float64("delta", 0, "drop-off fraction δ in (0, 1) of -mtx (Eq. 13); 0 keeps the whole reordered band")
-	device := fs.String("device", "cpu", "device: cpu or cpu:WORKERS (cuda: not yet for banded systems)")
+	device := fs.String("device", "cpu", "device: cpu, cpu:WORKERS, cuda or cuda:N (direct and iterative)")
 	if help, err := parseFlags(c, fs, args, stdout); help || err != nil {
 		return err
 	}
@@ -188,8 +197,8 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if kind == "cuda" {
-		return fmt.Errorf("device %q: banded systems are solved on the CPU only for now; use -device cpu", *device)
+	if kind == "cuda" && *method == "pivot" {
+		return usageErrorf("-method pivot runs on the CPU only (banded LU with partial pivoting is the host reference); use -device cpu")
 	}
 
 	// The problem.
@@ -215,7 +224,9 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 	A := pb.band
 	opts.Options.Partitions = *parts
 	opts.Options.BoostTol = *boost
-	opts.Options.Workers = workers
+	if kind == "cpu" {
+		opts.Options.Workers = workers
+	}
 	switch {
 	case ulMode == "2k":
 		opts.Options.ULBlock = spike.PaperULBlock(A.K)
@@ -235,20 +246,25 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 	rep := bandedReport{method: *method, precision: *prec, precond: *precond, ul: ulMode}
 	y := make([]float64, A.N)
 	var solveErr error
-	switch *method {
-	case "pivot":
+	switch {
+	case kind == "cuda":
+		solveErr = solveBandedCUDA(context.Background(), workers, pb, *method, *prec, opts, y, &rep)
+		if solveErr != nil && !(rep.iterative && (errors.Is(solveErr, krylov.ErrNotConverged) || errors.Is(solveErr, krylov.ErrBreakdown))) {
+			return solveErr
+		}
+	case *method == "pivot":
 		if *prec == "f32" {
 			solveErr = pivotSolve(banded.Convert[float32](A), pb.b, y, &rep)
 		} else {
 			solveErr = pivotSolve(A, pb.b, y, &rep)
 		}
-	case "direct":
+	case *method == "direct":
 		if *prec == "f32" {
 			solveErr = spikeDirect(banded.Convert[float32](A), opts.Options, pb.b, y, &rep)
 		} else {
 			solveErr = spikeDirect(A, opts.Options, pb.b, y, &rep)
 		}
-	case "iterative":
+	case *method == "iterative":
 		res, err := spike.SolveIterative(context.Background(), pb.op, A, pb.b, y, opts)
 		rep.factor, rep.solve = res.FactorTime, res.SolveTime
 		rep.bounds, rep.boosts = res.Bounds, res.Boosts
@@ -288,12 +304,14 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 // bandedReport collects what the command prints.
 type bandedReport struct {
 	method, precision, precond, ul string
+	device                         string // set by the GPU path
 	bounds                         []int
 	boosts                         int
 	iterative, converged           bool
 	iterations                     int
 	residual, errVsTrue            float64
 	factor, solve                  time.Duration
+	upload                         time.Duration // GPU: host-to-device copies of the operator and b
 }
 
 func pivotSolve[T banded.Float](A *banded.Band[T], b, y []float64, rep *bandedReport) error {
@@ -482,7 +500,10 @@ func writeBandedReport(w io.Writer, pb *bandedProblem, rep *bandedReport, worker
 		fmt.Fprintf(w, "  %-22s %s\n", name, fmt.Sprintf(format, args...))
 	}
 	dev := "cpu"
-	if workers > 0 {
+	switch {
+	case rep.device != "":
+		dev = rep.device
+	case workers > 0:
 		dev = fmt.Sprintf("cpu:%d", workers)
 	}
 	fmt.Fprintf(w, "bandsolve banded on %s\n", dev)
@@ -523,6 +544,9 @@ func writeBandedReport(w io.Writer, pb *bandedProblem, rep *bandedReport, worker
 	line("relative residual", "%.3e (‖b − A·x‖₂/‖b‖₂)", rep.residual)
 	if pb.xTrue != nil {
 		line("relative error", "%.3e (‖x − x̃‖₂/‖x̃‖₂, manufactured x̃)", rep.errVsTrue)
+	}
+	if rep.device != "" {
+		line("time upload", "%s", formatDuration(rep.upload))
 	}
 	if rep.method != "iterative" || rep.precond != "none" {
 		line("time factor", "%s", formatDuration(rep.factor))

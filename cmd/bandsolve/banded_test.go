@@ -155,9 +155,16 @@ func TestBandedUsageErrors(t *testing.T) {
 		{[]string{"-delta", "0.5"}, 2, "-mtx only"},
 		{[]string{"-npy", "a.npy", "-mtx", "b.mtx"}, 2, "at most one"},
 		{[]string{"-device", "gpu"}, 2, "unknown device"},
-		{[]string{"-device", "cuda"}, 1, "CPU only"},
+		{[]string{"-device", "cuda", "-method", "pivot"}, 2, "CPU only"},
 		{[]string{"-n", "100", "-k", "5", "-p", "11", "-method", "direct"}, 1, "fewer than 2K=10"},
 		{[]string{"-mtx", "/nonexistent.mtx"}, 1, "no such file"},
+	}
+	if !cudaBuilt {
+		cases = append(cases, struct {
+			args []string
+			code int
+			want string
+		}{[]string{"-n", "100", "-k", "2", "-device", "cuda"}, 1, "not built into this binary"})
 	}
 	for _, c := range cases {
 		code, _, errOut := runCmd(t, append([]string{"banded"}, c.args...)...)
