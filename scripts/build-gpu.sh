@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the GPU test and bench binaries into .gpu/ (ignored by git), ready
-# to be carried to the GPU machine and run there with: bash .gpu/run.sh
+# Builds the GPU test and bench binaries into .gpu/ (ignored by git), packs
+# them into .gpu-pack/gpu.tar.xz (ignored) to be carried to the GPU machine,
+# and run there with: bash .gpu/run.sh
 # The GPU machine has no Go; these binaries link libcuda.so.1 dynamically.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,3 +17,9 @@ if [ -d cmd/bandsolve ]; then
 fi
 cp scripts/gpu-run.sh .gpu/run.sh
 du -sh .gpu
+# The binaries are larger than the device tool carries (64 MiB); an xz
+# archive is about a quarter of their size. On the GPU machine:
+#   mkdir -p .gpu && tar -C .gpu -xJf .gpu-pack/gpu.tar.xz
+mkdir -p .gpu-pack
+tar -C .gpu -cf - . | xz -T0 -6 > .gpu-pack/gpu.tar.xz
+du -sh .gpu-pack/gpu.tar.xz

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -34,7 +35,7 @@ func TestBandedCUDA(t *testing.T) {
 		same   bool // direct: identical solutions
 	}{
 		{[]string{"-n", "30001", "-k", "5", "-d", "1", "-method", "direct", "-p", "16"}, 1e-12, true},
-		{[]string{"-n", "30001", "-k", "20", "-d", "1", "-method", "direct", "-p", "16", "-ul", "2k"}, 1e-12, true},
+		{[]string{"-n", "30001", "-k", "20", "-d", "1", "-method", "direct", "-p", "16", "-ul", "2k"}, 1e-6, true}, // l = 2K approximates the left spikes
 		{[]string{"-n", "30001", "-k", "5", "-d", "1", "-method", "direct", "-p", "16", "-precision", "f32"}, 1e-4, true},
 		{[]string{"-n", "30001", "-k", "5", "-d", "0.4", "-p", "40", "-ul", "2k", "-tol", "1e-11"}, 1e-11, false},
 		{[]string{"-n", "30001", "-k", "5", "-d", "0.4", "-p", "40", "-precision", "mixed", "-tol", "1e-11"}, 1e-11, false},
@@ -53,7 +54,9 @@ func TestBandedCUDA(t *testing.T) {
 		assert.Contains(t, gpu, "time upload", "%v", c.args)
 		res := reportValue(t, gpu, "relative residual")
 		assert.LessOrEqual(t, res, c.maxRes, "%v\n%s", c.args, gpu)
-		assert.Equal(t, reportValue(t, cpu, "partitions"), reportValue(t, gpu, "partitions"), "%v", c.args)
+		if strings.Contains(cpu, "partitions") {
+			assert.Equal(t, reportValue(t, cpu, "partitions"), reportValue(t, gpu, "partitions"), "%v", c.args)
+		}
 		if c.same {
 			assert.Equal(t, reportValue(t, cpu, "relative error"), reportValue(t, gpu, "relative error"), "%v: CPU and GPU solutions differ\n%s\n%s", c.args, cpu, gpu)
 			assert.Equal(t, reportValue(t, cpu, "relative residual"), res, "%v", c.args)
