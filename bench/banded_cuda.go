@@ -57,6 +57,9 @@ func timeSplit(br bandRun, one func() (tf, ts time.Duration, err error)) (fts, s
 			return nil, nil, err
 		}
 		first = tf + ts
+		if br.budget > 0 && first > br.budget/4 {
+			break
+		}
 	}
 	reps := br.repsFor(first)
 	for i := 0; i < reps; i++ {

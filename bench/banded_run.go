@@ -43,7 +43,9 @@ type bandGPU interface {
 type bandRun struct {
 	warmup, reps int
 	// budget bounds the timed repetitions of a solver: reps are cut so
-	// that they take about this long (at least 3 are done).
+	// that they take about this long (at least one is done), and a
+	// solver whose first call takes over a quarter of it gets one
+	// warm-up only.
 	budget    time.Duration
 	seed      uint64
 	bandwidth float64 // device copy bandwidth, bytes read+written per second
@@ -51,11 +53,11 @@ type bandRun struct {
 }
 
 // repsFor is the number of timed repetitions for a solver that took one
-// about t: br.reps, cut to fit br.budget, at least 3.
+// about t: br.reps, cut to fit br.budget, at least 1.
 func (br bandRun) repsFor(t time.Duration) int {
 	n := br.reps
 	if br.budget > 0 && t > 0 {
-		n = min(n, max(3, int(br.budget/t)))
+		n = min(n, int(br.budget/t))
 	}
 	return max(n, 1)
 }
@@ -102,9 +104,9 @@ func runBanded(ctx context.Context, cfg *config, stdout, stderr io.Writer) error
 		return nil
 	}
 	r := &bandRunner{cfg: cfg, prog: newProgress(stderr, cfg.quiet), maxK: map[string]int{}}
-	r.br = bandRun{warmup: cfg.warmup, reps: cfg.reps, budget: 2 * time.Second, seed: cfg.seed, progress: r.prog.solver}
+	r.br = bandRun{warmup: cfg.warmup, reps: cfg.reps, budget: 3 * time.Second, seed: cfg.seed, progress: r.prog.solver}
 	var meta []string
-	meta = append(meta, fmt.Sprintf("bandsolve bench %s, grid %s, %s, reps %d (cut to about %v a solver, at least 3), warmup %d, seed %d, %d host goroutines",
+	meta = append(meta, fmt.Sprintf("bandsolve bench %s, grid %s, %s, reps %d (cut to about %v a solver, at least 1), warmup %d, seed %d, %d host goroutines",
 		time.Now().UTC().Format(time.RFC3339), cfg.grid, runtime.Version(), cfg.reps, r.br.budget, cfg.warmup, cfg.seed, runtime.GOMAXPROCS(0)))
 	batches, singles := false, false
 	for _, c := range cases {

@@ -276,7 +276,7 @@ func TestCostModel(t *testing.T) {
 	br := bandRun{reps: 10, budget: time.Second}
 	assert.Equal(t, 10, br.repsFor(time.Millisecond))
 	assert.Equal(t, 4, br.repsFor(250*time.Millisecond))
-	assert.Equal(t, 3, br.repsFor(time.Minute))
+	assert.Equal(t, 1, br.repsFor(time.Minute))
 }
 
 // TestBandedMainCPU runs a tiny banded grid through Main on the CPU: host
