@@ -54,6 +54,22 @@ const Direct = 1.0
 // sweep stop at.
 const BandTol = 1e-10
 
+// BandMaxIter bounds the BiCG steps of the GPU's iterative solves.
+const BandMaxIter = 500
+
+// IterRows is the least number of rows per SPIKE partition of the
+// preconditioner of the iterative solves (d < Direct), 16K where that is
+// more: with d < 1 the spikes need not decay, and the truncated
+// preconditioner of the short partitions tuning picks for speed let
+// BiCGStab(2) diverge on random matrices with d = 0.2 and K = 2, 10
+// (H100 run of 2026-11-24), while partitions of about 2000 rows
+// converged in a few steps.
+const IterRows = 2048
+
+// iterPartitions is the largest number of partitions of the iterative
+// solves' preconditioner: N / max(IterRows, 16K), at least 1.
+func iterPartitions(n, k int) int { return max(1, n/max(IterRows, 16*k)) }
+
 // BandCase is one case of the banded grids: G systems of order N and
 // half-bandwidth K with degree of diagonal dominance D, in a precision.
 // G = 1 is one system (the banded sweep), G > 1 a batch in the

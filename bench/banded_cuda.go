@@ -184,6 +184,15 @@ func runBandIterative(ctx context.Context, be *cudaBackend, c BandCase, a *bande
 	if err != nil {
 		return fail(err)
 	}
+	if pmax := iterPartitions(n, c.K); p32.P() > pmax {
+		// Larger partitions than tuning's (which picks P for speed): the
+		// truncated preconditioner of a matrix that is not diagonally
+		// dominant is poor when partitions are short.
+		_ = p32.Close()
+		if p32, err = cuda.NewSpikePlan[float32](be.dev, n, c.K, spike.Options{Partitions: pmax}); err != nil {
+			return fail(err)
+		}
+	}
 	defer func() { _ = p32.Close() }()
 	da32, err := cuda.Upload(be.dev, banded.Convert[float32](a).Data)
 	if err != nil {
@@ -210,7 +219,7 @@ func runBandIterative(ctx context.Context, be *cudaBackend, c BandCase, a *bande
 		}
 		tf = time.Since(t0)
 		t0 = time.Now()
-		res, iterErr = krylov.BiCGStab2(ctx, sp, op, mp, db, dx, krylov.Options{Tol: BandTol})
+		res, iterErr = krylov.BiCGStab2(ctx, sp, op, mp, db, dx, krylov.Options{Tol: BandTol, MaxIter: BandMaxIter})
 		if err = sp.Sync(); err != nil {
 			return 0, 0, err
 		}

@@ -145,8 +145,8 @@ func runBanded(ctx context.Context, cfg *config, stdout, stderr io.Writer) error
 			runtime.GOMAXPROCS(0), cfg.hostCap))
 	}
 	if singles {
-		meta = append(meta, fmt.Sprintf("single systems: banded.Random-like matrices (off-diagonals U(−1,1), a_ii = d·Σ|a_ij|), b from U(−1,1); d ≥ %g: truncated SPIKE direct (P from tuning); d < %g: BiCGStab(2) in FP64 preconditioned by SPIKE in FP32 to ‖b−Ax‖/‖b‖ ≤ %g; times of synchronous calls (wall clock), data on the device; resid = ‖b−Ax‖₂/‖b‖₂ in float64 on the host; speed-up = cpu:gbsv total / total (~: gbsv time estimated)",
-			Direct, Direct, BandTol))
+		meta = append(meta, fmt.Sprintf("single systems: banded.Random-like matrices (off-diagonals U(−1,1), a_ii = d·Σ|a_ij|), b from U(−1,1); d ≥ %g: truncated SPIKE direct (P from tuning); d < %g: BiCGStab(2) in FP64 preconditioned by SPIKE in FP32 (partitions of at least max(%d, 16K) rows) to ‖b−Ax‖/‖b‖ ≤ %g, at most %d steps; times of synchronous calls (wall clock), data on the device; resid = ‖b−Ax‖₂/‖b‖₂ in float64 on the host; speed-up = cpu:gbsv total / total (~: gbsv time estimated)",
+			Direct, Direct, IterRows, BandTol, BandMaxIter))
 	}
 	if batches {
 		meta = append(meta, "batches: K = 2, interleaved, rows [1 −4 10 −4 1] (the anchors'), CUDA events; fraction = (2K+3 elements a row / time) / copy bandwidth; speed-up = gpsvInterleavedBatch time / time")

@@ -349,3 +349,10 @@ func TestBandedFlags(t *testing.T) {
 		assert.Contains(t, errb.String(), "-tags cuda")
 	}
 }
+
+func TestIterPartitions(t *testing.T) {
+	assert.Equal(t, 488, iterPartitions(1e6, 2))
+	assert.Equal(t, 312, iterPartitions(1e6, 200))
+	assert.Equal(t, 1, iterPartitions(1000, 2))
+	assert.Equal(t, 48, iterPartitions(1e5, 10))
+}
