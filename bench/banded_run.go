@@ -756,7 +756,6 @@ func WriteBandPlots(dir string, rs []BandResult) ([]string, error) {
 		p.Add(l, s)
 		p.Legend.Add(fmt.Sprintf("%s N=%s", name, fmtCount(k.n)), l, s)
 	}
-	p.Legend.Left = false
 	fixRange(p)
 	path := filepath.Join(dir, "banded-d1.png")
 	if err := p.Save(10*vg.Inch, 7*vg.Inch, path); err != nil {
