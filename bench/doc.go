@@ -29,6 +29,17 @@
 // solvers. A backward error on a sample of systems guards against fast
 // wrong answers.
 //
+// The banded grids (BandGrid: banded, banded-quick, pentadiag; run by
+// runBanded) time single banded systems of half-bandwidth K and diagonal
+// dominance d on the GPU (truncated SPIKE direct for d ≥ 1, BiCGStab(2)
+// with an FP32 SPIKE preconditioner below), factor and solve apart,
+// against the host's banded LU with partial pivoting (cpu:gbsv, skipped
+// above -host-cap by a cost model fitted as it goes) and package spike on
+// all cores, with true residuals ‖b − A·x‖₂/‖b‖₂ checked on the host; and
+// batches of pentadiagonal systems (cuda.BandBatchPlan) against cuSPARSE
+// gpsvInterleavedBatch. They write their own table and CSV (BandResult)
+// and the plot banded-d1.png.
+//
 // Main parses the command line; the cuda build tag adds the GPU side
 // (gpu_cuda.go, cusparse_cuda.go), without it -device cuda says the GPU is
 // not built in.

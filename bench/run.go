@@ -41,6 +41,11 @@ type config struct {
 	table         bool
 	quiet         bool
 	list          bool
+	// Banded grids (banded_run.go).
+	sweep     BandSweep
+	hostCap   time.Duration
+	hostSpike bool
+	hostD     []float64
 }
 
 const usage = `bandsolve bench: time batched tridiagonal solves and their peers.
@@ -58,6 +63,14 @@ parallel memory copy for host solvers.
 Peers: cusparse (gtsv2StridedBatch, gtsvInterleavedBatch algorithms 0–2,
 gtsv2; loaded from libcusparse at run time), cpu (this module's CPU backend,
 -cpu-algorithms), gonum (LAPACK Dgtsv, FP64, per system).
+
+Banded grids (-grid banded, banded-quick, pentadiag): single banded systems
+of order N, half-bandwidth K and diagonal dominance d (-band-n, -band-k,
+-band-d) solved on the GPU by truncated SPIKE (d ≥ 1) or BiCGStab(2) with an
+FP32 SPIKE preconditioner (d < 1), factor and solve timed apart, against the
+host's banded LU with partial pivoting (cpu:gbsv, one goroutine; skipped
+above -host-cap) and package spike on all cores; and batches of
+pentadiagonal systems against cuSPARSE gpsvInterleavedBatch.
 
 Flags:
 `
@@ -95,7 +108,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	cfg := &config{}
 	var prec, algos, cpuAlgos, peers, maxBytes, copyBytes, hostCopyBytes string
-	fs.StringVar(&cfg.grid, "grid", "paper", "case grid: "+strings.Join(Grids(), ", ")+" (several joined with commas)")
+	var bandN, bandK, bandD, hostD string
+	fs.StringVar(&cfg.grid, "grid", "paper", "case grid: "+strings.Join(Grids(), ", ")+" (several joined with commas); banded grids: "+strings.Join(BandGrids(), ", ")+" (not mixed with the others)")
 	fs.StringVar(&prec, "precision", "f32,f64", "precisions: f32, f64 or both")
 	fs.StringVar(&algos, "algorithms", "all", "algorithms of this module to time on -device: all (auto and every algorithm) or a list of auto, thomas, gtsv, cr, pcr, wangmou, tpr")
 	fs.StringVar(&cpuAlgos, "cpu-algorithms", "auto", "algorithms of the CPU backend timed as the cpu peer when -device is cuda")
@@ -119,14 +133,20 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&cfg.table, "table", true, "print the full table (the per-case summary is always printed)")
 	fs.BoolVar(&cfg.quiet, "q", false, "no progress line")
 	fs.BoolVar(&cfg.list, "list", false, "list the grid's cases and exit")
+	fs.StringVar(&bandN, "band-n", "", "banded grids: orders N to sweep instead of the grid's (e.g. 1e4,1e6)")
+	fs.StringVar(&bandK, "band-k", "", "banded grids: half-bandwidths K to sweep instead of the grid's")
+	fs.StringVar(&bandD, "band-d", "", "banded grids: degrees of diagonal dominance d to sweep instead of the grid's")
+	fs.DurationVar(&cfg.hostCap, "host-cap", 20*time.Second, "banded grids: skip a host solver whose estimated time (from the cases measured so far) is above this (0: no cap)")
+	fs.BoolVar(&cfg.hostSpike, "host-spike", true, "banded grids: time package spike on all cores (cpu:spike) besides the host LU (cpu:gbsv) when the cpu peer is on")
+	fs.StringVar(&hostD, "host-d", "", "banded grids: run the host solvers only for these d (default: every d)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	if Grid(cfg.grid) == nil {
-		return nil, fmt.Errorf("unknown grid %q (want %s)", cfg.grid, strings.Join(Grids(), ", "))
+	if Grid(cfg.grid) == nil && !isBandGrid(cfg.grid) {
+		return nil, fmt.Errorf("unknown grid %q (want %s, or one of %s)", cfg.grid, strings.Join(Grids(), ", "), strings.Join(BandGrids(), ", "))
 	}
 	cfg.precisions = map[string]bool{}
 	for _, p := range splitList(prec) {
@@ -164,6 +184,18 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if cfg.matrix != Toeplitz && cfg.matrix != Dominant {
 		return nil, fmt.Errorf("unknown matrix %q (want %s or %s)", cfg.matrix, Toeplitz, Dominant)
+	}
+	if cfg.sweep.N, err = parseInts(bandN); err != nil {
+		return nil, fmt.Errorf("-band-n: %w", err)
+	}
+	if cfg.sweep.K, err = parseInts(bandK); err != nil {
+		return nil, fmt.Errorf("-band-k: %w", err)
+	}
+	if cfg.sweep.D, err = parseFloats(bandD); err != nil {
+		return nil, fmt.Errorf("-band-d: %w", err)
+	}
+	if cfg.hostD, err = parseFloats(hostD); err != nil {
+		return nil, fmt.Errorf("-host-d: %w", err)
 	}
 	if maxBytes != "auto" && maxBytes != "0" && maxBytes != "" {
 		if cfg.maxBytes, err = parseBytes(maxBytes); err != nil {
@@ -289,6 +321,9 @@ type runner struct {
 }
 
 func run(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
+	if isBandGrid(cfg.grid) {
+		return runBanded(ctx, cfg, stdout, stderr)
+	}
 	var cases []Case
 	for _, c := range Grid(cfg.grid) {
 		if cfg.precisions[c.Precision] {
@@ -518,7 +553,7 @@ type progress struct {
 	tty, off bool
 	start    time.Time
 	i, n     int
-	c        Case
+	c        fmt.Stringer
 	caseT0   time.Time
 }
 
@@ -542,7 +577,7 @@ func (p *progress) note(format string, args ...any) {
 	fmt.Fprintf(p.w, "bench: "+format+"\n", args...)
 }
 
-func (p *progress) caseStart(i, n int, c Case) {
+func (p *progress) caseStart(i, n int, c fmt.Stringer) {
 	p.i, p.n, p.c, p.caseT0 = i, n, c, time.Now()
 	p.solver("")
 }

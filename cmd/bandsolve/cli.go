@@ -147,6 +147,7 @@ Examples:
   bandsolve banded -mtx matrix.mtx -delta 0.95 -method iterative -precision mixed
   bandsolve devices
   bandsolve bench -grid paper -csv results.csv -plots plots/
+  bandsolve bench -grid banded -band-n 1e6 -band-k 100 -band-d 1 -csv banded.csv
 `)
 }
 
