@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bandsolve/bandsolve/banded"
+	"github.com/bandsolve/bandsolve/spike"
 )
 
 // Names of the banded grids (BandGrid).
@@ -59,16 +60,15 @@ const BandMaxIter = 500
 
 // IterRows is the least number of rows per SPIKE partition of the
 // preconditioner of the iterative solves (d < Direct), 16K where that is
-// more: with d < 1 the spikes need not decay, and the truncated
-// preconditioner of the short partitions tuning picks for speed let
-// BiCGStab(2) diverge on random matrices with d = 0.2 and K = 2, 10
-// (H100 run of 2026-11-24), while partitions of about 2000 rows
-// converged in a few steps.
-const IterRows = 2048
+// more (spike.PreconditionerPartitions: with d < 1 the spikes need not
+// decay, and the truncated preconditioner of the short partitions tuning
+// picks for speed let BiCGStab(2) diverge on random matrices with d = 0.2
+// and K = 2, 10 on the H100, 2026-11-24).
+const IterRows = spike.PreconditionerRows
 
 // iterPartitions is the largest number of partitions of the iterative
-// solves' preconditioner: N / max(IterRows, 16K), at least 1.
-func iterPartitions(n, k int) int { return max(1, n/max(IterRows, 16*k)) }
+// solves' preconditioner: spike.PreconditionerPartitions.
+func iterPartitions(n, k int) int { return spike.PreconditionerPartitions(n, k) }
 
 // BandCase is one case of the banded grids: G systems of order N and
 // half-bandwidth K with degree of diagonal dominance D, in a precision.

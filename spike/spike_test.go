@@ -1,9 +1,11 @@
 package spike
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"sync"
 	"testing"
 
@@ -469,4 +471,35 @@ func TestBadInput(t *testing.T) {
 	require.ErrorIs(t, err, banded.ErrNonFinite)
 	assert.Contains(t, err.Error(), "row 42")
 	assert.True(t, errors.Is(err, banded.ErrNonFinite))
+}
+
+func TestPreconditionerPartitions(t *testing.T) {
+	assert.Equal(t, 488, PreconditionerPartitions(1_000_000, 2))
+	assert.Equal(t, 312, PreconditionerPartitions(1_000_000, 200)) // 3200 rows: 16K
+	assert.Equal(t, 1, PreconditionerPartitions(3000, 2))
+	assert.Equal(t, 1, PreconditionerPartitions(10, 9))
+}
+
+// The reason for PreconditionerPartitions: at d = 0.2 truncated SPIKE
+// with short partitions (67 rows) does not make BiCGStab(2) converge,
+// with the partitions it gives it converges in a few steps.
+func TestPreconditionerPartitionsConverge(t *testing.T) {
+	const n, k = 200_000, 2
+	A := banded.Random[float64](n, k, 0.2, rand.New(rand.NewPCG(1, 0xba4d)))
+	b := make([]float64, n)
+	for i := range b {
+		b[i] = math.Sin(float64(i))
+	}
+	solve := func(p int) IterativeResult {
+		x := make([]float64, n)
+		res, _ := SolveIterative(context.Background(), A, nil, b, x, IterativeOptions{
+			Options: Options{Partitions: p}, Precision: Mixed, Tol: 1e-10, MaxIter: 100,
+		})
+		return res
+	}
+	good := solve(PreconditionerPartitions(n, k))
+	assert.True(t, good.Converged, "partitions of %d rows", n/PreconditionerPartitions(n, k))
+	assert.LessOrEqual(t, good.Iterations, 20)
+	short := solve(n / 67)
+	assert.False(t, short.Converged, "partitions of 67 rows: %d steps, residual %g", short.Iterations, short.Residual)
 }

@@ -107,7 +107,7 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 	out := fs.String("o", "", "output `file` for the solution x (.npy, float64)")
 	method := fs.String("method", "iterative", "method: direct (truncated SPIKE), iterative (BiCGStab(2) preconditioned) or pivot (banded LU with partial pivoting)")
 	precond := fs.String("precond", "spike", "preconditioner of -method iterative: spike, block-jacobi or none")
-	parts := fs.Int("p", 0, "number of partitions P (0: spike.ChoosePartitions for the workers)")
+	parts := fs.Int("p", 0, "number of partitions P (0: spike.ChoosePartitions for the CPU's workers, the tuning of the GPU; for -method iterative and d < 1 at most spike.PreconditionerPartitions)")
 	ul := fs.String("ul", "full", "UL block for the left spikes: full (whole partition, exact), 2k (the paper's l = 2K) or an integer l > K")
 	prec := fs.String("precision", "f64", "precision: f64, f32 (direct, pivot) or mixed (iterative)")
 	tol := fs.Float64("tol", 1e-10, "relative residual target of -method iterative")
@@ -241,6 +241,16 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	opts.Tol, opts.MaxIter = *tol, *maxIter
+	// A band that is not diagonally dominant needs long partitions for
+	// the truncated preconditioner to work (spike.PreconditionerPartitions);
+	// the defaults are made for speed.
+	if *method == "iterative" && !opts.NoPreconditioner && *parts == 0 && banded.DiagonalDominance(A) < 1 {
+		p := spike.PreconditionerPartitions(A.N, A.K)
+		if kind == "cpu" {
+			p = min(p, spike.ChoosePartitions(A.N, A.K, workers))
+		}
+		opts.Options.Partitions = p
+	}
 
 	// Solve.
 	rep := bandedReport{method: *method, precision: *prec, precond: *precond, ul: ulMode}
