@@ -78,7 +78,7 @@ func TestBandedCUDA(t *testing.T) {
 	assert.LessOrEqual(t, reportValue(t, gpu, "relative residual"), 1e-10)
 
 	// K above the GPU kernels' limit is refused with the limit in words.
-	code, _, errOut = runCmd(t, "banded", "-device", "cuda", "-n", "5000", "-k", "300", "-method", "direct")
+	code, _, errOut = runCmd(t, "banded", "-device", "cuda", "-n", "5000", "-k", "2000", "-method", "direct")
 	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, "K=300", errOut)
+	assert.Contains(t, errOut, "K=2000", errOut)
 }
