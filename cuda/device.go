@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"gorgonia.org/cu"
 
@@ -40,6 +41,12 @@ type Device struct {
 	bload  bool
 	fns    map[string]cu.Function
 	attr   map[string]int // dynamic shared memory limit set per function
+
+	// The resident grids of plans (resident.go): resMu guards the set,
+	// resRunning counts those running.
+	resMu      sync.Mutex
+	residents  map[*resident]struct{}
+	resRunning atomic.Int32
 }
 
 // Count returns the number of CUDA devices.
@@ -159,14 +166,17 @@ func (d *Device) MemInfo() (free, total int64, err error) {
 	return
 }
 
-// Synchronize waits for all work on the device to finish.
+// Synchronize waits for all work on the device to finish; resident grids
+// (Plan.SetResident) are stopped first.
 func (d *Device) Synchronize() error {
+	d.stopResidents()
 	return d.do(func() error { return cu.Synchronize() })
 }
 
 // Close destroys the context. Buffers and plans of the device must not be
 // used afterwards; their methods then return ErrClosed.
 func (d *Device) Close() error {
+	d.stopResidents()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {

@@ -92,6 +92,25 @@ func BenchmarkSmallPath(b *testing.B) {
 	}
 }
 
+// BenchmarkSmallResident is BenchmarkSmallCall for resident plans
+// (Plan.SetResident): a persistent grid takes each solve from mapped host
+// memory, no launch per solve.
+func BenchmarkSmallResident(b *testing.B) {
+	for _, sz := range []struct{ n, g int }{{128, 1}, {512, 8}, {1024, 64}, {4096, 64}} {
+		for _, prec := range []string{"f32", "f64"} {
+			b.Run(fmt.Sprintf("N=%d/G=%d/%s", sz.n, sz.g, prec), func(b *testing.B) {
+				if prec == "f32" {
+					smallPath[float32](b, sz.n, sz.g, -1, true)
+				} else {
+					smallPath[float64](b, sz.n, sz.g, -1, true)
+				}
+			})
+		}
+	}
+}
+
+// smallPath times Start and Wait of a partition plan with chunks of p
+// rows (p < 0: a resident plan of Auto).
 func smallPath[T tridiag.Float](b *testing.B, n, g, p int, direct bool) {
 	defer func(v bool) { useDirectLaunch = v }(useDirectLaunch)
 	useDirectLaunch = direct
@@ -101,11 +120,17 @@ func smallPath[T tridiag.Float](b *testing.B, n, g, p int, direct bool) {
 		b.Fatal(err)
 	}
 	defer pl.Close()
-	kp, err := newPartitionPlanChunk(dev, pl.spec, elemSize[T]() == 8, p)
-	if err != nil {
-		b.Skip(err)
+	if p < 0 {
+		if err := pl.SetResident(time.Second); err != nil {
+			b.Fatal(err)
+		}
+	} else {
+		kp, err := newPartitionPlanChunk(dev, pl.spec, elemSize[T]() == 8, p)
+		if err != nil {
+			b.Skip(err)
+		}
+		pl.kp = kp
 	}
-	pl.kp = kp
 	r := rand.New(rand.NewPCG(1, 2))
 	host := make([]T, n*g)
 	bufs := make([]*Buffer[T], 6)

@@ -98,6 +98,7 @@ type Plan[T tridiag.Float] struct {
 	work   cu.DevicePtr
 	status cu.DevicePtr
 	sig    *doneSignal // completion word polled by the host
+	res    *resident   // the resident grid (SetResident), nil when solves launch
 	codes  []int32
 	// staging buffers for host solves, made on first use
 	ha, hb, hc, hd, hx *Buffer[T]
@@ -247,7 +248,9 @@ func (p *Plan[T]) start(ctx context.Context, la *launchArgs, bufs []*Buffer[T]) 
 	}
 	la.spec, la.f64, la.work, la.status = p.spec, elemSize[T]() == 8, p.work, p.status
 	var err error
-	if dl, ok := p.kp.(directLauncher); ok && useDirectLaunch {
+	if p.res != nil {
+		err = p.res.submit(la, p.sig.next())
+	} else if dl, ok := p.kp.(directLauncher); ok && useDirectLaunch {
 		la.word, la.seq = p.sig.dev, p.sig.next()
 		err = dl.launchDirect(p.dev, p.stream, la)
 	} else {
@@ -289,7 +292,14 @@ func (p *Plan[T]) enqueue(la *launchArgs) error {
 // the plan's lock.
 func (p *Plan[T]) waitSolve() error {
 	defer p.mu.Unlock()
-	failed, err := p.sig.wait(p.dev, p.stream, p.what)
+	var failed bool
+	var err error
+	if p.res != nil {
+		failed, err = p.res.wait(p.sig, p.what)
+		p.res.touch()
+	} else {
+		failed, err = p.sig.wait(p.dev, p.stream, p.what)
+	}
 	if err != nil || !failed {
 		return err
 	}
@@ -338,6 +348,10 @@ func (p *Plan[T]) failures() (*tridiag.BatchError, error) {
 	}
 	if err := cu.MemsetD32(p.status, 0, int64(p.spec.G+1)); err != nil {
 		return nil, fmt.Errorf("cuda: clearing status: %w", err)
+	}
+	// A resident grid is not ordered after the memset.
+	if err := p.dev.syncLegacyStream(); err != nil {
+		return nil, err
 	}
 	be := &tridiag.BatchError{G: p.spec.G}
 	for g, code := range p.codes {
@@ -430,6 +444,10 @@ func (p *Plan[T]) Close() error {
 		return nil
 	}
 	p.closed = true
+	if p.res != nil {
+		_ = p.res.close()
+		p.res = nil
+	}
 	for _, b := range []*Buffer[T]{p.ha, p.hb, p.hc, p.hd, p.hx} {
 		if b != nil {
 			_ = b.Free()
