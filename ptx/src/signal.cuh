@@ -38,6 +38,10 @@ __device__ __noinline__ void block_done_signal(int *status, int G, volatile unsi
             __threadfence();
             *counter = 0;
             const int flag = *reinterpret_cast<volatile int *>(status + G);
+            // The reset reaches the device before the host learns of the
+            // solve: a resident grid counts the next solve in this same
+            // counter without a kernel boundary in between.
+            __threadfence();
             *word = seq | (flag != 0 ? 1u : 0u);
             __threadfence_system();
         }
