@@ -35,9 +35,10 @@ type resident struct {
 	mu      sync.Mutex // guards what follows and the command word
 	mbox    *[16]uint64
 	mboxDev cu.DevicePtr
-	stream  cu.Stream // non-blocking: the legacy default stream never waits for the grid
+	dbox    cu.DevicePtr // the device mailbox (block 0 copies mbox there)
+	stream  cu.Stream    // non-blocking: the legacy default stream never waits for the grid
 	kernel  *directKernel
-	slots   [10]uint64
+	slots   [11]uint64
 	running bool
 	last    uint32    // low word of the last command written
 	sent    [9]uint64 // the arguments in the mailbox
@@ -112,10 +113,13 @@ func newResident(d *Device, pp *partitionPlan, spec tridiag.Spec, f64 bool, stat
 			return fmt.Errorf("cuda: mapping a resident plan's mailbox: %w", driverError(rc))
 		}
 		r.mboxDev = cu.DevicePtr(dp)
+		var err error
+		if r.dbox, err = cu.MemAlloc(128); err != nil {
+			return fmt.Errorf("cuda: allocating a resident plan's device mailbox: %w", err)
+		}
 		for i := range r.mbox {
 			atomic.StoreUint64(&r.mbox[i], 0)
 		}
-		var err error
 		if r.stream, err = cu.MakeStream(cu.NonBlocking); err != nil {
 			return fmt.Errorf("cuda: creating a resident plan's stream: %w", err)
 		}
@@ -131,7 +135,7 @@ func newResident(d *Device, pp *partitionPlan, spec tridiag.Spec, f64 bool, stat
 	sl[2], sl[3] = uint64(int64(spec.Layout.ElemStride)), uint64(int64(spec.Layout.BatchStride))
 	sl[4] = uint64(status)
 	sl[5], sl[6] = uint64(uint32(int32(pp.cfg.SystemsPerBlock))), uint64(uint32(int32(pp.cfg.ThreadsPerSystem)))
-	sl[7], sl[8] = uint64(word), uint64(r.mboxDev)
+	sl[7], sl[8], sl[9] = uint64(word), uint64(r.mboxDev), uint64(r.dbox)
 	r.timer = time.AfterFunc(time.Hour, func() { _ = r.stop() })
 	r.timer.Stop()
 	d.resMu.Lock()
@@ -162,7 +166,19 @@ func (r *resident) submit(la *launchArgs, seq uint32) error {
 	}
 	atomic.StoreUint64(&r.mbox[0], cmd)
 	if !r.running {
-		r.slots[9] = uint64(r.last)
+		// The device mailbox starts at the last command served, without
+		// stop (copied from the spare mbox[15] in stream order).
+		r.slots[10] = uint64(r.last)
+		atomic.StoreUint64(&r.mbox[15], uint64(r.last))
+		if err := r.dev.do(func() error {
+			if rc := C.cuMemcpyHtoDAsync(C.CUdeviceptr(r.dbox), unsafe.Pointer(&r.mbox[15]), 8,
+				*(*C.CUstream)(unsafe.Pointer(&r.stream))); rc != C.CUDA_SUCCESS {
+				return fmt.Errorf("cuda: clearing a resident grid's device mailbox: %w", driverError(rc))
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
 		if err := r.dev.launchDirect(r.kernel, r.stream, r.slots[:]); err != nil {
 			return err
 		}
@@ -260,6 +276,10 @@ func (r *resident) free() {
 		if r.mbox != nil {
 			C.cuMemFreeHost(unsafe.Pointer(r.mbox))
 			r.mbox = nil
+		}
+		if r.dbox != 0 {
+			_ = cu.MemFree(r.dbox)
+			r.dbox = 0
 		}
 		return nil
 	})
