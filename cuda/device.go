@@ -142,8 +142,13 @@ func (d *Device) do(f func() error) error {
 // Do runs f with the device's CUDA context current on the calling
 // goroutine's OS thread and the device's lock held, and returns f's error.
 // It lets other CUDA code (a peer library, a custom kernel) share the
-// device: f must not call Do or any other method of the device.
-func (d *Device) Do(f func() error) error { return d.do(f) }
+// device: f must not call Do or any other method of the device. Resident
+// grids (Plan.SetResident) are stopped first, so that f may wait for the
+// device's work.
+func (d *Device) Do(f func() error) error {
+	d.stopResidents()
+	return d.do(f)
+}
 
 // Properties returns what the driver reports of the device.
 func (d *Device) Properties() tuning.Device { return d.props }

@@ -43,7 +43,8 @@ type resident struct {
 	last    uint32    // low word of the last command written
 	sent    [9]uint64 // the arguments in the mailbox
 	idle    time.Duration
-	timer   *time.Timer
+	timer   *time.Timer  // armed while the grid runs (idleCheck)
+	used    atomic.Int64 // time of the last solve's end (UnixNano)
 }
 
 // SetResident switches the plan's solves to a resident grid when idle > 0
@@ -136,7 +137,7 @@ func newResident(d *Device, pp *partitionPlan, spec tridiag.Spec, f64 bool, stat
 	sl[4] = uint64(status)
 	sl[5], sl[6] = uint64(uint32(int32(pp.cfg.SystemsPerBlock))), uint64(uint32(int32(pp.cfg.ThreadsPerSystem)))
 	sl[7], sl[8], sl[9] = uint64(word), uint64(r.mboxDev), uint64(r.dbox)
-	r.timer = time.AfterFunc(time.Hour, func() { _ = r.stop() })
+	r.timer = time.AfterFunc(time.Hour, r.idleCheck)
 	r.timer.Stop()
 	d.resMu.Lock()
 	if d.residents == nil {
@@ -184,6 +185,8 @@ func (r *resident) submit(la *launchArgs, seq uint32) error {
 		}
 		r.running = true
 		r.dev.resRunning.Add(1)
+		r.used.Store(time.Now().UnixNano())
+		r.timer.Reset(r.idle)
 	}
 	r.last = uint32(cmd)
 	return nil
@@ -230,11 +233,25 @@ func (r *resident) wait(s *doneSignal, what func() string) (bool, error) {
 	}
 }
 
-// touch restarts the idle countdown after a solve.
-func (r *resident) touch() {
+// touch restarts the idle countdown after a solve: it notes the time,
+// which idleCheck reads (cheaper than resetting the timer every solve).
+func (r *resident) touch() { r.used.Store(time.Now().UnixNano()) }
+
+// idleCheck runs on the timer: it stops the grid when no solve ended for
+// idle, and checks again later otherwise.
+func (r *resident) idleCheck() {
 	r.mu.Lock()
-	r.timer.Reset(r.idle)
+	if !r.running {
+		r.mu.Unlock()
+		return
+	}
+	if left := r.idle - time.Duration(time.Now().UnixNano()-r.used.Load()); left > 0 {
+		r.timer.Reset(left)
+		r.mu.Unlock()
+		return
+	}
 	r.mu.Unlock()
+	_ = r.stop()
 }
 
 // stop ends the grid after any solve posted, and waits for it to end.

@@ -129,6 +129,13 @@ func TestResidentDevice(t *testing.T) {
 	require.NoError(t, gp.Solve(ctx, bt.a, bt.b, bt.c, bt.d, x))
 	sameBits(t, gp.spec.Shape, x, cpu, "after Synchronize")
 
+	// Device.Do stops it too (f may wait for the device's work).
+	require.True(t, gp.res.running)
+	require.NoError(t, dev.Do(func() error { return nil }))
+	require.False(t, gp.res.running)
+	require.NoError(t, gp.Solve(ctx, bt.a, bt.b, bt.c, bt.d, x))
+	sameBits(t, gp.spec.Shape, x, cpu, "after Do")
+
 	// The idle stop.
 	require.NoError(t, gp.SetResident(50*time.Microsecond))
 	require.NoError(t, gp.Solve(ctx, bt.a, bt.b, bt.c, bt.d, x))
