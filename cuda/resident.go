@@ -16,6 +16,7 @@ import (
 
 	"gorgonia.org/cu"
 
+	"github.com/bandsolve/bandsolve/internal/idle"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
@@ -40,11 +41,9 @@ type resident struct {
 	kernel  *directKernel
 	slots   [11]uint64
 	running bool
-	last    uint32    // low word of the last command written
-	sent    [9]uint64 // the arguments in the mailbox
-	idle    time.Duration
-	timer   *time.Timer  // armed while the grid runs (idleCheck)
-	used    atomic.Int64 // time of the last solve's end (UnixNano)
+	last    uint32      // low word of the last command written
+	sent    [9]uint64   // the arguments in the mailbox
+	idle    *idle.Timer // stops the grid once idle; armed while it runs
 }
 
 // SetResident switches the plan's solves to a resident grid when idle > 0
@@ -78,9 +77,7 @@ func (p *Plan[T]) SetResident(idle time.Duration) error {
 		return err
 	}
 	if p.res != nil {
-		p.res.mu.Lock()
-		p.res.idle = idle
-		p.res.mu.Unlock()
+		p.res.idle.SetIdle(idle)
 		return nil
 	}
 	pp, ok := p.kp.(*partitionPlan)
@@ -97,8 +94,9 @@ func (p *Plan[T]) SetResident(idle time.Duration) error {
 }
 
 // newResident allocates the mailbox and the stream of a resident grid.
-func newResident(d *Device, pp *partitionPlan, spec tridiag.Spec, f64 bool, status, word cu.DevicePtr, idle time.Duration) (*resident, error) {
-	r := &resident{dev: d, idle: idle}
+func newResident(d *Device, pp *partitionPlan, spec tridiag.Spec, f64 bool, status, word cu.DevicePtr, idleFor time.Duration) (*resident, error) {
+	r := &resident{dev: d}
+	r.idle = idle.New(idleFor, func() { _ = r.stop() })
 	suffix := "_f32"
 	if f64 {
 		suffix = "_f64"
@@ -137,8 +135,6 @@ func newResident(d *Device, pp *partitionPlan, spec tridiag.Spec, f64 bool, stat
 	sl[4] = uint64(status)
 	sl[5], sl[6] = uint64(uint32(int32(pp.cfg.SystemsPerBlock))), uint64(uint32(int32(pp.cfg.ThreadsPerSystem)))
 	sl[7], sl[8], sl[9] = uint64(word), uint64(r.mboxDev), uint64(r.dbox)
-	r.timer = time.AfterFunc(time.Hour, r.idleCheck)
-	r.timer.Stop()
 	d.resMu.Lock()
 	if d.residents == nil {
 		d.residents = map[*resident]struct{}{}
@@ -185,8 +181,7 @@ func (r *resident) submit(la *launchArgs, seq uint32) error {
 		}
 		r.running = true
 		r.dev.resRunning.Add(1)
-		r.used.Store(time.Now().UnixNano())
-		r.timer.Reset(r.idle)
+		r.idle.Start()
 	}
 	r.last = uint32(cmd)
 	return nil
@@ -233,26 +228,8 @@ func (r *resident) wait(s *doneSignal, what func() string) (bool, error) {
 	}
 }
 
-// touch restarts the idle countdown after a solve: it notes the time,
-// which idleCheck reads (cheaper than resetting the timer every solve).
-func (r *resident) touch() { r.used.Store(time.Now().UnixNano()) }
-
-// idleCheck runs on the timer: it stops the grid when no solve ended for
-// idle, and checks again later otherwise.
-func (r *resident) idleCheck() {
-	r.mu.Lock()
-	if !r.running {
-		r.mu.Unlock()
-		return
-	}
-	if left := r.idle - time.Duration(time.Now().UnixNano()-r.used.Load()); left > 0 {
-		r.timer.Reset(left)
-		r.mu.Unlock()
-		return
-	}
-	r.mu.Unlock()
-	_ = r.stop()
-}
+// touch restarts the idle countdown after a solve (one atomic store).
+func (r *resident) touch() { r.idle.Touch() }
 
 // stop ends the grid after any solve posted, and waits for it to end.
 // It needs no plan lock: the stop bit joins the last command, which the
@@ -267,6 +244,7 @@ func (r *resident) stop() error {
 	err := r.dev.do(func() error { return r.stream.Synchronize() })
 	r.running = false
 	r.dev.resRunning.Add(-1)
+	r.idle.Disarm()
 	if err != nil {
 		return fmt.Errorf("cuda: stopping a resident grid: %w", err)
 	}
@@ -275,7 +253,7 @@ func (r *resident) stop() error {
 
 // close stops the grid and frees the mailbox and the stream.
 func (r *resident) close() error {
-	r.timer.Stop()
+	r.idle.Disarm()
 	err := r.stop()
 	r.dev.resMu.Lock()
 	delete(r.dev.residents, r)
