@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"gorgonia.org/cu"
 
@@ -40,6 +41,12 @@ type Device struct {
 	bload  bool
 	fns    map[string]cu.Function
 	attr   map[string]int // dynamic shared memory limit set per function
+
+	// The resident grids of plans (resident.go): resMu guards the set,
+	// resRunning counts those running.
+	resMu      sync.Mutex
+	residents  map[*resident]struct{}
+	resRunning atomic.Int32
 }
 
 // Count returns the number of CUDA devices.
@@ -135,8 +142,13 @@ func (d *Device) do(f func() error) error {
 // Do runs f with the device's CUDA context current on the calling
 // goroutine's OS thread and the device's lock held, and returns f's error.
 // It lets other CUDA code (a peer library, a custom kernel) share the
-// device: f must not call Do or any other method of the device.
-func (d *Device) Do(f func() error) error { return d.do(f) }
+// device: f must not call Do or any other method of the device. Resident
+// grids (Plan.SetResident) are stopped first, so that f may wait for the
+// device's work.
+func (d *Device) Do(f func() error) error {
+	d.stopResidents()
+	return d.do(f)
+}
 
 // Properties returns what the driver reports of the device.
 func (d *Device) Properties() tuning.Device { return d.props }
@@ -159,14 +171,17 @@ func (d *Device) MemInfo() (free, total int64, err error) {
 	return
 }
 
-// Synchronize waits for all work on the device to finish.
+// Synchronize waits for all work on the device to finish; resident grids
+// (Plan.SetResident) are stopped first.
 func (d *Device) Synchronize() error {
+	d.stopResidents()
 	return d.do(func() error { return cu.Synchronize() })
 }
 
 // Close destroys the context. Buffers and plans of the device must not be
 // used afterwards; their methods then return ErrClosed.
 func (d *Device) Close() error {
+	d.stopResidents()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {

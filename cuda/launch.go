@@ -17,6 +17,16 @@ package cuda
 //     for (int i = 0; i < n; i++) ptrs[i] = &slots[i];
 //     return cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shmem, s, ptrs, NULL);
 // }
+//
+// // bs_launch_ctx makes ctx current on the calling thread and launches f
+// // on a 1-D grid, in one C call: a goroutine cannot change threads in
+// // the middle of it, so the caller needs no pinned thread.
+// static CUresult bs_launch_ctx(CUcontext ctx, CUfunction f, unsigned gx, unsigned bx, unsigned shmem,
+//                               CUstream s, unsigned long long *slots, int n) {
+//     CUresult r = cuCtxSetCurrent(ctx);
+//     if (r != CUDA_SUCCESS) return r;
+//     return bs_launch(f, gx, 1, 1, bx, 1, 1, shmem, s, slots, n);
+// }
 import "C"
 
 import (
@@ -36,19 +46,9 @@ type dim3 struct{ X, Y, Z int }
 // float32 and float64. Shared memory above the default 48 KiB is opted
 // into once per kernel.
 func (d *Device) launch(name string, grid, block dim3, shmem int, s cu.Stream, args ...any) error {
-	fn, err := d.function(name)
+	fn, err := d.functionShared(name, shmem)
 	if err != nil {
 		return err
-	}
-	if shmem > d.props.SharedPerBlock && d.attr[name] < shmem {
-		if shmem > d.props.MaxShared() {
-			return fmt.Errorf("cuda: kernel %s needs %d B of shared memory, the device allows %d", name, shmem, d.props.MaxShared())
-		}
-		cf := *(*C.CUfunction)(unsafe.Pointer(&fn))
-		if r := C.cuFuncSetAttribute(cf, C.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, C.int(shmem)); r != C.CUDA_SUCCESS {
-			return fmt.Errorf("cuda: raising kernel %s's shared memory to %d B: %w", name, shmem, driverError(r))
-		}
-		d.attr[name] = shmem
 	}
 	// Every value sits in its own 8-byte slot (4-byte values in the low
 	// half), which is what cuLaunchKernel reads through each parameter
@@ -84,6 +84,67 @@ func (d *Device) launch(name string, grid, block dim3, shmem int, s cu.Stream, a
 	if r := C.bs_launch(cf, C.uint(grid.X), C.uint(grid.Y), C.uint(grid.Z), C.uint(block.X), C.uint(block.Y), C.uint(block.Z),
 		C.uint(shmem), cs, sp, C.int(len(slots))); r != C.CUDA_SUCCESS {
 		return fmt.Errorf("cuda: launching %s grid %v block %v shared %d B: %w", name, grid, block, shmem, driverError(r))
+	}
+	return nil
+}
+
+// functionShared returns kernel name with its dynamic shared memory limit
+// raised to shmem bytes where that is above the default 48 KiB (device
+// thread).
+func (d *Device) functionShared(name string, shmem int) (cu.Function, error) {
+	fn, err := d.function(name)
+	if err != nil {
+		return fn, err
+	}
+	if shmem > d.props.SharedPerBlock && d.attr[name] < shmem {
+		if shmem > d.props.MaxShared() {
+			return fn, fmt.Errorf("cuda: kernel %s needs %d B of shared memory, the device allows %d", name, shmem, d.props.MaxShared())
+		}
+		cf := *(*C.CUfunction)(unsafe.Pointer(&fn))
+		if r := C.cuFuncSetAttribute(cf, C.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, C.int(shmem)); r != C.CUDA_SUCCESS {
+			return fn, fmt.Errorf("cuda: raising kernel %s's shared memory to %d B: %w", name, shmem, driverError(r))
+		}
+		d.attr[name] = shmem
+	}
+	return fn, nil
+}
+
+// directKernel is one launch of a kernel resolved in advance (1-D grid
+// and block), for launchDirect.
+type directKernel struct {
+	name               string
+	fn                 cu.Function
+	grid, block, shmem int
+}
+
+// prepareDirect resolves kernel name for launches of grid × block threads
+// with shmem bytes of dynamic shared memory (device thread).
+func (d *Device) prepareDirect(name string, grid, block, shmem int) (*directKernel, error) {
+	fn, err := d.functionShared(name, shmem)
+	if err != nil {
+		return nil, err
+	}
+	return &directKernel{name: name, fn: fn, grid: grid, block: block, shmem: shmem}, nil
+}
+
+// launchDirect launches k on stream s with its parameters' values in
+// slots (one 8-byte slot each, as launch fills them), from any goroutine:
+// it holds the device's lock and makes the context current in the same C
+// call as the launch, so it pins no thread, resolves nothing and
+// allocates nothing. It is the launch of small solves, where the host's
+// share of the latency counts.
+func (d *Device) launchDirect(k *directKernel, s cu.Stream, slots []uint64) error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return ErrClosed
+	}
+	r := C.bs_launch_ctx(*(*C.CUcontext)(unsafe.Pointer(&d.ctx)), *(*C.CUfunction)(unsafe.Pointer(&k.fn)),
+		C.uint(k.grid), C.uint(k.block), C.uint(k.shmem), *(*C.CUstream)(unsafe.Pointer(&s)),
+		(*C.ulonglong)(unsafe.Pointer(&slots[0])), C.int(len(slots)))
+	d.mu.Unlock()
+	if r != C.CUDA_SUCCESS {
+		return fmt.Errorf("cuda: launching %s grid %d block %d shared %d B: %w", k.name, k.grid, k.block, k.shmem, driverError(r))
 	}
 	return nil
 }

@@ -105,7 +105,10 @@ func (b *Buffer[T]) CopyFrom(host []T) error {
 		return nil
 	}
 	return b.dev.do(func() error {
-		return cu.MemcpyHtoD(b.ptr, unsafe.Pointer(&host[0]), int64(len(host))*elemSize[T]())
+		if err := cu.MemcpyHtoD(b.ptr, unsafe.Pointer(&host[0]), int64(len(host))*elemSize[T]()); err != nil {
+			return err
+		}
+		return b.dev.syncLegacyStream()
 	})
 }
 
@@ -127,7 +130,12 @@ func (b *Buffer[T]) CopyFromBuffer(src *Buffer[T]) error {
 	if src.n != b.n {
 		return fmt.Errorf("cuda: copying a buffer of %d elements into one of %d", src.n, b.n)
 	}
-	return b.dev.do(func() error { return cu.MemcpyDtoD(b.ptr, src.ptr, int64(b.n)*elemSize[T]()) })
+	return b.dev.do(func() error {
+		if err := cu.MemcpyDtoD(b.ptr, src.ptr, int64(b.n)*elemSize[T]()); err != nil {
+			return err
+		}
+		return b.dev.syncLegacyStream()
+	})
 }
 
 // Free releases the memory. The buffer cannot be used afterwards.
@@ -138,6 +146,7 @@ func (b *Buffer[T]) Free() error {
 	if b.ptr == 0 {
 		return nil
 	}
+	b.dev.stopResidents() // cuMemFree may wait for the device's work
 	err := b.dev.do(func() error { return cu.MemFree(b.ptr) })
 	b.ptr, b.n = 0, 0
 	return err

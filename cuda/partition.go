@@ -4,6 +4,7 @@ package cuda
 
 import (
 	"fmt"
+	"math"
 
 	"gorgonia.org/cu"
 
@@ -25,6 +26,11 @@ func init() { algorithms[tridiag.Partition] = newPartitionPlan }
 type partitionPlan struct {
 	cfg    tuning.PartitionLaunch
 	kernel string // without the precision suffix
+	// direct is the kernel of the spec's precision resolved for
+	// launchDirect, slots its parameter values (filled per solve; a
+	// plan's solves run one at a time).
+	direct *directKernel
+	slots  [18]uint64
 }
 
 func newPartitionPlan(d *Device, spec tridiag.Spec, f64 bool) (kernelPlan, error) {
@@ -58,7 +64,15 @@ func newPartitionPlanChunk(d *Device, spec tridiag.Spec, f64 bool, p int) (kerne
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", tridiag.ErrShape, err)
 	}
-	return &partitionPlan{cfg: cfg, kernel: kernel}, nil
+	pp := &partitionPlan{cfg: cfg, kernel: kernel}
+	if err := d.do(func() error {
+		var err error
+		pp.direct, err = d.prepareDirect(kernel+suffix, cfg.Blocks(spec.G), cfg.Threads, cfg.SharedBytes)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	return pp, nil
 }
 
 // workBytes: everything is in shared memory.
@@ -71,6 +85,25 @@ func (p *partitionPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 		int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
 		a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status,
 		int32(p.cfg.SystemsPerBlock), int32(p.cfg.ThreadsPerSystem), a.word, int32(a.seq))
+}
+
+// launchDirect enqueues the solve with Device.launchDirect (from any
+// goroutine, outside Device.do): the parameters of launch, in its order.
+func (p *partitionPlan) launchDirect(d *Device, s cu.Stream, a *launchArgs) error {
+	sp := a.spec
+	sl := &p.slots
+	sl[0], sl[1], sl[2], sl[3], sl[4] = uint64(a.a), uint64(a.b), uint64(a.c), uint64(a.d), uint64(a.x)
+	sl[5], sl[6] = uint64(uint32(int32(sp.N))), uint64(uint32(int32(sp.G)))
+	sl[7], sl[8] = uint64(int64(sp.Layout.ElemStride)), uint64(int64(sp.Layout.BatchStride))
+	if a.f64 {
+		sl[9], sl[10], sl[11] = math.Float64bits(a.ca), math.Float64bits(a.cb), math.Float64bits(a.cc)
+	} else {
+		sl[9], sl[10], sl[11] = uint64(math.Float32bits(float32(a.ca))), uint64(math.Float32bits(float32(a.cb))), uint64(math.Float32bits(float32(a.cc)))
+	}
+	sl[12], sl[13] = uint64(uint32(a.isConst())), uint64(a.status)
+	sl[14], sl[15] = uint64(uint32(int32(p.cfg.SystemsPerBlock))), uint64(uint32(int32(p.cfg.ThreadsPerSystem)))
+	sl[16], sl[17] = uint64(a.word), uint64(a.seq)
+	return d.launchDirect(p.direct, s, sl[:])
 }
 
 // signalsItself: the partition kernel ends with block_done_signal.

@@ -98,6 +98,7 @@ type Plan[T tridiag.Float] struct {
 	work   cu.DevicePtr
 	status cu.DevicePtr
 	sig    *doneSignal // completion word polled by the host
+	res    *resident   // the resident grid (SetResident), nil when solves launch
 	codes  []int32
 	// staging buffers for host solves, made on first use
 	ha, hb, hc, hd, hx *Buffer[T]
@@ -246,37 +247,71 @@ func (p *Plan[T]) start(ctx context.Context, la *launchArgs, bufs []*Buffer[T]) 
 		return nil, tridiag.ErrClosed
 	}
 	la.spec, la.f64, la.work, la.status = p.spec, elemSize[T]() == 8, p.work, p.status
-	if err := p.dev.do(func() error {
-		if ss, ok := p.kp.(selfSignaler); ok && ss.signalsItself() {
-			la.word, la.seq = p.sig.dev, p.sig.next()
-			return p.kp.launch(p.dev, p.stream, la)
-		}
-		if err := p.kp.launch(p.dev, p.stream, la); err != nil {
-			return err
-		}
-		return p.sig.enqueue(p.dev, p.stream, p.flagPtr())
-	}); err != nil {
+	var err error
+	if p.res != nil {
+		err = p.res.submit(la, p.sig.next())
+	} else if dl, ok := p.kp.(directLauncher); ok && useDirectLaunch {
+		la.word, la.seq = p.sig.dev, p.sig.next()
+		err = dl.launchDirect(p.dev, p.stream, la)
+	} else {
+		err = p.dev.do(func() error { return p.enqueue(la) })
+	}
+	if err != nil {
 		// Wait for what was enqueued before the failure.
 		_ = p.dev.do(func() error { return p.stream.Synchronize() })
 		p.mu.Unlock()
 		return nil, err
 	}
-	return &Pending{wait: func() error {
-		defer p.mu.Unlock()
-		failed, err := p.sig.wait(p.dev, p.stream, p.what)
-		if err != nil || !failed {
-			return err
-		}
-		var be *tridiag.BatchError
-		if err := p.dev.do(func() error {
-			var err error
-			be, err = p.failures()
-			return err
-		}); err != nil {
-			return err
-		}
-		return be
-	}}, nil
+	return &Pending{wait: p.waitSolve}, nil
+}
+
+// useDirectLaunch enables launchDirect for the kernel plans that have it
+// (benchmarks switch it off to compare).
+var useDirectLaunch = true
+
+// directLauncher is a self-signalling kernel plan whose single kernel can
+// be launched with Device.launchDirect, outside Device.do.
+type directLauncher interface {
+	launchDirect(d *Device, s cu.Stream, a *launchArgs) error
+}
+
+// enqueue launches the solve's kernels and the completion signal (device
+// thread).
+func (p *Plan[T]) enqueue(la *launchArgs) error {
+	if ss, ok := p.kp.(selfSignaler); ok && ss.signalsItself() {
+		la.word, la.seq = p.sig.dev, p.sig.next()
+		return p.kp.launch(p.dev, p.stream, la)
+	}
+	if err := p.kp.launch(p.dev, p.stream, la); err != nil {
+		return err
+	}
+	return p.sig.enqueue(p.dev, p.stream, p.flagPtr())
+}
+
+// waitSolve waits for the started solve, checks its status and releases
+// the plan's lock.
+func (p *Plan[T]) waitSolve() error {
+	defer p.mu.Unlock()
+	var failed bool
+	var err error
+	if p.res != nil {
+		failed, err = p.res.wait(p.sig, p.what)
+		p.res.touch()
+	} else {
+		failed, err = p.sig.wait(p.dev, p.stream, p.what)
+	}
+	if err != nil || !failed {
+		return err
+	}
+	var be *tridiag.BatchError
+	if err := p.dev.do(func() error {
+		var err error
+		be, err = p.failures()
+		return err
+	}); err != nil {
+		return err
+	}
+	return be
 }
 
 // what names the plan's solve in errors.
@@ -313,6 +348,10 @@ func (p *Plan[T]) failures() (*tridiag.BatchError, error) {
 	}
 	if err := cu.MemsetD32(p.status, 0, int64(p.spec.G+1)); err != nil {
 		return nil, fmt.Errorf("cuda: clearing status: %w", err)
+	}
+	// A resident grid is not ordered after the memset.
+	if err := p.dev.syncLegacyStream(); err != nil {
+		return nil, err
 	}
 	be := &tridiag.BatchError{G: p.spec.G}
 	for g, code := range p.codes {
@@ -405,6 +444,10 @@ func (p *Plan[T]) Close() error {
 		return nil
 	}
 	p.closed = true
+	if p.res != nil {
+		_ = p.res.close()
+		p.res = nil
+	}
 	for _, b := range []*Buffer[T]{p.ha, p.hb, p.hc, p.hd, p.hx} {
 		if b != nil {
 			_ = b.Free()

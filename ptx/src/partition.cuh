@@ -593,3 +593,112 @@ PARTITION(float, f32, 32, 1024)
 PARTITION(double, f64, 4, 512)
 PARTITION(double, f64, 8, 512)
 PARTITION(double, f64, 16, 512)
+
+// Resident solves (cuda/resident.go): a persistent grid of the partition
+// launch that waits for solves instead of being launched for each, which
+// takes the launch (about 3.4 µs of host time and more of the GPU's on an
+// H100) out of a small call's latency. The host writes a solve into a
+// mailbox of mapped, page-locked host memory (mbox, 128 bytes):
+//   mbox[0]: the command: bits 0–31 the solve's sequence number (even)
+//            with bit 0 set when the arguments changed, bit 32 stop;
+//   mbox[1 … 9]: a, b, c, d, x (device addresses), ca, cb, cc (float64
+//            bits), isConst: read only when bit 0 is set.
+// Thread 0 of block 0 alone polls mbox[0] over PCIe, with a system-scope
+// acquire load, until its low word differs from the last one served or
+// stop is set; it copies the command and the arguments to a device
+// mailbox (dbox, same layout, in device memory), which thread 0 of every
+// other block polls with a GPU-scope acquire load. (One poller of host
+// memory: with 64 blocks each polling the host, a solve took over a
+// millisecond on an H100 and slowed other kernels' memory accesses.)
+// The acquire loads also invalidate the SM's L1, so that the solve reads
+// what other kernels wrote since the last solve. Each block then runs
+// partition_kernel with the solve's sequence number, which counts the
+// blocks in and writes the completion word like a launched solve. Stop
+// ends the grid after any solve posted with it. The host clears dbox[0]
+// before it launches a grid (a stale stop there would end it at once).
+// No block waits for another within a solve, and a solve is posted only
+// after every block served the last one, so every block sees every
+// command.
+__device__ __forceinline__ unsigned long long part_ld_acquire_sys(const unsigned long long *p) {
+    unsigned long long v;
+    asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ unsigned long long part_ld_acquire_gpu(const unsigned long long *p) {
+    unsigned long long v;
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void part_st_release_gpu(unsigned long long *p, unsigned long long v) {
+    asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+template <typename T, int P>
+__device__ void partition_resident(int n, int G, i64 es, i64 bs, int *status, int spb, int tps,
+                                   volatile unsigned int *word, const unsigned long long *mbox,
+                                   unsigned long long *dbox, unsigned int last) {
+    __shared__ unsigned long long res_args[9];
+    __shared__ unsigned long long res_cmd;
+    const bool leader = blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0;
+    const bool many = gridDim.x * gridDim.y * gridDim.z > 1;
+    for (;;) {
+        if (threadIdx.x == 0) {
+            unsigned long long c;
+            if (leader) {
+                do {
+                    c = part_ld_acquire_sys(mbox);
+                } while ((unsigned int)c == last && (c >> 32) == 0);
+                if ((unsigned int)c != last && (c & 1)) {
+                    const volatile unsigned long long *m = mbox;
+#pragma unroll
+                    for (int i = 0; i < 9; i++) res_args[i] = m[1 + i];
+                    if (many) {
+                        volatile unsigned long long *db = dbox;
+#pragma unroll
+                        for (int i = 0; i < 9; i++) db[1 + i] = res_args[i];
+                    }
+                }
+                if (many) part_st_release_gpu(dbox, c);
+            } else {
+                do {
+                    c = part_ld_acquire_gpu(dbox);
+                } while ((unsigned int)c == last && (c >> 32) == 0);
+                if ((unsigned int)c != last && (c & 1)) {
+                    const volatile unsigned long long *m = dbox;
+#pragma unroll
+                    for (int i = 0; i < 9; i++) res_args[i] = m[1 + i];
+                }
+            }
+            res_cmd = c;
+        }
+        __syncthreads();
+        const unsigned long long c = res_cmd;
+        if ((unsigned int)c != last) {
+            last = (unsigned int)c;
+            const Coeffs<T> k{reinterpret_cast<const T *>(res_args[0]),
+                              reinterpret_cast<const T *>(res_args[1]),
+                              reinterpret_cast<const T *>(res_args[2]),
+                              T(__longlong_as_double((long long)res_args[5])),
+                              T(__longlong_as_double((long long)res_args[6])),
+                              T(__longlong_as_double((long long)res_args[7])),
+                              (int)res_args[8]};
+            partition_kernel<T, P>(k, reinterpret_cast<const T *>(res_args[3]), reinterpret_cast<T *>(res_args[4]),
+                                   n, G, es, bs, status, spb, tps, word, last & ~1u);
+        }
+        if (c >> 32) return;
+        __syncthreads(); // res_cmd and res_args are read before thread 0 writes them again
+    }
+}
+
+// partition_resident_p16_*: the resident grid for chunks of 16 rows
+// (partition.DefaultChunk, the chunk of Auto and of tridiag.Partition), at
+// most 512 threads a block in both precisions (FP32 spills at 1024).
+#define PARTITION_RESIDENT(T, S, P, MAXT)                                                                        \
+    extern "C" __global__ void __launch_bounds__(MAXT)                                                           \
+        partition_resident_p##P##_##S(int n, int G, i64 es, i64 bs, int *status, int spb, int tps,               \
+                                      volatile unsigned int *word, const unsigned long long *mbox,              \
+                                      unsigned long long *dbox, unsigned int last) {                            \
+        partition_resident<T, P>(n, G, es, bs, status, spb, tps, word, mbox, dbox, last);                        \
+    }
+PARTITION_RESIDENT(float, f32, 16, 512)
+PARTITION_RESIDENT(double, f64, 16, 512)

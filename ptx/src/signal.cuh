@@ -15,7 +15,8 @@ extern "C" __global__ void signal_done(const int *flag, volatile unsigned int *w
 // itself (one launch per call instead of two): each block, once all its
 // threads are done, counts itself in status[G+1]; the last block resets
 // the counter and writes the completion word like signal_done. Nothing
-// happens when word is null (timed runs, solves inside other plans).
+// happens when word is null (timed runs, solves inside other plans). A
+// grid of one block writes the word without counting.
 // Call from every thread of every block, at the very end of the kernel.
 // Not inlined: inlined, it made partition_p8_f64 spill on sm_80.
 __device__ __noinline__ void block_done_signal(int *status, int G, volatile unsigned int *word, unsigned int seq) {
@@ -26,12 +27,44 @@ __device__ __noinline__ void block_done_signal(int *status, int G, volatile unsi
         // barrier) before it is counted.
         __threadfence();
         const unsigned int blocks = gridDim.x * gridDim.y * gridDim.z;
+        if (blocks == 1) { // the only block: no count, the counter stays 0
+            const int flag = *reinterpret_cast<volatile int *>(status + G);
+            *word = seq | (flag != 0 ? 1u : 0u);
+            __threadfence_system();
+            return;
+        }
         unsigned int *counter = reinterpret_cast<unsigned int *>(status + G + 1);
         if (atomicAdd(counter, 1u) == blocks - 1) {
             __threadfence();
             *counter = 0;
             const int flag = *reinterpret_cast<volatile int *>(status + G);
+            // The reset reaches the device before the host learns of the
+            // solve: a resident grid counts the next solve in this same
+            // counter without a kernel boundary in between.
+            __threadfence();
             *word = seq | (flag != 0 ? 1u : 0u);
+            __threadfence_system();
+        }
+    }
+}
+
+// Latency probes (cuda/probe.go, benchmarks only).
+//
+// probe_empty does nothing: the cost of a launch alone.
+extern "C" __global__ void probe_empty() {}
+
+// probe_echo is a persistent one-thread kernel: it polls the mapped host
+// word in and copies every new value to the mapped host word out, until
+// in holds 0xffffffff. It measures the round trip host → GPU → host
+// without a launch.
+extern "C" __global__ void probe_echo(volatile unsigned int *in, volatile unsigned int *out) {
+    unsigned int last = 0;
+    for (;;) {
+        const unsigned int v = *in;
+        if (v != last) {
+            if (v == 0xffffffffu) return;
+            last = v;
+            *out = v;
             __threadfence_system();
         }
     }

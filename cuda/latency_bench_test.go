@@ -1,0 +1,171 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/bandsolve/bandsolve/tridiag"
+)
+
+// BenchmarkLatencyFloor splits the floor under a small call: an empty cgo
+// call, Device.do around nothing, and in C (no Go on the path) the launch
+// of the one-thread signal_done kernel waited for by polling the mapped
+// word, by cuStreamSynchronize or by cuEventQuery in a spin loop (launch-µs
+// is the launch call alone), a persistent kernel's round trip through
+// mapped host memory (no launch), and the event-timed empty kernel.
+func BenchmarkLatencyFloor(b *testing.B) {
+	b.Run("cgo-noop", func(b *testing.B) {
+		for b.Loop() {
+			probeNoop()
+		}
+	})
+	b.Run("do-noop", func(b *testing.B) {
+		for b.Loop() {
+			_ = dev.do(func() error { return nil })
+		}
+	})
+	for _, m := range []struct {
+		name     string
+		mode     int
+		blocking bool
+	}{{"c-poll", 0, false}, {"c-poll-blockingstream", 0, true}, {"c-sync", 1, false}, {"c-eventspin", 2, false}} {
+		b.Run(m.name, func(b *testing.B) {
+			if _, err := dev.probeFloorRun(m.mode, 200, m.blocking); err != nil { // warm-up
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			r, err := dev.probeFloorRun(m.mode, b.N, m.blocking)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(r.total/1e3, "µs/call")
+			b.ReportMetric(r.launch/1e3, "launch-µs")
+		})
+	}
+	b.Run("c-echo-persistent", func(b *testing.B) {
+		ns, err := dev.probeEcho(b.N)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(ns/1e3, "µs/call")
+	})
+	b.Run("event-empty-kernel", func(b *testing.B) {
+		var ns float64
+		for b.Loop() {
+			var err error
+			if ns, err = dev.probeEventEmpty(101); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(ns/1e3, "kernel-µs")
+	})
+}
+
+// BenchmarkSmallPath is BenchmarkSmallCall for the partition method with
+// chunks of P rows (P16 is Auto's default), both precisions, through the
+// direct launch (launchDirect) or the older path through Device.do.
+func BenchmarkSmallPath(b *testing.B) {
+	for _, sz := range []struct{ n, g int }{{128, 1}, {512, 8}, {1024, 64}, {4096, 64}} {
+		for _, prec := range []string{"f32", "f64"} {
+			for _, p := range []int{4, 8, 16, 32} {
+				for _, direct := range []bool{false, true} {
+					path := "do"
+					if direct {
+						path = "direct"
+					}
+					b.Run(fmt.Sprintf("N=%d/G=%d/%s/P%d/%s", sz.n, sz.g, prec, p, path), func(b *testing.B) {
+						if prec == "f32" {
+							smallPath[float32](b, sz.n, sz.g, p, direct)
+						} else {
+							smallPath[float64](b, sz.n, sz.g, p, direct)
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkSmallResident is BenchmarkSmallCall for resident plans
+// (Plan.SetResident): a persistent grid takes each solve from mapped host
+// memory, no launch per solve.
+func BenchmarkSmallResident(b *testing.B) {
+	for _, sz := range []struct{ n, g int }{{128, 1}, {512, 8}, {1024, 64}, {4096, 64}} {
+		for _, prec := range []string{"f32", "f64"} {
+			b.Run(fmt.Sprintf("N=%d/G=%d/%s", sz.n, sz.g, prec), func(b *testing.B) {
+				if prec == "f32" {
+					smallPath[float32](b, sz.n, sz.g, -1, true)
+				} else {
+					smallPath[float64](b, sz.n, sz.g, -1, true)
+				}
+			})
+		}
+	}
+}
+
+// smallPath times Start and Wait of a partition plan with chunks of p
+// rows (p < 0: a resident plan of Auto).
+func smallPath[T tridiag.Float](b *testing.B, n, g, p int, direct bool) {
+	defer func(v bool) { useDirectLaunch = v }(useDirectLaunch)
+	useDirectLaunch = direct
+	shape := tridiag.Shape{N: n, G: g}
+	pl, err := NewPlan[T](dev, shape, tridiag.Options{Algorithm: tridiag.Partition})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pl.Close()
+	if p < 0 {
+		if err := pl.SetResident(time.Second); err != nil {
+			b.Fatal(err)
+		}
+	} else {
+		kp, err := newPartitionPlanChunk(dev, pl.spec, elemSize[T]() == 8, p)
+		if err != nil {
+			b.Skip(err)
+		}
+		pl.kp = kp
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	host := make([]T, n*g)
+	bufs := make([]*Buffer[T], 6)
+	for i := range bufs {
+		for k := range host {
+			host[k] = T(r.Float64()*2 - 1)
+			if i == 1 {
+				host[k] += 4
+			}
+		}
+		if bufs[i], err = Upload(dev, host); err != nil {
+			b.Fatal(err)
+		}
+		defer bufs[i].Free()
+	}
+	ctx := context.Background()
+	var enqueue time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		w, err := pl.Start(ctx, bufs[0], bufs[1], bufs[2], bufs[3], bufs[4])
+		if err != nil {
+			b.Fatal(err)
+		}
+		enqueue += time.Since(t0)
+		if err := w.Wait(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e3/float64(b.N), "µs/call")
+	b.ReportMetric(float64(enqueue.Nanoseconds())/1e3/float64(b.N), "enqueue-µs")
+	b.StopTimer()
+	times, err := pl.Time(ctx, bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5], 3, 21)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	b.ReportMetric(float64(times[len(times)/2].Nanoseconds())/1e3, "kernel-µs")
+}

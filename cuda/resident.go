@@ -1,0 +1,312 @@
+//go:build cuda
+
+package cuda
+
+// #include <cuda.h>
+import "C"
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"gorgonia.org/cu"
+
+	"github.com/bandsolve/bandsolve/internal/idle"
+	"github.com/bandsolve/bandsolve/tridiag"
+)
+
+// residentStop is the stop bit of a resident grid's command word.
+const residentStop = uint64(1) << 32
+
+// residentMaxThreads is the block size the resident kernels are built for
+// (their __launch_bounds__).
+const residentMaxThreads = 512
+
+// resident is a plan's resident grid (partition_resident_p16_*, see
+// ptx/src/partition.cuh): the partition launch of the plan, started once
+// and kept on the GPU, which takes solves from a mailbox in mapped host
+// memory instead of a launch per solve.
+type resident struct {
+	dev     *Device
+	mu      sync.Mutex // guards what follows and the command word
+	mbox    *[16]uint64
+	mboxDev cu.DevicePtr
+	dbox    cu.DevicePtr // the device mailbox (block 0 copies mbox there)
+	stream  cu.Stream    // non-blocking: the legacy default stream never waits for the grid
+	kernel  *directKernel
+	slots   [11]uint64
+	running bool
+	last    uint32      // low word of the last command written
+	sent    [9]uint64   // the arguments in the mailbox
+	idle    *idle.Timer // stops the grid once idle; armed while it runs
+}
+
+// SetResident switches the plan's solves to a resident grid when idle > 0
+// (a persistent kernel that waits for solves in mapped host memory, so
+// that a solve costs no launch) and back to launches when idle ≤ 0. The
+// grid starts with the next solve and stops idle after the last one, so
+// that it holds no SMs between bursts of solves; Device.Synchronize,
+// Buffer.Free, Device.Close and Plan.Close stop it first.
+//
+// A resident solve reads its buffers without stream ordering: whatever
+// wrote them must be complete, as it is when this package's calls return
+// (Buffer.CopyFrom and CopyFromBuffer wait for their copies while a grid
+// is resident). Work of other CUDA code on the buffers must be
+// synchronised before the solve.
+//
+// Only plans of the partition method with chunks of 16 rows (Auto's and
+// tridiag.Partition's) of at most 512 threads a block, not cyclic, can be
+// resident; others get tridiag.ErrOptions.
+func (p *Plan[T]) SetResident(idle time.Duration) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return tridiag.ErrClosed
+	}
+	if idle <= 0 {
+		if p.res == nil {
+			return nil
+		}
+		err := p.res.close()
+		p.res = nil
+		return err
+	}
+	if p.res != nil {
+		p.res.idle.SetIdle(idle)
+		return nil
+	}
+	pp, ok := p.kp.(*partitionPlan)
+	if !ok || pp.cfg.Chunk != 16 || pp.cfg.Threads > residentMaxThreads {
+		return fmt.Errorf("%w: a resident plan needs the partition method with chunks of 16 rows and at most %d threads a block (%s plan of N=%d G=%d)",
+			tridiag.ErrOptions, residentMaxThreads, p.algo, p.spec.N, p.spec.G)
+	}
+	r, err := newResident(p.dev, pp, p.spec, elemSize[T]() == 8, p.status, p.sig.dev, idle)
+	if err != nil {
+		return err
+	}
+	p.res = r
+	return nil
+}
+
+// newResident allocates the mailbox and the stream of a resident grid.
+func newResident(d *Device, pp *partitionPlan, spec tridiag.Spec, f64 bool, status, word cu.DevicePtr, idleFor time.Duration) (*resident, error) {
+	r := &resident{dev: d}
+	r.idle = idle.New(idleFor, func() { _ = r.stop() })
+	suffix := "_f32"
+	if f64 {
+		suffix = "_f64"
+	}
+	err := d.do(func() error {
+		var p unsafe.Pointer
+		if rc := C.cuMemHostAlloc(&p, 128, C.CU_MEMHOSTALLOC_DEVICEMAP|C.CU_MEMHOSTALLOC_PORTABLE); rc != C.CUDA_SUCCESS {
+			return fmt.Errorf("cuda: allocating a resident plan's mailbox: %w", driverError(rc))
+		}
+		r.mbox = (*[16]uint64)(p)
+		var dp C.CUdeviceptr
+		if rc := C.cuMemHostGetDevicePointer(&dp, p, 0); rc != C.CUDA_SUCCESS {
+			return fmt.Errorf("cuda: mapping a resident plan's mailbox: %w", driverError(rc))
+		}
+		r.mboxDev = cu.DevicePtr(dp)
+		var err error
+		if r.dbox, err = cu.MemAlloc(128); err != nil {
+			return fmt.Errorf("cuda: allocating a resident plan's device mailbox: %w", err)
+		}
+		for i := range r.mbox {
+			atomic.StoreUint64(&r.mbox[i], 0)
+		}
+		if r.stream, err = cu.MakeStream(cu.NonBlocking); err != nil {
+			return fmt.Errorf("cuda: creating a resident plan's stream: %w", err)
+		}
+		r.kernel, err = d.prepareDirect("partition_resident_p16"+suffix, pp.cfg.Blocks(spec.G), pp.cfg.Threads, pp.cfg.SharedBytes)
+		return err
+	})
+	if err != nil {
+		r.free()
+		return nil, err
+	}
+	sl := &r.slots
+	sl[0], sl[1] = uint64(uint32(int32(spec.N))), uint64(uint32(int32(spec.G)))
+	sl[2], sl[3] = uint64(int64(spec.Layout.ElemStride)), uint64(int64(spec.Layout.BatchStride))
+	sl[4] = uint64(status)
+	sl[5], sl[6] = uint64(uint32(int32(pp.cfg.SystemsPerBlock))), uint64(uint32(int32(pp.cfg.ThreadsPerSystem)))
+	sl[7], sl[8], sl[9] = uint64(word), uint64(r.mboxDev), uint64(r.dbox)
+	d.resMu.Lock()
+	if d.residents == nil {
+		d.residents = map[*resident]struct{}{}
+	}
+	d.residents[r] = struct{}{}
+	d.resMu.Unlock()
+	return r, nil
+}
+
+// submit posts the solve la with sequence number seq, starting the grid
+// if it is not running. The caller holds the plan's lock.
+func (r *resident) submit(la *launchArgs, seq uint32) error {
+	args := [9]uint64{uint64(la.a), uint64(la.b), uint64(la.c), uint64(la.d), uint64(la.x),
+		math.Float64bits(la.ca), math.Float64bits(la.cb), math.Float64bits(la.cc), uint64(uint32(la.isConst()))}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	cmd := uint64(seq)
+	if !r.running || args != r.sent {
+		// New arguments (a new grid has none): written before the
+		// command, which tells the grid to read them (bit 0).
+		for i, v := range args {
+			atomic.StoreUint64(&r.mbox[1+i], v)
+		}
+		r.sent = args
+		cmd |= 1
+	}
+	atomic.StoreUint64(&r.mbox[0], cmd)
+	if !r.running {
+		// The device mailbox starts at the last command served, without
+		// stop (copied from the spare mbox[15] in stream order).
+		r.slots[10] = uint64(r.last)
+		atomic.StoreUint64(&r.mbox[15], uint64(r.last))
+		if err := r.dev.do(func() error {
+			if rc := C.cuMemcpyHtoDAsync(C.CUdeviceptr(r.dbox), unsafe.Pointer(&r.mbox[15]), 8,
+				*(*C.CUstream)(unsafe.Pointer(&r.stream))); rc != C.CUDA_SUCCESS {
+				return fmt.Errorf("cuda: clearing a resident grid's device mailbox: %w", driverError(rc))
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		if err := r.dev.launchDirect(r.kernel, r.stream, r.slots[:]); err != nil {
+			return err
+		}
+		r.running = true
+		r.dev.resRunning.Add(1)
+		r.idle.Start()
+	}
+	r.last = uint32(cmd)
+	return nil
+}
+
+// wait returns when the solve with sequence number of s.seq is complete,
+// with its status flag: it polls the completion word, for up to spinFor
+// without rest, then with pauses in which it checks that the grid did not
+// fail or end.
+func (r *resident) wait(s *doneSignal, what func() string) (bool, error) {
+	want := s.seq
+	start := time.Now()
+	for i := 1; ; i++ {
+		if v := atomic.LoadUint32(s.host); v&^1 == want {
+			return v&1 != 0, nil
+		}
+		if i%64 == 0 && time.Since(start) > spinFor {
+			break
+		}
+	}
+	for {
+		if v := atomic.LoadUint32(s.host); v&^1 == want {
+			return v&1 != 0, nil
+		}
+		var rc C.CUresult
+		if err := r.dev.do(func() error {
+			rc = C.cuStreamQuery(*(*C.CUstream)(unsafe.Pointer(&r.stream)))
+			return nil
+		}); err != nil {
+			return false, err
+		}
+		if v := atomic.LoadUint32(s.host); v&^1 == want {
+			return v&1 != 0, nil
+		}
+		switch rc {
+		case C.CUDA_ERROR_NOT_READY:
+			time.Sleep(20 * time.Microsecond)
+			runtime.Gosched()
+		case C.CUDA_SUCCESS:
+			return false, fmt.Errorf("cuda: %s: the resident grid ended without completing the solve", what())
+		default:
+			return false, fmt.Errorf("cuda: %s (resident): %w", what(), driverError(rc))
+		}
+	}
+}
+
+// touch restarts the idle countdown after a solve (one atomic store).
+func (r *resident) touch() { r.idle.Touch() }
+
+// stop ends the grid after any solve posted, and waits for it to end.
+// It needs no plan lock: the stop bit joins the last command, which the
+// grid serves first if it has not yet.
+func (r *resident) stop() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.running {
+		return nil
+	}
+	atomic.StoreUint64(&r.mbox[0], uint64(r.last)|residentStop)
+	err := r.dev.do(func() error { return r.stream.Synchronize() })
+	r.running = false
+	r.dev.resRunning.Add(-1)
+	r.idle.Disarm()
+	if err != nil {
+		return fmt.Errorf("cuda: stopping a resident grid: %w", err)
+	}
+	return nil
+}
+
+// close stops the grid and frees the mailbox and the stream.
+func (r *resident) close() error {
+	r.idle.Disarm()
+	err := r.stop()
+	r.dev.resMu.Lock()
+	delete(r.dev.residents, r)
+	r.dev.resMu.Unlock()
+	r.free()
+	return err
+}
+
+func (r *resident) free() {
+	_ = r.dev.do(func() error {
+		if r.stream != (cu.Stream{}) {
+			_ = r.stream.Destroy()
+			r.stream = cu.Stream{}
+		}
+		if r.mbox != nil {
+			C.cuMemFreeHost(unsafe.Pointer(r.mbox))
+			r.mbox = nil
+		}
+		if r.dbox != 0 {
+			_ = cu.MemFree(r.dbox)
+			r.dbox = 0
+		}
+		return nil
+	})
+}
+
+// stopResidents stops every resident grid of the device (before calls
+// that wait for all of the device's work, or may).
+func (d *Device) stopResidents() {
+	if d.resRunning.Load() == 0 {
+		return
+	}
+	d.resMu.Lock()
+	rs := make([]*resident, 0, len(d.residents))
+	for r := range d.residents {
+		rs = append(rs, r)
+	}
+	d.resMu.Unlock()
+	for _, r := range rs {
+		_ = r.stop()
+	}
+}
+
+// syncLegacyStream waits for the work of the legacy default stream, e.g.
+// a copy that returns before its data lands, when a resident grid (on a
+// non-blocking stream, not ordered after that work) may read it next
+// (device thread).
+func (d *Device) syncLegacyStream() error {
+	if d.resRunning.Load() == 0 {
+		return nil
+	}
+	if rc := C.cuStreamSynchronize(nil); rc != C.CUDA_SUCCESS {
+		return fmt.Errorf("cuda: synchronising the default stream: %w", driverError(rc))
+	}
+	return nil
+}
