@@ -136,7 +136,7 @@ func SpikeWideMaxK(d Device, elem int) int {
 const (
 	// SpikeBlockedPanel is the number of elimination steps per panel of
 	// band_spike_factor_blocked.
-	SpikeBlockedPanel = 8
+	SpikeBlockedPanel = 16
 	// SpikeBlockedThreads is band_spike_factor_blocked's block size.
 	SpikeBlockedThreads = 512
 	// SpikeTipsColumns is the number of spike columns per block of

@@ -31,7 +31,7 @@
 #include "band_spike.cuh"
 
 // Steps per panel of band_spike_factor_blocked.
-#define SPIKE_BLK_B 8
+#define SPIKE_BLK_B 16
 // Threads per block of band_spike_factor_blocked.
 #define SPIKE_BLK_THREADS 512
 // Columns of the spike blocks per thread block of band_spike_tips_blocked,
@@ -64,28 +64,27 @@ __device__ __forceinline__ void spike_blk_tile(const SpikeIO<T> &io, int K, int 
             acc[t][u] = in ? *io.at(K + d0 + t, j + co) : T(0);
         }
     const int rbase = co0 + d0;
-    for (int k = 0; k < b; k++) {
-        T uu[4], ll[7];
+    if (FULL) {
+        for (int k = 0; k < b; k++) {
+            T uu[4], ll[7];
 #pragma unroll
-        for (int u = 0; u < 4; u++) {
-            int q = co0 + u - b;
-            if (!FULL) q = min(max(q, 0), K - 1);
-            uu[u] = Up[k * K + q];
+            for (int u = 0; u < 4; u++) uu[u] = Up[k * K + co0 + u - b];
+#pragma unroll
+            for (int m = 0; m < 7; m++) ll[m] = Lp[k * LP + rbase + m];
+#pragma unroll
+            for (int t = 0; t < 4; t++)
+#pragma unroll
+                for (int u = 0; u < 4; u++) acc[t][u] = acc[t][u] - ll[t + u] * uu[u];
         }
+    } else {
+        // Edge tiles: entry by entry, step k when max(ro, co) ≤ k+K.
+        for (int k = 0; k < b; k++)
 #pragma unroll
-        for (int m = 0; m < 7; m++) {
-            int r = rbase + m;
-            if (!FULL) r = min(max(r, 0), LP - 1);
-            ll[m] = Lp[k * LP + r];
-        }
+            for (int t = 0; t < 4; t++)
 #pragma unroll
-        for (int t = 0; t < 4; t++)
-#pragma unroll
-            for (int u = 0; u < 4; u++) {
-                // Step k reaches (ro, co) when max(ro, co) ≤ k+K.
-                if (FULL || (((ok >> (4 * t + u)) & 1) && k >= max(rbase + t + u, co0 + u) - K))
-                    acc[t][u] = acc[t][u] - ll[t + u] * uu[u];
-            }
+                for (int u = 0; u < 4; u++)
+                    if (((ok >> (4 * t + u)) & 1) && k >= max(rbase + t + u, co0 + u) - K)
+                        acc[t][u] = acc[t][u] - Lp[k * LP + rbase + t + u] * Up[k * K + co0 + u - b];
     }
 #pragma unroll
     for (int t = 0; t < 4; t++)
