@@ -101,7 +101,7 @@ func (p *SpikePlan[T]) mark(stage string) error {
 // device), ULBlock, BoostTol and Method as for spike.Factor (Workers is
 // not used). Errors are spike.Factor's for the shape and options, plus
 // banded.ErrShape for K = 0 or K above the blocked path's limit on the
-// device (tuning.SpikeMaxK on an H100: 899 in FP64, 1024 in FP32; K above 167 in FP64
+// device (tuning.SpikeMaxK on an H100: 717 in FP64, 1024 in FP32; K above 167 in FP64
 // and 238 in FP32 takes the blocked path).
 func NewSpikePlan[T tridiag.Float](d *Device, n, k int, opts spike.Options) (*SpikePlan[T], error) {
 	return newSpikePlan[T](d, n, k, opts, tuning.SpikeKernelAuto)

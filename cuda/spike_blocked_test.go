@@ -34,7 +34,8 @@ func testSpikeGPUBlocked[T tridiag.Float](t *testing.T) {
 		ul   bool // ULBlock = 2K
 	}
 	for _, c := range []sc{{168, 3, true, false}, {200, 7, false, false}, {200, 2, false, true},
-		{256, 2, false, true}, {256, 5, false, false}, {333, 4, true, false}, {333, 3, false, true}} {
+		{256, 2, false, true}, {256, 5, false, false}, {333, 4, true, false}, {333, 3, false, true},
+		{512, 2, false, false}, {512, 3, false, true}} {
 		n := c.p*(2*c.k+c.k/2) + 13
 		if c.long {
 			n = c.p*16*c.k + 11

@@ -150,13 +150,15 @@ const (
 )
 
 // SpikeBlockedLaunch returns the launch of band_spike_factor_blocked for
-// half-bandwidth k: SpikeBlockedThreads threads and the L panel
-// ((K+B)·B elements) and U rows (B·K) of B = SpikeBlockedPanel steps in
-// dynamic shared memory (at least 8 bytes a thread for the norm's
-// reduction).
+// half-bandwidth k: SpikeBlockedThreads threads and the L panel (B rows of
+// K+B entries) and U rows (B rows of K) of B = SpikeBlockedPanel steps in
+// dynamic shared memory, rows padded by a quarter (entry i at i + ⌊i/4⌋,
+// against bank conflicts), at least 8 bytes a thread for the norm's
+// reduction.
 func SpikeBlockedLaunch(k, elem int) SpikeFactor {
 	b := SpikeBlockedPanel
-	sh := max(((k+b)*b+b*k)*elem, 8*SpikeBlockedThreads)
+	skew := func(i int) int { return i + i/4 }
+	sh := max(b*(skew(k+b)+1+skew(k)+1)*elem, 8*SpikeBlockedThreads)
 	return SpikeFactor{Blocked: true, Threads: SpikeBlockedThreads, Shared: (sh + 15) &^ 15, Static: 16}
 }
 

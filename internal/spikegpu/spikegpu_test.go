@@ -61,7 +61,7 @@ func TestLayout(t *testing.T) {
 
 // The blocked path above the shared-memory kernels' limit, up to its own.
 func TestLayoutBlocked(t *testing.T) {
-	for _, c := range []struct{ k, elem int }{{167, 8}, {168, 8}, {238, 4}, {239, 4}, {500, 8}, {899, 8}, {1024, 4}} {
+	for _, c := range []struct{ k, elem int }{{167, 8}, {168, 8}, {238, 4}, {239, 4}, {500, 8}, {717, 8}, {1024, 4}} {
 		l, err := NewLayout(100*c.k, c.k, c.elem, spike.Options{}, tuning.H100, 0, 0, tuning.SpikeKernelAuto)
 		require.NoError(t, err, "%+v", c)
 		want := c.k > tuning.SpikeWideMaxK(tuning.H100, c.elem)
@@ -76,9 +76,9 @@ func TestLayoutBlocked(t *testing.T) {
 	l, err := NewLayout(1000, 5, 8, spike.Options{Partitions: 3}, tuning.H100, 0, 0, tuning.SpikeKernelBlocked)
 	require.NoError(t, err)
 	assert.True(t, l.Factor.Blocked)
-	_, err = NewLayout(5000, 900, 8, spike.Options{}, tuning.H100, 0, 0, tuning.SpikeKernelAuto)
+	_, err = NewLayout(5000, 718, 8, spike.Options{}, tuning.H100, 0, 0, tuning.SpikeKernelAuto)
 	require.ErrorIs(t, err, banded.ErrShape)
-	assert.Contains(t, err.Error(), "K ≤ 899")
+	assert.Contains(t, err.Error(), "K ≤ 717")
 	_, err = NewLayout(5000, 1025, 4, spike.Options{}, tuning.H100, 0, 0, tuning.SpikeKernelAuto)
 	require.ErrorIs(t, err, banded.ErrShape)
 	assert.Contains(t, err.Error(), "K ≤ 1024")

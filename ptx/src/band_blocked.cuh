@@ -32,6 +32,11 @@
 
 // Steps per panel of band_spike_factor_blocked.
 #define SPIKE_BLK_B 16
+// spike_blk_skew is the shared-memory slot of entry i of a panel row:
+// i + ⌊i/4⌋, so that lanes 4 entries apart (the tiles of spike_blk_tile)
+// hit distinct banks.
+__device__ __forceinline__ int spike_blk_skew(int i) { return i + (i >> 2); }
+
 // Threads per block of band_spike_factor_blocked.
 #define SPIKE_BLK_THREADS 512
 // Columns of the spike blocks per thread block of band_spike_tips_blocked,
@@ -47,11 +52,12 @@
 // (ro, co) receives step k's update a −= l_{ro,k}·u_{k,co} for k = kmin …
 // b−1 in increasing k, kmin = max(0, max(ro, co) − K) (the steps whose
 // window holds it), exactly the updates and the order of the unblocked
-// factorization. Lp[k·LP + ro] holds l, Up[k·K + co−b] holds u. FULL: every
+// factorization. Lp[k·LS + skew(ro)] holds l, Up[k·US + skew(co−b)] holds
+// u (spike_blk_skew). FULL: every
 // entry of the tile is in the trailing block and has kmin = 0.
 template <typename T, bool FULL>
 __device__ __forceinline__ void spike_blk_tile(const SpikeIO<T> &io, int K, int j, int b, int E, int d0, int co0,
-                                               const T *Lp, int LP, const T *Up) {
+                                               const T *Lp, int LS, const T *Up, int US) {
     T acc[4][4];
     int ok = 0; // bit 4t+u: entry (t, u) is in the trailing block
 #pragma unroll
@@ -68,9 +74,9 @@ __device__ __forceinline__ void spike_blk_tile(const SpikeIO<T> &io, int K, int 
         for (int k = 0; k < b; k++) {
             T uu[4], ll[7];
 #pragma unroll
-            for (int u = 0; u < 4; u++) uu[u] = Up[k * K + co0 + u - b];
+            for (int u = 0; u < 4; u++) uu[u] = Up[k * US + spike_blk_skew(co0 + u - b)];
 #pragma unroll
-            for (int m = 0; m < 7; m++) ll[m] = Lp[k * LP + rbase + m];
+            for (int m = 0; m < 7; m++) ll[m] = Lp[k * LS + spike_blk_skew(rbase + m)];
 #pragma unroll
             for (int t = 0; t < 4; t++)
 #pragma unroll
@@ -84,7 +90,8 @@ __device__ __forceinline__ void spike_blk_tile(const SpikeIO<T> &io, int K, int 
 #pragma unroll
                 for (int u = 0; u < 4; u++)
                     if (((ok >> (4 * t + u)) & 1) && k >= max(rbase + t + u, co0 + u) - K)
-                        acc[t][u] = acc[t][u] - Lp[k * LP + rbase + t + u] * Up[k * K + co0 + u - b];
+                        acc[t][u] = acc[t][u] - Lp[k * LS + spike_blk_skew(rbase + t + u)] *
+                                                        Up[k * US + spike_blk_skew(co0 + u - b)];
     }
 #pragma unroll
     for (int t = 0; t < 4; t++)
@@ -96,8 +103,9 @@ __device__ __forceinline__ void spike_blk_tile(const SpikeIO<T> &io, int K, int 
 // band_spike_factor_blocked: LU (ul = 0) or UL (ul = 1) of each partition
 // [bounds[p], bounds[p+1]) in place, one block of any size (a multiple of
 // 32; SPIKE_BLK_THREADS) per partition, the status words of
-// band_spike_factor_wide. Dynamic shared memory: max((K+B)·B + B·K
-// elements, 8·blockDim.x bytes), B = SPIKE_BLK_B. Per panel of b ≤ B steps
+// band_spike_factor_wide. Dynamic shared memory: max(B·(skew(K+B)+1) +
+// B·(skew(K)+1) elements, 8·blockDim.x bytes), B = SPIKE_BLK_B, skew(i) =
+// i + ⌊i/4⌋. Per panel of b ≤ B steps
 // starting at row j (window offsets ro, co relative to j, E = min(K+b,
 // r1−j) the window's extent):
 //   1. load the L panel Lp (columns co < b, rows ro < E) and the U rows Up
@@ -118,9 +126,13 @@ __device__ void band_spike_factor_blocked(T *a, int n, int K, const int *bounds,
     const int r0 = bounds[p], r1 = bounds[p + 1];
     if (r1 <= r0) return;
     const int t = threadIdx.x, nt = blockDim.x;
-    const int LP = K + SPIKE_BLK_B;
+    // Row s of the L panel at Lp + s·LS, row ro of the U rows at Up +
+    // ro·US, entries at their skewed slots (spike_blk_skew).
+    const int LS = spike_blk_skew(K + SPIKE_BLK_B) + 1, US = spike_blk_skew(K) + 1;
     T *Lp = (T *)spike_blk_smem;
-    T *Up = Lp + SPIKE_BLK_B * LP;
+    T *Up = Lp + SPIKE_BLK_B * LS;
+#define LPX(s, r) Lp[(s) * LS + spike_blk_skew(r)]
+#define UPX(r, c) Up[(r) * US + spike_blk_skew(c)]
     double *red = (double *)spike_blk_smem;
     SpikeIO<T> io{a, n, K, r0 + r1 - 1, ul != 0};
 
@@ -173,17 +185,17 @@ __device__ void band_spike_factor_blocked(T *a, int n, int K, const int *bounds,
         // |ro−s| ≤ K). Up: row ro, column co (in the band when co−ro ≤ K).
         for (int idx = t; idx < b * E; idx += nt) {
             const int s = idx / E, ro = idx - s * E;
-            Lp[s * LP + ro] = ro - s <= K && s - ro <= K ? *io.at(K + ro - s, j + s) : T(0);
+            LPX(s, ro) = ro - s <= K && s - ro <= K ? *io.at(K + ro - s, j + s) : T(0);
         }
         for (int idx = t; idx < b * M; idx += nt) {
             const int ro = idx / M, co = b + idx - ro * M;
-            Up[ro * K + co - b] = co - ro <= K ? *io.at(K + ro - co, j + co) : T(0);
+            UPX(ro, co - b) = co - ro <= K ? *io.at(K + ro - co, j + co) : T(0);
         }
         __syncthreads();
         // 2. The panel's steps.
         for (int s = 0; s < b; s++) {
             const int jj = j + s;
-            T piv = Lp[s * LP + s];
+            T piv = LPX(s, s);
             if (!band_finite(piv)) {
                 kind = BAND_NONFINITE_PIVOT;
                 frow = jj;
@@ -200,9 +212,9 @@ __device__ void band_spike_factor_blocked(T *a, int n, int K, const int *bounds,
                 break;
             }
             const int w = min(K, r1 - 1 - jj);
-            for (int r = 1 + t; r <= w; r += nt) Lp[s * LP + s + r] = Lp[s * LP + s + r] / piv;
+            for (int r = 1 + t; r <= w; r += nt) LPX(s, s + r) = LPX(s, s + r) / piv;
             __syncthreads();
-            if (t == 0) Lp[s * LP + s] = piv;
+            if (t == 0) LPX(s, s) = piv;
             // Step s on the panel's columns s+1 … b−1 (rows s+1 … s+w)
             // and on the U rows s+1 … b−1 (columns b … s+w).
             const int nA = (b - s - 1) * w;
@@ -211,11 +223,11 @@ __device__ void band_spike_factor_blocked(T *a, int n, int K, const int *bounds,
             for (int idx = t; idx < nA + nB; idx += nt) {
                 if (idx < nA) {
                     const int co = s + 1 + idx / w, ro = s + 1 + idx % w;
-                    Lp[co * LP + ro] = Lp[co * LP + ro] - Lp[s * LP + ro] * Lp[co * LP + s];
+                    LPX(co, ro) = LPX(co, ro) - LPX(s, ro) * LPX(co, s);
                 } else {
                     const int q = idx - nA;
                     const int ro = s + 1 + q / wB, cq = q % wB; // column b + cq
-                    Up[ro * K + cq] = Up[ro * K + cq] - Lp[s * LP + ro] * Up[s * K + cq];
+                    UPX(ro, cq) = UPX(ro, cq) - LPX(s, ro) * UPX(s, cq);
                 }
             }
             __syncthreads();
@@ -224,11 +236,11 @@ __device__ void band_spike_factor_blocked(T *a, int n, int K, const int *bounds,
         // 3. Write back, then the trailing block.
         for (int idx = t; idx < b * E; idx += nt) {
             const int s = idx / E, ro = idx - s * E;
-            if (ro - s <= K && s - ro <= K) *io.at(K + ro - s, j + s) = Lp[s * LP + ro];
+            if (ro - s <= K && s - ro <= K) *io.at(K + ro - s, j + s) = LPX(s, ro);
         }
         for (int idx = t; idx < b * M; idx += nt) {
             const int ro = idx / M, co = b + idx - ro * M;
-            if (co - ro <= K) *io.at(K + ro - co, j + co) = Up[ro * K + co - b];
+            if (co - ro <= K) *io.at(K + ro - co, j + co) = UPX(ro, co - b);
         }
         if (M > 0) {
             // Diagonal tiles: d = ro − co in [−(M−1), M−1] by 4, columns by
@@ -242,12 +254,14 @@ __device__ void band_spike_factor_blocked(T *a, int n, int K, const int *bounds,
                 if (co0 >= ce) continue;
                 const bool full = d0 + 3 <= M - 1 && co0 >= b - d0 && co0 + 3 < min(E, E - d0 - 3) &&
                                   co0 + d0 + 6 <= K && co0 + 3 <= K;
-                if (full) spike_blk_tile<T, true>(io, K, j, b, E, d0, co0, Lp, LP, Up);
-                else spike_blk_tile<T, false>(io, K, j, b, E, d0, co0, Lp, LP, Up);
+                if (full) spike_blk_tile<T, true>(io, K, j, b, E, d0, co0, Lp, LS, Up, US);
+                else spike_blk_tile<T, false>(io, K, j, b, E, d0, co0, Lp, LS, Up, US);
             }
         }
         __syncthreads();
     }
+#undef LPX
+#undef UPX
     if (t == 0) {
         int bits = 0;
         if (kind != BAND_OK) {
