@@ -23,7 +23,13 @@ package tuning
 // trailing K×K block updated in global memory by SpikeBlockedThreads
 // threads; the spikes are computed SpikeTipsColumns columns per block; the
 // reduced matrices are formed by tiles and factored in global memory.
-// SpikeMaxK is that path's limit.
+// SpikeMaxK is that path's limit. Where both run (FP32, K = 200) the
+// blocked factorization is about 2× slower than the wide kernel, so the
+// shared-memory path stays the default up to its limit; one block per
+// partition keeps few SMs busy when N/(16K) is small (N = 10⁵, K = 500:
+// 12 partitions; FP64 factor+solve 607 ms on an H100 against 25 s for
+// banded.FactorPivot on one core; bench/results/h100-2026-11-24/
+// spike-blocked).
 
 // SpikeWindowMaxK is the largest K of the window-sliding kernels of
 // band_window.cuh (at most four entries of the K×K update per thread).
@@ -42,7 +48,7 @@ type SpikeKernel int
 
 const (
 	// SpikeKernelAuto: the window kernel below SpikeWideFromK, the wide
-	// one from there.
+	// one from there, the blocked path above SpikeWideMaxK.
 	SpikeKernelAuto SpikeKernel = iota
 	// SpikeKernelWindow forces band_factor_window (K ≤ SpikeWindowMaxK).
 	SpikeKernelWindow

@@ -29,6 +29,10 @@
 //                        purification of the right-hand side (Eq. 12);
 //   band_spike_flags     gathers the status flags of a factorization into
 //                        one word.
+// Above the shared-memory limits of band_spike_factor_wide, band_spike_tips
+// and band_spike_reduced (tuning.SpikeWideMaxK) the plan takes the blocked
+// kernels of band_blocked.cuh instead; the copies, the solves and the
+// flags serve both paths.
 #pragma once
 #include "band_common.cuh"
 
