@@ -41,6 +41,17 @@ var ErrNotFactored = errors.New("cuda: SPIKE plan has no factorization")
 // of each partition (SPIKE::GPU's l = 2K), which is cheap but
 // approximates W_{i+1}⁽ᵗ⁾, exactly as on the CPU.
 //
+// Above tuning.SpikeWideMaxK (K = 167 in FP64, 238 in FP32 on an H100:
+// the wide window and the K×K blocks no longer fit in shared memory) the
+// plan takes the blocked path of ptx/src/band_blocked.cuh
+// (tuning.SpikeBlocked; tuning.SpikeMaxK is its limit): the partitions
+// are factored by panels of tuning.SpikeBlockedPanel steps with the
+// trailing K×K block updated in global memory, the spike blocks are
+// computed tuning.SpikeTipsColumns columns per thread block, and R̄_i is
+// formed by 32×32 tiles and factored in global memory. Every entry gets
+// the same operations in the same order as on the CPU, so this path too
+// agrees with package spike bit for bit.
+//
 // Solve sweeps each partition with its LU factors (g = D⁻¹·b, Eq. 4),
 // solves the reduced systems and purifies b (Eq. 11b, 11c, 12) in one
 // kernel, and sweeps the purified b: x. For P = 1 and BlockJacobi it is
@@ -89,8 +100,9 @@ func (p *SpikePlan[T]) mark(stage string) error {
 // k with spike.Options: Partitions (0: tuning.SpikePartitions for this
 // device), ULBlock, BoostTol and Method as for spike.Factor (Workers is
 // not used). Errors are spike.Factor's for the shape and options, plus
-// banded.ErrShape for K = 0 or K above the kernels' limit on the device
-// (tuning.SpikeMaxK: 167 in FP64, 238 in FP32 on an H100).
+// banded.ErrShape for K = 0 or K above the blocked path's limit on the
+// device (tuning.SpikeMaxK on an H100: 717 in FP64, 1024 in FP32; K above 167 in FP64
+// and 238 in FP32 takes the blocked path).
 func NewSpikePlan[T tridiag.Float](d *Device, n, k int, opts spike.Options) (*SpikePlan[T], error) {
 	return newSpikePlan[T](d, n, k, opts, tuning.SpikeKernelAuto)
 }
@@ -106,7 +118,10 @@ func newSpikePlan[T tridiag.Float](d *Device, n, k int, opts spike.Options, kern
 		// Registers per thread as the driver compiled the kernels, for
 		// the occupancy behind the choice of P (best effort).
 		fk := "band_factor_window_" + prec
-		if kern.Wide(k) {
+		switch {
+		case tuning.SpikeBlocked(d.props, k, int(elemSize[T]()), kern):
+			fk = "band_spike_factor_blocked_" + prec
+		case kern.Wide(k):
 			fk = "band_spike_factor_wide_" + prec
 		}
 		fregs, _ = d.kernelAttr(fk, cu.NumRegs)
@@ -213,8 +228,17 @@ func (p *SpikePlan[T]) Method() spike.Method { return p.l.Method }
 func (p *SpikePlan[T]) ULBlock() int { return p.l.ULBlock }
 
 // Kernel names the partition factorization kernel the plan launches.
-func (p *SpikePlan[T]) Kernel() string {
-	if p.l.Factor.Wide {
+func (p *SpikePlan[T]) Kernel() string { return p.factorKernel() }
+
+// Blocked reports whether the plan takes the blocked path
+// (tuning.SpikeBlocked).
+func (p *SpikePlan[T]) Blocked() bool { return p.l.Factor.Blocked }
+
+func (p *SpikePlan[T]) factorKernel() string {
+	switch {
+	case p.l.Factor.Blocked:
+		return "band_spike_factor_blocked_" + p.prec()
+	case p.l.Factor.Wide:
 		return "band_spike_factor_wide_" + p.prec()
 	}
 	return "band_factor_window_" + p.prec()
@@ -389,10 +413,7 @@ func (p *SpikePlan[T]) enqueueFactor(a cu.DevicePtr) error {
 			return err
 		}
 	}
-	fk := "band_factor_window_" + prec
-	if l.Factor.Wide {
-		fk = "band_spike_factor_wide_" + prec
-	}
+	fk := p.factorKernel()
 	fblock := dim3{X: l.Factor.Threads}
 	if err := d.launch(fk, dim3{X: l.P}, fblock, l.Factor.Shared, s,
 		p.lu, n, k, p.bounds, P, int32(0), l.Tol, p.status+cu.DevicePtr(4*l.StLU)); err != nil {
@@ -417,16 +438,39 @@ func (p *SpikePlan[T]) enqueueFactor(a cu.DevicePtr) error {
 			ulL = int32(l.ULBlock)
 		}
 		es := int(elemSize[T]())
-		if err := d.launch("band_spike_tips_"+prec, dim3{X: l.P - 1, Y: 2}, dim3{X: l.K}, l.K*l.K*es, s,
-			p.lu, n, k, p.bounds, p.ul, int32(l.ULN), ulL, p.v, p.w); err != nil {
-			return err
-		}
-		if err := p.mark("tips"); err != nil {
-			return err
-		}
-		if err := d.launch("band_spike_reduced_"+prec, dim3{X: l.P - 1}, dim3{X: l.ReducedThreads}, l.K*l.K*es, s,
-			p.v, p.w, k, nI, p.r, p.piv, l.Tau, rst); err != nil {
-			return err
+		if l.Factor.Blocked {
+			if err := d.launch("band_spike_tips_blocked_"+prec, dim3{X: l.P - 1, Y: 2, Z: (l.K + tuning.SpikeTipsColumns - 1) / tuning.SpikeTipsColumns},
+				dim3{X: tuning.SpikeTipsThreads}, tuning.SpikeTipsShared(l.K, es), s,
+				p.lu, n, k, p.bounds, p.ul, int32(l.ULN), ulL, p.v, p.w); err != nil {
+				return err
+			}
+			if err := p.mark("tips"); err != nil {
+				return err
+			}
+			t32 := (l.K + 31) / 32
+			if err := d.launch("band_spike_rform_"+prec, dim3{X: t32, Y: t32, Z: l.P - 1}, dim3{X: 256}, 0, s,
+				p.v, p.w, k, p.r); err != nil {
+				return err
+			}
+			if err := p.mark("rform"); err != nil {
+				return err
+			}
+			if err := d.launch("band_spike_rlu_"+prec, dim3{X: l.P - 1}, dim3{X: l.ReducedThreads}, 0, s,
+				p.r, k, nI, p.piv, l.Tau, rst); err != nil {
+				return err
+			}
+		} else {
+			if err := d.launch("band_spike_tips_"+prec, dim3{X: l.P - 1, Y: 2}, dim3{X: l.K}, l.K*l.K*es, s,
+				p.lu, n, k, p.bounds, p.ul, int32(l.ULN), ulL, p.v, p.w); err != nil {
+				return err
+			}
+			if err := p.mark("tips"); err != nil {
+				return err
+			}
+			if err := d.launch("band_spike_reduced_"+prec, dim3{X: l.P - 1}, dim3{X: l.ReducedThreads}, l.K*l.K*es, s,
+				p.v, p.w, k, nI, p.r, p.piv, l.Tau, rst); err != nil {
+				return err
+			}
 		}
 		if err := p.mark("reduced"); err != nil {
 			return err

@@ -52,6 +52,71 @@ func BenchmarkSpikeGPU(b *testing.B) {
 	}
 }
 
+// BenchmarkSpikeGPUBlocked times the blocked path (K above
+// tuning.SpikeWideMaxK; ptx/src/band_blocked.cuh) like BenchmarkSpikeGPU:
+// N = 10⁵ and 10⁶, K = 200, 300, 500, d = 1, FP64 and FP32, the partitions
+// of package tuning (at least 16K rows each). ms-factor and ms-solve are
+// wall times of the synchronous calls; ms-<stage> come from CUDA events.
+// In FP32, K = 200 is below the limit (238): the shared-memory kernels,
+// with the blocked path forced beside them for comparison.
+func BenchmarkSpikeGPUBlocked(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			for _, k := range []int{200, 300, 500} {
+				// Matrices are made inside the sub-benchmark, so that a
+				// -test.bench filter skips their generation too.
+				b.Run(fmt.Sprintf("K=%d", k), func(b *testing.B) {
+					m := banded.Random[float64](n, k, 1, rand.New(rand.NewPCG(uint64(k), 9)))
+					auto := tuning.SpikeKernelAuto
+					benchSpike(b, "f64", m, spike.Options{}, auto)
+					m32 := banded.Convert[float32](m)
+					m = nil
+					benchSpike(b, "f32", m32, spike.Options{}, auto)
+					if !tuning.SpikeBlocked(dev.props, k, 4, auto) {
+						benchSpike(b, "f32-blocked", m32, spike.Options{}, tuning.SpikeKernelBlocked)
+					}
+				})
+			}
+		})
+	}
+}
+
+// BenchmarkSpikeHostPivot is the host reference of BenchmarkSpikeGPUBlocked:
+// banded.FactorPivot (LU with partial pivoting, O(N·K²), one thread) and its
+// solve, d = 1, FP64, for N = 10⁵ with K = 200, 300, 500 and N = 10⁶ with
+// K = 200 only (the others take minutes: about 10× the N = 10⁵ times).
+func BenchmarkSpikeHostPivot(b *testing.B) {
+	type sc struct{ n, k int }
+	for _, c := range []sc{{100_000, 200}, {100_000, 300}, {100_000, 500}, {1_000_000, 200}} {
+		n, k := c.n, c.k
+		b.Run(fmt.Sprintf("f64/N=%d/K=%d", n, k), func(b *testing.B) {
+			m := banded.Random[float64](n, k, 1, rand.New(rand.NewPCG(uint64(k), 9)))
+			rhs := make([]float64, n)
+			for i := range rhs {
+				rhs[i] = math.Sin(float64(i))
+			}
+			var tf, ts time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				c := m.Clone()
+				t0 := time.Now()
+				lu, err := banded.FactorPivot(c)
+				if err != nil {
+					b.Fatal(err)
+				}
+				t1 := time.Now()
+				x := append([]float64(nil), rhs...)
+				lu.Solve(x)
+				tf += t1.Sub(t0)
+				ts += time.Since(t1)
+			}
+			ms := func(d time.Duration) float64 { return d.Seconds() * 1e3 / float64(b.N) }
+			b.ReportMetric(ms(tf), "ms-factor")
+			b.ReportMetric(ms(ts), "ms-solve")
+		})
+	}
+}
+
 func benchSpike[T tridiag.Float](b *testing.B, name string, m *banded.Band[T], opts spike.Options, kern tuning.SpikeKernel) {
 	ctx := context.Background()
 	da, err := Upload(dev, m.Data)
@@ -116,7 +181,7 @@ func benchSpike[T tridiag.Float](b *testing.B, name string, m *banded.Band[T], o
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, name := range []string{"copy", "ulblock", "LU", "UL", "tips", "reduced", "vcopy", "sweep", "rsolve"} {
+		for _, name := range []string{"copy", "ulblock", "LU", "UL", "tips", "rform", "reduced", "vcopy", "sweep", "rsolve"} {
 			if v, ok := st[name]; ok {
 				b.ReportMetric(v, "ms-"+name)
 			}
@@ -124,6 +189,7 @@ func benchSpike[T tridiag.Float](b *testing.B, name string, m *banded.Band[T], o
 		ms := func(d time.Duration) float64 { return d.Seconds() * 1e3 / float64(b.N) }
 		b.ReportMetric(ms(tf), "ms-factor")
 		b.ReportMetric(ms(ts), "ms-solve")
+		b.ReportMetric(ms(tf+ts), "ms-factor+solve")
 		b.ReportMetric(float64(p.P()), "P")
 		b.ReportMetric(rmax/(m.NormInf()*xmax), "resid")
 	})

@@ -253,9 +253,9 @@ func TestSpikeGPUShapes(t *testing.T) {
 		want error
 	}{
 		{0, 0, spike.Options{}, banded.ErrShape},
-		{100, 0, spike.Options{}, banded.ErrShape},   // K = 0: not on the GPU
-		{100, 100, spike.Options{}, banded.ErrShape}, // K ≥ N
-		{10000, 300, spike.Options{}, banded.ErrShape},
+		{100, 0, spike.Options{}, banded.ErrShape},                   // K = 0: not on the GPU
+		{100, 100, spike.Options{}, banded.ErrShape},                 // K ≥ N
+		{10000, 718, spike.Options{}, banded.ErrShape},               // above tuning.SpikeMaxK (717 in FP64 on an H100)
 		{100, 5, spike.Options{Partitions: 11}, spike.ErrPartitions}, // 9-row partitions < 2K
 		{100, 5, spike.Options{Partitions: -1}, spike.ErrOption},
 		{100, 5, spike.Options{Partitions: 2, ULBlock: 5}, spike.ErrOption},

@@ -15,6 +15,21 @@ package tuning
 // that decay with the partition size in units of K (spike/doc.go: at
 // d = 1, 8K rows give 6e-11, so 16K rows are at double-precision
 // round-off).
+//
+// Above SpikeWideMaxK (the wide window and the K×K blocks no longer fit in
+// shared memory: 167 in FP64, 238 in FP32 on an H100) the plan takes the
+// blocked path of ptx/src/band_blocked.cuh, SpikeBlocked says when: the
+// partitions are factored by panels of SpikeBlockedPanel steps, the
+// trailing K×K block updated in global memory by SpikeBlockedThreads
+// threads; the spikes are computed SpikeTipsColumns columns per block; the
+// reduced matrices are formed by tiles and factored in global memory.
+// SpikeMaxK is that path's limit. Where both run (FP32, K = 200) the
+// blocked factorization is about 2× slower than the wide kernel, so the
+// shared-memory path stays the default up to its limit; one block per
+// partition keeps few SMs busy when N/(16K) is small (N = 10⁵, K = 500:
+// 12 partitions; FP64 factor+solve 607 ms on an H100 against 25 s for
+// banded.FactorPivot on one core; bench/results/h100-2026-11-24/
+// spike-blocked).
 
 // SpikeWindowMaxK is the largest K of the window-sliding kernels of
 // band_window.cuh (at most four entries of the K×K update per thread).
@@ -33,12 +48,15 @@ type SpikeKernel int
 
 const (
 	// SpikeKernelAuto: the window kernel below SpikeWideFromK, the wide
-	// one from there.
+	// one from there, the blocked path above SpikeWideMaxK.
 	SpikeKernelAuto SpikeKernel = iota
 	// SpikeKernelWindow forces band_factor_window (K ≤ SpikeWindowMaxK).
 	SpikeKernelWindow
 	// SpikeKernelWide forces band_spike_factor_wide.
 	SpikeKernelWide
+	// SpikeKernelBlocked forces the blocked path (band_blocked.cuh) for
+	// any K, which is otherwise taken only above SpikeWideMaxK.
+	SpikeKernelBlocked
 )
 
 // Wide reports whether the kernel choice uses the wide kernel for K = k.
@@ -66,6 +84,9 @@ const (
 type SpikeFactor struct {
 	// Wide selects band_spike_factor_wide over band_factor_window.
 	Wide bool
+	// Blocked selects the blocked path: band_spike_factor_blocked, and the
+	// spike and reduced kernels of band_blocked.cuh.
+	Blocked bool
 	// Threads per block.
 	Threads int
 	// Shared is the dynamic shared memory per block in bytes.
@@ -98,15 +119,86 @@ func SpikeFactorLaunch(k, elem int, wide bool) SpikeFactor {
 	return SpikeFactor{Wide: true, Threads: th, Shared: (sh + 15) &^ 15, Static: 16}
 }
 
-// SpikeMaxK returns the largest half-bandwidth the SPIKE kernels handle
-// on the device for elements of elem bytes: the wide factorization's
-// window, the K×K blocks of the spike and reduced kernels in shared memory
-// and K threads per block must fit.
-func SpikeMaxK(d Device, elem int) int {
+// SpikeWideMaxK returns the largest half-bandwidth of the shared-memory
+// kernels (band_spike_factor_wide, band_spike_tips, band_spike_reduced)
+// for elements of elem bytes: the wide factorization's window and the K×K
+// blocks must fit in a block's shared memory, with K threads per block.
+// Above it SpikeBlocked holds.
+func SpikeWideMaxK(d Device, elem int) int {
 	best := 0
 	for k := 1; k <= d.MaxThreadsPerBlock && k <= 1024; k++ {
 		f := SpikeFactorLaunch(k, elem, true)
 		if f.Shared+f.Static > d.MaxShared() || k*k*elem > d.MaxShared() || f.Threads < 2*k+1 {
+			break
+		}
+		best = k
+	}
+	return best
+}
+
+// Launch sizes of the blocked path; they are compiled into
+// ptx/src/band_blocked.cuh (SPIKE_BLK_B, SPIKE_BLK_THREADS, SPIKE_TIPS_CW,
+// SPIKE_TIPS_THREADS) and must change with it.
+const (
+	// SpikeBlockedPanel is the number of elimination steps per panel of
+	// band_spike_factor_blocked.
+	SpikeBlockedPanel = 16
+	// SpikeBlockedThreads is band_spike_factor_blocked's block size.
+	SpikeBlockedThreads = 512
+	// SpikeTipsColumns is the number of spike columns per block of
+	// band_spike_tips_blocked.
+	SpikeTipsColumns = 16
+	// SpikeTipsThreads is band_spike_tips_blocked's block size.
+	SpikeTipsThreads = 256
+	// SpikeBlockedMaxK bounds the blocked path by the solves, which use
+	// K threads per block.
+	SpikeBlockedMaxK = 1024
+)
+
+// SpikeBlockedLaunch returns the launch of band_spike_factor_blocked for
+// half-bandwidth k: SpikeBlockedThreads threads and the L panel (B rows of
+// K+B entries) and U rows (B rows of K) of B = SpikeBlockedPanel steps in
+// dynamic shared memory, rows padded by a quarter (entry i at i + ⌊i/4⌋,
+// against bank conflicts), at least 8 bytes a thread for the norm's
+// reduction.
+func SpikeBlockedLaunch(k, elem int) SpikeFactor {
+	b := SpikeBlockedPanel
+	skew := func(i int) int { return i + i/4 }
+	sh := max(b*(skew(k+b)+1+skew(k)+1)*elem, 8*SpikeBlockedThreads)
+	return SpikeFactor{Blocked: true, Threads: SpikeBlockedThreads, Shared: (sh + 15) &^ 15, Static: 16}
+}
+
+// SpikeTipsShared is the dynamic shared memory of band_spike_tips_blocked
+// in bytes: a K×SpikeTipsColumns slice of a spike block.
+func SpikeTipsShared(k, elem int) int { return k * SpikeTipsColumns * elem }
+
+// SpikeBlocked reports whether a plan of half-bandwidth k and elements of
+// elem bytes takes the blocked path on d: above SpikeWideMaxK, or always
+// with SpikeKernelBlocked.
+func SpikeBlocked(d Device, k, elem int, kern SpikeKernel) bool {
+	return kern == SpikeKernelBlocked || k > SpikeWideMaxK(d, elem)
+}
+
+// SpikeFactorFor returns the factorization launch of a plan: the blocked
+// kernel when SpikeBlocked holds, else SpikeFactorLaunch with the kernel
+// choice.
+func SpikeFactorFor(d Device, k, elem int, kern SpikeKernel) SpikeFactor {
+	if SpikeBlocked(d, k, elem, kern) {
+		return SpikeBlockedLaunch(k, elem)
+	}
+	return SpikeFactorLaunch(k, elem, kern.Wide(k))
+}
+
+// SpikeMaxK returns the largest half-bandwidth the SPIKE kernels handle
+// on the device for elements of elem bytes: the limit of the blocked path
+// (SpikeBlockedMaxK threads of the solves, the panels of the blocked
+// factorization, the spike slices and band_spike_rsolve's 3K elements in
+// shared memory), at least SpikeWideMaxK.
+func SpikeMaxK(d Device, elem int) int {
+	best := SpikeWideMaxK(d, elem)
+	for k := best + 1; k <= d.MaxThreadsPerBlock && k <= SpikeBlockedMaxK; k++ {
+		f := SpikeBlockedLaunch(k, elem)
+		if f.Shared+f.Static > d.MaxShared() || SpikeTipsShared(k, elem) > d.MaxShared() || 3*k*elem > d.MaxShared() {
 			break
 		}
 		best = k
@@ -165,7 +257,7 @@ func SpikePartitions(d Device, s SpikeShape) int {
 	}
 	k := max(s.K, 1)
 	elem := max(s.Elem, 4)
-	f := SpikeFactorLaunch(k, elem, s.Kernel.Wide(k))
+	f := SpikeFactorFor(d, k, elem, s.Kernel)
 	capF := max(1, d.SMs*ResidentBlocks(d, f.Threads, f.Shared+f.Static, s.FactorRegs))
 	capS := max(1, d.SMs*ResidentBlocks(d, k, (k+1)*elem, s.SolveRegs))
 	rows := max(SpikeMinRows, SpikeRowsPerK*k, 2*k)

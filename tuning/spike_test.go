@@ -36,14 +36,33 @@ func TestSpikeFactorLaunch(t *testing.T) {
 
 func TestSpikeMaxK(t *testing.T) {
 	// On an H100, 227 KiB of shared memory per block: the wide window of
-	// (K+2)²+K+1 elements bounds K.
-	assert.Equal(t, 167, SpikeMaxK(H100, 8))
-	assert.Equal(t, 238, SpikeMaxK(H100, 4))
+	// (K+2)²+K+1 elements bounds the shared-memory path; the blocked path
+	// goes to the solves' 1024 threads in FP32 and to its panels of
+	// 16 padded rows of K+16 and of K elements in FP64.
+	assert.Equal(t, 167, SpikeWideMaxK(H100, 8))
+	assert.Equal(t, 238, SpikeWideMaxK(H100, 4))
+	assert.Equal(t, 717, SpikeMaxK(H100, 8))
+	assert.Equal(t, 1024, SpikeMaxK(H100, 4))
+	assert.False(t, SpikeBlocked(H100, 167, 8, SpikeKernelAuto))
+	assert.True(t, SpikeBlocked(H100, 168, 8, SpikeKernelAuto))
+	assert.False(t, SpikeBlocked(H100, 238, 4, SpikeKernelAuto))
+	assert.True(t, SpikeBlocked(H100, 239, 4, SpikeKernelAuto))
+	assert.True(t, SpikeBlocked(H100, 5, 4, SpikeKernelBlocked))
 	for _, d := range spikeDevices {
 		for _, elem := range []int{4, 8} {
-			k := SpikeMaxK(d, elem)
+			m := SpikeMaxK(d, elem)
+			require.GreaterOrEqual(t, m, SpikeWideMaxK(d, elem), "%s elem=%d", d.Name, elem)
+			f := SpikeFactorFor(d, m, elem, SpikeKernelAuto)
+			assert.LessOrEqual(t, f.Shared+f.Static, d.MaxShared(), "%s elem=%d", d.Name, elem)
+			assert.LessOrEqual(t, SpikeTipsShared(m, elem), d.MaxShared(), "%s elem=%d", d.Name, elem)
+			if m < SpikeBlockedMaxK && m < d.MaxThreadsPerBlock {
+				f = SpikeBlockedLaunch(m+1, elem)
+				assert.True(t, f.Shared+f.Static > d.MaxShared() || SpikeTipsShared(m+1, elem) > d.MaxShared(),
+					"%s elem=%d: K+1 must not fit", d.Name, elem)
+			}
+			k := SpikeWideMaxK(d, elem)
 			require.Greater(t, k, 64, "%s elem=%d", d.Name, elem)
-			f := SpikeFactorLaunch(k, elem, true)
+			f = SpikeFactorLaunch(k, elem, true)
 			assert.LessOrEqual(t, f.Shared+f.Static, d.MaxShared(), "%s", d.Name)
 			f = SpikeFactorLaunch(k+1, elem, true)
 			assert.Greater(t, f.Shared+f.Static, d.MaxShared(), "%s: K+1 must not fit", d.Name)
@@ -66,8 +85,8 @@ func TestSpikePartitions(t *testing.T) {
 	for _, d := range spikeDevices {
 		for _, elem := range []int{4, 8} {
 			for _, n := range []int{1, 10, 1000, 4099, 100003, 1_000_000, 10_000_000} {
-				for _, k := range []int{1, 2, 5, 16, 33, 64, 100} {
-					if k >= n {
+				for _, k := range []int{1, 2, 5, 16, 33, 64, 100, 200, 500} {
+					if k >= n || k > SpikeMaxK(d, elem) {
 						continue
 					}
 					s := SpikeShape{N: n, K: k, Elem: elem}
@@ -78,7 +97,7 @@ func TestSpikePartitions(t *testing.T) {
 					if p > 1 {
 						assert.GreaterOrEqual(t, n/p, rows, "%s: partitions too short", what)
 					}
-					f := SpikeFactorLaunch(k, elem, SpikeKernelAuto.Wide(k))
+					f := SpikeFactorFor(d, k, elem, SpikeKernelAuto)
 					capF := d.SMs * ResidentBlocks(d, f.Threads, f.Shared+f.Static, 0)
 					if p > capF {
 						assert.Zero(t, p%capF, "%s: whole waves of the factorization (C=%d)", what, capF)

@@ -9,6 +9,7 @@
 
 #include "../bandemu/emu.cc"
 #include "band_spike.cuh"
+#include "band_blocked.cuh"
 
 namespace {
 unsigned blocks(long long n, unsigned per) { return (unsigned)std::max(1LL, (n + per - 1) / per); }
@@ -52,6 +53,31 @@ extern "C" {
 
 SPIKE_EMU(float, f32)
 SPIKE_EMU(double, f64)
+
+// The blocked path (band_blocked.cuh), launched as cuda.SpikePlan does.
+#define SPIKE_BLOCKED_EMU(T, S)                                                                                     \
+    void emu_spike_factor_blocked_##S(T *a, int n, int K, const int *bounds, int P, int ul, double tol, int *status, \
+                                      int threads, int shmem) {                                                     \
+        emu_launch(emu_dim3{(unsigned)P, 1, 1}, emu_dim3{(unsigned)threads, 1, 1}, (size_t)shmem,                   \
+                   [&] { band_spike_factor_blocked_##S(a, n, K, bounds, P, ul, tol, status); });                    \
+    }                                                                                                               \
+    void emu_spike_tips_blocked_##S(const T *lu, int n, int K, const int *bounds, int nI, const T *ulf, int nul,     \
+                                    int l, T *v, T *w) {                                                            \
+        emu_launch(emu_dim3{(unsigned)nI, 2, blocks(K, SPIKE_TIPS_CW)}, emu_dim3{SPIKE_TIPS_THREADS, 1, 1},           \
+                   (size_t)K * SPIKE_TIPS_CW * sizeof(T),                                                           \
+                   [&] { band_spike_tips_blocked_##S(lu, n, K, bounds, ulf, nul, l, v, w); });                      \
+    }                                                                                                               \
+    void emu_spike_rform_##S(const T *v, const T *w, int K, int nI, T *r) {                                         \
+        emu_launch(emu_dim3{blocks(K, 32), blocks(K, 32), (unsigned)nI}, emu_dim3{256, 1, 1}, 0,                    \
+                   [&] { band_spike_rform_##S(v, w, K, r); });                                                      \
+    }                                                                                                               \
+    void emu_spike_rlu_##S(T *r, int K, int nI, int *piv, double tau, int *rstat, int threads) {                    \
+        emu_launch(emu_dim3{(unsigned)nI, 1, 1}, emu_dim3{(unsigned)threads, 1, 1}, 0,                              \
+                   [&] { band_spike_rlu_##S(r, K, nI, piv, tau, rstat); });                                         \
+    }
+
+SPIKE_BLOCKED_EMU(float, f32)
+SPIKE_BLOCKED_EMU(double, f64)
 
 void emu_spike_flags(const int *lust, int PL, const int *ulst, int PU, const int *rst, int nI,
                      const unsigned long long *bad, int *hdr) {

@@ -33,6 +33,14 @@ void emu_spike_vcopy_f32(const float *src, float *dst, int n, u64 *bad, int *fla
 void emu_spike_vcopy_f64(const double *src, double *dst, int n, u64 *bad, int *flag);
 void emu_spike_rsolve_f32(const float *lu, int n, int K, const int *bounds, int nI, const float *v, const float *w, const float *r, const int *piv, const float *g, float *x);
 void emu_spike_rsolve_f64(const double *lu, int n, int K, const int *bounds, int nI, const double *v, const double *w, const double *r, const int *piv, const double *g, double *x);
+void emu_spike_factor_blocked_f32(float *a, int n, int K, const int *bounds, int P, int ul, double tol, int *status, int threads, int shmem);
+void emu_spike_factor_blocked_f64(double *a, int n, int K, const int *bounds, int P, int ul, double tol, int *status, int threads, int shmem);
+void emu_spike_tips_blocked_f32(const float *lu, int n, int K, const int *bounds, int nI, const float *ulf, int nul, int l, float *v, float *w);
+void emu_spike_tips_blocked_f64(const double *lu, int n, int K, const int *bounds, int nI, const double *ulf, int nul, int l, double *v, double *w);
+void emu_spike_rform_f32(const float *v, const float *w, int K, int nI, float *r);
+void emu_spike_rform_f64(const double *v, const double *w, int K, int nI, double *r);
+void emu_spike_rlu_f32(float *r, int K, int nI, int *piv, double tau, int *rstat, int threads);
+void emu_spike_rlu_f64(double *r, int K, int nI, int *piv, double tau, int *rstat, int threads);
 void emu_spike_flags(const int *lust, int PL, const int *ulst, int PU, const int *rst, int nI, const u64 *bad, int *hdr);
 */
 import "C"
@@ -124,6 +132,10 @@ func (p *Plan[T]) factorKernel(a []T, n int, bounds []int32, ul bool, st []int32
 	}
 	cb, cs := (*C.int)(ptr(bounds)), (*C.int)(ptr(st))
 	switch {
+	case f.Blocked && is64[T]():
+		C.emu_spike_factor_blocked_f64((*C.double)(fp(a)), C.int(n), C.int(p.L.K), cb, C.int(P), u, C.double(p.L.Tol), cs, C.int(f.Threads), C.int(f.Shared))
+	case f.Blocked:
+		C.emu_spike_factor_blocked_f32((*C.float)(fp(a)), C.int(n), C.int(p.L.K), cb, C.int(P), u, C.double(p.L.Tol), cs, C.int(f.Threads), C.int(f.Shared))
 	case f.Wide && is64[T]():
 		C.emu_spike_factor_wide_f64((*C.double)(fp(a)), C.int(n), C.int(p.L.K), cb, C.int(P), u, C.double(p.L.Tol), cs, C.int(f.Threads), C.int(f.Shared))
 	case f.Wide:
@@ -183,12 +195,22 @@ func (p *Plan[T]) Factor(a *banded.Band[T]) error {
 			ulL = l.ULBlock
 		}
 		cb := (*C.int)(ptr(p.b32))
-		if is64[T]() {
+		rs, pv := (*C.int)(ptr(p.st[l.StRed:])), (*C.int)(ptr(p.piv))
+		switch {
+		case l.Factor.Blocked && is64[T]():
+			C.emu_spike_tips_blocked_f64((*C.double)(fp(p.lu)), C.int(n), C.int(k), cb, C.int(nI), (*C.double)(fp(p.ul)), C.int(ulN), C.int(ulL), (*C.double)(fp(p.v)), (*C.double)(fp(p.w)))
+			C.emu_spike_rform_f64((*C.double)(fp(p.v)), (*C.double)(fp(p.w)), C.int(k), C.int(nI), (*C.double)(fp(p.r)))
+			C.emu_spike_rlu_f64((*C.double)(fp(p.r)), C.int(k), C.int(nI), pv, C.double(l.Tau), rs, C.int(l.ReducedThreads))
+		case l.Factor.Blocked:
+			C.emu_spike_tips_blocked_f32((*C.float)(fp(p.lu)), C.int(n), C.int(k), cb, C.int(nI), (*C.float)(fp(p.ul)), C.int(ulN), C.int(ulL), (*C.float)(fp(p.v)), (*C.float)(fp(p.w)))
+			C.emu_spike_rform_f32((*C.float)(fp(p.v)), (*C.float)(fp(p.w)), C.int(k), C.int(nI), (*C.float)(fp(p.r)))
+			C.emu_spike_rlu_f32((*C.float)(fp(p.r)), C.int(k), C.int(nI), pv, C.double(l.Tau), rs, C.int(l.ReducedThreads))
+		case is64[T]():
 			C.emu_spike_tips_f64((*C.double)(fp(p.lu)), C.int(n), C.int(k), cb, C.int(nI), (*C.double)(fp(p.ul)), C.int(ulN), C.int(ulL), (*C.double)(fp(p.v)), (*C.double)(fp(p.w)))
-			C.emu_spike_reduced_f64((*C.double)(fp(p.v)), (*C.double)(fp(p.w)), C.int(k), C.int(nI), (*C.double)(fp(p.r)), (*C.int)(ptr(p.piv)), C.double(l.Tau), (*C.int)(ptr(p.st[l.StRed:])), C.int(l.ReducedThreads))
-		} else {
+			C.emu_spike_reduced_f64((*C.double)(fp(p.v)), (*C.double)(fp(p.w)), C.int(k), C.int(nI), (*C.double)(fp(p.r)), pv, C.double(l.Tau), rs, C.int(l.ReducedThreads))
+		default:
 			C.emu_spike_tips_f32((*C.float)(fp(p.lu)), C.int(n), C.int(k), cb, C.int(nI), (*C.float)(fp(p.ul)), C.int(ulN), C.int(ulL), (*C.float)(fp(p.v)), (*C.float)(fp(p.w)))
-			C.emu_spike_reduced_f32((*C.float)(fp(p.v)), (*C.float)(fp(p.w)), C.int(k), C.int(nI), (*C.float)(fp(p.r)), (*C.int)(ptr(p.piv)), C.double(l.Tau), (*C.int)(ptr(p.st[l.StRed:])), C.int(l.ReducedThreads))
+			C.emu_spike_reduced_f32((*C.float)(fp(p.v)), (*C.float)(fp(p.w)), C.int(k), C.int(nI), (*C.float)(fp(p.r)), pv, C.double(l.Tau), rs, C.int(l.ReducedThreads))
 		}
 		ulst, rst = ptr(p.st[l.StUL:]), ptr(p.st[l.StRed:])
 	}

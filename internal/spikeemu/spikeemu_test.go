@@ -46,6 +46,12 @@ func compare[T Float](t *testing.T, what string, m *banded.Band[T], opts spike.O
 	if wide {
 		kern = tuning.SpikeKernelWide
 	}
+	compareKernel(t, what, m, opts, kern, r)
+}
+
+// compareKernel is compare with any kernel choice.
+func compareKernel[T Float](t *testing.T, what string, m *banded.Band[T], opts spike.Options, kern tuning.SpikeKernel, r *rand.Rand) {
+	t.Helper()
 	p, err := NewPlan[T](m.N, m.K, opts, kern)
 	require.NoError(t, err, what)
 	opts.Partitions = p.L.P
@@ -197,4 +203,60 @@ func TestBlockJacobi(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	m := banded.Random[float64](200, 4, 1, r)
 	compare(t, "block-jacobi", m, spike.Options{Partitions: 5, Method: spike.BlockJacobi}, false, r)
+}
+
+// The blocked path (band_blocked.cuh) forced at small K, where the
+// emulation is quick: panels shorter than K and longer (K < 8), partial
+// last panels, both precisions, ULBlock, breakdowns and boosting.
+func testBlocked[T Float](t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	blk := tuning.SpikeKernelBlocked
+	for _, k := range []int{1, 3, 8, 13, 21} {
+		for _, p := range []int{1, 2, 4} {
+			n := p*(2*k+5) + r.IntN(9)
+			for _, d := range []float64{2, 0.7} {
+				for _, ul := range []int{0, 2 * k} {
+					m := banded.Random[T](n, k, d, r)
+					what := fmt.Sprintf("blocked K=%d N=%d P=%d d=%g ULBlock=%d", k, n, p, d, ul)
+					compareKernel(t, what, m, spike.Options{Partitions: p, ULBlock: ul}, blk, r)
+				}
+			}
+		}
+	}
+	const k, n, P = 11, 200, 4
+	bounds := spike.Partitions(n, P)
+	for _, tol := range []float64{0, -1} {
+		opts := spike.Options{Partitions: P, BoostTol: tol}
+		m := banded.Random[T](n, k, 2, r)
+		m.Set(bounds[2]+9, bounds[2]+9, 0)
+		compareKernel(t, fmt.Sprintf("blocked tol=%g zero LU pivot", tol), m, opts, blk, r)
+		m = banded.Random[T](n, k, 2, r)
+		m.Set(bounds[2]-3, bounds[2]-3, 0)
+		compareKernel(t, fmt.Sprintf("blocked tol=%g zero UL pivot", tol), m, opts, blk, r)
+		m = banded.Random[T](n, k, 2, r)
+		m.Set(bounds[1]+3, bounds[1]+12, T(math.NaN()))
+		compareKernel(t, fmt.Sprintf("blocked tol=%g NaN", tol), m, opts, blk, r)
+	}
+	// Block-Jacobi.
+	m := banded.Random[T](300, 9, 1, r)
+	compareKernel(t, "blocked block-jacobi", m, spike.Options{Partitions: 5, Method: spike.BlockJacobi}, blk, r)
+}
+
+func TestBlockedF32(t *testing.T) { testBlocked[float32](t) }
+func TestBlockedF64(t *testing.T) { testBlocked[float64](t) }
+
+// The blocked path where it is the default: K above the shared-memory
+// kernels' limit (tuning.SpikeWideMaxK on the H100).
+func TestBlockedLargeK(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, c := range []struct{ k, p int }{{168, 3}, {239, 2}} {
+		n := c.p*2*c.k + 37
+		m64 := banded.Random[float64](n, c.k, 1, r)
+		compareKernel(t, fmt.Sprintf("K=%d N=%d f64", c.k, n), m64, spike.Options{Partitions: c.p}, tuning.SpikeKernelAuto, r)
+		m32 := banded.Random[float32](n, c.k, 1, r)
+		compareKernel(t, fmt.Sprintf("K=%d N=%d f32 ULBlock=2K", c.k, n), m32, spike.Options{Partitions: c.p, ULBlock: 2 * c.k}, tuning.SpikeKernelAuto, r)
+	}
 }

@@ -59,9 +59,12 @@ type Layout struct {
 	ULN     int
 	// ULBounds are the P bounds of the P−1 UL blocks in their band.
 	ULBounds []int
-	// Factor is the launch of the partition factorizations.
+	// Factor is the launch of the partition factorizations; Factor.Blocked
+	// selects the blocked path (tuning.SpikeBlocked) for the spikes and
+	// the reduced systems too.
 	Factor tuning.SpikeFactor
-	// ReducedThreads is the block size of band_spike_reduced.
+	// ReducedThreads is the block size of band_spike_reduced (of
+	// band_spike_rlu on the blocked path).
 	ReducedThreads int
 	// Tol is the resolved BoostTol of the block factorizations as the
 	// kernels take it (the machine epsilon for 0, −1 when off); Tau the
@@ -75,7 +78,7 @@ type Layout struct {
 
 // NewLayout checks a plan's shape and options like spike.Factor (with the
 // same errors) plus the GPU's limits — 1 ≤ K ≤ tuning.SpikeMaxK of the
-// device, N ≤ MaxN — and lays the plan out. P = 0 in opts takes
+// device (the blocked path's limit), N ≤ MaxN — and lays the plan out. P = 0 in opts takes
 // tuning.SpikePartitions with the given kernel registers (0 if unknown).
 // kern chooses the factorization kernel (tuning.SpikeKernelAuto but in
 // tests).
@@ -113,11 +116,17 @@ func NewLayout(n, k, elem int, opts spike.Options, dev tuning.Device, factorRegs
 	}
 	l := &Layout{N: n, K: k, P: p, Elem: elem, Bounds: spike.Partitions(n, p), Method: opts.Method, ULBlock: opts.ULBlock}
 	l.Coupled = p > 1 && opts.Method == spike.Truncated
-	l.Factor = tuning.SpikeFactorLaunch(k, elem, kern.Wide(k))
+	l.Factor = tuning.SpikeFactorFor(dev, k, elem, kern)
 	if f := l.Factor; f.Shared+f.Static > dev.MaxShared() {
 		return nil, fmt.Errorf("%w: the factorization of K=%d needs %d B of shared memory, %s allows %d", banded.ErrShape, k, f.Shared+f.Static, dev.Name, dev.MaxShared())
 	}
 	l.ReducedThreads = min(1024, max(32, (k*k+31)/32*32))
+	if l.Factor.Blocked {
+		if sh := tuning.SpikeTipsShared(k, elem); sh > dev.MaxShared() {
+			return nil, fmt.Errorf("%w: the spikes of K=%d need %d B of shared memory, %s allows %d", banded.ErrShape, k, sh, dev.Name, dev.MaxShared())
+		}
+		l.ReducedThreads = 1024
+	}
 	if l.Coupled {
 		largest := l.Bounds[1] - l.Bounds[0] // the first partitions are the longest
 		if u := opts.ULBlock; u > 0 && u < largest {

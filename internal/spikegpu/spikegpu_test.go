@@ -50,13 +50,38 @@ func TestLayout(t *testing.T) {
 		want error
 	}{
 		{10, 0, spike.Options{}, banded.ErrShape},
-		{1000, 200, spike.Options{}, banded.ErrShape},
+		{5000, 1025, spike.Options{}, banded.ErrShape},
 		{100, 5, spike.Options{Partitions: 11}, spike.ErrPartitions},
 		{100, 5, spike.Options{ULBlock: 3}, spike.ErrOption},
 	} {
 		_, err := NewLayout(c.n, c.k, 8, c.opts, tuning.H100, 0, 0, tuning.SpikeKernelAuto)
 		assert.ErrorIs(t, err, c.want, "%+v", c)
 	}
+}
+
+// The blocked path above the shared-memory kernels' limit, up to its own.
+func TestLayoutBlocked(t *testing.T) {
+	for _, c := range []struct{ k, elem int }{{167, 8}, {168, 8}, {238, 4}, {239, 4}, {500, 8}, {717, 8}, {1024, 4}} {
+		l, err := NewLayout(100*c.k, c.k, c.elem, spike.Options{}, tuning.H100, 0, 0, tuning.SpikeKernelAuto)
+		require.NoError(t, err, "%+v", c)
+		want := c.k > tuning.SpikeWideMaxK(tuning.H100, c.elem)
+		assert.Equal(t, want, l.Factor.Blocked, "%+v", c)
+		assert.Equal(t, want, !l.Factor.Wide, "%+v", c)
+		if want {
+			assert.Equal(t, tuning.SpikeBlockedThreads, l.Factor.Threads)
+			assert.Equal(t, 1024, l.ReducedThreads)
+			assert.GreaterOrEqual(t, l.Bounds[1]-l.Bounds[0], tuning.SpikeRowsPerK*c.k, "%+v", c)
+		}
+	}
+	l, err := NewLayout(1000, 5, 8, spike.Options{Partitions: 3}, tuning.H100, 0, 0, tuning.SpikeKernelBlocked)
+	require.NoError(t, err)
+	assert.True(t, l.Factor.Blocked)
+	_, err = NewLayout(5000, 718, 8, spike.Options{}, tuning.H100, 0, 0, tuning.SpikeKernelAuto)
+	require.ErrorIs(t, err, banded.ErrShape)
+	assert.Contains(t, err.Error(), "K ≤ 717")
+	_, err = NewLayout(5000, 1025, 4, spike.Options{}, tuning.H100, 0, 0, tuning.SpikeKernelAuto)
+	require.ErrorIs(t, err, banded.ErrShape)
+	assert.Contains(t, err.Error(), "K ≤ 1024")
 }
 
 func TestFactorError(t *testing.T) {

@@ -29,6 +29,10 @@
 //                        purification of the right-hand side (Eq. 12);
 //   band_spike_flags     gathers the status flags of a factorization into
 //                        one word.
+// Above the shared-memory limits of band_spike_factor_wide, band_spike_tips
+// and band_spike_reduced (tuning.SpikeWideMaxK) the plan takes the blocked
+// kernels of band_blocked.cuh instead; the copies, the solves and the
+// flags serve both paths.
 #pragma once
 #include "band_common.cuh"
 
@@ -312,35 +316,20 @@ __device__ void band_spike_tips(const T *lu, int n, int K, const int *bounds, co
     for (int q = 0; q < K; q++) out[(i64)q * K + c] = Y[c * K + q];
 }
 
-// band_spike_reduced: grid P−1, any block size (≥ 32), K²·sizeof(T) bytes
-// of dynamic shared memory. Interface i forms R̄_i = I − W_{i+1}⁽ᵗ⁾·V_i⁽ᵇ⁾
-// (spike.reducedMatrix: per entry, the products in increasing q, skipping
-// zero entries of V) and factors it by Gaussian elimination with partial
+// spike_dense_lu factors the K×K column-major matrix R (shared or global
+// memory) of interface i in place by Gaussian elimination with partial
 // pivoting (spike.denseLU: pivot = the first entry of largest magnitude,
 // or the first NaN; an all-zero pivot column gets the pivot tau, counted
-// as a boost; a NaN/Inf pivot stops the factorization). Out: the factors in
-// r, the interchanges in piv[i·K …], and in rstat[2i] the failed step + 1,
-// rstat[2i+1] the number of boosts, rstat[2(P−1)] the BAND_FLAG_* bits.
+// as a boost; a NaN/Inf pivot stops the factorization), with the whole
+// block (≥ 32 threads). Out: the interchanges in piv[i·K …], and in
+// rstat[2i] the failed step + 1, rstat[2i+1] the number of boosts,
+// rstat[2·nI] the BAND_FLAG_* bits.
 template <typename T>
-__device__ void band_spike_reduced(const T *v, const T *w, int K, int nI, T *rout, int *piv, double tau, int *rstat) {
-    BAND_DYN_SMEM(spike_red_smem);
-    T *R = (T *)spike_red_smem;
+__device__ __forceinline__ void spike_dense_lu(T *R, int K, int i, int nI, int *piv, double tau, int *rstat) {
     __shared__ double cv[32];
     __shared__ int ci[32];
     __shared__ int spiv, sfail;
-    const int i = blockIdx.x, t = threadIdx.x, nt = blockDim.x;
-    const i64 kk = (i64)K * K;
-    const T *W = w + i * kk, *V = v + i * kk;
-    for (int e = t; e < K * K; e += nt) {
-        const int pp = e % K, c = e / K;
-        T acc = pp == c ? T(1) : T(0);
-        for (int q = 0; q < K; q++) {
-            const T x = V[c * K + q];
-            if (x != T(0)) acc = acc - W[q * K + pp] * x;
-        }
-        R[e] = acc;
-    }
-    __syncthreads();
+    const int t = threadIdx.x, nt = blockDim.x;
     int nboost = 0, fail = 0;
     for (int j = 0; j < K; j++) {
         T *col = R + j * K;
@@ -415,7 +404,6 @@ __device__ void band_spike_reduced(const T *v, const T *w, int K, int nI, T *rou
         }
         __syncthreads();
     }
-    for (int e = t; e < K * K; e += nt) rout[i * kk + e] = R[e];
     if (t == 0) {
         int bits = 0;
         if (fail) {
@@ -428,6 +416,32 @@ __device__ void band_spike_reduced(const T *v, const T *w, int K, int nI, T *rou
         }
         if (bits) atomicOr(&rstat[2 * nI], bits);
     }
+}
+
+// band_spike_reduced: grid P−1, any block size (≥ 32), K²·sizeof(T) bytes
+// of dynamic shared memory. Interface i forms R̄_i = I − W_{i+1}⁽ᵗ⁾·V_i⁽ᵇ⁾
+// (spike.reducedMatrix: per entry, the products in increasing q, skipping
+// zero entries of V) in shared memory, factors it (spike_dense_lu) and
+// writes the factors to r.
+template <typename T>
+__device__ void band_spike_reduced(const T *v, const T *w, int K, int nI, T *rout, int *piv, double tau, int *rstat) {
+    BAND_DYN_SMEM(spike_red_smem);
+    T *R = (T *)spike_red_smem;
+    const int i = blockIdx.x, t = threadIdx.x, nt = blockDim.x;
+    const i64 kk = (i64)K * K;
+    const T *W = w + i * kk, *V = v + i * kk;
+    for (int e = t; e < K * K; e += nt) {
+        const int pp = e % K, c = e / K;
+        T acc = pp == c ? T(1) : T(0);
+        for (int q = 0; q < K; q++) {
+            const T x = V[c * K + q];
+            if (x != T(0)) acc = acc - W[q * K + pp] * x;
+        }
+        R[e] = acc;
+    }
+    __syncthreads();
+    spike_dense_lu<T>(R, K, i, nI, piv, tau, rstat);
+    for (int e = t; e < K * K; e += nt) rout[i * kk + e] = R[e];
 }
 
 // band_spike_vcopy copies src to dst (n elements; dst may be src) and

@@ -4,3 +4,4 @@
 #include "band_batch.cuh"
 #include "band_window.cuh"
 #include "band_spike.cuh"
+#include "band_blocked.cuh"
