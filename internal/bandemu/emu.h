@@ -20,6 +20,7 @@ using std::min;
 #define __global__
 #define __host__
 #define __forceinline__ inline
+#define __noinline__
 #define __launch_bounds__(...)
 #define __align__(n) alignas(n)
 #define __shared__ static

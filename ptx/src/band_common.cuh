@@ -81,3 +81,52 @@ __device__ __forceinline__ double band_tau(double tol, double norm) {
     if (norm == 0) norm = 1;
     return tol * norm;
 }
+
+// band_scan_block is banded.scanBlock on the GPU: it scans rows r0…r1−1 of
+// the band a (tall-and-thin storage of n columns, half-bandwidth K), the
+// diagonal block of partition p, for its first non-finite entry in storage
+// order and its max-abs norm. Every thread of the block calls it; red holds
+// blockDim.x doubles and firstbad is a __shared__ word, both the caller's.
+// On a non-finite entry thread 0 writes partition p's status words (kind
+// BAND_NONFINITE_ENTRY, row+1, column+1) and raises BAND_FLAG_FAIL in
+// status[4P], and every thread gets false (the kernel then returns);
+// otherwise true, with the norm in red[0] (the caller syncs before reusing
+// red).
+template <typename T>
+__device__ __noinline__ bool band_scan_block(const T *a, int n, int K, int r0, int r1, int p, int P, int *status, double *red,
+                                unsigned long long &firstbad) {
+    const int t = threadIdx.x, nt = blockDim.x;
+    const unsigned long long none = ~0ULL;
+    if (t == 0) firstbad = none;
+    __syncthreads();
+    double mx = 0;
+    for (int s = 0; s <= 2 * K; s++) {
+        const int d = s - K;
+        const int j0 = max(r0, r0 - d), j1 = min(r1, r1 - d);
+        for (int j = j0 + t; j < j1; j += nt) {
+            const T v = a[(i64)s * n + j];
+            if (!band_finite(v)) atomicMin(&firstbad, (unsigned long long)((i64)s * n + j));
+            else mx = fmax(mx, (double)band_abs(v));
+        }
+    }
+    red[t] = mx;
+    __syncthreads();
+    for (int h = 1; h < nt; h *= 2) { // tree reduction over any block size
+        double o = 0;
+        const bool take = (t % (2 * h)) == 0 && t + h < nt;
+        if (take) o = red[t + h];
+        __syncthreads();
+        if (take) red[t] = fmax(red[t], o);
+        __syncthreads();
+    }
+    if (firstbad == none) return true;
+    if (t == 0) {
+        const i64 key = (i64)firstbad;
+        const int s = (int)(key / n), j = (int)(key % n);
+        status[4 * p] = BAND_NONFINITE_ENTRY;
+        status[4 * p + 1] = j + s - K + 1;
+        status[4 * p + 2] = j + 1;
+        atomicOr(&status[4 * P], BAND_FLAG_FAIL);
+    }
+    return false;
+}

@@ -116,40 +116,7 @@ __device__ void band_spike_factor_wide(T *a, int n, int K, const int *bounds, in
 
     // 1. Non-finite entries (the first in storage order) and the max-abs
     // norm of the block, in the real storage (banded.scanBlock).
-    const unsigned long long none = ~0ULL;
-    if (t == 0) firstbad = none;
-    __syncthreads();
-    double mx = 0;
-    for (int s = 0; s <= 2 * K; s++) {
-        const int d = s - K;
-        const int j0 = max(r0, r0 - d), j1 = min(r1, r1 - d);
-        for (int j = j0 + t; j < j1; j += nt) {
-            const T v = a[(i64)s * n + j];
-            if (!band_finite(v)) atomicMin(&firstbad, (unsigned long long)((i64)s * n + j));
-            else mx = fmax(mx, (double)band_abs(v));
-        }
-    }
-    red[t] = mx;
-    __syncthreads();
-    for (int h = 1; h < nt; h *= 2) {
-        double o = 0;
-        const bool take = (t % (2 * h)) == 0 && t + h < nt;
-        if (take) o = red[t + h];
-        __syncthreads();
-        if (take) red[t] = fmax(red[t], o);
-        __syncthreads();
-    }
-    if (firstbad != none) {
-        if (t == 0) {
-            const i64 key = (i64)firstbad;
-            const int s = (int)(key / n), j = (int)(key % n);
-            status[4 * p] = BAND_NONFINITE_ENTRY;
-            status[4 * p + 1] = j + s - K + 1;
-            status[4 * p + 2] = j + 1;
-            atomicOr(&status[4 * P], BAND_FLAG_FAIL);
-        }
-        return;
-    }
+    if (!band_scan_block(a, n, K, r0, r1, p, P, status, red, firstbad)) return;
     const bool boost = tol >= 0;
     const double tau = band_tau(tol, red[0]);
     __syncthreads(); // red aliases the window

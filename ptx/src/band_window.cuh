@@ -63,41 +63,8 @@ __device__ void band_factor_window(T *a, int n, int K, const int *bounds, int P,
     const int M = K + 2;
     WinIO<T> io{a, n, K, r0 + r1 - 1, ul != 0};
 
-    // 1. Scan the block in the real storage, column by column.
-    const unsigned long long none = ~0ULL;
-    if (t == 0) firstbad = none;
-    __syncthreads();
-    double mx = 0;
-    const int len = r1 - r0;
-    for (i64 idx = t; idx < (i64)(2 * K + 1) * len; idx += nt) {
-        const int s = (int)(idx / len), j = r0 + (int)(idx % len), d = s - K;
-        if (j + d < r0 || j + d >= r1) continue;
-        const T v = a[(i64)s * n + j];
-        if (!band_finite(v)) atomicMin(&firstbad, (unsigned long long)((i64)s * n + j));
-        else mx = fmax(mx, (double)band_abs(v));
-    }
-    red[t] = mx;
-    __syncthreads();
-    for (int h = 1; h < nt; h *= 2) {
-        // Tree reduction over any block size.
-        double o = 0;
-        const bool take = (t % (2 * h)) == 0 && t + h < nt;
-        if (take) o = red[t + h];
-        __syncthreads();
-        if (take) red[t] = fmax(red[t], o);
-        __syncthreads();
-    }
-    if (firstbad != none) {
-        if (t == 0) {
-            const i64 key = (i64)firstbad;
-            const int s = (int)(key / n), j = (int)(key % n);
-            status[4 * p] = BAND_NONFINITE_ENTRY;
-            status[4 * p + 1] = j + s - K + 1;
-            status[4 * p + 2] = j + 1;
-            atomicOr(&status[4 * P], BAND_FLAG_FAIL);
-        }
-        return;
-    }
+    // 1. Scan the block in the real storage (banded.scanBlock).
+    if (!band_scan_block(a, n, K, r0, r1, p, P, status, red, firstbad)) return;
     const bool boost = tol >= 0;
     const double tau = band_tau(tol, red[0]);
 
