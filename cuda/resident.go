@@ -18,6 +18,7 @@ import (
 
 	"github.com/bandsolve/bandsolve/internal/idle"
 	"github.com/bandsolve/bandsolve/tridiag"
+	"github.com/bandsolve/bandsolve/tuning"
 )
 
 // residentStop is the stop bit of a resident grid's command word.
@@ -60,8 +61,11 @@ type resident struct {
 // synchronised before the solve.
 //
 // Only plans of the partition method with chunks of 16 rows (Auto's and
-// tridiag.Partition's) of at most 512 threads a block, not cyclic, can be
-// resident; others get tridiag.ErrOptions.
+// tridiag.Partition's) of at most 512 threads a block, not cyclic, whose
+// blocks all fit on the device at once (tuning.ResidentBlocks per
+// multiprocessor; a few hundred blocks on an H100, so batches of small
+// systems up to thousands of them), can be resident; others get
+// tridiag.ErrOptions.
 func (p *Plan[T]) SetResident(idle time.Duration) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -84,6 +88,12 @@ func (p *Plan[T]) SetResident(idle time.Duration) error {
 	if !ok || pp.cfg.Chunk != 16 || pp.cfg.Threads > residentMaxThreads {
 		return fmt.Errorf("%w: a resident plan needs the partition method with chunks of 16 rows and at most %d threads a block (%s plan of N=%d G=%d)",
 			tridiag.ErrOptions, residentMaxThreads, p.algo, p.spec.N, p.spec.G)
+	}
+	// Every block of the grid must be on the device at once: block 0
+	// relays the solves to the others, which wait for them, so a block
+	// that is not scheduled would never be and the solve would hang.
+	if err := residentFits(p.dev, pp, p.spec.G, elemSize[T]() == 8); err != nil {
+		return err
 	}
 	r, err := newResident(p.dev, pp, p.spec, elemSize[T]() == 8, p.status, p.sig.dev, idle)
 	if err != nil {
@@ -307,6 +317,34 @@ func (d *Device) syncLegacyStream() error {
 	}
 	if rc := C.cuStreamSynchronize(nil); rc != C.CUDA_SUCCESS {
 		return fmt.Errorf("cuda: synchronising the default stream: %w", driverError(rc))
+	}
+	return nil
+}
+
+// residentFits reports an error wrapping tridiag.ErrOptions unless the
+// resident grid of plan pp for g systems fits on the device at once, with
+// the registers and static shared memory the driver gave its kernel.
+func residentFits(d *Device, pp *partitionPlan, g int, f64 bool) error {
+	name := "partition_resident_p16_f32"
+	if f64 {
+		name = "partition_resident_p16_f64"
+	}
+	var regs, static int
+	if err := d.do(func() error {
+		var err error
+		if regs, err = d.kernelAttr(name, cu.NumRegs); err != nil {
+			return err
+		}
+		static, err = d.kernelAttr(name, cu.SharedSizeBytes)
+		return err
+	}); err != nil {
+		return fmt.Errorf("cuda: resident kernel attributes: %w", err)
+	}
+	blocks := pp.cfg.Blocks(g)
+	fit := d.props.SMs * tuning.ResidentBlocks(d.props, pp.cfg.Threads, pp.cfg.SharedBytes+static, regs)
+	if blocks > fit {
+		return fmt.Errorf("%w: a resident plan needs all its blocks on the device at once: %d blocks of %d threads (G=%d) for at most %d on %s",
+			tridiag.ErrOptions, blocks, pp.cfg.Threads, g, fit, d.props.Name)
 	}
 	return nil
 }

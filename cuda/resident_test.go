@@ -159,3 +159,20 @@ func TestResidentDevice(t *testing.T) {
 	defer tp.Close()
 	require.ErrorIs(t, tp.SetResident(time.Second), tridiag.ErrOptions)
 }
+
+// A grid that cannot be on the device at once is refused (it would hang:
+// block 0 relays the solves to blocks that are never scheduled).
+func TestResidentTooManyBlocks(t *testing.T) {
+	gp, err := NewPlan[float32](dev, tridiag.Shape{N: 64, G: 1 << 21}, tridiag.Options{})
+	require.NoError(t, err)
+	defer gp.Close()
+	err = gp.SetResident(time.Second)
+	require.ErrorIs(t, err, tridiag.ErrOptions)
+	assert.Contains(t, err.Error(), "all its blocks on the device at once")
+	assert.Nil(t, gp.res)
+	small, err := NewPlan[float32](dev, tridiag.Shape{N: 64, G: 64}, tridiag.Options{})
+	require.NoError(t, err)
+	defer small.Close()
+	require.NoError(t, small.SetResident(time.Second))
+	require.NoError(t, small.SetResident(0))
+}
