@@ -180,52 +180,57 @@ func BenchmarkSmallCall(b *testing.B) {
 					b.Skip(err)
 				}
 				defer p.Close()
-				r := rand.New(rand.NewPCG(1, 2))
-				host := make([]float32, sz.n*sz.g)
-				bufs := make([]*Buffer[float32], 5)
-				for i := range bufs {
-					for k := range host {
-						host[k] = float32(r.Float64()*2 - 1)
-						if i == 1 {
-							host[k] += 4
-						}
-					}
-					if bufs[i], err = Upload(dev, host); err != nil {
-						b.Fatal(err)
-					}
-					defer bufs[i].Free()
-				}
-				ctx := context.Background()
-				var enqueue time.Duration
-				for b.Loop() {
-					t0 := time.Now()
-					w, err := p.Start(ctx, bufs[0], bufs[1], bufs[2], bufs[3], bufs[4])
-					if err != nil {
-						b.Fatal(err)
-					}
-					enqueue += time.Since(t0)
-					if err := w.Wait(); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e3/float64(b.N), "µs/call")
-				b.ReportMetric(float64(enqueue.Nanoseconds())/1e3/float64(b.N), "enqueue-µs")
-				// The kernels alone, between CUDA events on the stream.
-				b.StopTimer()
-				saved, err := Upload(dev, host)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer saved.Free()
-				times, err := p.Time(ctx, bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], saved, 3, 21)
-				if err != nil {
-					b.Fatal(err)
-				}
-				sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-				b.ReportMetric(float64(times[len(times)/2].Nanoseconds())/1e3, "kernel-µs")
+				timeSmallCalls(b, p, sz.n*sz.g)
 			})
 		}
 	}
+}
+
+// timeSmallCalls times Start and Wait of pl on a random diagonally
+// dominant batch of rows rows: µs/call (call to checked result),
+// enqueue-µs (host time of Start) and kernel-µs (the kernels alone, median
+// of CUDA-event times on the stream).
+func timeSmallCalls[T tridiag.Float](b *testing.B, pl *Plan[T], rows int) {
+	r := rand.New(rand.NewPCG(1, 2))
+	host := make([]T, rows)
+	bufs := make([]*Buffer[T], 6) // a, b, c, d, x and a saved d for Time
+	for i := range bufs {
+		if i < 5 {
+			for k := range host {
+				host[k] = T(r.Float64()*2 - 1)
+				if i == 1 {
+					host[k] += 4
+				}
+			}
+		}
+		var err error
+		if bufs[i], err = Upload(dev, host); err != nil {
+			b.Fatal(err)
+		}
+		defer bufs[i].Free()
+	}
+	ctx := context.Background()
+	var enqueue time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		w, err := pl.Start(ctx, bufs[0], bufs[1], bufs[2], bufs[3], bufs[4])
+		if err != nil {
+			b.Fatal(err)
+		}
+		enqueue += time.Since(t0)
+		if err := w.Wait(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e3/float64(b.N), "µs/call")
+	b.ReportMetric(float64(enqueue.Nanoseconds())/1e3/float64(b.N), "enqueue-µs")
+	b.StopTimer()
+	times, err := pl.Time(ctx, bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5], 3, 21)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	b.ReportMetric(float64(times[len(times)/2].Nanoseconds())/1e3, "kernel-µs")
 }
 
 // BenchmarkCompletion measures the floor under every small call: one

@@ -3,10 +3,7 @@
 package cuda
 
 import (
-	"context"
 	"fmt"
-	"math/rand/v2"
-	"sort"
 	"testing"
 	"time"
 
@@ -131,41 +128,5 @@ func smallPath[T tridiag.Float](b *testing.B, n, g, p int, direct bool) {
 		}
 		pl.kp = kp
 	}
-	r := rand.New(rand.NewPCG(1, 2))
-	host := make([]T, n*g)
-	bufs := make([]*Buffer[T], 6)
-	for i := range bufs {
-		for k := range host {
-			host[k] = T(r.Float64()*2 - 1)
-			if i == 1 {
-				host[k] += 4
-			}
-		}
-		if bufs[i], err = Upload(dev, host); err != nil {
-			b.Fatal(err)
-		}
-		defer bufs[i].Free()
-	}
-	ctx := context.Background()
-	var enqueue time.Duration
-	for b.Loop() {
-		t0 := time.Now()
-		w, err := pl.Start(ctx, bufs[0], bufs[1], bufs[2], bufs[3], bufs[4])
-		if err != nil {
-			b.Fatal(err)
-		}
-		enqueue += time.Since(t0)
-		if err := w.Wait(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e3/float64(b.N), "µs/call")
-	b.ReportMetric(float64(enqueue.Nanoseconds())/1e3/float64(b.N), "enqueue-µs")
-	b.StopTimer()
-	times, err := pl.Time(ctx, bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5], 3, 21)
-	if err != nil {
-		b.Fatal(err)
-	}
-	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-	b.ReportMetric(float64(times[len(times)/2].Nanoseconds())/1e3, "kernel-µs")
+	timeSmallCalls(b, pl, n*g)
 }
