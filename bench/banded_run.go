@@ -164,14 +164,14 @@ func runBanded(ctx context.Context, cfg *config, stdout, stderr io.Writer) error
 	for _, m := range meta {
 		fmt.Fprintln(stdout, "#", m)
 	}
-	var cw *bandCSV
+	var cw *recordWriter[BandResult]
 	if cfg.csvPath != "" {
 		f, err := os.Create(cfg.csvPath)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
-		if cw, err = newBandCSV(f, meta...); err != nil {
+		if cw, err = newRecordWriter[BandResult](f, bandCSVHeader, meta...); err != nil {
 			return fmt.Errorf("writing %s: %w", cfg.csvPath, err)
 		}
 	}
@@ -568,15 +568,7 @@ func WriteBandSummary(w io.Writer, rs []BandResult) error {
 		head:  []string{"case", "gpu", "total", "resid", "reference", "total", "speed-up", "vs anchor"},
 		right: []bool{false, false, true, true, false, true, true, true},
 	}
-	var order []BandCase
-	seen := map[BandCase]bool{}
-	for _, r := range rs {
-		if !seen[r.BandCase] {
-			seen[r.BandCase] = true
-			order = append(order, r.BandCase)
-		}
-	}
-	for _, c := range order {
+	for _, c := range casesInOrder(rs, func(r BandResult) BandCase { return r.BandCase }) {
 		var g, ref *BandResult
 		for i := range rs {
 			r := &rs[i]
@@ -629,38 +621,9 @@ var bandCSVHeader = []string{"precision", "N", "K", "G", "d", "solver", "partiti
 	"factor_us", "solve_us", "total_us", "reps", "iterations", "resid", "mrows_per_s", "fraction",
 	"speedup", "speedup_estimated", "speedup_vs_anchor", "estimate_us", "err", "note"}
 
-// bandCSV writes banded results as CSV, flushing after each write.
-type bandCSV struct {
-	w      *csv.Writer
-	header bool
-}
-
-func newBandCSV(w io.Writer, comments ...string) (*bandCSV, error) {
-	if _, err := NewCSVWriter(w, comments...); err != nil {
-		return nil, err
-	}
-	return &bandCSV{w: csv.NewWriter(w)}, nil
-}
-
-func (cw *bandCSV) write(rs ...BandResult) error {
-	if !cw.header {
-		if err := cw.w.Write(bandCSVHeader); err != nil {
-			return err
-		}
-		cw.header = true
-	}
-	for _, r := range rs {
-		if err := cw.w.Write(r.record()); err != nil {
-			return err
-		}
-	}
-	cw.w.Flush()
-	return cw.w.Error()
-}
-
 // WriteBandCSV writes banded results as CSV with optional comment lines.
 func WriteBandCSV(w io.Writer, rs []BandResult, comments ...string) error {
-	cw, err := newBandCSV(w, comments...)
+	cw, err := newRecordWriter[BandResult](w, bandCSVHeader, comments...)
 	if err != nil {
 		return err
 	}

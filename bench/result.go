@@ -112,13 +112,35 @@ var csvHeader = []string{"precision", "layout", "N", "G", "constant", "solver",
 // each so that a run cut short keeps what it measured. Lines starting
 // with '#' before the header carry metadata (device, bandwidths).
 type CSVWriter struct {
-	w      *csv.Writer
-	header bool
+	rw recordWriter[Result]
 }
 
 // NewCSVWriter writes the comment lines (each prefixed with "# ") and
 // then the header on the first Write.
 func NewCSVWriter(w io.Writer, comments ...string) (*CSVWriter, error) {
+	rw, err := newRecordWriter[Result](w, csvHeader, comments...)
+	if err != nil {
+		return nil, err
+	}
+	return &CSVWriter{rw: *rw}, nil
+}
+
+// Write appends results.
+func (cw *CSVWriter) Write(rs ...Result) error { return cw.rw.write(rs...) }
+
+// recorder is a result that is one CSV record.
+type recorder interface{ record() []string }
+
+// recordWriter writes CSV records of one kind of result under a header
+// written before the first, flushing after each write.
+type recordWriter[R recorder] struct {
+	w      *csv.Writer
+	header []string
+	wrote  bool
+}
+
+// newRecordWriter writes the comment lines, each prefixed with "# ".
+func newRecordWriter[R recorder](w io.Writer, header []string, comments ...string) (*recordWriter[R], error) {
 	for _, c := range comments {
 		for _, line := range strings.Split(c, "\n") {
 			if _, err := fmt.Fprintf(w, "# %s\n", line); err != nil {
@@ -126,16 +148,15 @@ func NewCSVWriter(w io.Writer, comments ...string) (*CSVWriter, error) {
 			}
 		}
 	}
-	return &CSVWriter{w: csv.NewWriter(w)}, nil
+	return &recordWriter[R]{w: csv.NewWriter(w), header: header}, nil
 }
 
-// Write appends results.
-func (cw *CSVWriter) Write(rs ...Result) error {
-	if !cw.header {
-		if err := cw.w.Write(csvHeader); err != nil {
+func (cw *recordWriter[R]) write(rs ...R) error {
+	if !cw.wrote {
+		if err := cw.w.Write(cw.header); err != nil {
 			return err
 		}
-		cw.header = true
+		cw.wrote = true
 	}
 	for _, r := range rs {
 		if err := cw.w.Write(r.record()); err != nil {

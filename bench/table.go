@@ -115,15 +115,7 @@ func WriteSummary(w io.Writer, rs []Result, ours string) error {
 		head:  []string{"case", "best ours", "MRows/s", "limit", "best peer", "MRows/s", "limit", "ours/peer"},
 		right: []bool{false, false, true, true, false, true, true, true},
 	}
-	var order []Case
-	seen := map[Case]bool{}
-	for _, r := range rs {
-		if !seen[r.Case] {
-			seen[r.Case] = true
-			order = append(order, r.Case)
-		}
-	}
-	for _, c := range order {
+	for _, c := range casesInOrder(rs, func(r Result) Case { return r.Case }) {
 		var o, p Result
 		var haveO, haveP bool
 		for _, r := range rs {
@@ -221,4 +213,18 @@ func residLimit(prec string) float64 {
 		return 1e-3
 	}
 	return 1e-9
+}
+
+// casesInOrder returns the distinct cases of rs in the order they first
+// appear.
+func casesInOrder[R any, C comparable](rs []R, caseOf func(R) C) []C {
+	var order []C
+	seen := map[C]bool{}
+	for _, r := range rs {
+		if c := caseOf(r); !seen[c] {
+			seen[c] = true
+			order = append(order, c)
+		}
+	}
+	return order
 }
