@@ -331,16 +331,11 @@ func pivotSolve[T banded.Float](A *banded.Band[T], b, y []float64, rep *bandedRe
 	if err != nil {
 		return err
 	}
-	x := make([]T, len(b))
-	for i, v := range b {
-		x[i] = T(v)
-	}
+	x := convertVec[T](b)
 	start = time.Now()
 	f.Solve(x)
 	rep.solve = time.Since(start)
-	for i, v := range x {
-		y[i] = float64(v)
-	}
+	copyVec(y, x)
 	return nil
 }
 
@@ -352,17 +347,26 @@ func spikeDirect[T banded.Float](A *banded.Band[T], opts spike.Options, b, y []f
 		return err
 	}
 	rep.bounds, rep.boosts = f.Bounds(), f.BoostCount()
-	x := make([]T, len(b))
-	for i, v := range b {
-		x[i] = T(v)
-	}
+	x := convertVec[T](b)
 	start = time.Now()
 	err = f.Solve(x, x)
 	rep.solve = time.Since(start)
-	for i, v := range x {
-		y[i] = float64(v)
-	}
+	copyVec(y, x)
 	return err
+}
+
+// convertVec returns a copy of v in precision T.
+func convertVec[T, U banded.Float](v []U) []T {
+	out := make([]T, len(v))
+	copyVec(out, v)
+	return out
+}
+
+// copyVec sets dst[i] = src[i], converting the precision.
+func copyVec[T, U banded.Float](dst []T, src []U) {
+	for i, v := range src {
+		dst[i] = T(v)
+	}
 }
 
 // bandFromNPY reads a (2K+1, N) band in solve_banded storage.

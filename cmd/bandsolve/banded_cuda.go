@@ -48,10 +48,7 @@ func spikeDirectCUDA[T tridiag.Float](ctx context.Context, d *cuda.Device, A *ba
 		return err
 	}
 	defer func() { _ = plan.Close() }()
-	x := make([]T, len(b))
-	for i, v := range b {
-		x[i] = T(v)
-	}
+	x := convertVec[T](b)
 	start := time.Now()
 	da, err := cuda.Upload(d, A.Data)
 	if err != nil {
@@ -77,9 +74,7 @@ func spikeDirectCUDA[T tridiag.Float](ctx context.Context, d *cuda.Device, A *ba
 	if err := db.CopyTo(x); err != nil {
 		return err
 	}
-	for i, v := range x {
-		y[i] = float64(v)
-	}
+	copyVec(y, x)
 	return serr
 }
 
@@ -129,31 +124,23 @@ func spikeIterativeCUDA(ctx context.Context, d *cuda.Device, pb *bandedProblem, 
 	if !opts.NoPreconditioner {
 		start = time.Now()
 		if opts.Precision == spike.Mixed {
-			p32, err := cuda.NewSpikePlan[float32](d, n, A.K, opts.Options)
+			p32, err := factoredSpikePlan(ctx, d, banded.Convert[float32](A), opts.Options, rep)
 			if err != nil {
 				return err
 			}
 			defer func() { _ = p32.Close() }()
-			if err := p32.FactorBand(ctx, banded.Convert[float32](A)); err != nil {
-				return err
-			}
 			mp, err := cuda.NewMixedPrecision(sp, p32.Solve)
 			if err != nil {
 				return err
 			}
 			defer func() { _ = mp.Close() }()
-			rep.bounds, rep.boosts = p32.Bounds(), p32.BoostCount()
 			pc = mp
 		} else {
-			p64, err := cuda.NewSpikePlan[float64](d, n, A.K, opts.Options)
+			p64, err := factoredSpikePlan(ctx, d, A, opts.Options, rep)
 			if err != nil {
 				return err
 			}
 			defer func() { _ = p64.Close() }()
-			if err := p64.FactorBand(ctx, A); err != nil {
-				return err
-			}
-			rep.bounds, rep.boosts = p64.Bounds(), p64.BoostCount()
 			pc = p64
 		}
 		rep.factor = time.Since(start)
@@ -166,4 +153,19 @@ func spikeIterativeCUDA(ctx context.Context, d *cuda.Device, pb *bandedProblem, 
 		return err
 	}
 	return serr
+}
+
+// factoredSpikePlan makes a SPIKE plan for A on d and factors A with it,
+// recording the partitions and boosted pivots in rep.
+func factoredSpikePlan[T tridiag.Float](ctx context.Context, d *cuda.Device, A *banded.Band[T], opts spike.Options, rep *bandedReport) (*cuda.SpikePlan[T], error) {
+	p, err := cuda.NewSpikePlan[T](d, A.N, A.K, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.FactorBand(ctx, A); err != nil {
+		_ = p.Close()
+		return nil, err
+	}
+	rep.bounds, rep.boosts = p.Bounds(), p.BoostCount()
+	return p, nil
 }
