@@ -228,21 +228,7 @@ __device__ void band_spike_factor_blocked(T *a, int n, int K, const int *bounds,
     }
 #undef LPX
 #undef UPX
-    if (t == 0) {
-        int bits = 0;
-        if (kind != BAND_OK) {
-            const int row = (ul ? r0 + r1 - 1 - frow : frow) + 1;
-            status[4 * p] = kind;
-            status[4 * p + 1] = row;
-            status[4 * p + 2] = row;
-            bits |= BAND_FLAG_FAIL;
-        }
-        if (nboost > 0) {
-            status[4 * p + 3] = nboost;
-            bits |= BAND_FLAG_BOOST;
-        }
-        if (bits) atomicOr(&status[4 * P], bits);
-    }
+    if (t == 0) band_factor_status(status, p, P, kind, frow, nboost, ul, r0, r1);
 }
 
 // band_spike_tips_blocked: grid (P−1, 2, ⌈K/CW⌉), CW = SPIKE_TIPS_CW,

@@ -82,6 +82,29 @@ __device__ __forceinline__ double band_tau(double tol, double norm) {
     return tol * norm;
 }
 
+// band_factor_status writes what a block factorization of partition p
+// (rows r0…r1−1) ended with, from thread 0: on a failure its kind
+// (BAND_ZERO_PIVOT, BAND_NONFINITE_PIVOT) and row+1 (as the pivot's column
+// too; frow counts from the block's start, mirrored for UL) in status[4p…],
+// the number of boosted pivots in status[4p+3], and the flags in
+// status[4P].
+__device__ __forceinline__ void band_factor_status(int *status, int p, int P, int kind, int frow, int nboost, int ul,
+                                                   int r0, int r1) {
+    int bits = 0;
+    if (kind != BAND_OK) {
+        const int row = (ul ? r0 + r1 - 1 - frow : frow) + 1;
+        status[4 * p] = kind;
+        status[4 * p + 1] = row;
+        status[4 * p + 2] = row;
+        bits |= BAND_FLAG_FAIL;
+    }
+    if (nboost > 0) {
+        status[4 * p + 3] = nboost;
+        bits |= BAND_FLAG_BOOST;
+    }
+    if (bits) atomicOr(&status[4 * P], bits);
+}
+
 // band_scan_block is banded.scanBlock on the GPU: it scans rows r0…r1−1 of
 // the band a (tall-and-thin storage of n columns, half-bandwidth K), the
 // diagonal block of partition p, for its first non-finite entry in storage

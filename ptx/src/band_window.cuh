@@ -154,20 +154,7 @@ __device__ void band_factor_window(T *a, int n, int K, const int *bounds, int P,
         jm = jm + 1 == M ? 0 : jm + 1;
         __syncthreads();
     }
-    if (t == 0) {
-        int bits = 0;
-        if (kind != BAND_OK) {
-            status[4 * p] = kind;
-            status[4 * p + 1] = (ul ? r0 + r1 - 1 - frow : frow) + 1;
-            status[4 * p + 2] = (ul ? r0 + r1 - 1 - frow : frow) + 1;
-            bits |= BAND_FLAG_FAIL;
-        }
-        if (nboost > 0) {
-            status[4 * p + 3] = nboost;
-            bits |= BAND_FLAG_BOOST;
-        }
-        if (bits) atomicOr(&status[4 * P], bits);
-    }
+    if (t == 0) band_factor_status(status, p, P, kind, frow, nboost, ul, r0, r1);
 }
 
 // band_solve_window solves with the factors of band_factor_window, for nrhs
