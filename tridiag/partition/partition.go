@@ -201,22 +201,31 @@ func Solve[T tri.Float](a, b, c, d, x []T, p int, ws *Workspace[T]) error {
 		s := k * p
 		m := min(p, n-s)
 		f := k * per
-		xs := xr[f]
-		x[s] = xs
-		if m == 1 {
-			continue
+		var xe T
+		if m > 1 {
+			xe = xr[f+1]
 		}
-		xe := xr[f+1]
-		x[s+m-1] = xe
-		xn := xe
-		for j := m - 2; j >= 1; j-- {
-			i := s + j
-			xi := T(ws.dl[i]-T(ws.al[i]*xs)) - T(ws.g[i]*xn)
-			x[i] = xi
-			xn = xi
-		}
+		recoverChunk(x, ws, s, m, xr[f], xe)
 	}
 	return nil
+}
+
+// recoverChunk is Stage 3 for the chunk of m rows starting at row s: x_s
+// and x_e (unused when m = 1) are its boundary values, γ, α, δ of its
+// interior are in ws.
+func recoverChunk[T tri.Float](x []T, ws *Workspace[T], s, m int, xs, xe T) {
+	x[s] = xs
+	if m == 1 {
+		return
+	}
+	x[s+m-1] = xe
+	xn := xe
+	for j := m - 2; j >= 1; j-- {
+		i := s + j
+		xi := T(ws.dl[i]-T(ws.al[i]*xs)) - T(ws.g[i]*xn)
+		x[i] = xi
+		xn = xi
+	}
 }
 
 // eliminate is Stage 1 for the chunk of m rows starting at row s: it
