@@ -207,10 +207,10 @@ __device__ __forceinline__ void part_load(const Coeffs<T> &k, const T *d, T *SA,
 }
 
 // part_store writes x from X in the batch layout (NaN for a system whose
-// key is set, with its status), the way part_load read.
+// key is set), the way part_load read.
 template <typename T, int P>
 __device__ __forceinline__ void part_store(const T *X, const int *keys, T *x, int ss, int n, int G, i64 es, i64 bs,
-                                           int spb, int g0, int *status) {
+                                           int spb, int g0) {
     typedef typename PartVec<T>::V V;
     constexpr int R = 16 / (int)sizeof(T);
     const int nsys = min(spb, G - g0);
@@ -239,6 +239,12 @@ __device__ __forceinline__ void part_store(const T *X, const int *keys, T *x, in
             w.next();
         }
     }
+}
+
+// part_status reports the block's failed systems: row+1 in status[g] and
+// the flag status[G].
+__device__ __forceinline__ void part_status(const int *keys, int G, int spb, int g0, int *status) {
+    const int nsys = min(spb, G - g0);
     for (int s = threadIdx.x; s < nsys; s += blockDim.x) {
         const int key = keys[s];
         if (key != PART_NONE) {
@@ -339,6 +345,115 @@ template <typename T, int P> struct PartSlots {
     }
 };
 
+// part_eliminate is Stage 1 for the chunk of m rows at swizzled unit X
+// (partition.eliminate): it writes γ, α, δ of the interior over the
+// chunk's C, A, D slots and sets F and L (F alone for m = 1). last is the
+// local index of the system's row n−1 (its c is read as 0), zeroA says
+// that the chunk's row 0 is the system's row 0 (its a is read as 0). The
+// smallest local row whose pivot is a bad divisor, if any, goes to
+// report(row), before the upward sweep (later, it costs registers).
+template <typename T, int P, typename Bad>
+__device__ __forceinline__ void part_eliminate(const typename PartVec<T>::V *VA, const typename PartVec<T>::V *VB,
+                                               typename PartVec<T>::V *VC, const typename PartVec<T>::V *VD, T *SA,
+                                               T *SD, int X, int m, int last, bool zeroA, PartEq<T> &F, PartEq<T> &L,
+                                               Bad report) {
+    typedef typename PartVec<T>::V V;
+    constexpr int R = 16 / (int)sizeof(T);
+    constexpr int U = P / R;
+    T a0, b0, c0, d0;
+    T gp = T(0), ap = T(-1), dp = T(0);
+    unsigned bad = 0;
+#pragma unroll 1
+    for (int h = 0; h < U; h++) {
+        const V va = VA[X ^ h], vb = VB[X ^ h], vc = VC[X ^ h], vd = VD[X ^ h];
+        T sg[R], sa[R], sd[R];
+#pragma unroll
+        for (int w = 0; w < R; w++) {
+            const int j = h * R + w;
+            const T aj = PartVec<T>::el(va, w), bj = PartVec<T>::el(vb, w),
+                    cj = last == j ? T(0) : PartVec<T>::el(vc, w), dj = PartVec<T>::el(vd, w);
+            sg[w] = sa[w] = sd[w] = T(0);
+            if (j == 0) {
+                a0 = zeroA ? T(0) : aj, b0 = bj, c0 = cj, d0 = dj;
+            } else if (j < m) {
+                const T piv = bj - aj * gp;
+                if (bad_divisor(piv)) bad |= 1u << j;
+                const T r = T(1) / piv;
+                gp = cj * r;
+                ap = -((aj * ap) * r);
+                dp = (dj - aj * dp) * r;
+                sg[w] = gp, sa[w] = ap, sd[w] = dp;
+            }
+        }
+        if (h * R + R > 1 && h * R < P - 1) { // the unit holds interior rows
+            VC[X ^ h] = PartVec<T>::make(sg);
+            reinterpret_cast<V *>(SA)[X ^ h] = PartVec<T>::make(sa);
+            reinterpret_cast<V *>(SD)[X ^ h] = PartVec<T>::make(sd);
+        }
+    }
+    if (m == 1) {
+        F = {a0, b0, c0, d0};
+        return;
+    }
+    if (bad) report(__ffs(bad) - 1);
+    L = {ap, T(1), gp, dp};
+    T y = T(0), v = T(0), w = T(-1);
+#pragma unroll 1
+    for (int h = U - 1; h >= 0; h--) {
+        if (h * R + R > 1 && h * R < P - 1) {
+            const V vg = VC[X ^ h], va = VA[X ^ h], vd = VD[X ^ h];
+#pragma unroll
+            for (int e = R - 1; e >= 0; e--) {
+                const int j = h * R + e;
+                if (j >= 1 && j <= P - 2 && j < m - 1) {
+                    const T gj = PartVec<T>::el(vg, e), aj = PartVec<T>::el(va, e), dj = PartVec<T>::el(vd, e);
+                    y = dj - gj * y;
+                    v = aj - gj * v;
+                    w = -(gj * w);
+                }
+            }
+        }
+    }
+    F = {a0, b0 - c0 * v, -(c0 * w), d0 - c0 * y};
+}
+
+// part_recover is Stage 3 for the chunk of m rows at swizzled unit X: the
+// interior from x_s and x_e over γ, α, δ, x into the chunk's C slots. It
+// returns the last local row (the smallest in the order written) whose x
+// is not finite, or −1.
+template <typename T, int P>
+__device__ __forceinline__ int part_recover(typename PartVec<T>::V *VC, const typename PartVec<T>::V *VA,
+                                            const typename PartVec<T>::V *VD, int X, int m, T xs, T xe) {
+    typedef typename PartVec<T>::V V;
+    constexpr int R = 16 / (int)sizeof(T);
+    constexpr int U = P / R;
+    int bad = -1;
+    T xn = xe;
+#pragma unroll 1
+    for (int h = U - 1; h >= 0; h--) {
+        const V vg = VC[X ^ h], va = VA[X ^ h], vd = VD[X ^ h];
+        T xv[R];
+#pragma unroll
+        for (int e = R - 1; e >= 0; e--) {
+            const int j = h * R + e;
+            T xj = T(0);
+            if (j == 0) {
+                xj = xs;
+            } else if (j == m - 1) {
+                xj = xe;
+            } else if (j <= P - 2 && j < m - 1) {
+                const T gj = PartVec<T>::el(vg, e), aj = PartVec<T>::el(va, e), dj = PartVec<T>::el(vd, e);
+                xj = (dj - aj * xs) - gj * xn;
+                xn = xj;
+            }
+            xv[e] = xj;
+            if (j < m && !isfinite(xj)) bad = j;
+        }
+        VC[X ^ h] = PartVec<T>::make(xv);
+    }
+    return bad;
+}
+
 // part_x is the swizzled position of the first unit of the chunk at
 // logical unit bu.
 __device__ __forceinline__ int part_x(int bu) { return bu ^ ((bu >> 3) & 7); }
@@ -419,62 +534,8 @@ __device__ void partition_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i6
     if (live) {
         // a[0] and c[n−1] are read as 0 (their slots hold whatever the
         // batch has there).
-        const int last = n - 1 - t * P; // local index of row n−1
-        T a0, b0, c0, d0;
-        T gp = T(0), ap = T(-1), dp = T(0);
-        unsigned bad = 0;
-#pragma unroll 1
-        for (int h = 0; h < U; h++) {
-            const V va = VA[X ^ h], vb = VB[X ^ h], vc = VC[X ^ h], vd = VD[X ^ h];
-            T sg[R], sa[R], sd[R];
-#pragma unroll
-            for (int w = 0; w < R; w++) {
-                const int j = h * R + w;
-                const T aj = PartVec<T>::el(va, w), bj = PartVec<T>::el(vb, w),
-                        cj = last == j ? T(0) : PartVec<T>::el(vc, w), dj = PartVec<T>::el(vd, w);
-                sg[w] = sa[w] = sd[w] = T(0);
-                if (j == 0) {
-                    a0 = t == 0 ? T(0) : aj, b0 = bj, c0 = cj, d0 = dj;
-                } else if (j < m) {
-                    const T piv = bj - aj * gp;
-                    if (bad_divisor(piv)) bad |= 1u << j;
-                    const T r = T(1) / piv;
-                    gp = cj * r;
-                    ap = -((aj * ap) * r);
-                    dp = (dj - aj * dp) * r;
-                    sg[w] = gp, sa[w] = ap, sd[w] = dp;
-                }
-            }
-            if (h * R + R > 1 && h * R < P - 1) { // the unit holds interior rows
-                VC[X ^ h] = PartVec<T>::make(sg);
-                reinterpret_cast<V *>(SA)[X ^ h] = PartVec<T>::make(sa);
-                reinterpret_cast<V *>(SD)[X ^ h] = PartVec<T>::make(sd);
-            }
-        }
-        if (m == 1) {
-            F = {a0, b0, c0, d0};
-        } else {
-            if (bad) atomicMin(key, PART_KEY(1, t * P + __ffs(bad) - 1));
-            L = {ap, T(1), gp, dp};
-            T y = T(0), v = T(0), w = T(-1);
-#pragma unroll 1
-            for (int h = U - 1; h >= 0; h--) {
-                if (h * R + R > 1 && h * R < P - 1) {
-                    const V vg = VC[X ^ h], va = VA[X ^ h], vd = VD[X ^ h];
-#pragma unroll
-                    for (int e = R - 1; e >= 0; e--) {
-                        const int j = h * R + e;
-                        if (j >= 1 && j <= P - 2 && j < m - 1) {
-                            const T gj = PartVec<T>::el(vg, e), aj = PartVec<T>::el(va, e), dj = PartVec<T>::el(vd, e);
-                            y = dj - gj * y;
-                            v = aj - gj * v;
-                            w = -(gj * w);
-                        }
-                    }
-                }
-            }
-            F = {a0, b0 - c0 * v, -(c0 * w), d0 - c0 * y};
-        }
+        part_eliminate<T, P>(VA, VB, VC, VD, SA, SD, X, m, n - 1 - t * P, t == 0, F, L,
+                             [&](int j) { atomicMin(key, PART_KEY(1, t * P + j)); });
     }
 
     // Stage 2: PCR on the R reduced rows; this thread's F is row 2t, its
@@ -542,34 +603,12 @@ __device__ void partition_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i6
 
     // Stage 3: the interior, x_j over γ_j (C), which no exchange touches.
     if (live) {
-        int bad = -1;
-        T xn = xe;
-#pragma unroll 1
-        for (int h = U - 1; h >= 0; h--) {
-            const V vg = VC[X ^ h], va = VA[X ^ h], vd = VD[X ^ h];
-            T xv[R];
-#pragma unroll
-            for (int e = R - 1; e >= 0; e--) {
-                const int j = h * R + e;
-                T xj = T(0);
-                if (j == 0) {
-                    xj = xs;
-                } else if (j == m - 1) {
-                    xj = xe;
-                } else if (j <= P - 2 && j < m - 1) {
-                    const T gj = PartVec<T>::el(vg, e), aj = PartVec<T>::el(va, e), dj = PartVec<T>::el(vd, e);
-                    xj = (dj - aj * xs) - gj * xn;
-                    xn = xj;
-                }
-                xv[e] = xj;
-                if (j < m && !isfinite(xj)) bad = j;
-            }
-            VC[X ^ h] = PartVec<T>::make(xv);
-        }
+        const int bad = part_recover<T, P>(VC, VA, VD, X, m, xs, xe);
         if (bad >= 0) atomicMin(key, PART_KEY(K + 3, t * P + bad));
     }
     __syncthreads();
-    part_store<T, P>(SC, keys, x, ss, n, G, es, bs, spb, g0, status);
+    part_store<T, P>(SC, keys, x, ss, n, G, es, bs, spb, g0);
+    part_status(keys, G, spb, g0, status);
     block_done_signal(status, G, word, seq);
 }
 

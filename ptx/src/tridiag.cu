@@ -9,5 +9,6 @@
 #include "tpr.cuh"
 #include "wangmou.cuh"
 #include "partition.cuh"
+#include "segment.cuh"
 #include "signal.cuh"
 #include "vector.cuh"

@@ -1,0 +1,416 @@
+// The segmented partition method: systems too long for one block (or
+// whose one block would leave an SM latency-bound) are cut into Q
+// segments of M rows, one block per segment. Its CPU twin is
+// partition.SolveSegmented (tridiag/partition/segmented.go), whose
+// documentation has the formulas; this kernel does its operations in the
+// same order (PTX built with -fmad=false), so the results agree bit for
+// bit.
+//
+// A block holds its segment in shared memory like partition_kernel holds a
+// system (spb = 1, tps = M/P threads, the same load, Stage 1 and Stage 3),
+// and solves the segment's reduced system by PCR with three right-hand
+// sides (y, v, w), its first and last reduced rows replaced by identities:
+// every reduced unknown is then y + v·x_first + w·x_last. The segment's two
+// rows of the reduced system of the segments follow (F_σ from its first
+// row, L_σ from its last). The exchange of a PCR step puts a thread's F
+// row (a, c, y, v, w, 1/b) in its B slots 0 … 5 and its L row in 6 … 11
+// (single-buffered: two barriers per step).
+//
+// Modes (the plan, cuda/segment.go, picks them):
+//   SEG_ONEPASS: one kernel. Each block takes a ticket (an atomic counter,
+//     so that the blocks of a system are started in order: with at most
+//     32 segments a system and every started block running to its wait,
+//     a block waits only for blocks that are already running or will
+//     get an SM); it writes F_σ, L_σ, counts itself in; the last of a
+//     system's blocks to arrive solves the 2Q rows by PCR in one warp
+//     (ReducedPCR) and posts x_first, x_last of every segment with a
+//     flag; the others wait for the flag. Global memory is read once.
+//   SEG_REDUCE: writes F_σ, L_σ into the reduced batch (G systems of 2Q
+//     rows, contiguous) and ends. The plan solves that batch with another
+//     partition plan, then
+//   SEG_EXPAND: recomputes the segment (the same bits), reads x_first,
+//     x_last from that solution and its status, and finishes.
+//
+// Control words (u64, the plan's workspace, zeroed once, never reset:
+// every launch adds the same amounts): ctl[0] the ticket counter; for
+// system g at ctl[1 + 4g]: arrivals, finished blocks, the flag (epoch + 1,
+// the epoch being ticket / blocks) and the breakdown key (0: none, else
+// ~key, so that atomicMax keeps the smallest key).
+//
+// Breakdown keys are (stage << 32) | row with the original row and the
+// stages of partition.SolveSegmented: 1 the chunk pivots, 1 + k step k of
+// a segment's PCR, 17 a segment's final divisors, 18 the reduced system of
+// the segments, 19 a non-finite x. The last block of a system to finish
+// reads the system's key and, when one is set, fills the system's x with
+// NaN and writes its status.
+#pragma once
+#include "partition.cuh"
+
+#define SEG_ONEPASS 0
+#define SEG_REDUCE 1
+#define SEG_EXPAND 2
+
+#define SEG_STAGE_PIVOT 1ull
+#define SEG_STAGE_PCR 1ull
+#define SEG_STAGE_FINAL 17ull
+#define SEG_STAGE_REDUCED 18ull
+#define SEG_STAGE_RESULT 19ull
+#define SEG_NONE 0xffffffffffffffffull
+#define SEG_KEY(stage, row) (((unsigned long long)(stage) << 32) | (unsigned long long)(unsigned)(row))
+
+// A reduced equation a·x_left + b·x + c·x_right = y + v·x_first + w·x_last.
+template <typename T> struct SegEq {
+    T a, b, c, y, v, w;
+};
+
+// SegShared is a block's few shared values, after its four arrays in the
+// dynamic shared memory (SEG_SHARED_BYTES, tuning.SegmentSharedExtra).
+template <typename T> struct SegShared {
+    unsigned long long ticket, key; // the block's ticket, its smallest breakdown key
+    int last, fin;                  // the last block of its system to arrive, to finish
+    int none;                       // part_store's key: never set (the last block fills NaN)
+    T row0[4], rowe[4];             // the segment's first and last reduced rows, kept
+    T r1[3], re[3];                 // (y, v, w) of reduced rows 1 and RR−2
+    T x[2];                         // x_first, x_last
+};
+#define SEG_SHARED_BYTES 256
+static_assert(sizeof(SegShared<double>) <= SEG_SHARED_BYTES, "SegShared fits its reserve");
+
+// seg_upd is one PCR step of e with its neighbours l, r (their a, c, y, v,
+// w) and their reciprocals lq, rq (a missing one: zeros and 1).
+template <typename T>
+__device__ __forceinline__ SegEq<T> seg_upd(const SegEq<T> &e, const SegEq<T> &l, T lq, const SegEq<T> &r, T rq) {
+    const T s1 = e.a * lq;
+    const T s2 = e.c * rq;
+    SegEq<T> o;
+    o.a = -(l.a * s1);
+    o.b = (e.b - l.c * s1) - r.a * s2;
+    o.c = -(r.c * s2);
+    o.y = (e.y - l.y * s1) - r.y * s2;
+    o.v = (e.v - l.v * s1) - r.v * s2;
+    o.w = (e.w - l.w * s1) - r.w * s2;
+    return o;
+}
+
+// seg_put stores a thread's F and L rows for the exchange in its B slots.
+template <typename T>
+__device__ __forceinline__ void seg_put(T *B, int X, const SegEq<T> &F, T qF, const SegEq<T> &L, T qL) {
+    typedef typename PartVec<T>::V V;
+    constexpr int R = 16 / (int)sizeof(T);
+    const T v[12] = {F.a, F.c, F.y, F.v, F.w, qF, L.a, L.c, L.y, L.v, L.w, qL};
+#pragma unroll
+    for (int h = 0; h < 12 / R; h++) reinterpret_cast<V *>(B)[X ^ h] = PartVec<T>::make(v + h * R);
+}
+
+// seg_get reads the F (O = 0) or L (O = 6) row of the thread at swizzled
+// unit X, or the missing row when !ok.
+template <typename T, int O>
+__device__ __forceinline__ void seg_get(const T *B, int X, bool ok, SegEq<T> &e, T &q) {
+    typedef typename PartVec<T>::V V;
+    constexpr int R = 16 / (int)sizeof(T);
+    constexpr int h0 = O / R, h1 = (O + 5) / R;
+    if (!ok) {
+        e.a = e.c = e.y = e.v = e.w = T(0);
+        q = T(1);
+        return;
+    }
+    T v[(h1 - h0 + 1) * R];
+#pragma unroll
+    for (int h = h0; h <= h1; h++) {
+        const V u = reinterpret_cast<const V *>(B)[X ^ h];
+#pragma unroll
+        for (int w = 0; w < R; w++) v[(h - h0) * R + w] = PartVec<T>::el(u, w);
+    }
+    constexpr int o = O - h0 * R;
+    e.a = v[o], e.c = v[o + 1], e.y = v[o + 2], e.v = v[o + 3], e.w = v[o + 4];
+    q = v[o + 5];
+}
+
+__device__ __forceinline__ unsigned long long seg_ld_acquire(const unsigned long long *p) {
+    unsigned long long v;
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void seg_st_release(unsigned long long *p, unsigned long long v) {
+    asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+// seg_row is the original row of reduced row j of the segments' system.
+__device__ __forceinline__ int seg_row(int j, int n, int M) {
+    const int s0 = (j >> 1) * M;
+    return (j & 1) ? s0 + min(M, n - s0) - 1 : s0;
+}
+
+// seg_reduced_solve solves system g's reduced system of R2 = 2Q rows by
+// PCR in one warp (lane l holds rows 2l and 2l+1, Q ≤ 32), as
+// partition.Solve with chunks of one row: breakdowns at the smallest
+// (step, row), the final division last. It posts x into XR and returns the
+// breakdown's row of that system, or −1. Call from warp 0 only.
+template <typename T>
+__device__ int seg_reduced_solve(const T *RA, const T *RB, const T *RC, const T *RD, T *XR, int Q) {
+    const int l = threadIdx.x;
+    const int R2 = 2 * Q;
+    const int jf = 2 * l, jl = 2 * l + 1;
+    PartEq<T> F = {T(0), T(1), T(0), T(0)}, L = {T(0), T(1), T(0), T(0)};
+    if (l < Q) {
+        F = {__ldcg(RA + jf), __ldcg(RB + jf), __ldcg(RC + jf), __ldcg(RD + jf)};
+        L = {__ldcg(RA + jl), __ldcg(RB + jl), __ldcg(RC + jl), __ldcg(RD + jl)};
+    }
+    const int K = 32 - __clz(R2 - 1);
+    unsigned key = 0xffffffffu; // (step << 16) | row
+    for (int step = 1; step <= K; step++) {
+        const int u = 1 << (step - 1);
+        const T qF = T(1) / F.b, qL = T(1) / L.b;
+        if (jf < R2 && (jf - u >= 0 || jf + u < R2) && bad_divisor(F.b)) key = min(key, (unsigned)(step << 16 | jf));
+        if (jl < R2 && (jl - u >= 0 || jl + u < R2) && bad_divisor(L.b)) key = min(key, (unsigned)(step << 16 | jl));
+        const bool fl = jf < R2 && jf - u >= 0, fr = jf + u < R2, ll = jl < R2 && jl - u >= 0, lr = jl + u < R2;
+        T a, c, d, q;
+        if (step == 1) {
+            a = part_up(L.a, 1, 32), c = part_up(L.c, 1, 32), d = part_up(L.d, 1, 32), q = part_up(qL, 1, 32);
+            part_id(fl, a, c, d, q);
+            const PartEq<T> nF =
+                part_upd(F, a, c, d, q, fr ? L.a : T(0), fr ? L.c : T(0), fr ? L.d : T(0), fr ? qL : T(1));
+            a = part_down(F.a, 1, 32), c = part_down(F.c, 1, 32), d = part_down(F.d, 1, 32), q = part_down(qF, 1, 32);
+            part_id(lr, a, c, d, q);
+            L = part_upd(L, F.a, F.c, F.d, qF, a, c, d, q);
+            F = nF;
+        } else {
+            const int v = u >> 1;
+            T a2, c2, d2, q2;
+            a = part_up(F.a, v, 32), c = part_up(F.c, v, 32), d = part_up(F.d, v, 32), q = part_up(qF, v, 32);
+            a2 = part_down(F.a, v, 32), c2 = part_down(F.c, v, 32), d2 = part_down(F.d, v, 32),
+            q2 = part_down(qF, v, 32);
+            part_id(fl, a, c, d, q);
+            part_id(fr, a2, c2, d2, q2);
+            F = part_upd(F, a, c, d, q, a2, c2, d2, q2);
+            a = part_up(L.a, v, 32), c = part_up(L.c, v, 32), d = part_up(L.d, v, 32), q = part_up(qL, v, 32);
+            a2 = part_down(L.a, v, 32), c2 = part_down(L.c, v, 32), d2 = part_down(L.d, v, 32),
+            q2 = part_down(qL, v, 32);
+            part_id(ll, a, c, d, q);
+            part_id(lr, a2, c2, d2, q2);
+            L = part_upd(L, a, c, d, q, a2, c2, d2, q2);
+        }
+    }
+    if (l < Q) {
+        if (bad_divisor(F.b)) key = min(key, (unsigned)((K + 1) << 16 | jf));
+        if (bad_divisor(L.b)) key = min(key, (unsigned)((K + 1) << 16 | jl));
+        __stcg(XR + jf, F.d / F.b);
+        __stcg(XR + jl, L.d / L.b);
+    }
+    key = __reduce_min_sync(0xffffffffu, key);
+    return key == 0xffffffffu ? -1 : (int)(key & 0xffff);
+}
+
+template <typename T, int P>
+__device__ void segment_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 es, i64 bs, int *status, int M,
+                               int Q, int mode, unsigned long long *ctl, T *RA, T *RB, T *RC, T *RD, T *XR,
+                               int *nst, volatile unsigned int *word, unsigned int seq) {
+    typedef typename PartVec<T>::V V;
+    constexpr int R = 16 / (int)sizeof(T);
+    constexpr int U = P / R;
+    static_assert(P % R == 0 && U >= 1 && U <= 8 && P >= 12, "chunks of whole units with 12 exchange slots");
+    // The segment as one system of ns rows in four arrays of W elements,
+    // then the block's few shared values (SegShared).
+    T *sm = reinterpret_cast<T *>(part_smem);
+    const int ss = part_ss<T, P>(M, false);
+    const int W = ((ss + 7) & ~7) * R;
+    T *SA = sm, *SB = SA + W, *SC = SB + W, *SD = SC + W;
+    SegShared<T> &sh = *reinterpret_cast<SegShared<T> *>(SD + W);
+    unsigned long long &s_key = sh.key;
+
+    const int t = threadIdx.x;
+    if (t == 0) {
+        sh.ticket = mode == SEG_ONEPASS ? atomicAdd(ctl, 1ull) : (unsigned long long)blockIdx.x;
+        s_key = SEG_NONE;
+        sh.none = PART_NONE;
+    }
+    __syncthreads();
+    const unsigned long long nb = gridDim.x;
+    const unsigned long long epoch = sh.ticket / nb;
+    const int idx = (int)(sh.ticket % nb);
+    const int g = idx / Q, sg = idx - g * Q;
+    const int s0 = sg * M, ns = min(M, n - s0);
+    const int R2 = 2 * Q;
+    unsigned long long *sys = ctl + 1 + 4 * (i64)g; // arrivals, finished, flag, key
+
+    const V *VA = reinterpret_cast<const V *>(SA), *VB = reinterpret_cast<const V *>(SB);
+    const V *VD = reinterpret_cast<const V *>(SD);
+    V *VC = reinterpret_cast<V *>(SC);
+    const i64 off = (i64)g * bs + (i64)s0 * es;
+    const i64 sbs = es == 1 ? (i64)ns : (i64)ns * es; // rows first, vector copies when es = 1
+    Coeffs<T> ks = k;
+    if (!k.isConst) ks.a = k.a + off, ks.b = k.b + off, ks.c = k.c + off;
+    part_load<T, P>(ks, d + off, SA, SB, SC, SD, ss, ns, 1, es, sbs, 1, 0);
+    __syncthreads();
+
+    const int nch = (ns + P - 1) / P;
+    const bool has = t < nch;
+    const int m = has ? min(P, ns - t * P) : 0;
+    const int X = part_x(t * U);
+    const int lastm = ns - (nch - 1) * P;
+    const int RR = 2 * nch - (lastm == 1 ? 1 : 0);
+    const int jf = 2 * t, jl = 2 * t + 1;
+    auto rowOf = [&](int j) { return s0 + ((j & 1) ? min((j >> 1) * P + P, ns) - 1 : (j >> 1) * P); };
+
+    // Stage 1.
+    PartEq<T> F0 = {T(0), T(1), T(0), T(0)}, L0 = {T(0), T(1), T(0), T(0)};
+    if (has) {
+        part_eliminate<T, P>(VA, VB, VC, VD, SA, SD, X, m, n - 1 - (s0 + t * P), s0 == 0 && t == 0, F0, L0,
+                             [&](int j) { atomicMin(&s_key, SEG_KEY(SEG_STAGE_PIVOT, s0 + t * P + j)); });
+    }
+    // The first and last reduced rows kept, identities in their place.
+    SegEq<T> F = {F0.a, F0.b, F0.c, F0.d, T(0), T(0)}, L = {L0.a, L0.b, L0.c, L0.d, T(0), T(0)};
+    if (t == 0) {
+        sh.row0[0] = F0.a, sh.row0[1] = F0.b, sh.row0[2] = F0.c, sh.row0[3] = F0.d;
+        F = {T(0), T(1), T(0), T(0), T(1), T(0)};
+    }
+    if (t == nch - 1) {
+        const PartEq<T> &e = lastm >= 2 ? L0 : F0;
+        sh.rowe[0] = e.a, sh.rowe[1] = e.b, sh.rowe[2] = e.c, sh.rowe[3] = e.d;
+        if (lastm >= 2)
+            L = {T(0), T(1), T(0), T(0), T(0), T(1)};
+        else
+            F = {T(0), T(1), T(0), T(0), T(0), T(1)};
+    }
+
+    // PCR on the segment's RR reduced rows, three right-hand sides.
+    const int K = RR <= 1 ? 0 : 32 - __clz(RR - 1);
+    for (int step = 1; step <= K; step++) {
+        const int u = 1 << (step - 1);
+        const T qF = T(1) / F.b, qL = T(1) / L.b;
+        if (has) {
+            if (jf < RR && (jf - u >= 0 || jf + u < RR) && bad_divisor(F.b))
+                atomicMin(&s_key, SEG_KEY(SEG_STAGE_PCR + step, rowOf(jf)));
+            if (jl < RR && (jl - u >= 0 || jl + u < RR) && bad_divisor(L.b))
+                atomicMin(&s_key, SEG_KEY(SEG_STAGE_PCR + step, rowOf(jl)));
+        }
+        const bool fl = jf < RR && jf - u >= 0, fr = jf + u < RR, ll = jl < RR && jl - u >= 0, lr = jl + u < RR;
+        if (step > 1) __syncthreads(); // the last step's reads are done
+        if (has) seg_put(SB, X, F, qF, L, qL);
+        __syncthreads();
+        SegEq<T> l, r;
+        T lq, rq;
+        if (step == 1) {
+            // F: the L row of thread t−1 and its own L; L: its own F and
+            // the F row of thread t+1.
+            seg_get<T, 6>(SB, part_x(t * U - U), fl, l, lq);
+            const SegEq<T> z = {T(0), T(0), T(0), T(0), T(0), T(0)};
+            const SegEq<T> nF = seg_upd(F, l, lq, fr ? L : z, fr ? qL : T(1));
+            seg_get<T, 0>(SB, part_x(t * U + U), lr, r, rq);
+            L = seg_upd(L, F, qF, r, rq);
+            F = nF;
+        } else {
+            const int v = (u >> 1) * U;
+            const int Xl = part_x(t * U - v), Xr = part_x(t * U + v);
+            seg_get<T, 0>(SB, Xl, fl, l, lq);
+            seg_get<T, 0>(SB, Xr, fr, r, rq);
+            F = seg_upd(F, l, lq, r, rq);
+            seg_get<T, 6>(SB, Xl, ll, l, lq);
+            seg_get<T, 6>(SB, Xr, lr, r, rq);
+            L = seg_upd(L, l, lq, r, rq);
+        }
+    }
+    if (has) {
+        if (jf < RR && bad_divisor(F.b)) atomicMin(&s_key, SEG_KEY(SEG_STAGE_FINAL, rowOf(jf)));
+        if (jl < RR && bad_divisor(L.b)) atomicMin(&s_key, SEG_KEY(SEG_STAGE_FINAL, rowOf(jl)));
+    }
+    // (y, v, w) of reduced rows 1 and RR−2.
+    if (t == 0) sh.r1[0] = L.y / L.b, sh.r1[1] = L.v / L.b, sh.r1[2] = L.w / L.b;
+    if (lastm >= 2 ? t == nch - 1 : t == nch - 2) {
+        const SegEq<T> &e = lastm >= 2 ? F : L;
+        sh.re[0] = e.y / e.b, sh.re[1] = e.v / e.b, sh.re[2] = e.w / e.b;
+    }
+    __syncthreads();
+
+    if (mode != SEG_EXPAND && t == 0) {
+        // The segment's rows of the reduced system of the segments.
+        const i64 f = (i64)g * R2 + 2 * sg;
+        const T a0 = sh.row0[0], b0 = sh.row0[1], c0 = sh.row0[2], d0 = sh.row0[3];
+        const T ae = sh.rowe[0], be = sh.rowe[1], ce = sh.rowe[2], de = sh.rowe[3];
+        __stcg(RA + f, a0), __stcg(RB + f, b0 + c0 * sh.r1[1]), __stcg(RC + f, c0 * sh.r1[2]),
+            __stcg(RD + f, d0 - c0 * sh.r1[0]);
+        __stcg(RA + f + 1, ae * sh.re[1]), __stcg(RB + f + 1, be + ae * sh.re[2]), __stcg(RC + f + 1, ce),
+            __stcg(RD + f + 1, de - ae * sh.re[0]);
+        if (mode == SEG_ONEPASS) {
+            __threadfence();
+            sh.last = (atomicAdd(sys, 1ull) + 1) % (unsigned long long)Q == 0;
+            __threadfence(); // the other blocks' rows are read after the count
+        }
+    }
+    if (mode == SEG_REDUCE) return;
+    if (mode == SEG_ONEPASS) {
+        __syncthreads();
+        if (sh.last) {
+            if (t < 32) {
+                const i64 f = (i64)g * R2;
+                const int j = seg_reduced_solve<T>(RA + f, RB + f, RC + f, RD + f, XR + f, Q);
+                __threadfence();
+                __syncwarp();
+                if (t == 0) {
+                    if (j >= 0) atomicMin(&s_key, SEG_KEY(SEG_STAGE_REDUCED, seg_row(j, n, M)));
+                    seg_st_release(sys + 2, epoch + 1);
+                }
+            }
+        } else if (t == 0) {
+            while (seg_ld_acquire(sys + 2) != epoch + 1) __nanosleep(32);
+        }
+    }
+    if (t == 0) {
+        const i64 f = (i64)g * R2 + 2 * sg;
+        sh.x[0] = __ldcg(XR + f), sh.x[1] = __ldcg(XR + f + 1);
+        if (mode == SEG_EXPAND && nst[g] != 0) atomicMin(&s_key, SEG_KEY(SEG_STAGE_REDUCED, seg_row(nst[g] - 1, n, M)));
+    }
+    __syncthreads();
+    const T xf = sh.x[0], xl = sh.x[1];
+
+    // Stage 3 over the chunk's boundary values.
+    if (has) {
+        const T xs = ((F.y + F.v * xf) + F.w * xl) / F.b;
+        const T xe = m >= 2 ? ((L.y + L.v * xf) + L.w * xl) / L.b : xs;
+        const int bad = part_recover<T, P>(VC, VA, VD, X, m, xs, xe);
+        if (bad >= 0) atomicMin(&s_key, SEG_KEY(SEG_STAGE_RESULT, s0 + t * P + bad));
+    }
+    __syncthreads();
+    part_store<T, P>(SC, &sh.none, x + off, ss, ns, 1, es, sbs, 1, 0);
+
+    // Count the block out; the system's last block reports a breakdown.
+    __syncthreads();
+    if (t == 0) {
+        if (s_key != SEG_NONE) atomicMax(sys + 3, ~s_key);
+        __threadfence();
+        sh.fin = (atomicAdd(sys + 1, 1ull) + 1) % (unsigned long long)Q == 0;
+    }
+    __syncthreads();
+    if (sh.fin) {
+        __threadfence();
+        const unsigned long long kk = *reinterpret_cast<volatile unsigned long long *>(sys + 3);
+        if (kk != 0) {
+            const T nan = nan_of<T>();
+            for (int i = t; i < n; i += blockDim.x) x[(i64)g * bs + (i64)i * es] = nan;
+            if (t == 0) {
+                status[g] = (int)(~kk & 0xffffffffull) + 1;
+                status[G] = 1;
+                sys[3] = 0;
+            }
+        }
+        // The nested solve's status is kept zero between solves.
+        if (mode == SEG_EXPAND && t == 0 && nst[g] != 0) nst[g] = 0, nst[G] = 0;
+    }
+    block_done_signal(status, G, word, seq); // word is null but in one pass
+}
+
+// segment_p16_*: the segmented partition method with chunks of 16 rows.
+// Grid: G·Q blocks; block: M/16 threads, a multiple of 32 from 64 to 256
+// (at 512 threads the FP32 kernel spills); dynamic shared memory of four
+// arrays of M elements (tuning.SegmentLaunchFor).
+#define SEGMENT(T, S, P, MAXT)                                                                                    \
+    extern "C" __global__ void __launch_bounds__(MAXT, 1)                                                           \
+        segment_p##P##_##S(const T *a, const T *b, const T *c, const T *d, T *x, int n, int G, i64 es, i64 bs,    \
+                           T ca, T cb, T cc, int isConst, int *status, int M, int Q, int mode,                  \
+                           unsigned long long *ctl, T *RA, T *RB, T *RC, T *RD, T *XR, int *nst,                \
+                           volatile unsigned int *word, unsigned int seq) {                                      \
+        segment_kernel<T, P>(Coeffs<T>{a, b, c, ca, cb, cc, isConst}, d, x, n, G, es, bs, status, M, Q, mode,     \
+                             ctl, RA, RB, RC, RD, XR, nst, word, seq);                                           \
+    }
+SEGMENT(float, f32, 16, 256)
+SEGMENT(double, f64, 16, 256)
