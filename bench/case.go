@@ -109,7 +109,9 @@ func (c Case) Footprint() int64 {
 }
 
 // Grids lists the grid names Grid knows.
-func Grids() []string { return []string{"paper", "batch", "large", "const", "layouts", "all", "quick"} }
+func Grids() []string {
+	return []string{"paper", "batch", "large", "const", "layouts", "segments", "all", "quick"}
+}
 
 // Grid returns the cases of a named grid, in both precisions:
 //
@@ -122,6 +124,9 @@ func Grids() []string { return []string{"paper", "batch", "large", "const", "lay
 //     contiguous and interleaved;
 //   - layouts: the three layouts side by side, N·G = 2^20 and 2^24 with
 //     N = 64, 256, 1024, 4096;
+//   - segments: where systems outgrow one block: contiguous batches of
+//     N·G = 2^24 rows with N = 2^11 … 2^17, and single systems of 2^20 …
+//     2^24 rows;
 //   - all: the union of the above;
 //   - quick: a few small cases for a smoke test.
 //
@@ -178,6 +183,11 @@ func Grid(name string) []Case {
 				}
 			}
 		}
+	case "segments":
+		for k := 11; k <= 17; k++ {
+			add(Case{N: 1 << k, G: 1 << (24 - k), Layout: Contiguous})
+		}
+		return append(cs, Grid("large")...)
 	case "all":
 		return Grid("paper,batch,large,const,layouts")
 	case "quick":

@@ -27,6 +27,7 @@ type gpuBackend interface {
 // gpuRun says what to run on the GPU for one case.
 type gpuRun struct {
 	algos        []tridiag.Algorithm
+	segRows      []int // partition with these Options.SegmentRows, besides algos
 	cusparse     bool
 	warmup, reps int
 	check        bool

@@ -117,8 +117,20 @@ func runGPUCase[T tridiag.Float](ctx context.Context, be *cudaBackend, h *hostDa
 	c := h.cs
 	var out []Result
 	var names []string
+	type solver struct {
+		name string
+		opts tridiag.Options
+	}
+	var solvers []solver
 	for _, a := range gr.algos {
-		names = append(names, "gpu:"+a.String())
+		solvers = append(solvers, solver{"gpu:" + a.String(), tridiag.Options{Algorithm: a, SkipFiniteCheck: true}})
+	}
+	for _, m := range gr.segRows {
+		solvers = append(solvers, solver{fmt.Sprintf("gpu:partition/m=%d", m),
+			tridiag.Options{Algorithm: tridiag.Partition, SegmentRows: m, SkipFiniteCheck: true}})
+	}
+	for _, s := range solvers {
+		names = append(names, s.name)
 	}
 	if gr.cusparse {
 		names = append(names, cusparseNames(c)...)
@@ -167,13 +179,13 @@ func runGPUCase[T tridiag.Float](ctx context.Context, be *cudaBackend, h *hostDa
 		}
 		r.Resid = h.backwardError(hx)
 	}
-	for _, algo := range gr.algos {
-		name := "gpu:" + algo.String()
+	for _, sv := range solvers {
+		name, algo := sv.name, sv.opts.Algorithm
 		gr.progress(name)
 		if err := ctx.Err(); err != nil {
 			return fail(err)
 		}
-		p, err := cuda.NewPlan[T](dev, c.Shape(), tridiag.Options{Algorithm: algo, SkipFiniteCheck: true})
+		p, err := cuda.NewPlan[T](dev, c.Shape(), sv.opts)
 		if err != nil {
 			out = append(out, Result{Case: c, Solver: name, Err: "unsupported: " + shortErr(err), Resid: -1})
 			continue
@@ -186,7 +198,9 @@ func runGPUCase[T tridiag.Float](ctx context.Context, be *cudaBackend, h *hostDa
 		}
 		r := newResult(c, name, times, be.bw)
 		if algo == tridiag.Auto {
-			r.Note = "auto → " + p.Algorithm().String()
+			r.Note = "auto → " + p.Describe()
+		} else if algo == tridiag.Partition {
+			r.Note = p.Describe()
 		}
 		if err != nil {
 			r.Err = shortErr(err)

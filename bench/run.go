@@ -46,6 +46,8 @@ type config struct {
 	hostCap   time.Duration
 	hostSpike bool
 	hostD     []float64
+	// segRows: extra partition solvers with these Options.SegmentRows.
+	segRows []int
 }
 
 const usage = `bandsolve bench: time batched tridiagonal solves and their peers.
@@ -108,7 +110,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	cfg := &config{}
 	var prec, algos, cpuAlgos, peers, maxBytes, copyBytes, hostCopyBytes string
-	var bandN, bandK, bandD, hostD string
+	var bandN, bandK, bandD, hostD, segRows string
 	fs.StringVar(&cfg.grid, "grid", "paper", "case grid: "+strings.Join(Grids(), ", ")+" (several joined with commas); banded grids: "+strings.Join(BandGrids(), ", ")+" (not mixed with the others)")
 	fs.StringVar(&prec, "precision", "f32,f64", "precisions: f32, f64 or both")
 	fs.StringVar(&algos, "algorithms", "all", "algorithms of this module to time on -device: all (auto and every algorithm) or a list of auto, thomas, gtsv, cr, pcr, wangmou, tpr")
@@ -138,6 +140,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&bandD, "band-d", "", "banded grids: degrees of diagonal dominance d to sweep instead of the grid's")
 	fs.DurationVar(&cfg.hostCap, "host-cap", 20*time.Second, "banded grids: skip a host solver whose estimated time (from the cases measured so far) is above this (0: no cap)")
 	fs.BoolVar(&cfg.hostSpike, "host-spike", true, "banded grids: time package spike on all cores (cpu:spike) besides the host LU (cpu:gbsv) when the cpu peer is on")
+	fs.StringVar(&segRows, "segment-rows", "", "also time the GPU partition method with these Options.SegmentRows, as gpu:partition/m=M (M ≥ N: one block per system; else segments of M rows)")
 	fs.StringVar(&hostD, "host-d", "", "banded grids: run the host solvers only for these d (default: every d)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -196,6 +199,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if cfg.hostD, err = parseFloats(hostD); err != nil {
 		return nil, fmt.Errorf("-host-d: %w", err)
+	}
+	if cfg.segRows, err = parseInts(segRows); err != nil {
+		return nil, fmt.Errorf("-segment-rows: %w", err)
 	}
 	if maxBytes != "auto" && maxBytes != "0" && maxBytes != "" {
 		if cfg.maxBytes, err = parseBytes(maxBytes); err != nil {
@@ -507,7 +513,7 @@ func runCaseT[T tridiag.Float](ctx context.Context, r *runner, c Case) []Result 
 		if need > r.devLimit {
 			skip(names, fmt.Sprintf("needs %s of device memory, limit %s (-max-bytes)", fmtBytes(need), fmtBytes(r.devLimit)))
 		} else {
-			gr := gpuRun{algos: cfg.algos, cusparse: cus, warmup: cfg.warmup, reps: cfg.reps, check: cfg.check, progress: r.prog.solver}
+			gr := gpuRun{algos: cfg.algos, segRows: cfg.segRows, cusparse: cus, warmup: cfg.warmup, reps: cfg.reps, check: cfg.check, progress: r.prog.solver}
 			switch hd := any(h).(type) {
 			case *hostData[float32]:
 				out = append(out, r.gpu.Run32(ctx, hd, gr)...)

@@ -33,8 +33,50 @@ type partitionPlan struct {
 	slots  [18]uint64
 }
 
+// newPartitionPlan makes the plan of tridiag.Partition: one block per
+// system (partitionPlan) or segments of several blocks (segmentPlan), as
+// Options.SegmentRows asks or, when it is 0, as wantSegments decides.
 func newPartitionPlan(d *Device, spec tridiag.Spec, f64 bool) (kernelPlan, error) {
-	return newPartitionPlanChunk(d, spec, f64, partition.DefaultChunk(spec.N))
+	if m := spec.SegmentRows; m > 0 {
+		if spec.N <= m {
+			return newPartitionPlanChunk(d, spec, f64, partition.DefaultChunk(spec.N))
+		}
+		if !tuning.SegmentRowsOK(m) {
+			return nil, fmt.Errorf("%w: segments of %d rows: a GPU takes 16·t rows, t a multiple of 32 in %v", tridiag.ErrOptions, m, tuning.SegmentThreads)
+		}
+		return newSegmentPlan(d, spec, f64, m)
+	}
+	whole, err := newPartitionPlanChunk(d, spec, f64, partition.DefaultChunk(spec.N))
+	if !wantSegments(d, spec, whole, err) {
+		return whole, err
+	}
+	seg, serr := newSegmentPlan(d, spec, f64, 0)
+	if serr != nil {
+		if err == nil {
+			return whole, nil // no segment size suits N: one block per system
+		}
+		return nil, fmt.Errorf("%w; segments: %w", err, serr)
+	}
+	return seg, nil
+}
+
+// wantSegments decides, for SegmentRows = 0, whether a partition plan cuts
+// its systems into segments: only when the rows of a system are closer
+// together in memory than the systems (a segment's loads are then
+// coalesced), and then when one block per system does not fit (err) or
+// leaves fewer than two blocks on an SM (one block computing while none
+// loads: FP64 N = 4096 reached 62% of the bandwidth limit that way, FP32
+// N = 8192 54%; bench/results/h100-2026-11-24/review/batch.txt).
+func wantSegments(d *Device, spec tridiag.Spec, whole kernelPlan, err error) bool {
+	l := spec.Layout
+	if l.BatchStride < l.ElemStride || spec.N < 2 {
+		return false
+	}
+	if err != nil {
+		return true
+	}
+	pp, ok := whole.(*partitionPlan)
+	return ok && pp.cfg.BlocksPerSM < 2
 }
 
 // newPartitionPlanChunk makes a partition plan with chunks of p rows, one
@@ -73,6 +115,10 @@ func newPartitionPlanChunk(d *Device, spec tridiag.Spec, f64 bool, p int) (kerne
 		return nil, err
 	}
 	return pp, nil
+}
+
+func (p *partitionPlan) describe() string {
+	return fmt.Sprintf("partition: one block per system (%d systems per block, chunks of %d)", p.cfg.SystemsPerBlock, p.cfg.Chunk)
 }
 
 // workBytes: everything is in shared memory.

@@ -43,11 +43,12 @@ func partitionCPU[T tridiag.Float](bt batch[T], constant bool, ca, cb, cc T, p i
 }
 
 // partitionGPU solves bt on the GPU with chunks of p rows (p = 0: the plan
-// of tridiag.Partition).
+// of tridiag.Partition with one block per system, SegmentRows ≥ N).
 func partitionGPU[T tridiag.Float](t *testing.T, bt batch[T], constant bool, ca, cb, cc T, p int) ([]T, map[int]int) {
 	t.Helper()
 	if p == 0 {
-		return gpuWith(t, bt, tridiag.Partition, constant, ca, cb, cc, nil)
+		whole := tridiag.Options{Algorithm: tridiag.Partition, SegmentRows: (bt.shape.N + 15) / 16 * 16}
+		return gpuOpts(t, bt, whole, constant, ca, cb, cc, nil)
 	}
 	// The host plan is a Thomas plan (the default chunk may not fit N, a
 	// forced one may), whose kernel plan is replaced.
@@ -149,14 +150,15 @@ func testPartitionChunks[T tridiag.Float](t *testing.T) {
 	}
 }
 
-// TestPartitionTooLarge: beyond PartitionMaxN the factory fails with
-// ErrShape naming the largest N, and Auto falls back to another
-// algorithm.
+// TestPartitionTooLarge: beyond PartitionMaxN a system stored rows first
+// is cut into segments; stored systems first (interleaved, where a
+// segment's loads would not coalesce) the factory fails with ErrShape
+// naming the largest N, and Auto falls back to another algorithm.
 func TestPartitionTooLarge(t *testing.T) {
 	for _, f64 := range []bool{false, true} {
 		elem := reductionElem(f64)
-		maxN := tuning.PartitionMaxN(dev.Properties(), elem, false)
-		spec := tridiag.Spec{Shape: tridiag.Shape{N: maxN + 1, G: 2}.Normalize(), Options: tridiag.Options{Algorithm: tridiag.Partition}}
+		maxN := tuning.PartitionMaxN(dev.Properties(), elem, true)
+		spec := tridiag.Spec{Shape: tridiag.Shape{N: maxN + 1, G: 2, Layout: tridiag.Interleaved(2)}.Normalize(), Options: tridiag.Options{Algorithm: tridiag.Partition}}
 		_, err := newPartitionPlan(dev, spec, f64)
 		require.ErrorIs(t, err, tridiag.ErrShape)
 		assert.Contains(t, err.Error(), fmt.Sprintf("N=%d", maxN))
@@ -168,6 +170,11 @@ func TestPartitionTooLarge(t *testing.T) {
 		alg, _, err = buildKernelPlan(dev, spec, f64)
 		require.NoError(t, err)
 		assert.Equal(t, tridiag.Partition, alg)
+		// Rows first: segments.
+		spec = tridiag.Spec{Shape: tridiag.Shape{N: maxN + 1, G: 2}.Normalize(), Options: tridiag.Options{Algorithm: tridiag.Partition}}
+		kp, err := newPartitionPlan(dev, spec, f64)
+		require.NoError(t, err)
+		assert.IsType(t, &segmentPlan{}, kp)
 	}
 }
 
@@ -257,10 +264,18 @@ func TestPartitionLaunchOnDevice(t *testing.T) {
 			spec := tridiag.Spec{Shape: tridiag.Shape{N: n, G: 1 << 16}.Normalize()}
 			kp, err := newPartitionPlan(dev, spec, f64)
 			require.NoError(t, err, "N=%d", n)
-			cfg := kp.(*partitionPlan).cfg
-			require.LessOrEqual(t, cfg.Threads, props.MaxThreadsPerBlock)
-			require.LessOrEqual(t, cfg.SharedBytes, props.MaxShared())
-			require.Positive(t, cfg.BlocksPerSM, "N=%d: %+v", n, cfg)
+			switch p := kp.(type) {
+			case *partitionPlan:
+				require.LessOrEqual(t, p.cfg.Threads, props.MaxThreadsPerBlock)
+				require.LessOrEqual(t, p.cfg.SharedBytes, props.MaxShared())
+				require.GreaterOrEqual(t, p.cfg.BlocksPerSM, 2, "N=%d: %+v (one block per SM takes segments)", n, p.cfg)
+			case *segmentPlan:
+				require.LessOrEqual(t, p.cfg.Threads, props.MaxThreadsPerBlock)
+				require.LessOrEqual(t, p.cfg.SharedBytes, props.MaxShared())
+				require.Positive(t, p.cfg.BlocksPerSM, "N=%d: %+v", n, p.cfg)
+			default:
+				t.Fatalf("N=%d: %T", n, kp)
+			}
 		}
 	}
 }

@@ -68,7 +68,14 @@ func cpuSystems[T tridiag.Float](bt batch[T], constant bool, ca, cb, cc T,
 func gpuWith[T tridiag.Float](t *testing.T, bt batch[T], alg tridiag.Algorithm, constant bool, ca, cb, cc T,
 	mk func(spec tridiag.Spec, f64 bool) (kernelPlan, error)) ([]T, map[int]int) {
 	t.Helper()
-	gp, err := NewPlan[T](dev, bt.shape, tridiag.Options{Algorithm: alg})
+	return gpuOpts(t, bt, tridiag.Options{Algorithm: alg}, constant, ca, cb, cc, mk)
+}
+
+// gpuOpts is gpuWith with the plan's options.
+func gpuOpts[T tridiag.Float](t *testing.T, bt batch[T], opts tridiag.Options, constant bool, ca, cb, cc T,
+	mk func(spec tridiag.Spec, f64 bool) (kernelPlan, error)) ([]T, map[int]int) {
+	t.Helper()
+	gp, err := NewPlan[T](dev, bt.shape, opts)
 	require.NoError(t, err)
 	defer gp.Close()
 	if mk != nil {

@@ -160,6 +160,23 @@ func NewPlan[T tridiag.Float](d *Device, shape tridiag.Shape, opts tridiag.Optio
 // Algorithm returns the algorithm the plan runs (Auto resolved).
 func (p *Plan[T]) Algorithm() tridiag.Algorithm { return p.algo }
 
+// describer is a kernel plan that can say how it runs.
+type describer interface{ describe() string }
+
+// Describe says how the plan runs: the algorithm and, where it has
+// choices, the way it was launched (for the partition method: one block
+// per system, or segments and passes).
+func (p *Plan[T]) Describe() string {
+	kp := p.kp
+	if c, ok := kp.(*cyclicPlan); ok {
+		kp = c.inner
+	}
+	if d, ok := kp.(describer); ok {
+		return d.describe()
+	}
+	return p.algo.String()
+}
+
 // Shape returns the plan's shape.
 func (p *Plan[T]) Shape() tridiag.Shape { return p.spec.Shape }
 

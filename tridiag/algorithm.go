@@ -63,6 +63,17 @@ type Options struct {
 	// paper's tuned value for N (tpr.DefaultSliceSize). Smaller slices
 	// are faster on a GPU, larger ones more accurate.
 	SliceSize int
+	// SegmentRows is, on a GPU, the rows of a segment of the partition
+	// method (Partition, and Auto where it picks Partition): a system
+	// longer than SegmentRows is cut into segments of that many rows, one
+	// thread block each, and the segments' reduced system is solved
+	// between them (partition.SolveSegmented); a system of at most
+	// SegmentRows rows is held by one block. 0 lets the device choose:
+	// one block per system when that fits and keeps several blocks on
+	// every multiprocessor, segments otherwise. GPUs take 16·t rows, t a
+	// multiple of 32 from 64 to 256 (1024, 1536, …, 4096). The CPU device
+	// solves every system whole and ignores it.
+	SegmentRows int
 	// Cyclic makes every system periodic: a[0] couples row 0 to row N−1
 	// and c[N−1] couples row N−1 to row 0 (Sherman–Morrison).
 	Cyclic bool

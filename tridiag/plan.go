@@ -29,6 +29,9 @@ func NewPlan[T Float](dev Device, shape Shape, opts Options) (*Plan[T], error) {
 	if s := opts.SliceSize; s != 0 && (s < 2 || s&(s-1) != 0) {
 		return nil, fmt.Errorf("%w: TPR slice size %d is not a power of two ≥ 2", ErrOptions, s)
 	}
+	if m := opts.SegmentRows; m < 0 || m%16 != 0 {
+		return nil, fmt.Errorf("%w: segment rows %d: want 0 (the device chooses) or a positive multiple of 16", ErrOptions, m)
+	}
 	if dev == nil {
 		dev = DefaultCPU()
 	}

@@ -203,6 +203,14 @@ func TestBadInput(t *testing.T) {
 	require.ErrorIs(t, err, tridiag.ErrOptions)
 	_, err = tridiag.NewPlan[float64](nil, tridiag.Shape{N: 4, G: 1}, tridiag.Options{Algorithm: 99})
 	require.ErrorIs(t, err, tridiag.ErrOptions)
+	for _, m := range []int{-16, 1000} {
+		_, err = tridiag.NewPlan[float64](nil, tridiag.Shape{N: 4, G: 1}, tridiag.Options{SegmentRows: m})
+		require.ErrorIs(t, err, tridiag.ErrOptions, "segment rows %d", m)
+	}
+	// The CPU device solves systems whole: SegmentRows changes nothing.
+	sp, err := tridiag.NewPlan[float64](nil, tridiag.Shape{N: 4, G: 1}, tridiag.Options{Algorithm: tridiag.Partition, SegmentRows: 1024})
+	require.NoError(t, err)
+	require.NoError(t, sp.Close())
 
 	p, err := tridiag.NewPlan[float64](nil, tridiag.Shape{N: 4, G: 3}, tridiag.Options{})
 	require.NoError(t, err)

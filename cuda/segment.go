@@ -1,0 +1,163 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"fmt"
+
+	"gorgonia.org/cu"
+
+	"github.com/bandsolve/bandsolve/tridiag"
+	"github.com/bandsolve/bandsolve/tuning"
+)
+
+// Modes of the segment kernel (SEG_* in ptx/src/segment.cuh).
+const (
+	segOnePass = 0
+	segReduce  = 1
+	segExpand  = 2
+)
+
+// segmentPlan runs the segmented partition method (kernel segment_p16_*,
+// ptx/src/segment.cuh) with the launch of tuning.SegmentLaunchFor: every
+// system in Q segments of M rows, one block each. With Q ≤
+// tuning.SegmentOnePassMax one self-signalling kernel does it all (global
+// memory read once, x written once); otherwise three steps: the reduce
+// kernel writes the segments' reduced rows (G systems of 2Q rows), a
+// nested partition plan solves them, the expand kernel recomputes every
+// segment (the same bits) and finishes it. The results are
+// partition.SolveSegmented's with chunks of 16, segments of M rows and
+// ReducedPCR (one pass) or the nested plan's method.
+//
+// Workspace: the kernel's control words (ctl, zeroed by one memset when a
+// workspace is first used; afterwards every launch adds the same amounts
+// and the kernel leaves the keys zero), the reduced rows RA … RD and
+// their solution XR, the nested plan's status codes and workspace.
+type segmentPlan struct {
+	spec   tridiag.Spec
+	cfg    tuning.SegmentLaunch
+	elem   int64
+	nested kernelPlan // three steps only
+	nspec  tridiag.Spec
+	w      segWork
+	zeroed map[cu.DevicePtr]bool
+}
+
+// segWork is the workspace layout: byte offsets from a 256-byte aligned
+// base.
+type segWork struct {
+	ctl, ra, rb, rc, rd, xr, nst, nwork int64
+	total                               int64
+}
+
+// newSegmentPlan makes a segmented plan with segments of rows rows (0:
+// the tuning's choice). It fails with tridiag.ErrShape when no segment
+// size suits N (N ≡ 1 mod every one).
+func newSegmentPlan(d *Device, spec tridiag.Spec, f64 bool, rows int) (*segmentPlan, error) {
+	elem := reductionElem(f64)
+	var regs int
+	if err := d.do(func() error {
+		var err error
+		regs, err = d.kernelAttr("segment_p16"+suffixOf(f64), cu.NumRegs)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	cfg, err := tuning.SegmentLaunchFor(d.props, spec.N, elem, spec.G, regs, rows)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", tridiag.ErrShape, err)
+	}
+	p := &segmentPlan{spec: spec, cfg: cfg, elem: int64(elem), zeroed: map[cu.DevicePtr]bool{}}
+	if !cfg.OnePass {
+		// The reduced systems: G contiguous systems of 2Q rows, solved by
+		// the partition method (itself segmented when they are long).
+		p.nspec = tridiag.Spec{Shape: tridiag.Shape{N: 2 * cfg.Segments, G: spec.G}.Normalize(),
+			Options: tridiag.Options{Algorithm: tridiag.Partition, SkipFiniteCheck: true}}
+		if p.nested, err = newPartitionPlan(d, p.nspec, f64); err != nil {
+			return nil, fmt.Errorf("cuda: the reduced systems of %d segments: %w", cfg.Segments, err)
+		}
+	}
+	p.w = p.layout()
+	return p, nil
+}
+
+func suffixOf(f64 bool) string {
+	if f64 {
+		return "_f64"
+	}
+	return "_f32"
+}
+
+func (p *segmentPlan) layout() segWork {
+	G, R2 := int64(p.spec.G), int64(2*p.cfg.Segments)
+	var w segWork
+	off := int64(0)
+	take := func(bytes int64) int64 {
+		at := off
+		off = alignUp(off+bytes, tprAlign)
+		return at
+	}
+	w.ctl = take(8 * (1 + 4*G))
+	w.nst = take(4 * (G + 2))
+	w.ra = take(G * R2 * p.elem)
+	w.rb = take(G * R2 * p.elem)
+	w.rc = take(G * R2 * p.elem)
+	w.rd = take(G * R2 * p.elem)
+	w.xr = take(G * R2 * p.elem)
+	if p.nested != nil {
+		w.nwork = take(p.nested.workBytes())
+	}
+	w.total = off
+	return w
+}
+
+func (p *segmentPlan) describe() string {
+	if p.cfg.OnePass {
+		return fmt.Sprintf("partition: %d segments of %d rows, one pass", p.cfg.Segments, p.cfg.Rows)
+	}
+	nd := "partition"
+	if d, ok := p.nested.(describer); ok {
+		nd = d.describe()
+	}
+	return fmt.Sprintf("partition: %d segments of %d rows, three passes (reduced systems: %s)", p.cfg.Segments, p.cfg.Rows, nd)
+}
+
+// workBytes: the layout plus room to align the base.
+func (p *segmentPlan) workBytes() int64 { return p.w.total + tprAlign }
+
+// signalsItself: the one-pass kernel ends with block_done_signal.
+func (p *segmentPlan) signalsItself() bool { return p.cfg.OnePass }
+
+func (p *segmentPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
+	base := cu.DevicePtr(alignUp(int64(a.work), tprAlign))
+	at := func(off int64) cu.DevicePtr { return base + cu.DevicePtr(off) }
+	if !p.zeroed[base] {
+		// The control words and the nested status, adjacent.
+		if err := cu.MemsetD32Async(at(p.w.ctl), 0, (p.w.ra-p.w.ctl)/4, s); err != nil {
+			return fmt.Errorf("cuda: clearing the segment control words: %w", err)
+		}
+		p.zeroed[base] = true
+	}
+	sp := a.spec
+	kernel := "segment_p16" + a.suffix()
+	run := func(mode int32, word cu.DevicePtr, seq uint32) error {
+		return d.launch(kernel, dim3{X: p.cfg.Blocks(sp.G)}, dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
+			a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
+			int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
+			a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status,
+			int32(p.cfg.Rows), int32(p.cfg.Segments), mode, at(p.w.ctl),
+			at(p.w.ra), at(p.w.rb), at(p.w.rc), at(p.w.rd), at(p.w.xr), at(p.w.nst), word, int32(seq))
+	}
+	if p.cfg.OnePass {
+		return run(segOnePass, a.word, a.seq)
+	}
+	if err := run(segReduce, 0, 0); err != nil {
+		return err
+	}
+	in := launchArgs{spec: p.nspec, f64: a.f64, a: at(p.w.ra), b: at(p.w.rb), c: at(p.w.rc), d: at(p.w.rd),
+		x: at(p.w.xr), work: at(p.w.nwork), status: at(p.w.nst)}
+	if err := p.nested.launch(d, s, &in); err != nil {
+		return err
+	}
+	return run(segExpand, 0, 0)
+}

@@ -1,0 +1,240 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bandsolve/bandsolve/tridiag"
+	"github.com/bandsolve/bandsolve/tridiag/partition"
+	"github.com/bandsolve/bandsolve/tuning"
+)
+
+// The segment kernel does partition.SolveSegmented's operations in the
+// same order: the results agree bit for bit with the twin built from the
+// plan's configuration (segments, one pass or the nested plan), and a
+// breakdown is reported at the twin's row.
+
+// planTwin returns the CPU twin of a partition-family kernel plan.
+func planTwin[T tridiag.Float](t *testing.T, kp kernelPlan) func(a, b, c, d, x []T) error {
+	switch p := kp.(type) {
+	case *partitionPlan:
+		chunk := p.cfg.Chunk
+		return func(a, b, c, d, x []T) error {
+			if err := partition.Solve(a, b, c, d, x, chunk, nil); err != nil {
+				return err
+			}
+			for i, v := range x {
+				if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+					return &tridiag.PivotError{Row: i, Err: tridiag.ErrNonFiniteResult}
+				}
+			}
+			return nil
+		}
+	case *segmentPlan:
+		red := partition.ReducedPCR[T]
+		if !p.cfg.OnePass {
+			nested := planTwin[T](t, p.nested)
+			red = func(a, b, c, d, x []T) error { return nested(a, b, c, d, x) }
+		}
+		m := p.cfg.Rows
+		return func(a, b, c, d, x []T) error {
+			return partition.SolveSegmented(a, b, c, d, x, tuning.SegmentChunk, m, nil, red)
+		}
+	}
+	t.Fatalf("no twin for %T", kp)
+	return nil
+}
+
+// segmentCase solves bt with the plan of opts (solves times on the same
+// plan: the kernel's control words carry over) and compares every solve
+// with the plan's twin bit for bit, with the failed systems.
+func segmentCase[T tridiag.Float](t *testing.T, bt batch[T], opts tridiag.Options, constant bool, solves int, name string) (kp kernelPlan, failed map[int]int) {
+	t.Helper()
+	gp, err := NewPlan[T](dev, bt.shape, opts)
+	require.NoError(t, err, name)
+	defer gp.Close()
+	twin := planTwin[T](t, gp.kp)
+	ca, cb, cc := T(-0.4), T(2.1), T(-0.6)
+	cpu, cf := cpuSystems(bt, constant, ca, cb, cc, twin)
+	x := make([]T, len(bt.d))
+	for k := range solves {
+		for i := range x {
+			x[i] = T(math.NaN())
+		}
+		if constant {
+			err = gp.SolveConst(context.Background(), ca, cb, cc, bt.d, x)
+		} else {
+			err = gp.Solve(context.Background(), bt.a, bt.b, bt.c, bt.d, x)
+		}
+		gf := map[int]int{}
+		if err != nil {
+			var be *tridiag.BatchError
+			require.ErrorAs(t, err, &be, name)
+			for _, f := range be.Failed {
+				gf[f.System] = f.Row
+			}
+		}
+		what := fmt.Sprintf("%s/solve %d", name, k)
+		assert.Equal(t, cf, gf, what)
+		if !sameBits(t, bt.shape, x, cpu, what) {
+			break
+		}
+	}
+	return gp.kp, cf
+}
+
+func TestSegmentBitExact(t *testing.T) {
+	t.Run("float32", testSegmentBitExact[float32])
+	t.Run("float64", testSegmentBitExact[float64])
+}
+
+// testSegmentBitExact: segment sizes asked for and chosen, one pass and
+// three, last segments and chunks short (n ≡ 1 mod 16), layouts, constant
+// coefficients, several solves on one plan.
+func testSegmentBitExact[T tridiag.Float](t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	for _, c := range []struct {
+		n, g, rows int
+		onePass    bool
+	}{
+		{3000, 7, 1024, true}, // Q = 3, a short last segment
+		{4096, 3, 1024, true}, // Q = 4 exactly
+		{4113, 4, 1024, true}, // a last segment of 17 rows: a last chunk of one row
+		{5000, 2, 1536, true}, // M not a power of two
+		{20000, 3, 0, true},   // the tuning's choice
+		{65536, 2, 0, true},
+		{131072, 1, 4096, true},   // 32 segments: the most in one pass
+		{131072, 1, 2048, false},  // 64: three passes, the reduced systems in one block
+		{200001, 2, 1024, false},  // 196 segments: three passes
+		{1 << 20, 1, 1024, false}, // 1024 segments
+	} {
+		for lname, l := range layouts(c.n, c.g) {
+			if lname == "interleaved" && c.n*c.g > 1<<15 {
+				continue // a segment per block does not coalesce there: small cases only
+			}
+			shape := tridiag.Shape{N: c.n, G: c.g, Layout: l}
+			bt := newBatch[T](r, shape, 4)
+			opts := tridiag.Options{Algorithm: tridiag.Partition, SegmentRows: c.rows}
+			for _, constant := range []bool{false, true} {
+				name := fmt.Sprintf("N=%d/G=%d/M=%d/%s/const=%v", c.n, c.g, c.rows, lname, constant)
+				kp, failed := segmentCase(t, bt, opts, constant, 3, name)
+				sp, ok := kp.(*segmentPlan)
+				require.True(t, ok, "%s: %T", name, kp)
+				assert.Equal(t, c.onePass, sp.cfg.OnePass, name)
+				if c.rows > 0 {
+					assert.Equal(t, c.rows, sp.cfg.Rows, name)
+				}
+				assert.Empty(t, failed, name)
+				t.Logf("%s: M=%d Q=%d one pass %v", name, sp.cfg.Rows, sp.cfg.Segments, sp.cfg.OnePass)
+			}
+		}
+	}
+}
+
+// TestSegmentNested: a system long enough that its reduced system is cut
+// into segments too (three passes around a one-pass nested plan).
+func TestSegmentNested(t *testing.T) {
+	r := rand.New(rand.NewPCG(33, 34))
+	shape := tridiag.Shape{N: 1 << 24, G: 1}
+	bt := newBatch[float32](r, shape, 4)
+	kp, failed := segmentCase(t, bt, tridiag.Options{Algorithm: tridiag.Partition}, false, 2, "N=2^24")
+	assert.Empty(t, failed)
+	sp := kp.(*segmentPlan)
+	require.False(t, sp.cfg.OnePass)
+	require.IsType(t, &segmentPlan{}, sp.nested, "the reduced system of %d rows", 2*sp.cfg.Segments)
+	assert.True(t, sp.nested.(*segmentPlan).cfg.OnePass)
+}
+
+// TestSegmentLargeBatch: many more blocks than the device holds at once
+// (the one-pass kernel's blocks wait for one another within a system).
+func TestSegmentLargeBatch(t *testing.T) {
+	r := rand.New(rand.NewPCG(35, 36))
+	shape := tridiag.Shape{N: 4096, G: 4096}
+	bt := newBatch[float64](r, shape, 4)
+	kp, failed := segmentCase(t, bt, tridiag.Options{}, false, 2, "FP64 4096×4096 auto")
+	assert.Empty(t, failed)
+	assert.IsType(t, &segmentPlan{}, kp, "FP64 N = 4096 holds one block per SM whole: segments")
+}
+
+func TestSegmentBreakdown(t *testing.T) {
+	t.Run("float32", testSegmentBreakdown[float32])
+	t.Run("float64", testSegmentBreakdown[float64])
+}
+
+// testSegmentBreakdown plants zero pivots in some systems (chunk pivots,
+// a segment's PCR, the reduced system of the segments, in one pass and in
+// three) and an overflow; exactly those fail, at the twin's rows, with NaN
+// in their rows; the others are bit for bit the twin's.
+func testSegmentBreakdown[T tridiag.Float](t *testing.T) {
+	r := rand.New(rand.NewPCG(37, 38))
+	for _, c := range []struct{ n, rows int }{{5000, 1024}, {70001, 1024}} {
+		g := 10
+		shape := tridiag.Shape{N: c.n, G: g}.Normalize()
+		bt := newBatch[T](r, shape, 4)
+		zero := func(sys, i int, first bool) {
+			k := shape.Layout.Index(i, sys)
+			bt.a[k], bt.b[k] = 0, 0
+			if first {
+				bt.c[k] = 0
+			}
+		}
+		m := c.rows
+		zero(1, m+77, false)              // Stage 1 in segment 1
+		zero(2, 2*m+40, false)            // two segments: the smaller row wins
+		zero(2, m+300, false)             //
+		zero(3, 2*m+16*5, true)           // a chunk's first row: segment 2's PCR …
+		zero(3, 3*m+5, false)             // … loses to Stage 1 in segment 3
+		zero(4, 3*m, true)                // a segment's first row: the reduced system of the segments
+		zero(5, 0, true)                  // the very first row
+		zero(6, c.n-1, false)             // the last row
+		zero(7, m-1, false)               // a segment's last row
+		k := shape.Layout.Index(c.n/2, 8) // system 8 overflows
+		big := math.MaxFloat32
+		if isF64[T]() {
+			big = math.MaxFloat64
+		}
+		bt.d[k] = T(big)
+		for i := 0; i < c.n; i++ {
+			bt.b[shape.Layout.Index(i, 8)] = 0.25 + T(i%3)
+		}
+		name := fmt.Sprintf("N=%d/M=%d", c.n, m)
+		kp, failed := segmentCase(t, bt, tridiag.Options{Algorithm: tridiag.Partition, SegmentRows: m}, false, 2, name)
+		for _, sys := range []int{1, 2, 3, 4, 5, 6, 7, 8} {
+			assert.Contains(t, failed, sys, name)
+		}
+		assert.NotContains(t, failed, 0, name)
+		assert.NotContains(t, failed, 9, name)
+		t.Logf("%s (one pass %v): failed %v", name, kp.(*segmentPlan).cfg.OnePass, failed)
+	}
+}
+
+// TestSegmentAuto: Auto takes the partition method for long systems
+// stored rows first (segments), and one block per system where that keeps
+// two blocks on an SM.
+func TestSegmentAuto(t *testing.T) {
+	for _, c := range []struct {
+		n, g int
+		f64  bool
+		seg  bool
+	}{{1 << 20, 1, false, true}, {65536, 256, true, true}, {8192, 2048, false, true}, {4096, 4096, true, true},
+		{4096, 4096, false, false}, {1024, 16384, true, false}} {
+		spec := tridiag.Spec{Shape: tridiag.Shape{N: c.n, G: c.g}.Normalize()}
+		alg, kp, err := buildKernelPlan(dev, spec, c.f64)
+		require.NoError(t, err)
+		assert.Equal(t, tridiag.Partition, alg, "%+v", c)
+		_, seg := kp.(*segmentPlan)
+		assert.Equal(t, c.seg, seg, "%+v", c)
+	}
+	// Asked-for sizes a GPU cannot take.
+	spec := tridiag.Spec{Shape: tridiag.Shape{N: 10000, G: 1}.Normalize(), Options: tridiag.Options{Algorithm: tridiag.Partition, SegmentRows: 1040}}
+	_, err := newPartitionPlan(dev, spec, false)
+	require.ErrorIs(t, err, tridiag.ErrOptions)
+}

@@ -1,0 +1,133 @@
+package tuning
+
+import (
+	"fmt"
+
+	"github.com/bandsolve/bandsolve/tridiag/partition"
+)
+
+// The segment kernels (ptx/src/segment.cuh, the CPU twin is
+// partition.SolveSegmented) cut every system into Q segments of M rows,
+// one block of M/16 threads per segment (chunks of 16 rows, one per
+// thread), the segment in shared memory as the partition kernels hold a
+// system. With Q ≤ SegmentOnePassMax one kernel does everything (global
+// memory read once, x written once; the reduced system of the segments is
+// solved by one warp of the last block of a system to arrive); with more
+// segments three launches: reduce, a nested partition plan on the 2Q-row
+// reduced systems, expand (a, b, c, d read twice).
+//
+// Choice of M, for bandwidth: like the partition launch, the most rows
+// resident per SM (blocks limited by threads, shared memory and
+// registers, times the mean rows of a segment, N/Q: the bytes that can be
+// in flight), among the M that keep one pass when some do; ties go to the
+// larger M (fewer segments, smaller reduced systems).
+
+// SegmentChunk is the chunk size of the segment kernels (rows per thread).
+const SegmentChunk = 16
+
+// SegmentOnePassMax is the most segments a system may have to be solved in
+// one pass (the reduced system of 2Q rows is solved in one warp).
+const SegmentOnePassMax = 32
+
+// SegmentThreads lists the block sizes the segment kernels run with
+// (multiples of 32 from 64 to 256, the kernels' bound): M = 16 × threads.
+// Sizes that are not powers of two let N = 2^k + 1 avoid a one-row last
+// segment (only N ≡ 1 mod 430080, the least common multiple of every M,
+// has none).
+var SegmentThreads = []int{64, 96, 128, 160, 192, 224, 256}
+
+// segmentSharedExtra is the shared memory after the four arrays
+// (SEG_SHARED_BYTES in segment.cuh).
+const segmentSharedExtra = 256
+
+// SegmentSharedBytes is the dynamic shared memory of a block with a
+// segment of m rows of elem bytes: the four arrays as the partition
+// kernels lay out one system, then the block's shared values.
+func SegmentSharedBytes(m, elem int) int {
+	return PartitionSharedBytes(m, SegmentChunk, elem, 1, false) - 4 + segmentSharedExtra
+}
+
+// SegmentRowsOK reports whether the segment kernels run with segments of m
+// rows: m/16 one of SegmentThreads' multiples of 32 (64 … 256 threads).
+func SegmentRowsOK(m int) bool {
+	t := m / SegmentChunk
+	return m%SegmentChunk == 0 && t%32 == 0 && t >= SegmentThreads[0] && t <= SegmentThreads[len(SegmentThreads)-1]
+}
+
+// SegmentLaunch is the launch of the segment kernels for G systems of N
+// rows.
+type SegmentLaunch struct {
+	N, ElemSize int
+	Rows        int  // M, rows per segment
+	Threads     int  // M/16, threads per block
+	Segments    int  // Q = ⌈N/M⌉
+	OnePass     bool // Q ≤ SegmentOnePassMax: one kernel
+	SharedBytes int  // dynamic shared memory of one block
+	// BlocksPerSM is the residency the choice expects (with the
+	// registers given to the choice).
+	BlocksPerSM int
+}
+
+// Blocks returns the blocks of one launch for a batch of g systems.
+func (l SegmentLaunch) Blocks(g int) int { return g * l.Segments }
+
+// SegmentLaunchFor chooses the launch for a batch of g systems of n rows
+// of elem bytes; regs is the kernel's registers per thread (0: assume
+// 128). rows > 0 asks for segments of that many rows (SegmentRowsOK);
+// 0 lets the choice above decide.
+func SegmentLaunchFor(d Device, n, elem, g, regs, rows int) (SegmentLaunch, error) {
+	l := SegmentLaunch{N: n, ElemSize: elem}
+	if n < 2 || g < 1 || (elem != 4 && elem != 8) {
+		return l, fmt.Errorf("tuning: segment launch for N=%d G=%d, element size %d", n, g, elem)
+	}
+	if regs <= 0 {
+		regs = 128
+	}
+	type cand struct{ m, blocks, q int }
+	var cands []cand
+	for _, t := range SegmentThreads {
+		m := t * SegmentChunk
+		if rows > 0 && m != rows {
+			continue
+		}
+		if !partition.SegmentOK(n, m, SegmentChunk) || t > partitionMaxBlock(d, SegmentChunk, elem) {
+			continue
+		}
+		sh := SegmentSharedBytes(m, elem)
+		if sh > d.MaxShared() {
+			continue
+		}
+		blocks, _ := partitionResidency(d, t, sh, regs)
+		if blocks < 1 {
+			continue
+		}
+		cands = append(cands, cand{m, blocks, partition.Segments(n, m)})
+	}
+	if len(cands) == 0 {
+		if rows > 0 {
+			return l, fmt.Errorf("%w: segments of %d rows for N=%d (want 16·t rows, t threads a multiple of 32 in %v, fitting %s's shared memory, and no one-row segment)",
+				ErrTooLargeForShared, rows, n, SegmentThreads, d.Name)
+		}
+		return l, fmt.Errorf("%w: no segment size for N=%d on %s: every M in 16·%v leaves a last segment of one row", ErrTooLargeForShared, n, d.Name, SegmentThreads)
+	}
+	onePass := false
+	for _, c := range cands {
+		onePass = onePass || c.q <= SegmentOnePassMax
+	}
+	var best cand
+	for _, c := range cands {
+		if onePass && c.q > SegmentOnePassMax {
+			continue
+		}
+		// Useful rows resident per SM: blocks × the mean rows of a
+		// segment (a short last segment leaves its block's room unused).
+		if best.m == 0 || c.blocks*best.q > best.blocks*c.q || (c.blocks*best.q == best.blocks*c.q && c.m > best.m) {
+			best = c
+		}
+	}
+	l.Rows, l.Threads, l.Segments = best.m, best.m/SegmentChunk, best.q
+	l.OnePass = best.q <= SegmentOnePassMax
+	l.SharedBytes = SegmentSharedBytes(best.m, elem)
+	l.BlocksPerSM = best.blocks
+	return l, nil
+}
