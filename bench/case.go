@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/bandsolve/bandsolve/tridiag"
@@ -128,7 +129,8 @@ func Grids() []string {
 //     N·G = 2^24 rows with N = 2^11 … 2^17, and single systems of 2^20 …
 //     2^24 rows;
 //   - all: the union of the above;
-//   - quick: a few small cases for a smoke test.
+//   - quick: a few small cases for a smoke test;
+//   - NxG (e.g. 2048x8192): that one contiguous case.
 //
 // Several names may be joined with commas. An unknown name gives nil.
 func Grid(name string) []Case {
@@ -199,7 +201,13 @@ func Grid(name string) []Case {
 		add(Case{N: 256, G: 64, Layout: Strided})
 		add(Case{N: 256, G: 256, Layout: Contiguous, Constant: true})
 	default:
-		return nil
+		ns, gs, ok := strings.Cut(name, "x")
+		n, err1 := strconv.Atoi(ns)
+		g, err2 := strconv.Atoi(gs)
+		if !ok || err1 != nil || err2 != nil || n < 1 || g < 1 {
+			return nil
+		}
+		add(Case{N: n, G: g, Layout: Contiguous})
 	}
 	return cs
 }

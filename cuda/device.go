@@ -39,8 +39,12 @@ type Device struct {
 	mod    cu.Module
 	bmod   cu.Module // the banded kernels (ptx.Banded), loaded on first use
 	bload  bool
-	fns    map[string]cu.Function
-	attr   map[string]int // dynamic shared memory limit set per function
+	cmod   cu.Module // the cluster kernels (ptx.Cluster), loaded on first use
+	cload  bool
+	// clusters: the cluster sizes the device runs, per precision (f64).
+	clusters map[bool]clusterInfo
+	fns      map[string]cu.Function
+	attr     map[string]int // dynamic shared memory limit set per function
 
 	// The resident grids of plans (resident.go): resMu guards the set,
 	// resRunning counts those running.
@@ -62,7 +66,7 @@ func Open(ordinal int) (*Device, error) {
 	if ordinal < 0 || ordinal >= n {
 		return nil, fmt.Errorf("cuda: no device %d (%d present)", ordinal, n)
 	}
-	d := &Device{ordinal: ordinal, fns: map[string]cu.Function{}, attr: map[string]int{}}
+	d := &Device{ordinal: ordinal, fns: map[string]cu.Function{}, attr: map[string]int{}, clusters: map[bool]clusterInfo{}}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if err := d.init(); err != nil {
@@ -194,6 +198,9 @@ func (d *Device) Close() error {
 		return fmt.Errorf("cuda: closing device %d: %w", d.ordinal, err)
 	}
 	_ = d.mod.Unload()
+	if d.cload {
+		_ = d.cmod.Unload()
+	}
 	if d.bload {
 		_ = d.bmod.Unload()
 	}
@@ -201,15 +208,28 @@ func (d *Device) Close() error {
 }
 
 // function returns the kernel name from the loaded modules (device
-// thread): the tridiagonal module, or for names that start with "band_"
-// the banded one, which is loaded (JIT-compiled) on first use so that
-// programs without banded solves do not pay for it.
+// thread): the tridiagonal module, for names that start with "band_" the
+// banded one and for "segc" the cluster one (compute capability ≥ 9.0),
+// each loaded (JIT-compiled) on first use so that programs that do not
+// need them do not pay for them.
 func (d *Device) function(name string) (cu.Function, error) {
 	if f, ok := d.fns[name]; ok {
 		return f, nil
 	}
 	mod := d.mod
-	if strings.HasPrefix(name, "band_") {
+	if strings.HasPrefix(name, "segc") {
+		if d.props.Major < 9 {
+			return cu.Function{}, fmt.Errorf("cuda: kernel %s needs thread-block clusters (compute capability 9.0), %s has %d.%d", name, d.props.Name, d.props.Major, d.props.Minor)
+		}
+		if !d.cload {
+			m, err := cu.LoadData(ptx.Cluster)
+			if err != nil {
+				return cu.Function{}, fmt.Errorf("cuda: loading the cluster kernels' PTX on %s: %w", d.props.Name, err)
+			}
+			d.cmod, d.cload = m, true
+		}
+		mod = d.cmod
+	} else if strings.HasPrefix(name, "band_") {
 		if !d.bload {
 			m, err := cu.LoadData(ptx.Banded)
 			if err != nil {

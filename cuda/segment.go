@@ -2,8 +2,12 @@
 
 package cuda
 
+// #include <cuda.h>
+import "C"
+
 import (
 	"fmt"
+	"unsafe"
 
 	"gorgonia.org/cu"
 
@@ -55,15 +59,21 @@ type segWork struct {
 // size suits N (N ≡ 1 mod every one).
 func newSegmentPlan(d *Device, spec tridiag.Spec, f64 bool, rows int) (*segmentPlan, error) {
 	elem := reductionElem(f64)
-	var regs int
+	o := tuning.SegmentOptions{Rows: rows}
 	if err := d.do(func() error {
 		var err error
-		regs, err = d.kernelAttr("segment_p16"+suffixOf(f64), cu.NumRegs)
-		return err
+		if o.Regs, err = d.kernelAttr("segment_p16"+suffixOf(f64), cu.NumRegs); err != nil {
+			return err
+		}
+		o.ClusterSizes, o.ClusterRegs = d.clusterSizes(f64)
+		return nil
 	}); err != nil {
 		return nil, err
 	}
-	cfg, err := tuning.SegmentLaunchFor(d.props, spec.N, elem, spec.G, regs, rows)
+	if !useClusters {
+		o.ClusterSizes = nil
+	}
+	cfg, err := tuning.SegmentLaunchFor(d.props, spec.N, elem, spec.G, o)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", tridiag.ErrShape, err)
 	}
@@ -80,6 +90,57 @@ func newSegmentPlan(d *Device, spec tridiag.Spec, f64 bool, rows int) (*segmentP
 	p.w = p.layout()
 	return p, nil
 }
+
+// useClusters lets segment plans take the cluster kernels where the device
+// has them (tests and benchmarks switch it off to compare).
+var useClusters = true
+
+// clusterKernel is the name of the cluster kernel for q segments a system.
+func clusterKernel(q int, f64 bool) string { return fmt.Sprintf("segc%d_p16%s", q, suffixOf(f64)) }
+
+// clusterSizes returns the cluster sizes of tuning.SegmentClusterSizes the
+// device runs, and the cluster kernels' registers per thread (device
+// thread). None before compute capability 9.0. A size above the portable
+// 8 is kept only if the driver allows its kernel a non-portable cluster
+// size. The answer is kept per precision.
+func (d *Device) clusterSizes(f64 bool) ([]int, int) {
+	if d.props.Major < 9 {
+		return nil, 0
+	}
+	if c, ok := d.clusters[f64]; ok {
+		return c.sizes, c.regs
+	}
+	var c clusterInfo
+	for _, q := range tuning.SegmentClusterSizes {
+		name := clusterKernel(q, f64)
+		fn, err := d.function(name)
+		if err != nil {
+			continue
+		}
+		if q > 8 {
+			cf := *(*C.CUfunction)(unsafe.Pointer(&fn))
+			if r := C.cuFuncSetAttribute(cf, funcAttrNonPortableCluster, 1); r != C.CUDA_SUCCESS {
+				continue
+			}
+		}
+		if r, err := fn.Attribute(cu.NumRegs); err == nil {
+			c.regs = max(c.regs, r)
+		}
+		c.sizes = append(c.sizes, q)
+	}
+	d.clusters[f64] = c
+	return c.sizes, c.regs
+}
+
+// clusterInfo is what clusterSizes found for one precision.
+type clusterInfo struct {
+	sizes []int
+	regs  int
+}
+
+// funcAttrNonPortableCluster is CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
+// (CUDA 12's cuda.h; the pinned 11.8 headers predate it).
+const funcAttrNonPortableCluster = 14
 
 func suffixOf(f64 bool) string {
 	if f64 {
@@ -112,6 +173,9 @@ func (p *segmentPlan) layout() segWork {
 }
 
 func (p *segmentPlan) describe() string {
+	if p.cfg.Cluster {
+		return fmt.Sprintf("partition: %d segments of %d rows, one cluster per system", p.cfg.Segments, p.cfg.Rows)
+	}
 	if p.cfg.OnePass {
 		return fmt.Sprintf("partition: %d segments of %d rows, one pass", p.cfg.Segments, p.cfg.Rows)
 	}
@@ -147,6 +211,13 @@ func (p *segmentPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 			a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status,
 			int32(p.cfg.Rows), int32(p.cfg.Segments), mode, at(p.w.ctl),
 			at(p.w.ra), at(p.w.rb), at(p.w.rc), at(p.w.rd), at(p.w.xr), at(p.w.nst), word, int32(seq))
+	}
+	if p.cfg.Cluster {
+		return d.launch(clusterKernel(p.cfg.Segments, a.f64), dim3{X: p.cfg.Blocks(sp.G)}, dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
+			a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
+			int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
+			a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status,
+			int32(p.cfg.Rows), a.word, int32(a.seq))
 	}
 	if p.cfg.OnePass {
 		return run(segOnePass, a.word, a.seq)

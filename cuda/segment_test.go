@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
+
+	"gorgonia.org/cu"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -175,7 +178,7 @@ func TestSegmentBreakdown(t *testing.T) {
 // in their rows; the others are bit for bit the twin's.
 func testSegmentBreakdown[T tridiag.Float](t *testing.T) {
 	r := rand.New(rand.NewPCG(37, 38))
-	for _, c := range []struct{ n, rows int }{{5000, 1024}, {70001, 1024}} {
+	for _, c := range []struct{ n, rows int }{{5000, 1024}, {8192, 1024}, {70001, 1024}} {
 		g := 10
 		shape := tridiag.Shape{N: c.n, G: g}.Normalize()
 		bt := newBatch[T](r, shape, 4)
@@ -212,7 +215,7 @@ func testSegmentBreakdown[T tridiag.Float](t *testing.T) {
 		}
 		assert.NotContains(t, failed, 0, name)
 		assert.NotContains(t, failed, 9, name)
-		t.Logf("%s (one pass %v): failed %v", name, kp.(*segmentPlan).cfg.OnePass, failed)
+		t.Logf("%s (%s): failed %v", name, kp.(*segmentPlan).describe(), failed)
 	}
 }
 
@@ -237,4 +240,91 @@ func TestSegmentAuto(t *testing.T) {
 	spec := tridiag.Spec{Shape: tridiag.Shape{N: 10000, G: 1}.Normalize(), Options: tridiag.Options{Algorithm: tridiag.Partition, SegmentRows: 1040}}
 	_, err := newPartitionPlan(dev, spec, false)
 	require.ErrorIs(t, err, tridiag.ErrOptions)
+}
+
+func TestSegmentCluster(t *testing.T) {
+	if dev.Properties().Major < 9 {
+		t.Skip("thread-block clusters need compute capability 9.0")
+	}
+	t.Run("float32", testSegmentCluster[float32])
+	t.Run("float64", testSegmentCluster[float64])
+}
+
+// testSegmentCluster: every cluster size, layouts, constant coefficients,
+// several solves, bit for bit the twin's, and the same bits as the
+// global-memory kernel; the driver sees each kernel's cluster width.
+func testSegmentCluster[T tridiag.Float](t *testing.T) {
+	sizes, regs := func() ([]int, int) {
+		var s []int
+		var r int
+		require.NoError(t, dev.do(func() error { s, r = dev.clusterSizes(isF64[T]()); return nil }))
+		return s, r
+	}()
+	t.Logf("cluster sizes %v, %d registers", sizes, regs)
+	require.Subset(t, sizes, []int{2, 4, 8}, "the portable sizes")
+	for _, q := range sizes {
+		var w int
+		require.NoError(t, dev.do(func() error {
+			var err error
+			w, err = dev.kernelAttr(clusterKernel(q, isF64[T]()), cu.FunctionAttribute(funcAttrRequiredClusterWidth))
+			return err
+		}))
+		assert.Equal(t, q, w, "REQUIRED_CLUSTER_WIDTH of %s", clusterKernel(q, isF64[T]()))
+	}
+	r := rand.New(rand.NewPCG(39, 40))
+	for _, c := range []struct{ n, g, rows, q int }{
+		{2048, 9, 1024, 2}, {3000, 5, 2048, 2}, {4113, 3, 1536, 4}, {8192, 4, 1024, 8}, {16384, 3, 1024, 16},
+		{65536, 2, 4096, 16}, {20000, 3, 2560, 8},
+	} {
+		if !slices.Contains(sizes, c.q) {
+			t.Logf("N=%d: no cluster of %d on this device", c.n, c.q)
+			continue
+		}
+		for lname, l := range layouts(c.n, c.g) {
+			shape := tridiag.Shape{N: c.n, G: c.g, Layout: l}
+			bt := newBatch[T](r, shape, 4)
+			opts := tridiag.Options{Algorithm: tridiag.Partition, SegmentRows: c.rows}
+			for _, constant := range []bool{false, true} {
+				name := fmt.Sprintf("N=%d/G=%d/M=%d/%s/const=%v", c.n, c.g, c.rows, lname, constant)
+				kp, failed := segmentCase(t, bt, opts, constant, 3, name)
+				sp := kp.(*segmentPlan)
+				require.True(t, sp.cfg.Cluster, "%s: %s", name, sp.describe())
+				assert.Equal(t, c.q, sp.cfg.Segments, name)
+				assert.Empty(t, failed, name)
+			}
+			// The global-memory kernel gives the same bits.
+			x1, f1 := gpuOpts(t, bt, opts, false, 0, 0, 0, nil)
+			useClusters = false
+			x2, f2 := gpuOpts(t, bt, opts, false, 0, 0, 0, nil)
+			useClusters = true
+			assert.Equal(t, f1, f2)
+			sameBits(t, shape, x1, x2, fmt.Sprintf("N=%d/%s: cluster vs global", c.n, lname))
+		}
+	}
+}
+
+// funcAttrRequiredClusterWidth is CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH
+// (CUDA 12's cuda.h).
+const funcAttrRequiredClusterWidth = 11
+
+// TestSegmentNonFiniteEntry: an infinite diagonal entry is a Stage 1
+// breakdown (1/Inf = 0 keeps the segment's own values finite), yet every
+// row of the system must be NaN: with clusters and with the global-memory
+// kernel (whose last block once cleared the key before every thread had
+// read it; found by internal/partemu).
+func TestSegmentNonFiniteEntry(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	shape := tridiag.Shape{N: 3372, G: 3}.Normalize()
+	bt := newBatch[float32](r, shape, 4)
+	bt.b[shape.Layout.Index(1101, 1)] = float32(math.Inf(1))
+	opts := tridiag.Options{Algorithm: tridiag.Partition, SegmentRows: 1024, SkipFiniteCheck: true}
+	for _, clusters := range []bool{true, false} {
+		useClusters = clusters
+		x, failed := gpuOpts(t, bt, opts, false, 0, 0, 0, nil)
+		useClusters = true
+		assert.Equal(t, map[int]int{1: 1101}, failed, "clusters %v", clusters)
+		for i := 0; i < shape.N; i++ {
+			require.True(t, math.IsNaN(float64(x[shape.Layout.Index(i, 1)])), "clusters %v: row %d of the failed system", clusters, i)
+		}
+	}
 }

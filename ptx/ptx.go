@@ -28,3 +28,10 @@ var Tridiag string
 //
 //go:embed banded.ptx
 var Banded string
+
+// Cluster is the PTX of the kernels that use Hopper's thread-block
+// clusters (src/cluster.cu, built for compute_90): package cuda loads it
+// on first use on devices of compute capability ≥ 9.0.
+//
+//go:embed cluster.ptx
+var Cluster string

@@ -8,8 +8,11 @@ nvcc --version | grep -q "release 11.8" || { echo "gen-ptx: need nvcc 11.8 (scri
 # Flags are pinned: changing them changes the committed PTX.
 # -fmad=false keeps a*b+c as two rounded operations, as Go computes it, so
 # that kernels agree with their CPU twins bit for bit.
-NVCCFLAGS=(-ptx -arch=compute_80 -O3 -std=c++14 -fmad=false)
+# cluster.cu holds Hopper's thread-block-cluster kernels: compute_90.
+NVCCFLAGS=(-ptx -O3 -std=c++14 -fmad=false)
 for src in "$root"/ptx/src/*.cu; do
   name=$(basename "$src" .cu)
-  nvcc "${NVCCFLAGS[@]}" -I"$root/ptx/src" -o "$out/$name.ptx" "$src"
+  arch=compute_80
+  [ "$name" = cluster ] && arch=compute_90
+  nvcc "${NVCCFLAGS[@]}" -arch=$arch -I"$root/ptx/src" -o "$out/$name.ptx" "$src"
 done

@@ -2,6 +2,7 @@ package tuning
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/bandsolve/bandsolve/tridiag/partition"
 )
@@ -61,7 +62,8 @@ type SegmentLaunch struct {
 	Rows        int  // M, rows per segment
 	Threads     int  // M/16, threads per block
 	Segments    int  // Q = ⌈N/M⌉
-	OnePass     bool // Q ≤ SegmentOnePassMax: one kernel
+	OnePass     bool // one kernel: Q ≤ SegmentOnePassMax, or clusters
+	Cluster     bool // one thread-block cluster of Q blocks per system
 	SharedBytes int  // dynamic shared memory of one block
 	// BlocksPerSM is the residency the choice expects (with the
 	// registers given to the choice).
@@ -71,23 +73,51 @@ type SegmentLaunch struct {
 // Blocks returns the blocks of one launch for a batch of g systems.
 func (l SegmentLaunch) Blocks(g int) int { return g * l.Segments }
 
+// SegmentClusterSizes lists the cluster sizes the cluster kernels are built
+// for (ptx/src/cluster.cu: one cluster of Q blocks per system; 16 is above
+// the portable limit of 8 and needs the device's consent).
+var SegmentClusterSizes = []int{2, 4, 8, 16}
+
+// SegmentOptions are what SegmentLaunchFor takes beyond the shape.
+type SegmentOptions struct {
+	// Rows asks for segments of that many rows (SegmentRowsOK); 0 lets
+	// the choice decide.
+	Rows int
+	// Regs is the registers per thread of the global-memory kernel (0:
+	// assume 128).
+	Regs int
+	// ClusterSizes lists the cluster sizes (segments per system) the
+	// device runs, none when it has no thread-block clusters;
+	// ClusterRegs is the cluster kernels' registers per thread.
+	ClusterSizes []int
+	ClusterRegs  int
+}
+
 // SegmentLaunchFor chooses the launch for a batch of g systems of n rows
-// of elem bytes; regs is the kernel's registers per thread (0: assume
-// 128). rows > 0 asks for segments of that many rows (SegmentRowsOK);
-// 0 lets the choice above decide.
-func SegmentLaunchFor(d Device, n, elem, g, regs, rows int) (SegmentLaunch, error) {
+// of elem bytes. On a device with thread-block clusters a segment size
+// whose Q is a cluster size wins (one cluster per system: the blocks of a
+// system are scheduled together and meet at hardware barriers, where the
+// global-memory kernel's blocks wait for siblings on other SMs).
+func SegmentLaunchFor(d Device, n, elem, g int, o SegmentOptions) (SegmentLaunch, error) {
 	l := SegmentLaunch{N: n, ElemSize: elem}
 	if n < 2 || g < 1 || (elem != 4 && elem != 8) {
 		return l, fmt.Errorf("tuning: segment launch for N=%d G=%d, element size %d", n, g, elem)
 	}
+	regs, cregs := o.Regs, o.ClusterRegs
 	if regs <= 0 {
 		regs = 128
 	}
-	type cand struct{ m, blocks, q int }
+	if cregs <= 0 {
+		cregs = regs
+	}
+	type cand struct {
+		m, blocks, q int
+		cluster      bool
+	}
 	var cands []cand
 	for _, t := range SegmentThreads {
 		m := t * SegmentChunk
-		if rows > 0 && m != rows {
+		if o.Rows > 0 && m != o.Rows {
 			continue
 		}
 		if !partition.SegmentOK(n, m, SegmentChunk) || t > partitionMaxBlock(d, SegmentChunk, elem) {
@@ -97,26 +127,42 @@ func SegmentLaunchFor(d Device, n, elem, g, regs, rows int) (SegmentLaunch, erro
 		if sh > d.MaxShared() {
 			continue
 		}
-		blocks, _ := partitionResidency(d, t, sh, regs)
+		q := partition.Segments(n, m)
+		cluster := slices.Contains(o.ClusterSizes, q)
+		r := regs
+		if cluster {
+			r = cregs
+		}
+		blocks, _ := partitionResidency(d, t, sh, r)
 		if blocks < 1 {
 			continue
 		}
-		cands = append(cands, cand{m, blocks, partition.Segments(n, m)})
+		cands = append(cands, cand{m, blocks, q, cluster})
 	}
 	if len(cands) == 0 {
-		if rows > 0 {
+		if o.Rows > 0 {
 			return l, fmt.Errorf("%w: segments of %d rows for N=%d (want 16·t rows, t threads a multiple of 32 in %v, fitting %s's shared memory, and no one-row segment)",
-				ErrTooLargeForShared, rows, n, SegmentThreads, d.Name)
+				ErrTooLargeForShared, o.Rows, n, SegmentThreads, d.Name)
 		}
 		return l, fmt.Errorf("%w: no segment size for N=%d on %s: every M in 16·%v leaves a last segment of one row", ErrTooLargeForShared, n, d.Name, SegmentThreads)
 	}
-	onePass := false
+	// The kind of launch: clusters, else one pass, else three.
+	rank := func(c cand) int {
+		switch {
+		case c.cluster:
+			return 2
+		case c.q <= SegmentOnePassMax:
+			return 1
+		}
+		return 0
+	}
+	kind := 0
 	for _, c := range cands {
-		onePass = onePass || c.q <= SegmentOnePassMax
+		kind = max(kind, rank(c))
 	}
 	var best cand
 	for _, c := range cands {
-		if onePass && c.q > SegmentOnePassMax {
+		if rank(c) != kind {
 			continue
 		}
 		// Useful rows resident per SM: blocks × the mean rows of a
@@ -126,7 +172,8 @@ func SegmentLaunchFor(d Device, n, elem, g, regs, rows int) (SegmentLaunch, erro
 		}
 	}
 	l.Rows, l.Threads, l.Segments = best.m, best.m/SegmentChunk, best.q
-	l.OnePass = best.q <= SegmentOnePassMax
+	l.OnePass = best.q <= SegmentOnePassMax || best.cluster
+	l.Cluster = best.cluster
 	l.SharedBytes = SegmentSharedBytes(best.m, elem)
 	l.BlocksPerSM = best.blocks
 	return l, nil

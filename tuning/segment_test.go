@@ -41,7 +41,7 @@ func TestSegmentLaunch(t *testing.T) {
 		{1 << 24, 4, 87, 1024, 16384, false}, // one large system
 		{1025, 4, 87, 1536, 1, true},         // 1024 would leave a one-row segment
 	} {
-		l, err := SegmentLaunchFor(H100, c.n, c.elem, 8, c.regs, 0)
+		l, err := SegmentLaunchFor(H100, c.n, c.elem, 8, SegmentOptions{Regs: c.regs})
 		require.NoError(t, err, "%+v", c)
 		assert.Equal(t, c.rows, l.Rows, "%+v", c)
 		assert.Equal(t, c.q, l.Segments, "%+v", c)
@@ -52,28 +52,56 @@ func TestSegmentLaunch(t *testing.T) {
 		assert.GreaterOrEqual(t, l.BlocksPerSM, 1)
 		assert.Equal(t, 8*l.Segments, l.Blocks(8))
 	}
-	_, err := SegmentLaunchFor(H100, 430081, 4, 1, 87, 0)
+	_, err := SegmentLaunchFor(H100, 430081, 4, 1, SegmentOptions{Regs: 87})
 	assert.ErrorIs(t, err, ErrTooLargeForShared, "1 mod every segment size")
 }
 
 // TestSegmentLaunchRows: asked-for segment sizes are taken when valid and
 // refused otherwise, with the reason.
 func TestSegmentLaunchRows(t *testing.T) {
-	l, err := SegmentLaunchFor(H100, 10000, 4, 1, 87, 4096)
+	l, err := SegmentLaunchFor(H100, 10000, 4, 1, SegmentOptions{Regs: 87, Rows: 4096})
 	require.NoError(t, err)
 	assert.Equal(t, 4096, l.Rows)
 	assert.Equal(t, 3, l.Segments)
-	_, err = SegmentLaunchFor(H100, 10000, 4, 1, 87, 3000)
+	_, err = SegmentLaunchFor(H100, 10000, 4, 1, SegmentOptions{Regs: 87, Rows: 3000})
 	assert.ErrorIs(t, err, ErrTooLargeForShared)
-	_, err = SegmentLaunchFor(H100, 4097, 4, 1, 87, 4096)
+	_, err = SegmentLaunchFor(H100, 4097, 4, 1, SegmentOptions{Regs: 87, Rows: 4096})
 	assert.Error(t, err, "a one-row last segment")
-	_, err = SegmentLaunchFor(H100, 1, 4, 1, 87, 0)
+	_, err = SegmentLaunchFor(H100, 1, 4, 1, SegmentOptions{Regs: 87})
 	assert.Error(t, err)
 	for _, d := range recorded {
 		for _, elem := range []int{4, 8} {
-			l, err := SegmentLaunchFor(d, 100000, elem, 4, 0, 0)
+			l, err := SegmentLaunchFor(d, 100000, elem, 4, SegmentOptions{})
 			require.NoError(t, err, d.Name)
 			assert.LessOrEqual(t, l.SharedBytes, d.MaxShared(), d.Name)
 		}
 	}
+}
+
+// TestSegmentLaunchCluster: with cluster kernels a segment size whose Q is
+// a cluster size wins; without a fitting Q the global-memory kernels stay.
+func TestSegmentLaunchCluster(t *testing.T) {
+	o := SegmentOptions{Regs: 87, ClusterSizes: SegmentClusterSizes, ClusterRegs: 80}
+	for _, c := range []struct {
+		n, rows, q int
+		cluster    bool
+	}{
+		{2048, 1024, 2, true},
+		{8192, 4096, 2, true},     // ties again: the larger M
+		{16384, 4096, 4, true},    // 1024·16, 2048·8, 4096·4 tie on resident rows: the larger M
+		{20000, 2560, 8, true},    // 20000/2560 → 8 segments
+		{65536, 4096, 16, true},   // the largest cluster
+		{131072, 4096, 32, false}, // no cluster of 32: one pass in global memory
+	} {
+		l, err := SegmentLaunchFor(H100, c.n, 4, 64, o)
+		require.NoError(t, err, "%+v", c)
+		assert.Equal(t, c.rows, l.Rows, "%+v", c)
+		assert.Equal(t, c.q, l.Segments, "%+v", c)
+		assert.Equal(t, c.cluster, l.Cluster, "%+v", c)
+		assert.True(t, l.OnePass, "%+v", c)
+	}
+	o.ClusterSizes = []int{2, 4, 8}
+	l, err := SegmentLaunchFor(H100, 65536, 4, 64, o)
+	require.NoError(t, err)
+	assert.False(t, l.Cluster, "no cluster of 16 when the device refuses it")
 }

@@ -11,7 +11,9 @@
 //     pivot, or a non-finite solution) writes row+1 to status[g] (the
 //     smallest such row when the kernel can tell), sets status[G] = 1 and
 //     fills its rows of x with NaN.
-//   - extern "C" names end in _f32 or _f64.
+//   - extern "C" names end in _f32 or _f64;
+//   - a translation unit that defines BS_DEVICE_ONLY before including a
+//     header gets its device functions without its kernels (cluster.cu).
 #pragma once
 
 typedef long long i64;

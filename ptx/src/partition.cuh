@@ -45,11 +45,19 @@
 // divisors of PCR step k, K+2 the final division, K+3 a non-finite x
 // (K = ⌈log2 RR⌉ PCR steps on the RR reduced rows). A failed system gets
 // NaN in every row.
+//
+// With PART_EMU defined (never by nvcc) the sources compile as host C++
+// for internal/partemu, which runs segment.cuh's kernel thread by thread
+// on the CPU: the includer supplies the CUDA features (part_smem is then
+// the running block's own buffer) and the inline PTX has plain C++
+// stand-ins (#ifdef PART_EMU … #else, the PTX untouched).
 #pragma once
 #include "common.cuh"
 #include "signal.cuh"
 
+#ifndef PART_EMU
 extern __shared__ __align__(16) unsigned char part_smem[];
+#endif
 
 #define PART_NONE 0x7fffffff
 #define PART_KEY(stage, row) (((stage) << 20) | (row))
@@ -130,12 +138,20 @@ struct PartWalk {
 // part_cp copies one element, part_cp16 16 bytes, from global to shared
 // memory asynchronously (cp.async, compute capability ≥ 8.0).
 template <typename T> __device__ __forceinline__ void part_cp(T *dst, const T *src) {
+#ifdef PART_EMU
+    *dst = *src;
+#else
     const unsigned a = (unsigned)__cvta_generic_to_shared(dst);
     asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(a), "l"(src), "n"(sizeof(T)) : "memory");
+#endif
 }
 __device__ __forceinline__ void part_cp16(void *dst, const void *src) {
+#ifdef PART_EMU
+    memcpy(dst, src, 16);
+#else
     const unsigned a = (unsigned)__cvta_generic_to_shared(dst);
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(a), "l"(src) : "memory");
+#endif
 }
 
 __device__ __forceinline__ bool part_aligned(const void *p) { return ((unsigned long long)p & 15) == 0; }
@@ -203,7 +219,9 @@ __device__ __forceinline__ void part_load(const Coeffs<T> &k, const T *d, T *SA,
             w.next();
         }
     }
+#ifndef PART_EMU
     asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
 }
 
 // part_store writes x from X in the batch layout (NaN for a system whose
@@ -617,6 +635,7 @@ __device__ void partition_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i6
 // shuffles) or a multiple of 32 (shared memory), tps·P ≥ n; at most 1024
 // threads in FP32, 512 in FP64 (whose 64-bit reduced rows need more than
 // 64 registers; tuning.partitionKernelThreads).
+#ifndef BS_DEVICE_ONLY
 #define PARTITION(T, S, P, MAXT)                                                                                  \
     extern "C" __global__ void __launch_bounds__(MAXT)                                                           \
         partition_p##P##_##S(const T *a, const T *b, const T *c, const T *d, T *x, int n, int G, i64 es, i64 bs,  \
@@ -632,6 +651,7 @@ PARTITION(float, f32, 32, 1024)
 PARTITION(double, f64, 4, 512)
 PARTITION(double, f64, 8, 512)
 PARTITION(double, f64, 16, 512)
+#endif
 
 // Resident solves (cuda/resident.go): a persistent grid of the partition
 // launch that waits for solves instead of being launched for each, which
@@ -659,17 +679,29 @@ PARTITION(double, f64, 16, 512)
 // after every block served the last one, so every block sees every
 // command.
 __device__ __forceinline__ unsigned long long part_ld_acquire_sys(const unsigned long long *p) {
+#ifdef PART_EMU
+    return *reinterpret_cast<const volatile unsigned long long *>(p);
+#else
     unsigned long long v;
     asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
     return v;
+#endif
 }
 __device__ __forceinline__ unsigned long long part_ld_acquire_gpu(const unsigned long long *p) {
+#ifdef PART_EMU
+    return *reinterpret_cast<const volatile unsigned long long *>(p);
+#else
     unsigned long long v;
     asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
     return v;
+#endif
 }
 __device__ __forceinline__ void part_st_release_gpu(unsigned long long *p, unsigned long long v) {
+#ifdef PART_EMU
+    *reinterpret_cast<volatile unsigned long long *>(p) = v;
+#else
     asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+#endif
 }
 
 template <typename T, int P>
@@ -732,6 +764,7 @@ __device__ void partition_resident(int n, int G, i64 es, i64 bs, int *status, in
 // partition_resident_p16_*: the resident grid for chunks of 16 rows
 // (partition.DefaultChunk, the chunk of Auto and of tridiag.Partition), at
 // most 512 threads a block in both precisions (FP32 spills at 1024).
+#ifndef BS_DEVICE_ONLY
 #define PARTITION_RESIDENT(T, S, P, MAXT)                                                                        \
     extern "C" __global__ void __launch_bounds__(MAXT)                                                           \
         partition_resident_p##P##_##S(int n, int G, i64 es, i64 bs, int *status, int spb, int tps,               \
@@ -741,3 +774,4 @@ __device__ void partition_resident(int n, int G, i64 es, i64 bs, int *status, in
     }
 PARTITION_RESIDENT(float, f32, 16, 512)
 PARTITION_RESIDENT(double, f64, 16, 512)
+#endif

@@ -72,6 +72,8 @@ template <typename T> struct SegShared {
     T row0[4], rowe[4];             // the segment's first and last reduced rows, kept
     T r1[3], re[3];                 // (y, v, w) of reduced rows 1 and RR−2
     T x[2];                         // x_first, x_last
+    T frow[8];                      // the segment's rows F_σ, L_σ of the reduced system of the segments
+    unsigned long long kmin;        // cluster kernels: the system's smallest key
 };
 #define SEG_SHARED_BYTES 256
 static_assert(sizeof(SegShared<double>) <= SEG_SHARED_BYTES, "SegShared fits its reserve");
@@ -126,13 +128,22 @@ __device__ __forceinline__ void seg_get(const T *B, int X, bool ok, SegEq<T> &e,
     q = v[o + 5];
 }
 
+// (PART_EMU: the CPU emulation's stand-ins, see partition.cuh.)
 __device__ __forceinline__ unsigned long long seg_ld_acquire(const unsigned long long *p) {
+#ifdef PART_EMU
+    return *reinterpret_cast<const volatile unsigned long long *>(p);
+#else
     unsigned long long v;
     asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
     return v;
+#endif
 }
 __device__ __forceinline__ void seg_st_release(unsigned long long *p, unsigned long long v) {
+#ifdef PART_EMU
+    *reinterpret_cast<volatile unsigned long long *>(p) = v;
+#else
     asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+#endif
 }
 
 // seg_row is the original row of reduced row j of the segments' system.
@@ -141,21 +152,16 @@ __device__ __forceinline__ int seg_row(int j, int n, int M) {
     return (j & 1) ? s0 + min(M, n - s0) - 1 : s0;
 }
 
-// seg_reduced_solve solves system g's reduced system of R2 = 2Q rows by
-// PCR in one warp (lane l holds rows 2l and 2l+1, Q ≤ 32), as
-// partition.Solve with chunks of one row: breakdowns at the smallest
-// (step, row), the final division last. It posts x into XR and returns the
-// breakdown's row of that system, or −1. Call from warp 0 only.
-template <typename T>
-__device__ int seg_reduced_solve(const T *RA, const T *RB, const T *RC, const T *RD, T *XR, int Q) {
-    const int l = threadIdx.x;
+// seg_reduced_pcr solves one system's reduced system of R2 = 2Q rows by
+// PCR in one warp: lane l holds rows 2l (F) and 2l+1 (L), Q ≤ 32 (lanes
+// l ≥ Q pass identities), as partition.Solve with chunks of one row:
+// breakdowns at the smallest (step, row), the final division last. Lane
+// l < Q gets x of its two rows in xF, xL. It returns the breakdown's row
+// of that system, or −1. Call from a whole warp.
+template <typename T> __device__ int seg_reduced_pcr(PartEq<T> F, PartEq<T> L, int Q, T &xF, T &xL) {
+    const int l = threadIdx.x & 31;
     const int R2 = 2 * Q;
     const int jf = 2 * l, jl = 2 * l + 1;
-    PartEq<T> F = {T(0), T(1), T(0), T(0)}, L = {T(0), T(1), T(0), T(0)};
-    if (l < Q) {
-        F = {__ldcg(RA + jf), __ldcg(RB + jf), __ldcg(RC + jf), __ldcg(RD + jf)};
-        L = {__ldcg(RA + jl), __ldcg(RB + jl), __ldcg(RC + jl), __ldcg(RD + jl)};
-    }
     const int K = 32 - __clz(R2 - 1);
     unsigned key = 0xffffffffu; // (step << 16) | row
     for (int step = 1; step <= K; step++) {
@@ -194,72 +200,90 @@ __device__ int seg_reduced_solve(const T *RA, const T *RB, const T *RC, const T 
     if (l < Q) {
         if (bad_divisor(F.b)) key = min(key, (unsigned)((K + 1) << 16 | jf));
         if (bad_divisor(L.b)) key = min(key, (unsigned)((K + 1) << 16 | jl));
-        __stcg(XR + jf, F.d / F.b);
-        __stcg(XR + jl, L.d / L.b);
+        xF = F.d / F.b;
+        xL = L.d / L.b;
     }
     key = __reduce_min_sync(0xffffffffu, key);
     return key == 0xffffffffu ? -1 : (int)(key & 0xffff);
 }
 
+// SegBlock is one block's segment: which it is, where it lives in global
+// and shared memory, and its thread's chunk.
+template <typename T> struct SegBlock {
+    int g, sg, s0, ns;          // system, segment, first row, rows
+    i64 off, sbs;               // global offset of row s0; the segment's batch stride for part_load
+    int ss;                     // units of a system (part_ss of M)
+    T *SA, *SB, *SC, *SD;       // the four arrays
+    SegShared<T> *sh;           // the block's shared values
+    int nch, m, X, lastm, RR;   // chunks, this thread's chunk rows and unit, the last chunk's rows, reduced rows
+    bool has;                   // this thread owns a chunk
+};
+
+// seg_shared returns the block's SegShared, after the four arrays of a
+// segment of M rows.
+template <typename T, int P> __device__ __forceinline__ SegShared<T> *seg_shared(int M) {
+    constexpr int R = 16 / (int)sizeof(T);
+    const int W = ((part_ss<T, P>(M, false) + 7) & ~7) * R;
+    return reinterpret_cast<SegShared<T> *>(reinterpret_cast<T *>(part_smem) + 4 * W);
+}
+
+// seg_setup describes segment sg of system g.
 template <typename T, int P>
-__device__ void segment_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 es, i64 bs, int *status, int M,
-                               int Q, int mode, unsigned long long *ctl, T *RA, T *RB, T *RC, T *RD, T *XR,
-                               int *nst, volatile unsigned int *word, unsigned int seq) {
+__device__ __forceinline__ SegBlock<T> seg_setup(int n, int M, int g, int sg, i64 es, i64 bs) {
+    constexpr int R = 16 / (int)sizeof(T);
+    constexpr int U = P / R;
+    SegBlock<T> b;
+    b.g = g, b.sg = sg, b.s0 = sg * M, b.ns = min(M, n - b.s0);
+    b.off = (i64)g * bs + (i64)b.s0 * es;
+    b.sbs = es == 1 ? (i64)b.ns : (i64)b.ns * es; // rows first, vector copies when es = 1
+    b.ss = part_ss<T, P>(M, false);
+    const int W = ((b.ss + 7) & ~7) * R;
+    b.SA = reinterpret_cast<T *>(part_smem), b.SB = b.SA + W, b.SC = b.SB + W, b.SD = b.SC + W;
+    b.sh = reinterpret_cast<SegShared<T> *>(b.SD + W);
+    const int t = threadIdx.x;
+    b.nch = (b.ns + P - 1) / P;
+    b.has = t < b.nch;
+    b.m = b.has ? min(P, b.ns - t * P) : 0;
+    b.X = part_x(t * U);
+    b.lastm = b.ns - (b.nch - 1) * P;
+    b.RR = 2 * b.nch - (b.lastm == 1 ? 1 : 0);
+    return b;
+}
+
+// seg_reduce loads the segment and reduces it: Stage 1, PCR with three
+// right-hand sides on its reduced rows (the first and last replaced by
+// identities), the breakdown keys into sh->key; this thread's reduced rows
+// are left in F, L and the segment's two rows of the reduced system of the
+// segments in sh->frow (F_σ: a, b, c, d; then L_σ). The block's
+// sh->key must be SEG_NONE before; it ends with a barrier.
+template <typename T, int P>
+__device__ __forceinline__ void seg_reduce(const Coeffs<T> &k, const T *d, int n, i64 es, const SegBlock<T> &b,
+                                           SegEq<T> &F, SegEq<T> &L) {
     typedef typename PartVec<T>::V V;
     constexpr int R = 16 / (int)sizeof(T);
     constexpr int U = P / R;
     static_assert(P % R == 0 && U >= 1 && U <= 8 && P >= 12, "chunks of whole units with 12 exchange slots");
-    // The segment as one system of ns rows in four arrays of W elements,
-    // then the block's few shared values (SegShared).
-    T *sm = reinterpret_cast<T *>(part_smem);
-    const int ss = part_ss<T, P>(M, false);
-    const int W = ((ss + 7) & ~7) * R;
-    T *SA = sm, *SB = SA + W, *SC = SB + W, *SD = SC + W;
-    SegShared<T> &sh = *reinterpret_cast<SegShared<T> *>(SD + W);
-    unsigned long long &s_key = sh.key;
-
-    const int t = threadIdx.x;
-    if (t == 0) {
-        sh.ticket = mode == SEG_ONEPASS ? atomicAdd(ctl, 1ull) : (unsigned long long)blockIdx.x;
-        s_key = SEG_NONE;
-        sh.none = PART_NONE;
-    }
-    __syncthreads();
-    const unsigned long long nb = gridDim.x;
-    const unsigned long long epoch = sh.ticket / nb;
-    const int idx = (int)(sh.ticket % nb);
-    const int g = idx / Q, sg = idx - g * Q;
-    const int s0 = sg * M, ns = min(M, n - s0);
-    const int R2 = 2 * Q;
-    unsigned long long *sys = ctl + 1 + 4 * (i64)g; // arrivals, finished, flag, key
-
-    const V *VA = reinterpret_cast<const V *>(SA), *VB = reinterpret_cast<const V *>(SB);
-    const V *VD = reinterpret_cast<const V *>(SD);
-    V *VC = reinterpret_cast<V *>(SC);
-    const i64 off = (i64)g * bs + (i64)s0 * es;
-    const i64 sbs = es == 1 ? (i64)ns : (i64)ns * es; // rows first, vector copies when es = 1
+    SegShared<T> &sh = *b.sh;
     Coeffs<T> ks = k;
-    if (!k.isConst) ks.a = k.a + off, ks.b = k.b + off, ks.c = k.c + off;
-    part_load<T, P>(ks, d + off, SA, SB, SC, SD, ss, ns, 1, es, sbs, 1, 0);
+    if (!k.isConst) ks.a = k.a + b.off, ks.b = k.b + b.off, ks.c = k.c + b.off;
+    part_load<T, P>(ks, d + b.off, b.SA, b.SB, b.SC, b.SD, b.ss, b.ns, 1, es, b.sbs, 1, 0);
     __syncthreads();
 
-    const int nch = (ns + P - 1) / P;
-    const bool has = t < nch;
-    const int m = has ? min(P, ns - t * P) : 0;
-    const int X = part_x(t * U);
-    const int lastm = ns - (nch - 1) * P;
-    const int RR = 2 * nch - (lastm == 1 ? 1 : 0);
+    const V *VA = reinterpret_cast<const V *>(b.SA), *VB = reinterpret_cast<const V *>(b.SB);
+    const V *VD = reinterpret_cast<const V *>(b.SD);
+    V *VC = reinterpret_cast<V *>(b.SC);
+    const int t = threadIdx.x, s0 = b.s0, ns = b.ns, nch = b.nch, lastm = b.lastm, RR = b.RR, X = b.X;
     const int jf = 2 * t, jl = 2 * t + 1;
     auto rowOf = [&](int j) { return s0 + ((j & 1) ? min((j >> 1) * P + P, ns) - 1 : (j >> 1) * P); };
 
     // Stage 1.
     PartEq<T> F0 = {T(0), T(1), T(0), T(0)}, L0 = {T(0), T(1), T(0), T(0)};
-    if (has) {
-        part_eliminate<T, P>(VA, VB, VC, VD, SA, SD, X, m, n - 1 - (s0 + t * P), s0 == 0 && t == 0, F0, L0,
-                             [&](int j) { atomicMin(&s_key, SEG_KEY(SEG_STAGE_PIVOT, s0 + t * P + j)); });
+    if (b.has) {
+        part_eliminate<T, P>(VA, VB, VC, VD, b.SA, b.SD, X, b.m, n - 1 - (s0 + t * P), s0 == 0 && t == 0, F0, L0,
+                             [&](int j) { atomicMin(&sh.key, SEG_KEY(SEG_STAGE_PIVOT, s0 + t * P + j)); });
     }
     // The first and last reduced rows kept, identities in their place.
-    SegEq<T> F = {F0.a, F0.b, F0.c, F0.d, T(0), T(0)}, L = {L0.a, L0.b, L0.c, L0.d, T(0), T(0)};
+    F = {F0.a, F0.b, F0.c, F0.d, T(0), T(0)}, L = {L0.a, L0.b, L0.c, L0.d, T(0), T(0)};
     if (t == 0) {
         sh.row0[0] = F0.a, sh.row0[1] = F0.b, sh.row0[2] = F0.c, sh.row0[3] = F0.d;
         F = {T(0), T(1), T(0), T(0), T(1), T(0)};
@@ -278,41 +302,41 @@ __device__ void segment_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 
     for (int step = 1; step <= K; step++) {
         const int u = 1 << (step - 1);
         const T qF = T(1) / F.b, qL = T(1) / L.b;
-        if (has) {
+        if (b.has) {
             if (jf < RR && (jf - u >= 0 || jf + u < RR) && bad_divisor(F.b))
-                atomicMin(&s_key, SEG_KEY(SEG_STAGE_PCR + step, rowOf(jf)));
+                atomicMin(&sh.key, SEG_KEY(SEG_STAGE_PCR + step, rowOf(jf)));
             if (jl < RR && (jl - u >= 0 || jl + u < RR) && bad_divisor(L.b))
-                atomicMin(&s_key, SEG_KEY(SEG_STAGE_PCR + step, rowOf(jl)));
+                atomicMin(&sh.key, SEG_KEY(SEG_STAGE_PCR + step, rowOf(jl)));
         }
         const bool fl = jf < RR && jf - u >= 0, fr = jf + u < RR, ll = jl < RR && jl - u >= 0, lr = jl + u < RR;
         if (step > 1) __syncthreads(); // the last step's reads are done
-        if (has) seg_put(SB, X, F, qF, L, qL);
+        if (b.has) seg_put(b.SB, X, F, qF, L, qL);
         __syncthreads();
         SegEq<T> l, r;
         T lq, rq;
         if (step == 1) {
             // F: the L row of thread t−1 and its own L; L: its own F and
             // the F row of thread t+1.
-            seg_get<T, 6>(SB, part_x(t * U - U), fl, l, lq);
+            seg_get<T, 6>(b.SB, part_x(t * U - U), fl, l, lq);
             const SegEq<T> z = {T(0), T(0), T(0), T(0), T(0), T(0)};
             const SegEq<T> nF = seg_upd(F, l, lq, fr ? L : z, fr ? qL : T(1));
-            seg_get<T, 0>(SB, part_x(t * U + U), lr, r, rq);
+            seg_get<T, 0>(b.SB, part_x(t * U + U), lr, r, rq);
             L = seg_upd(L, F, qF, r, rq);
             F = nF;
         } else {
             const int v = (u >> 1) * U;
             const int Xl = part_x(t * U - v), Xr = part_x(t * U + v);
-            seg_get<T, 0>(SB, Xl, fl, l, lq);
-            seg_get<T, 0>(SB, Xr, fr, r, rq);
+            seg_get<T, 0>(b.SB, Xl, fl, l, lq);
+            seg_get<T, 0>(b.SB, Xr, fr, r, rq);
             F = seg_upd(F, l, lq, r, rq);
-            seg_get<T, 6>(SB, Xl, ll, l, lq);
-            seg_get<T, 6>(SB, Xr, lr, r, rq);
+            seg_get<T, 6>(b.SB, Xl, ll, l, lq);
+            seg_get<T, 6>(b.SB, Xr, lr, r, rq);
             L = seg_upd(L, l, lq, r, rq);
         }
     }
-    if (has) {
-        if (jf < RR && bad_divisor(F.b)) atomicMin(&s_key, SEG_KEY(SEG_STAGE_FINAL, rowOf(jf)));
-        if (jl < RR && bad_divisor(L.b)) atomicMin(&s_key, SEG_KEY(SEG_STAGE_FINAL, rowOf(jl)));
+    if (b.has) {
+        if (jf < RR && bad_divisor(F.b)) atomicMin(&sh.key, SEG_KEY(SEG_STAGE_FINAL, rowOf(jf)));
+        if (jl < RR && bad_divisor(L.b)) atomicMin(&sh.key, SEG_KEY(SEG_STAGE_FINAL, rowOf(jl)));
     }
     // (y, v, w) of reduced rows 1 and RR−2.
     if (t == 0) sh.r1[0] = L.y / L.b, sh.r1[1] = L.v / L.b, sh.r1[2] = L.w / L.b;
@@ -321,16 +345,67 @@ __device__ void segment_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 
         sh.re[0] = e.y / e.b, sh.re[1] = e.v / e.b, sh.re[2] = e.w / e.b;
     }
     __syncthreads();
-
-    if (mode != SEG_EXPAND && t == 0) {
-        // The segment's rows of the reduced system of the segments.
-        const i64 f = (i64)g * R2 + 2 * sg;
+    if (t == 0) {
+        // The segment's rows of the reduced system of the segments: its
+        // first row with row 1 substituted, its last with row RR−2.
         const T a0 = sh.row0[0], b0 = sh.row0[1], c0 = sh.row0[2], d0 = sh.row0[3];
         const T ae = sh.rowe[0], be = sh.rowe[1], ce = sh.rowe[2], de = sh.rowe[3];
-        __stcg(RA + f, a0), __stcg(RB + f, b0 + c0 * sh.r1[1]), __stcg(RC + f, c0 * sh.r1[2]),
-            __stcg(RD + f, d0 - c0 * sh.r1[0]);
-        __stcg(RA + f + 1, ae * sh.re[1]), __stcg(RB + f + 1, be + ae * sh.re[2]), __stcg(RC + f + 1, ce),
-            __stcg(RD + f + 1, de - ae * sh.re[0]);
+        sh.frow[0] = a0, sh.frow[1] = b0 + c0 * sh.r1[1], sh.frow[2] = c0 * sh.r1[2], sh.frow[3] = d0 - c0 * sh.r1[0];
+        sh.frow[4] = ae * sh.re[1], sh.frow[5] = be + ae * sh.re[2], sh.frow[6] = ce, sh.frow[7] = de - ae * sh.re[0];
+    }
+    __syncthreads();
+}
+
+// seg_finish is Stage 3 from the segment's boundary values x_first,
+// x_last (a non-finite x keyed into sh->key); x ends in the C array.
+template <typename T, int P>
+__device__ __forceinline__ void seg_finish(const SegBlock<T> &b, const SegEq<T> &F, const SegEq<T> &L, T xf, T xl) {
+    typedef typename PartVec<T>::V V;
+    if (b.has) {
+        const T xs = ((F.y + F.v * xf) + F.w * xl) / F.b;
+        const T xe = b.m >= 2 ? ((L.y + L.v * xf) + L.w * xl) / L.b : xs;
+        const int bad = part_recover<T, P>(reinterpret_cast<V *>(b.SC), reinterpret_cast<const V *>(b.SA),
+                                           reinterpret_cast<const V *>(b.SD), b.X, b.m, xs, xe);
+        if (bad >= 0) atomicMin(&b.sh->key, SEG_KEY(SEG_STAGE_RESULT, b.s0 + threadIdx.x * P + bad));
+    }
+    __syncthreads();
+}
+
+// seg_fill_nan writes NaN over rows lo … hi−1 of system g.
+template <typename T> __device__ __forceinline__ void seg_fill_nan(T *x, int g, int lo, int hi, i64 es, i64 bs) {
+    const T nan = nan_of<T>();
+    for (int i = lo + threadIdx.x; i < hi; i += blockDim.x) x[(i64)g * bs + (i64)i * es] = nan;
+}
+
+template <typename T, int P>
+__device__ void segment_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 es, i64 bs, int *status, int M,
+                               int Q, int mode, unsigned long long *ctl, T *RA, T *RB, T *RC, T *RD, T *XR,
+                               int *nst, volatile unsigned int *word, unsigned int seq) {
+    SegShared<T> &sh0 = *seg_shared<T, P>(M);
+    const int t = threadIdx.x;
+    if (t == 0) {
+        sh0.ticket = mode == SEG_ONEPASS ? atomicAdd(ctl, 1ull) : (unsigned long long)blockIdx.x;
+        sh0.key = SEG_NONE;
+        sh0.none = PART_NONE;
+    }
+    __syncthreads();
+    const unsigned long long nb = gridDim.x;
+    const unsigned long long epoch = sh0.ticket / nb;
+    const int idx = (int)(sh0.ticket % nb);
+    const SegBlock<T> b = seg_setup<T, P>(n, M, idx / Q, idx % Q, es, bs);
+    SegShared<T> &sh = *b.sh;
+    const int g = b.g, sg = b.sg;
+    const int R2 = 2 * Q;
+    unsigned long long *sys = ctl + 1 + 4 * (i64)g; // arrivals, finished, flag, key
+
+    SegEq<T> F, L;
+    seg_reduce<T, P>(k, d, n, es, b, F, L);
+
+    if (mode != SEG_EXPAND && t == 0) {
+        const i64 f = (i64)g * R2 + 2 * sg;
+        __stcg(RA + f, sh.frow[0]), __stcg(RB + f, sh.frow[1]), __stcg(RC + f, sh.frow[2]), __stcg(RD + f, sh.frow[3]);
+        __stcg(RA + f + 1, sh.frow[4]), __stcg(RB + f + 1, sh.frow[5]), __stcg(RC + f + 1, sh.frow[6]),
+            __stcg(RD + f + 1, sh.frow[7]);
         if (mode == SEG_ONEPASS) {
             __threadfence();
             sh.last = (atomicAdd(sys, 1ull) + 1) % (unsigned long long)Q == 0;
@@ -343,40 +418,45 @@ __device__ void segment_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 
         if (sh.last) {
             if (t < 32) {
                 const i64 f = (i64)g * R2;
-                const int j = seg_reduced_solve<T>(RA + f, RB + f, RC + f, RD + f, XR + f, Q);
+                const int jf = f + 2 * t, jl = jf + 1;
+                PartEq<T> Fr = {T(0), T(1), T(0), T(0)}, Lr = {T(0), T(1), T(0), T(0)};
+                if (t < Q) {
+                    Fr = {__ldcg(RA + jf), __ldcg(RB + jf), __ldcg(RC + jf), __ldcg(RD + jf)};
+                    Lr = {__ldcg(RA + jl), __ldcg(RB + jl), __ldcg(RC + jl), __ldcg(RD + jl)};
+                }
+                T xF, xL;
+                const int j = seg_reduced_pcr<T>(Fr, Lr, Q, xF, xL);
+                if (t < Q) __stcg(XR + jf, xF), __stcg(XR + jl, xL);
                 __threadfence();
                 __syncwarp();
                 if (t == 0) {
-                    if (j >= 0) atomicMin(&s_key, SEG_KEY(SEG_STAGE_REDUCED, seg_row(j, n, M)));
+                    if (j >= 0) atomicMin(&sh.key, SEG_KEY(SEG_STAGE_REDUCED, seg_row(j, n, M)));
                     seg_st_release(sys + 2, epoch + 1);
                 }
             }
         } else if (t == 0) {
-            while (seg_ld_acquire(sys + 2) != epoch + 1) __nanosleep(32);
+            // Back off: the flag comes after the system's last block and
+            // its solve, microseconds away; every poll is an L2 access.
+            unsigned ns = 64;
+            while (seg_ld_acquire(sys + 2) != epoch + 1) {
+                __nanosleep(ns);
+                ns = min(2 * ns, 1024u);
+            }
         }
     }
     if (t == 0) {
         const i64 f = (i64)g * R2 + 2 * sg;
         sh.x[0] = __ldcg(XR + f), sh.x[1] = __ldcg(XR + f + 1);
-        if (mode == SEG_EXPAND && nst[g] != 0) atomicMin(&s_key, SEG_KEY(SEG_STAGE_REDUCED, seg_row(nst[g] - 1, n, M)));
+        if (mode == SEG_EXPAND && nst[g] != 0) atomicMin(&sh.key, SEG_KEY(SEG_STAGE_REDUCED, seg_row(nst[g] - 1, n, M)));
     }
     __syncthreads();
-    const T xf = sh.x[0], xl = sh.x[1];
-
-    // Stage 3 over the chunk's boundary values.
-    if (has) {
-        const T xs = ((F.y + F.v * xf) + F.w * xl) / F.b;
-        const T xe = m >= 2 ? ((L.y + L.v * xf) + L.w * xl) / L.b : xs;
-        const int bad = part_recover<T, P>(VC, VA, VD, X, m, xs, xe);
-        if (bad >= 0) atomicMin(&s_key, SEG_KEY(SEG_STAGE_RESULT, s0 + t * P + bad));
-    }
-    __syncthreads();
-    part_store<T, P>(SC, &sh.none, x + off, ss, ns, 1, es, sbs, 1, 0);
+    seg_finish<T, P>(b, F, L, sh.x[0], sh.x[1]);
+    part_store<T, P>(b.SC, &sh.none, x + b.off, b.ss, b.ns, 1, es, b.sbs, 1, 0);
 
     // Count the block out; the system's last block reports a breakdown.
     __syncthreads();
     if (t == 0) {
-        if (s_key != SEG_NONE) atomicMax(sys + 3, ~s_key);
+        if (sh.key != SEG_NONE) atomicMax(sys + 3, ~sh.key);
         __threadfence();
         sh.fin = (atomicAdd(sys + 1, 1ull) + 1) % (unsigned long long)Q == 0;
     }
@@ -385,16 +465,16 @@ __device__ void segment_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 
         __threadfence();
         const unsigned long long kk = *reinterpret_cast<volatile unsigned long long *>(sys + 3);
         if (kk != 0) {
-            const T nan = nan_of<T>();
-            for (int i = t; i < n; i += blockDim.x) x[(i64)g * bs + (i64)i * es] = nan;
+            seg_fill_nan(x, g, 0, n, es, bs);
             if (t == 0) {
                 status[g] = (int)(~kk & 0xffffffffull) + 1;
                 status[G] = 1;
-                sys[3] = 0;
             }
         }
         // The nested solve's status is kept zero between solves.
         if (mode == SEG_EXPAND && t == 0 && nst[g] != 0) nst[g] = 0, nst[G] = 0;
+        __syncthreads(); // every thread has read the key (sh.fin is the block's)
+        if (t == 0 && kk != 0) sys[3] = 0;
     }
     block_done_signal(status, G, word, seq); // word is null but in one pass
 }
@@ -403,6 +483,7 @@ __device__ void segment_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 
 // Grid: G·Q blocks; block: M/16 threads, a multiple of 32 from 64 to 256
 // (at 512 threads the FP32 kernel spills); dynamic shared memory of four
 // arrays of M elements (tuning.SegmentLaunchFor).
+#ifndef BS_DEVICE_ONLY
 #define SEGMENT(T, S, P, MAXT)                                                                                    \
     extern "C" __global__ void __launch_bounds__(MAXT, 1)                                                           \
         segment_p##P##_##S(const T *a, const T *b, const T *c, const T *d, T *x, int n, int G, i64 es, i64 bs,    \
@@ -414,3 +495,4 @@ __device__ void segment_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 
     }
 SEGMENT(float, f32, 16, 256)
 SEGMENT(double, f64, 16, 256)
+#endif

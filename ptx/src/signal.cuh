@@ -5,11 +5,13 @@
 // saves two driver round trips per call.
 #pragma once
 
+#ifndef BS_DEVICE_ONLY
 extern "C" __global__ void signal_done(const int *flag, volatile unsigned int *word, unsigned int seq) {
     // seq is odd-free (even); bit 0 carries "some system broke down".
     *word = seq | (*flag != 0 ? 1u : 0u);
     __threadfence_system();
 }
+#endif
 
 // block_done_signal ends a single-kernel solve that signals completion
 // itself (one launch per call instead of two): each block, once all its
@@ -48,6 +50,7 @@ __device__ __noinline__ void block_done_signal(int *status, int G, volatile unsi
     }
 }
 
+#ifndef BS_DEVICE_ONLY
 // Latency probes (cuda/probe.go, benchmarks only).
 //
 // probe_empty does nothing: the cost of a launch alone.
@@ -69,3 +72,4 @@ extern "C" __global__ void probe_echo(volatile unsigned int *in, volatile unsign
         }
     }
 }
+#endif
