@@ -128,6 +128,68 @@ func benchPrecision[T tridiag.Float](b *testing.B, bw float64) {
 	}
 }
 
+// BenchmarkSegments compares, for 2^24-row batches of systems from 2048 to
+// 65536 rows, one block per system (where it fits) with segments of 1024,
+// 2048 and 4096 rows, each with the cluster kernels (where Q is a cluster
+// size) and with the global-memory kernel:
+//
+//	./cuda.test -test.run '^$' -test.bench Segments -test.benchtime 3x
+func BenchmarkSegments(b *testing.B) {
+	bw, err := dev.CopyBandwidth(1<<30, 5)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%s: device-to-device copy %.0f GB/s (read+write)", dev.Name(), bw/1e9)
+	b.Run("f32", func(b *testing.B) { benchSegments[float32](b, bw) })
+	b.Run("f64", func(b *testing.B) { benchSegments[float64](b, bw) })
+}
+
+func benchSegments[T tridiag.Float](b *testing.B, bw float64) {
+	const rows = 1 << 24
+	r := rand.New(rand.NewPCG(3, 4))
+	host := make([]T, rows)
+	bufs := make([]*Buffer[T], 6)
+	for i := range bufs {
+		for k := range host {
+			host[k] = T(r.Float64()*2 - 1)
+			if i == 1 {
+				host[k] += 4
+			}
+		}
+		var err error
+		if bufs[i], err = Upload(dev, host); err != nil {
+			b.Fatal(err)
+		}
+		defer bufs[i].Free()
+	}
+	seg := func(m int, clusters bool) func(tridiag.Spec, bool) (kernelPlan, error) {
+		return func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+			defer func() { useClusters = true }()
+			useClusters = clusters
+			sp, err := newSegmentPlan(dev, spec, f64, m)
+			if err == nil && sp.cfg.Cluster != clusters {
+				return nil, fmt.Errorf("no cluster of %d segments", sp.cfg.Segments)
+			}
+			return sp, err
+		}
+	}
+	for _, n := range []int{2048, 4096, 8192, 16384, 32768, 65536} {
+		vs := []variant{{"whole", false, partitionChunk(16)}}
+		for _, m := range []int{1024, 2048, 4096} {
+			if m < n {
+				vs = append(vs, variant{fmt.Sprintf("seg%d-cluster", m), false, seg(m, true)},
+					variant{fmt.Sprintf("seg%d-global", m), false, seg(m, false)})
+			}
+		}
+		vs = append(vs, variant{"auto", false, fromRegistry(tridiag.Partition)})
+		for _, v := range vs {
+			b.Run(fmt.Sprintf("N=%d/%s", n, v.name), func(b *testing.B) {
+				benchVariant(b, v, n, rows/n, bw, bufs)
+			})
+		}
+	}
+}
+
 func benchVariant[T tridiag.Float](b *testing.B, v variant, n, g int, bw float64, bufs []*Buffer[T]) {
 	shape := tridiag.Shape{N: n, G: g}
 	if v.interleaved {

@@ -31,7 +31,9 @@ const (
 // nested partition plan solves them, the expand kernel recomputes every
 // segment (the same bits) and finishes it. The results are
 // partition.SolveSegmented's with chunks of 16, segments of M rows and
-// ReducedPCR (one pass) or the nested plan's method.
+// ReducedPCR (one pass) or the nested plan's method. On Hopper, when Q is
+// a cluster size, the one-pass kernel is a cluster kernel (segc<Q>_p16_*,
+// ptx/src/cluster.cu): one cluster of Q blocks per system.
 //
 // Workspace: the kernel's control words (ctl, zeroed by one memset when a
 // workspace is first used; afterwards every launch adds the same amounts
@@ -45,6 +47,7 @@ type segmentPlan struct {
 	nspec  tridiag.Spec
 	w      segWork
 	zeroed map[cu.DevicePtr]bool
+	epoch  uint32 // cluster kernels: the launch count, tag of the systems' key words
 }
 
 // segWork is the workspace layout: byte offsets from a 256-byte aligned
@@ -213,11 +216,17 @@ func (p *segmentPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 			at(p.w.ra), at(p.w.rb), at(p.w.rc), at(p.w.rd), at(p.w.xr), at(p.w.nst), word, int32(seq))
 	}
 	if p.cfg.Cluster {
+		// The systems' key words (the control words' place: a cluster
+		// plan has no tickets), tagged with the launch's epoch.
+		p.epoch++
+		if p.epoch == 0 {
+			p.epoch = 1
+		}
 		return d.launch(clusterKernel(p.cfg.Segments, a.f64), dim3{X: p.cfg.Blocks(sp.G)}, dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
 			a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
 			int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
 			a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status,
-			int32(p.cfg.Rows), a.word, int32(a.seq))
+			int32(p.cfg.Rows), at(p.w.ctl), int32(p.epoch), a.word, int32(a.seq))
 	}
 	if p.cfg.OnePass {
 		return run(segOnePass, a.word, a.seq)

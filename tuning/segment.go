@@ -17,11 +17,9 @@ import (
 // segments three launches: reduce, a nested partition plan on the 2Q-row
 // reduced systems, expand (a, b, c, d read twice).
 //
-// Choice of M, for bandwidth: like the partition launch, the most rows
-// resident per SM (blocks limited by threads, shared memory and
-// registers, times the mean rows of a segment, N/Q: the bytes that can be
-// in flight), among the M that keep one pass when some do; ties go to the
-// larger M (fewer segments, smaller reduced systems).
+// Choice of M (SegmentLaunchFor): on Hopper a cluster per system when Q
+// is a cluster size, else one pass, else three; within that, the segment
+// size measured fastest on an H100, else the most rows resident per SM.
 
 // SegmentChunk is the chunk size of the segment kernels (rows per thread).
 const SegmentChunk = 16
@@ -74,9 +72,12 @@ type SegmentLaunch struct {
 func (l SegmentLaunch) Blocks(g int) int { return g * l.Segments }
 
 // SegmentClusterSizes lists the cluster sizes the cluster kernels are built
-// for (ptx/src/cluster.cu: one cluster of Q blocks per system; 16 is above
-// the portable limit of 8 and needs the device's consent).
-var SegmentClusterSizes = []int{2, 4, 8, 16}
+// for (ptx/src/cluster.cu: one cluster of Q blocks per system). Clusters
+// of 16 (above the portable 8; the H100 runs them) measured slower than
+// the global-memory kernel: 41% of the bandwidth limit against 51% for
+// FP32 N = 16384 in segments of 1024 rows, 32% against 47% for FP64 N =
+// 65536 (bench/results/h100-2026-11-25, BenchmarkSegments).
+var SegmentClusterSizes = []int{2, 4, 8}
 
 // SegmentOptions are what SegmentLaunchFor takes beyond the shape.
 type SegmentOptions struct {
@@ -128,6 +129,9 @@ func SegmentLaunchFor(d Device, n, elem, g int, o SegmentOptions) (SegmentLaunch
 			continue
 		}
 		q := partition.Segments(n, m)
+		if q == 1 && o.Rows == 0 {
+			continue // one segment: a whole system in one block, done better by the partition kernel
+		}
 		cluster := slices.Contains(o.ClusterSizes, q)
 		r := regs
 		if cluster {
@@ -146,10 +150,11 @@ func SegmentLaunchFor(d Device, n, elem, g int, o SegmentOptions) (SegmentLaunch
 		}
 		return l, fmt.Errorf("%w: no segment size for N=%d on %s: every M in 16·%v leaves a last segment of one row", ErrTooLargeForShared, n, d.Name, SegmentThreads)
 	}
-	// The kind of launch: clusters, else one pass, else three.
+	// The kind of launch: clusters (with at least two blocks per SM),
+	// else one pass, else three.
 	rank := func(c cand) int {
 		switch {
-		case c.cluster:
+		case c.cluster && c.blocks >= 2:
 			return 2
 		case c.q <= SegmentOnePassMax:
 			return 1
@@ -160,20 +165,35 @@ func SegmentLaunchFor(d Device, n, elem, g int, o SegmentOptions) (SegmentLaunch
 	for _, c := range cands {
 		kind = max(kind, rank(c))
 	}
+	// Within the kind, the measured best segment size (BenchmarkSegments
+	// and the segments grid on an H100): 2048 rows in one pass (clusters
+	// or not; 1024 lost 10–17 points, 4096 with one block per SM 20),
+	// 1024 in three (2^22…2^24-row systems: 3–6% faster than 2048, 10–40%
+	// than 4096); failing that, the most useful rows resident per SM
+	// (blocks × the mean rows of a segment: a short last segment leaves
+	// its block's room unused), ties to the larger M.
+	prefer := 2048
+	if kind == 0 {
+		prefer = 1024
+	}
 	var best cand
 	for _, c := range cands {
 		if rank(c) != kind {
 			continue
 		}
-		// Useful rows resident per SM: blocks × the mean rows of a
-		// segment (a short last segment leaves its block's room unused).
-		if best.m == 0 || c.blocks*best.q > best.blocks*c.q || (c.blocks*best.q == best.blocks*c.q && c.m > best.m) {
+		switch {
+		case best.m == 0:
+			best = c
+		case best.m == prefer:
+		case c.m == prefer:
+			best = c
+		case c.blocks*best.q > best.blocks*c.q || (c.blocks*best.q == best.blocks*c.q && c.m > best.m):
 			best = c
 		}
 	}
 	l.Rows, l.Threads, l.Segments = best.m, best.m/SegmentChunk, best.q
-	l.OnePass = best.q <= SegmentOnePassMax || best.cluster
-	l.Cluster = best.cluster
+	l.Cluster = rank(best) == 2
+	l.OnePass = best.q <= SegmentOnePassMax || l.Cluster
 	l.SharedBytes = SegmentSharedBytes(best.m, elem)
 	l.BlocksPerSM = best.blocks
 	return l, nil

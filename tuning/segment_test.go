@@ -23,36 +23,38 @@ func TestSegmentRowsOK(t *testing.T) {
 	}
 }
 
-// TestSegmentLaunch: on the H100 with the kernels' registers (sm_90: 87
-// FP32, 109 FP64) the choice keeps one pass up to N = 32·4096, fills the
-// SM with the most useful rows (blocks × N/Q) and avoids one-row
-// segments; every choice is valid for its N.
+// TestSegmentLaunch: on the H100 with the kernels' registers (sm_90: 81
+// FP32, 110 FP64) the choice keeps one pass up to N = 32·4096 with 2048
+// rows when it can, three passes with 1024, and avoids one-row segments.
 func TestSegmentLaunch(t *testing.T) {
 	for _, c := range []struct {
 		n, elem, regs int
 		rows, q       int
 		onePass       bool
 	}{
-		{8192, 4, 87, 1024, 8, true},         // 11 blocks of 1024 rows per SM
-		{4096, 8, 109, 2048, 2, true},        // 3·2048 ties 6·1024: the larger
-		{16384, 8, 109, 3584, 5, true},       // 2·16384/5 > 3·2048
-		{65536, 4, 87, 3584, 19, true},       // 1024 would need 64 segments
-		{131073, 4, 87, 1536, 86, false},     // 1 mod 1024, 2048, 4096; three passes beyond 32 segments
-		{1 << 24, 4, 87, 1024, 16384, false}, // one large system
-		{1025, 4, 87, 1536, 1, true},         // 1024 would leave a one-row segment
+		{8192, 4, 81, 2048, 4, true},
+		{4096, 8, 110, 2048, 2, true},
+		{16384, 8, 110, 2048, 8, true},
+		{65536, 4, 81, 2048, 32, true},
+		{131072, 4, 81, 4096, 32, true},      // the one-pass limit: only 4096
+		{131073, 4, 81, 1536, 86, false},     // 1 mod 1024, 2048, 4096; three passes, 1024 impossible
+		{1 << 24, 4, 81, 1024, 16384, false}, // one large system
+		{1 << 24, 8, 110, 1024, 16384, false},
+		{2049, 4, 81, 1536, 2, true}, // 2048 would leave a one-row segment
 	} {
 		l, err := SegmentLaunchFor(H100, c.n, c.elem, 8, SegmentOptions{Regs: c.regs})
 		require.NoError(t, err, "%+v", c)
 		assert.Equal(t, c.rows, l.Rows, "%+v", c)
 		assert.Equal(t, c.q, l.Segments, "%+v", c)
 		assert.Equal(t, c.onePass, l.OnePass, "%+v", c)
+		assert.False(t, l.Cluster)
 		assert.Equal(t, l.Rows/16, l.Threads)
 		assert.True(t, partition.SegmentOK(c.n, l.Rows, 16))
 		assert.LessOrEqual(t, l.SharedBytes, H100.MaxShared())
 		assert.GreaterOrEqual(t, l.BlocksPerSM, 1)
 		assert.Equal(t, 8*l.Segments, l.Blocks(8))
 	}
-	_, err := SegmentLaunchFor(H100, 430081, 4, 1, SegmentOptions{Regs: 87})
+	_, err := SegmentLaunchFor(H100, 430081, 4, 1, SegmentOptions{Regs: 81})
 	assert.ErrorIs(t, err, ErrTooLargeForShared, "1 mod every segment size")
 }
 
@@ -78,30 +80,32 @@ func TestSegmentLaunchRows(t *testing.T) {
 	}
 }
 
-// TestSegmentLaunchCluster: with cluster kernels a segment size whose Q is
-// a cluster size wins; without a fitting Q the global-memory kernels stay.
+// TestSegmentLaunchCluster: with cluster kernels a cluster per system wins
+// when Q can be a cluster size with two blocks per SM, 2048 rows first.
 func TestSegmentLaunchCluster(t *testing.T) {
-	o := SegmentOptions{Regs: 87, ClusterSizes: SegmentClusterSizes, ClusterRegs: 80}
 	for _, c := range []struct {
-		n, rows, q int
-		cluster    bool
+		n, elem, rows, q int
+		cluster          bool
 	}{
-		{2048, 1024, 2, true},
-		{8192, 4096, 2, true},     // ties again: the larger M
-		{16384, 4096, 4, true},    // 1024·16, 2048·8, 4096·4 tie on resident rows: the larger M
-		{20000, 2560, 8, true},    // 20000/2560 → 8 segments
-		{65536, 4096, 16, true},   // the largest cluster
-		{131072, 4096, 32, false}, // no cluster of 32: one pass in global memory
+		{2048 + 512, 4, 2048, 2, true},
+		{8192, 4, 2048, 4, true},
+		{16384, 4, 2048, 8, true},
+		{16384, 8, 2048, 8, true},
+		{20000, 4, 2560, 8, true},   // 2048 would need 10 segments
+		{32768, 4, 4096, 8, true},   // FP32 4096 rows: 3 blocks per SM
+		{32768, 8, 2048, 16, false}, // FP64 4096 rows: one block per SM; global, 2048
+		{131072, 4, 4096, 32, false},
 	} {
-		l, err := SegmentLaunchFor(H100, c.n, 4, 64, o)
+		regs, cregs := 81, 72
+		if c.elem == 8 {
+			regs, cregs = 110, 103
+		}
+		o := SegmentOptions{Regs: regs, ClusterSizes: SegmentClusterSizes, ClusterRegs: cregs}
+		l, err := SegmentLaunchFor(H100, c.n, c.elem, 64, o)
 		require.NoError(t, err, "%+v", c)
 		assert.Equal(t, c.rows, l.Rows, "%+v", c)
 		assert.Equal(t, c.q, l.Segments, "%+v", c)
 		assert.Equal(t, c.cluster, l.Cluster, "%+v", c)
 		assert.True(t, l.OnePass, "%+v", c)
 	}
-	o.ClusterSizes = []int{2, 4, 8}
-	l, err := SegmentLaunchFor(H100, 65536, 4, 64, o)
-	require.NoError(t, err)
-	assert.False(t, l.Cluster, "no cluster of 16 when the device refuses it")
 }
