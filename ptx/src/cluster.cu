@@ -100,17 +100,19 @@ __device__ void segment_cluster(Coeffs<T> k, const T *d, T *x, int n, int G, i64
     block_done_signal(status, G, word, seq);
 }
 
-#define SEGMENT_CLUSTER(T, S, P, Q)                                                                               \
-    extern "C" __global__ void __launch_bounds__(256, 1) __cluster_dims__(Q, 1, 1)                               \
+#define SEGMENT_CLUSTER(T, S, P, Q, MINB)                                                                         \
+    extern "C" __global__ void __launch_bounds__(256, MINB) __cluster_dims__(Q, 1, 1)                            \
         segc##Q##_p##P##_##S(const T *a, const T *b, const T *c, const T *d, T *x, int n, int G, i64 es, i64 bs, \
                              T ca, T cb, T cc, int isConst, int *status, int M, unsigned long long *gkey,        \
                              unsigned int epoch, volatile unsigned int *word, unsigned int seq) {                \
         segment_cluster<T, P, Q>(Coeffs<T>{a, b, c, ca, cb, cc, isConst}, d, x, n, G, es, bs, status, M, gkey,   \
                                  epoch, word, seq);                                                              \
     }
-SEGMENT_CLUSTER(float, f32, 16, 2)
-SEGMENT_CLUSTER(float, f32, 16, 4)
-SEGMENT_CLUSTER(float, f32, 16, 8)
-SEGMENT_CLUSTER(double, f64, 16, 2)
-SEGMENT_CLUSTER(double, f64, 16, 4)
-SEGMENT_CLUSTER(double, f64, 16, 8)
+// FP32: at most 80 registers (3 blocks of 256 threads), so that 2048-row
+// segments keep 6 blocks per SM; FP64 is held by its shared memory anyway.
+SEGMENT_CLUSTER(float, f32, 16, 2, 3)
+SEGMENT_CLUSTER(float, f32, 16, 4, 3)
+SEGMENT_CLUSTER(float, f32, 16, 8, 3)
+SEGMENT_CLUSTER(double, f64, 16, 2, 1)
+SEGMENT_CLUSTER(double, f64, 16, 4, 1)
+SEGMENT_CLUSTER(double, f64, 16, 8, 1)

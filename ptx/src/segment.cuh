@@ -479,13 +479,14 @@ __device__ void segment_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 
     block_done_signal(status, G, word, seq); // word is null but in one pass
 }
 
-// segment_p16_*: the segmented partition method with chunks of 16 rows.
+// segment_p16_*: the segmented partition method with chunks of 16 rows
+// (FP32 at most 80 registers: 3 blocks of 256 threads).
 // Grid: G·Q blocks; block: M/16 threads, a multiple of 32 from 64 to 256
 // (at 512 threads the FP32 kernel spills); dynamic shared memory of four
 // arrays of M elements (tuning.SegmentLaunchFor).
 #ifndef BS_DEVICE_ONLY
-#define SEGMENT(T, S, P, MAXT)                                                                                    \
-    extern "C" __global__ void __launch_bounds__(MAXT, 1)                                                           \
+#define SEGMENT(T, S, P, MAXT, MINB)                                                                              \
+    extern "C" __global__ void __launch_bounds__(MAXT, MINB)                                                        \
         segment_p##P##_##S(const T *a, const T *b, const T *c, const T *d, T *x, int n, int G, i64 es, i64 bs,    \
                            T ca, T cb, T cc, int isConst, int *status, int M, int Q, int mode,                  \
                            unsigned long long *ctl, T *RA, T *RB, T *RC, T *RD, T *XR, int *nst,                \
@@ -493,6 +494,6 @@ __device__ void segment_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 
         segment_kernel<T, P>(Coeffs<T>{a, b, c, ca, cb, cc, isConst}, d, x, n, G, es, bs, status, M, Q, mode,     \
                              ctl, RA, RB, RC, RD, XR, nst, word, seq);                                           \
     }
-SEGMENT(float, f32, 16, 256)
-SEGMENT(double, f64, 16, 256)
+SEGMENT(float, f32, 16, 256, 3)
+SEGMENT(double, f64, 16, 256, 1)
 #endif
