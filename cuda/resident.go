@@ -84,6 +84,10 @@ func (p *Plan[T]) SetResident(idle time.Duration) error {
 		p.res.idle.SetIdle(idle)
 		return nil
 	}
+	if _, ok := p.kp.(*segmentPlan); ok {
+		return fmt.Errorf("%w: a resident plan holds each system in one block; this plan cuts systems of N=%d into segments of several blocks (Options.SegmentRows ≥ N keeps one block per system)",
+			tridiag.ErrOptions, p.spec.N)
+	}
 	pp, ok := p.kp.(*partitionPlan)
 	if !ok || pp.cfg.Chunk != 16 || pp.cfg.Threads > residentMaxThreads {
 		return fmt.Errorf("%w: a resident plan needs the partition method with chunks of 16 rows and at most %d threads a block (%s plan of N=%d G=%d)",

@@ -37,9 +37,17 @@ func testResident[T tridiag.Float](t *testing.T) {
 				gp, err := NewPlan[T](dev, shape, tridiag.Options{Algorithm: tridiag.Partition})
 				require.NoError(t, err, name)
 				if err := gp.SetResident(time.Second); err != nil {
-					// Only launches of more than 512 threads are refused.
+					// Only launches of more than 512 threads are refused,
+					// and plans whose systems span several blocks.
 					require.ErrorIs(t, err, tridiag.ErrOptions, name)
-					require.Greater(t, gp.kp.(*partitionPlan).cfg.Threads, residentMaxThreads, name)
+					switch kp := gp.kp.(type) {
+					case *partitionPlan:
+						require.Greater(t, kp.cfg.Threads, residentMaxThreads, name)
+					case *segmentPlan:
+						assert.Contains(t, err.Error(), "segments", name)
+					default:
+						t.Fatalf("%s: %T refused: %v", name, kp, err)
+					}
 					require.NoError(t, gp.Close())
 					continue
 				}
