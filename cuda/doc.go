@@ -14,6 +14,15 @@
 // call as the launch instead); the exported API is safe to call from any
 // goroutine.
 //
+// Auto takes the partition method for most shapes. A system longer than
+// one block's shared memory (or one that would leave one block per SM) is
+// cut into segments of several blocks, one cluster of blocks per system
+// on devices with thread-block clusters (compute capability 9.0) when it
+// has at most 8 segments; its results are partition.SolveSegmented's bit
+// for bit. Options.SegmentRows chooses the segment size, and a value of
+// at least N keeps one block per system; Plan.Describe says what a plan
+// runs.
+//
 // A small solve's latency is mostly fixed costs: on an H100 (through a
 // virtual machine) cuLaunchKernel alone takes about 3.5 µs of host time
 // and a one-thread kernel launched and waited for about 7.5 µs. A plan

@@ -118,6 +118,47 @@
 // memory once: a, b, c, d read, x written. The devices use p =
 // DefaultChunk(n).
 //
+// # Segments (SolveSegmented)
+//
+// A GPU block holds a system of up to about 14 500 rows (FP32; 7 200 in
+// FP64) in shared memory. A longer system is cut into Q = ⌈n/m⌉ segments
+// of m rows (m a multiple of p; no segment of a single row), one block
+// each, and the method is applied twice: inside every segment, and to a
+// reduced system of the segments.
+//
+// Inside segment σ (rows s_σ … e_σ), Stage 1 runs on its chunks as above
+// (its first chunk's F row keeps its coupling a·x_{s_σ−1} to the previous
+// segment, its last chunk's L row its coupling to x_{e_σ+1}). Its reduced
+// rows r = 0 … RR−1 are then solved by the PCR of Stage 2 with three
+// right-hand sides (y, v, w), after the first and last rows are put aside
+// and replaced by identities whose right-hand sides are (0, 1, 0) and
+// (0, 0, 1): every reduced unknown becomes
+//
+//	x_r = ((y_r + v_r·x_first) + w_r·x_last) / B_r
+//
+// with x_first = x_{s_σ} and x_last = x_{e_σ} (B_r the row's final
+// diagonal; the identities keep B = 1). Substituting row 1 into the
+// saved first row (A_0, B_0, C_0, D_0) and row RR−2 into the saved last
+// row (A_e, B_e, C_e, D_e), with (y, v, w) of a row divided by its B,
+// gives the segment's two rows of the reduced system of the segments:
+//
+//	F_σ:  A_0·x_{e_{σ−1}} + (B_0 + C_0·v_1)·x_first + (C_0·w_1)·x_last = D_0 − C_0·y_1
+//	L_σ:  (A_e·v_{RR−2})·x_first + (B_e + A_e·w_{RR−2})·x_last + C_e·x_{s_{σ+1}} = D_e − A_e·y_{RR−2}
+//
+// In the order x_first(0), x_last(0), x_first(1), … these 2Q rows are
+// tridiagonal, like the chunks' reduced system. They are solved by a
+// given ReducedSolver (the GPU's one-pass kernels use PCR in one warp,
+// ReducedPCR; its three-pass path the partition method, possibly
+// segmented again), and every segment finishes with x_r from its two
+// values and Stage 3 on its chunks. No division by a spike is needed, and
+// the reduced rows are again a Schur complement.
+//
+// Breakdowns of SolveSegmented are reported at the first (stage, row) in
+// the order: chunk pivots (stage 1), a segment's PCR step k (1 + k), a
+// segment's final divisors B_r (17), the reduced system of the segments
+// (18, at the original row of the reduced row its solver names), a
+// non-finite x (19); within a stage the smallest original row.
+//
 // # Breakdown
 //
 // The method does not pivot. The divisors are the pivots piv of Stage 1

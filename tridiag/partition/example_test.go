@@ -40,3 +40,24 @@ func ExampleSolve_breakdown() {
 	// Output:
 	// zero pivot at row 2
 }
+
+// Solve the same 7-row system cut into segments of 4 rows (as a GPU cuts
+// systems longer than a block) with chunks of 2: segment {0…3} and
+// {4…6}, each reduced to two rows of a 4-row reduced system, here solved
+// by PCR as the GPU's one-pass kernels do.
+func ExampleSolveSegmented() {
+	a := []float64{0, -1, -1, -1, -1, -1, -1}
+	b := []float64{4, 4, 4, 4, 4, 4, 4}
+	c := []float64{-1, -1, -1, -1, -1, -1, 0}
+	d := []float64{1, 2, 3, 4, 5, 6, 7}
+	x := make([]float64, len(b))
+	fmt.Println("segments:", partition.Segments(len(b), 4), "valid:", partition.SegmentOK(len(b), 4, 2))
+	if err := partition.SolveSegmented(a, b, c, d, x, 2, 4, nil, partition.ReducedPCR[float64]); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%.4f\n", x)
+	// Output:
+	// segments: 2 valid: true
+	// [0.4996 0.9985 1.4945 1.9794 2.4230 2.7128 2.4282]
+}
