@@ -101,24 +101,7 @@ func BenchmarkBatch(b *testing.B) {
 
 func benchPrecision[T tridiag.Float](b *testing.B, bw float64) {
 	const rows = 1 << 24
-	// One set of buffers for every N and variant: the data is random per
-	// index, diagonally dominant, whatever the layout.
-	r := rand.New(rand.NewPCG(1, 2))
-	host := make([]T, rows)
-	bufs := make([]*Buffer[T], 6)
-	for i := range bufs {
-		for k := range host {
-			host[k] = T(r.Float64()*2 - 1)
-			if i == 1 {
-				host[k] += 4
-			}
-		}
-		var err error
-		if bufs[i], err = Upload(dev, host); err != nil {
-			b.Fatal(err)
-		}
-		defer bufs[i].Free()
-	}
+	bufs := randomBuffers[T](b, rows, 1)
 	for _, n := range []int{64, 256, 1024, 4096} {
 		for _, v := range variants() {
 			b.Run(fmt.Sprintf("N=%d/%s", n, v.name), func(b *testing.B) {
@@ -146,22 +129,7 @@ func BenchmarkSegments(b *testing.B) {
 
 func benchSegments[T tridiag.Float](b *testing.B, bw float64) {
 	const rows = 1 << 24
-	r := rand.New(rand.NewPCG(3, 4))
-	host := make([]T, rows)
-	bufs := make([]*Buffer[T], 6)
-	for i := range bufs {
-		for k := range host {
-			host[k] = T(r.Float64()*2 - 1)
-			if i == 1 {
-				host[k] += 4
-			}
-		}
-		var err error
-		if bufs[i], err = Upload(dev, host); err != nil {
-			b.Fatal(err)
-		}
-		defer bufs[i].Free()
-	}
+	bufs := randomBuffers[T](b, rows, 3)
 	seg := func(m int, clusters bool) func(tridiag.Spec, bool) (kernelPlan, error) {
 		return func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
 			defer func() { useClusters = true }()
@@ -188,6 +156,31 @@ func benchSegments[T tridiag.Float](b *testing.B, bw float64) {
 			})
 		}
 	}
+}
+
+// randomBuffers uploads six arrays of rows random values (a, b, c, d, x
+// and a saved d), freed when b ends: one set for every N and variant of a
+// benchmark, random per index and diagonally dominant (b = U(−1,1)+4)
+// whatever the layout.
+func randomBuffers[T tridiag.Float](b *testing.B, rows int, seed uint64) []*Buffer[T] {
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	host := make([]T, rows)
+	bufs := make([]*Buffer[T], 6)
+	for i := range bufs {
+		for k := range host {
+			host[k] = T(r.Float64()*2 - 1)
+			if i == 1 {
+				host[k] += 4
+			}
+		}
+		var err error
+		if bufs[i], err = Upload(dev, host); err != nil {
+			b.Fatal(err)
+		}
+		buf := bufs[i]
+		b.Cleanup(func() { _ = buf.Free() })
+	}
+	return bufs
 }
 
 func benchVariant[T tridiag.Float](b *testing.B, v variant, n, g int, bw float64, bufs []*Buffer[T]) {

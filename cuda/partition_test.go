@@ -28,8 +28,13 @@ import (
 // of p rows, as cpuSystems does, and fails a system whose x is not finite
 // at its first non-finite row.
 func partitionCPU[T tridiag.Float](bt batch[T], constant bool, ca, cb, cc T, p int) ([]T, map[int]int) {
-	ws := partition.NewWorkspace[T](bt.shape.N)
-	return cpuSystems(bt, constant, ca, cb, cc, func(a, b, c, d, x []T) error {
+	return cpuSystems(bt, constant, ca, cb, cc, partitionTwin(p, partition.NewWorkspace[T](bt.shape.N)))
+}
+
+// partitionTwin is partition.Solve with chunks of p rows and the GPU's
+// check of the solution (its first non-finite row is a breakdown).
+func partitionTwin[T tridiag.Float](p int, ws *partition.Workspace[T]) func(a, b, c, d, x []T) error {
+	return func(a, b, c, d, x []T) error {
 		if err := partition.Solve(a, b, c, d, x, p, ws); err != nil {
 			return err
 		}
@@ -39,7 +44,7 @@ func partitionCPU[T tridiag.Float](bt batch[T], constant bool, ca, cb, cc T, p i
 			}
 		}
 		return nil
-	})
+	}
 }
 
 // partitionGPU solves bt on the GPU with chunks of p rows (p = 0: the plan

@@ -155,12 +155,8 @@ func suffixOf(f64 bool) string {
 func (p *segmentPlan) layout() segWork {
 	G, R2 := int64(p.spec.G), int64(2*p.cfg.Segments)
 	var w segWork
-	off := int64(0)
-	take := func(bytes int64) int64 {
-		at := off
-		off = alignUp(off+bytes, tprAlign)
-		return at
-	}
+	var pk packer
+	take := pk.take
 	w.ctl = take(8 * (1 + 4*G))
 	w.nst = take(4 * (G + 2))
 	w.ra = take(G * R2 * p.elem)
@@ -171,7 +167,7 @@ func (p *segmentPlan) layout() segWork {
 	if p.nested != nil {
 		w.nwork = take(p.nested.workBytes())
 	}
-	w.total = off
+	w.total = pk.off
 	return w
 }
 

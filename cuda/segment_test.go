@@ -29,18 +29,7 @@ import (
 func planTwin[T tridiag.Float](t *testing.T, kp kernelPlan) func(a, b, c, d, x []T) error {
 	switch p := kp.(type) {
 	case *partitionPlan:
-		chunk := p.cfg.Chunk
-		return func(a, b, c, d, x []T) error {
-			if err := partition.Solve(a, b, c, d, x, chunk, nil); err != nil {
-				return err
-			}
-			for i, v := range x {
-				if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-					return &tridiag.PivotError{Row: i, Err: tridiag.ErrNonFiniteResult}
-				}
-			}
-			return nil
-		}
+		return partitionTwin[T](p.cfg.Chunk, nil)
 	case *segmentPlan:
 		red := partition.ReducedPCR[T]
 		if !p.cfg.OnePass {

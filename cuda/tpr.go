@@ -55,6 +55,17 @@ const tprAlign = 256
 
 func alignUp(v, a int64) int64 { return (v + a - 1) / a * a }
 
+// packer places the buffers of a workspace one after another, each at a
+// multiple of tprAlign bytes from the base.
+type packer struct{ off int64 }
+
+// take places a buffer of bytes and returns its offset.
+func (p *packer) take(bytes int64) int64 {
+	at := p.off
+	p.off = alignUp(p.off+bytes, tprAlign)
+	return at
+}
+
 func newTPRPlan(d *Device, spec tridiag.Spec, f64 bool) (kernelPlan, error) {
 	return newTPRPlanWith(d, spec, f64, tuning.TPROptions{})
 }
@@ -84,12 +95,8 @@ func (p *tprPlan) layout() tprWork {
 	c := p.cfg
 	G, M, MP, S := int64(c.G), int64(c.M), int64(c.MP), int64(c.S)
 	var w tprWork
-	off := int64(0)
-	take := func(bytes int64) int64 {
-		at := off
-		off = alignUp(off+bytes, tprAlign)
-		return at
-	}
+	var pk packer
+	take := pk.take
 	w.keys = take(12 * G) // G keys of 8 bytes, then G counters of 4
 	w.cnt = w.keys + 8*G
 	w.bndPlane = G * M
@@ -108,7 +115,7 @@ func (p *tprPlan) layout() tprWork {
 	if c.Stage3.Global {
 		w.xs = take(G * M * (S + 1) * p.elem)
 	}
-	w.total = off
+	w.total = pk.off
 	return w
 }
 

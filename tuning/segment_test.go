@@ -36,7 +36,8 @@ func TestSegmentLaunch(t *testing.T) {
 		{4096, 8, 110, 2048, 2, true},
 		{16384, 8, 110, 2048, 8, true},
 		{65536, 4, 81, 2048, 32, true},
-		{131072, 4, 81, 4096, 32, true},      // the one-pass limit: only 4096
+		{131072, 4, 81, 4096, 32, true},      // the one-pass limit: only 4096 (3 blocks per SM)
+		{131072, 8, 110, 1024, 128, false},   // FP64 4096-row segments: one block per SM, three passes
 		{131073, 4, 81, 1536, 86, false},     // 1 mod 1024, 2048, 4096; three passes, 1024 impossible
 		{1 << 24, 4, 81, 1024, 16384, false}, // one large system
 		{1 << 24, 8, 110, 1024, 16384, false},

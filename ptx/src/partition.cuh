@@ -308,6 +308,44 @@ template <typename T> __device__ __forceinline__ void part_id(bool ok, T &a, T &
     }
 }
 
+// part_warp_step is PCR step `step` (stride u) of the reduced rows held
+// by the lanes of warp segments of `width` lanes, two rows (F, L) a lane,
+// exchanged by shuffles: step 1 pairs F with the L row of lane t−1 and its
+// own L, and L with its own F and the F row of lane t+1; later steps pair
+// F rows with F rows and L rows with L rows of lanes t ± u/2. fl … lr say
+// which neighbours exist (the identity stands in for the others). (The
+// segment kernels use it; partition_kernel has it written out.)
+template <typename T>
+__device__ __forceinline__ void part_warp_step(int step, int u, int width, bool fl, bool fr, bool ll, bool lr,
+                                               PartEq<T> &F, PartEq<T> &L, T qF, T qL) {
+    T a, c, d, q;
+    if (step == 1) {
+        a = part_up(L.a, 1, width), c = part_up(L.c, 1, width), d = part_up(L.d, 1, width), q = part_up(qL, 1, width);
+        part_id(fl, a, c, d, q);
+        const PartEq<T> nF = part_upd(F, a, c, d, q, fr ? L.a : T(0), fr ? L.c : T(0), fr ? L.d : T(0), fr ? qL : T(1));
+        a = part_down(F.a, 1, width), c = part_down(F.c, 1, width), d = part_down(F.d, 1, width),
+        q = part_down(qF, 1, width);
+        part_id(lr, a, c, d, q);
+        L = part_upd(L, F.a, F.c, F.d, qF, a, c, d, q);
+        F = nF;
+    } else {
+        const int v = u >> 1;
+        T a2, c2, d2, q2;
+        a = part_up(F.a, v, width), c = part_up(F.c, v, width), d = part_up(F.d, v, width), q = part_up(qF, v, width);
+        a2 = part_down(F.a, v, width), c2 = part_down(F.c, v, width), d2 = part_down(F.d, v, width),
+        q2 = part_down(qF, v, width);
+        part_id(fl, a, c, d, q);
+        part_id(fr, a2, c2, d2, q2);
+        F = part_upd(F, a, c, d, q, a2, c2, d2, q2);
+        a = part_up(L.a, v, width), c = part_up(L.c, v, width), d = part_up(L.d, v, width), q = part_up(qL, v, width);
+        a2 = part_down(L.a, v, width), c2 = part_down(L.c, v, width), d2 = part_down(L.d, v, width),
+        q2 = part_down(qL, v, width);
+        part_id(ll, a, c, d, q);
+        part_id(lr, a2, c2, d2, q2);
+        L = part_upd(L, a, c, d, q, a2, c2, d2, q2);
+    }
+}
+
 // PartSlots addresses a thread's chunk slots: element j of its chunk in
 // array Y is Y[pos(X, j)], X the swizzled position of its first unit.
 // After Stage 1, γ_j, α_j, δ_j of the interior j = 1 … P−2 are in C, A, D,
@@ -576,6 +614,8 @@ __device__ void partition_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i6
         // chunk, or the missing L of a one-row last chunk).
         const bool fl = jf < RR && jf - u >= 0, fr = jf + u < RR, ll = jl < RR && jl - u >= 0, lr = jl + u < RR;
         if (tps <= 32) {
+            // part_warp_step, written out: calling it made partition_p8_f64
+            // spill 4 bytes on sm_80.
             T a, c, d, q;
             if (step == 1) {
                 // F: the L row of thread t−1 and its own L; L: its own F

@@ -128,24 +128,6 @@ __device__ __forceinline__ void seg_get(const T *B, int X, bool ok, SegEq<T> &e,
     q = v[o + 5];
 }
 
-// (PART_EMU: the CPU emulation's stand-ins, see partition.cuh.)
-__device__ __forceinline__ unsigned long long seg_ld_acquire(const unsigned long long *p) {
-#ifdef PART_EMU
-    return *reinterpret_cast<const volatile unsigned long long *>(p);
-#else
-    unsigned long long v;
-    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-#endif
-}
-__device__ __forceinline__ void seg_st_release(unsigned long long *p, unsigned long long v) {
-#ifdef PART_EMU
-    *reinterpret_cast<volatile unsigned long long *>(p) = v;
-#else
-    asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-#endif
-}
-
 // seg_row is the original row of reduced row j of the segments' system.
 __device__ __forceinline__ int seg_row(int j, int n, int M) {
     const int s0 = (j >> 1) * M;
@@ -170,32 +152,7 @@ template <typename T> __device__ int seg_reduced_pcr(PartEq<T> F, PartEq<T> L, i
         if (jf < R2 && (jf - u >= 0 || jf + u < R2) && bad_divisor(F.b)) key = min(key, (unsigned)(step << 16 | jf));
         if (jl < R2 && (jl - u >= 0 || jl + u < R2) && bad_divisor(L.b)) key = min(key, (unsigned)(step << 16 | jl));
         const bool fl = jf < R2 && jf - u >= 0, fr = jf + u < R2, ll = jl < R2 && jl - u >= 0, lr = jl + u < R2;
-        T a, c, d, q;
-        if (step == 1) {
-            a = part_up(L.a, 1, 32), c = part_up(L.c, 1, 32), d = part_up(L.d, 1, 32), q = part_up(qL, 1, 32);
-            part_id(fl, a, c, d, q);
-            const PartEq<T> nF =
-                part_upd(F, a, c, d, q, fr ? L.a : T(0), fr ? L.c : T(0), fr ? L.d : T(0), fr ? qL : T(1));
-            a = part_down(F.a, 1, 32), c = part_down(F.c, 1, 32), d = part_down(F.d, 1, 32), q = part_down(qF, 1, 32);
-            part_id(lr, a, c, d, q);
-            L = part_upd(L, F.a, F.c, F.d, qF, a, c, d, q);
-            F = nF;
-        } else {
-            const int v = u >> 1;
-            T a2, c2, d2, q2;
-            a = part_up(F.a, v, 32), c = part_up(F.c, v, 32), d = part_up(F.d, v, 32), q = part_up(qF, v, 32);
-            a2 = part_down(F.a, v, 32), c2 = part_down(F.c, v, 32), d2 = part_down(F.d, v, 32),
-            q2 = part_down(qF, v, 32);
-            part_id(fl, a, c, d, q);
-            part_id(fr, a2, c2, d2, q2);
-            F = part_upd(F, a, c, d, q, a2, c2, d2, q2);
-            a = part_up(L.a, v, 32), c = part_up(L.c, v, 32), d = part_up(L.d, v, 32), q = part_up(qL, v, 32);
-            a2 = part_down(L.a, v, 32), c2 = part_down(L.c, v, 32), d2 = part_down(L.d, v, 32),
-            q2 = part_down(qL, v, 32);
-            part_id(ll, a, c, d, q);
-            part_id(lr, a2, c2, d2, q2);
-            L = part_upd(L, a, c, d, q, a2, c2, d2, q2);
-        }
+        part_warp_step(step, u, 32, fl, fr, ll, lr, F, L, qF, qL);
     }
     if (l < Q) {
         if (bad_divisor(F.b)) key = min(key, (unsigned)((K + 1) << 16 | jf));
@@ -431,14 +388,14 @@ __device__ void segment_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 
                 __syncwarp();
                 if (t == 0) {
                     if (j >= 0) atomicMin(&sh.key, SEG_KEY(SEG_STAGE_REDUCED, seg_row(j, n, M)));
-                    seg_st_release(sys + 2, epoch + 1);
+                    part_st_release_gpu(sys + 2, epoch + 1);
                 }
             }
         } else if (t == 0) {
             // Back off: the flag comes after the system's last block and
             // its solve, microseconds away; every poll is an L2 access.
             unsigned ns = 64;
-            while (seg_ld_acquire(sys + 2) != epoch + 1) {
+            while (part_ld_acquire_gpu(sys + 2) != epoch + 1) {
                 __nanosleep(ns);
                 ns = min(2 * ns, 1024u);
             }
