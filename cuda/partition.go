@@ -22,7 +22,9 @@ func init() { algorithms[tridiag.Partition] = newPartitionPlan }
 // tridiag.Partition uses P = partition.DefaultChunk(N), the CPU device's
 // choice, and so computes partition.Solve's bits. Systems larger than
 // tuning.PartitionMaxN do not fit a block: the factory fails with
-// tridiag.ErrShape (Auto then tries the next algorithm).
+// tridiag.ErrShape (Auto then tries the next algorithm). Solves with
+// constant coefficients run partition_const_p16_* (d alone in shared
+// memory; the same bits) when the chunk is 16.
 type partitionPlan struct {
 	cfg    tuning.PartitionLaunch
 	kernel string // without the precision suffix
@@ -31,6 +33,10 @@ type partitionPlan struct {
 	// plan's solves run one at a time).
 	direct *directKernel
 	slots  [18]uint64
+	// constCfg and constDirect: the launch of the constant-coefficient
+	// kernel (chunks of 16; nil otherwise), used by constant solves.
+	constCfg    *tuning.PartitionLaunch
+	constDirect *directKernel
 }
 
 // newPartitionPlan makes the plan of tridiag.Partition: one block per
@@ -109,7 +115,24 @@ func newPartitionPlanChunk(d *Device, spec tridiag.Spec, f64 bool, p int) (kerne
 	pp := &partitionPlan{cfg: cfg, kernel: kernel}
 	if err := d.do(func() error {
 		var err error
-		pp.direct, err = d.prepareDirect(kernel+suffix, cfg.Blocks(spec.G), cfg.Threads, cfg.SharedBytes)
+		if pp.direct, err = d.prepareDirect(kernel+suffix, cfg.Blocks(spec.G), cfg.Threads, cfg.SharedBytes); err != nil {
+			return err
+		}
+		if p != 16 || !useConstKernel {
+			return nil
+		}
+		// Solves with constant coefficients take the kernel that holds
+		// only d (partition_const_p16_*), with its own launch.
+		cregs, err := d.kernelAttr(constKernel+suffix, cu.NumRegs)
+		if err != nil {
+			return err
+		}
+		cc, err := tuning.PartitionLaunchConst(d.props, spec.N, elem, spec.G, l.BatchStride < l.ElemStride, cregs)
+		if err != nil {
+			return nil // the general kernel serves (it fits wherever this one does; kept for safety)
+		}
+		pp.constCfg = &cc
+		pp.constDirect, err = d.prepareDirect(constKernel+suffix, cc.Blocks(spec.G), cc.Threads, cc.SharedBytes)
 		return err
 	}); err != nil {
 		return nil, err
@@ -117,8 +140,20 @@ func newPartitionPlanChunk(d *Device, spec tridiag.Spec, f64 bool, p int) (kerne
 	return pp, nil
 }
 
+// constKernel is the constant-coefficient partition kernel (chunks of 16).
+const constKernel = "partition_const_p16"
+
+// useConstKernel lets partition plans take the constant-coefficient
+// kernel for constant solves (tests and benchmarks switch it off to
+// compare).
+var useConstKernel = true
+
 func (p *partitionPlan) describe() string {
-	return fmt.Sprintf("partition: one block per system (%d systems per block, chunks of %d)", p.cfg.SystemsPerBlock, p.cfg.Chunk)
+	s := fmt.Sprintf("partition: one block per system (%d systems per block, chunks of %d)", p.cfg.SystemsPerBlock, p.cfg.Chunk)
+	if p.constCfg != nil {
+		s += fmt.Sprintf("; constant coefficients: %d systems per block", p.constCfg.SystemsPerBlock)
+	}
+	return s
 }
 
 // workBytes: everything is in shared memory.
@@ -126,6 +161,13 @@ func (p *partitionPlan) workBytes() int64 { return 0 }
 
 func (p *partitionPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 	sp := a.spec
+	if a.constant && p.constCfg != nil {
+		c := p.constCfg
+		return d.launch(constKernel+a.suffix(), dim3{X: c.Blocks(sp.G)}, dim3{X: c.Threads}, c.SharedBytes, s,
+			a.d, a.x, int32(sp.N), int32(sp.G), int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
+			a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.status,
+			int32(c.SystemsPerBlock), int32(c.ThreadsPerSystem), a.word, int32(a.seq))
+	}
 	return d.launch(p.kernel+a.suffix(), dim3{X: p.cfg.Blocks(sp.G)}, dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
 		a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
 		int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
@@ -137,19 +179,34 @@ func (p *partitionPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 // goroutine, outside Device.do): the parameters of launch, in its order.
 func (p *partitionPlan) launchDirect(d *Device, s cu.Stream, a *launchArgs) error {
 	sp := a.spec
+	if a.constant && p.constCfg != nil {
+		c, sl := p.constCfg, &p.slots
+		sl[0], sl[1] = uint64(a.d), uint64(a.x)
+		sl[2], sl[3] = uint64(uint32(int32(sp.N))), uint64(uint32(int32(sp.G)))
+		sl[4], sl[5] = uint64(int64(sp.Layout.ElemStride)), uint64(int64(sp.Layout.BatchStride))
+		sl[6], sl[7], sl[8] = scalarBits(a.f64, a.ca), scalarBits(a.f64, a.cb), scalarBits(a.f64, a.cc)
+		sl[9] = uint64(a.status)
+		sl[10], sl[11] = uint64(uint32(int32(c.SystemsPerBlock))), uint64(uint32(int32(c.ThreadsPerSystem)))
+		sl[12], sl[13] = uint64(a.word), uint64(a.seq)
+		return d.launchDirect(p.constDirect, s, sl[:14])
+	}
 	sl := &p.slots
 	sl[0], sl[1], sl[2], sl[3], sl[4] = uint64(a.a), uint64(a.b), uint64(a.c), uint64(a.d), uint64(a.x)
 	sl[5], sl[6] = uint64(uint32(int32(sp.N))), uint64(uint32(int32(sp.G)))
 	sl[7], sl[8] = uint64(int64(sp.Layout.ElemStride)), uint64(int64(sp.Layout.BatchStride))
-	if a.f64 {
-		sl[9], sl[10], sl[11] = math.Float64bits(a.ca), math.Float64bits(a.cb), math.Float64bits(a.cc)
-	} else {
-		sl[9], sl[10], sl[11] = uint64(math.Float32bits(float32(a.ca))), uint64(math.Float32bits(float32(a.cb))), uint64(math.Float32bits(float32(a.cc)))
-	}
+	sl[9], sl[10], sl[11] = scalarBits(a.f64, a.ca), scalarBits(a.f64, a.cb), scalarBits(a.f64, a.cc)
 	sl[12], sl[13] = uint64(uint32(a.isConst())), uint64(a.status)
 	sl[14], sl[15] = uint64(uint32(int32(p.cfg.SystemsPerBlock))), uint64(uint32(int32(p.cfg.ThreadsPerSystem)))
 	sl[16], sl[17] = uint64(a.word), uint64(a.seq)
 	return d.launchDirect(p.direct, s, sl[:])
+}
+
+// scalarBits is a constant in a kernel parameter slot.
+func scalarBits(f64 bool, v float64) uint64 {
+	if f64 {
+		return math.Float64bits(v)
+	}
+	return uint64(math.Float32bits(float32(v)))
 }
 
 // signalsItself: the partition kernel ends with block_done_signal.

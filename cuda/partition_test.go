@@ -284,3 +284,51 @@ func TestPartitionLaunchOnDevice(t *testing.T) {
 		}
 	}
 }
+
+func TestPartitionConst(t *testing.T) {
+	t.Run("float32", testPartitionConst[float32])
+	t.Run("float64", testPartitionConst[float64])
+}
+
+// testPartitionConst: constant solves run the constant-coefficient kernel
+// (d alone in shared memory, Stage 1 from a table): bit for bit
+// partition.Solve on constant arrays and the general kernel, through the
+// direct launch and the enqueued one, in every layout, with breakdowns (b
+// = 0: every chunk's first pivot) and a short last chunk.
+func testPartitionConst[T tridiag.Float](t *testing.T) {
+	r := rand.New(rand.NewPCG(27, 28))
+	for _, n := range []int{1, 2, 17, 100, 1000, 1025, 4096, 8192} {
+		for _, g := range []int{1, 5, 300} {
+			for lname, l := range layouts(n, g) {
+				if n > partitionMaxN[T](sysFirst(l)) {
+					continue
+				}
+				shape := tridiag.Shape{N: n, G: g, Layout: l}
+				bt := newBatch[T](r, shape, 4)
+				whole := tridiag.Options{Algorithm: tridiag.Partition, SegmentRows: (n + 15) / 16 * 16, SkipFiniteCheck: true}
+				for _, k := range [][3]T{{-0.4, 2.1, -0.6}, {1, 0, 1}, {0.5, 4, 0.25}} {
+					name := fmt.Sprintf("N=%d/G=%d/%s/%v", n, g, lname, k)
+					cpu, cf := partitionCPU(bt, true, k[0], k[1], k[2], 16)
+					x, gf := gpuOpts(t, bt, whole, true, k[0], k[1], k[2], nil)
+					assert.Equal(t, cf, gf, name)
+					if !sameBits(t, shape, x, cpu, name) {
+						return
+					}
+					useDirectLaunch = false
+					x2, _ := gpuOpts(t, bt, whole, true, k[0], k[1], k[2], nil)
+					useDirectLaunch = true
+					sameBits(t, shape, x2, cpu, name+"/enqueued")
+					useConstKernel = false
+					x3, f3 := gpuOpts(t, bt, whole, true, k[0], k[1], k[2], nil)
+					useConstKernel = true
+					assert.Equal(t, cf, f3, name)
+					sameBits(t, shape, x3, cpu, name+"/general kernel")
+				}
+			}
+		}
+	}
+	gp, err := NewPlan[T](dev, tridiag.Shape{N: 1024, G: 64}, tridiag.Options{Algorithm: tridiag.Partition})
+	require.NoError(t, err)
+	defer gp.Close()
+	assert.Contains(t, gp.Describe(), "constant coefficients")
+}

@@ -90,6 +90,25 @@ func PartitionSharedBytes(n, p, elem, spb int, sysFirst bool) int {
 	return 4*units*16 + 4*spb
 }
 
+// PartitionConstSharedBytes is the dynamic shared memory of a block of the
+// constant-coefficient kernel (partition_const_p16_*): two arrays (d, and
+// the exchange slots) of spb systems' units in whole groups of 8, the
+// table of Stage 1 (r, γ, α for P rows and a bit mask), one int32 key per
+// system.
+func PartitionConstSharedBytes(n, p, elem, spb int, sysFirst bool) int {
+	units := (spb*partitionStride(n, p, elem, sysFirst) + 7) &^ 7
+	table := (3*p*elem + 4 + elem - 1) / elem * elem
+	return 2*units*16 + table + 4*spb
+}
+
+// partitionShared is the shared memory of either kernel.
+func partitionShared(n, p, elem, spb int, sysFirst, constCoeffs bool) int {
+	if constCoeffs {
+		return PartitionConstSharedBytes(n, p, elem, spb, sysFirst)
+	}
+	return PartitionSharedBytes(n, p, elem, spb, sysFirst)
+}
+
 // partitionStride is the kernels' part_ss: a system's units of 16 bytes.
 func partitionStride(n, p, elem int, sysFirst bool) int {
 	ss := partition.Chunks(n, p) * p * elem / 16
@@ -160,12 +179,32 @@ func PartitionLaunchFor(d Device, n, elem, g int, sysFirst bool, regs int) (Part
 // PartitionChunks. It fails with ErrTooLargeForShared when one system does
 // not fit a block.
 func PartitionLaunchChunk(d Device, n, elem, p, g int, sysFirst bool, regs int) (PartitionLaunch, error) {
+	return partitionLaunch(d, n, elem, p, g, sysFirst, regs, false)
+}
+
+// PartitionLaunchConst chooses the launch of the constant-coefficient
+// kernel (partition_const_p16_*: chunks of 16 rows, a quarter to a half
+// of the shared memory of PartitionLaunchFor's kernel per system) by the
+// same rules; regs is that kernel's registers per thread.
+func PartitionLaunchConst(d Device, n, elem, g int, sysFirst bool, regs int) (PartitionLaunch, error) {
+	return partitionLaunch(d, n, elem, 16, g, sysFirst, regs, true)
+}
+
+func partitionLaunch(d Device, n, elem, p, g int, sysFirst bool, regs int, constCoeffs bool) (PartitionLaunch, error) {
 	l := PartitionLaunch{N: n, ElemSize: elem, Chunk: p}
 	if n < 1 || g < 1 || !PartitionKernelBuilt(p, elem) {
 		return l, fmt.Errorf("tuning: partition launch for N=%d G=%d, element size %d, chunk %d (kernels: chunks %v of at most 128 bytes)", n, g, elem, p, PartitionChunks)
 	}
 	l.MaxN = PartitionMaxNChunk(d, elem, p, sysFirst)
-	if !partitionFits(d, n, p, elem, sysFirst) {
+	if constCoeffs {
+		l.MaxN = maxFit(d.MaxShared(), func(n int) int {
+			if partitionThreads(n, p) > partitionMaxBlock(d, p, elem) {
+				return d.MaxShared() + 1
+			}
+			return PartitionConstSharedBytes(n, p, elem, 1, sysFirst)
+		})
+	}
+	if n > l.MaxN {
 		return l, fmt.Errorf("%w: the partition method holds a system in one block (%d B of shared memory, %d threads on %s): N=%d exceeds the largest supported N=%d for %d-byte elements and chunks of %d rows",
 			ErrTooLargeForShared, d.MaxShared(), partitionMaxBlock(d, p, elem), d.Name, n, l.MaxN, elem, p)
 	}
@@ -182,7 +221,7 @@ func PartitionLaunchChunk(d Device, n, elem, p, g int, sysFirst bool, regs int) 
 	type cand struct{ spb, blocks, res int }
 	var cands []cand
 	for spb := unit; spb*tps <= maxBlock; spb *= 2 {
-		sh := PartitionSharedBytes(n, p, elem, spb, sysFirst)
+		sh := partitionShared(n, p, elem, spb, sysFirst, constCoeffs)
 		if sh > d.MaxShared() && spb > 1 {
 			break
 		}
@@ -228,7 +267,7 @@ func PartitionLaunchChunk(d Device, n, elem, p, g int, sysFirst bool, regs int) 
 		}
 	}
 	l.SystemsPerBlock, l.Threads = best.spb, best.spb*tps
-	l.SharedBytes = PartitionSharedBytes(n, p, elem, best.spb, sysFirst)
+	l.SharedBytes = partitionShared(n, p, elem, best.spb, sysFirst, constCoeffs)
 	l.BlocksPerSM, l.ResidentThreads = best.blocks, best.res
 	return l, nil
 }

@@ -179,3 +179,27 @@ func TestPartitionLaunchChoices(t *testing.T) {
 		}
 	}
 }
+
+// TestPartitionConstLaunch: the constant-coefficient kernel holds d and the
+// exchange slots (two arrays), the table and the keys, so that a block
+// takes twice the systems of the general kernel and N up to its threads'
+// limit (16 rows a thread).
+func TestPartitionConstLaunch(t *testing.T) {
+	assert.Equal(t, 2*16*16+3*16*4+4+4, PartitionConstSharedBytes(64, 16, 4, 1, false))
+	assert.Equal(t, 2*2048*16+(3*16*8+4+4)+4, PartitionConstSharedBytes(4096, 16, 8, 1, false))
+	for _, elem := range []int{4, 8} {
+		for _, n := range []int{64, 1024, 4096} {
+			c, err := PartitionLaunchConst(H100, n, elem, 1<<24/n, false, 48)
+			require.NoError(t, err)
+			a, err := PartitionLaunchChunk(H100, n, elem, 16, 1<<24/n, false, 48)
+			require.NoError(t, err)
+			assert.GreaterOrEqual(t, c.ResidentThreads, a.ResidentThreads, "N=%d elem=%d", n, elem)
+			assert.Less(t, c.SharedBytes/c.SystemsPerBlock, a.SharedBytes/a.SystemsPerBlock, "N=%d elem=%d", n, elem)
+		}
+	}
+	c, err := PartitionLaunchConst(H100, 16384, 4, 64, false, 48)
+	require.NoError(t, err, "FP32: 1024 threads of 16 rows")
+	assert.Equal(t, 16384, c.MaxN)
+	_, err = PartitionLaunchConst(H100, 16385, 4, 64, false, 48)
+	assert.ErrorIs(t, err, ErrTooLargeForShared)
+}

@@ -166,24 +166,14 @@ __device__ __forceinline__ bool part_vec(int n, i64 es, i64 bs, const void *p0, 
            part_aligned(p3);
 }
 
-// part_load copies the block's systems into A, B, C, D as they are (a[0]
-// and c[n−1] included: Stage 1 reads them as 0), the constants when
-// isConst, and waits for its copies. The caller synchronises.
+// part_copy copies the block's systems' d, and a, b, c unless isConst,
+// into D (A, B, C) as they are (a[0] and c[n−1] included: Stage 1 reads
+// them as 0), and waits for its copies. The caller synchronises.
 template <typename T, int P>
-__device__ __forceinline__ void part_load(const Coeffs<T> &k, const T *d, T *SA, T *SB, T *SC, T *SD, int ss, int n,
+__device__ __forceinline__ void part_copy(const Coeffs<T> &k, const T *d, T *SA, T *SB, T *SC, T *SD, int ss, int n,
                                           int G, i64 es, i64 bs, int spb, int g0) {
-    typedef typename PartVec<T>::V V;
     constexpr int R = 16 / (int)sizeof(T);
     const int nsys = min(spb, G - g0); // the block's systems that exist
-    if (k.isConst) {
-        // The coefficients (every unit of the arrays: the swizzle spreads a
-        // partial last group of 8 units over the whole group), then d.
-        for (int f = threadIdx.x; f < ((spb * ss + 7) & ~7); f += blockDim.x) {
-            reinterpret_cast<V *>(SA)[f] = PartVec<T>::fill(k.ca);
-            reinterpret_cast<V *>(SB)[f] = PartVec<T>::fill(k.cb);
-            reinterpret_cast<V *>(SC)[f] = PartVec<T>::fill(k.cc);
-        }
-    }
     if (part_vec<T>(n, es, bs, d, k.isConst ? d : k.a, k.isConst ? d : k.b, k.isConst ? d : k.c)) {
         // Units: system s, unit i of n/R, at global row (g0+s)·n + i·R.
         const int nu = n / R;
@@ -222,6 +212,24 @@ __device__ __forceinline__ void part_load(const Coeffs<T> &k, const T *d, T *SA,
 #ifndef PART_EMU
     asm volatile("cp.async.wait_all;\n" ::: "memory");
 #endif
+}
+
+// part_load copies the block's systems into A, B, C, D (part_copy), the
+// constants into A, B, C when isConst. The caller synchronises.
+template <typename T, int P>
+__device__ __forceinline__ void part_load(const Coeffs<T> &k, const T *d, T *SA, T *SB, T *SC, T *SD, int ss, int n,
+                                          int G, i64 es, i64 bs, int spb, int g0) {
+    typedef typename PartVec<T>::V V;
+    if (k.isConst) {
+        // The coefficients (every unit of the arrays: the swizzle spreads a
+        // partial last group of 8 units over the whole group), then d.
+        for (int f = threadIdx.x; f < ((spb * ss + 7) & ~7); f += blockDim.x) {
+            reinterpret_cast<V *>(SA)[f] = PartVec<T>::fill(k.ca);
+            reinterpret_cast<V *>(SB)[f] = PartVec<T>::fill(k.cb);
+            reinterpret_cast<V *>(SC)[f] = PartVec<T>::fill(k.cc);
+        }
+    }
+    part_copy<T, P>(k, d, SA, SB, SC, SD, ss, n, G, es, bs, spb, g0);
 }
 
 // part_store writes x from X in the batch layout (NaN for a system whose
@@ -510,6 +518,123 @@ __device__ __forceinline__ int part_recover(typename PartVec<T>::V *VC, const ty
     return bad;
 }
 
+// PartTable is, for constant coefficients, what Stage 1 computes alike in
+// every chunk: for local rows j = 1 … P−1 the reciprocal pivot r_j, γ_j
+// (with c, for rows other than the system's last), α_j, and the bit mask
+// of the rows whose pivot is a bad divisor (part_table).
+template <typename T, int P> struct PartTable {
+    T r[P], g[P], al[P];
+    unsigned bad;
+};
+
+// part_table computes the table from γ_0 = 0, α_0 = −1 as part_eliminate
+// does row by row (the same operations, so the same bits). One thread.
+template <typename T, int P> __device__ __forceinline__ void part_table(PartTable<T, P> &tb, T ca, T cb, T cc) {
+    T gp = T(0), ap = T(-1);
+    unsigned bad = 0;
+    for (int j = 1; j < P; j++) {
+        const T piv = cb - ca * gp;
+        if (bad_divisor(piv)) bad |= 1u << j;
+        const T r = T(1) / piv;
+        gp = cc * r;
+        ap = -((ca * ap) * r);
+        tb.r[j] = r, tb.g[j] = gp, tb.al[j] = ap;
+    }
+    tb.bad = bad;
+}
+
+// part_eliminate_const is part_eliminate for constant coefficients a, b, c
+// over the table: δ_j over the chunk's D slots (the interior's), F and L
+// (F alone for m = 1); last, zeroA and report as there.
+template <typename T, int P, typename Bad>
+__device__ __forceinline__ void part_eliminate_const(typename PartVec<T>::V *VD, const PartTable<T, P> &tb, int X,
+                                                     int m, int last, bool zeroA, T ca, T cb, T cc, PartEq<T> &F,
+                                                     PartEq<T> &L, Bad report) {
+    typedef typename PartVec<T>::V V;
+    constexpr int R = 16 / (int)sizeof(T);
+    constexpr int U = P / R;
+    T d0;
+    T dp = T(0);
+#pragma unroll 1
+    for (int h = 0; h < U; h++) {
+        const V vd = VD[X ^ h];
+        T sd[R];
+#pragma unroll
+        for (int w = 0; w < R; w++) {
+            const int j = h * R + w;
+            const T dj = PartVec<T>::el(vd, w);
+            sd[w] = T(0);
+            if (j == 0) {
+                d0 = dj;
+            } else if (j < m) {
+                dp = (dj - ca * dp) * tb.r[j];
+                sd[w] = dp;
+            }
+        }
+        if (h * R + R > 1 && h * R < P - 1) VD[X ^ h] = PartVec<T>::make(sd);
+    }
+    const T a0 = zeroA ? T(0) : ca, c0 = last == 0 ? T(0) : cc;
+    if (m == 1) {
+        F = {a0, cb, c0, d0};
+        return;
+    }
+    const unsigned bad = tb.bad & ((2u << (m - 1)) - 1);
+    if (bad) report(__ffs(bad) - 1);
+    L = {tb.al[m - 1], T(1), (last == m - 1 ? T(0) : cc) * tb.r[m - 1], dp};
+    T y = T(0), v = T(0), w = T(-1);
+#pragma unroll 1
+    for (int h = U - 1; h >= 0; h--) {
+        if (h * R + R > 1 && h * R < P - 1) {
+            const V vd = VD[X ^ h];
+#pragma unroll
+            for (int e = R - 1; e >= 0; e--) {
+                const int j = h * R + e;
+                if (j >= 1 && j <= P - 2 && j < m - 1) {
+                    const T gj = tb.g[j];
+                    y = PartVec<T>::el(vd, e) - gj * y;
+                    v = tb.al[j] - gj * v;
+                    w = -(gj * w);
+                }
+            }
+        }
+    }
+    F = {a0, cb - c0 * v, -(c0 * w), d0 - c0 * y};
+}
+
+// part_recover_const is part_recover for constant coefficients: x over the
+// chunk's D slots (δ_j there, γ_j and α_j from the table).
+template <typename T, int P>
+__device__ __forceinline__ int part_recover_const(typename PartVec<T>::V *VD, const PartTable<T, P> &tb, int X, int m,
+                                                  T xs, T xe) {
+    typedef typename PartVec<T>::V V;
+    constexpr int R = 16 / (int)sizeof(T);
+    constexpr int U = P / R;
+    int bad = -1;
+    T xn = xe;
+#pragma unroll 1
+    for (int h = U - 1; h >= 0; h--) {
+        const V vd = VD[X ^ h];
+        T xv[R];
+#pragma unroll
+        for (int e = R - 1; e >= 0; e--) {
+            const int j = h * R + e;
+            T xj = T(0);
+            if (j == 0) {
+                xj = xs;
+            } else if (j == m - 1) {
+                xj = xe;
+            } else if (j <= P - 2 && j < m - 1) {
+                xj = (PartVec<T>::el(vd, e) - tb.al[j] * xs) - tb.g[j] * xn;
+                xn = xj;
+            }
+            xv[e] = xj;
+            if (j < m && !isfinite(xj)) bad = j;
+        }
+        VD[X ^ h] = PartVec<T>::make(xv);
+    }
+    return bad;
+}
+
 // part_x is the swizzled position of the first unit of the chunk at
 // logical unit bu.
 __device__ __forceinline__ int part_x(int bu) { return bu ^ ((bu >> 3) & 7); }
@@ -550,7 +675,13 @@ __device__ __forceinline__ void part_xchg(const PartSlots<T, P> &sl, int bu, int
     }
 }
 
-template <typename T, int P>
+// partition_kernel<T, P, CONST>: with CONST the coefficients are the
+// constants k.ca, k.cb, k.cc (k.isConst set): the block holds only d (the D
+// array, where Stage 1 leaves δ and Stage 3 x) and an exchange array E for
+// the reduced rows (its slots in place of the B slots), and Stage 1 takes
+// the reciprocal pivots, γ and α from a table made once per block
+// (part_table): the same operations as without CONST, so the same bits.
+template <typename T, int P, bool CONST = false>
 __device__ void partition_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 es, i64 bs, int *status, int spb,
                                  int tps, volatile unsigned int *word, unsigned int seq) {
     typedef typename PartVec<T>::V V;
@@ -566,11 +697,13 @@ __device__ void partition_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i6
     const int nch = (n + P - 1) / P;
     const int ss = part_ss<T, P>(n, bs < es);
     const int W = ((spb * ss + 7) & ~7) * R; // elements per array: whole groups of 8 units
-    T *SA = sm, *SB = SA + W, *SC = SB + W, *SD = SC + W;
+    // CONST: D, E, the table, keys; else A, B, C, D, keys.
+    T *SA = sm, *SB = SA + W, *SC = SB + W, *SD = CONST ? sm : SC + W;
     const V *VA = reinterpret_cast<const V *>(SA), *VB = reinterpret_cast<const V *>(SB);
     const V *VD = reinterpret_cast<const V *>(SD);
     V *VC = reinterpret_cast<V *>(SC);
-    int *keys = reinterpret_cast<int *>(SD + W);
+    PartTable<T, P> &tb = *reinterpret_cast<PartTable<T, P> *>(sm + 2 * W);
+    int *keys = CONST ? reinterpret_cast<int *>(&tb + 1) : reinterpret_cast<int *>(SD + W);
     const int s = threadIdx.x / tps, t = threadIdx.x - s * tps;
     const int g0 = blockIdx.x * spb;
     const bool has = t < nch; // the thread owns a chunk (its slots exist)
@@ -581,7 +714,12 @@ __device__ void partition_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i6
     int *key = keys + s;
 
     for (int q = threadIdx.x; q < spb; q += blockDim.x) keys[q] = PART_NONE;
-    part_load<T, P>(k, d, SA, SB, SC, SD, ss, n, G, es, bs, spb, g0);
+    if (CONST) {
+        if (threadIdx.x == 0) part_table<T, P>(tb, k.ca, k.cb, k.cc);
+        part_copy<T, P>(k, d, nullptr, nullptr, nullptr, SD, ss, n, G, es, bs, spb, g0);
+    } else {
+        part_load<T, P>(k, d, SA, SB, SC, SD, ss, n, G, es, bs, spb, g0);
+    }
     __syncthreads();
 
     // Stage 1: eliminate the chunk (partition.eliminate); γ, α, δ of the
@@ -590,8 +728,12 @@ __device__ void partition_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i6
     if (live) {
         // a[0] and c[n−1] are read as 0 (their slots hold whatever the
         // batch has there).
-        part_eliminate<T, P>(VA, VB, VC, VD, SA, SD, X, m, n - 1 - t * P, t == 0, F, L,
-                             [&](int j) { atomicMin(key, PART_KEY(1, t * P + j)); });
+        if (CONST)
+            part_eliminate_const<T, P>(reinterpret_cast<V *>(SD), tb, X, m, n - 1 - t * P, t == 0, k.ca, k.cb, k.cc,
+                                       F, L, [&](int j) { atomicMin(key, PART_KEY(1, t * P + j)); });
+        else
+            part_eliminate<T, P>(VA, VB, VC, VD, SA, SD, X, m, n - 1 - t * P, t == 0, F, L,
+                                 [&](int j) { atomicMin(key, PART_KEY(1, t * P + j)); });
     }
 
     // Stage 2: PCR on the R reduced rows; this thread's F is row 2t, its
@@ -600,7 +742,7 @@ __device__ void partition_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i6
     const int RR = 2 * nch - (lastm == 1 ? 1 : 0);
     const int K = RR <= 1 ? 0 : 32 - __clz(RR - 1);
     const int jf = 2 * t, jl = 2 * t + 1;
-    const SL sl{SA, SB, SC, SD};
+    const SL sl{SA, SB, SC, SD}; // CONST: SB is E (after D), whose slots are the B slots
     for (int step = 1; step <= K; step++) {
         const int u = 1 << (step - 1);
         const T qF = T(1) / F.b, qL = T(1) / L.b;
@@ -661,11 +803,12 @@ __device__ void partition_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i6
 
     // Stage 3: the interior, x_j over γ_j (C), which no exchange touches.
     if (live) {
-        const int bad = part_recover<T, P>(VC, VA, VD, X, m, xs, xe);
+        const int bad = CONST ? part_recover_const<T, P>(reinterpret_cast<V *>(SD), tb, X, m, xs, xe)
+                              : part_recover<T, P>(VC, VA, VD, X, m, xs, xe);
         if (bad >= 0) atomicMin(key, PART_KEY(K + 3, t * P + bad));
     }
     __syncthreads();
-    part_store<T, P>(SC, keys, x, ss, n, G, es, bs, spb, g0);
+    part_store<T, P>(CONST ? SD : SC, keys, x, ss, n, G, es, bs, spb, g0);
     part_status(keys, G, spb, g0, status);
     block_done_signal(status, G, word, seq);
 }
@@ -691,6 +834,20 @@ PARTITION(float, f32, 32, 1024)
 PARTITION(double, f64, 4, 512)
 PARTITION(double, f64, 8, 512)
 PARTITION(double, f64, 16, 512)
+
+// partition_const_p16_*: the partition method for constant coefficients
+// (partition_kernel with CONST), chunks of 16 rows. Dynamic shared memory:
+// two arrays (D, E) of spb systems' units, the table, one int key a system
+// (tuning.PartitionConstSharedBytes).
+#define PARTITION_CONST(T, S, P, MAXT)                                                                            \
+    extern "C" __global__ void __launch_bounds__(MAXT)                                                           \
+        partition_const_p##P##_##S(const T *d, T *x, int n, int G, i64 es, i64 bs, T ca, T cb, T cc, int *status, \
+                                   int spb, int tps, volatile unsigned int *word, unsigned int seq) {             \
+        partition_kernel<T, P, true>(Coeffs<T>{nullptr, nullptr, nullptr, ca, cb, cc, 1}, d, x, n, G, es, bs,     \
+                                     status, spb, tps, word, seq);                                               \
+    }
+PARTITION_CONST(float, f32, 16, 1024)
+PARTITION_CONST(double, f64, 16, 512)
 #endif
 
 // Resident solves (cuda/resident.go): a persistent grid of the partition
