@@ -63,6 +63,12 @@ func newPartitionPlan(d *Device, spec tridiag.Spec, f64 bool) (kernelPlan, error
 		}
 		return nil, fmt.Errorf("%w; segments: %w", err, serr)
 	}
+	// Constant solves hold less per system: where the constant kernel
+	// keeps two blocks on an SM, they stay one block per system (FP64 N =
+	// 4096: 28% of the limit in segments).
+	if pp, ok := whole.(*partitionPlan); ok && err == nil && pp.constCfg != nil && pp.constCfg.BlocksPerSM >= 2 {
+		seg.constWhole = pp
+	}
 	return seg, nil
 }
 

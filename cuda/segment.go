@@ -48,6 +48,9 @@ type segmentPlan struct {
 	w      segWork
 	zeroed map[cu.DevicePtr]bool
 	epoch  uint32 // cluster kernels: the launch count, tag of the systems' key words
+	// constWhole, when set (Auto only), runs the constant solves one
+	// block per system (partitionPlan's constant kernel).
+	constWhole *partitionPlan
 }
 
 // segWork is the workspace layout: byte offsets from a 256-byte aligned
@@ -172,6 +175,13 @@ func (p *segmentPlan) layout() segWork {
 }
 
 func (p *segmentPlan) describe() string {
+	if p.constWhole != nil {
+		return p.describeSegments() + "; constant coefficients: one block per system"
+	}
+	return p.describeSegments()
+}
+
+func (p *segmentPlan) describeSegments() string {
 	if p.cfg.Cluster {
 		return fmt.Sprintf("partition: %d segments of %d rows, one cluster per system", p.cfg.Segments, p.cfg.Rows)
 	}
@@ -192,6 +202,9 @@ func (p *segmentPlan) workBytes() int64 { return p.w.total + tprAlign }
 func (p *segmentPlan) signalsItself() bool { return p.cfg.OnePass }
 
 func (p *segmentPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
+	if a.constant && p.constWhole != nil {
+		return p.constWhole.launch(d, s, a)
+	}
 	base := cu.DevicePtr(alignUp(int64(a.work), tprAlign))
 	at := func(off int64) cu.DevicePtr { return base + cu.DevicePtr(off) }
 	if !p.zeroed[base] {

@@ -222,9 +222,26 @@ func TestSegmentAuto(t *testing.T) {
 		_, seg := kp.(*segmentPlan)
 		assert.Equal(t, c.seg, seg, "%+v", c)
 	}
+	// FP64 N = 4096: segments, but constant solves one block per system
+	// (the constant kernel keeps two blocks per SM), bit for bit
+	// partition.Solve on constant arrays.
+	r := rand.New(rand.NewPCG(43, 44))
+	shape := tridiag.Shape{N: 4096, G: 300}.Normalize()
+	bt := newBatch[float64](r, shape, 4)
+	gp, err := NewPlan[float64](dev, shape, tridiag.Options{})
+	require.NoError(t, err)
+	defer gp.Close()
+	sp, ok := gp.kp.(*segmentPlan)
+	require.True(t, ok)
+	require.NotNil(t, sp.constWhole, gp.Describe())
+	x := make([]float64, len(bt.d))
+	require.NoError(t, gp.SolveConst(t.Context(), -0.4, 2.1, -0.6, bt.d, x))
+	cpu, cf := partitionCPU(bt, true, -0.4, 2.1, -0.6, 16)
+	require.Empty(t, cf)
+	sameBits(t, shape, x, cpu, "FP64 N=4096 constant")
 	// Asked-for sizes a GPU cannot take.
 	spec := tridiag.Spec{Shape: tridiag.Shape{N: 10000, G: 1}.Normalize(), Options: tridiag.Options{Algorithm: tridiag.Partition, SegmentRows: 1040}}
-	_, err := newPartitionPlan(dev, spec, false)
+	_, err = newPartitionPlan(dev, spec, false)
 	require.ErrorIs(t, err, tridiag.ErrOptions)
 }
 
