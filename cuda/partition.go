@@ -96,10 +96,7 @@ func wantSegments(d *Device, spec tridiag.Spec, whole kernelPlan, err error) boo
 // the same p).
 func newPartitionPlanChunk(d *Device, spec tridiag.Spec, f64 bool, p int) (kernelPlan, error) {
 	kernel := fmt.Sprintf("partition_p%d", p)
-	suffix := "_f32"
-	if f64 {
-		suffix = "_f64"
-	}
+	suffix := suffixOf(f64)
 	elem := reductionElem(f64)
 	if !tuning.PartitionKernelBuilt(p, elem) {
 		return nil, fmt.Errorf("%w: no partition kernel for chunks of %d %d-byte rows (chunks: %v)", tridiag.ErrOptions, p, elem, tuning.PartitionChunks)

@@ -56,8 +56,11 @@ type selfSignaler interface {
 }
 
 // suffix returns the kernel-name suffix of the precision.
-func (l *launchArgs) suffix() string {
-	if l.f64 {
+func (l *launchArgs) suffix() string { return suffixOf(l.f64) }
+
+// suffixOf is the kernel-name suffix of a precision.
+func suffixOf(f64 bool) string {
+	if f64 {
 		return "_f64"
 	}
 	return "_f32"

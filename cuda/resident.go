@@ -111,10 +111,7 @@ func (p *Plan[T]) SetResident(idle time.Duration) error {
 func newResident(d *Device, pp *partitionPlan, spec tridiag.Spec, f64 bool, status, word cu.DevicePtr, idleFor time.Duration) (*resident, error) {
 	r := &resident{dev: d}
 	r.idle = idle.New(idleFor, func() { _ = r.stop() })
-	suffix := "_f32"
-	if f64 {
-		suffix = "_f64"
-	}
+	suffix := suffixOf(f64)
 	err := d.do(func() error {
 		var p unsafe.Pointer
 		if rc := C.cuMemHostAlloc(&p, 128, C.CU_MEMHOSTALLOC_DEVICEMAP|C.CU_MEMHOSTALLOC_PORTABLE); rc != C.CUDA_SUCCESS {

@@ -2,12 +2,8 @@
 
 package cuda
 
-// #include <cuda.h>
-import "C"
-
 import (
 	"fmt"
-	"unsafe"
 
 	"gorgonia.org/cu"
 
@@ -106,9 +102,8 @@ func clusterKernel(q int, f64 bool) string { return fmt.Sprintf("segc%d_p16%s", 
 
 // clusterSizes returns the cluster sizes of tuning.SegmentClusterSizes the
 // device runs, and the cluster kernels' registers per thread (device
-// thread). None before compute capability 9.0. A size above the portable
-// 8 is kept only if the driver allows its kernel a non-portable cluster
-// size. The answer is kept per precision.
+// thread). None before compute capability 9.0. The answer is kept per
+// precision.
 func (d *Device) clusterSizes(f64 bool) ([]int, int) {
 	if d.props.Major < 9 {
 		return nil, 0
@@ -123,12 +118,6 @@ func (d *Device) clusterSizes(f64 bool) ([]int, int) {
 		if err != nil {
 			continue
 		}
-		if q > 8 {
-			cf := *(*C.CUfunction)(unsafe.Pointer(&fn))
-			if r := C.cuFuncSetAttribute(cf, funcAttrNonPortableCluster, 1); r != C.CUDA_SUCCESS {
-				continue
-			}
-		}
 		if r, err := fn.Attribute(cu.NumRegs); err == nil {
 			c.regs = max(c.regs, r)
 		}
@@ -142,17 +131,6 @@ func (d *Device) clusterSizes(f64 bool) ([]int, int) {
 type clusterInfo struct {
 	sizes []int
 	regs  int
-}
-
-// funcAttrNonPortableCluster is CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
-// (CUDA 12's cuda.h; the pinned 11.8 headers predate it).
-const funcAttrNonPortableCluster = 14
-
-func suffixOf(f64 bool) string {
-	if f64 {
-		return "_f64"
-	}
-	return "_f32"
 }
 
 func (p *segmentPlan) layout() segWork {

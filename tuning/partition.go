@@ -148,11 +148,16 @@ func partitionFits(d Device, n, p, elem int, sysFirst bool) bool {
 // stored rows first (sysFirst false: contiguous, strided) or systems
 // first (interleaved).
 func PartitionMaxNChunk(d Device, elem, p int, sysFirst bool) int {
+	return partitionMaxN(d, elem, p, sysFirst, false)
+}
+
+// partitionMaxN is PartitionMaxNChunk for either kernel.
+func partitionMaxN(d Device, elem, p int, sysFirst, constCoeffs bool) int {
 	return maxFit(d.MaxShared(), func(n int) int {
 		if partitionThreads(n, p) > partitionMaxBlock(d, p, elem) {
 			return d.MaxShared() + 1
 		}
-		return PartitionSharedBytes(n, p, elem, 1, sysFirst)
+		return partitionShared(n, p, elem, 1, sysFirst, constCoeffs)
 	})
 }
 
@@ -195,15 +200,7 @@ func partitionLaunch(d Device, n, elem, p, g int, sysFirst bool, regs int, const
 	if n < 1 || g < 1 || !PartitionKernelBuilt(p, elem) {
 		return l, fmt.Errorf("tuning: partition launch for N=%d G=%d, element size %d, chunk %d (kernels: chunks %v of at most 128 bytes)", n, g, elem, p, PartitionChunks)
 	}
-	l.MaxN = PartitionMaxNChunk(d, elem, p, sysFirst)
-	if constCoeffs {
-		l.MaxN = maxFit(d.MaxShared(), func(n int) int {
-			if partitionThreads(n, p) > partitionMaxBlock(d, p, elem) {
-				return d.MaxShared() + 1
-			}
-			return PartitionConstSharedBytes(n, p, elem, 1, sysFirst)
-		})
-	}
+	l.MaxN = partitionMaxN(d, elem, p, sysFirst, constCoeffs)
 	if n > l.MaxN {
 		return l, fmt.Errorf("%w: the partition method holds a system in one block (%d B of shared memory, %d threads on %s): N=%d exceeds the largest supported N=%d for %d-byte elements and chunks of %d rows",
 			ErrTooLargeForShared, d.MaxShared(), partitionMaxBlock(d, p, elem), d.Name, n, l.MaxN, elem, p)

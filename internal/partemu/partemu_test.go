@@ -275,6 +275,19 @@ func checkCtl(t *testing.T, what string, ws []uint64, g, q, onepass, expand int)
 	}
 }
 
+// twins solves every system of the batch with SolveSegmented and the
+// reduced solver red (constant systems with their constants).
+func (b *batch[T]) twins(t *testing.T, m int, red partition.ReducedSolver[T]) []twin[T] {
+	tw := make([]twin[T], b.g)
+	for g, s := range b.sys {
+		if b.k.Const {
+			s = constSystem(b.k, s.d)
+		}
+		tw[g] = solveTwin(t, s, m, red)
+	}
+	return tw
+}
+
 // runOnePass launches the one-pass kernel launches times on one workspace,
 // with a completion word as the plans do, and checks every result against
 // SolveSegmented with ReducedPCR.
@@ -282,13 +295,7 @@ func runOnePass[T Float](t *testing.T, what string, b *batch[T], m int, sc Optio
 	t.Helper()
 	p := b.plan(m)
 	q := p.Q()
-	tw := make([]twin[T], b.g)
-	for g, s := range b.sys {
-		if b.k.Const {
-			s = constSystem(b.k, s.d)
-		}
-		tw[g] = solveTwin(t, s, m, partition.ReducedPCR[T])
-	}
+	tw := b.twins(t, m, partition.ReducedPCR[T])
 	ws := NewWorkspace[T](p)
 	word := uint32(1)
 	for l := range launches {
@@ -322,13 +329,7 @@ func runThreePass[T Float](t *testing.T, what string, b *batch[T], m int, sc Opt
 	t.Helper()
 	p := b.plan(m)
 	q := p.Q()
-	tw := make([]twin[T], b.g)
-	for g, s := range b.sys {
-		if b.k.Const {
-			s = constSystem(b.k, s.d)
-		}
-		tw[g] = solveTwin(t, s, m, partition.ReducedPartition[T](Chunk))
-	}
+	tw := b.twins(t, m, partition.ReducedPartition[T](Chunk))
 	ws := NewWorkspace[T](p)
 	for l := range launches {
 		w := fmt.Sprintf("%s launch %d", what, l)

@@ -120,17 +120,7 @@ func Solve[T tri.Float](a, b, c, d, x []T, p int, ws *Workspace[T]) error {
 	R := ReducedSize(n, p)
 	per := min(p, 2) // reduced rows per (full) chunk
 
-	// rowOf maps a reduced row to the original row it stands for.
-	rowOf := func(j int) int {
-		if per == 1 {
-			return j
-		}
-		k := j / 2
-		if j%2 == 0 {
-			return k * p
-		}
-		return min(k*p+p, n) - 1
-	}
+	rowOf := func(j int) int { return reducedRow(j, n, p) }
 
 	// Stage 1, for every chunk in parallel: the reduced rows F_k (and L_k).
 	A, B, C, D := ws.A[0], ws.B[0], ws.C[0], ws.D[0]
@@ -226,6 +216,20 @@ func recoverChunk[T tri.Float](x []T, ws *Workspace[T], s, m int, xs, xe T) {
 		x[i] = xi
 		xn = xi
 	}
+}
+
+// reducedRow is the original row that reduced row j of an n-row system in
+// chunks of p rows stands for: a chunk's first row (even j) or last row
+// (odd j); row j itself when p = 1.
+func reducedRow(j, n, p int) int {
+	if p == 1 {
+		return j
+	}
+	k := j / 2
+	if j%2 == 0 {
+		return k * p
+	}
+	return min(k*p+p, n) - 1
 }
 
 // eliminate is Stage 1 for the chunk of m rows starting at row s: it

@@ -203,16 +203,7 @@ func reduceSegment[T tri.Float](a, b, c, d []T, n, s0, ns, p int, ws *SegmentWor
 	note func(stage, row int)) {
 	RR := ReducedSize(ns, p)
 	per := min(p, 2)
-	rowOf := func(j int) int { // the original row a reduced row stands for
-		if per == 1 {
-			return s0 + j
-		}
-		k := j / 2
-		if j%2 == 0 {
-			return s0 + k*p
-		}
-		return s0 + min(k*p+p, ns) - 1
-	}
+	rowOf := func(j int) int { return s0 + reducedRow(j, ns, p) }
 	A, B, C, D := ws.A[0][:RR], ws.B[0][:RR], ws.C[0][:RR], ws.Dy[0][:RR]
 	bad := -1
 	for k := range Chunks(ns, p) {
@@ -238,11 +229,7 @@ func reduceSegment[T tri.Float](a, b, c, d []T, n, s0, ns, p int, ws *SegmentWor
 	// PCR, level in buffer cur.
 	cur := 0
 	q := ws.q[:RR]
-	steps := 0
-	if RR > 1 {
-		steps = ceilLog2(RR)
-	}
-	for k := 1; k <= steps; k++ {
+	for k := 1; k <= Steps(ns, p); k++ {
 		u := 1 << (k - 1)
 		sA, sB, sC := ws.A[cur][:RR], ws.B[cur][:RR], ws.C[cur][:RR]
 		sY, sV, sW := ws.Dy[cur][:RR], ws.Dv[cur][:RR], ws.Dw[cur][:RR]
@@ -297,13 +284,4 @@ func reduceSegment[T tri.Float](a, b, c, d []T, n, s0, ns, p int, ws *SegmentWor
 	f, l := 2*sg, 2*sg+1
 	ws.ra[f], ws.rb[f], ws.rc[f], ws.rd[f] = a0, b0+T(c0*v1), T(c0*w1), d0-T(c0*y1)
 	ws.ra[l], ws.rb[l], ws.rc[l], ws.rd[l] = T(ae*vl), be+T(ae*wl), ce, de-T(ae*yl)
-}
-
-// ceilLog2 is ⌈log2 r⌉ for r ≥ 2.
-func ceilLog2(r int) int {
-	k := 0
-	for 1<<k < r {
-		k++
-	}
-	return k
 }
