@@ -323,3 +323,68 @@ func BenchmarkCompletion(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e3/float64(b.N), "µs/call")
 	})
 }
+
+// BenchmarkInterleaved times the shared-memory partition kernel on 2^24-row
+// interleaved batches with every number of systems per block that fits
+// (Auto's rule keeps at least one 32-byte sector of systems per row), to
+// choose that rule, next to Auto (the lanes kernel up to its largest N):
+//
+//	./cuda.test -test.run '^$' -test.bench Interleaved -test.benchtime 3x
+func BenchmarkInterleaved(b *testing.B) {
+	bw, err := dev.CopyBandwidth(1<<30, 5)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("f32", func(b *testing.B) { benchInterleaved[float32](b, bw) })
+	b.Run("f64", func(b *testing.B) { benchInterleaved[float64](b, bw) })
+}
+
+func benchInterleaved[T tridiag.Float](b *testing.B, bw float64) {
+	const rows = 1 << 24
+	bufs := randomBuffers[T](b, rows, 5)
+	f64 := elemSize[T]() == 8
+	elem := reductionElem(f64)
+	for _, n := range []int{64, 128, 256, 512, 1024, 2048, 4096} {
+		for spb := 1; spb <= 64; spb *= 2 {
+			mk := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+				pp, err := newSharedPartitionPlan(dev, spec, f64, 16)
+				if err != nil {
+					return nil, err
+				}
+				cfg := pp.cfg
+				cfg.SystemsPerBlock, cfg.Threads = spb, spb*cfg.ThreadsPerSystem
+				cfg.SharedBytes = tuning.PartitionSharedBytes(n, 16, elem, spb, true)
+				if cfg.Threads > 1024 || cfg.SharedBytes > dev.props.MaxShared() {
+					return nil, fmt.Errorf("spb %d does not fit", spb)
+				}
+				pp.cfg, pp.constCfg = cfg, nil
+				err = dev.do(func() error {
+					var err error
+					pp.direct, err = dev.prepareDirect("partition_p16"+suffixOf(f64), cfg.Blocks(spec.G), cfg.Threads, cfg.SharedBytes)
+					return err
+				})
+				return pp, err
+			}
+			b.Run(fmt.Sprintf("N=%d/spb=%d", n, spb), func(b *testing.B) {
+				benchVariant(b, variant{"partition-interleaved", true, mk}, n, rows/n, bw, bufs)
+			})
+		}
+		for _, spb := range tuning.PartitionLanesSystems {
+			lanes := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) { return newLanesPlan(dev, spec, f64, spb) }
+			b.Run(fmt.Sprintf("N=%d/lanes%d", n, spb), func(b *testing.B) {
+				benchVariant(b, variant{"lanes-interleaved", true, lanes}, n, rows/n, bw, bufs)
+			})
+		}
+		shared := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+			defer func() { useLanesKernel = true }()
+			useLanesKernel = false
+			return newPartitionPlan(dev, spec, f64)
+		}
+		b.Run(fmt.Sprintf("N=%d/shared", n), func(b *testing.B) {
+			benchVariant(b, variant{"shared-interleaved", true, shared}, n, rows/n, bw, bufs)
+		})
+		b.Run(fmt.Sprintf("N=%d/auto", n), func(b *testing.B) {
+			benchVariant(b, variant{"auto-interleaved", true, fromRegistry(tridiag.Partition)}, n, rows/n, bw, bufs)
+		})
+	}
+}

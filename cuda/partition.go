@@ -93,8 +93,19 @@ func wantSegments(d *Device, spec tridiag.Spec, whole kernelPlan, err error) boo
 
 // newPartitionPlanChunk makes a partition plan with chunks of p rows, one
 // of tuning.PartitionChunks (the GPU results are partition.Solve's with
-// the same p).
+// the same p): the lanes kernel where it applies, else the kernel with the
+// systems in shared memory.
 func newPartitionPlanChunk(d *Device, spec tridiag.Spec, f64 bool, p int) (kernelPlan, error) {
+	l := spec.Layout
+	if p == 16 && useLanesKernel && l.BatchStride == 1 && l.ElemStride > 1 && spec.N <= tuning.PartitionLanesMaxN(reductionElem(f64)) {
+		return newLanesPlan(d, spec, f64, 0)
+	}
+	return newSharedPartitionPlan(d, spec, f64, p)
+}
+
+// newSharedPartitionPlan makes the plan of partition_p<p>_*: the block's
+// systems in shared memory.
+func newSharedPartitionPlan(d *Device, spec tridiag.Spec, f64 bool, p int) (*partitionPlan, error) {
 	kernel := fmt.Sprintf("partition_p%d", p)
 	suffix := suffixOf(f64)
 	elem := reductionElem(f64)
@@ -146,12 +157,52 @@ func newPartitionPlanChunk(d *Device, spec tridiag.Spec, f64 bool, p int) (kerne
 // constKernel is the constant-coefficient partition kernel (chunks of 16).
 const constKernel = "partition_const_p16"
 
+// lanesKernel is the partition kernel with the systems across the lanes
+// (chunks of 16, a thread a chunk), for batches of adjacent systems.
+const lanesKernel = "partition_lanes_p16"
+
+// useLanesKernel lets partition plans of systems adjacent in memory (batch
+// stride 1) take the lanes kernel where N fits it (tests and benchmarks
+// switch it off to compare).
+var useLanesKernel = true
+
+// newLanesPlan is the partition plan of the lanes kernel
+// (tuning.PartitionLanesLaunch; spb > 0: that many systems a block): the
+// parameters of partition_p16_*, the constant solves in the same kernel
+// (it loads d alone then).
+func newLanesPlan(d *Device, spec tridiag.Spec, f64 bool, spb int) (*partitionPlan, error) {
+	pp := &partitionPlan{kernel: lanesKernel}
+	err := d.do(func() error {
+		regs, err := d.kernelAttr(lanesKernel+suffixOf(f64), cu.NumRegs)
+		if err != nil {
+			return err
+		}
+		if spb > 0 {
+			pp.cfg, err = tuning.PartitionLanesLaunchSystems(d.props, spec.N, reductionElem(f64), spb, spec.G, regs)
+		} else {
+			pp.cfg, err = tuning.PartitionLanesLaunch(d.props, spec.N, reductionElem(f64), spec.G, regs)
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %w", tridiag.ErrShape, err)
+		}
+		pp.direct, err = d.prepareDirect(lanesKernel+suffixOf(f64), pp.cfg.Blocks(spec.G), pp.cfg.Threads, pp.cfg.SharedBytes)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return pp, nil
+}
+
 // useConstKernel lets partition plans take the constant-coefficient
 // kernel for constant solves (tests and benchmarks switch it off to
 // compare).
 var useConstKernel = true
 
 func (p *partitionPlan) describe() string {
+	if p.kernel == lanesKernel {
+		return fmt.Sprintf("partition: %d systems across the lanes of a block (chunks of %d, a thread a chunk)", p.cfg.SystemsPerBlock, p.cfg.Chunk)
+	}
 	s := fmt.Sprintf("partition: one block per system (%d systems per block, chunks of %d)", p.cfg.SystemsPerBlock, p.cfg.Chunk)
 	if p.constCfg != nil {
 		s += fmt.Sprintf("; constant coefficients: %d systems per block", p.constCfg.SystemsPerBlock)

@@ -332,3 +332,93 @@ func testPartitionConst[T tridiag.Float](t *testing.T) {
 	defer gp.Close()
 	assert.Contains(t, gp.Describe(), "constant coefficients")
 }
+
+func TestPartitionLanes(t *testing.T) {
+	t.Run("float32", testPartitionLanes[float32])
+	t.Run("float64", testPartitionLanes[float64])
+}
+
+// testPartitionLanes: batches of adjacent systems (interleaved) up to
+// tuning.PartitionLanesMaxN run the lanes kernel (8 to 32 systems across
+// a block's lanes, a thread a chunk): bit for bit partition.Solve and the
+// shared-memory kernel, with arrays and constants, batches that leave
+// lanes idle, one-row last chunks, breakdowns in some systems (NaN in
+// theirs, the others exact) and a non-finite solution; above the largest
+// N the shared-memory kernel takes over.
+func testPartitionLanes[T tridiag.Float](t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	elem := reductionElem(isF64[T]())
+	maxN := tuning.PartitionLanesMaxN(elem)
+	for _, n := range []int{2, 16, 17, 33, 64, 100, 129, 256, 300, maxN - 15, maxN} {
+		if n > maxN {
+			continue
+		}
+		for _, g := range []int{2, 7, 31, 32, 100, 1000} {
+			shape := tridiag.Shape{N: n, G: g, Layout: tridiag.Interleaved(g)}
+			spec := tridiag.Spec{Shape: shape.Normalize(), Options: tridiag.Options{Algorithm: tridiag.Partition}}
+			kp, err := newPartitionPlan(dev, spec, isF64[T]())
+			require.NoError(t, err)
+			pp, ok := kp.(*partitionPlan)
+			require.True(t, ok, "N=%d G=%d: %T", n, g, kp)
+			require.Equal(t, lanesKernel, pp.kernel, "N=%d G=%d", n, g)
+			require.Equal(t, pp.cfg.SystemsPerBlock*partition.Chunks(n, 16), pp.cfg.Threads)
+
+			bt := newBatch[T](r, shape, 4)
+			if g >= 32 {
+				// Breakdowns: a Stage 1 pivot, a reduced-system divisor,
+				// the last row (a one-row chunk when n%16 == 1), an
+				// overflow.
+				zero := func(sys, i int) {
+					k := shape.Layout.Index(i, sys)
+					bt.a[k], bt.b[k], bt.c[k] = 0, 0, 0
+				}
+				zero(3, min(n-1, 5))
+				zero(9, min(n-1, 16))
+				zero(30, n-1)
+				k := shape.Layout.Index(n/2, 31)
+				bt.d[k] = T(math.Inf(1))
+			}
+			name := fmt.Sprintf("N=%d/G=%d", n, g)
+			cpu, cf := partitionCPU(bt, false, 0, 0, 0, 16)
+			x, gf := partitionGPU(t, bt, false, 0, 0, 0, 0)
+			assert.Equal(t, cf, gf, name)
+			if !sameBits(t, shape, x, cpu, name) {
+				return
+			}
+			for sys := range gf {
+				for i := 0; i < n; i++ {
+					require.True(t, math.IsNaN(float64(x[shape.Layout.Index(i, sys)])), "%s: system %d row %d", name, sys, i)
+				}
+			}
+			if g >= 32 {
+				assert.Len(t, gf, 4, name)
+			}
+			useLanesKernel = false
+			x2, f2 := partitionGPU(t, bt, false, 0, 0, 0, 0)
+			useLanesKernel = true
+			assert.Equal(t, cf, f2, name)
+			sameBits(t, shape, x2, x, name+"/shared-memory kernel")
+			for _, spb := range tuning.PartitionLanesSystems {
+				if spb == pp.cfg.SystemsPerBlock || spb*partition.Chunks(n, 16) > tuning.PartitionLanesMaxThreads(elem) {
+					continue
+				}
+				x3, f3 := gpuWith(t, bt, tridiag.Thomas, false, 0, 0, 0, func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+					return newLanesPlan(dev, spec, f64, spb)
+				})
+				assert.Equal(t, cf, f3, name)
+				sameBits(t, shape, x3, x, fmt.Sprintf("%s/%d systems a block", name, spb))
+			}
+			ca, cb, cc := T(-0.4), T(2.1), T(-0.6)
+			cpu, cf = partitionCPU(bt, true, ca, cb, cc, 16)
+			x, gf = partitionGPU(t, bt, true, ca, cb, cc, 0)
+			assert.Equal(t, cf, gf, name+"/const")
+			sameBits(t, shape, x, cpu, name+"/const")
+		}
+	}
+	spec := tridiag.Spec{Shape: tridiag.Shape{N: maxN + 1, G: 64, Layout: tridiag.Interleaved(64)}.Normalize()}
+	kp, err := newPartitionPlan(dev, spec, isF64[T]())
+	require.NoError(t, err)
+	pp, ok := kp.(*partitionPlan)
+	require.True(t, ok)
+	assert.Equal(t, "partition_p16", pp.kernel)
+}

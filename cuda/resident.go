@@ -89,7 +89,15 @@ func (p *Plan[T]) SetResident(idle time.Duration) error {
 			tridiag.ErrOptions, p.spec.N)
 	}
 	pp, ok := p.kp.(*partitionPlan)
-	if !ok || pp.cfg.Chunk != 16 || pp.cfg.Threads > residentMaxThreads {
+	if ok && pp.kernel == lanesKernel {
+		// The resident grid runs the kernel with the systems in shared
+		// memory (the same bits; partition_resident_p16_* is built on it).
+		var err error
+		if pp, err = newSharedPartitionPlan(p.dev, p.spec, elemSize[T]() == 8, 16); err != nil {
+			return err
+		}
+	}
+	if !ok || pp.kernel != "partition_p16" || pp.cfg.Threads > residentMaxThreads {
 		return fmt.Errorf("%w: a resident plan needs the partition method with chunks of 16 rows and at most %d threads a block (%s plan of N=%d G=%d)",
 			tridiag.ErrOptions, residentMaxThreads, p.algo, p.spec.N, p.spec.G)
 	}

@@ -225,7 +225,15 @@ func partitionLaunch(d Device, n, elem, p, g int, sysFirst bool, regs int, const
 		blocks, res := partitionResidency(d, tps*spb, sh, regs)
 		cands = append(cands, cand{spb, blocks, res})
 	}
-	// Systems first in memory: whole 32-byte sectors when possible.
+	// Systems first in memory: whole 32-byte sectors when possible, else
+	// the widest candidate the small-batch rule below leaves. A row of a
+	// block's systems is one L2 request; below a sector the requests, not
+	// DRAM, bound the kernel (Nsight Compute, FP32 N = 1024 with 4
+	// systems: L2 65% busy, DRAM 28%), so fewer blocks on an SM cost less
+	// than narrower rows: on an H100, FP32 N = 2048 ran at 32% of the
+	// limit with 4 systems a block (one block an SM) against 22% with 2
+	// (three), bench/results/h100-2026-11-25/session5.
+	widest := false
 	if sysFirst {
 		minSys := 32 / elem
 		var wide []cand
@@ -236,6 +244,8 @@ func partitionLaunch(d Device, n, elem, p, g int, sysFirst bool, regs int, const
 		}
 		if len(wide) > 0 {
 			cands = wide
+		} else {
+			widest = true
 		}
 	}
 	// A small batch: at most ⌈g/SMs⌉ systems per block, so that every SM
@@ -259,8 +269,8 @@ func partitionLaunch(d Device, n, elem, p, g int, sysFirst bool, regs int, const
 		return abs(bits.Len(uint(c.spb*tps)) - bits.Len(256))
 	}
 	for _, c := range cands[1:] {
-		if c.res > best.res || (c.res == best.res && dist(c) < dist(best)) {
-			best = c
+		if widest || c.res > best.res || (c.res == best.res && dist(c) < dist(best)) {
+			best = c // candidates are in increasing spb
 		}
 	}
 	l.SystemsPerBlock, l.Threads = best.spb, best.spb*tps
@@ -299,4 +309,79 @@ func abs(v int) int {
 		return -v
 	}
 	return v
+}
+
+// The lanes kernel (partition_lanes_p16_*, ptx/src/lanes.cuh) puts S
+// adjacent systems (S = 32, 16 or 8) across the lanes of a block and one
+// chunk of 16 rows a thread: for batches whose systems are adjacent in
+// memory (batch stride 1, the interleaved layout) every load and store of
+// a warp is 32/S rows of S systems, and a thread's chunk stays in its
+// registers. A block holds S systems and S·⌈N/16⌉ threads, so N is at most
+// 16 rows a thread of PartitionLanesMaxThreads/8 threads; its shared
+// memory holds only the reduced rows.
+
+// PartitionLanesSystems lists the systems a block of the lanes kernel may
+// take, widest first.
+var PartitionLanesSystems = []int{32, 16, 8}
+
+// PartitionLanesMaxThreads is the __launch_bounds__ of the lanes kernel
+// for elements of elem bytes: 512 in FP32, 256 in FP64 (179 registers a
+// thread on sm_90).
+func PartitionLanesMaxThreads(elem int) int {
+	if elem == 8 {
+		return 256
+	}
+	return 512
+}
+
+// PartitionLanesMaxN is the largest N of the lanes kernel for elements of
+// elem bytes (8 systems a block): 1024 in FP32, 512 in FP64.
+func PartitionLanesMaxN(elem int) int { return PartitionLanesMaxThreads(elem) / 8 * 16 }
+
+// PartitionLanesSharedBytes is the dynamic shared memory of a block of
+// the lanes kernel with spb systems: two buffers of four values (a, c, d,
+// 1/b) of the 2·⌈N/16⌉ reduced rows of spb systems.
+func PartitionLanesSharedBytes(n, elem, spb int) int {
+	return 2 * 4 * 2 * partition.Chunks(n, 16) * spb * elem
+}
+
+// PartitionLanesLaunch is the launch of the lanes kernel for g systems of
+// n rows of elem bytes (chunks of 16 rows, partition.DefaultChunk): 64
+// bytes of systems a block (16 FP32, 8 FP64), 8 when the threads would
+// exceed the kernel's bound. On an H100 (2^24-row interleaved batches,
+// bench/results/h100-2026-11-25/session5) that was the fastest or within
+// 1% of it at every N: FP32 N = 256 ran at 71% of the limit with 16
+// systems against 63% with 32 and 52% with 8; FP64 N = 64 at 83% with 8
+// against 80% with 32. regs is the kernel's registers per thread (0:
+// assume the most its launch bounds allow). It fails for N above
+// PartitionLanesMaxN.
+func PartitionLanesLaunch(d Device, n, elem, g, regs int) (PartitionLaunch, error) {
+	spb := max(8, 64/max(elem, 1))
+	for spb > 8 && spb*partition.Chunks(n, 16) > PartitionLanesMaxThreads(elem) {
+		spb /= 2
+	}
+	return PartitionLanesLaunchSystems(d, n, elem, spb, g, regs)
+}
+
+// PartitionLanesLaunchSystems is PartitionLanesLaunch with spb systems a
+// block, one of PartitionLanesSystems.
+func PartitionLanesLaunchSystems(d Device, n, elem, spb, g, regs int) (PartitionLaunch, error) {
+	const p = 16
+	l := PartitionLaunch{N: n, ElemSize: elem, Chunk: p, MaxN: PartitionLanesMaxN(elem)}
+	if n < 1 || g < 1 || (elem != 4 && elem != 8) || !slices.Contains(PartitionLanesSystems, spb) {
+		return l, fmt.Errorf("tuning: lanes launch for N=%d G=%d, element size %d, %d systems a block (%v)", n, g, elem, spb, PartitionLanesSystems)
+	}
+	l.Chunks = partition.Chunks(n, p)
+	if spb*l.Chunks > PartitionLanesMaxThreads(elem) {
+		return l, fmt.Errorf("%w: the lanes kernel takes a thread per chunk of 16 rows, at most %d threads: N=%d with %d systems a block needs %d (largest N %d)",
+			ErrTooLargeForShared, PartitionLanesMaxThreads(elem), n, spb, spb*l.Chunks, l.MaxN)
+	}
+	if regs <= 0 {
+		regs = 65536 / PartitionLanesMaxThreads(elem)
+	}
+	l.ThreadsPerSystem, l.SystemsPerBlock = l.Chunks, spb
+	l.Threads = spb * l.Chunks
+	l.SharedBytes = PartitionLanesSharedBytes(n, elem, spb)
+	l.BlocksPerSM, l.ResidentThreads = partitionResidency(d, l.Threads, l.SharedBytes+128, regs)
+	return l, nil
 }

@@ -178,6 +178,17 @@ func TestPartitionLaunchChoices(t *testing.T) {
 			assert.GreaterOrEqual(t, l.SystemsPerBlock*elem, 32, "N=%d elem=%d", n, elem)
 		}
 	}
+	// Otherwise as many systems as fit, whatever the blocks an SM (the
+	// most a block holds of 2048 rows is 4 FP32 or 2 FP64 systems), and
+	// still no more than a small batch spreads.
+	for _, c := range []struct{ n, elem, g, spb int }{
+		{2048, 4, 1 << 13, 4}, {4096, 4, 1 << 12, 2}, {2048, 8, 1 << 13, 2}, {4096, 4, 100, 1},
+	} {
+		l, err := PartitionLaunchFor(H100, c.n, c.elem, c.g, true, 64)
+		require.NoError(t, err)
+		assert.Equal(t, c.spb, l.SystemsPerBlock, "%+v", c)
+		assert.LessOrEqual(t, l.SharedBytes, H100.MaxShared(), "%+v", c)
+	}
 }
 
 // TestPartitionConstLaunch: the constant-coefficient kernel holds d and the
@@ -202,4 +213,33 @@ func TestPartitionConstLaunch(t *testing.T) {
 	assert.Equal(t, 16384, c.MaxN)
 	_, err = PartitionLaunchConst(H100, 16385, 4, 64, false, 48)
 	assert.ErrorIs(t, err, ErrTooLargeForShared)
+}
+
+// TestPartitionLanesLaunch: 64 bytes of systems a block, 8 systems where
+// the threads, one a chunk of 16 rows, would exceed the kernel's bound;
+// the reduced rows' two buffers in shared memory.
+func TestPartitionLanesLaunch(t *testing.T) {
+	for _, elem := range []int{4, 8} {
+		maxT := PartitionLanesMaxThreads(elem)
+		maxN := PartitionLanesMaxN(elem)
+		assert.Equal(t, maxT*2, maxN)
+		for _, n := range []int{1, 16, 17, 100, 128, 256, 300, maxN} {
+			l, err := PartitionLanesLaunch(H100, n, elem, 1000, 0)
+			require.NoError(t, err)
+			chunks := (n + 15) / 16
+			spb := 64 / elem
+			if spb*chunks > maxT {
+				spb = 8
+			}
+			assert.Equal(t, spb, l.SystemsPerBlock, "N=%d elem=%d", n, elem)
+			assert.Equal(t, spb*chunks, l.Threads)
+			assert.Equal(t, (1000+spb-1)/spb, l.Blocks(1000))
+			assert.Equal(t, 2*4*2*chunks*spb*elem, l.SharedBytes)
+			assert.Positive(t, l.BlocksPerSM)
+		}
+		_, err := PartitionLanesLaunch(H100, maxN+1, elem, 1000, 0)
+		require.ErrorIs(t, err, ErrTooLargeForShared)
+		_, err = PartitionLanesLaunchSystems(H100, 256, elem, 12, 1000, 0)
+		require.Error(t, err)
+	}
 }

@@ -341,7 +341,11 @@ __device__ void segment_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 
     SegShared<T> &sh0 = *seg_shared<T, P>(M);
     const int t = threadIdx.x;
     if (t == 0) {
-        sh0.ticket = mode == SEG_ONEPASS ? atomicAdd(ctl, 1ull) : (unsigned long long)blockIdx.x;
+        // The expand pass takes the segments in reverse: those the reduce
+        // pass read last are the likeliest still in L2.
+        sh0.ticket = mode == SEG_ONEPASS ? atomicAdd(ctl, 1ull)
+                     : mode == SEG_EXPAND ? (unsigned long long)(gridDim.x - 1 - blockIdx.x)
+                                          : (unsigned long long)blockIdx.x;
         sh0.key = SEG_NONE;
         sh0.none = PART_NONE;
     }

@@ -10,5 +10,6 @@
 #include "wangmou.cuh"
 #include "partition.cuh"
 #include "segment.cuh"
+#include "lanes.cuh"
 #include "signal.cuh"
 #include "vector.cuh"
