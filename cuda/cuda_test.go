@@ -39,6 +39,16 @@ type batch[T tridiag.Float] struct {
 	a, b, c, d []T
 }
 
+// zero plants a breakdown at row i of system sys: a = b = 0, and c = 0
+// too when withC (a first row: no coupling to the right either).
+func (bt batch[T]) zero(sys, i int, withC bool) {
+	k := bt.shape.Layout.Index(i, sys)
+	bt.a[k], bt.b[k] = 0, 0
+	if withC {
+		bt.c[k] = 0
+	}
+}
+
 func newBatch[T tridiag.Float](r *rand.Rand, shape tridiag.Shape, dom float64) batch[T] {
 	shape = shape.Normalize()
 	n := shape.Len()

@@ -203,22 +203,15 @@ func testPartitionBreakdown[T tridiag.Float](t *testing.T) {
 			for lname, l := range layouts(n, g) {
 				shape := tridiag.Shape{N: n, G: g, Layout: l}.Normalize()
 				bt := newBatch[T](r, shape, 4)
-				zero := func(sys, i int, first bool) {
-					k := shape.Layout.Index(i, sys)
-					bt.a[k], bt.b[k] = 0, 0
-					if first {
-						bt.c[k] = 0
-					}
-				}
-				zero(1, 1, false)                // interior (or last) row of chunk 0
-				zero(3, min(n-1, p+1), false)    // a row of chunk 1
-				zero(3, min(n-1, 2*p+2), false)  // and of chunk 2: the smaller wins
-				zero(5, min(n-1, p), true)       // a first row: reduced system
-				zero(6, 0, true)                 // the very first row
-				zero(7, n-1, n%p == 1 || n == 1) // the last row (a one-row chunk when n%p == 1)
-				zero(8, min(n-1, p), true)       // a first row (reduced, step 1) …
-				zero(8, min(n-1, 3*p+1), false)  // … loses to an interior pivot (Stage 1)
-				k := shape.Layout.Index(n/2, 10) // overflow: a huge right-hand side
+				bt.zero(1, 1, false)                // interior (or last) row of chunk 0
+				bt.zero(3, min(n-1, p+1), false)    // a row of chunk 1
+				bt.zero(3, min(n-1, 2*p+2), false)  // and of chunk 2: the smaller wins
+				bt.zero(5, min(n-1, p), true)       // a first row: reduced system
+				bt.zero(6, 0, true)                 // the very first row
+				bt.zero(7, n-1, n%p == 1 || n == 1) // the last row (a one-row chunk when n%p == 1)
+				bt.zero(8, min(n-1, p), true)       // a first row (reduced, step 1) …
+				bt.zero(8, min(n-1, 3*p+1), false)  // … loses to an interior pivot (Stage 1)
+				k := shape.Layout.Index(n/2, 10)    // overflow: a huge right-hand side
 				big := math.MaxFloat32
 				if isF64[T]() {
 					big = math.MaxFloat64
@@ -368,13 +361,9 @@ func testPartitionLanes[T tridiag.Float](t *testing.T) {
 				// Breakdowns: a Stage 1 pivot, a reduced-system divisor,
 				// the last row (a one-row chunk when n%16 == 1), an
 				// overflow.
-				zero := func(sys, i int) {
-					k := shape.Layout.Index(i, sys)
-					bt.a[k], bt.b[k], bt.c[k] = 0, 0, 0
-				}
-				zero(3, min(n-1, 5))
-				zero(9, min(n-1, 16))
-				zero(30, n-1)
+				bt.zero(3, min(n-1, 5), true)
+				bt.zero(9, min(n-1, 16), true)
+				bt.zero(30, n-1, true)
 				k := shape.Layout.Index(n/2, 31)
 				bt.d[k] = T(math.Inf(1))
 			}

@@ -47,6 +47,9 @@ type segmentPlan struct {
 	// constWhole, when set (Auto only), runs the constant solves one
 	// block per system (partitionPlan's constant kernel).
 	constWhole *partitionPlan
+	// kernel is the segment kernel of the plan's precision, the cluster
+	// kernel's name when cfg.Cluster (named once, not per solve).
+	kernel string
 }
 
 // segWork is the workspace layout: byte offsets from a 256-byte aligned
@@ -79,7 +82,10 @@ func newSegmentPlan(d *Device, spec tridiag.Spec, f64 bool, rows int) (*segmentP
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", tridiag.ErrShape, err)
 	}
-	p := &segmentPlan{spec: spec, cfg: cfg, elem: int64(elem), zeroed: map[cu.DevicePtr]bool{}}
+	p := &segmentPlan{spec: spec, cfg: cfg, elem: int64(elem), zeroed: map[cu.DevicePtr]bool{}, kernel: "segment_p16" + suffixOf(f64)}
+	if cfg.Cluster {
+		p.kernel = clusterKernel(cfg.Segments, f64)
+	}
 	if !cfg.OnePass {
 		// The reduced systems: G contiguous systems of 2Q rows, solved by
 		// the partition method (itself segmented when they are long).
@@ -193,9 +199,8 @@ func (p *segmentPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 		p.zeroed[base] = true
 	}
 	sp := a.spec
-	kernel := "segment_p16" + a.suffix()
 	run := func(mode int32, word cu.DevicePtr, seq uint32) error {
-		return d.launch(kernel, dim3{X: p.cfg.Blocks(sp.G)}, dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
+		return d.launch(p.kernel, dim3{X: p.cfg.Blocks(sp.G)}, dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
 			a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
 			int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
 			a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status,
@@ -209,7 +214,7 @@ func (p *segmentPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 		if p.epoch == 0 {
 			p.epoch = 1
 		}
-		return d.launch(clusterKernel(p.cfg.Segments, a.f64), dim3{X: p.cfg.Blocks(sp.G)}, dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
+		return d.launch(p.kernel, dim3{X: p.cfg.Blocks(sp.G)}, dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
 			a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
 			int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
 			a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status,

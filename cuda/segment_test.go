@@ -171,23 +171,16 @@ func testSegmentBreakdown[T tridiag.Float](t *testing.T) {
 		g := 10
 		shape := tridiag.Shape{N: c.n, G: g}.Normalize()
 		bt := newBatch[T](r, shape, 4)
-		zero := func(sys, i int, first bool) {
-			k := shape.Layout.Index(i, sys)
-			bt.a[k], bt.b[k] = 0, 0
-			if first {
-				bt.c[k] = 0
-			}
-		}
 		m := c.rows
-		zero(1, m+77, false)              // Stage 1 in segment 1
-		zero(2, 2*m+40, false)            // two segments: the smaller row wins
-		zero(2, m+300, false)             //
-		zero(3, 2*m+16*5, true)           // a chunk's first row: segment 2's PCR …
-		zero(3, 3*m+5, false)             // … loses to Stage 1 in segment 3
-		zero(4, 3*m, true)                // a segment's first row: the reduced system of the segments
-		zero(5, 0, true)                  // the very first row
-		zero(6, c.n-1, false)             // the last row
-		zero(7, m-1, false)               // a segment's last row
+		bt.zero(1, m+77, false)           // Stage 1 in segment 1
+		bt.zero(2, 2*m+40, false)         // two segments: the smaller row wins
+		bt.zero(2, m+300, false)          //
+		bt.zero(3, 2*m+16*5, true)        // a chunk's first row: segment 2's PCR …
+		bt.zero(3, 3*m+5, false)          // … loses to Stage 1 in segment 3
+		bt.zero(4, 3*m, true)             // a segment's first row: the reduced system of the segments
+		bt.zero(5, 0, true)               // the very first row
+		bt.zero(6, c.n-1, false)          // the last row
+		bt.zero(7, m-1, false)            // a segment's last row
 		k := shape.Layout.Index(c.n/2, 8) // system 8 overflows: x = d/b in a decoupled row
 		big, tiny := math.MaxFloat32, 1e-30
 		if isF64[T]() {

@@ -58,6 +58,15 @@ func randSystem[T Float](r *rand.Rand, n int) system[T] {
 	return s
 }
 
+// randSystems is g systems of randSystem.
+func randSystems[T Float](r *rand.Rand, n, g int) []system[T] {
+	sys := make([]system[T], g)
+	for s := range sys {
+		sys[s] = randSystem[T](r, n)
+	}
+	return sys
+}
+
 // constSystem is the constant-coefficient system of a launch with Const.
 func constSystem[T Float](k Coeffs[T], d []T) system[T] {
 	n := len(d)
@@ -440,10 +449,7 @@ func TestThreePassF64(t *testing.T) { testSizes[float64](t, true) }
 func testLayouts[T Float](t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	n, m, g := 3*1024+500, 1024, 3
-	sys := make([]system[T], g)
-	for s := range sys {
-		sys[s] = randSystem[T](r, n)
-	}
+	sys := randSystems[T](r, n, g)
 	for _, lay := range []layout{contiguous, unaligned, strided, interleaved} {
 		for _, k := range []Coeffs[T]{{}, {CA: -1, CB: T(2.5), CC: T(-0.75), Const: true}} {
 			b := pack(sys, lay, k)
@@ -507,10 +513,7 @@ var breakdowns = []struct {
 func testBreakdown[T Float](t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	n, m, g := 3372, 1024, 3
-	base := make([]system[T], g)
-	for s := range base {
-		base[s] = randSystem[T](r, n)
-	}
+	base := randSystems[T](r, n, g)
 	clone := func(s system[T]) system[T] {
 		return system[T]{slices.Clone(s.a), slices.Clone(s.b), slices.Clone(s.c), slices.Clone(s.d)}
 	}
@@ -608,10 +611,7 @@ func TestNonFiniteEntry(t *testing.T) {
 func testNonFiniteEntry[T Float](t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 16))
 	n, m, g := 3372, 1024, 3
-	sys := make([]system[T], g)
-	for s := range sys {
-		sys[s] = randSystem[T](r, n)
-	}
+	sys := randSystems[T](r, n, g)
 	sys[1].b[1101] = T(math.Inf(1))
 	for _, red := range []partition.ReducedSolver[T]{partition.ReducedPCR[T], partition.ReducedPartition[T](Chunk)} {
 		require.Equal(t, 1101, solveTwin(t, sys[1], m, red).row, "twin")

@@ -132,11 +132,7 @@ __device__ void partition_lanes_kernel(Coeffs<T> k, const T *d, T *x, int n, int
     for (int step = 1; step <= K; step++) {
         const int u = 1 << (step - 1), buf = step & 1;
         const T qF = T(1) / F.b, qL = T(1) / L.b;
-        if (live) {
-            if (jf < RR && (jf - u >= 0 || jf + u < RR) && bad_divisor(F.b)) atomicMin(key, PART_KEY(1 + step, t * P));
-            if (jl < RR && (jl - u >= 0 || jl + u < RR) && bad_divisor(L.b))
-                atomicMin(key, PART_KEY(1 + step, t * P + m - 1));
-        }
+        if (live) part_check_step(key, step, u, RR, t, t * P, m, F.b, L.b);
         lanes_put(E, buf, jf, rows, S, s, F, qF);
         lanes_put(E, buf, jl, rows, S, s, L, qL);
         __syncthreads(); // (two buffers: the step before read the other one)
@@ -150,10 +146,7 @@ __device__ void partition_lanes_kernel(Coeffs<T> k, const T *d, T *x, int n, int
         L = part_upd(L, a, c, dd, q, a2, c2, d2, q2);
         F = nF;
     }
-    if (live) {
-        if (jf < RR && bad_divisor(F.b)) atomicMin(key, PART_KEY(K + 2, t * P));
-        if (jl < RR && bad_divisor(L.b)) atomicMin(key, PART_KEY(K + 2, t * P + m - 1));
-    }
+    if (live) part_check_final(key, K, RR, t, t * P, m, F.b, L.b);
     const T xs = F.d / F.b;
     const T xe = m >= 2 ? L.d / L.b : xs;
 

@@ -639,6 +639,23 @@ __device__ __forceinline__ int part_recover_const(typename PartVec<T>::V *VD, co
 // logical unit bu.
 __device__ __forceinline__ int part_x(int bu) { return bu ^ ((bu >> 3) & 7); }
 
+// part_check_step reports the divisors of PCR step `step` (stride u)
+// among a thread's reduced rows F = 2t (original row r0) and L = 2t+1
+// (row r0+m−1), of the RR rows: a row's b is a divisor of the step when it
+// has a neighbour. part_check_final reports the final divisions' (stage
+// K+2). Both take the smallest key (atomicMin).
+template <typename T>
+__device__ __forceinline__ void part_check_step(int *key, int step, int u, int RR, int t, int r0, int m, T fb, T lb) {
+    const int jf = 2 * t, jl = 2 * t + 1;
+    if (jf < RR && (jf - u >= 0 || jf + u < RR) && bad_divisor(fb)) atomicMin(key, PART_KEY(1 + step, r0));
+    if (jl < RR && (jl - u >= 0 || jl + u < RR) && bad_divisor(lb)) atomicMin(key, PART_KEY(1 + step, r0 + m - 1));
+}
+template <typename T>
+__device__ __forceinline__ void part_check_final(int *key, int K, int RR, int t, int r0, int m, T fb, T lb) {
+    if (2 * t < RR && bad_divisor(fb)) atomicMin(key, PART_KEY(K + 2, r0));
+    if (2 * t + 1 < RR && bad_divisor(lb)) atomicMin(key, PART_KEY(K + 2, r0 + m - 1));
+}
+
 // part_xchg is PCR step `step` (stride u) of the shared-memory path, with
 // the exchange in free slots Q … Q+7 (see PartSlots); bu is the thread's
 // first logical unit, U the units of a chunk. It ends with the
@@ -746,12 +763,7 @@ __device__ void partition_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i6
     for (int step = 1; step <= K; step++) {
         const int u = 1 << (step - 1);
         const T qF = T(1) / F.b, qL = T(1) / L.b;
-        if (live) {
-            if (jf < RR && (jf - u >= 0 || jf + u < RR) && bad_divisor(F.b))
-                atomicMin(key, PART_KEY(1 + step, t * P));
-            if (jl < RR && (jl - u >= 0 || jl + u < RR) && bad_divisor(L.b))
-                atomicMin(key, PART_KEY(1 + step, t * P + m - 1));
-        }
+        if (live) part_check_step(key, step, u, RR, t, t * P, m, F.b, L.b);
         // Which neighbours exist (none for a row ≥ RR: a thread without a
         // chunk, or the missing L of a one-row last chunk).
         const bool fl = jf < RR && jf - u >= 0, fr = jf + u < RR, ll = jl < RR && jl - u >= 0, lr = jl + u < RR;
@@ -794,10 +806,7 @@ __device__ void partition_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i6
             part_xchg<T, P, 0>(sl, bu, U, has, F, L, qF, qL, step, u, fl, fr, ll, lr);
         }
     }
-    if (live) {
-        if (jf < RR && bad_divisor(F.b)) atomicMin(key, PART_KEY(K + 2, t * P));
-        if (jl < RR && bad_divisor(L.b)) atomicMin(key, PART_KEY(K + 2, t * P + m - 1));
-    }
+    if (live) part_check_final(key, K, RR, t, t * P, m, F.b, L.b);
     const T xs = F.d / F.b;
     const T xe = m >= 2 ? L.d / L.b : xs;
 
