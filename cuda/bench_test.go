@@ -198,6 +198,9 @@ func benchVariant[T tridiag.Float](b *testing.B, v variant, n, g int, bw float64
 		b.Skip(err)
 	}
 	p.kp = kp
+	if d, ok := kp.(describer); ok {
+		b.Logf("%s", d.describe())
+	}
 	if wb := kp.workBytes(); wb > 0 {
 		if p.work != 0 {
 			_ = dev.do(func() error { return cu.MemFree(p.work) })
@@ -386,5 +389,47 @@ func benchInterleaved[T tridiag.Float](b *testing.B, bw float64) {
 		b.Run(fmt.Sprintf("N=%d/auto", n), func(b *testing.B) {
 			benchVariant(b, variant{"auto-interleaved", true, fromRegistry(tridiag.Partition)}, n, rows/n, bw, bufs)
 		})
+	}
+}
+
+// BenchmarkStream compares, for contiguous batches of 2^24 rows, the
+// streaming partition kernel (a persistent grid, the next system loading
+// while a block solves the current one) with the plan Auto makes without
+// it (one block per system, or segments where that leaves one block per
+// SM) and with the one-block kernel:
+//
+//	./cuda.test -test.run '^$' -test.bench Stream -test.benchtime 3x
+func BenchmarkStream(b *testing.B) {
+	bw, err := dev.CopyBandwidth(1<<30, 5)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("f32", func(b *testing.B) { benchStream[float32](b, bw, []int{2048, 4096, 6000, 6144, 7168, 8192}) })
+	b.Run("f64", func(b *testing.B) { benchStream[float64](b, bw, []int{2048, 3000, 3072, 3584, 4096}) })
+}
+
+func benchStream[T tridiag.Float](b *testing.B, bw float64, ns []int) {
+	const rows = 1 << 24
+	bufs := randomBuffers[T](b, rows, 5)
+	stream := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+		other, err := newSharedPartitionPlan(dev, spec, f64, 16)
+		if err != nil {
+			return nil, err
+		}
+		return newStreamPlan(dev, spec, f64, other)
+	}
+	noStream := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+		defer func() { useStreamKernel = true }()
+		useStreamKernel = false
+		return newPartitionPlan(dev, spec, f64)
+	}
+	whole := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+		return newSharedPartitionPlan(dev, spec, f64, 16)
+	}
+	for _, n := range ns {
+		g := rows / n
+		b.Run(fmt.Sprintf("N=%d/stream", n), func(b *testing.B) { benchVariant(b, variant{"stream", false, stream}, n, g, bw, bufs) })
+		b.Run(fmt.Sprintf("N=%d/nostream", n), func(b *testing.B) { benchVariant(b, variant{"nostream", false, noStream}, n, g, bw, bufs) })
+		b.Run(fmt.Sprintf("N=%d/whole", n), func(b *testing.B) { benchVariant(b, variant{"whole", false, whole}, n, g, bw, bufs) })
 	}
 }

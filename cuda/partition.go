@@ -53,9 +53,30 @@ func newPartitionPlan(d *Device, spec tridiag.Spec, f64 bool) (kernelPlan, error
 		return newSegmentPlan(d, spec, f64, m)
 	}
 	whole, err := newPartitionPlanChunk(d, spec, f64, partition.DefaultChunk(spec.N))
-	if !wantSegments(d, spec, whole, err) {
-		return whole, err
+	kp := whole
+	if wantSegments(d, spec, whole, err) {
+		if kp, err = newSegmentsOrWhole(d, spec, f64, whole, err); err != nil {
+			return nil, err
+		}
+	} else if err != nil {
+		return nil, err
 	}
+	// The streaming kernel, where tuning.PreferStream says so, solves the
+	// general systems (one block a system, the next one loading while it
+	// computes) and kp the constant ones.
+	l := spec.Layout
+	if pp, ok := whole.(*partitionPlan); ok && pp != nil && useStreamKernel && pp.kernel == "partition_p16" && l.BatchStride >= l.ElemStride {
+		if sp, serr := newStreamPlan(d, spec, f64, kp); serr == nil && tuning.PreferStream(d.props, pp.cfg, sp.cfg, spec.G) {
+			return sp, nil
+		}
+	}
+	return kp, nil
+}
+
+// newSegmentsOrWhole is the plan for systems that wantSegments sends to
+// segments: the segment plan, or whole (with its error err) when no
+// segment size suits N.
+func newSegmentsOrWhole(d *Device, spec tridiag.Spec, f64 bool, whole kernelPlan, err error) (kernelPlan, error) {
 	seg, serr := newSegmentPlan(d, spec, f64, 0)
 	if serr != nil {
 		if err == nil {

@@ -25,15 +25,24 @@ import (
 // plan's configuration (segments, one pass or the nested plan), and a
 // breakdown is reported at the twin's row.
 
-// planTwin returns the CPU twin of a partition-family kernel plan.
-func planTwin[T tridiag.Float](t *testing.T, kp kernelPlan) func(a, b, c, d, x []T) error {
+// planTwin returns the CPU twin of a partition-family kernel plan, for
+// its constant solves when constant.
+func planTwin[T tridiag.Float](t *testing.T, kp kernelPlan, constant bool) func(a, b, c, d, x []T) error {
 	switch p := kp.(type) {
+	case *streamPlan:
+		if constant {
+			return planTwin[T](t, p.other, true)
+		}
+		return partitionTwin[T](16, nil)
 	case *partitionPlan:
 		return partitionTwin[T](p.cfg.Chunk, nil)
 	case *segmentPlan:
+		if constant && p.constWhole != nil {
+			return planTwin[T](t, p.constWhole, true)
+		}
 		red := partition.ReducedPCR[T]
 		if !p.cfg.OnePass {
-			nested := planTwin[T](t, p.nested)
+			nested := planTwin[T](t, p.nested, false)
 			red = func(a, b, c, d, x []T) error { return nested(a, b, c, d, x) }
 		}
 		m := p.cfg.Rows
@@ -53,7 +62,7 @@ func segmentCase[T tridiag.Float](t *testing.T, bt batch[T], opts tridiag.Option
 	gp, err := NewPlan[T](dev, bt.shape, opts)
 	require.NoError(t, err, name)
 	defer gp.Close()
-	twin := planTwin[T](t, gp.kp)
+	twin := planTwin[T](t, gp.kp, constant)
 	ca, cb, cc := T(-0.4), T(2.1), T(-0.6)
 	cpu, cf := cpuSystems(bt, constant, ca, cb, cc, twin)
 	x := make([]T, len(bt.d))
@@ -199,32 +208,43 @@ func testSegmentBreakdown[T tridiag.Float](t *testing.T) {
 }
 
 // TestSegmentAuto: Auto takes the partition method for long systems
-// stored rows first (segments), and one block per system where that keeps
+// stored rows first: segments, the streaming kernel where N fits it and
+// tuning.PreferStream says so, else one block per system where that keeps
 // two blocks on an SM.
 func TestSegmentAuto(t *testing.T) {
 	for _, c := range []struct {
 		n, g int
 		f64  bool
-		seg  bool
-	}{{1 << 20, 1, false, true}, {65536, 256, true, true}, {8192, 2048, false, true}, {4096, 4096, true, true},
-		{4096, 4096, false, false}, {1024, 16384, true, false}} {
+		kind string
+	}{{1 << 20, 1, false, "seg"}, {65536, 256, true, "seg"}, {16384, 1024, false, "seg"}, {8192, 2048, false, "stream"},
+		{4096, 4096, true, "stream"}, {4096, 4096, false, "stream"}, {4096, 64, false, "whole"}, {3072, 5000, true, "whole"},
+		{1024, 16384, true, "whole"}} {
 		spec := tridiag.Spec{Shape: tridiag.Shape{N: c.n, G: c.g}.Normalize()}
 		alg, kp, err := buildKernelPlan(dev, spec, c.f64)
 		require.NoError(t, err)
 		assert.Equal(t, tridiag.Partition, alg, "%+v", c)
-		_, seg := kp.(*segmentPlan)
-		assert.Equal(t, c.seg, seg, "%+v", c)
+		kind := "whole"
+		switch kp.(type) {
+		case *segmentPlan:
+			kind = "seg"
+		case *streamPlan:
+			kind = "stream"
+		}
+		assert.Equal(t, c.kind, kind, "%+v", c)
 	}
-	// FP64 N = 4096: segments, but constant solves one block per system
-	// (the constant kernel keeps two blocks per SM), bit for bit
-	// partition.Solve on constant arrays.
+	// FP64 N = 4096: the streaming kernel, whose constant solves go to
+	// segments, which run them one block per system (the constant kernel
+	// keeps two blocks per SM), bit for bit partition.Solve on constant
+	// arrays.
 	r := rand.New(rand.NewPCG(43, 44))
 	shape := tridiag.Shape{N: 4096, G: 300}.Normalize()
 	bt := newBatch[float64](r, shape, 4)
 	gp, err := NewPlan[float64](dev, shape, tridiag.Options{})
 	require.NoError(t, err)
 	defer gp.Close()
-	sp, ok := gp.kp.(*segmentPlan)
+	st, ok := gp.kp.(*streamPlan)
+	require.True(t, ok, "%T", gp.kp)
+	sp, ok := st.other.(*segmentPlan)
 	require.True(t, ok)
 	require.NotNil(t, sp.constWhole, gp.Describe())
 	x := make([]float64, len(bt.d))

@@ -268,8 +268,21 @@ func partitionLaunch(d Device, n, elem, p, g int, sysFirst bool, regs int, const
 	dist := func(c cand) int {
 		return abs(bits.Len(uint(c.spb*tps)) - bits.Len(256))
 	}
+	// Equal residency: two blocks an SM or more before one (one block
+	// computing while none loads: FP64 N = 3072 in one block of two
+	// systems reached 75% of the limit on an H100, session6), then the
+	// block closest to 256 threads.
+	better := func(c, best cand) bool {
+		if c.res != best.res {
+			return c.res > best.res
+		}
+		if (c.blocks >= 2) != (best.blocks >= 2) {
+			return c.blocks >= 2
+		}
+		return dist(c) < dist(best)
+	}
 	for _, c := range cands[1:] {
-		if widest || c.res > best.res || (c.res == best.res && dist(c) < dist(best)) {
+		if widest || better(c, best) {
 			best = c // candidates are in increasing spb
 		}
 	}

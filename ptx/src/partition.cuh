@@ -168,8 +168,9 @@ __device__ __forceinline__ bool part_vec(int n, i64 es, i64 bs, const void *p0, 
 
 // part_copy copies the block's systems' d, and a, b, c unless isConst,
 // into D (A, B, C) as they are (a[0] and c[n−1] included: Stage 1 reads
-// them as 0), and waits for its copies. The caller synchronises.
-template <typename T, int P>
+// them as 0), and waits for its copies unless WAIT is false (the caller
+// then waits with cp.async.wait_all). The caller synchronises.
+template <typename T, int P, bool WAIT = true>
 __device__ __forceinline__ void part_copy(const Coeffs<T> &k, const T *d, T *SA, T *SB, T *SC, T *SD, int ss, int n,
                                           int G, i64 es, i64 bs, int spb, int g0) {
     constexpr int R = 16 / (int)sizeof(T);
@@ -210,7 +211,7 @@ __device__ __forceinline__ void part_copy(const Coeffs<T> &k, const T *d, T *SA,
         }
     }
 #ifndef PART_EMU
-    asm volatile("cp.async.wait_all;\n" ::: "memory");
+    if (WAIT) asm volatile("cp.async.wait_all;\n" ::: "memory");
 #endif
 }
 

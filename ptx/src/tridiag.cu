@@ -11,5 +11,6 @@
 #include "partition.cuh"
 #include "segment.cuh"
 #include "lanes.cuh"
+#include "stream.cuh"
 #include "signal.cuh"
 #include "vector.cuh"

@@ -1,0 +1,203 @@
+// The partition method for batches whose systems are so long that one
+// block holds one system and an SM one block (FP32 N ≤ 8192, FP64 N ≤
+// 4096, rows first in memory): a persistent grid that loads the next
+// system while it solves the current one.
+//
+// partition_kernel copies its systems, computes, stores; with one block
+// an SM nothing is loaded while it computes (FP64 N = 4096 reached 62% of
+// the bandwidth limit that way). Here each block of a grid of at most
+// every resident block loops over the systems g = blockIdx.x, +gridDim.x,
+// …: after Stage 1 a thread keeps γ_j, α_j, δ_j of its chunk in registers
+// (part_eliminate keeps them in shared memory), so the block's four
+// arrays A, B, C, D are free at once and the copy of its next system
+// (cp.async) runs while the block exchanges the reduced rows (PCR, in a
+// fifth array E) and recovers and stores x (through E). The operations
+// are partition_kernel's with one system a block (spb = 1) and chunks of
+// P = 16, in the same order: the results are partition.Solve's bits.
+//
+// Launch (tuning.PartitionStreamLaunchFor): blockDim.x = tps, a multiple
+// of 32 with tps·16 ≥ n; gridDim.x ≤ G. Shared memory: five arrays of
+// ⌈ss/8⌉·8 units of 16 bytes (ss = ⌈n/16⌉·16·sizeof(T)/16), then two int
+// keys (tuning.PartitionStreamSharedBytes). A block's key alternates
+// between the two from one system to the next, so that resetting the
+// next one needs no barrier of its own.
+#pragma once
+#include "partition.cuh"
+
+// stream_eliminate is part_eliminate with γ, α, δ of the interior in g,
+// al, dl (index j: the chunk's row) instead of shared memory.
+template <typename T, int P, typename Bad>
+__device__ __forceinline__ void stream_eliminate(const typename PartVec<T>::V *VA, const typename PartVec<T>::V *VB,
+                                                 const typename PartVec<T>::V *VC, const typename PartVec<T>::V *VD,
+                                                 int X, int m, int last, bool zeroA, T (&g)[P], T (&al)[P], T (&dl)[P],
+                                                 PartEq<T> &F, PartEq<T> &L, Bad report) {
+    typedef typename PartVec<T>::V V;
+    constexpr int R = 16 / (int)sizeof(T);
+    constexpr int U = P / R;
+    T a0, b0, c0, d0;
+    T gp = T(0), ap = T(-1), dp = T(0);
+    unsigned bad = 0;
+#pragma unroll
+    for (int h = 0; h < U; h++) {
+        const V va = VA[X ^ h], vb = VB[X ^ h], vc = VC[X ^ h], vd = VD[X ^ h];
+#pragma unroll
+        for (int w = 0; w < R; w++) {
+            const int j = h * R + w;
+            const T aj = PartVec<T>::el(va, w), bj = PartVec<T>::el(vb, w),
+                    cj = last == j ? T(0) : PartVec<T>::el(vc, w), dj = PartVec<T>::el(vd, w);
+            if (j == 0) {
+                a0 = zeroA ? T(0) : aj, b0 = bj, c0 = cj, d0 = dj;
+            } else if (j < m) {
+                const T piv = bj - aj * gp;
+                if (bad_divisor(piv)) bad |= 1u << j;
+                const T r = T(1) / piv;
+                gp = cj * r;
+                ap = -((aj * ap) * r);
+                dp = (dj - aj * dp) * r;
+                if (j <= P - 2) g[j] = gp, al[j] = ap, dl[j] = dp;
+            }
+        }
+    }
+    if (m == 1) {
+        F = {a0, b0, c0, d0};
+        return;
+    }
+    if (bad) report(__ffs(bad) - 1);
+    L = {ap, T(1), gp, dp};
+    T y = T(0), v = T(0), w = T(-1);
+#pragma unroll
+    for (int j = P - 2; j >= 1; j--) {
+        if (j < m - 1) {
+            y = dl[j] - g[j] * y;
+            v = al[j] - g[j] * v;
+            w = -(g[j] * w);
+        }
+    }
+    F = {a0, b0 - c0 * v, -(c0 * w), d0 - c0 * y};
+}
+
+// stream_recover is part_recover over the registers: x of the chunk's
+// rows in xv; it returns the smallest local row whose x is not finite, or
+// −1.
+template <typename T, int P>
+__device__ __forceinline__ int stream_recover(const T (&g)[P], const T (&al)[P], const T (&dl)[P], int m, T xs, T xe,
+                                              T (&xv)[P]) {
+    int bad = -1;
+    T xn = xe;
+#pragma unroll
+    for (int j = P - 1; j >= 0; j--) {
+        T xj = T(0);
+        if (j == 0) {
+            xj = xs;
+        } else if (j == m - 1) {
+            xj = xe;
+        } else if (j <= P - 2 && j < m - 1) {
+            xj = (dl[j] - al[j] * xs) - g[j] * xn;
+            xn = xj;
+        }
+        xv[j] = xj;
+        if (j < m && !isfinite(xj)) bad = j;
+    }
+    return bad;
+}
+
+template <typename T, int P>
+__device__ void partition_stream(const T *a, const T *b, const T *c, const T *d, T *x, int n, int G, i64 es, i64 bs,
+                                 int *status, volatile unsigned int *word, unsigned int seq) {
+    typedef typename PartVec<T>::V V;
+    constexpr int R = 16 / (int)sizeof(T);
+    constexpr int U = P / R;
+    static_assert(P + 4 >= 16 && P % R == 0 && U <= 8, "the double-buffered exchange: P ≥ 12, whole units");
+    typedef PartSlots<T, P> SL;
+
+    T *sm = reinterpret_cast<T *>(part_smem);
+    const int nch = (n + P - 1) / P;
+    const int ss = part_ss<T, P>(n, false);
+    const int W = ((ss + 7) & ~7) * R;
+    T *SA = sm, *SB = SA + W, *SC = SB + W, *SD = SC + W, *SE = SD + W;
+    const V *VA = reinterpret_cast<const V *>(SA), *VB = reinterpret_cast<const V *>(SB);
+    const V *VC = reinterpret_cast<const V *>(SC), *VD = reinterpret_cast<const V *>(SD);
+    V *VE = reinterpret_cast<V *>(SE);
+    int *keys = reinterpret_cast<int *>(SE + W);
+    const Coeffs<T> k{a, b, c, T(0), T(0), T(0), 0};
+    const int t = threadIdx.x;
+    const bool has = t < nch;
+    const int m = has ? min(P, n - t * P) : 0;
+    const int bu = t * U;
+    const int X = part_x(bu);
+    const int lastm = n - (nch - 1) * P;
+    const int RR = 2 * nch - (lastm == 1 ? 1 : 0);
+    const int K = RR <= 1 ? 0 : 32 - __clz(RR - 1);
+    const int jf = 2 * t, jl = 2 * t + 1;
+    const SL sl{SA, SE, SC, SD}; // the exchange uses the B slots only: E's
+
+    int g = blockIdx.x;
+    if (t == 0) keys[0] = keys[1] = PART_NONE;
+    if (g < G) part_copy<T, P, false>(k, d, SA, SB, SC, SD, ss, n, G, es, bs, 1, g);
+    for (int it = 0; g < G; it++, g += gridDim.x) {
+        int *key = keys + (it & 1);
+        asm volatile("cp.async.wait_all;\n" ::: "memory");
+        __syncthreads();
+        // The other key: its last readers (the previous system's store and
+        // status) are before the barrier above, its next writers after the
+        // next one.
+        if (t == 0) keys[(it + 1) & 1] = PART_NONE;
+
+        // Stage 1 from A … D (a[0] and c[n−1] read as 0). (Copying the
+        // chunk into registers first, so that the next copy overlaps Stage
+        // 1 too, measured slower on an H100: 128 registers and spills in
+        // FP32, 255 in FP64.)
+        T gg[P], al[P], dl[P];
+        PartEq<T> F = {T(0), T(1), T(0), T(0)}, L = {T(0), T(1), T(0), T(0)};
+        if (has)
+            stream_eliminate<T, P>(VA, VB, VC, VD, X, m, n - 1 - t * P, t == 0, gg, al, dl, F, L,
+                                   [&](int j) { atomicMin(key, PART_KEY(1, t * P + j)); });
+        __syncthreads(); // A … D are read: the next system's copy may go
+        if (g + (int)gridDim.x < G)
+            part_copy<T, P, false>(k, d, SA, SB, SC, SD, ss, n, G, es, bs, 1, g + (int)gridDim.x);
+
+        // Stage 2: PCR on the RR reduced rows in E (partition_kernel's
+        // shared-memory path, double-buffered).
+        for (int step = 1; step <= K; step++) {
+            const int u = 1 << (step - 1);
+            const T qF = T(1) / F.b, qL = T(1) / L.b;
+            if (has) part_check_step(key, step, u, RR, t, t * P, m, F.b, L.b);
+            const bool fl = jf < RR && jf - u >= 0, fr = jf + u < RR, ll = jl < RR && jl - u >= 0, lr = jl + u < RR;
+            if (step & 1)
+                part_xchg<T, P, 8>(sl, bu, U, has, F, L, qF, qL, step, u, fl, fr, ll, lr);
+            else
+                part_xchg<T, P, 0>(sl, bu, U, has, F, L, qF, qL, step, u, fl, fr, ll, lr);
+        }
+        if (has) part_check_final(key, K, RR, t, t * P, m, F.b, L.b);
+        const T xs = F.d / F.b;
+        const T xe = m >= 2 ? L.d / L.b : xs;
+
+        // Stage 3 in registers; x through E to the store.
+        T xv[P];
+        const int bad = stream_recover<T, P>(gg, al, dl, m, xs, xe, xv);
+        if (has && bad >= 0) atomicMin(key, PART_KEY(K + 3, t * P + bad));
+        __syncthreads(); // the last exchange's reads of E are done
+        if (has) {
+#pragma unroll
+            for (int h = 0; h < U; h++) VE[X ^ h] = PartVec<T>::make(xv + h * R);
+        }
+        __syncthreads();
+        part_store<T, P>(SE, key, x, ss, n, G, es, bs, 1, g);
+        part_status(key, G, 1, g, status);
+    }
+    block_done_signal(status, G, word, seq);
+}
+
+// partition_stream_p16_*: chunks of 16 rows, at most 512 threads in FP32
+// (N ≤ 8192), 256 in FP64 (N ≤ 4096: a thread keeps 42 values of its
+// chunk).
+#ifndef BS_DEVICE_ONLY
+#define PARTITION_STREAM(T, S, P, MAXT)                                                                            \
+    extern "C" __global__ void __launch_bounds__(MAXT)                                                            \
+        partition_stream_p##P##_##S(const T *a, const T *b, const T *c, const T *d, T *x, int n, int G, i64 es,    \
+                                    i64 bs, int *status, volatile unsigned int *word, unsigned int seq) {        \
+        partition_stream<T, P>(a, b, c, d, x, n, G, es, bs, status, word, seq);                                  \
+    }
+PARTITION_STREAM(float, f32, 16, 512)
+PARTITION_STREAM(double, f64, 16, 256)
+#endif

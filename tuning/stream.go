@@ -1,0 +1,106 @@
+package tuning
+
+import (
+	"fmt"
+
+	"github.com/bandsolve/bandsolve/tridiag/partition"
+)
+
+// The streaming partition kernel (partition_stream_p16_*,
+// ptx/src/stream.cuh) is the partition kernel for one system a block in a
+// persistent grid: each block loops over systems blockIdx, +grid, …, and
+// loads its next system (cp.async) while it solves the current one. It is
+// meant for systems so long that an SM holds one block (FP32 N = 8192,
+// FP64 N = 4096), where the one-shot kernel leaves the memory idle while
+// it computes. Rows first in memory (element stride ≤ batch stride).
+
+// PartitionStreamMaxThreads is the __launch_bounds__ of the streaming
+// kernel for elements of elem bytes: 512 in FP32, 256 in FP64 (a thread
+// keeps 42 values of its chunk in registers).
+func PartitionStreamMaxThreads(elem int) int {
+	if elem == 8 {
+		return 256
+	}
+	return 512
+}
+
+// PartitionStreamSharedBytes is the dynamic shared memory of a block of
+// the streaming kernel for systems of n rows: five arrays (a, b, c, d and
+// the exchange, where x also passes) of the system's units of 16 bytes in
+// whole groups of 8, then two int32 keys.
+func PartitionStreamSharedBytes(n, elem int) int {
+	units := (partitionStride(n, 16, elem, false) + 7) &^ 7
+	return 5*units*16 + 8
+}
+
+// PartitionStreamMaxN is the largest N the streaming kernel takes on d:
+// 16 rows a thread of at most PartitionStreamMaxThreads, within the
+// shared memory a block may opt in to.
+func PartitionStreamMaxN(d Device, elem int) int {
+	n := PartitionStreamMaxThreads(elem) * 16
+	for n > 0 && PartitionStreamSharedBytes(n, elem) > d.MaxShared() {
+		n -= 16 * 32
+	}
+	return max(n, 0)
+}
+
+// StreamLaunch is the launch of the streaming kernel: Grid blocks (at most
+// one a system, at most BlocksPerSM on every SM) of Threads threads,
+// SharedBytes of dynamic shared memory.
+type StreamLaunch struct {
+	N, ElemSize int
+	Threads     int // a multiple of 32, 16 rows each
+	SharedBytes int
+	BlocksPerSM int
+	Grid        int
+}
+
+// PartitionStreamLaunchFor is the launch of the streaming kernel for g
+// systems of n rows of elem bytes; regs is the kernel's registers per
+// thread (0: the most its launch bounds allow). It fails when N is above
+// PartitionStreamMaxN or no block fits an SM.
+func PartitionStreamLaunchFor(d Device, n, elem, g, regs int) (StreamLaunch, error) {
+	l := StreamLaunch{N: n, ElemSize: elem}
+	if n < 2 || g < 1 || (elem != 4 && elem != 8) {
+		return l, fmt.Errorf("tuning: streaming launch for N=%d G=%d, element size %d", n, g, elem)
+	}
+	if mx := PartitionStreamMaxN(d, elem); n > mx {
+		return l, fmt.Errorf("%w: the streaming partition kernel takes N ≤ %d on %s (%d-byte elements); N=%d", ErrTooLargeForShared, mx, d.Name, elem, n)
+	}
+	if regs <= 0 {
+		regs = 65536 / PartitionStreamMaxThreads(elem)
+	}
+	l.Threads = (partition.Chunks(n, 16) + 31) / 32 * 32
+	l.SharedBytes = PartitionStreamSharedBytes(n, elem)
+	l.BlocksPerSM, _ = partitionResidency(d, l.Threads, l.SharedBytes, regs)
+	if l.BlocksPerSM < 1 {
+		return l, fmt.Errorf("%w: a streaming block for N=%d (%d threads, %d bytes of shared memory, %d registers a thread) does not fit an SM of %s", ErrTooLargeForShared, n, l.Threads, l.SharedBytes, regs, d.Name)
+	}
+	l.Grid = min(g, l.BlocksPerSM*max(d.SMs, 1))
+	return l, nil
+}
+
+// PreferStream reports whether a batch of g systems takes the streaming
+// kernel (launch s) rather than the one-block-per-system partition
+// kernel (launch whole, for the same systems; its fallback for one block
+// an SM is segments). Measured on an H100 (2^24 rows, contiguous,
+// BenchmarkStream, bench/results/h100-2026-11-25/session6):
+//   - only when every block gets at least two systems on average (g ≥
+//     2·BlocksPerSM·SMs): the gain is the next system's copy; a smaller
+//     batch keeps the self-signalling one-shot kernel (small calls);
+//   - where whole leaves one block an SM: FP64 N = 4096 at 81% of the
+//     bandwidth limit against 67% in segments (clusters of 2) and 62% one
+//     block an SM; FP32 N = 8192 at 70% against 62% and 55%;
+//   - where whole keeps two blocks an SM or more, only with blocks of at
+//     least 128 threads and two of them on an SM: FP32 N = 2048 87%
+//     against 81%, FP64 N = 2048 91% against 87%, FP32 N = 4096 78% both;
+//     with 64 threads (N = 1024) 64% against 90%.
+func PreferStream(d Device, whole PartitionLaunch, s StreamLaunch, g int) bool {
+	if s.BlocksPerSM < 1 || g < 2*s.BlocksPerSM*max(d.SMs, 1) {
+		return false
+	}
+	if whole.BlocksPerSM < 2 {
+		return true
+	}
+	return s.Threads >= 128 && s.BlocksPerSM >= 2
+}
