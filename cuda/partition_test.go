@@ -253,7 +253,9 @@ func testPartitionBreakdown[T tridiag.Float](t *testing.T) {
 }
 
 // TestPartitionLaunchOnDevice: the launch the plan takes stays within the
-// device's limits for every N up to the largest, in both precisions.
+// device's limits for every N up to the largest, in both precisions, and
+// one block a system keeps two blocks on an SM (else segments or the
+// streaming kernel).
 func TestPartitionLaunchOnDevice(t *testing.T) {
 	props := dev.Properties()
 	for _, f64 := range []bool{false, true} {
@@ -271,6 +273,11 @@ func TestPartitionLaunchOnDevice(t *testing.T) {
 				require.LessOrEqual(t, p.cfg.Threads, props.MaxThreadsPerBlock)
 				require.LessOrEqual(t, p.cfg.SharedBytes, props.MaxShared())
 				require.Positive(t, p.cfg.BlocksPerSM, "N=%d: %+v", n, p.cfg)
+			case *streamPlan:
+				require.LessOrEqual(t, p.cfg.Threads, props.MaxThreadsPerBlock)
+				require.LessOrEqual(t, p.cfg.SharedBytes, props.MaxShared())
+				require.Positive(t, p.cfg.BlocksPerSM, "N=%d: %+v", n, p.cfg)
+				require.Equal(t, p.cfg.BlocksPerSM*props.SMs, p.cfg.Grid, "N=%d: %+v", n, p.cfg)
 			default:
 				t.Fatalf("N=%d: %T", n, kp)
 			}

@@ -160,6 +160,10 @@ func TestSegmentLargeBatch(t *testing.T) {
 	r := rand.New(rand.NewPCG(35, 36))
 	shape := tridiag.Shape{N: 4096, G: 4096}
 	bt := newBatch[float64](r, shape, 4)
+	// Auto takes the streaming kernel here (TestPartitionStreamAuto);
+	// without it, segments.
+	useStreamKernel = false
+	defer func() { useStreamKernel = true }()
 	kp, failed := segmentCase(t, bt, tridiag.Options{}, false, 2, "FP64 4096×4096 auto")
 	assert.Empty(t, failed)
 	assert.IsType(t, &segmentPlan{}, kp, "FP64 N = 4096 holds one block per SM whole: segments")
