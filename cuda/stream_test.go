@@ -107,11 +107,8 @@ func TestPartitionStreamAuto(t *testing.T) {
 
 func testPartitionStreamAuto[T tridiag.Float](t *testing.T) {
 	r := rand.New(rand.NewPCG(43, 44))
-	n := 8192
-	if isF64[T]() {
-		n = 4096
-	}
-	shape := tridiag.Shape{N: n, G: 300, Layout: tridiag.Contiguous(n)}
+	n := tuning.PartitionStreamAccurateN
+	shape := tridiag.Shape{N: n, G: 600, Layout: tridiag.Contiguous(n)}
 	bt := newBatch[T](r, shape, 4)
 	bt.zero(7, 100, true)
 	gp, err := NewPlan[T](dev, shape, tridiag.Options{})

@@ -62,9 +62,9 @@ func TestPreferStream(t *testing.T) {
 		n, elem, g, regs int
 		want             bool
 	}{
-		{8192, 4, 2048, 109, true},   // whole: one block an SM
+		{8192, 4, 2048, 109, false},  // whole: one block an SM, but N > PartitionStreamAccurateN
 		{4096, 8, 4096, 160, true},   // the same
-		{8192, 4, 200, 109, false},   // fewer than two systems a block
+		{4096, 8, 200, 160, false},   // fewer than two systems a block
 		{2048, 4, 8192, 109, true},   // 128 threads, four blocks an SM
 		{2048, 8, 8192, 160, true},   // 128 threads, two blocks an SM
 		{4096, 4, 4096, 109, true},   // 256 threads, two blocks an SM
