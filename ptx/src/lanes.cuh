@@ -152,22 +152,7 @@ __device__ void partition_lanes_kernel(Coeffs<T> k, const T *d, T *x, int n, int
 
     // Stage 3 (partition's recoverChunk): x over rd.
     if (live) {
-        int bad = -1;
-        T xn = xe;
-#pragma unroll
-        for (int j = P - 1; j >= 0; j--) {
-            T xj = T(0);
-            if (j == 0) {
-                xj = xs;
-            } else if (j == m - 1) {
-                xj = xe;
-            } else if (j <= P - 2 && j < m - 1) {
-                xj = (sd[j] - sa[j] * xs) - sg[j] * xn;
-                xn = xj;
-            }
-            rd[j] = xj;
-            if (j < m && !isfinite(xj)) bad = j;
-        }
+        const int bad = part_recover_regs<T, P>(sg, sa, sd, m, xs, xe, rd);
         if (bad >= 0) atomicMin(key, PART_KEY(K + 3, t * P + bad));
     }
     __syncthreads();

@@ -519,6 +519,32 @@ __device__ __forceinline__ int part_recover(typename PartVec<T>::V *VC, const ty
     return bad;
 }
 
+// part_recover_regs is part_recover over registers (γ, α, δ of the
+// interior in g, al, dl, index j the chunk's row): x of the chunk's rows
+// in xv (the lanes and streaming kernels); it returns the smallest local
+// row whose x is not finite, or −1.
+template <typename T, int P>
+__device__ __forceinline__ int part_recover_regs(const T (&g)[P], const T (&al)[P], const T (&dl)[P], int m, T xs,
+                                                 T xe, T (&xv)[P]) {
+    int bad = -1;
+    T xn = xe;
+#pragma unroll
+    for (int j = P - 1; j >= 0; j--) {
+        T xj = T(0);
+        if (j == 0) {
+            xj = xs;
+        } else if (j == m - 1) {
+            xj = xe;
+        } else if (j <= P - 2 && j < m - 1) {
+            xj = (dl[j] - al[j] * xs) - g[j] * xn;
+            xn = xj;
+        }
+        xv[j] = xj;
+        if (j < m && !isfinite(xj)) bad = j;
+    }
+    return bad;
+}
+
 // PartTable is, for constant coefficients, what Stage 1 computes alike in
 // every chunk: for local rows j = 1 … P−1 the reciprocal pivot r_j, γ_j
 // (with c, for rows other than the system's last), α_j, and the bit mask

@@ -76,31 +76,6 @@ __device__ __forceinline__ void stream_eliminate(const typename PartVec<T>::V *V
     F = {a0, b0 - c0 * v, -(c0 * w), d0 - c0 * y};
 }
 
-// stream_recover is part_recover over the registers: x of the chunk's
-// rows in xv; it returns the smallest local row whose x is not finite, or
-// −1.
-template <typename T, int P>
-__device__ __forceinline__ int stream_recover(const T (&g)[P], const T (&al)[P], const T (&dl)[P], int m, T xs, T xe,
-                                              T (&xv)[P]) {
-    int bad = -1;
-    T xn = xe;
-#pragma unroll
-    for (int j = P - 1; j >= 0; j--) {
-        T xj = T(0);
-        if (j == 0) {
-            xj = xs;
-        } else if (j == m - 1) {
-            xj = xe;
-        } else if (j <= P - 2 && j < m - 1) {
-            xj = (dl[j] - al[j] * xs) - g[j] * xn;
-            xn = xj;
-        }
-        xv[j] = xj;
-        if (j < m && !isfinite(xj)) bad = j;
-    }
-    return bad;
-}
-
 template <typename T, int P>
 __device__ void partition_stream(const T *a, const T *b, const T *c, const T *d, T *x, int n, int G, i64 es, i64 bs,
                                  int *status, volatile unsigned int *word, unsigned int seq) {
@@ -174,7 +149,7 @@ __device__ void partition_stream(const T *a, const T *b, const T *c, const T *d,
 
         // Stage 3 in registers; x through E to the store.
         T xv[P];
-        const int bad = stream_recover<T, P>(gg, al, dl, m, xs, xe, xv);
+        const int bad = part_recover_regs<T, P>(gg, al, dl, m, xs, xe, xv);
         if (has && bad >= 0) atomicMin(key, PART_KEY(K + 3, t * P + bad));
         __syncthreads(); // the last exchange's reads of E are done
         if (has) {
