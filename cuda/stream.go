@@ -48,9 +48,7 @@ func newStreamPlan(d *Device, spec tridiag.Spec, f64 bool, other kernelPlan) (*s
 		if sp.cfg, err = tuning.PartitionStreamLaunchFor(d.props, spec.N, reductionElem(f64), spec.G, regs); err != nil {
 			return fmt.Errorf("%w: %w", tridiag.ErrShape, err)
 		}
-		// Raise the kernel's shared-memory limit now, not on the first solve.
-		_, err = d.functionShared(sp.kernel, sp.cfg.SharedBytes)
-		return err
+		return nil
 	})
 	if err != nil {
 		return nil, err

@@ -88,41 +88,10 @@ __device__ void partition_lanes_kernel(Coeffs<T> k, const T *d, T *x, int n, int
     __syncthreads(); // keys set
     T sg[P], sa[P], sd[P]; // γ, α, δ of the interior (j = 1 … P−2)
     PartEq<T> F = {T(0), T(1), T(0), T(0)}, L = {T(0), T(1), T(0), T(0)};
-    if (live) {
-        const T a0 = t == 0 ? T(0) : ra[0], c0 = last == 0 ? T(0) : rc[0];
-        if (m == 1) {
-            F = {a0, rb[0], c0, rd[0]};
-        } else {
-            T gp = T(0), ap = T(-1), dp = T(0);
-            int bad = -1;
-#pragma unroll
-            for (int j = 1; j < P; j++) {
-                sg[j] = sa[j] = sd[j] = T(0);
-                if (j < m) {
-                    const T aj = ra[j], bj = rb[j], cj = last == j ? T(0) : rc[j], dj = rd[j];
-                    const T piv = bj - aj * gp;
-                    if (bad < 0 && bad_divisor(piv)) bad = j;
-                    const T r = T(1) / piv;
-                    gp = cj * r;
-                    ap = -((aj * ap) * r);
-                    dp = (dj - aj * dp) * r;
-                    sg[j] = gp, sa[j] = ap, sd[j] = dp;
-                }
-            }
-            if (bad >= 0) atomicMin(key, PART_KEY(1, t * P + bad));
-            L = {ap, T(1), gp, dp};
-            T y = T(0), v = T(0), w = T(-1);
-#pragma unroll
-            for (int j = P - 2; j >= 1; j--) {
-                if (j < m - 1) {
-                    y = sd[j] - sg[j] * y;
-                    v = sa[j] - sg[j] * v;
-                    w = -(sg[j] * w);
-                }
-            }
-            F = {a0, rb[0] - c0 * v, -(c0 * w), rd[0] - c0 * y};
-        }
-    }
+    if (live)
+        part_eliminate_regs<T, P>([&](int j, T &aj, T &bj, T &cj, T &dj) { aj = ra[j], bj = rb[j], cj = rc[j], dj = rd[j]; },
+                                  m, last, t == 0, sg, sa, sd, F, L,
+                                  [&](int j) { atomicMin(key, PART_KEY(1, t * P + j)); });
 
     // Stage 2: PCR on the RR reduced rows of each system, through E.
     const int lastm = n - (nch - 1) * P;

@@ -519,6 +519,52 @@ __device__ __forceinline__ int part_recover(typename PartVec<T>::V *VC, const ty
     return bad;
 }
 
+// part_eliminate_regs is Stage 1 (part_eliminate's operations) for a
+// chunk whose rows row(j, a, b, c, d) gives, with γ, α, δ of the interior
+// in g, al, dl (index j: the chunk's row) instead of shared memory, for
+// the lanes and streaming kernels; m, last, zeroA, F, L and report as in
+// part_eliminate.
+template <typename T, int P, typename Row, typename Bad>
+__device__ __forceinline__ void part_eliminate_regs(Row row, int m, int last, bool zeroA, T (&g)[P], T (&al)[P],
+                                                    T (&dl)[P], PartEq<T> &F, PartEq<T> &L, Bad report) {
+    T a0, b0, c0, d0;
+    T gp = T(0), ap = T(-1), dp = T(0);
+    unsigned bad = 0;
+#pragma unroll
+    for (int j = 0; j < P; j++) {
+        T aj, bj, cj, dj;
+        row(j, aj, bj, cj, dj);
+        if (last == j) cj = T(0);
+        if (j == 0) {
+            a0 = zeroA ? T(0) : aj, b0 = bj, c0 = cj, d0 = dj;
+        } else if (j < m) {
+            const T piv = bj - aj * gp;
+            if (bad_divisor(piv)) bad |= 1u << j;
+            const T r = T(1) / piv;
+            gp = cj * r;
+            ap = -((aj * ap) * r);
+            dp = (dj - aj * dp) * r;
+            if (j <= P - 2) g[j] = gp, al[j] = ap, dl[j] = dp;
+        }
+    }
+    if (m == 1) {
+        F = {a0, b0, c0, d0};
+        return;
+    }
+    if (bad) report(__ffs(bad) - 1);
+    L = {ap, T(1), gp, dp};
+    T y = T(0), v = T(0), w = T(-1);
+#pragma unroll
+    for (int j = P - 2; j >= 1; j--) {
+        if (j < m - 1) {
+            y = dl[j] - g[j] * y;
+            v = al[j] - g[j] * v;
+            w = -(g[j] * w);
+        }
+    }
+    F = {a0, b0 - c0 * v, -(c0 * w), d0 - c0 * y};
+}
+
 // part_recover_regs is part_recover over registers (γ, α, δ of the
 // interior in g, al, dl, index j the chunk's row): x of the chunk's rows
 // in xv (the lanes and streaming kernels); it returns the smallest local

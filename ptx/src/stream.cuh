@@ -24,58 +24,6 @@
 #pragma once
 #include "partition.cuh"
 
-// stream_eliminate is part_eliminate with γ, α, δ of the interior in g,
-// al, dl (index j: the chunk's row) instead of shared memory.
-template <typename T, int P, typename Bad>
-__device__ __forceinline__ void stream_eliminate(const typename PartVec<T>::V *VA, const typename PartVec<T>::V *VB,
-                                                 const typename PartVec<T>::V *VC, const typename PartVec<T>::V *VD,
-                                                 int X, int m, int last, bool zeroA, T (&g)[P], T (&al)[P], T (&dl)[P],
-                                                 PartEq<T> &F, PartEq<T> &L, Bad report) {
-    typedef typename PartVec<T>::V V;
-    constexpr int R = 16 / (int)sizeof(T);
-    constexpr int U = P / R;
-    T a0, b0, c0, d0;
-    T gp = T(0), ap = T(-1), dp = T(0);
-    unsigned bad = 0;
-#pragma unroll
-    for (int h = 0; h < U; h++) {
-        const V va = VA[X ^ h], vb = VB[X ^ h], vc = VC[X ^ h], vd = VD[X ^ h];
-#pragma unroll
-        for (int w = 0; w < R; w++) {
-            const int j = h * R + w;
-            const T aj = PartVec<T>::el(va, w), bj = PartVec<T>::el(vb, w),
-                    cj = last == j ? T(0) : PartVec<T>::el(vc, w), dj = PartVec<T>::el(vd, w);
-            if (j == 0) {
-                a0 = zeroA ? T(0) : aj, b0 = bj, c0 = cj, d0 = dj;
-            } else if (j < m) {
-                const T piv = bj - aj * gp;
-                if (bad_divisor(piv)) bad |= 1u << j;
-                const T r = T(1) / piv;
-                gp = cj * r;
-                ap = -((aj * ap) * r);
-                dp = (dj - aj * dp) * r;
-                if (j <= P - 2) g[j] = gp, al[j] = ap, dl[j] = dp;
-            }
-        }
-    }
-    if (m == 1) {
-        F = {a0, b0, c0, d0};
-        return;
-    }
-    if (bad) report(__ffs(bad) - 1);
-    L = {ap, T(1), gp, dp};
-    T y = T(0), v = T(0), w = T(-1);
-#pragma unroll
-    for (int j = P - 2; j >= 1; j--) {
-        if (j < m - 1) {
-            y = dl[j] - g[j] * y;
-            v = al[j] - g[j] * v;
-            w = -(g[j] * w);
-        }
-    }
-    F = {a0, b0 - c0 * v, -(c0 * w), d0 - c0 * y};
-}
-
 template <typename T, int P>
 __device__ void partition_stream(const T *a, const T *b, const T *c, const T *d, T *x, int n, int G, i64 es, i64 bs,
                                  int *status, volatile unsigned int *word, unsigned int seq) {
@@ -124,9 +72,19 @@ __device__ void partition_stream(const T *a, const T *b, const T *c, const T *d,
         // FP32, 255 in FP64.)
         T gg[P], al[P], dl[P];
         PartEq<T> F = {T(0), T(1), T(0), T(0)}, L = {T(0), T(1), T(0), T(0)};
+        V ua, ub, uc, ud; // the unit of a, b, c, d being eliminated
         if (has)
-            stream_eliminate<T, P>(VA, VB, VC, VD, X, m, n - 1 - t * P, t == 0, gg, al, dl, F, L,
-                                   [&](int j) { atomicMin(key, PART_KEY(1, t * P + j)); });
+            part_eliminate_regs<T, P>(
+                [&](int j, T &aj, T &bj, T &cj, T &dj) {
+                    if (j % R == 0) { // a unit's first row (j is a constant: the loop is unrolled)
+                        const int h = j / R;
+                        ua = VA[X ^ h], ub = VB[X ^ h], uc = VC[X ^ h], ud = VD[X ^ h];
+                    }
+                    const int w = j % R;
+                    aj = PartVec<T>::el(ua, w), bj = PartVec<T>::el(ub, w);
+                    cj = PartVec<T>::el(uc, w), dj = PartVec<T>::el(ud, w);
+                },
+                m, n - 1 - t * P, t == 0, gg, al, dl, F, L, [&](int j) { atomicMin(key, PART_KEY(1, t * P + j)); });
         __syncthreads(); // A … D are read: the next system's copy may go
         if (g + (int)gridDim.x < G)
             part_copy<T, P, false>(k, d, SA, SB, SC, SD, ss, n, G, es, bs, 1, g + (int)gridDim.x);
