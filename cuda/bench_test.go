@@ -28,6 +28,9 @@ type variant struct {
 	name        string
 	interleaved bool
 	make        func(spec tridiag.Spec, f64 bool) (kernelPlan, error)
+	// constant: time constant solves (a = −1, b = 2.5, c = −1; the limit
+	// is d read and x written).
+	constant bool
 }
 
 func fromRegistry(alg tridiag.Algorithm) func(tridiag.Spec, bool) (kernelPlan, error) {
@@ -63,21 +66,21 @@ func hybridTPS(tps int) func(tridiag.Spec, bool) (kernelPlan, error) {
 
 func variants() []variant {
 	v := []variant{
-		{"thomas-interleaved", true, fromRegistry(tridiag.Thomas)},
-		{"gtsv-interleaved", true, fromRegistry(tridiag.GTSV)},
-		{"thomas", false, fromRegistry(tridiag.Thomas)},
-		{"pcr", false, fromRegistry(tridiag.PCR)},
-		{"cr", false, fromRegistry(tridiag.CR)},
-		{"tpr", false, fromRegistry(tridiag.TPR)},
-		{"wangmou", false, fromRegistry(tridiag.WangMou)},
+		{"thomas-interleaved", true, fromRegistry(tridiag.Thomas), false},
+		{"gtsv-interleaved", true, fromRegistry(tridiag.GTSV), false},
+		{"thomas", false, fromRegistry(tridiag.Thomas), false},
+		{"pcr", false, fromRegistry(tridiag.PCR), false},
+		{"cr", false, fromRegistry(tridiag.CR), false},
+		{"tpr", false, fromRegistry(tridiag.TPR), false},
+		{"wangmou", false, fromRegistry(tridiag.WangMou), false},
 	}
 	for _, tps := range []int{4, 8, 16, 32, 64, 128} {
-		v = append(v, variant{fmt.Sprintf("hybrid-tps%d", tps), false, hybridTPS(tps)})
+		v = append(v, variant{fmt.Sprintf("hybrid-tps%d", tps), false, hybridTPS(tps), false})
 	}
-	v = append(v, variant{"partition", false, fromRegistry(tridiag.Partition)},
-		variant{"partition-interleaved", true, fromRegistry(tridiag.Partition)})
+	v = append(v, variant{"partition", false, fromRegistry(tridiag.Partition), false},
+		variant{"partition-interleaved", true, fromRegistry(tridiag.Partition), false})
 	for _, p := range tuning.PartitionChunks {
-		v = append(v, variant{fmt.Sprintf("partition-p%d", p), false, partitionChunk(p)})
+		v = append(v, variant{fmt.Sprintf("partition-p%d", p), false, partitionChunk(p), false})
 	}
 	return v
 }
@@ -142,14 +145,14 @@ func benchSegments[T tridiag.Float](b *testing.B, bw float64) {
 		}
 	}
 	for _, n := range []int{2048, 4096, 8192, 16384, 32768, 65536} {
-		vs := []variant{{"whole", false, partitionChunk(16)}}
+		vs := []variant{{"whole", false, partitionChunk(16), false}}
 		for _, m := range []int{1024, 2048, 4096} {
 			if m < n {
-				vs = append(vs, variant{fmt.Sprintf("seg%d-cluster", m), false, seg(m, true)},
-					variant{fmt.Sprintf("seg%d-global", m), false, seg(m, false)})
+				vs = append(vs, variant{fmt.Sprintf("seg%d-cluster", m), false, seg(m, true), false},
+					variant{fmt.Sprintf("seg%d-global", m), false, seg(m, false), false})
 			}
 		}
-		vs = append(vs, variant{"auto", false, fromRegistry(tridiag.Partition)})
+		vs = append(vs, variant{"auto", false, fromRegistry(tridiag.Partition), false})
 		for _, v := range vs {
 			b.Run(fmt.Sprintf("N=%d/%s", n, v.name), func(b *testing.B) {
 				benchVariant(b, v, n, rows/n, bw, bufs)
@@ -210,8 +213,17 @@ func benchVariant[T tridiag.Float](b *testing.B, v variant, n, g int, bw float64
 		}
 	}
 	var all []time.Duration
+	arrays := 5.0
+	if v.constant {
+		arrays = 2
+	}
 	for b.Loop() {
-		ts, err := p.Time(context.Background(), bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5], 1, 5)
+		var ts []time.Duration
+		if v.constant {
+			ts, err = p.TimeConst(context.Background(), -1, 2.5, -1, bufs[3], bufs[4], bufs[5], 1, 5)
+		} else {
+			ts, err = p.Time(context.Background(), bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5], 1, 5)
+		}
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -221,7 +233,7 @@ func benchVariant[T tridiag.Float](b *testing.B, v variant, n, g int, bw float64
 	med := all[len(all)/2].Seconds()
 	rows := float64(n * g)
 	b.ReportMetric(rows/med/1e6, "MRows/s")
-	b.ReportMetric(rows*5*float64(elemSize[T]())/med/bw*100, "%limit")
+	b.ReportMetric(rows*arrays*float64(elemSize[T]())/med/bw*100, "%limit")
 	b.ReportMetric(med*1e6, "µs")
 }
 
@@ -369,13 +381,13 @@ func benchInterleaved[T tridiag.Float](b *testing.B, bw float64) {
 				return pp, err
 			}
 			b.Run(fmt.Sprintf("N=%d/spb=%d", n, spb), func(b *testing.B) {
-				benchVariant(b, variant{"partition-interleaved", true, mk}, n, rows/n, bw, bufs)
+				benchVariant(b, variant{"partition-interleaved", true, mk, false}, n, rows/n, bw, bufs)
 			})
 		}
 		for _, spb := range tuning.PartitionLanesSystems {
 			lanes := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) { return newLanesPlan(dev, spec, f64, spb) }
 			b.Run(fmt.Sprintf("N=%d/lanes%d", n, spb), func(b *testing.B) {
-				benchVariant(b, variant{"lanes-interleaved", true, lanes}, n, rows/n, bw, bufs)
+				benchVariant(b, variant{"lanes-interleaved", true, lanes, false}, n, rows/n, bw, bufs)
 			})
 		}
 		shared := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
@@ -384,10 +396,10 @@ func benchInterleaved[T tridiag.Float](b *testing.B, bw float64) {
 			return newPartitionPlan(dev, spec, f64)
 		}
 		b.Run(fmt.Sprintf("N=%d/shared", n), func(b *testing.B) {
-			benchVariant(b, variant{"shared-interleaved", true, shared}, n, rows/n, bw, bufs)
+			benchVariant(b, variant{"shared-interleaved", true, shared, false}, n, rows/n, bw, bufs)
 		})
 		b.Run(fmt.Sprintf("N=%d/auto", n), func(b *testing.B) {
-			benchVariant(b, variant{"auto-interleaved", true, fromRegistry(tridiag.Partition)}, n, rows/n, bw, bufs)
+			benchVariant(b, variant{"auto-interleaved", true, fromRegistry(tridiag.Partition), false}, n, rows/n, bw, bufs)
 		})
 	}
 }
@@ -428,8 +440,58 @@ func benchStream[T tridiag.Float](b *testing.B, bw float64, ns []int) {
 	}
 	for _, n := range ns {
 		g := rows / n
-		b.Run(fmt.Sprintf("N=%d/stream", n), func(b *testing.B) { benchVariant(b, variant{"stream", false, stream}, n, g, bw, bufs) })
-		b.Run(fmt.Sprintf("N=%d/nostream", n), func(b *testing.B) { benchVariant(b, variant{"nostream", false, noStream}, n, g, bw, bufs) })
-		b.Run(fmt.Sprintf("N=%d/whole", n), func(b *testing.B) { benchVariant(b, variant{"whole", false, whole}, n, g, bw, bufs) })
+		b.Run(fmt.Sprintf("N=%d/stream", n), func(b *testing.B) { benchVariant(b, variant{"stream", false, stream, false}, n, g, bw, bufs) })
+		b.Run(fmt.Sprintf("N=%d/nostream", n), func(b *testing.B) { benchVariant(b, variant{"nostream", false, noStream, false}, n, g, bw, bufs) })
+		b.Run(fmt.Sprintf("N=%d/whole", n), func(b *testing.B) { benchVariant(b, variant{"whole", false, whole, false}, n, g, bw, bufs) })
+	}
+}
+
+// BenchmarkConstStream compares, for constant solves of 2^24 rows, the
+// constant streaming kernel (default block and every block size) with the
+// one-shot constant kernel (partition_const_p16) and Auto, contiguous and
+// interleaved.
+func BenchmarkConstStream(b *testing.B) {
+	bw, err := dev.CopyBandwidth(1<<30, 5)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("f32", func(b *testing.B) { benchConstStream[float32](b, bw) })
+	b.Run("f64", func(b *testing.B) { benchConstStream[float64](b, bw) })
+}
+
+func benchConstStream[T tridiag.Float](b *testing.B, bw float64) {
+	const rows = 1 << 24
+	bufs := randomBuffers[T](b, rows, 7)
+	oneShot := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+		defer func() { useConstStream = true }()
+		useConstStream = false
+		return newSharedPartitionPlan(dev, spec, f64, 16)
+	}
+	auto := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) { return newPartitionPlan(dev, spec, f64) }
+	elem := int(elemSize[T]())
+	for _, n := range []int{64, 256, 1024, 2048, 4096} {
+		g := rows / n
+		for _, il := range []bool{false, true} {
+			lay := "contiguous"
+			if il {
+				lay = "interleaved"
+			}
+			b.Run(fmt.Sprintf("N=%d/%s/auto", n, lay), func(b *testing.B) { benchVariant(b, variant{"auto", il, auto, true}, n, g, bw, bufs) })
+			b.Run(fmt.Sprintf("N=%d/%s/oneshot", n, lay), func(b *testing.B) { benchVariant(b, variant{"oneshot", il, oneShot, true}, n, g, bw, bufs) })
+			b.Run(fmt.Sprintf("N=%d/%s/cstream", n, lay), func(b *testing.B) {
+				benchVariant(b, variant{"cstream", il, constStreamPlan(0), true}, n, g, bw, bufs)
+			})
+			if il {
+				continue
+			}
+			for spb := 1; spb <= tuning.PartitionConstStreamMaxThreads(elem); spb *= 2 {
+				if _, err := tuning.PartitionConstStreamLaunchFor(dev.Properties(), n, elem, g, false, 0, spb); err != nil {
+					continue
+				}
+				b.Run(fmt.Sprintf("N=%d/%s/cstream-spb%d", n, lay, spb), func(b *testing.B) {
+					benchVariant(b, variant{"cstream", il, constStreamPlan(spb), true}, n, g, bw, bufs)
+				})
+			}
+		}
 	}
 }

@@ -5,6 +5,7 @@ package cuda
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"gorgonia.org/cu"
 
@@ -37,6 +38,11 @@ type partitionPlan struct {
 	// kernel (chunks of 16; nil otherwise), used by constant solves.
 	constCfg    *tuning.PartitionLaunch
 	constDirect *directKernel
+	// cstream and cstreamDirect: the launch of the constant streaming
+	// kernel (nil unless tuning.PreferConstStream chose it for the
+	// batch), which constant solves then take instead of constCfg's.
+	cstream       *tuning.ConstStreamLaunch
+	cstreamDirect *directKernel
 }
 
 // newPartitionPlan makes the plan of tridiag.Partition: one block per
@@ -84,10 +90,11 @@ func newSegmentsOrWhole(d *Device, spec tridiag.Spec, f64 bool, whole kernelPlan
 		}
 		return nil, fmt.Errorf("%w; segments: %w", err, serr)
 	}
-	// Constant solves hold less per system: where the constant kernel
-	// keeps two blocks on an SM, they stay one block per system (FP64 N =
-	// 4096: 28% of the limit in segments).
-	if pp, ok := whole.(*partitionPlan); ok && err == nil && pp.constCfg != nil && pp.constCfg.BlocksPerSM >= 2 {
+	// Constant solves hold less per system: where the constant streaming
+	// kernel takes the batch, or the constant kernel keeps two blocks on
+	// an SM, they stay one block per system (FP64 N = 4096: 28% of the
+	// limit in segments).
+	if pp, ok := whole.(*partitionPlan); ok && err == nil && (pp.cstream != nil || pp.constCfg != nil && pp.constCfg.BlocksPerSM >= 2) {
 		seg.constWhole = pp
 	}
 	return seg, nil
@@ -167,7 +174,18 @@ func newSharedPartitionPlan(d *Device, spec tridiag.Spec, f64 bool, p int) (*par
 			return nil // the general kernel serves (it fits wherever this one does; kept for safety)
 		}
 		pp.constCfg = &cc
-		pp.constDirect, err = d.prepareDirect(constKernel+suffix, cc.Blocks(spec.G), cc.Threads, cc.SharedBytes)
+		if pp.constDirect, err = d.prepareDirect(constKernel+suffix, cc.Blocks(spec.G), cc.Threads, cc.SharedBytes); err != nil {
+			return err
+		}
+		if !useConstStream {
+			return nil
+		}
+		cs, name, err := constStreamLaunch(d, spec, f64, 0)
+		if err != nil || !tuning.PreferConstStream(d.props, cs) {
+			return nil // N too large for it, or a batch too small to gain
+		}
+		pp.cstream = &cs
+		pp.cstreamDirect, err = d.prepareDirect(name, cs.Grid, cs.Threads, cs.SharedBytes)
 		return err
 	}); err != nil {
 		return nil, err
@@ -177,6 +195,39 @@ func newSharedPartitionPlan(d *Device, spec tridiag.Spec, f64 bool, p int) (*par
 
 // constKernel is the constant-coefficient partition kernel (chunks of 16).
 const constKernel = "partition_const_p16"
+
+// useConstStream lets partition plans take the constant streaming kernel
+// for the constant solves of large batches (tests and benchmarks switch it
+// off to compare).
+var useConstStream = true
+
+// constStreamLaunch is the launch of the constant streaming kernel for
+// spec (spb > 0: that many systems a block) and the kernel's name with the
+// precision suffix: partition_cstream_warp_p16_* when a system takes at
+// most a warp, partition_cstream_p16_* otherwise (device thread).
+func constStreamLaunch(d *Device, spec tridiag.Spec, f64 bool, spb int) (tuning.ConstStreamLaunch, string, error) {
+	elem := reductionElem(f64)
+	if spec.N > tuning.PartitionConstStreamMaxN {
+		return tuning.ConstStreamLaunch{}, "", fmt.Errorf("%w: the constant streaming kernel takes N ≤ %d", tridiag.ErrShape, tuning.PartitionConstStreamMaxN)
+	}
+	name := "partition_cstream_p16" + suffixOf(f64)
+	if tuning.PartitionConstStreamSteps(spec.N) <= 6 && spec.N <= 512 {
+		name = "partition_cstream_warp_p16" + suffixOf(f64)
+	}
+	regs, err := d.kernelAttr(name, cu.NumRegs)
+	if err != nil {
+		return tuning.ConstStreamLaunch{}, "", err
+	}
+	l := spec.Layout
+	cs, err := tuning.PartitionConstStreamLaunchFor(d.props, spec.N, elem, spec.G, l.BatchStride < l.ElemStride, regs, spb)
+	if err != nil {
+		return cs, "", fmt.Errorf("%w: %w", tridiag.ErrShape, err)
+	}
+	if cs.Warp != strings.Contains(name, "warp") {
+		return cs, "", fmt.Errorf("cuda: constant streaming launch for N=%d: %d threads a system do not suit %s", spec.N, cs.ThreadsPerSystem, name)
+	}
+	return cs, name, nil
+}
 
 // lanesKernel is the partition kernel with the systems across the lanes
 // (chunks of 16, a thread a chunk), for batches of adjacent systems.
@@ -225,7 +276,9 @@ func (p *partitionPlan) describe() string {
 		return fmt.Sprintf("partition: %d systems across the lanes of a block (chunks of %d, a thread a chunk)", p.cfg.SystemsPerBlock, p.cfg.Chunk)
 	}
 	s := fmt.Sprintf("partition: one block per system (%d systems per block, chunks of %d)", p.cfg.SystemsPerBlock, p.cfg.Chunk)
-	if p.constCfg != nil {
+	if c := p.cstream; c != nil {
+		s += fmt.Sprintf("; constant coefficients: %d blocks of %d systems streaming through the batch", c.Grid, c.SystemsPerBlock)
+	} else if p.constCfg != nil {
 		s += fmt.Sprintf("; constant coefficients: %d systems per block", p.constCfg.SystemsPerBlock)
 	}
 	return s
@@ -236,6 +289,13 @@ func (p *partitionPlan) workBytes() int64 { return 0 }
 
 func (p *partitionPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 	sp := a.spec
+	if a.constant && p.cstream != nil {
+		c := p.cstream
+		return d.launch(p.cstreamDirect.name, dim3{X: c.Grid}, dim3{X: c.Threads}, c.SharedBytes, s,
+			a.d, a.x, int32(sp.N), int32(sp.G), int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
+			a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.status,
+			int32(c.SystemsPerBlock), int32(c.ThreadsPerSystem), a.word, int32(a.seq))
+	}
 	if a.constant && p.constCfg != nil {
 		c := p.constCfg
 		return d.launch(constKernel+a.suffix(), dim3{X: c.Blocks(sp.G)}, dim3{X: c.Threads}, c.SharedBytes, s,
@@ -254,16 +314,20 @@ func (p *partitionPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 // goroutine, outside Device.do): the parameters of launch, in its order.
 func (p *partitionPlan) launchDirect(d *Device, s cu.Stream, a *launchArgs) error {
 	sp := a.spec
-	if a.constant && p.constCfg != nil {
-		c, sl := p.constCfg, &p.slots
+	if a.constant && (p.cstream != nil || p.constCfg != nil) {
+		k, spb, tps := p.constDirect, p.constCfg.SystemsPerBlock, p.constCfg.ThreadsPerSystem
+		if p.cstream != nil {
+			k, spb, tps = p.cstreamDirect, p.cstream.SystemsPerBlock, p.cstream.ThreadsPerSystem
+		}
+		sl := &p.slots
 		sl[0], sl[1] = uint64(a.d), uint64(a.x)
 		sl[2], sl[3] = uint64(uint32(int32(sp.N))), uint64(uint32(int32(sp.G)))
 		sl[4], sl[5] = uint64(int64(sp.Layout.ElemStride)), uint64(int64(sp.Layout.BatchStride))
 		sl[6], sl[7], sl[8] = scalarBits(a.f64, a.ca), scalarBits(a.f64, a.cb), scalarBits(a.f64, a.cc)
 		sl[9] = uint64(a.status)
-		sl[10], sl[11] = uint64(uint32(int32(c.SystemsPerBlock))), uint64(uint32(int32(c.ThreadsPerSystem)))
+		sl[10], sl[11] = uint64(uint32(int32(spb))), uint64(uint32(int32(tps)))
 		sl[12], sl[13] = uint64(a.word), uint64(a.seq)
-		return d.launchDirect(p.constDirect, s, sl[:14])
+		return d.launchDirect(k, s, sl[:14])
 	}
 	sl := &p.slots
 	sl[0], sl[1], sl[2], sl[3], sl[4] = uint64(a.a), uint64(a.b), uint64(a.c), uint64(a.d), uint64(a.x)

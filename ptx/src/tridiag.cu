@@ -12,5 +12,6 @@
 #include "segment.cuh"
 #include "lanes.cuh"
 #include "stream.cuh"
+#include "cstream.cuh"
 #include "signal.cuh"
 #include "vector.cuh"
