@@ -447,9 +447,10 @@ func benchStream[T tridiag.Float](b *testing.B, bw float64, ns []int) {
 }
 
 // BenchmarkConstStream compares, for constant solves of 2^24 rows, the
-// constant streaming kernel (default block and every block size) with the
-// one-shot constant kernel (partition_const_p16) and Auto, contiguous and
-// interleaved.
+// constant streaming kernel (Auto's block and every block size it takes)
+// with Auto and Auto without it ("nocstream": the one-shot constant kernel
+// partition_const_p16, or the lanes kernel for interleaved batches where
+// Auto takes it), contiguous and interleaved.
 func BenchmarkConstStream(b *testing.B) {
 	bw, err := dev.CopyBandwidth(1<<30, 5)
 	if err != nil {
@@ -462,31 +463,26 @@ func BenchmarkConstStream(b *testing.B) {
 func benchConstStream[T tridiag.Float](b *testing.B, bw float64) {
 	const rows = 1 << 24
 	bufs := randomBuffers[T](b, rows, 7)
-	oneShot := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+	noCStream := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
 		defer func() { useConstStream = true }()
 		useConstStream = false
-		return newSharedPartitionPlan(dev, spec, f64, 16)
+		return newPartitionPlan(dev, spec, f64)
 	}
 	auto := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) { return newPartitionPlan(dev, spec, f64) }
-	elem := int(elemSize[T]())
+	f64 := elemSize[T]() == 8
 	for _, n := range []int{64, 256, 1024, 2048, 4096} {
 		g := rows / n
 		for _, il := range []bool{false, true} {
-			lay := "contiguous"
+			lay, l := "contiguous", tridiag.Contiguous(n)
 			if il {
-				lay = "interleaved"
+				lay, l = "interleaved", tridiag.Interleaved(g)
 			}
 			b.Run(fmt.Sprintf("N=%d/%s/auto", n, lay), func(b *testing.B) { benchVariant(b, variant{"auto", il, auto, true}, n, g, bw, bufs) })
-			b.Run(fmt.Sprintf("N=%d/%s/oneshot", n, lay), func(b *testing.B) { benchVariant(b, variant{"oneshot", il, oneShot, true}, n, g, bw, bufs) })
-			b.Run(fmt.Sprintf("N=%d/%s/cstream", n, lay), func(b *testing.B) {
-				benchVariant(b, variant{"cstream", il, constStreamPlan(0), true}, n, g, bw, bufs)
-			})
-			if il {
-				continue
-			}
-			for spb := 1; spb <= tuning.PartitionConstStreamMaxThreads(elem); spb *= 2 {
-				if _, err := tuning.PartitionConstStreamLaunchFor(dev.Properties(), n, elem, g, false, 0, spb); err != nil {
-					continue
+			b.Run(fmt.Sprintf("N=%d/%s/nocstream", n, lay), func(b *testing.B) { benchVariant(b, variant{"nocstream", il, noCStream, true}, n, g, bw, bufs) })
+			spec := tridiag.Spec{Shape: tridiag.Shape{N: n, G: g, Layout: l}.Normalize()}
+			for spb := 1; spb <= tuning.PartitionConstStreamMaxThreads; spb *= 2 {
+				if dev.do(func() error { _, _, err := constStreamLaunch(dev, spec, f64, spb); return err }) != nil {
+					continue // not a block this kernel takes for N
 				}
 				b.Run(fmt.Sprintf("N=%d/%s/cstream-spb%d", n, lay, spb), func(b *testing.B) {
 					benchVariant(b, variant{"cstream", il, constStreamPlan(spb), true}, n, g, bw, bufs)

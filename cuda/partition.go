@@ -177,16 +177,7 @@ func newSharedPartitionPlan(d *Device, spec tridiag.Spec, f64 bool, p int) (*par
 		if pp.constDirect, err = d.prepareDirect(constKernel+suffix, cc.Blocks(spec.G), cc.Threads, cc.SharedBytes); err != nil {
 			return err
 		}
-		if !useConstStream {
-			return nil
-		}
-		cs, name, err := constStreamLaunch(d, spec, f64, 0)
-		if err != nil || !tuning.PreferConstStream(d.props, cs) {
-			return nil // N too large for it, or a batch too small to gain
-		}
-		pp.cstream = &cs
-		pp.cstreamDirect, err = d.prepareDirect(name, cs.Grid, cs.Threads, cs.SharedBytes)
-		return err
+		return pp.attachConstStream(d, spec, f64)
 	}); err != nil {
 		return nil, err
 	}
@@ -204,14 +195,19 @@ var useConstStream = true
 // constStreamLaunch is the launch of the constant streaming kernel for
 // spec (spb > 0: that many systems a block) and the kernel's name with the
 // precision suffix: partition_cstream_warp_p16_* when a system takes at
-// most a warp, partition_cstream_p16_* otherwise (device thread).
+// most a warp, partition_cstream_p16_* otherwise, and
+// partition_cstream_regs_p16_f64 where the factors stay in registers
+// (tuning.PartitionConstStreamTable; device thread).
 func constStreamLaunch(d *Device, spec tridiag.Spec, f64 bool, spb int) (tuning.ConstStreamLaunch, string, error) {
 	elem := reductionElem(f64)
 	if spec.N > tuning.PartitionConstStreamMaxN {
 		return tuning.ConstStreamLaunch{}, "", fmt.Errorf("%w: the constant streaming kernel takes N ≤ %d", tridiag.ErrShape, tuning.PartitionConstStreamMaxN)
 	}
 	name := "partition_cstream_p16" + suffixOf(f64)
-	if tuning.PartitionConstStreamSteps(spec.N) <= 6 && spec.N <= 512 {
+	switch {
+	case !tuning.PartitionConstStreamTable(spec.N, elem):
+		name = "partition_cstream_regs_p16" + suffixOf(f64)
+	case tuning.PartitionConstStreamSteps(spec.N) <= 6 && spec.N <= 512:
 		name = "partition_cstream_warp_p16" + suffixOf(f64)
 	}
 	regs, err := d.kernelAttr(name, cu.NumRegs)
@@ -227,6 +223,25 @@ func constStreamLaunch(d *Device, spec tridiag.Spec, f64 bool, spb int) (tuning.
 		return cs, "", fmt.Errorf("cuda: constant streaming launch for N=%d: %d threads a system do not suit %s", spec.N, cs.ThreadsPerSystem, name)
 	}
 	return cs, name, nil
+}
+
+// attachConstStream gives pp the constant streaming kernel for its
+// constant solves where tuning.PreferConstStream takes it for spec (device
+// thread); elsewhere pp keeps its own constant path.
+func (pp *partitionPlan) attachConstStream(d *Device, spec tridiag.Spec, f64 bool) error {
+	if !useConstStream {
+		return nil
+	}
+	cs, name, err := constStreamLaunch(d, spec, f64, 0)
+	if err != nil || !tuning.PreferConstStream(d.props, cs) {
+		return nil // N too large for it, rows not in whole sectors, or a batch too small to gain
+	}
+	direct, err := d.prepareDirect(name, cs.Grid, cs.Threads, cs.SharedBytes)
+	if err != nil {
+		return err
+	}
+	pp.cstream, pp.cstreamDirect = &cs, direct
+	return nil
 }
 
 // lanesKernel is the partition kernel with the systems across the lanes
@@ -257,8 +272,13 @@ func newLanesPlan(d *Device, spec tridiag.Spec, f64 bool, spb int) (*partitionPl
 		if err != nil {
 			return fmt.Errorf("%w: %w", tridiag.ErrShape, err)
 		}
-		pp.direct, err = d.prepareDirect(lanesKernel+suffixOf(f64), pp.cfg.Blocks(spec.G), pp.cfg.Threads, pp.cfg.SharedBytes)
-		return err
+		if pp.direct, err = d.prepareDirect(lanesKernel+suffixOf(f64), pp.cfg.Blocks(spec.G), pp.cfg.Threads, pp.cfg.SharedBytes); err != nil {
+			return err
+		}
+		if spb > 0 {
+			return nil // a forced launch (benchmarks): constant solves in the lanes kernel too
+		}
+		return pp.attachConstStream(d, spec, f64)
 	})
 	if err != nil {
 		return nil, err
@@ -272,10 +292,10 @@ func newLanesPlan(d *Device, spec tridiag.Spec, f64 bool, spb int) (*partitionPl
 var useConstKernel = true
 
 func (p *partitionPlan) describe() string {
-	if p.kernel == lanesKernel {
-		return fmt.Sprintf("partition: %d systems across the lanes of a block (chunks of %d, a thread a chunk)", p.cfg.SystemsPerBlock, p.cfg.Chunk)
-	}
 	s := fmt.Sprintf("partition: one block per system (%d systems per block, chunks of %d)", p.cfg.SystemsPerBlock, p.cfg.Chunk)
+	if p.kernel == lanesKernel {
+		s = fmt.Sprintf("partition: %d systems across the lanes of a block (chunks of %d, a thread a chunk)", p.cfg.SystemsPerBlock, p.cfg.Chunk)
+	}
 	if c := p.cstream; c != nil {
 		s += fmt.Sprintf("; constant coefficients: %d blocks of %d systems streaming through the batch", c.Grid, c.SystemsPerBlock)
 	} else if p.constCfg != nil {
@@ -315,9 +335,12 @@ func (p *partitionPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 func (p *partitionPlan) launchDirect(d *Device, s cu.Stream, a *launchArgs) error {
 	sp := a.spec
 	if a.constant && (p.cstream != nil || p.constCfg != nil) {
-		k, spb, tps := p.constDirect, p.constCfg.SystemsPerBlock, p.constCfg.ThreadsPerSystem
-		if p.cstream != nil {
-			k, spb, tps = p.cstreamDirect, p.cstream.SystemsPerBlock, p.cstream.ThreadsPerSystem
+		var k *directKernel
+		var spb, tps int
+		if c := p.cstream; c != nil {
+			k, spb, tps = p.cstreamDirect, c.SystemsPerBlock, c.ThreadsPerSystem
+		} else {
+			k, spb, tps = p.constDirect, p.constCfg.SystemsPerBlock, p.constCfg.ThreadsPerSystem
 		}
 		sl := &p.slots
 		sl[0], sl[1] = uint64(a.d), uint64(a.x)

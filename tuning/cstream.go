@@ -18,14 +18,30 @@ import (
 // rows) stay in registers.
 const PartitionConstStreamMaxN = 4096
 
-// PartitionConstStreamMaxThreads is the kernels' __launch_bounds__: 512 in
-// FP32, 256 in FP64.
-func PartitionConstStreamMaxThreads(elem int) int {
-	if elem == 8 {
-		return 256
-	}
-	return 512
+// PartitionConstStreamMaxThreads is the kernels' __launch_bounds__: 256
+// threads a block (with registers for three blocks of them an SM in FP32,
+// two in FP64, where the factors are in the table).
+const PartitionConstStreamMaxThreads = 256
+
+// PartitionConstStreamTable reports whether the kernel for n rows of elem
+// bytes keeps the PCR factors in a shared-memory table shared by the
+// block's systems (partition_cstream_p16_*, partition_cstream_warp_p16_*)
+// rather than in registers (partition_cstream_regs_p16_f64): all but FP64
+// N > 2048, where the table of 9 steps takes 73 KB and one block of 256
+// threads an SM solves faster with the factors in registers (H100, 2^24
+// rows: 64.0% of the limit against 57.1%; at N = 2048 the table gives
+// 78.9% against 67.9%; bench/results/h100-2026-11-25/session7).
+func PartitionConstStreamTable(n, elem int) bool {
+	return elem != 8 || n <= 2048
 }
+
+// PartitionConstStreamBlockBytes is the bytes of d that a block of the
+// constant streaming kernels is given when its systems are shorter (the
+// smallest number of systems that hold as much, one system when one holds
+// more): blocks of 256 threads in FP32 and 128 in FP64 for N ≤ 1024,
+// measured best or within 2 points of the best block on the H100 for every
+// N from 64 to 4096 (session7/bench-cstream-exp.txt).
+const PartitionConstStreamBlockBytes = 16 << 10
 
 // PartitionConstStreamSharedBytes is the dynamic shared memory of a block
 // of spb systems of n rows: two arrays (d, and the exchange where x also
@@ -34,7 +50,11 @@ func PartitionConstStreamMaxThreads(elem int) int {
 func PartitionConstStreamSharedBytes(n, elem, spb int, sysFirst bool) int {
 	units := (spb*partitionStride(n, 16, elem, sysFirst) + 7) &^ 7
 	table := (3*16*elem + 4 + elem - 1) / elem * elem
-	return 2*units*16 + table + 12*spb
+	b := 2*units*16 + table + 12*spb
+	if PartitionConstStreamTable(n, elem) {
+		b = (b+15)&^15 + PartitionConstStreamSteps(n)*partitionThreads(n, 16)*4*elem
+	}
+	return b
 }
 
 // ConstStreamLaunch is the launch of a constant streaming kernel: Grid
@@ -58,10 +78,12 @@ type ConstStreamLaunch struct {
 // kernel for g systems of n rows of elem bytes (sysFirst: the systems are
 // closer together in memory than the rows); regs is the kernel's
 // registers per thread (0: the most its launch bounds allow); spb > 0
-// forces the systems a block (benchmarks), else the choice is the
-// candidate with the most resident threads on d, the smaller block on a
-// tie, among those of whole 32-byte sectors when sysFirst. It fails for N
-// above PartitionConstStreamMaxN or when no block fits an SM.
+// forces the systems a block (benchmarks), else the block holds
+// PartitionConstStreamBlockBytes of d (fewer systems if that many do not
+// fit an SM). With sysFirst the block must take whole 32-byte sectors of a
+// row (spb·elem ≥ 32); the launch fails where it cannot (FP32 N > 512, FP64
+// N > 1024), or for N above PartitionConstStreamMaxN, or when no block fits
+// an SM.
 func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, regs, spb int) (ConstStreamLaunch, error) {
 	l := ConstStreamLaunch{N: n, ElemSize: elem}
 	if n < 1 || g < 1 || (elem != 4 && elem != 8) {
@@ -70,51 +92,38 @@ func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, regs
 	if n > PartitionConstStreamMaxN {
 		return l, fmt.Errorf("%w: the constant streaming kernel takes N ≤ %d; N=%d", ErrTooLargeForShared, PartitionConstStreamMaxN, n)
 	}
-	maxT := PartitionConstStreamMaxThreads(elem)
+	maxT := PartitionConstStreamMaxThreads
 	if d.MaxThreadsPerBlock > 0 {
 		maxT = min(maxT, d.MaxThreadsPerBlock)
 	}
 	if regs <= 0 {
-		regs = 65536 / PartitionConstStreamMaxThreads(elem)
+		regs = 65536 / PartitionConstStreamMaxThreads
 	}
 	tps := partitionThreads(n, 16)
 	l.ThreadsPerSystem, l.Warp = tps, tps <= 32
-	type cand struct{ spb, blocks, res, shared int }
-	var cands []cand
-	unit := max(1, 32/tps)
-	for s := unit; s*tps <= maxT; s *= 2 {
-		if spb > 0 && s != spb {
-			continue
-		}
+	lo := max(1, 32/tps) // a warp's worth of threads
+	if sysFirst {
+		lo = max(lo, 32/elem)
+	}
+	want := max(lo, PartitionConstStreamBlockBytes/(n*elem))
+	if spb > 0 {
+		want = spb
+	}
+	best := 0
+	for s := lo; s*tps <= maxT && s <= want; s *= 2 {
 		sh := PartitionConstStreamSharedBytes(n, elem, s, sysFirst)
-		blocks, res := partitionResidency(d, s*tps, sh, regs)
-		if blocks < 1 || sh > d.MaxShared() {
+		if blocks, _ := partitionResidency(d, s*tps, sh, regs); blocks < 1 || sh > d.MaxShared() {
 			continue
 		}
-		cands = append(cands, cand{s, blocks, res, sh})
+		best = s
 	}
-	if sysFirst && spb == 0 {
-		var wide []cand
-		for _, c := range cands {
-			if c.spb*elem >= 32 {
-				wide = append(wide, c)
-			}
-		}
-		if len(wide) > 0 {
-			cands = wide
-		}
+	if best == 0 || spb > 0 && best != spb {
+		return l, fmt.Errorf("%w: no block of the constant streaming kernel for N=%d (%d systems a block asked, %d registers a thread, sectors whole: %v) fits an SM of %s", ErrTooLargeForShared, n, spb, regs, sysFirst, d.Name)
 	}
-	if len(cands) == 0 {
-		return l, fmt.Errorf("%w: no block of the constant streaming kernel for N=%d (%d systems a block asked, %d registers a thread) fits an SM of %s", ErrTooLargeForShared, n, spb, regs, d.Name)
-	}
-	best := cands[0]
-	for _, c := range cands[1:] {
-		if c.res > best.res {
-			best = c
-		}
-	}
-	l.SystemsPerBlock, l.Threads, l.SharedBytes, l.BlocksPerSM = best.spb, best.spb*tps, best.shared, best.blocks
-	l.Groups = (g + best.spb - 1) / best.spb
+	l.SystemsPerBlock, l.Threads = best, best*tps
+	l.SharedBytes = PartitionConstStreamSharedBytes(n, elem, best, sysFirst)
+	l.BlocksPerSM, _ = partitionResidency(d, l.Threads, l.SharedBytes, regs)
+	l.Groups = (g + best - 1) / best
 	l.Grid = min(l.Groups, l.BlocksPerSM*max(d.SMs, 1))
 	return l, nil
 }

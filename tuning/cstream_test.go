@@ -7,16 +7,25 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestConstStreamLaunch: two arrays of the block's units, the table and
-// 3·spb keys; warp kernels up to 32 threads a system (at most 6 PCR
-// steps), the shared-memory kernel up to 9; the block with the most
-// resident threads; the grid is every block the SMs hold or every group.
+// TestConstStreamLaunch: two arrays of the block's units, the Stage 1
+// table, 3·spb keys and the factor table; warp kernels up to 32 threads a
+// system (at most 6 PCR steps), the shared-memory kernel up to 9; blocks
+// of 16 KiB of d; whole sectors for interleaved batches; the grid is every
+// block the SMs hold or every group.
 func TestConstStreamLaunch(t *testing.T) {
-	// 4096 FP32 rows: 1024 units; the table is 3·16 floats and a mask.
-	assert.Equal(t, 2*1024*16+196+12, PartitionConstStreamSharedBytes(4096, 4, 1, false))
+	// 4096 FP32 rows: 1024 units; the table is 3·16 floats and a mask;
+	// the factors of 9 steps of 256 threads, four floats each, 16-byte
+	// aligned.
+	base := 2*1024*16 + 196 + 12
+	assert.Equal(t, (base+15)&^15+9*256*16, PartitionConstStreamSharedBytes(4096, 4, 1, false))
+	// 4096 FP64 rows: the factors in registers.
+	assert.False(t, PartitionConstStreamTable(4096, 8))
+	assert.Equal(t, 2*2048*16+392+12, PartitionConstStreamSharedBytes(4096, 8, 1, false))
 	// 64 FP64 rows, 8 systems: 8·32 units; the table 3·16 doubles and a
-	// mask, rounded to 8 bytes.
-	assert.Equal(t, 2*256*16+392+96, PartitionConstStreamSharedBytes(64, 8, 8, false))
+	// mask, rounded to 8 bytes; 3 steps of 4 threads, four doubles each.
+	assert.True(t, PartitionConstStreamTable(64, 8))
+	base = 2*256*16 + 392 + 96
+	assert.Equal(t, (base+15)&^15+3*4*32, PartitionConstStreamSharedBytes(64, 8, 8, false))
 
 	for n := 1; n <= PartitionConstStreamMaxN; n += 15 {
 		k := PartitionConstStreamSteps(n)
@@ -25,6 +34,13 @@ func TestConstStreamLaunch(t *testing.T) {
 			assert.LessOrEqual(t, k, 6, "N=%d", n)
 		}
 		assert.LessOrEqual(t, k, 9, "N=%d", n)
+		for _, elem := range []int{4, 8} {
+			l, err := PartitionConstStreamLaunchFor(H100, n, elem, 1<<20, false, 128, 0)
+			require.NoError(t, err, "N=%d elem %d", n, elem)
+			assert.LessOrEqual(t, l.Threads, PartitionConstStreamMaxThreads)
+			assert.LessOrEqual(t, l.SharedBytes, H100.MaxShared())
+			assert.GreaterOrEqual(t, l.BlocksPerSM, 1)
+		}
 	}
 	assert.Equal(t, 0, PartitionConstStreamSteps(1))
 	assert.Equal(t, 1, PartitionConstStreamSteps(16)) // one chunk: F and L
@@ -36,50 +52,70 @@ func TestConstStreamLaunch(t *testing.T) {
 	_, err = PartitionConstStreamLaunchFor(H100, 64, 4, 0, false, 0, 0)
 	assert.Error(t, err)
 
+	// 16 KiB of d a block: 64 FP32 systems of 64 rows (256 threads), 32
+	// FP64 ones (128 threads), 4 FP32 systems of 1024 rows, one system of
+	// 2048 FP64 rows.
+	for _, c := range []struct{ n, elem, spb, threads int }{
+		{64, 4, 64, 256}, {64, 8, 32, 128}, {256, 4, 16, 256}, {256, 8, 8, 128},
+		{1024, 4, 4, 256}, {1024, 8, 2, 128}, {2048, 4, 2, 256}, {2048, 8, 1, 128}, {4096, 4, 1, 256},
+	} {
+		l, err := PartitionConstStreamLaunchFor(H100, c.n, c.elem, 1<<18, false, 80, 0)
+		require.NoError(t, err)
+		assert.Equal(t, c.spb, l.SystemsPerBlock, "N=%d elem %d", c.n, c.elem)
+		assert.Equal(t, c.threads, l.Threads, "N=%d elem %d", c.n, c.elem)
+		assert.Equal(t, l.Threads <= 32*l.SystemsPerBlock, l.Warp)
+		assert.Equal(t, (1<<18+l.SystemsPerBlock-1)/l.SystemsPerBlock, l.Groups)
+		assert.Equal(t, l.BlocksPerSM*132, l.Grid)
+	}
+	// 96 registers: 640 threads an SM at most (20 warps of 3072).
 	l, err := PartitionConstStreamLaunchFor(H100, 64, 4, 1<<18, false, 96, 0)
 	require.NoError(t, err)
-	assert.True(t, l.Warp)
-	assert.Equal(t, 4, l.ThreadsPerSystem)
-	assert.Equal(t, l.SystemsPerBlock*4, l.Threads)
-	assert.LessOrEqual(t, l.Threads, 512)
-	assert.Equal(t, (1<<18+l.SystemsPerBlock-1)/l.SystemsPerBlock, l.Groups)
-	assert.Equal(t, l.BlocksPerSM*132, l.Grid)
-	// 96 registers: 640 threads an SM at most (20 warps of 3072).
-	assert.LessOrEqual(t, l.BlocksPerSM*l.Threads, 672)
+	assert.LessOrEqual(t, l.BlocksPerSM*l.Threads, 640)
 
+	// FP64 N = 4096 with the factors in registers: 210 registers × 256
+	// threads, one block an SM; a batch smaller than the grid.
 	l, err = PartitionConstStreamLaunchFor(H100, 4096, 8, 5, false, 210, 0)
 	require.NoError(t, err)
 	assert.False(t, l.Warp)
 	assert.Equal(t, 256, l.Threads)
 	assert.Equal(t, 1, l.SystemsPerBlock)
-	assert.Equal(t, 1, l.BlocksPerSM) // 210 registers × 256 threads
+	assert.Equal(t, 1, l.BlocksPerSM)
 	assert.Equal(t, 5, l.Grid)
 
-	// A forced block size, and one the kernel cannot take.
-	l, err = PartitionConstStreamLaunchFor(H100, 1024, 4, 1000, false, 116, 2)
+	// A forced block size, and ones the kernel cannot take.
+	l, err = PartitionConstStreamLaunchFor(H100, 1024, 4, 1000, false, 78, 2)
 	require.NoError(t, err)
 	assert.Equal(t, 128, l.Threads)
-	_, err = PartitionConstStreamLaunchFor(H100, 1024, 4, 1000, false, 116, 16)
-	assert.Error(t, err, "16 systems of 64 threads: above 512")
+	_, err = PartitionConstStreamLaunchFor(H100, 1024, 4, 1000, false, 78, 8)
+	assert.Error(t, err, "8 systems of 64 threads: above 256")
+	_, err = PartitionConstStreamLaunchFor(H100, 1024, 4, 1000, false, 78, 3)
+	assert.Error(t, err, "not a power of two")
 
-	// Systems first: whole 32-byte sectors of a row.
-	l, err = PartitionConstStreamLaunchFor(H100, 1024, 4, 1<<14, true, 116, 0)
-	require.NoError(t, err)
-	assert.GreaterOrEqual(t, l.SystemsPerBlock*4, 32)
+	// Systems first: whole 32-byte sectors of a row, or no launch.
+	for _, c := range []struct{ n, elem, spb int }{{64, 4, 64}, {512, 4, 8}, {64, 8, 32}, {1024, 8, 4}} {
+		l, err = PartitionConstStreamLaunchFor(H100, c.n, c.elem, 1<<14, true, 80, 0)
+		require.NoError(t, err, "N=%d elem %d", c.n, c.elem)
+		assert.Equal(t, c.spb, l.SystemsPerBlock, "N=%d elem %d", c.n, c.elem)
+		assert.GreaterOrEqual(t, l.SystemsPerBlock*c.elem, 32)
+	}
+	for _, c := range []struct{ n, elem int }{{1024, 4}, {2048, 8}, {4096, 4}} {
+		_, err = PartitionConstStreamLaunchFor(H100, c.n, c.elem, 1<<14, true, 80, 0)
+		assert.ErrorIs(t, err, ErrTooLargeForShared, "N=%d elem %d", c.n, c.elem)
+	}
 }
 
 // TestPreferConstStream: only batches that give every block two groups.
 func TestPreferConstStream(t *testing.T) {
-	l, err := PartitionConstStreamLaunchFor(H100, 1024, 4, 1<<14, false, 116, 0)
+	l, err := PartitionConstStreamLaunchFor(H100, 1024, 4, 1<<14, false, 78, 0)
 	require.NoError(t, err)
 	assert.True(t, PreferConstStream(H100, l))
-	small, err := PartitionConstStreamLaunchFor(H100, 1024, 4, 64, false, 116, 0)
+	small, err := PartitionConstStreamLaunchFor(H100, 1024, 4, 64, false, 78, 0)
 	require.NoError(t, err)
 	assert.False(t, PreferConstStream(H100, small))
-	edge, err := PartitionConstStreamLaunchFor(H100, 1024, 4, 2*l.BlocksPerSM*132*l.SystemsPerBlock, false, 116, 0)
+	edge, err := PartitionConstStreamLaunchFor(H100, 1024, 4, 2*l.BlocksPerSM*132*l.SystemsPerBlock, false, 78, 0)
 	require.NoError(t, err)
 	assert.True(t, PreferConstStream(H100, edge))
-	edge, err = PartitionConstStreamLaunchFor(H100, 1024, 4, 2*l.BlocksPerSM*132*l.SystemsPerBlock-l.SystemsPerBlock, false, 116, 0)
+	edge, err = PartitionConstStreamLaunchFor(H100, 1024, 4, 2*l.BlocksPerSM*132*l.SystemsPerBlock-l.SystemsPerBlock, false, 78, 0)
 	require.NoError(t, err)
 	assert.False(t, PreferConstStream(H100, edge))
 }

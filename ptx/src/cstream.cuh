@@ -14,8 +14,10 @@
 //
 // Here each block of a grid of at most every resident block first runs
 // the matrix part once (part_const_rows, then PCR on a, b, c through its
-// exchange array), each thread keeping s1 and s2 of its two reduced rows
-// for every step in registers (KMAX steps at most), and the final b. Then
+// exchange array), keeping s1 and s2 of every thread's two reduced rows for
+// every step (KMAX steps at most) in a shared-memory table that the
+// block's systems share (FTAB), or in each thread's registers, and the
+// final b in registers. Then
 // it loops over groups of spb systems, group blockIdx.x, +gridDim.x, …:
 // Stage 1 on d alone (part_const_d, δ in registers), a barrier, the copy
 // of the next group's d into D (cp.async, not waited for), PCR on d alone
@@ -32,7 +34,9 @@
 // the others (tps a multiple of 32) PCR through shared memory, K ≤ KMAX;
 // gridDim.x ≤ ⌈G/spb⌉. Shared memory: two arrays (D, E) of spb systems'
 // units in whole groups of 8, the Stage 1 table, 3·spb int keys (two sets
-// alternating from one group to the next, and the matrix's breakdowns).
+// alternating from one group to the next, and the matrix's breakdowns),
+// and with FTAB, 16-byte aligned, the factor table: K·tps entries of four
+// values (tuning.PartitionConstStreamSharedBytes).
 #pragma once
 #include "partition.cuh"
 
@@ -94,7 +98,7 @@ __device__ __forceinline__ void part_const_d(Row row, const PartTable<T, P> &tb,
     fd = d0 - c0 * y;
 }
 
-template <typename T, int P, bool WARP, int KMAX>
+template <typename T, int P, bool WARP, int KMAX, bool FTAB>
 __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs, T ca, T cb, T cc, int *status,
                                   int spb, int tps, volatile unsigned int *word, unsigned int seq) {
     typedef typename PartVec<T>::V V;
@@ -112,6 +116,11 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
     PartTable<T, P> &tb = *reinterpret_cast<PartTable<T, P> *>(sm + 2 * W);
     int *keys = reinterpret_cast<int *>(&tb + 1); // two sets of spb, then the matrix's
     int *base = keys + 2 * spb;
+    // FTAB: the PCR factors of every step in a table after the keys (16-byte
+    // aligned), entry st·tps + t holding thread t's s1F, s2F, s1L, s2L;
+    // otherwise in registers.
+    T *Tab = reinterpret_cast<T *>(reinterpret_cast<char *>(sm) +
+                                   ((reinterpret_cast<char *>(base + spb) - reinterpret_cast<char *>(sm) + 15) & ~15));
     const Coeffs<T> k{nullptr, nullptr, nullptr, ca, cb, cc, 1};
     const int s = threadIdx.x / tps, t = threadIdx.x - s * tps;
     const bool has = t < nch;
@@ -136,12 +145,12 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
     if (has)
         part_const_rows<T, P>(tb, m, n - 1 - t * P, t == 0, ca, cb, cc, F, L,
                               [&](int j) { atomicMin(bkey, PART_KEY(1, t * P + j)); });
-    T s1F[KMAX], s2F[KMAX], s1L[KMAX], s2L[KMAX];
+    T s1F[FTAB ? 1 : KMAX], s2F[FTAB ? 1 : KMAX], s1L[FTAB ? 1 : KMAX], s2L[FTAB ? 1 : KMAX];
     {
         T *Ma = SE + s * ss * R, *Mc = Ma + 2 * nch, *Mq = Mc + 2 * nch; // 6·nch ≤ 16·nch elements
 #pragma unroll
         for (int st = 0; st < KMAX; st++) {
-            s1F[st] = s2F[st] = s1L[st] = s2L[st] = T(0);
+            if (!FTAB) s1F[st] = s2F[st] = s1L[st] = s2L[st] = T(0);
             if (st < K) {
                 const int u = 1 << st;
                 const T qF = T(1) / F.b, qL = T(1) / L.b;
@@ -158,10 +167,15 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
                 const T la2 = ll ? Ma[jl - u] : T(0), lc2 = ll ? Mc[jl - u] : T(0), lq2 = ll ? Mq[jl - u] : T(1);
                 const T ra2 = lr ? Ma[jl + u] : T(0), rc2 = lr ? Mc[jl + u] : T(0), rq2 = lr ? Mq[jl + u] : T(1);
                 __syncthreads();
-                s1F[st] = F.a * lq, s2F[st] = F.c * rq;
-                s1L[st] = L.a * lq2, s2L[st] = L.c * rq2;
-                F = {-(la * s1F[st]), (F.b - lc * s1F[st]) - ra * s2F[st], -(rc * s2F[st]), T(0)};
-                L = {-(la2 * s1L[st]), (L.b - lc2 * s1L[st]) - ra2 * s2L[st], -(rc2 * s2L[st]), T(0)};
+                const T f1F = F.a * lq, f2F = F.c * rq, f1L = L.a * lq2, f2L = L.c * rq2;
+                if (!FTAB) {
+                    s1F[st] = f1F, s2F[st] = f2F, s1L[st] = f1L, s2L[st] = f2L;
+                } else if (s == 0) {
+                    T *e = Tab + 4 * (st * tps + t);
+                    e[0] = f1F, e[1] = f2F, e[2] = f1L, e[3] = f2L;
+                }
+                F = {-(la * f1F), (F.b - lc * f1F) - ra * f2F, -(rc * f2F), T(0)};
+                L = {-(la2 * f1L), (L.b - lc2 * f1L) - ra2 * f2L, -(rc2 * f2L), T(0)};
             }
         }
     }
@@ -234,8 +248,17 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
                 if (!fr) rF = T(0);
                 if (!ll) lL = T(0);
                 if (!lr) rL = T(0);
-                const T nfd = (fd - lF * s1F[st]) - rF * s2F[st];
-                ld = (ld - lL * s1L[st]) - rL * s2L[st];
+                T f1F, f2F, f1L, f2L;
+                if (FTAB) {
+                    const V *e = reinterpret_cast<const V *>(Tab + 4 * (st * tps + t));
+                    const V e0 = e[0], e1 = e[R == 4 ? 0 : 1];
+                    f1F = PartVec<T>::el(e0, 0), f2F = PartVec<T>::el(e0, 1);
+                    f1L = PartVec<T>::el(e1, R == 4 ? 2 : 0), f2L = PartVec<T>::el(e1, R == 4 ? 3 : 1);
+                } else {
+                    f1F = s1F[st], f2F = s2F[st], f1L = s1L[st], f2L = s2L[st];
+                }
+                const T nfd = (fd - lF * f1F) - rF * f2F;
+                ld = (ld - lL * f1L) - rL * f2L;
                 fd = nfd;
             }
         }
@@ -260,20 +283,22 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
 
 // partition_cstream_p16_*: PCR through shared memory (tps a multiple of
 // 32, K ≤ 9: N ≤ 4096); partition_cstream_warp_p16_*: by shuffles (tps ≤
-// 32, K ≤ 6). At most 512 threads in FP32, 256 in FP64.
+// 32, K ≤ 6). Both keep the factors in a shared-memory table (FTAB), at
+// most 256 threads a block, and leave registers for three blocks of 256
+// threads an SM in FP32, two in FP64 (85 and 128 registers; no spills).
+// partition_cstream_regs_p16_f64 keeps the factors in registers (one block
+// of 256 threads an SM): FP64 N > 2048, where the table of 9 steps would
+// take 73 KB (tuning.PartitionConstStreamTable).
 #ifndef BS_DEVICE_ONLY
-#define PARTITION_CSTREAM(T, S, MAXT)                                                                                  \
-    extern "C" __global__ void __launch_bounds__(MAXT)                                                            \
-        partition_cstream_p16_##S(const T *d, T *x, int n, int G, i64 es, i64 bs, T ca, T cb, T cc, int *status,  \
-                                  int spb, int tps, volatile unsigned int *word, unsigned int seq) {             \
-        partition_cstream<T, 16, false, 9>(d, x, n, G, es, bs, ca, cb, cc, status, spb, tps, word, seq);         \
-    }                                                                                                             \
-    extern "C" __global__ void __launch_bounds__(MAXT)                                                            \
-        partition_cstream_warp_p16_##S(const T *d, T *x, int n, int G, i64 es, i64 bs, T ca, T cb, T cc,          \
-                                       int *status, int spb, int tps, volatile unsigned int *word,                \
-                                       unsigned int seq) {                                                        \
-        partition_cstream<T, 16, true, 6>(d, x, n, G, es, bs, ca, cb, cc, status, spb, tps, word, seq);          \
+#define PARTITION_CSTREAM(T, S, NAME, WARP, KMAX, FTAB, MAXT, MINB)                                                    \
+    extern "C" __global__ void __launch_bounds__(MAXT, MINB)                                                      \
+        partition_##NAME##_p16_##S(const T *d, T *x, int n, int G, i64 es, i64 bs, T ca, T cb, T cc, int *status, \
+                                   int spb, int tps, volatile unsigned int *word, unsigned int seq) {            \
+        partition_cstream<T, 16, WARP, KMAX, FTAB>(d, x, n, G, es, bs, ca, cb, cc, status, spb, tps, word, seq); \
     }
-PARTITION_CSTREAM(float, f32, 512)
-PARTITION_CSTREAM(double, f64, 256)
+PARTITION_CSTREAM(float, f32, cstream, false, 9, true, 256, 3)
+PARTITION_CSTREAM(float, f32, cstream_warp, true, 6, true, 256, 3)
+PARTITION_CSTREAM(double, f64, cstream, false, 9, true, 256, 2)
+PARTITION_CSTREAM(double, f64, cstream_warp, true, 6, true, 256, 2)
+PARTITION_CSTREAM(double, f64, cstream_regs, false, 9, false, 256, 1)
 #endif
