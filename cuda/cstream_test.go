@@ -29,9 +29,7 @@ func constStreamPlan(spb int) func(spec tridiag.Spec, f64 bool) (kernelPlan, err
 			if err != nil {
 				return err
 			}
-			pp.cstream = &cs
-			pp.cstreamDirect, err = dev.prepareDirect(name, cs.Grid, cs.Threads, cs.SharedBytes)
-			return err
+			return pp.setConstStream(dev, cs, name)
 		})
 		return pp, err
 	}

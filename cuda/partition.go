@@ -5,7 +5,6 @@ package cuda
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"gorgonia.org/cu"
 
@@ -200,14 +199,11 @@ var useConstStream = true
 // (tuning.PartitionConstStreamTable; device thread).
 func constStreamLaunch(d *Device, spec tridiag.Spec, f64 bool, spb int) (tuning.ConstStreamLaunch, string, error) {
 	elem := reductionElem(f64)
-	if spec.N > tuning.PartitionConstStreamMaxN {
-		return tuning.ConstStreamLaunch{}, "", fmt.Errorf("%w: the constant streaming kernel takes N ≤ %d", tridiag.ErrShape, tuning.PartitionConstStreamMaxN)
-	}
 	name := "partition_cstream_p16" + suffixOf(f64)
 	switch {
 	case !tuning.PartitionConstStreamTable(spec.N, elem):
 		name = "partition_cstream_regs_p16" + suffixOf(f64)
-	case tuning.PartitionConstStreamSteps(spec.N) <= 6 && spec.N <= 512:
+	case tuning.PartitionConstStreamWarp(spec.N):
 		name = "partition_cstream_warp_p16" + suffixOf(f64)
 	}
 	regs, err := d.kernelAttr(name, cu.NumRegs)
@@ -218,9 +214,6 @@ func constStreamLaunch(d *Device, spec tridiag.Spec, f64 bool, spb int) (tuning.
 	cs, err := tuning.PartitionConstStreamLaunchFor(d.props, spec.N, elem, spec.G, l.BatchStride < l.ElemStride, regs, spb)
 	if err != nil {
 		return cs, "", fmt.Errorf("%w: %w", tridiag.ErrShape, err)
-	}
-	if cs.Warp != strings.Contains(name, "warp") {
-		return cs, "", fmt.Errorf("cuda: constant streaming launch for N=%d: %d threads a system do not suit %s", spec.N, cs.ThreadsPerSystem, name)
 	}
 	return cs, name, nil
 }
@@ -236,12 +229,24 @@ func (pp *partitionPlan) attachConstStream(d *Device, spec tridiag.Spec, f64 boo
 	if err != nil || !tuning.PreferConstStream(d.props, cs) {
 		return nil // N too large for it, rows not in whole sectors, or a batch too small to gain
 	}
+	return pp.setConstStream(d, cs, name)
+}
+
+// setConstStream makes pp's constant solves run kernel name with launch cs
+// (device thread).
+func (pp *partitionPlan) setConstStream(d *Device, cs tuning.ConstStreamLaunch, name string) error {
 	direct, err := d.prepareDirect(name, cs.Grid, cs.Threads, cs.SharedBytes)
 	if err != nil {
 		return err
 	}
 	pp.cstream, pp.cstreamDirect = &cs, direct
 	return nil
+}
+
+// describeConstStream is the part of a plan's description that says how
+// launch c runs its constant solves.
+func describeConstStream(c *tuning.ConstStreamLaunch) string {
+	return fmt.Sprintf("; constant coefficients: %d blocks of %d systems streaming through the batch", c.Grid, c.SystemsPerBlock)
 }
 
 // lanesKernel is the partition kernel with the systems across the lanes
@@ -297,7 +302,7 @@ func (p *partitionPlan) describe() string {
 		s = fmt.Sprintf("partition: %d systems across the lanes of a block (chunks of %d, a thread a chunk)", p.cfg.SystemsPerBlock, p.cfg.Chunk)
 	}
 	if c := p.cstream; c != nil {
-		s += fmt.Sprintf("; constant coefficients: %d blocks of %d systems streaming through the batch", c.Grid, c.SystemsPerBlock)
+		s += describeConstStream(c)
 	} else if p.constCfg != nil {
 		s += fmt.Sprintf("; constant coefficients: %d systems per block", p.constCfg.SystemsPerBlock)
 	}
@@ -309,19 +314,11 @@ func (p *partitionPlan) workBytes() int64 { return 0 }
 
 func (p *partitionPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 	sp := a.spec
-	if a.constant && p.cstream != nil {
-		c := p.cstream
-		return d.launch(p.cstreamDirect.name, dim3{X: c.Grid}, dim3{X: c.Threads}, c.SharedBytes, s,
+	if k, spb, tps, ok := p.constLaunch(); a.constant && ok {
+		return d.launch(k.name, dim3{X: k.grid}, dim3{X: k.block}, k.shmem, s,
 			a.d, a.x, int32(sp.N), int32(sp.G), int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
 			a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.status,
-			int32(c.SystemsPerBlock), int32(c.ThreadsPerSystem), a.word, int32(a.seq))
-	}
-	if a.constant && p.constCfg != nil {
-		c := p.constCfg
-		return d.launch(constKernel+a.suffix(), dim3{X: c.Blocks(sp.G)}, dim3{X: c.Threads}, c.SharedBytes, s,
-			a.d, a.x, int32(sp.N), int32(sp.G), int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
-			a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.status,
-			int32(c.SystemsPerBlock), int32(c.ThreadsPerSystem), a.word, int32(a.seq))
+			int32(spb), int32(tps), a.word, int32(a.seq))
 	}
 	return d.launch(p.kernel+a.suffix(), dim3{X: p.cfg.Blocks(sp.G)}, dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
 		a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
@@ -330,18 +327,24 @@ func (p *partitionPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 		int32(p.cfg.SystemsPerBlock), int32(p.cfg.ThreadsPerSystem), a.word, int32(a.seq))
 }
 
+// constLaunch is the kernel of p's constant solves with its systems a
+// block and threads a system: the constant streaming kernel where attached,
+// else the constant kernel; ok is false where the general kernel runs them.
+func (p *partitionPlan) constLaunch() (k *directKernel, spb, tps int, ok bool) {
+	if c := p.cstream; c != nil {
+		return p.cstreamDirect, c.SystemsPerBlock, c.ThreadsPerSystem, true
+	}
+	if c := p.constCfg; c != nil {
+		return p.constDirect, c.SystemsPerBlock, c.ThreadsPerSystem, true
+	}
+	return nil, 0, 0, false
+}
+
 // launchDirect enqueues the solve with Device.launchDirect (from any
 // goroutine, outside Device.do): the parameters of launch, in its order.
 func (p *partitionPlan) launchDirect(d *Device, s cu.Stream, a *launchArgs) error {
 	sp := a.spec
-	if a.constant && (p.cstream != nil || p.constCfg != nil) {
-		var k *directKernel
-		var spb, tps int
-		if c := p.cstream; c != nil {
-			k, spb, tps = p.cstreamDirect, c.SystemsPerBlock, c.ThreadsPerSystem
-		} else {
-			k, spb, tps = p.constDirect, p.constCfg.SystemsPerBlock, p.constCfg.ThreadsPerSystem
-		}
+	if k, spb, tps, ok := p.constLaunch(); a.constant && ok {
 		sl := &p.slots
 		sl[0], sl[1] = uint64(a.d), uint64(a.x)
 		sl[2], sl[3] = uint64(uint32(int32(sp.N))), uint64(uint32(int32(sp.G)))

@@ -161,7 +161,7 @@ func (p *segmentPlan) layout() segWork {
 func (p *segmentPlan) describe() string {
 	if p.constWhole != nil {
 		if c := p.constWhole.cstream; c != nil {
-			return p.describeSegments() + fmt.Sprintf("; constant coefficients: %d blocks of %d systems streaming through the batch", c.Grid, c.SystemsPerBlock)
+			return p.describeSegments() + describeConstStream(c)
 		}
 		return p.describeSegments() + "; constant coefficients: one block per system"
 	}

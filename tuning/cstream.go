@@ -2,21 +2,28 @@ package tuning
 
 import (
 	"fmt"
-	"math/bits"
+
+	"github.com/bandsolve/bandsolve/tridiag/partition"
 )
 
 // The constant-coefficient streaming kernels (partition_cstream_p16_* and
 // partition_cstream_warp_p16_*, ptx/src/cstream.cuh) solve large batches
 // of systems that share constant a, b, c: a persistent grid whose blocks
 // compute what depends on the matrix once (Stage 1's table, the factors
-// of every PCR step, kept in registers) and then loop over groups of spb
-// systems, loading the next group's d while they solve the current one
-// with d alone. Auto's rule is PreferConstStream.
+// of every PCR step, in a shared-memory table or in registers:
+// PartitionConstStreamTable) and then loop over groups of spb systems,
+// loading the next group's d while they solve the current one with d
+// alone. Auto's rule is PreferConstStream.
 
 // PartitionConstStreamMaxN is the largest N of the constant streaming
-// kernels: the factors of at most 9 PCR steps (2·⌈N/16⌉ ≤ 512 reduced
-// rows) stay in registers.
+// kernels: at most 9 PCR steps (2·⌈N/16⌉ ≤ 512 reduced rows), the most
+// the kernels unroll, and at most 256 threads a system.
 const PartitionConstStreamMaxN = 4096
+
+// PartitionConstStreamWarp reports whether a system of n rows takes at most
+// a warp (⌈n/16⌉ ≤ 32 threads, at most 6 PCR steps): the kernels that run
+// PCR by shuffles (partition_cstream_warp_p16_*) serve it.
+func PartitionConstStreamWarp(n int) bool { return partitionThreads(n, 16) <= 32 }
 
 // PartitionConstStreamMaxThreads is the kernels' __launch_bounds__: 256
 // threads a block (with registers for three blocks of them an SM in FP32,
@@ -52,7 +59,7 @@ func PartitionConstStreamSharedBytes(n, elem, spb int, sysFirst bool) int {
 	table := (3*16*elem + 4 + elem - 1) / elem * elem
 	b := 2*units*16 + table + 12*spb
 	if PartitionConstStreamTable(n, elem) {
-		b = (b+15)&^15 + PartitionConstStreamSteps(n)*partitionThreads(n, 16)*4*elem
+		b = (b+15)&^15 + partition.Steps(n, 16)*partitionThreads(n, 16)*4*elem
 	}
 	return b
 }
@@ -100,7 +107,7 @@ func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, regs
 		regs = 65536 / PartitionConstStreamMaxThreads
 	}
 	tps := partitionThreads(n, 16)
-	l.ThreadsPerSystem, l.Warp = tps, tps <= 32
+	l.ThreadsPerSystem, l.Warp = tps, PartitionConstStreamWarp(n)
 	lo := max(1, 32/tps) // a warp's worth of threads
 	if sysFirst {
 		lo = max(lo, 32/elem)
@@ -126,21 +133,6 @@ func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, regs
 	l.Groups = (g + best - 1) / best
 	l.Grid = min(l.Groups, l.BlocksPerSM*max(d.SMs, 1))
 	return l, nil
-}
-
-// PartitionConstStreamSteps is the number of PCR steps of the constant
-// streaming kernel for n rows (⌈log2 RR⌉ of its RR reduced rows): at most
-// 6 in the warp kernel, 9 in the other.
-func PartitionConstStreamSteps(n int) int {
-	nch := (n + 15) / 16
-	rr := 2 * nch
-	if n-(nch-1)*16 == 1 {
-		rr--
-	}
-	if rr <= 1 {
-		return 0
-	}
-	return bits.Len(uint(rr - 1))
 }
 
 // PreferConstStream reports whether a constant solve of g systems takes

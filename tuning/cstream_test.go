@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/bandsolve/bandsolve/tridiag/partition"
 )
 
 // TestConstStreamLaunch: two arrays of the block's units, the Stage 1
@@ -28,8 +30,9 @@ func TestConstStreamLaunch(t *testing.T) {
 	assert.Equal(t, (base+15)&^15+3*4*32, PartitionConstStreamSharedBytes(64, 8, 8, false))
 
 	for n := 1; n <= PartitionConstStreamMaxN; n += 15 {
-		k := PartitionConstStreamSteps(n)
+		k := partition.Steps(n, 16)
 		tps := partitionThreads(n, 16)
+		assert.Equal(t, tps <= 32, PartitionConstStreamWarp(n), "N=%d", n)
 		if tps <= 32 {
 			assert.LessOrEqual(t, k, 6, "N=%d", n)
 		}
@@ -42,10 +45,12 @@ func TestConstStreamLaunch(t *testing.T) {
 			assert.GreaterOrEqual(t, l.BlocksPerSM, 1)
 		}
 	}
-	assert.Equal(t, 0, PartitionConstStreamSteps(1))
-	assert.Equal(t, 1, PartitionConstStreamSteps(16)) // one chunk: F and L
-	assert.Equal(t, 2, PartitionConstStreamSteps(17)) // F, L and the one-row chunk's F
-	assert.Equal(t, 9, PartitionConstStreamSteps(4096))
+	assert.Equal(t, 0, partition.Steps(1, 16))
+	assert.Equal(t, 1, partition.Steps(16, 16)) // one chunk: F and L
+	assert.Equal(t, 2, partition.Steps(17, 16)) // F, L and the one-row chunk's F
+	assert.Equal(t, 9, partition.Steps(4096, 16))
+	assert.True(t, PartitionConstStreamWarp(512))
+	assert.False(t, PartitionConstStreamWarp(513))
 
 	_, err := PartitionConstStreamLaunchFor(H100, 4097, 4, 1000, false, 0, 0)
 	assert.ErrorIs(t, err, ErrTooLargeForShared)

@@ -17,8 +17,8 @@
 // exchange array), keeping s1 and s2 of every thread's two reduced rows for
 // every step (KMAX steps at most) in a shared-memory table that the
 // block's systems share (FTAB), or in each thread's registers, and the
-// final b in registers. Then
-// it loops over groups of spb systems, group blockIdx.x, +gridDim.x, …:
+// final b in registers. Then it loops over groups of spb systems, group
+// blockIdx.x, +gridDim.x, …:
 // Stage 1 on d alone (part_const_d, δ in registers), a barrier, the copy
 // of the next group's d into D (cp.async, not waited for), PCR on d alone
 // (d' = (d − d_left·s1) − d_right·s2: one value a row exchanged instead
