@@ -5,38 +5,44 @@
 // With constant a, b, c every system of a batch has the same matrix, so
 // everything partition_kernel computes from a, b, c alone is the same in
 // every system: Stage 1's reciprocal pivots, γ and α (part_table), the
-// a, b, c of the reduced rows, and in each PCR step the factors
-// s1 = a·(1/b_left) and s2 = c·(1/b_right) that part_upd applies to the
-// neighbours' d. partition_const_p16 (partition_kernel with CONST) still
-// recomputes the PCR steps' divisions and exchanges a, c, d and 1/b for
-// every system, and loads, computes and stores once per block, so that
-// nothing is loaded while a block computes.
+// a, b, c of the reduced rows, and in each level of the cyclic reduction
+// (part_cr_sync) the factors s1 = a·(1/b_left) and s2 = c·(1/b_right)
+// that part_upd applies to the neighbours' d, and the a, c, 1/b with
+// which the substitution finds an eliminated row's x.
+// partition_const_p16 (partition_kernel with CONST) still recomputes the
+// divisions and exchanges a, c, d and 1/b for every system, and loads,
+// computes and stores once per block, so that nothing is loaded while a
+// block computes.
 //
 // Here each block of a grid of at most every resident block first runs
-// the matrix part once (part_const_rows, then PCR on a, b, c through its
-// exchange array), keeping s1 and s2 of every thread's two reduced rows for
-// every step (KMAX steps at most) in a shared-memory table that the
-// block's systems share (FTAB), or in each thread's registers, and the
-// final b in registers. Then it loops over groups of spb systems, group
-// blockIdx.x, +gridDim.x, …:
+// the matrix part once (part_const_rows, then the cyclic reduction on a,
+// b, c through its exchange array), keeping s1 and s2 of the thread's L
+// row at every level it is kept (KMAX levels at most) and the a, c, 1/b of
+// its F and L rows where they are eliminated in a shared-memory table
+// that the block's systems share (FTAB), or in each thread's registers,
+// and the last row's b in registers. Then it loops over groups of spb
+// systems, group blockIdx.x, +gridDim.x, …:
 // Stage 1 on d alone (part_const_d, δ in registers), a barrier, the copy
-// of the next group's d into D (cp.async, not waited for), PCR on d alone
-// (d' = (d − d_left·s1) − d_right·s2: one value a row exchanged instead
-// of four, no division), the final division, Stage 3 in registers
-// (part_recover_regs), x through E to the store. Every operation is
-// partition_kernel's on the same values in the same order, so the results
-// are partition.Solve's bits (chunks of 16) on constant arrays, and the
-// breakdowns (all of them the matrix's, so alike in every system, but for
-// a non-finite x) are reported at the same rows.
+// of the next group's d into D (cp.async, not waited for), the reduction
+// on d alone (d' = (d − d_left·s1) − d_right·s2: one value a row
+// exchanged instead of four, no division), the last row's division, the
+// substitution, Stage 3 in registers (part_recover_regs), x through E to
+// the store. Every operation is partition_kernel's on the same values in
+// the same order, so the results are partition.Solve's bits (chunks of
+// 16) on constant arrays, and the breakdowns (all of them the matrix's,
+// so alike in every system, but for a non-finite x) are reported at the
+// same rows.
 //
 // Launch (tuning.PartitionConstStreamLaunchFor): blockDim.x = spb·tps as
-// partition_kernel's; WARP kernels for tps ≤ 32 (PCR by shuffles, K ≤ 6),
-// the others (tps a multiple of 32) PCR through shared memory, K ≤ KMAX;
+// partition_kernel's; WARP kernels for tps ≤ 32 (exchanges by shuffles,
+// K ≤ 6 levels), the others (tps a multiple of 32) through shared memory,
+// K ≤ KMAX;
 // gridDim.x ≤ ⌈G/spb⌉. Shared memory: two arrays (D, E) of spb systems'
 // units in whole groups of 8, the Stage 1 table, 3·spb int keys (two sets
 // alternating from one group to the next, and the matrix's breakdowns),
 // and with FTAB, 16-byte aligned, the factor table: K·tps entries of four
-// values (tuning.PartitionConstStreamSharedBytes).
+// values, of which the kernel uses at most three
+// (tuning.PartitionConstStreamSharedBytes).
 #pragma once
 #include "partition.cuh"
 
@@ -116,9 +122,9 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
     PartTable<T, P> &tb = *reinterpret_cast<PartTable<T, P> *>(sm + 2 * W);
     int *keys = reinterpret_cast<int *>(&tb + 1); // two sets of spb, then the matrix's
     int *base = keys + 2 * spb;
-    // FTAB: the PCR factors of every step in a table after the keys (16-byte
-    // aligned), entry st·tps + t holding thread t's s1F, s2F, s1L, s2L;
-    // otherwise in registers.
+    // FTAB: the matrix part's values in a table after the keys (16-byte
+    // aligned), entries of four values (see below); otherwise in
+    // registers.
     T *Tab = reinterpret_cast<T *>(reinterpret_cast<char *>(sm) +
                                    ((reinterpret_cast<char *>(base + spb) - reinterpret_cast<char *>(sm) + 15) & ~15));
     const Coeffs<T> k{nullptr, nullptr, nullptr, ca, cb, cc, 1};
@@ -128,8 +134,9 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
     const int X = part_x(s * ss + t * U);
     const int lastm = n - (nch - 1) * P;
     const int RR = 2 * nch - (lastm == 1 ? 1 : 0);
-    const int K = RR <= 1 ? 0 : 32 - __clz(RR - 1);
+    const int K = part_cr_levels(RR);
     const int jf = 2 * t, jl = 2 * t + 1;
+    const bool hasF = jf < RR, hasL = jl < RR;
     const int groups = (G + spb - 1) / spb;
     int grp = blockIdx.x;
 
@@ -145,45 +152,88 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
     if (has)
         part_const_rows<T, P>(tb, m, n - 1 - t * P, t == 0, ca, cb, cc, F, L,
                               [&](int j) { atomicMin(bkey, PART_KEY(1, t * P + j)); });
-    T s1F[FTAB ? 1 : KMAX], s2F[FTAB ? 1 : KMAX], s1L[FTAB ? 1 : KMAX], s2L[FTAB ? 1 : KMAX];
+    // Cyclic reduction on a, b, c (part_cr_sync's operations, d left
+    // out): level 1 eliminates the F rows into the L rows, level k ≥ 2 the
+    // L rows of threads with (t+1) mod 2v = v into those with (t+1) mod 2v
+    // = 0 (v = 2^(k−2)). A row's a, c, 1/b when it is eliminated (F's:
+    // fa, fc, fq; L's: la, lc, lq) serve the substitution; the factors
+    // s1 = a·(1/b_left), s2 = c·(1/b_right) of the L row at each level it
+    // is kept, the reduction of d; tbb is the last row's b.
+    // With FTAB the table entry st·tps + t holds s1, s2 of level st+1 in
+    // its values 0, 1; entry t (level 1) fc, fq in 2, 3; entry ste·tps + t,
+    // ste = ffs(t+1) (the level that eliminates the L row, less one: it
+    // has no factors there), la, lc, lq in 0, 1, 2. F's a is the constant
+    // a (0 for thread 0).
+    T s1L[FTAB ? 1 : KMAX], s2L[FTAB ? 1 : KMAX];
+    T fc = T(0), fq = T(1), la = T(0), lc = T(0), lq = T(1), tbb = F.b;
+    const int ste = __ffs(t + 1);
     {
         T *Ma = SE + s * ss * R, *Mc = Ma + 2 * nch, *Mq = Mc + 2 * nch; // 6·nch ≤ 16·nch elements
+        const auto keep = [&](int st, T f1, T f2) {
+            if (!FTAB) {
+                s1L[st] = f1, s2L[st] = f2;
+            } else if (s == 0) {
+                T *e = Tab + 4 * (st * tps + t);
+                e[0] = f1, e[1] = f2;
+            }
+        };
 #pragma unroll
-        for (int st = 0; st < KMAX; st++) {
-            if (!FTAB) s1F[st] = s2F[st] = s1L[st] = s2L[st] = T(0);
+        for (int st = 0; st < KMAX; st++)
+            if (!FTAB) s1L[st] = s2L[st] = T(0);
+        if (K >= 1) {
+            fc = F.c, fq = T(1) / F.b;
+            if (has && hasF && bad_divisor(F.b)) atomicMin(bkey, PART_KEY(2, t * P));
+            if (has && hasF) Ma[jf] = F.a, Mc[jf] = F.c, Mq[jf] = fq;
+            __syncthreads();
+            const bool ok = jl + 1 < RR;
+            const T ra = ok ? Ma[jf + 2] : T(0), rc = ok ? Mc[jf + 2] : T(0), rq = ok ? Mq[jf + 2] : T(1);
+            const T f1 = L.a * fq, f2 = L.c * rq;
+            keep(0, f1, f2);
+            if (FTAB && s == 0) Tab[4 * t + 2] = fc, Tab[4 * t + 3] = fq;
+            L = {-(F.a * f1), (L.b - F.c * f1) - ra * f2, -(rc * f2), T(0)};
+        }
+#pragma unroll
+        for (int st = 1; st < KMAX; st++) {
             if (st < K) {
-                const int u = 1 << st;
-                const T qF = T(1) / F.b, qL = T(1) / L.b;
-                if (has) part_check_step(bkey, st + 1, u, RR, t, t * P, m, F.b, L.b);
-                const bool fl = jf < RR && jf - u >= 0, fr = jf + u < RR, ll = jl < RR && jl - u >= 0,
-                           lr = jl + u < RR;
-                if (has) {
-                    Ma[jf] = F.a, Mc[jf] = F.c, Mq[jf] = qF;
-                    Ma[jl] = L.a, Mc[jl] = L.c, Mq[jl] = qL;
+                const int v = 1 << (st - 1), r = (t + 1) & (2 * v - 1);
+                if (has && hasL && r == v) {
+                    la = L.a, lc = L.c, lq = T(1) / L.b;
+                    if (bad_divisor(L.b)) atomicMin(bkey, PART_KEY(2 + st, t * P + m - 1));
+                    if (FTAB && s == 0) {
+                        T *e = Tab + 4 * (st * tps + t); // st = ste
+                        e[0] = la, e[1] = lc, e[2] = lq;
+                    }
+                    Ma[jl] = L.a, Mc[jl] = L.c, Mq[jl] = lq;
                 }
                 __syncthreads();
-                const T la = fl ? Ma[jf - u] : T(0), lc = fl ? Mc[jf - u] : T(0), lq = fl ? Mq[jf - u] : T(1);
-                const T ra = fr ? Ma[jf + u] : T(0), rc = fr ? Mc[jf + u] : T(0), rq = fr ? Mq[jf + u] : T(1);
-                const T la2 = ll ? Ma[jl - u] : T(0), lc2 = ll ? Mc[jl - u] : T(0), lq2 = ll ? Mq[jl - u] : T(1);
-                const T ra2 = lr ? Ma[jl + u] : T(0), rc2 = lr ? Mc[jl + u] : T(0), rq2 = lr ? Mq[jl + u] : T(1);
-                __syncthreads();
-                const T f1F = F.a * lq, f2F = F.c * rq, f1L = L.a * lq2, f2L = L.c * rq2;
-                if (!FTAB) {
-                    s1F[st] = f1F, s2F[st] = f2F, s1L[st] = f1L, s2L[st] = f2L;
-                } else if (s == 0) {
-                    T *e = Tab + 4 * (st * tps + t);
-                    e[0] = f1F, e[1] = f2F, e[2] = f1L, e[3] = f2L;
+                if (has && hasL && r == 0) {
+                    const int jr = jl + 2 * v;
+                    const bool ok = jr < RR;
+                    const T a0 = Ma[jl - 2 * v], c0 = Mc[jl - 2 * v], q0 = Mq[jl - 2 * v];
+                    const T ra = ok ? Ma[jr] : T(0), rc = ok ? Mc[jr] : T(0), rq = ok ? Mq[jr] : T(1);
+                    const T f1 = L.a * q0, f2 = L.c * rq;
+                    keep(st, f1, f2);
+                    L = {-(a0 * f1), (L.b - c0 * f1) - ra * f2, -(rc * f2), T(0)};
                 }
-                F = {-(la * f1F), (F.b - lc * f1F) - ra * f2F, -(rc * f2F), T(0)};
-                L = {-(la2 * f1L), (L.b - lc2 * f1L) - ra2 * f2L, -(rc2 * f2L), T(0)};
             }
         }
+        if (K == 0) {
+            if (has && hasF && bad_divisor(F.b)) atomicMin(bkey, PART_KEY(2, t * P));
+        } else if (has && jl == (1 << K) - 1) {
+            tbb = L.b;
+            if (bad_divisor(L.b)) atomicMin(bkey, PART_KEY(K + 2, t * P + m - 1));
+        }
     }
-    if (has) part_check_final(bkey, K, RR, t, t * P, m, F.b, L.b);
-    const T fb = F.b, lb = L.b;
     __syncthreads(); // the matrix's keys are final
     for (int q = threadIdx.x; q < 2 * spb; q += blockDim.x) keys[q] = base[q % spb];
 
+    // The L row's factor i (0: s1, 1: s2) of level st+1; value i of the
+    // table entry of level st+1 (FTAB).
+    const auto factor = [&](int st, int i) -> T {
+        if (FTAB) return Tab[4 * (st * tps + t) + i];
+        return i == 0 ? s1L[st] : s2L[st];
+    };
+    const T fa = t == 0 ? T(0) : ca;
     for (int it = 0; grp < groups; it++, grp += gridDim.x) {
         const int g0 = grp * spb;
         int *ks = keys + (it & 1) * spb;
@@ -213,57 +263,90 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
             part_copy<T, P, false>(k, d, nullptr, nullptr, nullptr, SD, ss, n, G, es, bs, spb,
                                    (grp + (int)gridDim.x) * spb);
 
-        // Stage 2: PCR on d alone.
-#pragma unroll
-        for (int st = 0; st < KMAX; st++) {
-            if (st < K) {
-                const int u = 1 << st;
-                const bool fl = jf < RR && jf - u >= 0, fr = jf + u < RR, ll = jl < RR && jl - u >= 0,
-                           lr = jl + u < RR;
-                T lF, rF, lL, rL;
+        // Stage 2: cyclic reduction on d alone, then the substitution
+        // (part_cr_sync's operations on d). The shared-memory path puts a
+        // row's d in EX when the row is eliminated, an L row's x over it.
+        T *EX = SE + s * 2 * tps;
+        T xs, xe = T(0);
+        if (K == 0) {
+            xs = fd / tbb;
+        } else {
+            {
+                T rF;
                 if (WARP) {
-                    if (st == 0) {
-                        // F: the L row of thread t−1 and its own L; L: its
-                        // own F and the F row of thread t+1.
-                        lF = part_up(ld, 1, tps), rF = ld;
-                        lL = fd, rL = part_down(fd, 1, tps);
-                    } else {
-                        const int v = u >> 1;
-                        lF = part_up(fd, v, tps), rF = part_down(fd, v, tps);
-                        lL = part_up(ld, v, tps), rL = part_down(ld, v, tps);
-                    }
+                    rF = part_down(fd, 1, tps);
                 } else {
-                    // Reduced row j of local system s at EX[j], two buffers
-                    // alternating (one barrier a step).
-                    T *EX = SE + (st & 1) * (2 * spb * tps) + s * 2 * tps;
-                    if (has) {
-                        EX[jf] = fd;
-                        EX[jl] = ld;
-                    }
+                    if (hasF) EX[jf] = fd;
                     __syncthreads();
-                    lF = fl ? EX[jf - u] : T(0), rF = fr ? EX[jf + u] : T(0);
-                    lL = ll ? EX[jl - u] : T(0), rL = lr ? EX[jl + u] : T(0);
+                    rF = jl + 1 < RR ? EX[jf + 2] : T(0);
                 }
-                if (!fl) lF = T(0);
-                if (!fr) rF = T(0);
-                if (!ll) lL = T(0);
-                if (!lr) rL = T(0);
-                T f1F, f2F, f1L, f2L;
-                if (FTAB) {
-                    const V *e = reinterpret_cast<const V *>(Tab + 4 * (st * tps + t));
-                    const V e0 = e[0], e1 = e[R == 4 ? 0 : 1];
-                    f1F = PartVec<T>::el(e0, 0), f2F = PartVec<T>::el(e0, 1);
-                    f1L = PartVec<T>::el(e1, R == 4 ? 2 : 0), f2L = PartVec<T>::el(e1, R == 4 ? 3 : 1);
-                } else {
-                    f1F = s1F[st], f2F = s2F[st], f1L = s1L[st], f2L = s2L[st];
-                }
-                const T nfd = (fd - lF * f1F) - rF * f2F;
-                ld = (ld - lL * f1L) - rL * f2L;
-                fd = nfd;
+                if (jl + 1 >= RR) rF = T(0);
+                const T f1 = factor(0, 0), f2 = factor(0, 1);
+                if (hasL) ld = (ld - fd * f1) - rF * f2;
             }
+#pragma unroll
+            for (int st = 1; st < KMAX; st++) {
+                if (st < K) {
+                    const int v = 1 << (st - 1), r = (t + 1) & (2 * v - 1);
+                    const bool ok = jl + 2 * v < RR;
+                    T lD = T(0), rD = T(0);
+                    if (WARP) {
+                        lD = part_up(ld, v, tps), rD = part_down(ld, v, tps);
+                    } else {
+                        if (hasL && r == v) EX[jl] = ld;
+                        __syncthreads();
+                        if (hasL && r == 0) lD = EX[jl - 2 * v], rD = ok ? EX[jl + 2 * v] : T(0);
+                    }
+                    if (!ok) rD = T(0);
+                    if (hasL && r == 0) {
+                        const T f1 = factor(st, 0), f2 = factor(st, 1);
+                        ld = (ld - lD * f1) - rD * f2;
+                    }
+                }
+            }
+            if (jl == (1 << K) - 1) {
+                xe = ld / tbb;
+                if (!WARP) EX[jl] = xe;
+            }
+            if (!WARP) __syncthreads();
+#pragma unroll
+            for (int st = KMAX - 1; st >= 1; st--) {
+                if (st < K) {
+                    const int v = 1 << (st - 1), r = (t + 1) & (2 * v - 1);
+                    T xl = T(0), xr = T(0);
+                    if (WARP) {
+                        xl = part_up(xe, v, tps), xr = part_down(xe, v, tps);
+                    } else if (hasL && r == v) {
+                        xl = t >= v ? EX[jl - 2 * v] : T(0);
+                        xr = jl + 2 * v < RR ? EX[jl + 2 * v] : T(0);
+                    }
+                    if (hasL && r == v) {
+                        if (t < v) xl = T(0);
+                        if (jl + 2 * v >= RR) xr = T(0);
+                        if (FTAB) {
+                            const T *e = Tab + 4 * (ste * tps + t);
+                            xe = ((ld - e[0] * xl) - e[1] * xr) * e[2];
+                        } else {
+                            xe = ((ld - la * xl) - lc * xr) * lq;
+                        }
+                        if (!WARP) EX[jl] = xe;
+                    }
+                    if (!WARP) __syncthreads();
+                }
+            }
+            T xl;
+            if (WARP) {
+                xl = part_up(xe, 1, tps);
+            } else {
+                xl = t > 0 && hasF ? EX[jl - 2] : T(0);
+            }
+            if (t == 0) xl = T(0);
+            if (FTAB)
+                xs = ((fd - fa * xl) - Tab[4 * t + 2] * (hasL ? xe : T(0))) * Tab[4 * t + 3];
+            else
+                xs = ((fd - fa * xl) - fc * (hasL ? xe : T(0))) * fq;
         }
-        const T xs = fd / fb;
-        const T xe = m >= 2 ? ld / lb : xs;
+        if (m < 2) xe = xs;
 
         // Stage 3 in registers; x through E to the store.
         T xv[P];
@@ -281,13 +364,13 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
     block_done_signal(status, G, word, seq);
 }
 
-// partition_cstream_p16_*: PCR through shared memory (tps a multiple of
-// 32, K ≤ 9: N ≤ 4096); partition_cstream_warp_p16_*: by shuffles (tps ≤
+// partition_cstream_p16_*: exchanges through shared memory (tps a multiple
+// of 32, K ≤ 9: N ≤ 4096); partition_cstream_warp_p16_*: by shuffles (tps ≤
 // 32, K ≤ 6). Both keep the factors in a shared-memory table (FTAB), at
 // most 256 threads a block, and leave registers for three blocks of 256
 // threads an SM in FP32, two in FP64 (85 and 128 registers; no spills).
 // partition_cstream_regs_p16_f64 keeps the factors in registers (one block
-// of 256 threads an SM): FP64 N > 2048, where the table of 9 steps would
+// of 256 threads an SM): FP64 N > 2048, where the table of 9 levels would
 // take 73 KB (tuning.PartitionConstStreamTable).
 #ifndef BS_DEVICE_ONLY
 #define PARTITION_CSTREAM(T, S, NAME, WARP, KMAX, FTAB, MAXT, MINB)                                                    \

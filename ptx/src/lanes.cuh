@@ -13,7 +13,8 @@
 // The operations are partition.Solve's (tridiag/partition), in its order,
 // as in partition_kernel (PTX built with -fmad=false): the same bits. Only
 // the reduced rows (two a chunk: F = 2t, L = 2t+1; the last chunk of one
-// row has no L) go through shared memory, for PCR.
+// row has no L) go through shared memory, for the cyclic reduction
+// (part_cr_sync).
 //
 // Launch (tuning.PartitionLanesLaunch): ⌈G/S⌉ blocks of S·T threads, T =
 // ⌈n/P⌉ chunks a system; dynamic shared memory E: two buffers of four
@@ -54,6 +55,26 @@ __device__ __forceinline__ void lanes_put(T *E, int buf, int j, int rows, int S,
     E[lanes_at(buf, 3, j, rows, S, s)] = q;
 }
 
+// LanesCR is part_cr_sync's exchange through E (buffer 0): reduced row j
+// of local system s at lanes_at(0, ·, j, …), thread t's F row 2t, its L
+// row 2t+1, an L row's x over its a.
+template <typename T> struct LanesCR {
+    T *E;
+    int t, rows, S, s;
+    __device__ __forceinline__ void putF(const PartEq<T> &e, T q) const { lanes_put(E, 0, 2 * t, rows, S, s, e, q); }
+    __device__ __forceinline__ void putL(const PartEq<T> &e, T q) const {
+        lanes_put(E, 0, 2 * t + 1, rows, S, s, e, q);
+    }
+    __device__ __forceinline__ void getF(int dt, bool ok, T &a, T &c, T &d, T &q) const {
+        lanes_get(E, 0, 2 * (t + dt), rows, S, s, ok, a, c, d, q);
+    }
+    __device__ __forceinline__ void getL(int dt, bool ok, T &a, T &c, T &d, T &q) const {
+        lanes_get(E, 0, 2 * (t + dt) + 1, rows, S, s, ok, a, c, d, q);
+    }
+    __device__ __forceinline__ void putX(T x) const { E[lanes_at(0, 0, 2 * t + 1, rows, S, s)] = x; }
+    __device__ __forceinline__ T getX(int dt) const { return E[lanes_at(0, 0, 2 * (t + dt) + 1, rows, S, s)]; }
+};
+
 template <typename T, int P>
 __device__ void partition_lanes_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 es, i64 bs, int *status,
                                        int S, volatile unsigned int *word, unsigned int seq) {
@@ -93,31 +114,19 @@ __device__ void partition_lanes_kernel(Coeffs<T> k, const T *d, T *x, int n, int
                                   m, last, t == 0, sg, sa, sd, F, L,
                                   [&](int j) { atomicMin(key, PART_KEY(1, t * P + j)); });
 
-    // Stage 2: PCR on the RR reduced rows of each system, through E.
+    // Stage 2: cyclic reduction on the RR reduced rows of each system,
+    // through E.
     const int lastm = n - (nch - 1) * P;
     const int RR = 2 * nch - (lastm == 1 ? 1 : 0);
-    const int K = RR <= 1 ? 0 : 32 - __clz(RR - 1);
-    const int jf = 2 * t, jl = 2 * t + 1;
-    for (int step = 1; step <= K; step++) {
-        const int u = 1 << (step - 1), buf = step & 1;
-        const T qF = T(1) / F.b, qL = T(1) / L.b;
-        if (live) part_check_step(key, step, u, RR, t, t * P, m, F.b, L.b);
-        lanes_put(E, buf, jf, rows, S, s, F, qF);
-        lanes_put(E, buf, jl, rows, S, s, L, qL);
-        __syncthreads(); // (two buffers: the step before read the other one)
-        const bool fl = jf < RR && jf - u >= 0, fr = jf + u < RR, ll = jl < RR && jl - u >= 0, lr = jl + u < RR;
-        T a, c, dd, q, a2, c2, d2, q2;
-        lanes_get(E, buf, jf - u, rows, S, s, fl, a, c, dd, q);
-        lanes_get(E, buf, jf + u, rows, S, s, fr, a2, c2, d2, q2);
-        const PartEq<T> nF = part_upd(F, a, c, dd, q, a2, c2, d2, q2);
-        lanes_get(E, buf, jl - u, rows, S, s, ll, a, c, dd, q);
-        lanes_get(E, buf, jl + u, rows, S, s, lr, a2, c2, d2, q2);
-        L = part_upd(L, a, c, dd, q, a2, c2, d2, q2);
-        F = nF;
-    }
-    if (live) part_check_final(key, K, RR, t, t * P, m, F.b, L.b);
-    const T xs = F.d / F.b;
-    const T xe = m >= 2 ? L.d / L.b : xs;
+    const int K = part_cr_levels(RR);
+    T xs, xe;
+    part_cr_sync<T>(
+        LanesCR<T>{E, t, rows, S, s}, t, RR, K, F, L,
+        [&](int stage, bool isL) {
+            if (live) atomicMin(key, PART_KEY(stage, t * P + (isL ? m - 1 : 0)));
+        },
+        xs, xe);
+    if (m < 2) xe = xs;
 
     // Stage 3 (partition's recoverChunk): x over rd.
     if (live) {

@@ -1,7 +1,9 @@
 // The partition method (Wang 1981, Sun–Zhang–Ni 1989): every system is
 // cut into chunks of P consecutive rows, one chunk per thread; each thread
 // eliminates its chunk, the chunks' first and last unknowns are found from
-// a reduced tridiagonal system of about 2n/P rows by PCR, and each thread
+// a reduced tridiagonal system of about 2n/P rows by cyclic reduction
+// (part_cr_warp, part_cr_sync; PCR before: its backward error grew with
+// the reduced system on weakly dominant matrices), and each thread
 // recovers its chunk's interior. The formulas are in the documentation of
 // the CPU twin, package partition (tridiag/partition), whose operations
 // this kernel does in the same order (PTX built with -fmad=false): the
@@ -13,7 +15,8 @@
 // t ≥ ⌈n/P⌉ own none but take part in every exchange). When tps ≤ 32 (a
 // power of two) the reduced system is solved with warp shuffles, without
 // barriers; otherwise (tps a multiple of 32) through shared memory, with
-// one barrier per PCR step when P ≥ 16, two when P ≤ 8 (see PartSlots).
+// one barrier a level of the reduction and one of the substitution (see
+// PartSlots).
 //
 // Global memory is read once and written once. The block copies its spb
 // systems into shared memory with cp.async (no registers, every copy of a
@@ -42,9 +45,12 @@
 //
 // Breakdown keys as in pcr.cuh: one int per system, the smallest
 // (stage, row) of a bad divisor: stage 1 the chunk pivots, 1+k the
-// divisors of PCR step k, K+2 the final division, K+3 a non-finite x
-// (K = ⌈log2 RR⌉ PCR steps on the RR reduced rows). A failed system gets
-// NaN in every row.
+// divisors of the rows that level k of the cyclic reduction eliminates,
+// K+2 the last row's, K+3 a non-finite x (K = ⌊log2 RR⌋ levels on the RR
+// reduced rows). (The kernels that still solve the reduced system by PCR,
+// lanes.cuh and cstream.cuh, twins partition.SolvePCR: 1+k the divisors
+// of PCR step k, K+2 the final division, K = ⌈log2 RR⌉.) A failed system
+// gets NaN in every row.
 //
 // With PART_EMU defined (never by nvcc) the sources compile as host C++
 // for internal/partemu, which runs segment.cuh's kernel thread by thread
@@ -765,6 +771,185 @@ __device__ __forceinline__ void part_xchg(const PartSlots<T, P> &sl, int bu, int
     }
 }
 
+// part_cr_levels is the number of cyclic-reduction levels of RR reduced
+// rows, ⌊log2 RR⌋ (partition.Levels).
+__device__ __forceinline__ int part_cr_levels(int RR) { return RR <= 1 ? 0 : 31 - __clz(RR); }
+
+// Stage 2 by cyclic reduction (partition.Solve's reducedCR), thread t
+// holding reduced rows F = 2t and L = 2t+1 of the RR rows (none beyond
+// RR). Level k = 1 … K (u = 2^(k−1) rows) eliminates the rows j ≡ u−1
+// (mod 2u) into the rows j ≡ 2u−1 (mod 2u): level 1 every F row into the
+// L row of its own thread (left) and of thread t−1 (right: the L row of
+// thread t takes the F rows of threads t and t+1); level k ≥ 2 the L rows
+// of threads t with (t+1) mod 2v = v, v = 2^(k−2), into those with
+// (t+1) mod 2v = 0, from threads t ± v. An eliminated row keeps its
+// equation and reciprocal 1/b; the last row standing, 2^K − 1, is x =
+// d/b; then level K … 1 substitutes back, x = ((d − a·x_left) − c·x_right)
+// ·(1/b), a missing neighbour's x read as 0. bad(stage, isL) reports a
+// bad divisor of the thread's F or L row: stage 1+k for a row eliminated
+// at level k, K+2 for the last row. The results are xF (F's unknown) and
+// xL (L's, when the thread has an L row).
+//
+// part_cr_warp exchanges by shuffles among the lanes of warp segments of
+// `width` lanes, without barriers.
+template <typename T, typename Bad>
+__device__ __forceinline__ void part_cr_warp(PartEq<T> F, PartEq<T> L, int t, int width, int RR, int K, Bad bad,
+                                             T &xF, T &xL) {
+    const int jl = 2 * t + 1;
+    const bool hasF = 2 * t < RR, hasL = jl < RR;
+    T qF = T(1), qL = T(1);
+    if (K >= 1) {
+        qF = T(1) / F.b;
+        if (hasF && bad_divisor(F.b)) bad(2, false);
+        T a = part_down(F.a, 1, width), c = part_down(F.c, 1, width), d = part_down(F.d, 1, width),
+          q = part_down(qF, 1, width);
+        part_id(jl + 1 < RR, a, c, d, q);
+        if (hasL) L = part_upd(L, F.a, F.c, F.d, qF, a, c, d, q);
+    }
+    for (int k = 2; k <= K; k++) {
+        const int v = 1 << (k - 2), r = (t + 1) & (2 * v - 1);
+        if (hasL && r == v) {
+            qL = T(1) / L.b;
+            if (bad_divisor(L.b)) bad(1 + k, true);
+        }
+        // part_upd's operations, the left neighbour's first (fewer values
+        // live at once).
+        const T s1 = L.a * part_up(qL, v, width);
+        const T na = -(part_up(L.a, v, width) * s1);
+        const T nb = L.b - part_up(L.c, v, width) * s1;
+        const T nd = L.d - part_up(L.d, v, width) * s1;
+        T a2 = part_down(L.a, v, width), c2 = part_down(L.c, v, width), d2 = part_down(L.d, v, width),
+          q2 = part_down(qL, v, width);
+        part_id(jl + 2 * v < RR, a2, c2, d2, q2);
+        if (hasL && r == 0) {
+            const T s2 = L.c * q2;
+            L.a = na;
+            L.b = nb - a2 * s2;
+            L.c = -(c2 * s2);
+            L.d = nd - d2 * s2;
+        }
+    }
+    xL = T(0);
+    if (K == 0) { // one reduced row: thread 0's F
+        if (hasF && bad_divisor(F.b)) bad(2, false);
+        xF = F.d / F.b;
+        return;
+    }
+    if (jl == (1 << K) - 1) {
+        if (bad_divisor(L.b)) bad(K + 2, true);
+        xL = L.d / L.b;
+    }
+#pragma unroll 1
+    for (int k = K; k >= 2; k--) {
+        const int v = 1 << (k - 2), r = (t + 1) & (2 * v - 1);
+        T xl = part_up(xL, v, width), xr = part_down(xL, v, width);
+        if (hasL && r == v) {
+            if (t < v) xl = T(0);
+            if (jl + 2 * v >= RR) xr = T(0);
+            xL = ((L.d - L.a * xl) - L.c * xr) * qL;
+        }
+    }
+    T xl = part_up(xL, 1, width);
+    if (t == 0) xl = T(0);
+    xF = ((F.d - F.a * xl) - F.c * (hasL ? xL : T(0))) * qF;
+}
+
+// part_cr_sync exchanges through shared memory by ex (PartCRSlots,
+// LanesCR): putF/putL publish the thread's F or L row (a, c, d, 1/b),
+// getF/getL(dt, ok, …) read the F or L row of thread t+dt (the identity
+// when !ok), putX publishes the x of the thread's L row, getX(dt) reads
+// thread t+dt's. Each row is published once, when it is eliminated, so
+// one barrier a level; the substitution's x goes where the reduction's
+// reads are done (behind the barrier after the last row's division), one
+// barrier a level. Every thread of the block calls it.
+template <typename T, typename Ex, typename Bad>
+__device__ __forceinline__ void part_cr_sync(const Ex &ex, int t, int RR, int K, PartEq<T> F, PartEq<T> L, Bad bad,
+                                             T &xF, T &xL) {
+    const int jl = 2 * t + 1;
+    const bool hasF = 2 * t < RR, hasL = jl < RR;
+    T qF = T(1), qL = T(1);
+    if (K >= 1) {
+        qF = T(1) / F.b;
+        if (hasF) {
+            if (bad_divisor(F.b)) bad(2, false);
+            ex.putF(F, qF);
+        }
+        __syncthreads();
+        if (hasL) {
+            T a, c, d, q;
+            ex.getF(1, jl + 1 < RR, a, c, d, q);
+            L = part_upd(L, F.a, F.c, F.d, qF, a, c, d, q);
+        }
+    }
+    for (int k = 2; k <= K; k++) {
+        const int v = 1 << (k - 2), r = (t + 1) & (2 * v - 1);
+        if (hasL && r == v) {
+            qL = T(1) / L.b;
+            if (bad_divisor(L.b)) bad(1 + k, true);
+            ex.putL(L, qL);
+        }
+        __syncthreads();
+        if (hasL && r == 0) {
+            T a, c, d, q;
+            ex.getL(-v, true, a, c, d, q);
+            // part_upd's operations, the left neighbour's first (fewer
+            // values live at once).
+            const T s1 = L.a * q;
+            const T na = -(a * s1), nb = L.b - c * s1, nd = L.d - d * s1;
+            ex.getL(v, jl + 2 * v < RR, a, c, d, q);
+            const T s2 = L.c * q;
+            L.a = na;
+            L.b = nb - a * s2;
+            L.c = -(c * s2);
+            L.d = nd - d * s2;
+        }
+    }
+    xL = T(0);
+    if (K == 0) {
+        if (hasF && bad_divisor(F.b)) bad(2, false);
+        xF = F.d / F.b;
+        return;
+    }
+    if (jl == (1 << K) - 1) {
+        if (bad_divisor(L.b)) bad(K + 2, true);
+        xL = L.d / L.b;
+        ex.putX(xL);
+    }
+    __syncthreads();
+    for (int k = K; k >= 2; k--) {
+        const int v = 1 << (k - 2), r = (t + 1) & (2 * v - 1);
+        if (hasL && r == v) {
+            const T xl = t >= v ? ex.getX(-v) : T(0);
+            const T xr = jl + 2 * v < RR ? ex.getX(v) : T(0);
+            xL = ((L.d - L.a * xl) - L.c * xr) * qL;
+            ex.putX(xL);
+        }
+        __syncthreads();
+    }
+    const T xl = t > 0 && hasF ? ex.getX(-1) : T(0);
+    xF = ((F.d - F.a * xl) - F.c * (hasL ? xL : T(0))) * qF;
+}
+
+// PartCRSlots is part_cr_sync's exchange through the free slots of the
+// thread's chunk (PartSlots; bu its first logical unit, U the units of a
+// chunk, thread t+dt's chunk at bu + dt·U): an F row in slots 0 … 3, an
+// L row in 4 … 7, an L row's x over its slot 4.
+template <typename T, int P> struct PartCRSlots {
+    const PartSlots<T, P> &sl;
+    int bu, U;
+    __device__ __forceinline__ int X(int dt) const { return part_x(bu + dt * U); }
+    __device__ __forceinline__ void putF(const PartEq<T> &e, T q) const { sl.template put<0>(X(0), e, q); }
+    __device__ __forceinline__ void putL(const PartEq<T> &e, T q) const { sl.template put<4>(X(0), e, q); }
+    __device__ __forceinline__ void getF(int dt, bool ok, T &a, T &c, T &d, T &q) const {
+        sl.template get<0>(X(dt), ok, a, c, d, q);
+    }
+    __device__ __forceinline__ void getL(int dt, bool ok, T &a, T &c, T &d, T &q) const {
+        sl.template get<4>(X(dt), ok, a, c, d, q);
+    }
+    __device__ __forceinline__ void putX(T x) const { *sl.at(4, X(0)) = x; }
+    __device__ __forceinline__ T getX(int dt) const { return *sl.at(4, X(dt)); }
+};
+
 // partition_kernel<T, P, CONST>: with CONST the coefficients are the
 // constants k.ca, k.cb, k.cc (k.isConst set): the block holds only d (the D
 // array, where Stage 1 leaves δ and Stage 3 x) and an exchange array E for
@@ -778,9 +963,6 @@ __device__ void partition_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i6
     constexpr int R = 16 / (int)sizeof(T); // rows per 16-byte unit
     constexpr int U = P / R;               // units per chunk
     static_assert(P % R == 0 && U >= 1 && U <= 8, "chunks of whole units, at most 8");
-    // DBL: the shared-memory exchange is double-buffered (one barrier per
-    // PCR step instead of two).
-    constexpr bool DBL = P + 4 >= 16;
     typedef PartSlots<T, P> SL;
 
     T *sm = reinterpret_cast<T *>(part_smem);
@@ -826,62 +1008,22 @@ __device__ void partition_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i6
                                  [&](int j) { atomicMin(key, PART_KEY(1, t * P + j)); });
     }
 
-    // Stage 2: PCR on the R reduced rows; this thread's F is row 2t, its
-    // L row 2t+1.
+    // Stage 2: cyclic reduction on the RR reduced rows; this thread's F is
+    // row 2t, its L row 2t+1.
     const int lastm = n - (nch - 1) * P;
     const int RR = 2 * nch - (lastm == 1 ? 1 : 0);
-    const int K = RR <= 1 ? 0 : 32 - __clz(RR - 1);
-    const int jf = 2 * t, jl = 2 * t + 1;
-    const SL sl{SA, SB, SC, SD}; // CONST: SB is E (after D), whose slots are the B slots
-    for (int step = 1; step <= K; step++) {
-        const int u = 1 << (step - 1);
-        const T qF = T(1) / F.b, qL = T(1) / L.b;
-        if (live) part_check_step(key, step, u, RR, t, t * P, m, F.b, L.b);
-        // Which neighbours exist (none for a row ≥ RR: a thread without a
-        // chunk, or the missing L of a one-row last chunk).
-        const bool fl = jf < RR && jf - u >= 0, fr = jf + u < RR, ll = jl < RR && jl - u >= 0, lr = jl + u < RR;
-        if (tps <= 32) {
-            // part_warp_step, written out: calling it made partition_p8_f64
-            // spill 4 bytes on sm_80.
-            T a, c, d, q;
-            if (step == 1) {
-                // F: the L row of thread t−1 and its own L; L: its own F
-                // and the F row of thread t+1.
-                a = part_up(L.a, 1, tps), c = part_up(L.c, 1, tps), d = part_up(L.d, 1, tps), q = part_up(qL, 1, tps);
-                part_id(fl, a, c, d, q);
-                const PartEq<T> nF =
-                    part_upd(F, a, c, d, q, fr ? L.a : T(0), fr ? L.c : T(0), fr ? L.d : T(0), fr ? qL : T(1));
-                a = part_down(F.a, 1, tps), c = part_down(F.c, 1, tps), d = part_down(F.d, 1, tps),
-                q = part_down(qF, 1, tps);
-                part_id(lr, a, c, d, q);
-                L = part_upd(L, F.a, F.c, F.d, qF, a, c, d, q);
-                F = nF;
-            } else {
-                const int v = u >> 1;
-                T a2, c2, d2, q2;
-                a = part_up(F.a, v, tps), c = part_up(F.c, v, tps), d = part_up(F.d, v, tps), q = part_up(qF, v, tps);
-                a2 = part_down(F.a, v, tps), c2 = part_down(F.c, v, tps), d2 = part_down(F.d, v, tps),
-                q2 = part_down(qF, v, tps);
-                part_id(fl, a, c, d, q);
-                part_id(fr, a2, c2, d2, q2);
-                F = part_upd(F, a, c, d, q, a2, c2, d2, q2);
-                a = part_up(L.a, v, tps), c = part_up(L.c, v, tps), d = part_up(L.d, v, tps), q = part_up(qL, v, tps);
-                a2 = part_down(L.a, v, tps), c2 = part_down(L.c, v, tps), d2 = part_down(L.d, v, tps),
-                q2 = part_down(qL, v, tps);
-                part_id(ll, a, c, d, q);
-                part_id(lr, a2, c2, d2, q2);
-                L = part_upd(L, a, c, d, q, a2, c2, d2, q2);
-            }
-        } else if (DBL && (step & 1)) {
-            part_xchg<T, P, 8>(sl, bu, U, has, F, L, qF, qL, step, u, fl, fr, ll, lr);
-        } else {
-            if (!DBL && step > 1) __syncthreads(); // the last step's reads are done
-            part_xchg<T, P, 0>(sl, bu, U, has, F, L, qF, qL, step, u, fl, fr, ll, lr);
-        }
+    const int K = part_cr_levels(RR);
+    const auto bad2 = [&](int stage, bool isL) {
+        if (live) atomicMin(key, PART_KEY(stage, t * P + (isL ? m - 1 : 0)));
+    };
+    T xs, xe;
+    if (tps <= 32) {
+        part_cr_warp<T>(F, L, t, tps, RR, K, bad2, xs, xe);
+    } else {
+        const SL sl{SA, SB, SC, SD}; // CONST: SB is E (after D), whose slots are the B slots
+        part_cr_sync<T>(PartCRSlots<T, P>{sl, bu, U}, t, RR, K, F, L, bad2, xs, xe);
     }
-    if (live) part_check_final(key, K, RR, t, t * P, m, F.b, L.b);
-    const T xs = F.d / F.b;
-    const T xe = m >= 2 ? L.d / L.b : xs;
+    if (m < 2) xe = xs;
 
     // Stage 3: the interior, x_j over γ_j (C), which no exchange touches.
     if (live) {
@@ -1045,7 +1187,7 @@ __device__ void partition_resident(int n, int G, i64 es, i64 bs, int *status, in
 // most 512 threads a block in both precisions (FP32 spills at 1024).
 #ifndef BS_DEVICE_ONLY
 #define PARTITION_RESIDENT(T, S, P, MAXT)                                                                        \
-    extern "C" __global__ void __launch_bounds__(MAXT)                                                           \
+    extern "C" __global__ void __launch_bounds__(MAXT, 1)                                                           \
         partition_resident_p##P##_##S(int n, int G, i64 es, i64 bs, int *status, int spb, int tps,               \
                                       volatile unsigned int *word, const unsigned long long *mbox,              \
                                       unsigned long long *dbox, unsigned int last) {                            \

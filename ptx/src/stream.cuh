@@ -10,7 +10,8 @@
 // …: after Stage 1 a thread keeps γ_j, α_j, δ_j of its chunk in registers
 // (part_eliminate keeps them in shared memory), so the block's four
 // arrays A, B, C, D are free at once and the copy of its next system
-// (cp.async) runs while the block exchanges the reduced rows (PCR, in a
+// (cp.async) runs while the block exchanges the reduced rows (cyclic
+// reduction, in a
 // fifth array E) and recovers and stores x (through E). The operations
 // are partition_kernel's with one system a block (spb = 1) and chunks of
 // P = 16, in the same order: the results are partition.Solve's bits.
@@ -30,7 +31,7 @@ __device__ void partition_stream(const T *a, const T *b, const T *c, const T *d,
     typedef typename PartVec<T>::V V;
     constexpr int R = 16 / (int)sizeof(T);
     constexpr int U = P / R;
-    static_assert(P + 4 >= 16 && P % R == 0 && U <= 8, "the double-buffered exchange: P ≥ 12, whole units");
+    static_assert(P % R == 0 && U <= 8, "chunks of whole units");
     typedef PartSlots<T, P> SL;
 
     T *sm = reinterpret_cast<T *>(part_smem);
@@ -50,8 +51,7 @@ __device__ void partition_stream(const T *a, const T *b, const T *c, const T *d,
     const int X = part_x(bu);
     const int lastm = n - (nch - 1) * P;
     const int RR = 2 * nch - (lastm == 1 ? 1 : 0);
-    const int K = RR <= 1 ? 0 : 32 - __clz(RR - 1);
-    const int jf = 2 * t, jl = 2 * t + 1;
+    const int K = part_cr_levels(RR);
     const SL sl{SA, SE, SC, SD}; // the exchange uses the B slots only: E's
 
     int g = blockIdx.x;
@@ -89,21 +89,16 @@ __device__ void partition_stream(const T *a, const T *b, const T *c, const T *d,
         if (g + (int)gridDim.x < G)
             part_copy<T, P, false>(k, d, SA, SB, SC, SD, ss, n, G, es, bs, 1, g + (int)gridDim.x);
 
-        // Stage 2: PCR on the RR reduced rows in E (partition_kernel's
-        // shared-memory path, double-buffered).
-        for (int step = 1; step <= K; step++) {
-            const int u = 1 << (step - 1);
-            const T qF = T(1) / F.b, qL = T(1) / L.b;
-            if (has) part_check_step(key, step, u, RR, t, t * P, m, F.b, L.b);
-            const bool fl = jf < RR && jf - u >= 0, fr = jf + u < RR, ll = jl < RR && jl - u >= 0, lr = jl + u < RR;
-            if (step & 1)
-                part_xchg<T, P, 8>(sl, bu, U, has, F, L, qF, qL, step, u, fl, fr, ll, lr);
-            else
-                part_xchg<T, P, 0>(sl, bu, U, has, F, L, qF, qL, step, u, fl, fr, ll, lr);
-        }
-        if (has) part_check_final(key, K, RR, t, t * P, m, F.b, L.b);
-        const T xs = F.d / F.b;
-        const T xe = m >= 2 ? L.d / L.b : xs;
+        // Stage 2: cyclic reduction on the RR reduced rows in E
+        // (partition_kernel's shared-memory path).
+        T xs, xe;
+        part_cr_sync<T>(
+            PartCRSlots<T, P>{sl, bu, U}, t, RR, K, F, L,
+            [&](int stage, bool isL) {
+                if (has) atomicMin(key, PART_KEY(stage, t * P + (isL ? m - 1 : 0)));
+            },
+            xs, xe);
+        if (m < 2) xe = xs;
 
         // Stage 3 in registers; x through E to the store.
         T xv[P];

@@ -85,12 +85,25 @@ func NewWorkspace[T tri.Float](n int) *Workspace[T] {
 // Cap returns the largest number of rows the workspace can serve.
 func (w *Workspace[T]) Cap() int { return w.n }
 
+// Levels returns the number of cyclic-reduction levels of the reduced
+// system that Solve does, ⌊log2 R⌋ (0 for R ≤ 1).
+func Levels(n, p int) int {
+	r := ReducedSize(n, p)
+	if r <= 1 {
+		return 0
+	}
+	return bits.Len(uint(r)) - 1
+}
+
 // Solve solves one tridiagonal system by the partition method with chunks
-// of p rows (p ≥ 1; p ≥ n is a single chunk, p = 1 is plain PCR on the
-// whole system, bit for bit pcr.Solve but for the reciprocals): Stage 1
-// eliminates every chunk, Stage 2 solves the reduced system of the chunks'
-// first and last unknowns by PCR, Stage 3 recovers every chunk's interior
-// (see the package documentation for the formulas).
+// of p rows (p ≥ 1; p ≥ n is a single chunk, p = 1 is cyclic reduction on
+// the whole system): Stage 1 eliminates every chunk, Stage 2 solves the
+// reduced system of the chunks' first and last unknowns by cyclic
+// reduction, Stage 3 recovers every chunk's interior (see the package
+// documentation for the formulas). Its backward error stays near the
+// unit roundoff where Thomas's does (see "Stability" in the package
+// documentation); SolvePCR, which solves the reduced system by PCR, does
+// not.
 //
 // a, b, c, d and x must all have length n = len(b); a[0] and c[n−1] are
 // ignored. The inputs are not modified and x may alias d. ws must have
@@ -101,6 +114,23 @@ func (w *Workspace[T]) Cap() int { return w.n }
 // wrapping tri.ErrZeroPivot (see "Breakdown" in the package
 // documentation); x is not modified then.
 func Solve[T tri.Float](a, b, c, d, x []T, p int, ws *Workspace[T]) error {
+	return solve(a, b, c, d, x, p, ws, false)
+}
+
+// SolvePCR is Solve with the reduced system solved by parallel cyclic
+// reduction (⌈log2 R⌉ steps, every reduced row's unknown found on its
+// own; p = 1 is plain PCR, bit for bit pcr.Solve but for the
+// reciprocals). It is the CPU twin of the GPU kernels that still solve
+// the reduced system that way (the interleaved lanes kernel, the
+// constant-coefficient streaming kernel, the segment kernels' segments).
+// On weakly diagonally dominant matrices its backward error grows with
+// the size of the reduced system (see "Stability" in the package
+// documentation).
+func SolvePCR[T tri.Float](a, b, c, d, x []T, p int, ws *Workspace[T]) error {
+	return solve(a, b, c, d, x, p, ws, true)
+}
+
+func solve[T tri.Float](a, b, c, d, x []T, p int, ws *Workspace[T], usePCR bool) error {
 	n := len(b)
 	if p < 1 {
 		panic(fmt.Sprintf("partition: chunk size %d < 1", p))
@@ -137,10 +167,100 @@ func Solve[T tri.Float](a, b, c, d, x []T, p int, ws *Workspace[T]) error {
 		return &tri.PivotError{Row: bad, Err: tri.ErrZeroPivot}
 	}
 
-	// Stage 2: PCR on the R reduced rows, level in buffer cur.
+	// Stage 2: the reduced system.
+	xr := ws.xr[:R]
+	if usePCR {
+		bad = reducedPCR(ws, R, Steps(n, p), rowOf)
+	} else {
+		bad = reducedCR(A[:R], B[:R], C[:R], D[:R], ws.q[:R], xr, rowOf)
+	}
+	if bad >= 0 {
+		return &tri.PivotError{Row: bad, Err: tri.ErrZeroPivot}
+	}
+
+	// Stage 3, for every chunk in parallel: the interior from x_s, x_e.
+	// d is not read any more, so x may alias it.
+	for k := range nch {
+		s := k * p
+		m := min(p, n-s)
+		f := k * per
+		var xe T
+		if m > 1 {
+			xe = xr[f+1]
+		}
+		recoverChunk(x, ws, s, m, xr[f], xe)
+	}
+	return nil
+}
+
+// reducedCR solves the R reduced rows A, B, C, D (overwritten) into xr by
+// cyclic reduction with reciprocals q (see "Stage 2" in the package
+// documentation). It returns the original row (rowOf) of the first bad
+// divisor, level by level, or −1.
+func reducedCR[T tri.Float](A, B, C, D, q, xr []T, rowOf func(int) int) int {
+	R := len(B)
+	K := 0
+	if R > 1 {
+		K = bits.Len(uint(R)) - 1
+	}
+	// Reduction: level k keeps the rows j ≡ 2u−1 (mod 2u), u = 2^(k−1),
+	// and eliminates the rows j ≡ u−1 (mod 2u) into them; a kept row
+	// changes in place, an eliminated row keeps its equation for the
+	// substitution.
+	for k := 1; k <= K; k++ {
+		u := 1 << (k - 1)
+		for j := u - 1; j < R; j += 2 * u {
+			if tri.BadDivisor(B[j]) {
+				return rowOf(j)
+			}
+			q[j] = 1 / B[j]
+		}
+		for j := 2*u - 1; j < R; j += 2 * u {
+			al, cl, dl, ql := A[j-u], C[j-u], D[j-u], q[j-u]
+			var ar, cr, dr, qr T = 0, 0, 0, 1
+			if j+u < R {
+				ar, cr, dr, qr = A[j+u], C[j+u], D[j+u], q[j+u]
+			}
+			s1 := T(A[j] * ql)
+			s2 := T(C[j] * qr)
+			A[j] = -T(al * s1)
+			B[j] = T(B[j]-T(cl*s1)) - T(ar*s2)
+			C[j] = -T(cr * s2)
+			D[j] = T(D[j]-T(dl*s1)) - T(dr*s2)
+		}
+	}
+	// The last row standing, 2^K − 1.
+	top := 1<<K - 1
+	if tri.BadDivisor(B[top]) {
+		return rowOf(top)
+	}
+	xr[top] = D[top] / B[top]
+	// Substitution, level K … 1: every row eliminated at level k from its
+	// equation of that level and its neighbours j ± u (0 when missing).
+	for k := K; k >= 1; k-- {
+		u := 1 << (k - 1)
+		for j := u - 1; j < R; j += 2 * u {
+			var xl, xn T
+			if j-u >= 0 {
+				xl = xr[j-u]
+			}
+			if j+u < R {
+				xn = xr[j+u]
+			}
+			xr[j] = T(T(D[j]-T(A[j]*xl))-T(C[j]*xn)) * q[j]
+		}
+	}
+	return -1
+}
+
+// reducedPCR solves the R reduced rows in ws.A[0] … by PCR (steps
+// steps, levels in ws's two buffers alternately) into ws.xr. It returns
+// the original row (rowOf) of the first bad divisor, step by step, or −1.
+func reducedPCR[T tri.Float](ws *Workspace[T], R, steps int, rowOf func(int) int) int {
+	bad := -1
 	cur := 0
 	q := ws.q[:R]
-	for k := 1; k <= Steps(n, p); k++ {
+	for k := 1; k <= steps; k++ {
 		u := 1 << (k - 1)
 		sA, sB, sC, sD := ws.A[cur][:R], ws.B[cur][:R], ws.C[cur][:R], ws.D[cur][:R]
 		tA, tB, tC, tD := ws.A[1-cur][:R], ws.B[1-cur][:R], ws.C[1-cur][:R], ws.D[1-cur][:R]
@@ -153,7 +273,7 @@ func Solve[T tri.Float](a, b, c, d, x []T, p int, ws *Workspace[T]) error {
 			}
 		}
 		if bad >= 0 {
-			return &tri.PivotError{Row: bad, Err: tri.ErrZeroPivot}
+			return bad
 		}
 		for i := range R {
 			var al, cl, dl, ql T = 0, 0, 0, 1
@@ -177,27 +297,14 @@ func Solve[T tri.Float](a, b, c, d, x []T, p int, ws *Workspace[T]) error {
 	lB, lD := ws.B[cur][:R], ws.D[cur][:R]
 	for j := range R {
 		if tri.BadDivisor(lB[j]) {
-			return &tri.PivotError{Row: rowOf(j), Err: tri.ErrZeroPivot}
+			return rowOf(j)
 		}
 	}
 	xr := ws.xr[:R]
 	for j := range R {
 		xr[j] = lD[j] / lB[j]
 	}
-
-	// Stage 3, for every chunk in parallel: the interior from x_s, x_e.
-	// d is not read any more, so x may alias it.
-	for k := range nch {
-		s := k * p
-		m := min(p, n-s)
-		f := k * per
-		var xe T
-		if m > 1 {
-			xe = xr[f+1]
-		}
-		recoverChunk(x, ws, s, m, xr[f], xe)
-	}
-	return nil
+	return -1
 }
 
 // recoverChunk is Stage 3 for the chunk of m rows starting at row s: x_s

@@ -115,18 +115,60 @@ func TestWeakDominance(t *testing.T) {
 	}
 }
 
-// TestP1IsPCR: p = 1 is PCR on the whole system (with reciprocals): it
-// agrees with pcr.Solve to rounding.
+// TestP1IsPCR: SolvePCR with p = 1 is PCR on the whole system (with
+// reciprocals): it agrees with pcr.Solve to rounding.
 func TestP1IsPCR(t *testing.T) {
 	r := rand.New(rand.NewPCG(6, 6))
 	for _, n := range []int{1, 2, 3, 17, 100, 1025} {
 		s := randSystem(r, n, 4)
 		x, y := make([]float64, n), make([]float64, n)
-		require.NoError(t, Solve(s.a, s.b, s.c, s.d, x, 1, nil))
+		require.NoError(t, SolvePCR(s.a, s.b, s.c, s.d, x, 1, nil))
 		require.NoError(t, pcr.Solve(s.a, s.b, s.c, s.d, y, nil))
 		want := make([]float64, n)
 		copy(want, y)
 		assert.LessOrEqual(t, tritest.RelErr(x, want), 1e-14, "n=%d", n)
+	}
+}
+
+// weakSystem returns an n-row weakly diagonally dominant float32 system
+// with d from U(−1,1): the Poisson matrix (−1, 2, −1) or a variable
+// diffusion coefficient k_{i+1/2} from U(0.5, 1.5) (a_i = −k_{i−1/2}, c_i =
+// −k_{i+1/2}, b_i = k_{i−1/2} + k_{i+1/2}).
+func weakSystem(r *rand.Rand, n int, variable bool) (a, b, c, d []float32) {
+	a, b, c, d = make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
+	kl := float32(1)
+	for i := range n {
+		kr := float32(1)
+		if variable {
+			kr = float32(0.5 + r.Float64())
+		}
+		a[i], b[i], c[i], d[i] = -kl, kl+kr, -kr, float32(2*r.Float64()-1)
+		kl = kr
+	}
+	return a, b, c, d
+}
+
+// TestBackwardStable: on weakly dominant systems (condition ~n²) Solve's
+// normwise backward error stays at a few unit roundoffs, as Thomas's does,
+// for every size; SolvePCR's grows with the reduced system (the reason
+// Stage 2 is cyclic reduction), which this test also checks, so that it
+// would notice a Stage 2 that lost the property.
+func TestBackwardStable(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	const u = 6e-8 // float32 unit roundoff
+	for _, variable := range []bool{false, true} {
+		for _, n := range []int{300, 4096, 1 << 16} {
+			a, b, c, d := weakSystem(r, n, variable)
+			x := make([]float32, n)
+			require.NoError(t, Solve(a, b, c, d, x, 16, nil))
+			assert.Less(t, tritest.BackwardError(a, b, c, d, x), 4*u, "n=%d variable=%v", n, variable)
+			require.NoError(t, tri.Thomas(a, b, c, d, x, make([]float32, n)))
+			assert.Less(t, tritest.BackwardError(a, b, c, d, x), 4*u, "Thomas n=%d variable=%v", n, variable)
+			if n >= 4096 {
+				require.NoError(t, SolvePCR(a, b, c, d, x, 16, nil))
+				assert.Greater(t, tritest.BackwardError(a, b, c, d, x), 100*u, "PCR n=%d variable=%v", n, variable)
+			}
+		}
 	}
 }
 

@@ -42,7 +42,7 @@ type ReducedSolver[T tri.Float] func(a, b, c, d, x []T) error
 // ReducedPCR solves the reduced system by PCR with reciprocals (Solve with
 // chunks of one row), as the GPU's one-pass segment kernel does in one
 // warp.
-func ReducedPCR[T tri.Float](a, b, c, d, x []T) error { return Solve(a, b, c, d, x, 1, nil) }
+func ReducedPCR[T tri.Float](a, b, c, d, x []T) error { return SolvePCR(a, b, c, d, x, 1, nil) }
 
 // ReducedPartition returns the solver that runs Solve with chunks of p
 // rows on the reduced system, as the GPU's three-pass path does when the

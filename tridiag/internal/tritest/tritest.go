@@ -104,3 +104,29 @@ func AllFinite[T tri.Float](x []T) bool {
 	}
 	return true
 }
+
+// BackwardError is the normwise backward error of x for the system a, b,
+// c, d (a[0] and c[n−1] ignored), in float64: ‖d − A·x‖₂ / ‖|A|·|x| +
+// |d|‖₂ with the sums taken row by row.
+func BackwardError[T tri.Float](a, b, c, d, x []T) float64 {
+	n := len(b)
+	var num, den float64
+	for i := range n {
+		r := float64(b[i]) * float64(x[i])
+		s := math.Abs(r) + math.Abs(float64(d[i]))
+		if i > 0 {
+			v := float64(a[i]) * float64(x[i-1])
+			r += v
+			s += math.Abs(v)
+		}
+		if i < n-1 {
+			v := float64(c[i]) * float64(x[i+1])
+			r += v
+			s += math.Abs(v)
+		}
+		r -= float64(d[i])
+		num += r * r
+		den += s * s
+	}
+	return math.Sqrt(num / den)
+}
