@@ -27,7 +27,7 @@ const (
 // nested partition plan solves them, the expand kernel recomputes every
 // segment (the same bits) and finishes it. The results are
 // partition.SolveSegmented's with chunks of 16, segments of M rows and
-// ReducedPCR (one pass) or the nested plan's method. On Hopper, when Q is
+// ReducedCR (one pass) or the nested plan's method. On Hopper, when Q is
 // a cluster size, the one-pass kernel is a cluster kernel (segc<Q>_p16_*,
 // ptx/src/cluster.cu): one cluster of Q blocks per system.
 //

@@ -40,7 +40,7 @@ func planTwin[T tridiag.Float](t *testing.T, kp kernelPlan, constant bool) func(
 		if constant && p.constWhole != nil {
 			return planTwin[T](t, p.constWhole, true)
 		}
-		red := partition.ReducedPCR[T]
+		red := partition.ReducedCR[T]
 		if !p.cfg.OnePass {
 			nested := planTwin[T](t, p.nested, false)
 			red = func(a, b, c, d, x []T) error { return nested(a, b, c, d, x) }

@@ -107,7 +107,7 @@ func TestPartitionStreamAuto(t *testing.T) {
 
 func testPartitionStreamAuto[T tridiag.Float](t *testing.T) {
 	r := rand.New(rand.NewPCG(43, 44))
-	n := tuning.PartitionStreamAccurateN
+	n := tuning.PartitionStreamMaxN(dev.Properties(), int(elemSize[T]()))
 	shape := tridiag.Shape{N: n, G: 600, Layout: tridiag.Contiguous(n)}
 	bt := newBatch[T](r, shape, 4)
 	bt.zero(7, 100, true)

@@ -10,19 +10,20 @@ import (
 // partition_cstream_warp_p16_*, ptx/src/cstream.cuh) solve large batches
 // of systems that share constant a, b, c: a persistent grid whose blocks
 // compute what depends on the matrix once (Stage 1's table, the factors
-// of every PCR step, in a shared-memory table or in registers:
+// and divisors of every level of the cyclic reduction of the reduced
+// rows, in a shared-memory table or in registers:
 // PartitionConstStreamTable) and then loop over groups of spb systems,
 // loading the next group's d while they solve the current one with d
 // alone. Auto's rule is PreferConstStream.
 
 // PartitionConstStreamMaxN is the largest N of the constant streaming
-// kernels: at most 9 PCR steps (2·⌈N/16⌉ ≤ 512 reduced rows), the most
+// kernels: at most 9 levels (2·⌈N/16⌉ ≤ 512 reduced rows), the most
 // the kernels unroll, and at most 256 threads a system.
 const PartitionConstStreamMaxN = 4096
 
 // PartitionConstStreamWarp reports whether a system of n rows takes at most
-// a warp (⌈n/16⌉ ≤ 32 threads, at most 6 PCR steps): the kernels that run
-// PCR by shuffles (partition_cstream_warp_p16_*) serve it.
+// a warp (⌈n/16⌉ ≤ 32 threads, at most 6 levels): the kernels that
+// exchange by shuffles (partition_cstream_warp_p16_*) serve it.
 func PartitionConstStreamWarp(n int) bool { return partitionThreads(n, 16) <= 32 }
 
 // PartitionConstStreamMaxThreads is the kernels' __launch_bounds__: 256
@@ -31,13 +32,15 @@ func PartitionConstStreamWarp(n int) bool { return partitionThreads(n, 16) <= 32
 const PartitionConstStreamMaxThreads = 256
 
 // PartitionConstStreamTable reports whether the kernel for n rows of elem
-// bytes keeps the PCR factors in a shared-memory table shared by the
+// bytes keeps the matrix's factors in a shared-memory table shared by the
 // block's systems (partition_cstream_p16_*, partition_cstream_warp_p16_*)
 // rather than in registers (partition_cstream_regs_p16_f64): all but FP64
-// N > 2048, where the table of 9 steps takes 73 KB and one block of 256
+// N > 2048, where the table of 9 levels takes 73 KB and one block of 256
 // threads an SM solves faster with the factors in registers (H100, 2^24
 // rows: 64.0% of the limit against 57.1%; at N = 2048 the table gives
-// 78.9% against 67.9%; bench/results/h100-2026-11-25/session7).
+// 78.9% against 67.9%; bench/results/h100-2026-11-25/session7, measured
+// when the reduced rows were solved by PCR, whose table had four values
+// an entry where the cyclic reduction's uses three).
 func PartitionConstStreamTable(n, elem int) bool {
 	return elem != 8 || n <= 2048
 }
@@ -59,7 +62,7 @@ func PartitionConstStreamSharedBytes(n, elem, spb int, sysFirst bool) int {
 	table := (3*16*elem + 4 + elem - 1) / elem * elem
 	b := 2*units*16 + table + 12*spb
 	if PartitionConstStreamTable(n, elem) {
-		b = (b+15)&^15 + partition.Steps(n, 16)*partitionThreads(n, 16)*4*elem
+		b = (b+15)&^15 + partition.Levels(n, 16)*partitionThreads(n, 16)*4*elem
 	}
 	return b
 }
@@ -67,8 +70,8 @@ func PartitionConstStreamSharedBytes(n, elem, spb int, sysFirst bool) int {
 // ConstStreamLaunch is the launch of a constant streaming kernel: Grid
 // blocks (at most one a group, at most BlocksPerSM on every SM) of
 // Threads = SystemsPerBlock·ThreadsPerSystem threads, SharedBytes of
-// dynamic shared memory; Warp kernels (ThreadsPerSystem ≤ 32) run PCR by
-// shuffles.
+// dynamic shared memory; Warp kernels (ThreadsPerSystem ≤ 32) exchange
+// by shuffles.
 type ConstStreamLaunch struct {
 	N, ElemSize      int
 	ThreadsPerSystem int

@@ -81,17 +81,6 @@ func PartitionStreamLaunchFor(d Device, n, elem, g, regs int) (StreamLaunch, err
 	return l, nil
 }
 
-// PartitionStreamAccurateN is the largest N Auto gives the streaming
-// kernel. Its reduced system is one PCR over all 2·⌈N/16⌉ reduced rows
-// (partition.Solve), whose backward error grows with N where segments
-// keep it (partition.SolveSegmented): on the (−1, 2, −1) matrix in FP32
-// (the bench's default), N = 4096: 4.6e-4 against 1.1e-4 in segments of
-// 2048 rows, N = 8192: 2.1e-3 against 1.4e-4, N = 16384: 8.8e-3 against
-// 2.6e-4. Up to 4096 rows Auto already solved FP32 systems that way (one
-// block a system); beyond, the streaming kernel's 12% more speed (FP32 N
-// = 8192) is not worth fifteen times the error.
-const PartitionStreamAccurateN = 4096
-
 // PreferStream reports whether a batch of g systems takes the streaming
 // kernel (launch s) rather than the one-block-per-system partition
 // kernel (launch whole, for the same systems; its fallback for one block
@@ -102,16 +91,15 @@ const PartitionStreamAccurateN = 4096
 //     batch keeps the self-signalling one-shot kernel (small calls);
 //   - where whole leaves one block an SM: FP64 N = 4096 at 81% of the
 //     bandwidth limit against 67% in segments (clusters of 2) and 62% one
-//     block an SM (FP32 N = 8192: 70% against 62% and 55%, but see
-//     PartitionStreamAccurateN);
+//     block an SM (FP32 N = 8192: 70% against 62% and 55%; until the
+//     reduced system was solved by cyclic reduction, Auto kept segments
+//     there, whose backward error PCR's grew past);
 //   - where whole keeps two blocks an SM or more, only with blocks of at
 //     least 128 threads and two of them on an SM: FP32 N = 2048 87%
 //     against 81%, FP64 N = 2048 91% against 87%, FP32 N = 4096 78% both;
 //     with 64 threads (N = 1024) 64% against 90%.
-//
-// And only up to PartitionStreamAccurateN rows.
 func PreferStream(d Device, whole PartitionLaunch, s StreamLaunch, g int) bool {
-	if s.N > PartitionStreamAccurateN || s.BlocksPerSM < 1 || g < 2*s.BlocksPerSM*max(d.SMs, 1) {
+	if s.BlocksPerSM < 1 || g < 2*s.BlocksPerSM*max(d.SMs, 1) {
 		return false
 	}
 	if whole.BlocksPerSM < 2 {

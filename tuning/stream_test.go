@@ -62,7 +62,7 @@ func TestPreferStream(t *testing.T) {
 		n, elem, g, regs int
 		want             bool
 	}{
-		{8192, 4, 2048, 109, false},  // whole: one block an SM, but N > PartitionStreamAccurateN
+		{8192, 4, 2048, 109, true},   // whole: one block an SM
 		{4096, 8, 4096, 160, true},   // the same
 		{4096, 8, 200, 160, false},   // fewer than two systems a block
 		{2048, 4, 8192, 109, true},   // 128 threads, four blocks an SM

@@ -299,12 +299,12 @@ func (b *batch[T]) twins(t *testing.T, m int, red partition.ReducedSolver[T]) []
 
 // runOnePass launches the one-pass kernel launches times on one workspace,
 // with a completion word as the plans do, and checks every result against
-// SolveSegmented with ReducedPCR.
+// SolveSegmented with ReducedCR.
 func runOnePass[T Float](t *testing.T, what string, b *batch[T], m int, sc Options, launches int) bool {
 	t.Helper()
 	p := b.plan(m)
 	q := p.Q()
-	tw := b.twins(t, m, partition.ReducedPCR[T])
+	tw := b.twins(t, m, partition.ReducedCR[T])
 	ws := NewWorkspace[T](p)
 	word := uint32(1)
 	for l := range launches {
@@ -472,7 +472,7 @@ func TestAliased(t *testing.T) {
 	b := pack(sys, contiguous, Coeffs[float64]{})
 	tw := make([]twin[float64], g)
 	for s := range sys {
-		tw[s] = solveTwin(t, sys[s], m, partition.ReducedPCR[float64])
+		tw[s] = solveTwin(t, sys[s], m, partition.ReducedCR[float64])
 	}
 	x := slices.Clone(b.d)
 	status := make([]int32, g+2)
@@ -533,7 +533,7 @@ func testBreakdown[T Float](t *testing.T) {
 			plant(&sys[(bad+1)%g], breakdowns[0].rows, breakdowns[0].first)
 		}
 		// The twin reports the intended row.
-		for _, red := range []partition.ReducedSolver[T]{partition.ReducedPCR[T], partition.ReducedPartition[T](Chunk)} {
+		for _, red := range []partition.ReducedSolver[T]{partition.ReducedCR[T], partition.ReducedPartition[T](Chunk)} {
 			w := solveTwin(t, sys[bad], m, red)
 			require.Equal(t, c.want, w.row, "twin: rows %v (%s)", c.rows, c.why)
 		}
@@ -562,7 +562,7 @@ func testOverflow[T Float](t *testing.T, tiny, big T) {
 	row := 1024 + 300
 	s := &sys[1]
 	s.a[row], s.c[row], s.b[row], s.d[row] = 0, 0, tiny, big
-	w := solveTwin(t, *s, m, partition.ReducedPCR[T])
+	w := solveTwin(t, *s, m, partition.ReducedCR[T])
 	require.GreaterOrEqual(t, w.row, 0, "the twin reports the overflow")
 	b := pack(sys, strided, Coeffs[T]{})
 	runOnePass(t, "overflow", b, m, Options{Resident: 3, Seed: 3}, 2)
@@ -613,7 +613,7 @@ func testNonFiniteEntry[T Float](t *testing.T) {
 	n, m, g := 3372, 1024, 3
 	sys := randSystems[T](r, n, g)
 	sys[1].b[1101] = T(math.Inf(1))
-	for _, red := range []partition.ReducedSolver[T]{partition.ReducedPCR[T], partition.ReducedPartition[T](Chunk)} {
+	for _, red := range []partition.ReducedSolver[T]{partition.ReducedCR[T], partition.ReducedPartition[T](Chunk)} {
 		require.Equal(t, 1101, solveTwin(t, sys[1], m, red).row, "twin")
 	}
 	b := pack(sys, contiguous, Coeffs[T]{})

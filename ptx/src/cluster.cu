@@ -11,7 +11,7 @@
 // F_σ, L_σ and its breakdown key in its shared memory. After a cluster
 // barrier every block reads the Q blocks' rows and keys through
 // distributed shared memory and solves the reduced system of the segments
-// itself in one warp (ReducedPCR: every block computes the same bits, so
+// itself in one warp (ReducedCR: every block computes the same bits, so
 // no block waits for another's answer); a key of those stages fails the
 // system in every block at once. Otherwise each block recovers and stores
 // its segment between the arrival at and the wait for a second barrier
@@ -20,7 +20,7 @@
 // memory, tagged with the launch's epoch (so that the word needs no reset),
 // and every block reads the word after the barrier: the system's rows are
 // then overwritten with NaN. Block 0 writes the status. The results are
-// partition.SolveSegmented's with ReducedPCR, bit for bit.
+// partition.SolveSegmented's with ReducedCR, bit for bit.
 #include <cooperative_groups.h>
 
 #define BS_DEVICE_ONLY // the headers' device functions, not their kernels
@@ -57,7 +57,7 @@ __device__ void segment_cluster(Coeffs<T> k, const T *d, T *x, int n, int G, i64
             key = r->key;
         }
         T xF = T(0), xL = T(0);
-        const int j = seg_reduced_pcr<T>(Fr, Lr, Q, xF, xL);
+        const int j = seg_reduced_cr<T>(Fr, Lr, Q, xF, xL);
         xF = __shfl_sync(0xffffffffu, xF, b.sg);
         xL = __shfl_sync(0xffffffffu, xL, b.sg);
         // The smallest key of the cluster (64-bit: two 32-bit reductions).

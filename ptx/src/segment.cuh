@@ -8,13 +8,14 @@
 //
 // A block holds its segment in shared memory like partition_kernel holds a
 // system (spb = 1, tps = M/P threads, the same load, Stage 1 and Stage 3),
-// and solves the segment's reduced system by PCR with three right-hand
-// sides (y, v, w), its first and last reduced rows replaced by identities:
-// every reduced unknown is then y + v·x_first + w·x_last. The segment's two
-// rows of the reduced system of the segments follow (F_σ from its first
-// row, L_σ from its last). The exchange of a PCR step puts a thread's F
-// row (a, c, y, v, w, 1/b) in its B slots 0 … 5 and its L row in 6 … 11
-// (single-buffered: two barriers per step).
+// and solves the segment's reduced system by cyclic reduction with three
+// right-hand sides (y, v, w), its first and last reduced rows replaced by
+// identities: every reduced unknown is then y + v·x_first + w·x_last. The
+// segment's two rows of the reduced system of the segments follow (F_σ
+// from its first row, L_σ from its last). A thread's F row (a, c, y, v,
+// w, 1/b) goes to its B slots 0 … 5 when level 1 eliminates it, its L row
+// to 6 … 11 at the level that eliminates it, and the L row's (y, v, w)
+// over 6 … 8 in the substitution: one barrier a level.
 //
 // Modes (the plan, cuda/segment.go, picks them):
 //   SEG_ONEPASS: one kernel. Each block takes a ticket (an atomic counter,
@@ -22,8 +23,8 @@
 //     32 segments a system and every started block running to its wait,
 //     a block waits only for blocks that are already running or will
 //     get an SM); it writes F_σ, L_σ, counts itself in; the last of a
-//     system's blocks to arrive solves the 2Q rows by PCR in one warp
-//     (ReducedPCR) and posts x_first, x_last of every segment with a
+//     system's blocks to arrive solves the 2Q rows by cyclic reduction in
+//     one warp (ReducedCR) and posts x_first, x_last of every segment with a
 //     flag; the others wait for the flag. Global memory is read once.
 //   SEG_REDUCE: writes F_σ, L_σ into the reduced batch (G systems of 2Q
 //     rows, contiguous) and ends. The plan solves that batch with another
@@ -38,9 +39,10 @@
 // ~key, so that atomicMax keeps the smallest key).
 //
 // Breakdown keys are (stage << 32) | row with the original row and the
-// stages of partition.SolveSegmented: 1 the chunk pivots, 1 + k step k of
-// a segment's PCR, 17 a segment's final divisors, 18 the reduced system of
-// the segments, 19 a non-finite x. The last block of a system to finish
+// stages of partition.SolveSegmented: 1 the chunk pivots, 1 + k the rows
+// level k of a segment's cyclic reduction eliminates, 17 the divisor of
+// its last row standing, 18 the reduced system of the segments, 19 a
+// non-finite x. The last block of a system to finish
 // reads the system's key and, when one is set, fills the system's x with
 // NaN and writes its status.
 #pragma once
@@ -51,7 +53,7 @@
 #define SEG_EXPAND 2
 
 #define SEG_STAGE_PIVOT 1ull
-#define SEG_STAGE_PCR 1ull
+#define SEG_STAGE_LEVEL 1ull
 #define SEG_STAGE_FINAL 17ull
 #define SEG_STAGE_REDUCED 18ull
 #define SEG_STAGE_RESULT 19ull
@@ -78,7 +80,7 @@ template <typename T> struct SegShared {
 #define SEG_SHARED_BYTES 256
 static_assert(sizeof(SegShared<double>) <= SEG_SHARED_BYTES, "SegShared fits its reserve");
 
-// seg_upd is one PCR step of e with its neighbours l, r (their a, c, y, v,
+// seg_upd is one reduction step of e with its neighbours l, r (their a, c, y, v,
 // w) and their reciprocals lq, rq (a missing one: zeros and 1).
 template <typename T>
 __device__ __forceinline__ SegEq<T> seg_upd(const SegEq<T> &e, const SegEq<T> &l, T lq, const SegEq<T> &r, T rq) {
@@ -94,14 +96,17 @@ __device__ __forceinline__ SegEq<T> seg_upd(const SegEq<T> &e, const SegEq<T> &l
     return o;
 }
 
-// seg_put stores a thread's F and L rows for the exchange in its B slots.
-template <typename T>
-__device__ __forceinline__ void seg_put(T *B, int X, const SegEq<T> &F, T qF, const SegEq<T> &L, T qL) {
-    typedef typename PartVec<T>::V V;
+// seg_slot is free slot j of the chunk at swizzled unit X in B.
+template <typename T> __device__ __forceinline__ T &seg_slot(T *B, int X, int j) {
     constexpr int R = 16 / (int)sizeof(T);
-    const T v[12] = {F.a, F.c, F.y, F.v, F.w, qF, L.a, L.c, L.y, L.v, L.w, qL};
-#pragma unroll
-    for (int h = 0; h < 12 / R; h++) reinterpret_cast<V *>(B)[X ^ h] = PartVec<T>::make(v + h * R);
+    return B[(X ^ (j / R)) * R + j % R];
+}
+
+// seg_put stores a thread's F (O = 0) or L (O = 6) row for the exchange
+// in its B slots O … O+5: a, c, y, v, w, 1/b.
+template <typename T, int O> __device__ __forceinline__ void seg_put(T *B, int X, const SegEq<T> &e, T q) {
+    seg_slot(B, X, O) = e.a, seg_slot(B, X, O + 1) = e.c, seg_slot(B, X, O + 2) = e.y;
+    seg_slot(B, X, O + 3) = e.v, seg_slot(B, X, O + 4) = e.w, seg_slot(B, X, O + 5) = q;
 }
 
 // seg_get reads the F (O = 0) or L (O = 6) row of the thread at swizzled
@@ -134,32 +139,20 @@ __device__ __forceinline__ int seg_row(int j, int n, int M) {
     return (j & 1) ? s0 + min(M, n - s0) - 1 : s0;
 }
 
-// seg_reduced_pcr solves one system's reduced system of R2 = 2Q rows by
-// PCR in one warp: lane l holds rows 2l (F) and 2l+1 (L), Q ≤ 32 (lanes
-// l ≥ Q pass identities), as partition.Solve with chunks of one row:
-// breakdowns at the smallest (step, row), the final division last. Lane
-// l < Q gets x of its two rows in xF, xL. It returns the breakdown's row
-// of that system, or −1. Call from a whole warp.
-template <typename T> __device__ int seg_reduced_pcr(PartEq<T> F, PartEq<T> L, int Q, T &xF, T &xL) {
+// seg_reduced_cr solves one system's reduced system of R2 = 2Q rows by
+// cyclic reduction in one warp (part_cr_warp): lane l holds rows 2l (F)
+// and 2l+1 (L), Q ≤ 32 (lanes l ≥ Q pass identities), as partition.Solve
+// with chunks of one row: breakdowns at the smallest (level, row), the
+// last row's division last. Lane l < Q gets x of its two rows in xF, xL.
+// It returns the breakdown's row of that system, or −1. Call from a whole
+// warp.
+template <typename T> __device__ int seg_reduced_cr(PartEq<T> F, PartEq<T> L, int Q, T &xF, T &xL) {
     const int l = threadIdx.x & 31;
     const int R2 = 2 * Q;
-    const int jf = 2 * l, jl = 2 * l + 1;
-    const int K = 32 - __clz(R2 - 1);
-    unsigned key = 0xffffffffu; // (step << 16) | row
-    for (int step = 1; step <= K; step++) {
-        const int u = 1 << (step - 1);
-        const T qF = T(1) / F.b, qL = T(1) / L.b;
-        if (jf < R2 && (jf - u >= 0 || jf + u < R2) && bad_divisor(F.b)) key = min(key, (unsigned)(step << 16 | jf));
-        if (jl < R2 && (jl - u >= 0 || jl + u < R2) && bad_divisor(L.b)) key = min(key, (unsigned)(step << 16 | jl));
-        const bool fl = jf < R2 && jf - u >= 0, fr = jf + u < R2, ll = jl < R2 && jl - u >= 0, lr = jl + u < R2;
-        part_warp_step(step, u, 32, fl, fr, ll, lr, F, L, qF, qL);
-    }
-    if (l < Q) {
-        if (bad_divisor(F.b)) key = min(key, (unsigned)((K + 1) << 16 | jf));
-        if (bad_divisor(L.b)) key = min(key, (unsigned)((K + 1) << 16 | jl));
-        xF = F.d / F.b;
-        xL = L.d / L.b;
-    }
+    unsigned key = 0xffffffffu; // (stage << 16) | row
+    part_cr_warp<T>(
+        F, L, l, 32, R2, part_cr_levels(R2),
+        [&](int stage, bool isL) { key = min(key, (unsigned)(stage << 16 | (2 * l + (isL ? 1 : 0)))); }, xF, xL);
     key = __reduce_min_sync(0xffffffffu, key);
     return key == 0xffffffffu ? -1 : (int)(key & 0xffff);
 }
@@ -207,7 +200,7 @@ __device__ __forceinline__ SegBlock<T> seg_setup(int n, int M, int g, int sg, i6
     return b;
 }
 
-// seg_reduce loads the segment and reduces it: Stage 1, PCR with three
+// seg_reduce loads the segment and reduces it: Stage 1, cyclic reduction with three
 // right-hand sides on its reduced rows (the first and last replaced by
 // identities), the breakdown keys into sh->key; this thread's reduced rows
 // are left in F, L and the segment's two rows of the reduced system of the
@@ -254,52 +247,91 @@ __device__ __forceinline__ void seg_reduce(const Coeffs<T> &k, const T *d, int n
             F = {T(0), T(1), T(0), T(0), T(0), T(1)};
     }
 
-    // PCR on the segment's RR reduced rows, three right-hand sides.
-    const int K = RR <= 1 ? 0 : 32 - __clz(RR - 1);
-    for (int step = 1; step <= K; step++) {
-        const int u = 1 << (step - 1);
-        const T qF = T(1) / F.b, qL = T(1) / L.b;
-        if (b.has) {
-            if (jf < RR && (jf - u >= 0 || jf + u < RR) && bad_divisor(F.b))
-                atomicMin(&sh.key, SEG_KEY(SEG_STAGE_PCR + step, rowOf(jf)));
-            if (jl < RR && (jl - u >= 0 || jl + u < RR) && bad_divisor(L.b))
-                atomicMin(&sh.key, SEG_KEY(SEG_STAGE_PCR + step, rowOf(jl)));
+    // Cyclic reduction on the segment's RR reduced rows, three right-hand
+    // sides (part_cr_sync's steps): an F row's a, c, y, v, w, 1/b in B
+    // slots 0 … 5 at level 1, an L row's in 6 … 11 at the level that
+    // eliminates it, its (y, v, w) over slots 6 … 8 in the substitution.
+    const int K = part_cr_levels(RR);
+    const bool hasF = b.has && jf < RR, hasL = b.has && jl < RR;
+    T qF = T(1), qL = T(1);
+    if (K >= 1) {
+        qF = T(1) / F.b;
+        if (hasF) {
+            if (bad_divisor(F.b)) atomicMin(&sh.key, SEG_KEY(SEG_STAGE_LEVEL + 1, rowOf(jf)));
+            seg_put<T, 0>(b.SB, X, F, qF);
         }
-        const bool fl = jf < RR && jf - u >= 0, fr = jf + u < RR, ll = jl < RR && jl - u >= 0, lr = jl + u < RR;
-        if (step > 1) __syncthreads(); // the last step's reads are done
-        if (b.has) seg_put(b.SB, X, F, qF, L, qL);
         __syncthreads();
-        SegEq<T> l, r;
-        T lq, rq;
-        if (step == 1) {
-            // F: the L row of thread t−1 and its own L; L: its own F and
-            // the F row of thread t+1.
-            seg_get<T, 6>(b.SB, part_x(t * U - U), fl, l, lq);
-            const SegEq<T> z = {T(0), T(0), T(0), T(0), T(0), T(0)};
-            const SegEq<T> nF = seg_upd(F, l, lq, fr ? L : z, fr ? qL : T(1));
-            seg_get<T, 0>(b.SB, part_x(t * U + U), lr, r, rq);
+        if (hasL) {
+            SegEq<T> r;
+            T rq;
+            seg_get<T, 0>(b.SB, part_x(t * U + U), jl + 1 < RR, r, rq);
             L = seg_upd(L, F, qF, r, rq);
-            F = nF;
-        } else {
-            const int v = (u >> 1) * U;
-            const int Xl = part_x(t * U - v), Xr = part_x(t * U + v);
-            seg_get<T, 0>(b.SB, Xl, fl, l, lq);
-            seg_get<T, 0>(b.SB, Xr, fr, r, rq);
-            F = seg_upd(F, l, lq, r, rq);
-            seg_get<T, 6>(b.SB, Xl, ll, l, lq);
-            seg_get<T, 6>(b.SB, Xr, lr, r, rq);
-            L = seg_upd(L, l, lq, r, rq);
         }
     }
-    if (b.has) {
-        if (jf < RR && bad_divisor(F.b)) atomicMin(&sh.key, SEG_KEY(SEG_STAGE_FINAL, rowOf(jf)));
-        if (jl < RR && bad_divisor(L.b)) atomicMin(&sh.key, SEG_KEY(SEG_STAGE_FINAL, rowOf(jl)));
+    for (int k = 2; k <= K; k++) {
+        const int v = 1 << (k - 2), r = (t + 1) & (2 * v - 1);
+        if (hasL && r == v) {
+            qL = T(1) / L.b;
+            if (bad_divisor(L.b)) atomicMin(&sh.key, SEG_KEY(SEG_STAGE_LEVEL + k, rowOf(jl)));
+            seg_put<T, 6>(b.SB, X, L, qL);
+        }
+        __syncthreads();
+        if (hasL && r == 0) {
+            SegEq<T> l, rr;
+            T lq, rq;
+            seg_get<T, 6>(b.SB, part_x(t * U - v * U), true, l, lq);
+            seg_get<T, 6>(b.SB, part_x(t * U + v * U), jl + 2 * v < RR, rr, rq);
+            L = seg_upd(L, l, lq, rr, rq);
+        }
+    }
+    // The substitution, on y, v, w: F and L end holding their unknowns'
+    // (y, v, w) (x = (y + v·x_first) + w·x_last).
+    if (K == 0) {
+        if (hasF && bad_divisor(F.b)) atomicMin(&sh.key, SEG_KEY(SEG_STAGE_FINAL, rowOf(jf)));
+        F.y = F.y / F.b, F.v = F.v / F.b, F.w = F.w / F.b;
+    } else {
+        if (hasL && jl == (1 << K) - 1) {
+            if (bad_divisor(L.b)) atomicMin(&sh.key, SEG_KEY(SEG_STAGE_FINAL, rowOf(jl)));
+            L.y = L.y / L.b, L.v = L.v / L.b, L.w = L.w / L.b;
+            seg_slot(b.SB, X, 6) = L.y, seg_slot(b.SB, X, 7) = L.v, seg_slot(b.SB, X, 8) = L.w;
+        }
+        __syncthreads();
+        for (int k = K; k >= 2; k--) {
+            const int v = 1 << (k - 2), r = (t + 1) & (2 * v - 1);
+            if (hasL && r == v) {
+                T yl = T(0), vl = T(0), wl = T(0), yr = T(0), vr = T(0), wr = T(0);
+                if (t >= v) {
+                    const int Xl = part_x(t * U - v * U);
+                    yl = seg_slot(b.SB, Xl, 6), vl = seg_slot(b.SB, Xl, 7), wl = seg_slot(b.SB, Xl, 8);
+                }
+                if (jl + 2 * v < RR) {
+                    const int Xr = part_x(t * U + v * U);
+                    yr = seg_slot(b.SB, Xr, 6), vr = seg_slot(b.SB, Xr, 7), wr = seg_slot(b.SB, Xr, 8);
+                }
+                L.y = ((L.y - L.a * yl) - L.c * yr) * qL;
+                L.v = ((L.v - L.a * vl) - L.c * vr) * qL;
+                L.w = ((L.w - L.a * wl) - L.c * wr) * qL;
+                seg_slot(b.SB, X, 6) = L.y, seg_slot(b.SB, X, 7) = L.v, seg_slot(b.SB, X, 8) = L.w;
+            }
+            __syncthreads();
+        }
+        if (hasF) {
+            T yl = T(0), vl = T(0), wl = T(0);
+            if (t > 0) {
+                const int Xl = part_x(t * U - U);
+                yl = seg_slot(b.SB, Xl, 6), vl = seg_slot(b.SB, Xl, 7), wl = seg_slot(b.SB, Xl, 8);
+            }
+            const T yr = hasL ? L.y : T(0), vr = hasL ? L.v : T(0), wr = hasL ? L.w : T(0);
+            F.y = ((F.y - F.a * yl) - F.c * yr) * qF;
+            F.v = ((F.v - F.a * vl) - F.c * vr) * qF;
+            F.w = ((F.w - F.a * wl) - F.c * wr) * qF;
+        }
     }
     // (y, v, w) of reduced rows 1 and RR−2.
-    if (t == 0) sh.r1[0] = L.y / L.b, sh.r1[1] = L.v / L.b, sh.r1[2] = L.w / L.b;
+    if (t == 0) sh.r1[0] = L.y, sh.r1[1] = L.v, sh.r1[2] = L.w;
     if (lastm >= 2 ? t == nch - 1 : t == nch - 2) {
         const SegEq<T> &e = lastm >= 2 ? F : L;
-        sh.re[0] = e.y / e.b, sh.re[1] = e.v / e.b, sh.re[2] = e.w / e.b;
+        sh.re[0] = e.y, sh.re[1] = e.v, sh.re[2] = e.w;
     }
     __syncthreads();
     if (t == 0) {
@@ -319,8 +351,8 @@ template <typename T, int P>
 __device__ __forceinline__ void seg_finish(const SegBlock<T> &b, const SegEq<T> &F, const SegEq<T> &L, T xf, T xl) {
     typedef typename PartVec<T>::V V;
     if (b.has) {
-        const T xs = ((F.y + F.v * xf) + F.w * xl) / F.b;
-        const T xe = b.m >= 2 ? ((L.y + L.v * xf) + L.w * xl) / L.b : xs;
+        const T xs = (F.y + F.v * xf) + F.w * xl;
+        const T xe = b.m >= 2 ? (L.y + L.v * xf) + L.w * xl : xs;
         const int bad = part_recover<T, P>(reinterpret_cast<V *>(b.SC), reinterpret_cast<const V *>(b.SA),
                                            reinterpret_cast<const V *>(b.SD), b.X, b.m, xs, xe);
         if (bad >= 0) atomicMin(&b.sh->key, SEG_KEY(SEG_STAGE_RESULT, b.s0 + threadIdx.x * P + bad));
@@ -386,7 +418,7 @@ __device__ void segment_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 
                     Lr = {__ldcg(RA + jl), __ldcg(RB + jl), __ldcg(RC + jl), __ldcg(RD + jl)};
                 }
                 T xF, xL;
-                const int j = seg_reduced_pcr<T>(Fr, Lr, Q, xF, xL);
+                const int j = seg_reduced_cr<T>(Fr, Lr, Q, xF, xL);
                 if (t < Q) __stcg(XR + jf, xF), __stcg(XR + jl, xL);
                 __threadfence();
                 __syncwarp();

@@ -52,7 +52,7 @@ func ExampleSolveSegmented() {
 	d := []float64{1, 2, 3, 4, 5, 6, 7}
 	x := make([]float64, len(b))
 	fmt.Println("segments:", partition.Segments(len(b), 4), "valid:", partition.SegmentOK(len(b), 4, 2))
-	if err := partition.SolveSegmented(a, b, c, d, x, 2, 4, nil, partition.ReducedPCR[float64]); err != nil {
+	if err := partition.SolveSegmented(a, b, c, d, x, 2, 4, nil, partition.ReducedCR[float64]); err != nil {
 		fmt.Println(err)
 		return
 	}

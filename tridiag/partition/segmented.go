@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/bandsolve/bandsolve/tridiag/internal/tri"
 )
@@ -28,8 +29,8 @@ func SegmentOK(n, m, p int) bool {
 // documentation): a key orders breakdowns by (stage, row).
 const (
 	segStagePivot   = 1  // chunk pivots
-	segStagePCR     = 1  // + k: step k of a segment's PCR (k ≤ 15)
-	segStageFinal   = 17 // a segment's reduced rows' final divisors
+	segStageLevel   = 1  // + k: the rows level k of a segment's cyclic reduction eliminates (k ≤ 15)
+	segStageFinal   = 17 // the divisor of a segment's last row standing
 	segStageReduced = 18 // the reduced system of the segments
 	segStageResult  = 19 // a non-finite solution
 )
@@ -39,10 +40,10 @@ const (
 // as a *tri.PivotError whose Row is a row of that system.
 type ReducedSolver[T tri.Float] func(a, b, c, d, x []T) error
 
-// ReducedPCR solves the reduced system by PCR with reciprocals (Solve with
-// chunks of one row), as the GPU's one-pass segment kernel does in one
-// warp.
-func ReducedPCR[T tri.Float](a, b, c, d, x []T) error { return SolvePCR(a, b, c, d, x, 1, nil) }
+// ReducedCR solves the reduced system by cyclic reduction with
+// reciprocals (Solve with chunks of one row), as the GPU's one-pass
+// segment kernels do in one warp.
+func ReducedCR[T tri.Float](a, b, c, d, x []T) error { return Solve(a, b, c, d, x, 1, nil) }
 
 // ReducedPartition returns the solver that runs Solve with chunks of p
 // rows on the reduced system, as the GPU's three-pass path does when the
@@ -57,12 +58,13 @@ func ReducedPartition[T tri.Float](p int) ReducedSolver[T] {
 type SegmentWorkspace[T tri.Float] struct {
 	n, p, m int
 	w       Workspace[T] // γ, α, δ by original row (g, al, dl only)
-	// One segment's PCR levels, three right-hand sides (y, v, w).
-	A, B, C, Dy, Dv, Dw [2][]T
+	// One segment's reduced rows during its cyclic reduction, three
+	// right-hand sides (y, v, w), and their reciprocals.
+	A, B, C, Dy, Dv, Dw []T
 	q                   []T
-	// Every segment's reduced rows after its PCR: B and the three
-	// right-hand sides, at the segment's first reduced row + j.
-	fb, fy, fv, fw []T
+	// Every segment's reduced unknowns as y + v·x_first + w·x_last, at the
+	// segment's first reduced row + j.
+	fy, fv, fw []T
 	// The reduced system of the segments and its solution.
 	ra, rb, rc, rd, rx []T
 }
@@ -76,13 +78,11 @@ func NewSegmentWorkspace[T tri.Float](n, p, m int) *SegmentWorkspace[T] {
 	ws := &SegmentWorkspace[T]{n: n, p: p, m: m}
 	ws.w = Workspace[T]{n: n, g: make([]T, n), al: make([]T, n), dl: make([]T, n)}
 	rs := 2 * Chunks(m, p) // reduced rows of one segment, at most
-	for l := range 2 {
-		ws.A[l], ws.B[l], ws.C[l] = make([]T, rs), make([]T, rs), make([]T, rs)
-		ws.Dy[l], ws.Dv[l], ws.Dw[l] = make([]T, rs), make([]T, rs), make([]T, rs)
-	}
+	ws.A, ws.B, ws.C = make([]T, rs), make([]T, rs), make([]T, rs)
+	ws.Dy, ws.Dv, ws.Dw = make([]T, rs), make([]T, rs), make([]T, rs)
 	ws.q = make([]T, rs)
 	all := 2*Chunks(n, p) + 1
-	ws.fb, ws.fy, ws.fv, ws.fw = make([]T, all), make([]T, all), make([]T, all), make([]T, all)
+	ws.fy, ws.fv, ws.fw = make([]T, all), make([]T, all), make([]T, all)
 	q := 2 * Segments(n, m)
 	ws.ra, ws.rb, ws.rc, ws.rd, ws.rx = make([]T, q), make([]T, q), make([]T, q), make([]T, q), make([]T, q)
 	return ws
@@ -98,7 +98,7 @@ func segKey(stage, row int) uint64 { return uint64(stage)<<32 | uint64(row) }
 // its first and last unknowns and its neighbours', the 2Q equations are
 // solved by reduced, and every segment's rows are recovered from its two
 // boundary values. It is the CPU twin of the GPU's segment kernels
-// (ptx/src/segment.cuh): with reduced = ReducedPCR for the one-pass kernel,
+// (ptx/src/segment.cuh): with reduced = ReducedCR for the one-pass kernel,
 // with the GPU's solver of the reduced system for the three-pass path; the
 // results agree bit for bit.
 //
@@ -125,8 +125,8 @@ func SolveSegmented[T tri.Float](a, b, c, d, x []T, p, m int, ws *SegmentWorkspa
 	key := uint64(math.MaxUint64)
 	note := func(stage, row int) { key = min(key, segKey(stage, row)) }
 
-	// Every segment: Stage 1 on its chunks, PCR with three right-hand
-	// sides, its two reduced rows.
+	// Every segment: Stage 1 on its chunks, cyclic reduction with three
+	// right-hand sides, its two reduced rows.
 	base := 0 // the segment's first reduced row in fb, fy, fv, fw
 	for sg := range Q {
 		s0 := sg * m
@@ -188,23 +188,23 @@ func SolveSegmented[T tri.Float](a, b, c, d, x []T, p, m int, ws *SegmentWorkspa
 	return nil
 }
 
-// segX is the solution of a segment's reduced row f: ((y + v·x_first) +
-// w·x_last) / B over its final B and right-hand sides.
+// segX is the solution of a segment's reduced row f: (y + v·x_first) +
+// w·x_last.
 func segX[T tri.Float](ws *SegmentWorkspace[T], f int, xf, xl T) T {
-	return T(T(ws.fy[f]+T(ws.fv[f]*xf))+T(ws.fw[f]*xl)) / ws.fb[f]
+	return T(ws.fy[f]+T(ws.fv[f]*xf)) + T(ws.fw[f]*xl)
 }
 
 // reduceSegment is the first part for segment sg of ns rows from row s0:
-// Stage 1 on its chunks (γ, α, δ into ws.w), PCR with the right-hand sides
-// y, v, w on its RR reduced rows with the first and last replaced by
-// identities, the final rows into ws.fb… at base, and the segment's two
-// reduced rows into ws.ra… at 2sg, 2sg+1.
+// Stage 1 on its chunks (γ, α, δ into ws.w), cyclic reduction with the
+// right-hand sides y, v, w on its RR reduced rows with the first and last
+// replaced by identities, every reduced unknown's (y, v, w) into ws.fy…
+// at base, and the segment's two reduced rows into ws.ra… at 2sg, 2sg+1.
 func reduceSegment[T tri.Float](a, b, c, d []T, n, s0, ns, p int, ws *SegmentWorkspace[T], base, sg int,
 	note func(stage, row int)) {
 	RR := ReducedSize(ns, p)
 	per := min(p, 2)
 	rowOf := func(j int) int { return s0 + reducedRow(j, ns, p) }
-	A, B, C, D := ws.A[0][:RR], ws.B[0][:RR], ws.C[0][:RR], ws.Dy[0][:RR]
+	A, B, C, D := ws.A[:RR], ws.B[:RR], ws.C[:RR], ws.Dy[:RR]
 	bad := -1
 	for k := range Chunks(ns, p) {
 		s := s0 + k*p
@@ -219,68 +219,78 @@ func reduceSegment[T tri.Float](a, b, c, d []T, n, s0, ns, p int, ws *SegmentWor
 	// with the right-hand sides (y, v, w) = (0, 1, 0) and (0, 0, 1).
 	a0, b0, c0, d0 := A[0], B[0], C[0], D[0]
 	ae, be, ce, de := A[RR-1], B[RR-1], C[RR-1], D[RR-1]
-	Dv, Dw := ws.Dv[0][:RR], ws.Dw[0][:RR]
+	Dv, Dw := ws.Dv[:RR], ws.Dw[:RR]
 	for j := range RR {
 		Dv[j], Dw[j] = 0, 0
 	}
 	A[0], B[0], C[0], D[0], Dv[0] = 0, 1, 0, 0, 1
 	A[RR-1], B[RR-1], C[RR-1], D[RR-1], Dw[RR-1] = 0, 1, 0, 0, 1
 
-	// PCR, level in buffer cur.
-	cur := 0
+	// Cyclic reduction (reducedCR's steps, three right-hand sides): level
+	// k eliminates the rows j ≡ u−1 (mod 2u), u = 2^(k−1), into the rows
+	// j ≡ 2u−1 (mod 2u).
 	q := ws.q[:RR]
-	for k := 1; k <= Steps(ns, p); k++ {
+	K := 0
+	if RR > 1 {
+		K = bits.Len(uint(RR)) - 1
+	}
+	for k := 1; k <= K; k++ {
 		u := 1 << (k - 1)
-		sA, sB, sC := ws.A[cur][:RR], ws.B[cur][:RR], ws.C[cur][:RR]
-		sY, sV, sW := ws.Dy[cur][:RR], ws.Dv[cur][:RR], ws.Dw[cur][:RR]
-		tA, tB, tC := ws.A[1-cur][:RR], ws.B[1-cur][:RR], ws.C[1-cur][:RR]
-		tY, tV, tW := ws.Dy[1-cur][:RR], ws.Dv[1-cur][:RR], ws.Dw[1-cur][:RR]
 		bad = -1
-		for j := range RR {
-			q[j] = 1 / sB[j]
-			if (j-u >= 0 || j+u < RR) && tri.BadDivisor(sB[j]) && bad < 0 {
+		for j := u - 1; j < RR; j += 2 * u {
+			q[j] = 1 / B[j]
+			if tri.BadDivisor(B[j]) && bad < 0 {
 				bad = rowOf(j)
 			}
 		}
 		if bad >= 0 {
-			note(segStagePCR+k, bad)
+			note(segStageLevel+k, bad)
 		}
-		for i := range RR {
-			var al, cl, yl, vl, wl, ql T = 0, 0, 0, 0, 0, 1
-			if i-u >= 0 {
-				al, cl, yl, vl, wl, ql = sA[i-u], sC[i-u], sY[i-u], sV[i-u], sW[i-u], q[i-u]
-			}
+		for j := 2*u - 1; j < RR; j += 2 * u {
+			l := j - u
 			var ar, cr, yr, vr, wr, qr T = 0, 0, 0, 0, 0, 1
-			if i+u < RR {
-				ar, cr, yr, vr, wr, qr = sA[i+u], sC[i+u], sY[i+u], sV[i+u], sW[i+u], q[i+u]
+			if j+u < RR {
+				r := j + u
+				ar, cr, yr, vr, wr, qr = A[r], C[r], D[r], Dv[r], Dw[r], q[r]
 			}
-			s1 := T(sA[i] * ql)
-			s2 := T(sC[i] * qr)
-			tA[i] = -T(al * s1)
-			tB[i] = T(sB[i]-T(cl*s1)) - T(ar*s2)
-			tC[i] = -T(cr * s2)
-			tY[i] = T(sY[i]-T(yl*s1)) - T(yr*s2)
-			tV[i] = T(sV[i]-T(vl*s1)) - T(vr*s2)
-			tW[i] = T(sW[i]-T(wl*s1)) - T(wr*s2)
-		}
-		cur = 1 - cur
-	}
-	fB, fY, fV, fW := ws.B[cur][:RR], ws.Dy[cur][:RR], ws.Dv[cur][:RR], ws.Dw[cur][:RR]
-	for j := range RR {
-		if tri.BadDivisor(fB[j]) {
-			note(segStageFinal, rowOf(j))
-			break
+			s1 := T(A[j] * q[l])
+			s2 := T(C[j] * qr)
+			A[j] = -T(A[l] * s1)
+			B[j] = T(B[j]-T(C[l]*s1)) - T(ar*s2)
+			C[j] = -T(cr * s2)
+			D[j] = T(D[j]-T(D[l]*s1)) - T(yr*s2)
+			Dv[j] = T(Dv[j]-T(Dv[l]*s1)) - T(vr*s2)
+			Dw[j] = T(Dw[j]-T(Dw[l]*s1)) - T(wr*s2)
 		}
 	}
-	copy(ws.fb[base:base+RR], fB)
-	copy(ws.fy[base:base+RR], fY)
-	copy(ws.fv[base:base+RR], fV)
-	copy(ws.fw[base:base+RR], fW)
+	fy, fv, fw := ws.fy[base:base+RR], ws.fv[base:base+RR], ws.fw[base:base+RR]
+	top := 1<<K - 1
+	if tri.BadDivisor(B[top]) {
+		note(segStageFinal, rowOf(top))
+	}
+	fy[top], fv[top], fw[top] = D[top]/B[top], Dv[top]/B[top], Dw[top]/B[top]
+	// Substitution, level K … 1, each of y, v, w: ((d − a·x_left) −
+	// c·x_right)·(1/b), a missing neighbour's 0.
+	for k := K; k >= 1; k-- {
+		u := 1 << (k - 1)
+		for j := u - 1; j < RR; j += 2 * u {
+			var yl, vl, wl, yr, vr, wr T
+			if j-u >= 0 {
+				yl, vl, wl = fy[j-u], fv[j-u], fw[j-u]
+			}
+			if j+u < RR {
+				yr, vr, wr = fy[j+u], fv[j+u], fw[j+u]
+			}
+			fy[j] = T(T(D[j]-T(A[j]*yl))-T(C[j]*yr)) * q[j]
+			fv[j] = T(T(Dv[j]-T(A[j]*vl))-T(C[j]*vr)) * q[j]
+			fw[j] = T(T(Dw[j]-T(A[j]*wl))-T(C[j]*wr)) * q[j]
+		}
+	}
 
 	// The segment's rows in the reduced system of the segments: its first
-	// row with row 1 substituted, its last with row RR−2 substituted.
-	y1, v1, w1 := fY[1]/fB[1], fV[1]/fB[1], fW[1]/fB[1]
-	yl, vl, wl := fY[RR-2]/fB[RR-2], fV[RR-2]/fB[RR-2], fW[RR-2]/fB[RR-2]
+	// row with row 1 substituted, its last with row RR−2.
+	y1, v1, w1 := fy[1], fv[1], fw[1]
+	yl, vl, wl := fy[RR-2], fv[RR-2], fw[RR-2]
 	f, l := 2*sg, 2*sg+1
 	ws.ra[f], ws.rb[f], ws.rc[f], ws.rd[f] = a0, b0+T(c0*v1), T(c0*w1), d0-T(c0*y1)
 	ws.ra[l], ws.rb[l], ws.rc[l], ws.rd[l] = T(ae*vl), be+T(ae*wl), ce, de-T(ae*yl)

@@ -35,13 +35,13 @@ func TestSolveSegmented(t *testing.T) {
 // segmented method itself (nested segments).
 func reducedSolvers[T tri.Float]() map[string]ReducedSolver[T] {
 	return map[string]ReducedSolver[T]{
-		"pcr":       ReducedPCR[T],
+		"pcr":       ReducedCR[T],
 		"partition": ReducedPartition[T](16),
 		"nested": func(a, b, c, d, x []T) error {
 			if !SegmentOK(len(b), 32, 16) {
 				return Solve(a, b, c, d, x, 16, nil)
 			}
-			return SolveSegmented(a, b, c, d, x, 16, 32, nil, ReducedPCR[T])
+			return SolveSegmented(a, b, c, d, x, 16, 32, nil, ReducedCR[T])
 		},
 	}
 }
@@ -95,7 +95,7 @@ func TestSegmentedPoisson(t *testing.T) {
 		want := tritest.Reference(t, a, b, c, d)
 		x, y := make([]float64, n), make([]float64, n)
 		require.NoError(t, Solve(a, b, c, d, y, 16, nil))
-		require.NoError(t, SolveSegmented(a, b, c, d, x, 16, 1024, nil, ReducedPCR[float64]))
+		require.NoError(t, SolveSegmented(a, b, c, d, x, 16, 1024, nil, ReducedCR[float64]))
 		ex, ey := tritest.RelErr(x, want), tritest.RelErr(y, want)
 		assert.LessOrEqual(t, ex, 10*ey+1e-12, "n=%d: segmented %.2e, partition %.2e", n, ex, ey)
 	}
@@ -108,7 +108,7 @@ func TestSegmentedQOne(t *testing.T) {
 	s := randSystem(r, 500, 4)
 	want := reference(t, s)
 	x := make([]float64, 500)
-	require.NoError(t, SolveSegmented(s.a, s.b, s.c, s.d, x, 16, 512, nil, ReducedPCR[float64]))
+	require.NoError(t, SolveSegmented(s.a, s.b, s.c, s.d, x, 16, 512, nil, ReducedCR[float64]))
 	assert.LessOrEqual(t, tritest.RelErr(x, want), 1e-13)
 }
 
@@ -150,7 +150,7 @@ func testSegmentedBreakdown[T tri.Float](t *testing.T) {
 		}
 		a, b, cc, d := tritest.Conv[T](s.a), tritest.Conv[T](s.b), tritest.Conv[T](s.c), tritest.Conv[T](s.d)
 		x := make([]T, n)
-		err := SolveSegmented(a, b, cc, d, x, p, m, nil, ReducedPCR[T])
+		err := SolveSegmented(a, b, cc, d, x, p, m, nil, ReducedCR[T])
 		var pe *tri.PivotError
 		require.True(t, errors.As(err, &pe), "rows %v: %v", c.rows, err)
 		assert.ErrorIs(t, err, tri.ErrZeroPivot)
@@ -170,7 +170,7 @@ func TestSegmentedOverflow(t *testing.T) {
 	b[70] = 1e-30 // x[70] = 1e30 · 1e10 overflows
 	d[70] = 1e10
 	x := make([]float32, n)
-	err := SolveSegmented(a, b, c, d, x, 16, 32, nil, ReducedPCR[float32])
+	err := SolveSegmented(a, b, c, d, x, 16, 32, nil, ReducedCR[float32])
 	var pe *tri.PivotError
 	require.ErrorAs(t, err, &pe)
 	first := -1
@@ -186,11 +186,11 @@ func TestSegmentedOverflow(t *testing.T) {
 
 func TestSegmentedPanics(t *testing.T) {
 	v := make([]float64, 97)
-	assert.Panics(t, func() { _ = SolveSegmented(v, v, v, v, v, 16, 32, nil, ReducedPCR[float64]) }, "one-row segment")
+	assert.Panics(t, func() { _ = SolveSegmented(v, v, v, v, v, 16, 32, nil, ReducedCR[float64]) }, "one-row segment")
 	w := make([]float64, 100)
 	assert.Panics(t, func() {
-		_ = SolveSegmented(w, w, w, w, w, 16, 32, NewSegmentWorkspace[float64](100, 16, 64), ReducedPCR[float64])
+		_ = SolveSegmented(w, w, w, w, w, 16, 32, NewSegmentWorkspace[float64](100, 16, 64), ReducedCR[float64])
 	})
-	assert.Panics(t, func() { _ = SolveSegmented(w, w, w, w[:99], w, 16, 32, nil, ReducedPCR[float64]) })
+	assert.Panics(t, func() { _ = SolveSegmented(w, w, w, w[:99], w, 16, 32, nil, ReducedCR[float64]) })
 	assert.Panics(t, func() { NewSegmentWorkspace[float32](10, 16, 24) })
 }
