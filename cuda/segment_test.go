@@ -220,7 +220,7 @@ func TestSegmentAuto(t *testing.T) {
 		n, g int
 		f64  bool
 		kind string
-	}{{1 << 20, 1, false, "seg"}, {65536, 256, true, "seg"}, {16384, 1024, false, "seg"}, {8192, 2048, false, "seg"},
+	}{{1 << 20, 1, false, "seg"}, {65536, 256, true, "seg"}, {16384, 1024, false, "seg"}, {8192, 2048, false, "stream"}, {8192, 2048, true, "seg"},
 		{4096, 4096, true, "stream"}, {4096, 4096, false, "stream"}, {4096, 64, false, "whole"}, {3072, 5000, true, "whole"},
 		{1024, 16384, true, "whole"}} {
 		spec := tridiag.Spec{Shape: tridiag.Shape{N: c.n, G: c.g}.Normalize()}
