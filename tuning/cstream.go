@@ -141,7 +141,14 @@ func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, regs
 // PreferConstStream reports whether a constant solve of g systems takes
 // the streaming kernel (launch s): when every block gets two groups of
 // systems or more (the gain is the next group's copy; a smaller batch
-// keeps the one-shot kernel, which signals its own completion).
+// keeps the one-shot kernel, which signals its own completion), and only
+// where the factors fit the shared-memory table: since the reduced rows
+// are solved by cyclic reduction (twice the barriers of PCR), the
+// register kernel (one block of 256 threads an SM, FP64 N > 2048) is
+// slower than the one-shot constant kernel (H100, FP64 N = 4096, 2^24
+// rows: 56.7% of the limit against 61.2%;
+// bench/results/h100-2026-11-25/session8/run4/bench-cstream.txt).
 func PreferConstStream(d Device, s ConstStreamLaunch) bool {
-	return s.N <= PartitionConstStreamMaxN && s.BlocksPerSM >= 1 && s.Groups >= 2*s.BlocksPerSM*max(d.SMs, 1)
+	return s.N <= PartitionConstStreamMaxN && PartitionConstStreamTable(s.N, s.ElemSize) && s.BlocksPerSM >= 1 &&
+		s.Groups >= 2*s.BlocksPerSM*max(d.SMs, 1)
 }

@@ -109,7 +109,8 @@ func TestConstStreamLaunch(t *testing.T) {
 	}
 }
 
-// TestPreferConstStream: only batches that give every block two groups.
+// TestPreferConstStream: only batches that give every block two groups,
+// and only the table kernels.
 func TestPreferConstStream(t *testing.T) {
 	l, err := PartitionConstStreamLaunchFor(H100, 1024, 4, 1<<14, false, 78, 0)
 	require.NoError(t, err)
@@ -123,4 +124,12 @@ func TestPreferConstStream(t *testing.T) {
 	edge, err = PartitionConstStreamLaunchFor(H100, 1024, 4, 2*l.BlocksPerSM*132*l.SystemsPerBlock-l.SystemsPerBlock, false, 78, 0)
 	require.NoError(t, err)
 	assert.False(t, PreferConstStream(H100, edge))
+	// FP64 N > 2048 (the register kernel): not taken.
+	regs, err := PartitionConstStreamLaunchFor(H100, 4096, 8, 1<<12, false, 210, 0)
+	require.NoError(t, err)
+	assert.False(t, PartitionConstStreamTable(4096, 8))
+	assert.False(t, PreferConstStream(H100, regs))
+	tab, err := PartitionConstStreamLaunchFor(H100, 2048, 8, 1<<13, false, 126, 0)
+	require.NoError(t, err)
+	assert.True(t, PreferConstStream(H100, tab))
 }
