@@ -30,7 +30,8 @@ const (
 	// Partition is the partition method with chunks of
 	// partition.DefaultChunk(N) rows (package partition): each chunk is
 	// eliminated on its own, the chunks' first and last unknowns are
-	// found by PCR on a reduced system, then the chunks' interiors.
+	// found by cyclic reduction on a reduced system, then the chunks'
+	// interiors.
 	Partition
 )
 
