@@ -306,6 +306,21 @@ __device__ __forceinline__ PartEq<T> part_upd(const PartEq<T> &e, T la, T lc, T 
     return o;
 }
 
+// part_upd_left is part_upd's left half (s1 = e.a·lq and the terms with
+// it; c passes through), part_upd_right finishes it with the right
+// neighbour: the same operations, so that the two neighbours' values need
+// not be live at once.
+template <typename T>
+__device__ __forceinline__ PartEq<T> part_upd_left(const PartEq<T> &e, T la, T lc, T ld, T lq) {
+    const T s1 = e.a * lq;
+    return {-(la * s1), e.b - lc * s1, e.c, e.d - ld * s1};
+}
+template <typename T>
+__device__ __forceinline__ PartEq<T> part_upd_right(const PartEq<T> &h, T ra, T rc, T rd, T rq) {
+    const T s2 = h.c * rq;
+    return {h.a, h.b - ra * s2, -(rc * s2), h.d - rd * s2};
+}
+
 template <typename T> __device__ __forceinline__ T part_up(T v, int delta, int width) {
     return __shfl_up_sync(0xffffffffu, v, delta, width);
 }
@@ -790,6 +805,25 @@ __device__ __forceinline__ int part_cr_levels(int RR) { return RR <= 1 ? 0 : 31 
 // at level k, K+2 for the last row. The results are xF (F's unknown) and
 // xL (L's, when the thread has an L row).
 //
+// part_cr_last is the last row's division: with K = 0 the one reduced
+// row, thread 0's F (xF; it returns true: nothing is left to do), else
+// the L row 2^K − 1 (xL, in its thread; xL = 0 elsewhere).
+template <typename T, typename Bad>
+__device__ __forceinline__ bool part_cr_last(const PartEq<T> &F, const PartEq<T> &L, bool hasF, int jl, int K, Bad bad,
+                                             T &xF, T &xL) {
+    xL = T(0);
+    if (K == 0) {
+        if (hasF && bad_divisor(F.b)) bad(2, false);
+        xF = F.d / F.b;
+        return true;
+    }
+    if (jl == (1 << K) - 1) {
+        if (bad_divisor(L.b)) bad(K + 2, true);
+        xL = L.d / L.b;
+    }
+    return false;
+}
+
 // part_cr_warp exchanges by shuffles among the lanes of warp segments of
 // `width` lanes, without barriers.
 template <typename T, typename Bad>
@@ -812,33 +846,14 @@ __device__ __forceinline__ void part_cr_warp(PartEq<T> F, PartEq<T> L, int t, in
             qL = T(1) / L.b;
             if (bad_divisor(L.b)) bad(1 + k, true);
         }
-        // part_upd's operations, the left neighbour's first (fewer values
-        // live at once).
-        const T s1 = L.a * part_up(qL, v, width);
-        const T na = -(part_up(L.a, v, width) * s1);
-        const T nb = L.b - part_up(L.c, v, width) * s1;
-        const T nd = L.d - part_up(L.d, v, width) * s1;
+        const PartEq<T> h = part_upd_left(L, part_up(L.a, v, width), part_up(L.c, v, width),
+                                          part_up(L.d, v, width), part_up(qL, v, width));
         T a2 = part_down(L.a, v, width), c2 = part_down(L.c, v, width), d2 = part_down(L.d, v, width),
           q2 = part_down(qL, v, width);
         part_id(jl + 2 * v < RR, a2, c2, d2, q2);
-        if (hasL && r == 0) {
-            const T s2 = L.c * q2;
-            L.a = na;
-            L.b = nb - a2 * s2;
-            L.c = -(c2 * s2);
-            L.d = nd - d2 * s2;
-        }
+        if (hasL && r == 0) L = part_upd_right(h, a2, c2, d2, q2);
     }
-    xL = T(0);
-    if (K == 0) { // one reduced row: thread 0's F
-        if (hasF && bad_divisor(F.b)) bad(2, false);
-        xF = F.d / F.b;
-        return;
-    }
-    if (jl == (1 << K) - 1) {
-        if (bad_divisor(L.b)) bad(K + 2, true);
-        xL = L.d / L.b;
-    }
+    if (part_cr_last(F, L, hasF, jl, K, bad, xF, xL)) return;
 #pragma unroll 1
     for (int k = K; k >= 2; k--) {
         const int v = 1 << (k - 2), r = (t + 1) & (2 * v - 1);
@@ -892,29 +907,13 @@ __device__ __forceinline__ void part_cr_sync(const Ex &ex, int t, int RR, int K,
         if (hasL && r == 0) {
             T a, c, d, q;
             ex.getL(-v, true, a, c, d, q);
-            // part_upd's operations, the left neighbour's first (fewer
-            // values live at once).
-            const T s1 = L.a * q;
-            const T na = -(a * s1), nb = L.b - c * s1, nd = L.d - d * s1;
+            const PartEq<T> h = part_upd_left(L, a, c, d, q);
             ex.getL(v, jl + 2 * v < RR, a, c, d, q);
-            const T s2 = L.c * q;
-            L.a = na;
-            L.b = nb - a * s2;
-            L.c = -(c * s2);
-            L.d = nd - d * s2;
+            L = part_upd_right(h, a, c, d, q);
         }
     }
-    xL = T(0);
-    if (K == 0) {
-        if (hasF && bad_divisor(F.b)) bad(2, false);
-        xF = F.d / F.b;
-        return;
-    }
-    if (jl == (1 << K) - 1) {
-        if (bad_divisor(L.b)) bad(K + 2, true);
-        xL = L.d / L.b;
-        ex.putX(xL);
-    }
+    if (part_cr_last(F, L, hasF, jl, K, bad, xF, xL)) return;
+    if (jl == (1 << K) - 1) ex.putX(xL);
     __syncthreads();
     for (int k = K; k >= 2; k--) {
         const int v = 1 << (k - 2), r = (t + 1) & (2 * v - 1);

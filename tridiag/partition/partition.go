@@ -216,17 +216,11 @@ func reducedCR[T tri.Float](A, B, C, D, q, xr []T, rowOf func(int) int) int {
 			q[j] = 1 / B[j]
 		}
 		for j := 2*u - 1; j < R; j += 2 * u {
-			al, cl, dl, ql := A[j-u], C[j-u], D[j-u], q[j-u]
 			var ar, cr, dr, qr T = 0, 0, 0, 1
 			if j+u < R {
 				ar, cr, dr, qr = A[j+u], C[j+u], D[j+u], q[j+u]
 			}
-			s1 := T(A[j] * ql)
-			s2 := T(C[j] * qr)
-			A[j] = -T(al * s1)
-			B[j] = T(B[j]-T(cl*s1)) - T(ar*s2)
-			C[j] = -T(cr * s2)
-			D[j] = T(D[j]-T(dl*s1)) - T(dr*s2)
+			A[j], B[j], C[j], D[j] = reduceRow(A[j], B[j], C[j], D[j], A[j-u], C[j-u], D[j-u], q[j-u], ar, cr, dr, qr)
 		}
 	}
 	// The last row standing, 2^K − 1.
@@ -251,6 +245,16 @@ func reducedCR[T tri.Float](A, B, C, D, q, xr []T, rowOf func(int) int) int {
 		}
 	}
 	return -1
+}
+
+// reduceRow is one reduction step of the row (a, b, c, d) with its left
+// and right neighbours' a, c, d and reciprocal 1/b (the identity 0, 0, 0,
+// 1 for a missing one), every operation rounded on its own (the GPU's
+// part_upd).
+func reduceRow[T tri.Float](a, b, c, d, al, cl, dl, ql, ar, cr, dr, qr T) (T, T, T, T) {
+	s1 := T(a * ql)
+	s2 := T(c * qr)
+	return -T(al * s1), T(b-T(cl*s1)) - T(ar*s2), -T(cr * s2), T(d-T(dl*s1)) - T(dr*s2)
 }
 
 // reducedPCR solves the R reduced rows in ws.A[0] … by PCR (steps
@@ -284,12 +288,7 @@ func reducedPCR[T tri.Float](ws *Workspace[T], R, steps int, rowOf func(int) int
 			if i+u < R {
 				ar, cr, dr, qr = sA[i+u], sC[i+u], sD[i+u], q[i+u]
 			}
-			s1 := T(sA[i] * ql)
-			s2 := T(sC[i] * qr)
-			tA[i] = -T(al * s1)
-			tB[i] = T(sB[i]-T(cl*s1)) - T(ar*s2)
-			tC[i] = -T(cr * s2)
-			tD[i] = T(sD[i]-T(dl*s1)) - T(dr*s2)
+			tA[i], tB[i], tC[i], tD[i] = reduceRow(sA[i], sB[i], sC[i], sD[i], al, cl, dl, ql, ar, cr, dr, qr)
 		}
 		cur = 1 - cur
 	}
