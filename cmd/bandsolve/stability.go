@@ -126,7 +126,7 @@ func runStability(c *command, args []string, stdout, stderr io.Writer) error {
 	device := fs.String("device", "cpu", "device: cpu, cpu:WORKERS, cuda or cuda:N (see 'bandsolve devices')")
 	format := fs.String("format", "text", "output format: text, markdown or csv")
 	types := fs.String("types", "classic", "matrix types: classic (1..16) or extended (1..21)")
-	algs := fs.String("algorithms", "thomas,gtsv,cr,pcr,wangmou,tpr", "comma-separated algorithms: thomas, gtsv, cr, pcr, wangmou, tpr, tpr-stable, auto")
+	algs := fs.String("algorithms", "thomas,gtsv,cr,pcr,wangmou,tpr,partition", "comma-separated algorithms: thomas, gtsv, cr, pcr, wangmou, tpr, tpr-stable, partition, auto")
 	prec := fs.String("precision", "f32,f64", "comma-separated precisions: f32, f64")
 	slice := fs.Int("slice", 0, "TPR slice size S, a power of two ≥ 2 (0: the fastest configuration for n)")
 	out := fs.String("o", "", "write the table to this file instead of stdout")
@@ -233,7 +233,7 @@ func stabilitySetup(n int, seed uint64, device, format, types, algs, prec string
 		}
 		a, err := tridiag.ParseAlgorithm(name)
 		if err != nil {
-			return nil, usageErrorf("unknown algorithm %q (want thomas, gtsv, cr, pcr, wangmou, tpr, tpr-stable or auto)", name)
+			return nil, usageErrorf("unknown algorithm %q (want thomas, gtsv, cr, pcr, wangmou, tpr, tpr-stable, partition or auto)", name)
 		}
 		col := column{name: a.String(), alg: a}
 		if a == tridiag.TPR {

@@ -115,11 +115,12 @@
 // satisfy the reduced equations to rounding; PCR finds every unknown on
 // its own, and on weakly diagonally dominant matrices (condition ~n²)
 // their errors do not fit together. Normwise backward error
-// ‖d − A·x‖/(‖|A|·|x|‖ + ‖d‖) in FP32 (TestBackwardStable; 1.2e-7 would
-// be the unit roundoff): on the Poisson matrix (−1, 2, −1), n = 4096,
-// Solve 1.8e-8 (Thomas 1.8e-8), SolvePCR 5.1e-5; n = 2^20 1.7e-8 against
-// 1.7e-1; with a variable diffusion coefficient in [0.5, 1.5], n = 2^20,
-// 2.0e-8 against 5.8e-2 (and plain PCR on the whole system 1.0).
+// ‖d − A·x‖/(‖|A|·|x|‖ + ‖d‖) in FP32 (unit roundoff 6.0e-8; logged by
+// go test -run TestBackwardStable -v): on the Poisson matrix
+// (−1, 2, −1), n = 4096, Solve 1.7e-8 (Thomas 1.7e-8), SolvePCR 1.6e-4;
+// n = 2^20 1.8e-8 against 1.7e-1; with a variable diffusion coefficient
+// in [0.5, 1.5], n = 2^20, 1.9e-8 against 1.5e-1 (and plain PCR on the
+// whole system, pcr.Solve, 1.0).
 //
 // # Stage 3: recovering the interiors (one thread per chunk)
 //
