@@ -19,7 +19,10 @@
 // Launch (tuning.PartitionLanesLaunch): ⌈G/S⌉ blocks of S·T threads, T =
 // ⌈n/P⌉ chunks a system; dynamic shared memory E: two buffers of four
 // values (a, c, d, 1/b) of 2T rows of S systems, 2·4·2T·S·sizeof(T)
-// bytes. Breakdown keys, NaN fill and status as in partition_kernel.
+// bytes, of which the cyclic reduction uses the first (the second was
+// PCR's double buffer; the launch keeps it until a GPU run measures the
+// smaller allocation). Breakdown keys, NaN fill and status as in
+// partition_kernel.
 #pragma once
 #include "common.cuh"
 #include "partition.cuh"

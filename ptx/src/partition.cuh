@@ -47,10 +47,7 @@
 // (stage, row) of a bad divisor: stage 1 the chunk pivots, 1+k the
 // divisors of the rows that level k of the cyclic reduction eliminates,
 // K+2 the last row's, K+3 a non-finite x (K = ⌊log2 RR⌋ levels on the RR
-// reduced rows). (The kernels that still solve the reduced system by PCR,
-// lanes.cuh and cstream.cuh, twins partition.SolvePCR: 1+k the divisors
-// of PCR step k, K+2 the final division, K = ⌈log2 RR⌉.) A failed system
-// gets NaN in every row.
+// reduced rows). A failed system gets NaN in every row.
 //
 // With PART_EMU defined (never by nvcc) the sources compile as host C++
 // for internal/partemu, which runs segment.cuh's kernel thread by thread
@@ -338,52 +335,14 @@ template <typename T> __device__ __forceinline__ void part_id(bool ok, T &a, T &
     }
 }
 
-// part_warp_step is PCR step `step` (stride u) of the reduced rows held
-// by the lanes of warp segments of `width` lanes, two rows (F, L) a lane,
-// exchanged by shuffles: step 1 pairs F with the L row of lane t−1 and its
-// own L, and L with its own F and the F row of lane t+1; later steps pair
-// F rows with F rows and L rows with L rows of lanes t ± u/2. fl … lr say
-// which neighbours exist (the identity stands in for the others). (The
-// segment kernels use it; partition_kernel has it written out.)
-template <typename T>
-__device__ __forceinline__ void part_warp_step(int step, int u, int width, bool fl, bool fr, bool ll, bool lr,
-                                               PartEq<T> &F, PartEq<T> &L, T qF, T qL) {
-    T a, c, d, q;
-    if (step == 1) {
-        a = part_up(L.a, 1, width), c = part_up(L.c, 1, width), d = part_up(L.d, 1, width), q = part_up(qL, 1, width);
-        part_id(fl, a, c, d, q);
-        const PartEq<T> nF = part_upd(F, a, c, d, q, fr ? L.a : T(0), fr ? L.c : T(0), fr ? L.d : T(0), fr ? qL : T(1));
-        a = part_down(F.a, 1, width), c = part_down(F.c, 1, width), d = part_down(F.d, 1, width),
-        q = part_down(qF, 1, width);
-        part_id(lr, a, c, d, q);
-        L = part_upd(L, F.a, F.c, F.d, qF, a, c, d, q);
-        F = nF;
-    } else {
-        const int v = u >> 1;
-        T a2, c2, d2, q2;
-        a = part_up(F.a, v, width), c = part_up(F.c, v, width), d = part_up(F.d, v, width), q = part_up(qF, v, width);
-        a2 = part_down(F.a, v, width), c2 = part_down(F.c, v, width), d2 = part_down(F.d, v, width),
-        q2 = part_down(qF, v, width);
-        part_id(fl, a, c, d, q);
-        part_id(fr, a2, c2, d2, q2);
-        F = part_upd(F, a, c, d, q, a2, c2, d2, q2);
-        a = part_up(L.a, v, width), c = part_up(L.c, v, width), d = part_up(L.d, v, width), q = part_up(qL, v, width);
-        a2 = part_down(L.a, v, width), c2 = part_down(L.c, v, width), d2 = part_down(L.d, v, width),
-        q2 = part_down(qL, v, width);
-        part_id(ll, a, c, d, q);
-        part_id(lr, a2, c2, d2, q2);
-        L = part_upd(L, a, c, d, q, a2, c2, d2, q2);
-    }
-}
-
 // PartSlots addresses a thread's chunk slots: element j of its chunk in
 // array Y is Y[pos(X, j)], X the swizzled position of its first unit.
 // After Stage 1, γ_j, α_j, δ_j of the interior j = 1 … P−2 are in C, A, D,
 // and x goes to C in Stage 3; the free slots, numbered q = 0 … P+3, are
-// B[0 … P−1], A[0], A[P−1], D[0], D[P−1]. The shared-memory exchange puts
-// a thread's F row (a, c, d, 1/b) in free slots Q … Q+3 and its L row in
-// Q+4 … Q+7: Q = 0 and 8 alternately (double buffer) when P+4 ≥ 16,
-// Q = 0 always otherwise.
+// B[0 … P−1], A[0], A[P−1], D[0], D[P−1]. put<Q> and get<Q> write and
+// read a row (a, c, d, 1/b) at free slots Q … Q+3: the cyclic reduction's
+// exchange (PartCRSlots) puts a thread's F row at Q = 0, its L row at
+// Q = 4.
 template <typename T, int P> struct PartSlots {
     typedef typename PartVec<T>::V V;
     static constexpr int R = 16 / (int)sizeof(T);
@@ -732,59 +691,6 @@ __device__ __forceinline__ int part_recover_const(typename PartVec<T>::V *VD, co
 // part_x is the swizzled position of the first unit of the chunk at
 // logical unit bu.
 __device__ __forceinline__ int part_x(int bu) { return bu ^ ((bu >> 3) & 7); }
-
-// part_check_step reports the divisors of PCR step `step` (stride u)
-// among a thread's reduced rows F = 2t (original row r0) and L = 2t+1
-// (row r0+m−1), of the RR rows: a row's b is a divisor of the step when it
-// has a neighbour. part_check_final reports the final divisions' (stage
-// K+2). Both take the smallest key (atomicMin).
-template <typename T>
-__device__ __forceinline__ void part_check_step(int *key, int step, int u, int RR, int t, int r0, int m, T fb, T lb) {
-    const int jf = 2 * t, jl = 2 * t + 1;
-    if (jf < RR && (jf - u >= 0 || jf + u < RR) && bad_divisor(fb)) atomicMin(key, PART_KEY(1 + step, r0));
-    if (jl < RR && (jl - u >= 0 || jl + u < RR) && bad_divisor(lb)) atomicMin(key, PART_KEY(1 + step, r0 + m - 1));
-}
-template <typename T>
-__device__ __forceinline__ void part_check_final(int *key, int K, int RR, int t, int r0, int m, T fb, T lb) {
-    if (2 * t < RR && bad_divisor(fb)) atomicMin(key, PART_KEY(K + 2, r0));
-    if (2 * t + 1 < RR && bad_divisor(lb)) atomicMin(key, PART_KEY(K + 2, r0 + m - 1));
-}
-
-// part_xchg is PCR step `step` (stride u) of the shared-memory path, with
-// the exchange in free slots Q … Q+7 (see PartSlots); bu is the thread's
-// first logical unit, U the units of a chunk. It ends with the
-// neighbours' values read; the caller puts a barrier before the next
-// write of the same slots.
-template <typename T, int P, int Q>
-__device__ __forceinline__ void part_xchg(const PartSlots<T, P> &sl, int bu, int U, bool has, PartEq<T> &F,
-                                          PartEq<T> &L, T qF, T qL, int step, int u, bool fl, bool fr, bool ll,
-                                          bool lr) {
-    const int X = part_x(bu);
-    if (has) {
-        sl.template put<Q>(X, F, qF);
-        sl.template put<Q + 4>(X, L, qL);
-    }
-    __syncthreads();
-    T a, c, d, q, a2, c2, d2, q2;
-    if (step == 1) {
-        // F: the L row of thread t−1 and its own L; L: its own F and the
-        // F row of thread t+1.
-        sl.template get<Q + 4>(part_x(bu - U), fl, a, c, d, q);
-        const PartEq<T> nF = part_upd(F, a, c, d, q, fr ? L.a : T(0), fr ? L.c : T(0), fr ? L.d : T(0), fr ? qL : T(1));
-        sl.template get<Q>(part_x(bu + U), lr, a, c, d, q);
-        L = part_upd(L, F.a, F.c, F.d, qF, a, c, d, q);
-        F = nF;
-    } else {
-        const int v = (u >> 1) * U;
-        const int Xl = part_x(bu - v), Xr = part_x(bu + v);
-        sl.template get<Q>(Xl, fl, a, c, d, q);
-        sl.template get<Q>(Xr, fr, a2, c2, d2, q2);
-        F = part_upd(F, a, c, d, q, a2, c2, d2, q2);
-        sl.template get<Q + 4>(Xl, ll, a, c, d, q);
-        sl.template get<Q + 4>(Xr, lr, a2, c2, d2, q2);
-        L = part_upd(L, a, c, d, q, a2, c2, d2, q2);
-    }
-}
 
 // part_cr_levels is the number of cyclic-reduction levels of RR reduced
 // rows, ⌊log2 RR⌋ (partition.Levels).

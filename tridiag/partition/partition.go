@@ -120,10 +120,10 @@ func Solve[T tri.Float](a, b, c, d, x []T, p int, ws *Workspace[T]) error {
 // SolvePCR is Solve with the reduced system solved by parallel cyclic
 // reduction (⌈log2 R⌉ steps, every reduced row's unknown found on its
 // own; p = 1 is plain PCR, bit for bit pcr.Solve but for the
-// reciprocals). It is the CPU twin of the GPU kernels that still solve
-// the reduced system that way (the interleaved lanes kernel, the
-// constant-coefficient streaming kernel, the segment kernels' segments).
-// On weakly diagonally dominant matrices its backward error grows with
+// reciprocals), as every partition kernel of the GPU did until the
+// reduced system went to cyclic reduction; no kernel twins it now. It
+// stays for comparison (TestBackwardStable). On
+// weakly diagonally dominant matrices its backward error grows with
 // the size of the reduced system (see "Stability" in the package
 // documentation).
 func SolvePCR[T tri.Float](a, b, c, d, x []T, p int, ws *Workspace[T]) error {
