@@ -1,8 +1,8 @@
 //go:build cudaemu
 
-// A CPU emulation of the CUDA features that the segmented partition kernel
-// (ptx/src/segment.cuh, on partition.cuh) uses, its scheduler, and the C
-// entry points that package partemu calls.
+// A CPU emulation of the CUDA features that the partition kernels
+// (ptx/src/segment.cuh, partition.cuh, stream.cuh, lanes.cuh, cstream.cuh)
+// use, its scheduler, and the C entry points that package partemu calls.
 //
 // It builds on internal/bandemu's emu.h (the qualifiers, the index
 // variables, the simple intrinsics) and differs from bandemu's scheduler in
@@ -139,6 +139,9 @@ inline void emu_syncwarp(unsigned mask = 0xffffffffu) { emu_warp_op(0, EMU_OP_SY
 #define part_smem (emu_dyn_smem())
 
 #include "segment.cuh"
+#include "stream.cuh"
+#include "lanes.cuh"
+#include "cstream.cuh"
 
 // ---- The scheduler ----
 
@@ -462,4 +465,56 @@ const char *emu_error() { return err.c_str(); }
 
 EMU_SEGMENT(float, f32)
 EMU_SEGMENT(double, f64)
+
+// emu_part_*: the partition kernels that solve whole systems, one block a
+// system or a group of systems (partemu.Kernel: 0 … 3 partition_p4/p8/p16/
+// p32, 4 partition_lanes_p16, 5 partition_const_p16, 6
+// partition_stream_p16, 7 … 9 partition_cstream_p16, _warp_p16, _regs_p16),
+// grid blocks of threads threads; it returns 1 for a kernel the precision
+// lacks.
+#define EMU_PART_ARGS(T)                                                                                           \
+    int kernel, const T *a, const T *b, const T *c, const T *d, T *x, int n, int G, i64 es, i64 bs, T ca, T cb,    \
+        T cc, int isConst, int *status, int spb, int tps, int grid, int threads, int smem, int resident,            \
+        unsigned long long seed
+#define EMU_PART_CALL(name) name(a, b, c, d, x, n, G, es, bs, ca, cb, cc, isConst, status, spb, tps, nullptr, 0)
+#define EMU_PART_CONST(name) name(d, x, n, G, es, bs, ca, cb, cc, status, spb, tps, nullptr, 0)
+
+static int emu_part_run(int grid, int threads, int smem, int resident, unsigned long long seed,
+                        const std::function<void()> &body) {
+    return emu_grid((unsigned)grid, (unsigned)threads, (size_t)smem, (unsigned)resident, seed, body);
+}
+
+int emu_part_f32(EMU_PART_ARGS(float)) {
+    std::function<void()> body;
+    switch (kernel) {
+    case 0: body = [&] { EMU_PART_CALL(partition_p4_f32); }; break;
+    case 1: body = [&] { EMU_PART_CALL(partition_p8_f32); }; break;
+    case 2: body = [&] { EMU_PART_CALL(partition_p16_f32); }; break;
+    case 3: body = [&] { EMU_PART_CALL(partition_p32_f32); }; break;
+    case 4: body = [&] { EMU_PART_CALL(partition_lanes_p16_f32); }; break;
+    case 5: body = [&] { EMU_PART_CONST(partition_const_p16_f32); }; break;
+    case 6: body = [&] { partition_stream_p16_f32(a, b, c, d, x, n, G, es, bs, status, nullptr, 0); }; break;
+    case 7: body = [&] { EMU_PART_CONST(partition_cstream_p16_f32); }; break;
+    case 8: body = [&] { EMU_PART_CONST(partition_cstream_warp_p16_f32); }; break;
+    default: return 1;
+    }
+    return emu_part_run(grid, threads, smem, resident, seed, body);
+}
+
+int emu_part_f64(EMU_PART_ARGS(double)) {
+    std::function<void()> body;
+    switch (kernel) {
+    case 0: body = [&] { EMU_PART_CALL(partition_p4_f64); }; break;
+    case 1: body = [&] { EMU_PART_CALL(partition_p8_f64); }; break;
+    case 2: body = [&] { EMU_PART_CALL(partition_p16_f64); }; break;
+    case 4: body = [&] { EMU_PART_CALL(partition_lanes_p16_f64); }; break;
+    case 5: body = [&] { EMU_PART_CONST(partition_const_p16_f64); }; break;
+    case 6: body = [&] { partition_stream_p16_f64(a, b, c, d, x, n, G, es, bs, status, nullptr, 0); }; break;
+    case 7: body = [&] { EMU_PART_CONST(partition_cstream_p16_f64); }; break;
+    case 8: body = [&] { EMU_PART_CONST(partition_cstream_warp_p16_f64); }; break;
+    case 9: body = [&] { EMU_PART_CONST(partition_cstream_regs_p16_f64); }; break;
+    default: return 1;
+    }
+    return emu_part_run(grid, threads, smem, resident, seed, body);
+}
 }

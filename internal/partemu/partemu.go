@@ -1,10 +1,13 @@
 //go:build cudaemu
 
-// partemu runs bandsolve's segmented partition kernel
-// (segment_p16_f32/_f64 of ptx/src/segment.cuh) on the CPU, compiled as
-// host C++ with a fiber emulation of CUDA in which all the blocks of a grid
-// run concurrently (partemu.cc), so that its logic can be tested against
-// its CPU twin, partition.SolveSegmented, bit for bit and without a GPU.
+// partemu runs bandsolve's partition kernels on the CPU — the segmented
+// kernel (segment_p16_f32/_f64 of ptx/src/segment.cuh) and the kernels
+// that solve whole systems (partition_p*, partition_const_p16,
+// partition_lanes_p16, partition_stream_p16, partition_cstream_*) —
+// compiled as host C++ with a fiber emulation of CUDA in which the blocks
+// of a grid run concurrently (partemu.cc), so that their logic can be
+// tested against their CPU twins, partition.SolveSegmented and
+// partition.Solve, bit for bit and without a GPU.
 // It needs cgo and a C++17 compiler and builds only with the cudaemu tag:
 //
 //	go test -tags cudaemu ./internal/partemu
@@ -22,6 +25,8 @@ typedef long long i64;
 typedef unsigned long long u64;
 const char *emu_error(void);
 int emu_segment_f32(const float *a, const float *b, const float *c, const float *d, float *x, int n, int G, i64 es, i64 bs, float ca, float cb, float cc, int isConst, int *status, int M, int Q, int mode, u64 *ctl, float *RA, float *RB, float *RC, float *RD, float *XR, int *nst, unsigned *word, unsigned seq, int threads, int smem, int resident, u64 seed);
+int emu_part_f32(int kernel, const float *a, const float *b, const float *c, const float *d, float *x, int n, int G, i64 es, i64 bs, float ca, float cb, float cc, int isConst, int *status, int spb, int tps, int grid, int threads, int smem, int resident, u64 seed);
+int emu_part_f64(int kernel, const double *a, const double *b, const double *c, const double *d, double *x, int n, int G, i64 es, i64 bs, double ca, double cb, double cc, int isConst, int *status, int spb, int tps, int grid, int threads, int smem, int resident, u64 seed);
 int emu_segment_f64(const double *a, const double *b, const double *c, const double *d, double *x, int n, int G, i64 es, i64 bs, double ca, double cb, double cc, int isConst, int *status, int M, int Q, int mode, u64 *ctl, double *RA, double *RB, double *RC, double *RD, double *XR, int *nst, unsigned *word, unsigned seq, int threads, int smem, int resident, u64 seed);
 */
 import "C"
@@ -193,4 +198,78 @@ func Launch[T Float](p Plan, mode int, k Coeffs[T], d, x []T, status []int32, ws
 		return fmt.Errorf("%w: %s", ErrEmulation, C.GoString(C.emu_error()))
 	}
 	return nil
+}
+
+// Kernel is one of the partition kernels that solve whole systems.
+type Kernel int
+
+// The kernels of LaunchBlocks (the order of emu_part_* in partemu.cc).
+const (
+	PartitionP4     Kernel = iota // partition_p4 (chunks of 4 rows)
+	PartitionP8                   // partition_p8
+	PartitionP16                  // partition_p16, Auto's chunk
+	PartitionP32                  // partition_p32 (FP32 only)
+	Lanes                         // partition_lanes_p16 (systems across a warp's lanes)
+	Const                         // partition_const_p16 (constant coefficients)
+	Stream                        // partition_stream_p16 (a persistent grid, one system a block)
+	ConstStream                   // partition_cstream_p16 (constant coefficients, streamed)
+	ConstStreamWarp               // partition_cstream_warp_p16 (its warp variant)
+	ConstStreamRegs               // partition_cstream_regs_p16 (FP64 only: the factors in registers)
+)
+
+// Blocks is a launch of LaunchBlocks: Grid blocks of Threads threads with
+// SharedBytes of dynamic shared memory, SPB systems a block of TPS threads
+// each (the kernels' spb, tps; the streaming kernel takes neither).
+type Blocks struct {
+	Grid, Threads, SharedBytes, SPB, TPS int
+}
+
+// LaunchBlocks runs kernel kern over G systems of N rows, row i of system g
+// at g·bs + i·es of d, x and (unless k.Const) k.A, k.B, k.C; status has
+// G + 2 ints. The blocks run one at a time (lanes.cuh's static shared
+// keys are one array for the whole grid here; no block of these kernels
+// waits for another), in an order drawn from o.Seed.
+func LaunchBlocks[T Float](kern Kernel, l Blocks, n, g int, es, bs int64, k Coeffs[T], d, x []T, status []int32, o Options) error {
+	if n < 1 || g < 1 || l.Grid < 1 || l.Threads < 1 || es < 1 || bs < 0 {
+		return fmt.Errorf("partemu: bad launch %+v for N=%d G=%d es=%d bs=%d", l, n, g, es, bs)
+	}
+	need := int64(g-1)*bs + int64(n-1)*es + 1
+	arrays := [][]T{d, x}
+	if !k.Const {
+		arrays = append(arrays, k.A, k.B, k.C)
+	}
+	for _, a := range arrays {
+		if int64(len(a)) < need {
+			return fmt.Errorf("partemu: an array of %d elements for a batch of %d", len(a), need)
+		}
+	}
+	if len(status) < g+2 {
+		return fmt.Errorf("partemu: status of %d ints for %d systems", len(status), g)
+	}
+	isConst := C.int(0)
+	if k.Const {
+		isConst = 1
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var rc C.int
+	kn, nn, gg, es2, bs2 := C.int(kern), C.int(n), C.int(g), C.i64(es), C.i64(bs)
+	st := (*C.int)(ptr(status))
+	spb, tps, grid, th, sm, seed := C.int(l.SPB), C.int(l.TPS), C.int(l.Grid), C.int(l.Threads), C.int(l.SharedBytes), C.u64(o.Seed)
+	if is64[T]() {
+		f := func(s []T) *C.double { return (*C.double)(ptr(s)) }
+		rc = C.emu_part_f64(kn, f(k.A), f(k.B), f(k.C), f(d), f(x), nn, gg, es2, bs2,
+			C.double(k.CA), C.double(k.CB), C.double(k.CC), isConst, st, spb, tps, grid, th, sm, 1, seed)
+	} else {
+		f := func(s []T) *C.float { return (*C.float)(ptr(s)) }
+		rc = C.emu_part_f32(kn, f(k.A), f(k.B), f(k.C), f(d), f(x), nn, gg, es2, bs2,
+			C.float(k.CA), C.float(k.CB), C.float(k.CC), isConst, st, spb, tps, grid, th, sm, 1, seed)
+	}
+	switch rc {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("partemu: kernel %d has no %d-byte variant", kern, sizeOf[T]())
+	}
+	return fmt.Errorf("%w: %s", ErrEmulation, C.GoString(C.emu_error()))
 }

@@ -59,7 +59,9 @@ __device__ void partition_stream(const T *a, const T *b, const T *c, const T *d,
     if (g < G) part_copy<T, P, false>(k, d, SA, SB, SC, SD, ss, n, G, es, bs, 1, g);
     for (int it = 0; g < G; it++, g += gridDim.x) {
         int *key = keys + (it & 1);
+#ifndef PART_EMU
         asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
         __syncthreads();
         // The other key: its last readers (the previous system's store and
         // status) are before the barrier above, its next writers after the

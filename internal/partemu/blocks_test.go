@@ -1,0 +1,156 @@
+//go:build cudaemu
+
+package partemu
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bandsolve/bandsolve/tridiag/partition"
+	"github.com/bandsolve/bandsolve/tuning"
+)
+
+// runBlocks launches kern over the batch with launch l and compares every
+// system's x with partition.Solve in chunks of p rows (on the constant
+// arrays when the batch is constant), bit for bit; no system fails, and
+// no entry outside the systems is written.
+func runBlocks[T Float](t *testing.T, name string, kern Kernel, l Blocks, b *batch[T], p int) {
+	t.Helper()
+	x := b.newX()
+	status := make([]int32, b.g+2)
+	k, o := b.k, b.lay.off
+	if !k.Const {
+		k.A, k.B, k.C = k.A[o:], k.B[o:], k.C[o:]
+	}
+	require.NoError(t, LaunchBlocks(kern, l, b.n, b.g, b.es, b.bs, k, b.d[o:], x[o:], status, Options{Seed: 5}), name)
+	for g := range b.g {
+		s := b.sys[g]
+		if b.k.Const {
+			s = constSystem(b.k, s.d)
+		}
+		want := make([]T, b.n)
+		require.NoError(t, partition.Solve(s.a, s.b, s.c, s.d, want, p, nil), name)
+		if !sameBits(t, fmt.Sprintf("%s: system %d", name, g), b.rows(x, g), want, false) {
+			return
+		}
+		assert.Zero(t, status[g], "%s: system %d", name, g)
+	}
+	assert.Zero(t, status[b.g], name)
+	for i, own := range b.owned {
+		if !own && bits(x[i]) != bits(junk[T]()) {
+			t.Errorf("%s: entry %d outside the systems written: %v", name, i, x[i])
+			return
+		}
+	}
+}
+
+// newBlocksBatch is g random systems of n rows (constant coefficients when
+// constant) in layout lay.
+func newBlocksBatch[T Float](r *rand.Rand, n, g int, lay layout, constant bool) *batch[T] {
+	k := Coeffs[T]{}
+	if constant {
+		k = Coeffs[T]{CA: T(-0.4), CB: T(2.1), CC: T(-0.6), Const: true}
+	}
+	return pack(randSystems[T](r, n, g), lay, k)
+}
+
+// TestBlocksBitExact: the partition kernels that solve whole systems —
+// one block per group of systems with chunks of 4, 8, 16 and 32 rows, the
+// constant-coefficient kernel, the lanes kernel (interleaved batches), the
+// streaming kernel and the constant streaming kernels (persistent grids
+// of fewer blocks than groups) — launched as package tuning launches them
+// on an H100, agree bit for bit with partition.Solve, for sizes that are
+// not powers of two, one-row last chunks and every layout.
+func TestBlocksBitExact(t *testing.T) {
+	t.Run("float32", testBlocksBitExact[float32])
+	t.Run("float64", testBlocksBitExact[float64])
+}
+
+func testBlocksBitExact[T Float](t *testing.T) {
+	r := rand.New(rand.NewPCG(71, 72))
+	elem := sizeOf[T]()
+	dev := tuning.H100
+	sysFirst := func(b *batch[T]) bool { return b.bs < b.es }
+	const g = 5
+
+	// One block per group of systems, chunks of p rows.
+	chunks := map[Kernel]int{PartitionP4: 4, PartitionP8: 8, PartitionP16: 16, PartitionP32: 32}
+	for _, kern := range []Kernel{PartitionP16, PartitionP4, PartitionP8, PartitionP32} {
+		p := chunks[kern]
+		if kern == PartitionP32 && elem == 8 {
+			continue
+		}
+		sizes := []int{1, 2, 17, 33, 100, 513, 1000}
+		if kern == PartitionP16 {
+			sizes = append(sizes, 2049, 4096)
+		}
+		for _, n := range sizes {
+			for _, lay := range []layout{contiguous, unaligned, strided, interleaved} {
+				if kern != PartitionP16 && lay.name != "contiguous" && lay.name != "interleaved" {
+					continue
+				}
+				for _, constant := range []bool{false, true} {
+					if constant && kern != PartitionP16 {
+						continue
+					}
+					b := newBlocksBatch[T](r, n, g, lay, constant)
+					pl, err := tuning.PartitionLaunchChunk(dev, n, elem, p, g, sysFirst(b), 64)
+					kk := kern
+					if constant {
+						kk = Const
+						pl, err = tuning.PartitionLaunchConst(dev, n, elem, g, sysFirst(b), 64)
+					}
+					if err != nil {
+						continue // too large for one block in this layout
+					}
+					l := Blocks{Grid: pl.Blocks(g), Threads: pl.Threads, SharedBytes: pl.SharedBytes, SPB: pl.SystemsPerBlock, TPS: pl.ThreadsPerSystem}
+					runBlocks(t, fmt.Sprintf("kernel %d N=%d %s const=%v (%d systems × %d threads)", kk, n, lay.name, constant, l.SPB, l.TPS), kk, l, b, p)
+				}
+			}
+		}
+	}
+
+	// The lanes kernel: interleaved batches.
+	for _, n := range []int{1, 16, 17, 100, 512} {
+		b := newBlocksBatch[T](r, n, 40, interleaved, false)
+		pl, err := tuning.PartitionLanesLaunch(dev, n, elem, b.g, 0)
+		require.NoError(t, err)
+		l := Blocks{Grid: pl.Blocks(b.g), Threads: pl.Threads, SharedBytes: pl.SharedBytes, SPB: pl.SystemsPerBlock, TPS: pl.ThreadsPerSystem}
+		runBlocks(t, fmt.Sprintf("lanes N=%d (%d systems a block)", n, l.SPB), Lanes, l, b, 16)
+	}
+
+	// The streaming kernel: two blocks loop over the systems.
+	for _, n := range []int{2, 100, 2048, 3000} {
+		for _, lay := range []layout{contiguous, unaligned} {
+			b := newBlocksBatch[T](r, n, g, lay, false)
+			sl, err := tuning.PartitionStreamLaunchFor(dev, n, elem, g, 0)
+			require.NoError(t, err)
+			l := Blocks{Grid: 2, Threads: sl.Threads, SharedBytes: sl.SharedBytes}
+			runBlocks(t, fmt.Sprintf("stream N=%d %s", n, lay.name), Stream, l, b, 16)
+		}
+	}
+
+	// The constant streaming kernels: two blocks loop over the groups.
+	for _, n := range []int{1, 17, 64, 100, 600, 2049} {
+		for _, lay := range []layout{contiguous, strided, interleaved} {
+			b := newBlocksBatch[T](r, n, 9, lay, true)
+			cl, err := tuning.PartitionConstStreamLaunchFor(dev, n, elem, b.g, sysFirst(b), 0, 0)
+			if err != nil {
+				continue // interleaved: no whole sectors in a block
+			}
+			kern := ConstStream
+			switch {
+			case cl.Warp:
+				kern = ConstStreamWarp
+			case !tuning.PartitionConstStreamTable(n, elem):
+				kern = ConstStreamRegs
+			}
+			l := Blocks{Grid: 2, Threads: cl.Threads, SharedBytes: cl.SharedBytes, SPB: cl.SystemsPerBlock, TPS: cl.ThreadsPerSystem}
+			runBlocks(t, fmt.Sprintf("cstream kernel %d N=%d %s (%d systems × %d threads)", kern, n, lay.name, l.SPB, l.TPS), kern, l, b, 16)
+		}
+	}
+}
