@@ -21,7 +21,9 @@ const (
 	GTSV
 	// CR is cyclic reduction (package cr).
 	CR
-	// PCR is parallel cyclic reduction (package pcr).
+	// PCR is parallel cyclic reduction (package pcr). Its backward error
+	// grows with N on weakly diagonally dominant matrices (see
+	// "Stability" in package pcr).
 	PCR
 	// WangMou is the Wang & Mou partition method (package wangmou).
 	WangMou
