@@ -141,7 +141,10 @@ func testBlocksBitExact[T Float](t *testing.T) {
 	}
 
 	// The streaming kernel: two blocks loop over the systems.
-	for _, n := range []int{2, 100, 2048, 3000} {
+	for _, n := range []int{2, 100, 2048, 3000, 4096, 8192} {
+		if n > tuning.PartitionStreamMaxN(dev, elem) {
+			continue
+		}
 		for _, lay := range []layout{contiguous, unaligned} {
 			b := newBlocksBatch[T](r, n, g, lay, false)
 			sl, err := tuning.PartitionStreamLaunchFor(dev, n, elem, g, 0)
