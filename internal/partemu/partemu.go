@@ -149,15 +149,10 @@ var ErrEmulation = errors.New("partemu")
 // The emulation's state is global in C.
 var mu sync.Mutex
 
-// Launch runs the kernel in the given mode over the batch: status (G + 2
-// ints) as the kernel takes it, d and x in the batch layout (x may alias
-// d).
-func Launch[T Float](p Plan, mode int, k Coeffs[T], d, x []T, status []int32, ws *Workspace[T], o Options) error {
-	q := p.Q()
-	if p.N < 2 || p.G < 1 || p.M%Chunk != 0 || p.Threads()%32 != 0 || q > 32 || p.ES < 1 || p.BS < 0 {
-		return fmt.Errorf("partemu: bad plan %+v", p)
-	}
-	need := int64(p.G-1)*p.BS + int64(p.N-1)*p.ES + 1
+// checkArrays checks that d, x and the coefficient arrays hold a batch of
+// g systems of n rows, row i of system g at g·bs + i·es.
+func checkArrays[T Float](n, g int, es, bs int64, k Coeffs[T], d, x []T) error {
+	need := int64(g-1)*bs + int64(n-1)*es + 1
 	arrays := [][]T{d, x}
 	if !k.Const {
 		arrays = append(arrays, k.A, k.B, k.C)
@@ -166,6 +161,20 @@ func Launch[T Float](p Plan, mode int, k Coeffs[T], d, x []T, status []int32, ws
 		if int64(len(a)) < need {
 			return fmt.Errorf("partemu: an array of %d elements for a batch of %d", len(a), need)
 		}
+	}
+	return nil
+}
+
+// Launch runs the kernel in the given mode over the batch: status (G + 2
+// ints) as the kernel takes it, d and x in the batch layout (x may alias
+// d).
+func Launch[T Float](p Plan, mode int, k Coeffs[T], d, x []T, status []int32, ws *Workspace[T], o Options) error {
+	q := p.Q()
+	if p.N < 2 || p.G < 1 || p.M%Chunk != 0 || p.Threads()%32 != 0 || q > 32 || p.ES < 1 || p.BS < 0 {
+		return fmt.Errorf("partemu: bad plan %+v", p)
+	}
+	if err := checkArrays(p.N, p.G, p.ES, p.BS, k, d, x); err != nil {
+		return err
 	}
 	r := p.G * 2 * q
 	if len(status) < p.G+2 || len(ws.Ctl) < 1+4*p.G || len(ws.Nst) < p.G+2 || len(ws.RA) < r || len(ws.RB) < r ||
@@ -233,15 +242,8 @@ func LaunchBlocks[T Float](kern Kernel, l Blocks, n, g int, es, bs int64, k Coef
 	if n < 1 || g < 1 || l.Grid < 1 || l.Threads < 1 || es < 1 || bs < 0 {
 		return fmt.Errorf("partemu: bad launch %+v for N=%d G=%d es=%d bs=%d", l, n, g, es, bs)
 	}
-	need := int64(g-1)*bs + int64(n-1)*es + 1
-	arrays := [][]T{d, x}
-	if !k.Const {
-		arrays = append(arrays, k.A, k.B, k.C)
-	}
-	for _, a := range arrays {
-		if int64(len(a)) < need {
-			return fmt.Errorf("partemu: an array of %d elements for a batch of %d", len(a), need)
-		}
+	if err := checkArrays(n, g, es, bs, k, d, x); err != nil {
+		return err
 	}
 	if len(status) < g+2 {
 		return fmt.Errorf("partemu: status of %d ints for %d systems", len(status), g)
