@@ -353,3 +353,41 @@ func TestSegmentNonFiniteEntry(t *testing.T) {
 		}
 	}
 }
+
+// weakBatch is newBatch with barely dominant rows: a, c from U(−1, −0.1),
+// b = 1.001·(|a| + |c|), d from U(−1, 1). The cyclic reduction's upper
+// levels still change the result's bits there (with b ≈ 4 the reduced
+// rows' couplings fall below the rounding of d after a few levels, and an
+// error in those levels would not show).
+func weakBatch[T tridiag.Float](r *rand.Rand, shape tridiag.Shape) batch[T] {
+	bt := newBatch[T](r, shape, 4)
+	sh := bt.shape
+	for g := 0; g < sh.G; g++ {
+		for i := 0; i < sh.N; i++ {
+			k := sh.Layout.Index(i, g)
+			a, c := T(-0.1-0.9*r.Float64()), T(-0.1-0.9*r.Float64())
+			bt.a[k], bt.c[k], bt.b[k] = a, c, T(1.001)*(-a-c)
+		}
+	}
+	return bt
+}
+
+// TestAutoWeaklyDominant: Auto's plans of contiguous batches — one block a
+// system, the streaming kernel, segments, a single system in three passes
+// — on barely dominant systems, twice on one plan, bit for bit their twins,
+// whose backward error is a few unit roundoffs (package partition,
+// TestBackwardStable).
+func TestAutoWeaklyDominant(t *testing.T) {
+	t.Run("float32", testAutoWeaklyDominant[float32])
+	t.Run("float64", testAutoWeaklyDominant[float64])
+}
+
+func testAutoWeaklyDominant[T tridiag.Float](t *testing.T) {
+	r := rand.New(rand.NewPCG(91, 92))
+	for _, c := range []sizeCase{{1024, 64}, {4096, 600}, {8192, 300}, {16384, 8}, {1 << 20, 1}} {
+		bt := weakBatch[T](r, tridiag.Shape{N: c.n, G: c.g})
+		kp, failed := segmentCase(t, bt, tridiag.Options{}, false, 2, fmt.Sprintf("N=%d G=%d", c.n, c.g))
+		assert.Empty(t, failed, "N=%d G=%d", c.n, c.g)
+		t.Logf("N=%d G=%d: %T", c.n, c.g, kp)
+	}
+}
