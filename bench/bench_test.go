@@ -260,7 +260,7 @@ func TestBackwardError(t *testing.T) {
 		{N: 100, G: 7, Layout: Strided, Precision: F64},
 		{N: 100, G: 7, Layout: Strided, Precision: F64, Constant: true},
 	} {
-		for _, m := range []string{Toeplitz, Dominant} {
+		for _, m := range Matrices() {
 			h, err := newHostData[float64](c, m, 3)
 			require.NoError(t, err)
 			p, err := tridiag.NewPlan[float64](nil, c.Shape(), tridiag.Options{Algorithm: tridiag.GTSV})
@@ -433,4 +433,31 @@ func BenchmarkGonumDgtsv(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(c.Rows())*float64(b.N)/b.Elapsed().Seconds()/1e6, "MRows/s")
+}
+
+// TestDiffusionMatrix: the diffusion matrix's rows sum to 0 inside a system
+// (weakly dominant), and on it the bench's flag tells PCR (whose backward
+// error grows with N there) from the partition method and Thomas.
+func TestDiffusionMatrix(t *testing.T) {
+	c := Case{N: 1 << 16, G: 2, Layout: Contiguous, Precision: F32}
+	h, err := newHostData[float32](c, Diffusion, 5)
+	require.NoError(t, err)
+	l := c.TridiagLayout()
+	for _, i := range []int{1, 100, c.N - 2} {
+		k := l.Index(i, 1)
+		assert.InDelta(t, 0, float64(h.a[k]+h.b[k]+h.c[k]), 1e-6, "row %d", i)
+		assert.Negative(t, h.a[k])
+		assert.Negative(t, h.c[k])
+	}
+	resid := func(alg tridiag.Algorithm) float64 {
+		p, err := tridiag.NewPlan[float32](nil, c.Shape(), tridiag.Options{Algorithm: alg})
+		require.NoError(t, err)
+		defer p.Close()
+		x := make([]float32, c.Len())
+		require.NoError(t, p.Solve(context.Background(), h.a, h.b, h.c, h.d, x))
+		return h.backwardError(x)
+	}
+	assert.Less(t, resid(tridiag.Partition), residLimit(F32))
+	assert.Less(t, resid(tridiag.Thomas), residLimit(F32))
+	assert.Greater(t, resid(tridiag.PCR), residLimit(F32))
 }

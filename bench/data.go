@@ -15,7 +15,16 @@ const (
 	// Dominant has a, c from U(−1, 1) and b = 4: strictly diagonally
 	// dominant, so every algorithm is stable on it.
 	Dominant = "dominant"
+	// Diffusion is the matrix of −(k·u′)′ with a coefficient k_{i+1/2}
+	// from U(0.5, 1.5) on every edge (a_i = −k_{i−1/2}, c_i = −k_{i+1/2},
+	// b_i = k_{i−1/2} + k_{i+1/2}): weakly dominant, condition ~N², where
+	// PCR's backward error grows with N (package pcr, "Stability");
+	// constant cases take tridiag(−1, 2, −1).
+	Diffusion = "diffusion"
 )
+
+// Matrices returns the matrix kinds of the -matrix flag.
+func Matrices() []string { return []string{Toeplitz, Dominant, Diffusion} }
 
 // hostData is the data of one case on the host: the coefficient arrays
 // (materialised also for constant cases, where the peers need them), the
@@ -40,8 +49,10 @@ func newHostData[T tridiag.Float](c Case, matrix string, seed uint64) (*hostData
 		h.ka, h.kb, h.kc = -1, 2, -1
 	case Dominant:
 		h.ka, h.kb, h.kc = 0.5, 4, -0.5
+	case Diffusion:
+		h.ka, h.kb, h.kc = -1, 2, -1
 	default:
-		return nil, fmt.Errorf("unknown matrix %q (want %s or %s)", matrix, Toeplitz, Dominant)
+		return nil, fmt.Errorf("unknown matrix %q (want one of %v)", matrix, Matrices())
 	}
 	n := c.Len()
 	h.d = make([]T, n)
@@ -70,12 +81,19 @@ func (h *hostData[T]) coeffs() (a, b, c []T) {
 	l := cs.TridiagLayout()
 	rng := rand.New(rand.NewPCG(h.seed, 0x5851f42d4c957f2d))
 	random := h.matrix == Dominant && !cs.Constant
+	diffusion := h.matrix == Diffusion && !cs.Constant
 	for g := 0; g < cs.G; g++ {
+		kl := T(0.5 + rng.Float64()) // k_{−1/2}: the first row keeps it in b
 		for i := 0; i < cs.N; i++ {
 			k := l.Index(i, g)
 			av, bv, cv := h.ka, h.kb, h.kc
 			if random {
 				av, cv = T(2*rng.Float64()-1), T(2*rng.Float64()-1)
+			}
+			if diffusion {
+				kr := T(0.5 + rng.Float64())
+				av, bv, cv = -kl, kl+kr, -kr
+				kl = kr
 			}
 			if i == 0 {
 				av = 0
