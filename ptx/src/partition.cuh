@@ -699,9 +699,9 @@ __device__ __forceinline__ int part_cr_levels(int RR) { return RR <= 1 ? 0 : 31 
 // Stage 2 by cyclic reduction (partition.Solve's reducedCR), thread t
 // holding reduced rows F = 2t and L = 2t+1 of the RR rows (none beyond
 // RR). Level k = 1 … K (u = 2^(k−1) rows) eliminates the rows j ≡ u−1
-// (mod 2u) into the rows j ≡ 2u−1 (mod 2u): level 1 every F row into the
-// L row of its own thread (left) and of thread t−1 (right: the L row of
-// thread t takes the F rows of threads t and t+1); level k ≥ 2 the L rows
+// (mod 2u) into the rows j ≡ 2u−1 (mod 2u): level 1 every F row (the L
+// row of thread t takes the F rows of threads t and t+1, its left and
+// right neighbours); level k ≥ 2 the L rows
 // of threads t with (t+1) mod 2v = v, v = 2^(k−2), into those with
 // (t+1) mod 2v = 0, from threads t ± v. An eliminated row keeps its
 // equation and reciprocal 1/b; the last row standing, 2^K − 1, is x =
