@@ -40,9 +40,10 @@ func TestConstStream(t *testing.T) {
 	t.Run("float64", testConstStream[float64])
 }
 
-// testConstStream: the constant streaming kernels (warp and shared-memory
-// PCR) are bit for bit partition.Solve (chunks of 16) on constant arrays,
-// and report the same failures, for N = 1 … 4096 (one-row last chunks,
+// testConstStream: the constant streaming kernels (exchanges by shuffles
+// and through shared memory) are bit for bit partition.Solve (chunks of
+// 16) on constant arrays, and report the same failures, for N = 1 … 4096
+// (FP64: 2048; no launch above) (one-row last chunks,
 // N not a multiple of 16), batches smaller than the grid, batches that
 // give every block several groups and a partial last group, every layout
 // (NaN in the gaps), systems a block from the smallest to the largest, a
@@ -53,11 +54,15 @@ func testConstStream[T tridiag.Float](t *testing.T) {
 	f64 := isF64[T]()
 	elem := reductionElem(f64)
 	props := dev.Properties()
-	for _, n := range []int{1, 2, 3, 16, 17, 33, 64, 100, 257, 512, 513, 1000, 2049, 4081, 4096} {
+	for _, n := range []int{1, 2, 3, 16, 17, 33, 64, 100, 257, 512, 513, 1000, 2047, 2048, 2049, 4081, 4096} {
 		// The grid of a large batch with the default choice: G = 2·grid·spb
 		// + spb/2 + 3 gives every block two or three groups, the last one
 		// partial.
 		cs, err := tuning.PartitionConstStreamLaunchFor(props, n, elem, 1<<22, false, 0, 0)
+		if n > tuning.PartitionConstStreamMaxN(elem) {
+			require.ErrorIs(t, err, tuning.ErrTooLargeForShared, "N=%d", n)
+			continue
+		}
 		require.NoError(t, err, "N=%d", n)
 		big := 2*cs.Grid*cs.SystemsPerBlock + cs.SystemsPerBlock/2 + 3
 		for _, g := range []int{1, 5, big} {
@@ -132,7 +137,7 @@ func testConstStream[T tridiag.Float](t *testing.T) {
 // streaming and lanes plans alike; interleaved batches where a block takes
 // whole sectors of a row), bit for bit with the twin, several times on one
 // plan; small batches keep the one-shot constant kernel; N above its limit,
-// FP64 N > 2048 (the register kernel) and interleaved batches of longer
+// FP64 N > 2048 (no launch) and interleaved batches of longer
 // systems do not take it.
 func TestConstStreamAuto(t *testing.T) {
 	t.Run("float32", testConstStreamAuto[float32])
@@ -158,9 +163,9 @@ func testConstStreamAuto[T tridiag.Float](t *testing.T) {
 		gp, err := NewPlan[T](dev, shape, tridiag.Options{})
 		require.NoError(t, err)
 		pp := constWholeOf(gp.kp)
-		if c.interleaved && n > 128*elem || !tuning.PartitionConstStreamTable(n, int(elemSize[T]())) {
+		if c.interleaved && n > 128*elem || n > tuning.PartitionConstStreamMaxN(elem) {
 			// Whole sectors of a row would take blocks above 256 threads;
-			// the register kernel (FP64 N > 2048) is not Auto's.
+			// FP64 takes N ≤ 2048.
 			if pp != nil {
 				assert.Nil(t, pp.cstream, "%s: %s", name, gp.Describe())
 			}

@@ -194,16 +194,11 @@ var useConstStream = true
 // constStreamLaunch is the launch of the constant streaming kernel for
 // spec (spb > 0: that many systems a block) and the kernel's name with the
 // precision suffix: partition_cstream_warp_p16_* when a system takes at
-// most a warp, partition_cstream_p16_* otherwise, and
-// partition_cstream_regs_p16_f64 where the factors stay in registers
-// (tuning.PartitionConstStreamTable; device thread).
+// most a warp, partition_cstream_p16_* otherwise (device thread).
 func constStreamLaunch(d *Device, spec tridiag.Spec, f64 bool, spb int) (tuning.ConstStreamLaunch, string, error) {
 	elem := reductionElem(f64)
 	name := "partition_cstream_p16" + suffixOf(f64)
-	switch {
-	case !tuning.PartitionConstStreamTable(spec.N, elem):
-		name = "partition_cstream_regs_p16" + suffixOf(f64)
-	case tuning.PartitionConstStreamWarp(spec.N):
+	if tuning.PartitionConstStreamWarp(spec.N) {
 		name = "partition_cstream_warp_p16" + suffixOf(f64)
 	}
 	regs, err := d.kernelAttr(name, cu.NumRegs)

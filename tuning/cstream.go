@@ -11,15 +11,27 @@ import (
 // of systems that share constant a, b, c: a persistent grid whose blocks
 // compute what depends on the matrix once (Stage 1's table, the factors
 // and divisors of every level of the cyclic reduction of the reduced
-// rows, in a shared-memory table or in registers:
-// PartitionConstStreamTable) and then loop over groups of spb systems,
+// rows, in a shared-memory table) and then loop over groups of spb systems,
 // loading the next group's d while they solve the current one with d
 // alone. Auto's rule is PreferConstStream.
 
 // PartitionConstStreamMaxN is the largest N of the constant streaming
-// kernels: at most 9 levels (2·⌈N/16⌉ ≤ 512 reduced rows), the most
-// the kernels unroll, and at most 256 threads a system.
-const PartitionConstStreamMaxN = 4096
+// kernels for elements of elem bytes: 4096 in FP32 (at most 9 levels,
+// 2·⌈N/16⌉ ≤ 512 reduced rows, the most the kernels unroll, and at most
+// 256 threads a system), 2048 in FP64, where the factor table of 9 levels
+// would take 73 KB and leave one block an SM. (A variant that kept the
+// factors in registers for FP64 N ≤ 4096, one block of 256 threads an SM,
+// was faster than the table there while the reduced rows were solved by
+// PCR, 64.0% of the limit against 57.1%, session 7; with cyclic reduction
+// it lost to the one-shot constant kernel, 56.7% against 61.2%,
+// bench/results/h100-2026-11-25/session8/run4/bench-cstream.txt, and is
+// gone.)
+func PartitionConstStreamMaxN(elem int) int {
+	if elem == 8 {
+		return 2048
+	}
+	return 4096
+}
 
 // PartitionConstStreamWarp reports whether a system of n rows takes at most
 // a warp (⌈n/16⌉ ≤ 32 threads, at most 6 levels): the kernels that
@@ -30,20 +42,6 @@ func PartitionConstStreamWarp(n int) bool { return partitionThreads(n, 16) <= 32
 // threads a block (with registers for three blocks of them an SM in FP32,
 // two in FP64, where the factors are in the table).
 const PartitionConstStreamMaxThreads = 256
-
-// PartitionConstStreamTable reports whether the kernel for n rows of elem
-// bytes keeps the matrix's factors in a shared-memory table shared by the
-// block's systems (partition_cstream_p16_*, partition_cstream_warp_p16_*)
-// rather than in registers (partition_cstream_regs_p16_f64): all but FP64
-// N > 2048, where the table of 9 levels takes 73 KB and one block of 256
-// threads an SM solves faster with the factors in registers (H100, 2^24
-// rows: 64.0% of the limit against 57.1%; at N = 2048 the table gives
-// 78.9% against 67.9%; bench/results/h100-2026-11-25/session7, measured
-// when the reduced rows were solved by PCR, whose table had four values
-// an entry where the cyclic reduction's uses three).
-func PartitionConstStreamTable(n, elem int) bool {
-	return elem != 8 || n <= 2048
-}
 
 // PartitionConstStreamBlockBytes is the bytes of d that a block of the
 // constant streaming kernels is given when its systems are shorter (the
@@ -56,15 +54,14 @@ const PartitionConstStreamBlockBytes = 16 << 10
 // PartitionConstStreamSharedBytes is the dynamic shared memory of a block
 // of spb systems of n rows: two arrays (d, and the exchange where x also
 // passes) of the systems' units of 16 bytes in whole groups of 8, Stage 1's
-// table (r, γ, α for 16 rows and a bit mask), 3·spb int32 keys.
+// table (r, γ, α for 16 rows and a bit mask), 3·spb int32 keys, and,
+// 16-byte aligned, the factor table: a level's entries of four values for
+// every thread of a system.
 func PartitionConstStreamSharedBytes(n, elem, spb int, sysFirst bool) int {
 	units := (spb*partitionStride(n, 16, elem, sysFirst) + 7) &^ 7
 	table := (3*16*elem + 4 + elem - 1) / elem * elem
 	b := 2*units*16 + table + 12*spb
-	if PartitionConstStreamTable(n, elem) {
-		b = (b+15)&^15 + partition.Levels(n, 16)*partitionThreads(n, 16)*4*elem
-	}
-	return b
+	return (b+15)&^15 + partition.Levels(n, 16)*partitionThreads(n, 16)*4*elem
 }
 
 // ConstStreamLaunch is the launch of a constant streaming kernel: Grid
@@ -99,8 +96,8 @@ func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, regs
 	if n < 1 || g < 1 || (elem != 4 && elem != 8) {
 		return l, fmt.Errorf("tuning: constant streaming launch for N=%d G=%d, element size %d", n, g, elem)
 	}
-	if n > PartitionConstStreamMaxN {
-		return l, fmt.Errorf("%w: the constant streaming kernel takes N ≤ %d; N=%d", ErrTooLargeForShared, PartitionConstStreamMaxN, n)
+	if mx := PartitionConstStreamMaxN(elem); n > mx {
+		return l, fmt.Errorf("%w: the constant streaming kernel takes N ≤ %d (%d-byte elements); N=%d", ErrTooLargeForShared, mx, elem, n)
 	}
 	maxT := PartitionConstStreamMaxThreads
 	if d.MaxThreadsPerBlock > 0 {
@@ -141,14 +138,7 @@ func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, regs
 // PreferConstStream reports whether a constant solve of g systems takes
 // the streaming kernel (launch s): when every block gets two groups of
 // systems or more (the gain is the next group's copy; a smaller batch
-// keeps the one-shot kernel, which signals its own completion), and only
-// where the factors fit the shared-memory table: since the reduced rows
-// are solved by cyclic reduction (twice the barriers of PCR), the
-// register kernel (one block of 256 threads an SM, FP64 N > 2048) is
-// slower than the one-shot constant kernel (H100, FP64 N = 4096, 2^24
-// rows: 56.7% of the limit against 61.2%;
-// bench/results/h100-2026-11-25/session8/run4/bench-cstream.txt).
+// keeps the one-shot kernel, which signals its own completion).
 func PreferConstStream(d Device, s ConstStreamLaunch) bool {
-	return s.N <= PartitionConstStreamMaxN && PartitionConstStreamTable(s.N, s.ElemSize) && s.BlocksPerSM >= 1 &&
-		s.Groups >= 2*s.BlocksPerSM*max(d.SMs, 1)
+	return s.BlocksPerSM >= 1 && s.Groups >= 2*s.BlocksPerSM*max(d.SMs, 1)
 }

@@ -20,16 +20,18 @@ func TestConstStreamLaunch(t *testing.T) {
 	// aligned.
 	base := 2*1024*16 + 196 + 12
 	assert.Equal(t, (base+15)&^15+9*256*16, PartitionConstStreamSharedBytes(4096, 4, 1, false))
-	// 4096 FP64 rows: the factors in registers.
-	assert.False(t, PartitionConstStreamTable(4096, 8))
-	assert.Equal(t, 2*2048*16+392+12, PartitionConstStreamSharedBytes(4096, 8, 1, false))
+	// 2048 FP64 rows: 1024 units, 8 levels of 128 threads, four doubles
+	// each; FP64 takes N ≤ 2048.
+	base = 2*1024*16 + 392 + 12
+	assert.Equal(t, (base+15)&^15+8*128*32, PartitionConstStreamSharedBytes(2048, 8, 1, false))
+	assert.Equal(t, 4096, PartitionConstStreamMaxN(4))
+	assert.Equal(t, 2048, PartitionConstStreamMaxN(8))
 	// 64 FP64 rows, 8 systems: 8·32 units; the table 3·16 doubles and a
 	// mask, rounded to 8 bytes; 3 steps of 4 threads, four doubles each.
-	assert.True(t, PartitionConstStreamTable(64, 8))
 	base = 2*256*16 + 392 + 96
 	assert.Equal(t, (base+15)&^15+3*4*32, PartitionConstStreamSharedBytes(64, 8, 8, false))
 
-	for n := 1; n <= PartitionConstStreamMaxN; n += 15 {
+	for n := 1; n <= PartitionConstStreamMaxN(4); n += 15 {
 		k := partition.Steps(n, 16)
 		tps := partitionThreads(n, 16)
 		assert.Equal(t, tps <= 32, PartitionConstStreamWarp(n), "N=%d", n)
@@ -39,6 +41,10 @@ func TestConstStreamLaunch(t *testing.T) {
 		assert.LessOrEqual(t, k, 9, "N=%d", n)
 		for _, elem := range []int{4, 8} {
 			l, err := PartitionConstStreamLaunchFor(H100, n, elem, 1<<20, false, 128, 0)
+			if n > PartitionConstStreamMaxN(elem) {
+				assert.ErrorIs(t, err, ErrTooLargeForShared, "N=%d elem %d", n, elem)
+				continue
+			}
 			require.NoError(t, err, "N=%d elem %d", n, elem)
 			assert.LessOrEqual(t, l.Threads, PartitionConstStreamMaxThreads)
 			assert.LessOrEqual(t, l.SharedBytes, H100.MaxShared())
@@ -53,6 +59,8 @@ func TestConstStreamLaunch(t *testing.T) {
 	assert.False(t, PartitionConstStreamWarp(513))
 
 	_, err := PartitionConstStreamLaunchFor(H100, 4097, 4, 1000, false, 0, 0)
+	assert.ErrorIs(t, err, ErrTooLargeForShared)
+	_, err = PartitionConstStreamLaunchFor(H100, 2049, 8, 1000, false, 0, 0)
 	assert.ErrorIs(t, err, ErrTooLargeForShared)
 	_, err = PartitionConstStreamLaunchFor(H100, 64, 4, 0, false, 0, 0)
 	assert.Error(t, err)
@@ -77,14 +85,15 @@ func TestConstStreamLaunch(t *testing.T) {
 	require.NoError(t, err)
 	assert.LessOrEqual(t, l.BlocksPerSM*l.Threads, 640)
 
-	// FP64 N = 4096 with the factors in registers: 210 registers × 256
-	// threads, one block an SM; a batch smaller than the grid.
-	l, err = PartitionConstStreamLaunchFor(H100, 4096, 8, 5, false, 210, 0)
+	// FP64 N = 2048: 126 registers × 128 threads, 64 KB of shared
+	// memory, three blocks an SM; a batch smaller than the grid.
+	l, err = PartitionConstStreamLaunchFor(H100, 2048, 8, 5, false, 126, 0)
 	require.NoError(t, err)
 	assert.False(t, l.Warp)
-	assert.Equal(t, 256, l.Threads)
+	assert.Equal(t, 128, l.Threads)
 	assert.Equal(t, 1, l.SystemsPerBlock)
-	assert.Equal(t, 1, l.BlocksPerSM)
+	assert.Equal(t, 65952, l.SharedBytes)
+	assert.Equal(t, 3, l.BlocksPerSM)
 	assert.Equal(t, 5, l.Grid)
 
 	// A forced block size, and ones the kernel cannot take.
@@ -109,8 +118,7 @@ func TestConstStreamLaunch(t *testing.T) {
 	}
 }
 
-// TestPreferConstStream: only batches that give every block two groups,
-// and only the table kernels.
+// TestPreferConstStream: only batches that give every block two groups.
 func TestPreferConstStream(t *testing.T) {
 	l, err := PartitionConstStreamLaunchFor(H100, 1024, 4, 1<<14, false, 78, 0)
 	require.NoError(t, err)
@@ -124,11 +132,6 @@ func TestPreferConstStream(t *testing.T) {
 	edge, err = PartitionConstStreamLaunchFor(H100, 1024, 4, 2*l.BlocksPerSM*132*l.SystemsPerBlock-l.SystemsPerBlock, false, 78, 0)
 	require.NoError(t, err)
 	assert.False(t, PreferConstStream(H100, edge))
-	// FP64 N > 2048 (the register kernel): not taken.
-	regs, err := PartitionConstStreamLaunchFor(H100, 4096, 8, 1<<12, false, 210, 0)
-	require.NoError(t, err)
-	assert.False(t, PartitionConstStreamTable(4096, 8))
-	assert.False(t, PreferConstStream(H100, regs))
 	tab, err := PartitionConstStreamLaunchFor(H100, 2048, 8, 1<<13, false, 126, 0)
 	require.NoError(t, err)
 	assert.True(t, PreferConstStream(H100, tab))

@@ -223,7 +223,6 @@ const (
 	Stream                        // partition_stream_p16 (a persistent grid, one system a block)
 	ConstStream                   // partition_cstream_p16 (constant coefficients, streamed)
 	ConstStreamWarp               // partition_cstream_warp_p16 (its warp variant)
-	ConstStreamRegs               // partition_cstream_regs_p16 (FP64 only: the factors in registers)
 )
 
 // Blocks is a launch of LaunchBlocks: Grid blocks of Threads threads with

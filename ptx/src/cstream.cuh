@@ -19,9 +19,9 @@
 // b, c through its exchange array), keeping s1 and s2 of the thread's L
 // row at every level it is kept (KMAX levels at most) and the a, c, 1/b of
 // its F and L rows where they are eliminated in a shared-memory table
-// that the block's systems share (FTAB), or in each thread's registers,
-// and the last row's b in registers. Then it loops over groups of spb
-// systems, group blockIdx.x, +gridDim.x, …:
+// that the block's systems share, and the last row's b in registers.
+// Then it loops over groups of spb systems, group blockIdx.x,
+// +gridDim.x, …:
 // Stage 1 on d alone (part_const_d, δ in registers), a barrier, the copy
 // of the next group's d into D (cp.async, not waited for), the reduction
 // on d alone (d' = (d − d_left·s1) − d_right·s2: one value a row
@@ -40,8 +40,8 @@
 // gridDim.x ≤ ⌈G/spb⌉. Shared memory: two arrays (D, E) of spb systems'
 // units in whole groups of 8, the Stage 1 table, 3·spb int keys (two sets
 // alternating from one group to the next, and the matrix's breakdowns),
-// and with FTAB, 16-byte aligned, the factor table: K·tps entries of four
-// values, of which the kernel uses at most three
+// and, 16-byte aligned, the factor table: K·tps entries of four values,
+// of which the kernel uses at most three
 // (tuning.PartitionConstStreamSharedBytes).
 #pragma once
 #include "partition.cuh"
@@ -104,7 +104,7 @@ __device__ __forceinline__ void part_const_d(Row row, const PartTable<T, P> &tb,
     fd = d0 - c0 * y;
 }
 
-template <typename T, int P, bool WARP, int KMAX, bool FTAB>
+template <typename T, int P, bool WARP, int KMAX>
 __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs, T ca, T cb, T cc, int *status,
                                   int spb, int tps, volatile unsigned int *word, unsigned int seq) {
     typedef typename PartVec<T>::V V;
@@ -122,9 +122,8 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
     PartTable<T, P> &tb = *reinterpret_cast<PartTable<T, P> *>(sm + 2 * W);
     int *keys = reinterpret_cast<int *>(&tb + 1); // two sets of spb, then the matrix's
     int *base = keys + 2 * spb;
-    // FTAB: the matrix part's values in a table after the keys (16-byte
-    // aligned), entries of four values (see below); otherwise in
-    // registers.
+    // The matrix part's values in a table after the keys (16-byte
+    // aligned), entries of four values (see below).
     T *Tab = reinterpret_cast<T *>(reinterpret_cast<char *>(sm) +
                                    ((reinterpret_cast<char *>(base + spb) - reinterpret_cast<char *>(sm) + 15) & ~15));
     const Coeffs<T> k{nullptr, nullptr, nullptr, ca, cb, cc, 1};
@@ -155,31 +154,25 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
     // Cyclic reduction on a, b, c (part_cr_sync's operations, d left
     // out): level 1 eliminates the F rows into the L rows, level k ≥ 2 the
     // L rows of threads with (t+1) mod 2v = v into those with (t+1) mod 2v
-    // = 0 (v = 2^(k−2)). A row's a, c, 1/b when it is eliminated (F's:
-    // fa, fc, fq; L's: la, lc, lq) serve the substitution; the factors
-    // s1 = a·(1/b_left), s2 = c·(1/b_right) of the L row at each level it
-    // is kept, the reduction of d; tbb is the last row's b.
-    // With FTAB the table entry st·tps + t holds s1, s2 of level st+1 in
-    // its values 0, 1; entry t (level 1) fc, fq in 2, 3; entry ste·tps + t,
-    // ste = ffs(t+1) (the level that eliminates the L row, less one: it
-    // has no factors there), la, lc, lq in 0, 1, 2. F's a is the constant
-    // a (0 for thread 0).
-    T s1L[FTAB ? 1 : KMAX], s2L[FTAB ? 1 : KMAX];
+    // = 0 (v = 2^(k−2)). A row's a, c, 1/b when it is eliminated (F's c,
+    // 1/b: fc, fq; L's a, c, 1/b: la, lc, lq) serve the substitution; the
+    // factors s1 = a·(1/b_left), s2 = c·(1/b_right) of the L row at each
+    // level it is kept, the reduction of d; tbb is the last row's b. The
+    // table entry st·tps + t holds s1, s2 of level st+1 in its values 0,
+    // 1; entry t (level 1) fc, fq in 2, 3; entry ste·tps + t, ste =
+    // ffs(t+1) (the level that eliminates the L row, less one: it has no
+    // factors there), la, lc, lq in 0, 1, 2. F's a is the constant a (0
+    // for thread 0). The block's local system 0 writes the table.
     T fc = T(0), fq = T(1), la = T(0), lc = T(0), lq = T(1), tbb = F.b;
+    T *Ma = SE + s * ss * R, *Mc = Ma + 2 * nch, *Mq = Mc + 2 * nch; // 6·nch ≤ 16·nch elements
     const int ste = __ffs(t + 1);
     {
-        T *Ma = SE + s * ss * R, *Mc = Ma + 2 * nch, *Mq = Mc + 2 * nch; // 6·nch ≤ 16·nch elements
         const auto keep = [&](int st, T f1, T f2) {
-            if (!FTAB) {
-                s1L[st] = f1, s2L[st] = f2;
-            } else if (s == 0) {
+            if (s == 0) {
                 T *e = Tab + 4 * (st * tps + t);
                 e[0] = f1, e[1] = f2;
             }
         };
-#pragma unroll
-        for (int st = 0; st < KMAX; st++)
-            if (!FTAB) s1L[st] = s2L[st] = T(0);
         if (K >= 1) {
             fc = F.c, fq = T(1) / F.b;
             if (has && hasF && bad_divisor(F.b)) atomicMin(bkey, PART_KEY(2, t * P));
@@ -189,7 +182,7 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
             const T ra = ok ? Ma[jf + 2] : T(0), rc = ok ? Mc[jf + 2] : T(0), rq = ok ? Mq[jf + 2] : T(1);
             const T f1 = L.a * fq, f2 = L.c * rq;
             keep(0, f1, f2);
-            if (FTAB && s == 0) Tab[4 * t + 2] = fc, Tab[4 * t + 3] = fq;
+            if (s == 0) Tab[4 * t + 2] = fc, Tab[4 * t + 3] = fq;
             L = {-(F.a * f1), (L.b - F.c * f1) - ra * f2, -(rc * f2), T(0)};
         }
 #pragma unroll
@@ -199,7 +192,7 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
                 if (has && hasL && r == v) {
                     la = L.a, lc = L.c, lq = T(1) / L.b;
                     if (bad_divisor(L.b)) atomicMin(bkey, PART_KEY(2 + st, t * P + m - 1));
-                    if (FTAB && s == 0) {
+                    if (s == 0) {
                         T *e = Tab + 4 * (st * tps + t); // st = ste
                         e[0] = la, e[1] = lc, e[2] = lq;
                     }
@@ -227,12 +220,8 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
     __syncthreads(); // the matrix's keys are final
     for (int q = threadIdx.x; q < 2 * spb; q += blockDim.x) keys[q] = base[q % spb];
 
-    // The L row's factor i (0: s1, 1: s2) of level st+1; value i of the
-    // table entry of level st+1 (FTAB).
-    const auto factor = [&](int st, int i) -> T {
-        if (FTAB) return Tab[4 * (st * tps + t) + i];
-        return i == 0 ? s1L[st] : s2L[st];
-    };
+    // The L row's factor i (0: s1, 1: s2) of level st+1.
+    const auto factor = [&](int st, int i) -> T { return Tab[4 * (st * tps + t) + i]; };
     const T fa = t == 0 ? T(0) : ca;
     for (int it = 0; grp < groups; it++, grp += gridDim.x) {
         const int g0 = grp * spb;
@@ -323,12 +312,8 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
                     if (hasL && r == v) {
                         if (t < v) xl = T(0);
                         if (jl + 2 * v >= RR) xr = T(0);
-                        if (FTAB) {
-                            const T *e = Tab + 4 * (ste * tps + t);
-                            xe = ((ld - e[0] * xl) - e[1] * xr) * e[2];
-                        } else {
-                            xe = ((ld - la * xl) - lc * xr) * lq;
-                        }
+                        const T *e = Tab + 4 * (ste * tps + t);
+                        xe = ((ld - e[0] * xl) - e[1] * xr) * e[2];
                         if (!WARP) EX[jl] = xe;
                     }
                     if (!WARP) __syncthreads();
@@ -341,10 +326,7 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
                 xl = t > 0 && hasF ? EX[jl - 2] : T(0);
             }
             if (t == 0) xl = T(0);
-            if (FTAB)
-                xs = ((fd - fa * xl) - Tab[4 * t + 2] * (hasL ? xe : T(0))) * Tab[4 * t + 3];
-            else
-                xs = ((fd - fa * xl) - fc * (hasL ? xe : T(0))) * fq;
+            xs = ((fd - fa * xl) - Tab[4 * t + 2] * (hasL ? xe : T(0))) * Tab[4 * t + 3];
         }
         if (m < 2) xe = xs;
 
@@ -366,22 +348,22 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
 
 // partition_cstream_p16_*: exchanges through shared memory (tps a multiple
 // of 32, K ≤ 9: N ≤ 4096); partition_cstream_warp_p16_*: by shuffles (tps ≤
-// 32, K ≤ 6). Both keep the factors in a shared-memory table (FTAB), at
-// most 256 threads a block, and leave registers for three blocks of 256
-// threads an SM in FP32, two in FP64 (85 and 128 registers; no spills).
-// partition_cstream_regs_p16_f64 keeps the factors in registers (one block
-// of 256 threads an SM): FP64 N > 2048, where the table of 9 levels would
-// take 73 KB (tuning.PartitionConstStreamTable).
+// 32, K ≤ 6). Both keep the factors in a shared-memory table, at most 256
+// threads a block, and leave registers for three blocks of 256 threads an
+// SM in FP32, two in FP64 (no spills). FP64 takes N ≤ 2048, where the
+// table fits two blocks an SM (tuning.PartitionConstStreamMaxN; a variant
+// with the factors in registers for FP64 N ≤ 4096, one block an SM, lost
+// to the one-shot constant kernel once the reduced rows went to cyclic
+// reduction: 56.7% of the limit against 61.2%, session 8).
 #ifndef BS_DEVICE_ONLY
-#define PARTITION_CSTREAM(T, S, NAME, WARP, KMAX, FTAB, MAXT, MINB)                                                    \
+#define PARTITION_CSTREAM(T, S, NAME, WARP, KMAX, MAXT, MINB)                                                         \
     extern "C" __global__ void __launch_bounds__(MAXT, MINB)                                                      \
         partition_##NAME##_p16_##S(const T *d, T *x, int n, int G, i64 es, i64 bs, T ca, T cb, T cc, int *status, \
                                    int spb, int tps, volatile unsigned int *word, unsigned int seq) {            \
-        partition_cstream<T, 16, WARP, KMAX, FTAB>(d, x, n, G, es, bs, ca, cb, cc, status, spb, tps, word, seq); \
+        partition_cstream<T, 16, WARP, KMAX>(d, x, n, G, es, bs, ca, cb, cc, status, spb, tps, word, seq);       \
     }
-PARTITION_CSTREAM(float, f32, cstream, false, 9, true, 256, 3)
-PARTITION_CSTREAM(float, f32, cstream_warp, true, 6, true, 256, 3)
-PARTITION_CSTREAM(double, f64, cstream, false, 9, true, 256, 2)
-PARTITION_CSTREAM(double, f64, cstream_warp, true, 6, true, 256, 2)
-PARTITION_CSTREAM(double, f64, cstream_regs, false, 9, false, 256, 1)
+PARTITION_CSTREAM(float, f32, cstream, false, 9, 256, 3)
+PARTITION_CSTREAM(float, f32, cstream_warp, true, 6, 256, 3)
+PARTITION_CSTREAM(double, f64, cstream, false, 9, 256, 2)
+PARTITION_CSTREAM(double, f64, cstream_warp, true, 6, 256, 2)
 #endif
