@@ -109,6 +109,32 @@ template <typename T, int O> __device__ __forceinline__ void seg_put(T *B, int X
     seg_slot(B, X, O + 3) = e.v, seg_slot(B, X, O + 4) = e.w, seg_slot(B, X, O + 5) = q;
 }
 
+// SegX is a reduced unknown's (y, v, w): x = (y + v·x_first) + w·x_last.
+template <typename T> struct SegX {
+    T y, v, w;
+};
+
+// seg_put_x stores e's (y, v, w) over its L row's slots 6 … 8 (the
+// substitution's); seg_get_x reads those of the thread whose chunk starts
+// at logical unit u, or zeros when !ok (a missing neighbour).
+template <typename T> __device__ __forceinline__ void seg_put_x(T *B, int X, const SegEq<T> &e) {
+    seg_slot(B, X, 6) = e.y, seg_slot(B, X, 7) = e.v, seg_slot(B, X, 8) = e.w;
+}
+template <typename T> __device__ __forceinline__ SegX<T> seg_get_x(T *B, int u, bool ok) {
+    if (!ok) return {T(0), T(0), T(0)};
+    const int X = part_x(u);
+    return {seg_slot(B, X, 6), seg_slot(B, X, 7), seg_slot(B, X, 8)};
+}
+
+// seg_subst is the substitution of row e on each of y, v, w:
+// ((d − a·x_left) − c·x_right)·(1/b).
+template <typename T>
+__device__ __forceinline__ void seg_subst(SegEq<T> &e, const SegX<T> &l, const SegX<T> &r, T q) {
+    e.y = ((e.y - e.a * l.y) - e.c * r.y) * q;
+    e.v = ((e.v - e.a * l.v) - e.c * r.v) * q;
+    e.w = ((e.w - e.a * l.w) - e.c * r.w) * q;
+}
+
 // seg_get reads the F (O = 0) or L (O = 6) row of the thread at swizzled
 // unit X, or the missing row when !ok.
 template <typename T, int O>
@@ -293,38 +319,23 @@ __device__ __forceinline__ void seg_reduce(const Coeffs<T> &k, const T *d, int n
         if (hasL && jl == (1 << K) - 1) {
             if (bad_divisor(L.b)) atomicMin(&sh.key, SEG_KEY(SEG_STAGE_FINAL, rowOf(jl)));
             L.y = L.y / L.b, L.v = L.v / L.b, L.w = L.w / L.b;
-            seg_slot(b.SB, X, 6) = L.y, seg_slot(b.SB, X, 7) = L.v, seg_slot(b.SB, X, 8) = L.w;
+            seg_put_x(b.SB, X, L);
         }
         __syncthreads();
         for (int k = K; k >= 2; k--) {
             const int v = 1 << (k - 2), r = (t + 1) & (2 * v - 1);
             if (hasL && r == v) {
-                T yl = T(0), vl = T(0), wl = T(0), yr = T(0), vr = T(0), wr = T(0);
-                if (t >= v) {
-                    const int Xl = part_x(t * U - v * U);
-                    yl = seg_slot(b.SB, Xl, 6), vl = seg_slot(b.SB, Xl, 7), wl = seg_slot(b.SB, Xl, 8);
-                }
-                if (jl + 2 * v < RR) {
-                    const int Xr = part_x(t * U + v * U);
-                    yr = seg_slot(b.SB, Xr, 6), vr = seg_slot(b.SB, Xr, 7), wr = seg_slot(b.SB, Xr, 8);
-                }
-                L.y = ((L.y - L.a * yl) - L.c * yr) * qL;
-                L.v = ((L.v - L.a * vl) - L.c * vr) * qL;
-                L.w = ((L.w - L.a * wl) - L.c * wr) * qL;
-                seg_slot(b.SB, X, 6) = L.y, seg_slot(b.SB, X, 7) = L.v, seg_slot(b.SB, X, 8) = L.w;
+                const SegX<T> xl = seg_get_x(b.SB, t * U - v * U, t >= v);
+                const SegX<T> xr = seg_get_x(b.SB, t * U + v * U, jl + 2 * v < RR);
+                seg_subst(L, xl, xr, qL);
+                seg_put_x(b.SB, X, L);
             }
             __syncthreads();
         }
         if (hasF) {
-            T yl = T(0), vl = T(0), wl = T(0);
-            if (t > 0) {
-                const int Xl = part_x(t * U - U);
-                yl = seg_slot(b.SB, Xl, 6), vl = seg_slot(b.SB, Xl, 7), wl = seg_slot(b.SB, Xl, 8);
-            }
-            const T yr = hasL ? L.y : T(0), vr = hasL ? L.v : T(0), wr = hasL ? L.w : T(0);
-            F.y = ((F.y - F.a * yl) - F.c * yr) * qF;
-            F.v = ((F.v - F.a * vl) - F.c * vr) * qF;
-            F.w = ((F.w - F.a * wl) - F.c * wr) * qF;
+            const SegX<T> xl = seg_get_x(b.SB, t * U - U, t > 0);
+            const SegX<T> xr = hasL ? SegX<T>{L.y, L.v, L.w} : SegX<T>{T(0), T(0), T(0)};
+            seg_subst(F, xl, xr, qF);
         }
     }
     // (y, v, w) of reduced rows 1 and RR−2.
