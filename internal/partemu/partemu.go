@@ -149,6 +149,14 @@ var ErrEmulation = errors.New("partemu")
 // The emulation's state is global in C.
 var mu sync.Mutex
 
+// cConst is the kernels' isConst argument for k.
+func (k Coeffs[T]) cConst() C.int {
+	if k.Const {
+		return 1
+	}
+	return 0
+}
+
 // checkArrays checks that d, x and the coefficient arrays hold a batch of
 // g systems of n rows, row i of system g at g·bs + i·es.
 func checkArrays[T Float](n, g int, es, bs int64, k Coeffs[T], d, x []T) error {
@@ -181,10 +189,7 @@ func Launch[T Float](p Plan, mode int, k Coeffs[T], d, x []T, status []int32, ws
 		len(ws.RC) < r || len(ws.RD) < r || len(ws.XR) < r {
 		return fmt.Errorf("partemu: status or workspace too small")
 	}
-	isConst := C.int(0)
-	if k.Const {
-		isConst = 1
-	}
+	isConst := k.cConst()
 	mu.Lock()
 	defer mu.Unlock()
 	var rc C.int
@@ -247,10 +252,7 @@ func LaunchBlocks[T Float](kern Kernel, l Blocks, n, g int, es, bs int64, k Coef
 	if len(status) < g+2 {
 		return fmt.Errorf("partemu: status of %d ints for %d systems", len(status), g)
 	}
-	isConst := C.int(0)
-	if k.Const {
-		isConst = 1
-	}
+	isConst := k.cConst()
 	mu.Lock()
 	defer mu.Unlock()
 	var rc C.int

@@ -254,8 +254,13 @@ func reducedCR[T tri.Float](A, B, C, D, q, xr []T, rowOf func(int) int) int {
 func reduceRow[T tri.Float](a, b, c, d, al, cl, dl, ql, ar, cr, dr, qr T) (T, T, T, T) {
 	s1 := T(a * ql)
 	s2 := T(c * qr)
-	return -T(al * s1), T(b-T(cl*s1)) - T(ar*s2), -T(cr * s2), T(d-T(dl*s1)) - T(dr*s2)
+	return -T(al * s1), T(b-T(cl*s1)) - T(ar*s2), -T(cr * s2), reduceRHS(d, dl, dr, s1, s2)
 }
+
+// reduceRHS is a right-hand side's part of a reduction step with the
+// factors s1 = a·(1/b_left), s2 = c·(1/b_right): (d − d_left·s1) −
+// d_right·s2.
+func reduceRHS[T tri.Float](d, dl, dr, s1, s2 T) T { return T(d-T(dl*s1)) - T(dr*s2) }
 
 // reducedPCR solves the R reduced rows in ws.A[0] … by PCR (steps
 // steps, levels in ws's two buffers alternately) into ws.xr. It returns

@@ -258,9 +258,9 @@ func reduceSegment[T tri.Float](a, b, c, d []T, n, s0, ns, p int, ws *SegmentWor
 			A[j] = -T(A[l] * s1)
 			B[j] = T(B[j]-T(C[l]*s1)) - T(ar*s2)
 			C[j] = -T(cr * s2)
-			D[j] = T(D[j]-T(D[l]*s1)) - T(yr*s2)
-			Dv[j] = T(Dv[j]-T(Dv[l]*s1)) - T(vr*s2)
-			Dw[j] = T(Dw[j]-T(Dw[l]*s1)) - T(wr*s2)
+			D[j] = reduceRHS(D[j], D[l], yr, s1, s2)
+			Dv[j] = reduceRHS(Dv[j], Dv[l], vr, s1, s2)
+			Dw[j] = reduceRHS(Dw[j], Dw[l], wr, s1, s2)
 		}
 	}
 	fy, fv, fw := ws.fy[base:base+RR], ws.fv[base:base+RR], ws.fw[base:base+RR]
