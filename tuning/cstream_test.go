@@ -11,12 +11,12 @@ import (
 
 // TestConstStreamLaunch: two arrays of the block's units, the Stage 1
 // table, 3·spb keys and the factor table; warp kernels up to 32 threads a
-// system (at most 6 PCR steps), the shared-memory kernel up to 9; blocks
+// system (at most 6 levels), the shared-memory kernel up to 9; blocks
 // of 16 KiB of d; whole sectors for interleaved batches; the grid is every
 // block the SMs hold or every group.
 func TestConstStreamLaunch(t *testing.T) {
 	// 4096 FP32 rows: 1024 units; the table is 3·16 floats and a mask;
-	// the factors of 9 steps of 256 threads, four floats each, 16-byte
+	// the factors of 9 levels of 256 threads, four floats each, 16-byte
 	// aligned.
 	base := 2*1024*16 + 196 + 12
 	assert.Equal(t, (base+15)&^15+9*256*16, PartitionConstStreamSharedBytes(4096, 4, 1, false))
@@ -27,12 +27,12 @@ func TestConstStreamLaunch(t *testing.T) {
 	assert.Equal(t, 4096, PartitionConstStreamMaxN(4))
 	assert.Equal(t, 2048, PartitionConstStreamMaxN(8))
 	// 64 FP64 rows, 8 systems: 8·32 units; the table 3·16 doubles and a
-	// mask, rounded to 8 bytes; 3 steps of 4 threads, four doubles each.
+	// mask, rounded to 8 bytes; 3 levels of 4 threads, four doubles each.
 	base = 2*256*16 + 392 + 96
 	assert.Equal(t, (base+15)&^15+3*4*32, PartitionConstStreamSharedBytes(64, 8, 8, false))
 
 	for n := 1; n <= PartitionConstStreamMaxN(4); n += 15 {
-		k := partition.Steps(n, 16)
+		k := partition.Levels(n, 16)
 		tps := partitionThreads(n, 16)
 		assert.Equal(t, tps <= 32, PartitionConstStreamWarp(n), "N=%d", n)
 		if tps <= 32 {
@@ -51,10 +51,10 @@ func TestConstStreamLaunch(t *testing.T) {
 			assert.GreaterOrEqual(t, l.BlocksPerSM, 1)
 		}
 	}
-	assert.Equal(t, 0, partition.Steps(1, 16))
-	assert.Equal(t, 1, partition.Steps(16, 16)) // one chunk: F and L
-	assert.Equal(t, 2, partition.Steps(17, 16)) // F, L and the one-row chunk's F
-	assert.Equal(t, 9, partition.Steps(4096, 16))
+	assert.Equal(t, 0, partition.Levels(1, 16))
+	assert.Equal(t, 1, partition.Levels(16, 16)) // one chunk: F and L
+	assert.Equal(t, 1, partition.Levels(17, 16)) // F, L and the one-row chunk's F
+	assert.Equal(t, 9, partition.Levels(4096, 16))
 	assert.True(t, PartitionConstStreamWarp(512))
 	assert.False(t, PartitionConstStreamWarp(513))
 

@@ -22,10 +22,10 @@ func ExampleSolve() {
 		return
 	}
 	fmt.Printf("%.4f\n", x)
-	fmt.Println("reduced rows:", partition.ReducedSize(len(b), 3), "PCR steps:", partition.Steps(len(b), 3))
+	fmt.Println("reduced rows:", partition.ReducedSize(len(b), 3), "levels of cyclic reduction:", partition.Levels(len(b), 3))
 	// Output:
 	// [0.4996 0.9985 1.4945 1.9794 2.4230 2.7128 2.4282]
-	// reduced rows: 5 PCR steps: 3
+	// reduced rows: 5 levels of cyclic reduction: 2
 }
 
 // A zero pivot inside a chunk is reported with its row.

@@ -25,13 +25,17 @@ var chunkSizes = []int{1, 2, 3, 4, 8, 16, 32}
 const maxSize = 5000
 
 func TestSizes(t *testing.T) {
-	for _, c := range []struct{ n, p, chunks, reduced, steps int }{
-		{0, 4, 0, 0, 0}, {1, 1, 1, 1, 0}, {1, 8, 1, 1, 0}, {2, 8, 1, 2, 1}, {8, 8, 1, 2, 1}, {9, 8, 2, 3, 2},
-		{10, 8, 2, 4, 2}, {16, 8, 2, 4, 2}, {17, 8, 3, 5, 3}, {7, 1, 7, 7, 3}, {7, 2, 4, 7, 3}, {8, 2, 4, 8, 3},
-		{64, 8, 8, 16, 4}, {1024, 8, 128, 256, 8}, {4096, 4, 1024, 2048, 11}, {1000, 3, 334, 667, 10},
+	// levels: ⌊log2 R⌋ of cyclic reduction (Solve); steps: ⌈log2 R⌉ of PCR
+	// (SolvePCR).
+	for _, c := range []struct{ n, p, chunks, reduced, levels, steps int }{
+		{0, 4, 0, 0, 0, 0}, {1, 1, 1, 1, 0, 0}, {1, 8, 1, 1, 0, 0}, {2, 8, 1, 2, 1, 1}, {8, 8, 1, 2, 1, 1},
+		{9, 8, 2, 3, 1, 2}, {10, 8, 2, 4, 2, 2}, {16, 8, 2, 4, 2, 2}, {17, 8, 3, 5, 2, 3}, {7, 1, 7, 7, 2, 3},
+		{7, 2, 4, 7, 2, 3}, {8, 2, 4, 8, 3, 3}, {64, 8, 8, 16, 4, 4}, {1024, 8, 128, 256, 8, 8},
+		{4096, 4, 1024, 2048, 11, 11}, {1000, 3, 334, 667, 9, 10},
 	} {
 		assert.Equal(t, c.chunks, Chunks(c.n, c.p), "chunks n=%d p=%d", c.n, c.p)
 		assert.Equal(t, c.reduced, ReducedSize(c.n, c.p), "reduced n=%d p=%d", c.n, c.p)
+		assert.Equal(t, c.levels, Levels(c.n, c.p), "levels n=%d p=%d", c.n, c.p)
 		assert.Equal(t, c.steps, Steps(c.n, c.p), "steps n=%d p=%d", c.n, c.p)
 	}
 }
