@@ -41,7 +41,8 @@ func ReducedSize(n, p int) int {
 	return 2 * t
 }
 
-// Steps returns the number of PCR steps of the reduced system, ⌈log2 R⌉.
+// Steps returns the number of PCR steps of the reduced system, ⌈log2 R⌉
+// (SolvePCR; Solve does Levels).
 func Steps(n, p int) int {
 	r := ReducedSize(n, p)
 	if r <= 1 {
