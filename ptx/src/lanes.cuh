@@ -75,6 +75,9 @@ template <typename T> struct LanesCR {
         lanes_get(E, 0, 2 * (t + dt) + 1, rows, S, s, ok, a, c, d, q);
     }
     __device__ __forceinline__ void putX(T x) const { E[lanes_at(0, 0, 2 * t + 1, rows, S, s)] = x; }
+    __device__ __forceinline__ void putXAt(int dt, T x) const {
+        E[lanes_at(0, 0, 2 * (t + dt) + 1, rows, S, s)] = x;
+    }
     __device__ __forceinline__ T getX(int dt) const { return E[lanes_at(0, 0, 2 * (t + dt) + 1, rows, S, s)]; }
 };
 
@@ -123,12 +126,12 @@ __device__ void partition_lanes_kernel(Coeffs<T> k, const T *d, T *x, int n, int
     const int RR = 2 * nch - (lastm == 1 ? 1 : 0);
     const int K = part_cr_levels(RR);
     T xs, xe;
-    part_cr_sync<T>(
+    part_cr_sync<T, false>(
         LanesCR<T>{E, t, rows, S, s}, t, RR, K, F, L,
         [&](int stage, bool isL) {
             if (live) atomicMin(key, PART_KEY(stage, t * P + (isL ? m - 1 : 0)));
         },
-        xs, xe);
+        [](int, int) {}, xs, xe);
     if (m < 2) xe = xs;
 
     // Stage 3 (partition's recoverChunk): x over rd.

@@ -783,11 +783,19 @@ __device__ __forceinline__ void part_cr_warp(PartEq<T> F, PartEq<T> L, int t, in
 // one barrier a level; the substitution's x goes where the reduction's
 // reads are done (behind the barrier after the last row's division), one
 // barrier a level. Every thread of the block calls it.
-template <typename T, typename Ex, typename Bad>
+template <typename T, typename Ex, typename BadRow>
+__device__ __forceinline__ void part_cr_tail(const Ex &ex, int t, int RR, int K, int k0, const PartEq<T> &L, bool hasL,
+                                             BadRow badRow);
+
+template <typename T, bool TAIL, typename Ex, typename Bad, typename BadRow>
 __device__ __forceinline__ void part_cr_sync(const Ex &ex, int t, int RR, int K, PartEq<T> F, PartEq<T> L, Bad bad,
-                                             T &xF, T &xL) {
+                                             BadRow badRow, T &xF, T &xL) {
     const int jl = 2 * t + 1;
     const bool hasF = 2 * t < RR, hasL = jl < RR;
+    // TAIL: with 7 levels or more (64 threads a system or more), levels
+    // k0+1 … K and their substitution run in the system's first warp
+    // (part_cr_tail); the others through shared memory.
+    const int k0 = TAIL && K >= 7 ? K - 5 : K;
     T qF = T(1), qL = T(1);
     if (K >= 1) {
         qF = T(1) / F.b;
@@ -802,7 +810,7 @@ __device__ __forceinline__ void part_cr_sync(const Ex &ex, int t, int RR, int K,
             L = part_upd(L, F.a, F.c, F.d, qF, a, c, d, q);
         }
     }
-    for (int k = 2; k <= K; k++) {
+    for (int k = 2; k <= k0; k++) {
         const int v = 1 << (k - 2), r = (t + 1) & (2 * v - 1);
         if (hasL && r == v) {
             qL = T(1) / L.b;
@@ -818,10 +826,16 @@ __device__ __forceinline__ void part_cr_sync(const Ex &ex, int t, int RR, int K,
             L = part_upd_right(h, a, c, d, q);
         }
     }
-    if (part_cr_last(F, L, hasF, jl, K, bad, xF, xL)) return;
-    if (jl == (1 << K) - 1) ex.putX(xL);
-    __syncthreads();
-    for (int k = K; k >= 2; k--) {
+    if (k0 < K) {
+        part_cr_tail<T>(ex, t, RR, K, k0, L, hasL, badRow);
+        xL = T(0);
+        if (hasL && ((t + 1) & ((1 << (k0 - 1)) - 1)) == 0) xL = ex.getX(0);
+    } else {
+        if (part_cr_last(F, L, hasF, jl, K, bad, xF, xL)) return;
+        if (jl == (1 << K) - 1) ex.putX(xL);
+        __syncthreads();
+    }
+    for (int k = k0; k >= 2; k--) {
         const int v = 1 << (k - 2), r = (t + 1) & (2 * v - 1);
         if (hasL && r == v) {
             const T xl = t >= v ? ex.getX(-v) : T(0);
@@ -833,6 +847,37 @@ __device__ __forceinline__ void part_cr_sync(const Ex &ex, int t, int RR, int K,
     }
     const T xl = t > 0 && hasF ? ex.getX(-1) : T(0);
     xF = ((F.d - F.a * xl) - F.c * (hasL ? xL : T(0))) * qF;
+}
+
+// part_cr_tail is part_cr_sync's levels k0+1 … K and their substitution in
+// the system's first warp. After level k0 the rows left are j_i =
+// (i+1)·2^k0 − 1, i = 0 … Rk−1, Rk = ⌊RR/2^k0⌋ ≤ 63: the L rows of
+// threads (i+1)·2^(k0−1) − 1, which put their equation (a, c, d and b in
+// the place of 1/b) in their L slots (a barrier); lane l takes rows 2l and
+// 2l+1 and solves them by part_cr_warp, which does the levels' operations
+// in the same order, so the same bits; their x go to the rows' x slots (a
+// barrier). badRow(stage, j) reports a bad divisor of reduced row j. Every
+// thread of the block calls it.
+template <typename T, typename Ex, typename BadRow>
+__device__ __forceinline__ void part_cr_tail(const Ex &ex, int t, int RR, int K, int k0, const PartEq<T> &L, bool hasL,
+                                             BadRow badRow) {
+    const int w0 = 1 << (k0 - 1); // thread spacing of the rows left
+    if (hasL && ((t + 1) & (w0 - 1)) == 0) ex.putL(L, L.b);
+    __syncthreads();
+    if (t < 32) {
+        const int l = t, Rk = RR >> k0;
+        const int tF = (2 * l + 1) * w0 - 1, tL = (2 * l + 2) * w0 - 1; // the rows' threads
+        PartEq<T> Fs, Ls;
+        ex.getL(tF - l, 2 * l < Rk, Fs.a, Fs.c, Fs.d, Fs.b);
+        ex.getL(tL - l, 2 * l + 1 < Rk, Ls.a, Ls.c, Ls.d, Ls.b);
+        T xFs, xLs;
+        part_cr_warp<T>(
+            Fs, Ls, l, 32, Rk, K - k0,
+            [&](int stage, bool isL) { badRow(stage + k0, 2 * (isL ? tL : tF) + 1); }, xFs, xLs);
+        if (2 * l < Rk) ex.putXAt(tF - l, xFs);
+        if (2 * l + 1 < Rk) ex.putXAt(tL - l, xLs);
+    }
+    __syncthreads();
 }
 
 // PartCRSlots is part_cr_sync's exchange through the free slots of the
@@ -852,8 +897,16 @@ template <typename T, int P> struct PartCRSlots {
         sl.template get<4>(X(dt), ok, a, c, d, q);
     }
     __device__ __forceinline__ void putX(T x) const { *sl.at(4, X(0)) = x; }
+    __device__ __forceinline__ void putXAt(int dt, T x) const { *sl.at(4, X(dt)) = x; }
     __device__ __forceinline__ T getX(int dt) const { return *sl.at(4, X(dt)); }
 };
+
+// part_red_row is the original row of reduced row j of an n-row system in
+// chunks of P rows: its chunk's first row (even j) or last (odd j).
+__device__ __forceinline__ int part_red_row(int j, int n, int P) {
+    const int s = (j >> 1) * P;
+    return (j & 1) ? min(s + P, n) - 1 : s;
+}
 
 // partition_kernel<T, P, CONST>: with CONST the coefficients are the
 // constants k.ca, k.cb, k.cc (k.isConst set): the block holds only d (the D
@@ -926,7 +979,9 @@ __device__ void partition_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i6
         part_cr_warp<T>(F, L, t, tps, RR, K, bad2, xs, xe);
     } else {
         const SL sl{SA, SB, SC, SD}; // CONST: SB is E (after D), whose slots are the B slots
-        part_cr_sync<T>(PartCRSlots<T, P>{sl, bu, U}, t, RR, K, F, L, bad2, xs, xe);
+        // No warp tail here (part_cr_tail): its registers (FP64 56 → 98)
+        // would cost this kernel its blocks an SM.
+        part_cr_sync<T, false>(PartCRSlots<T, P>{sl, bu, U}, t, RR, K, F, L, bad2, [](int, int) {}, xs, xe);
     }
     if (m < 2) xe = xs;
 

@@ -92,14 +92,16 @@ __device__ void partition_stream(const T *a, const T *b, const T *c, const T *d,
             part_copy<T, P, false>(k, d, SA, SB, SC, SD, ss, n, G, es, bs, 1, g + (int)gridDim.x);
 
         // Stage 2: cyclic reduction on the RR reduced rows in E
-        // (partition_kernel's shared-memory path).
+        // (partition_kernel's shared-memory path), its last five levels in
+        // one warp when it has 7 or more (part_cr_tail: one block an SM is
+        // bound by the latency of its barriers).
         T xs, xe;
-        part_cr_sync<T>(
+        part_cr_sync<T, true>(
             PartCRSlots<T, P>{sl, bu, U}, t, RR, K, F, L,
             [&](int stage, bool isL) {
                 if (has) atomicMin(key, PART_KEY(stage, t * P + (isL ? m - 1 : 0)));
             },
-            xs, xe);
+            [&](int stage, int j) { atomicMin(key, PART_KEY(stage, part_red_row(j, n, P))); }, xs, xe);
         if (m < 2) xe = xs;
 
         // Stage 3 in registers; x through E to the store.
