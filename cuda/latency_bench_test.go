@@ -112,7 +112,11 @@ func smallPath[T tridiag.Float](b *testing.B, n, g, p int, direct bool) {
 	defer func(v bool) { useDirectLaunch = v }(useDirectLaunch)
 	useDirectLaunch = direct
 	shape := tridiag.Shape{N: n, G: g}
-	pl, err := NewPlan[T](dev, shape, tridiag.Options{Algorithm: tridiag.Partition})
+	opts := tridiag.Options{Algorithm: tridiag.Partition}
+	if p < 0 {
+		opts.SegmentRows = n // a resident plan keeps each system in one block
+	}
+	pl, err := NewPlan[T](dev, shape, opts)
 	if err != nil {
 		b.Fatal(err)
 	}
