@@ -78,6 +78,15 @@ func TestGridOthers(t *testing.T) {
 	assert.Nil(t, Grid("nope"))
 	assert.Nil(t, Grid("quick,nope"))
 	assert.Len(t, Grid("large,large"), len(large))
+	one := Grid("2048x8192")
+	require.Len(t, one, 2)
+	assert.Equal(t, Case{N: 2048, G: 8192, Layout: Contiguous, Precision: F32}, one[0])
+	one = Grid("16384x1024:interleaved:const")
+	require.Len(t, one, 2)
+	assert.Equal(t, Case{N: 16384, G: 1024, Layout: Interleaved, Constant: true, Precision: F64}, one[1])
+	assert.Equal(t, Strided, Grid("64x8:strided")[0].Layout)
+	assert.Nil(t, Grid("64x8:diagonal"))
+	assert.Nil(t, Grid("64x:interleaved"))
 }
 
 func TestBytesFormula(t *testing.T) {

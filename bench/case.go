@@ -130,7 +130,9 @@ func Grids() []string {
 //     2^24 rows;
 //   - all: the union of the above;
 //   - quick: a few small cases for a smoke test;
-//   - NxG (e.g. 2048x8192): that one contiguous case.
+//   - NxG (e.g. 2048x8192): that one contiguous case; NxG:interleaved,
+//     NxG:strided and a further :const (e.g. 16384x1024:interleaved:const)
+//     choose the layout and constant coefficients.
 //
 // Several names may be joined with commas. An unknown name gives nil.
 func Grid(name string) []Case {
@@ -201,13 +203,27 @@ func Grid(name string) []Case {
 		add(Case{N: 256, G: 64, Layout: Strided})
 		add(Case{N: 256, G: 256, Layout: Contiguous, Constant: true})
 	default:
-		ns, gs, ok := strings.Cut(name, "x")
+		dims, opts, _ := strings.Cut(name, ":")
+		ns, gs, ok := strings.Cut(dims, "x")
 		n, err1 := strconv.Atoi(ns)
 		g, err2 := strconv.Atoi(gs)
 		if !ok || err1 != nil || err2 != nil || n < 1 || g < 1 {
 			return nil
 		}
-		add(Case{N: n, G: g, Layout: Contiguous})
+		c := Case{N: n, G: g, Layout: Contiguous}
+		if opts != "" {
+			for _, o := range strings.Split(opts, ":") {
+				switch o {
+				case Contiguous, Interleaved, Strided:
+					c.Layout = o
+				case "const":
+					c.Constant = true
+				default:
+					return nil
+				}
+			}
+		}
+		add(c)
 	}
 	return cs
 }

@@ -401,6 +401,12 @@ func benchInterleaved[T tridiag.Float](b *testing.B, bw float64) {
 		b.Run(fmt.Sprintf("N=%d/auto", n), func(b *testing.B) {
 			benchVariant(b, variant{"auto-interleaved", true, fromRegistry(tridiag.Partition), false}, n, rows/n, bw, bufs)
 		})
+		// Gathered into contiguous systems (what Auto does beyond one
+		// block), to see where it would pay below that.
+		transposed := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) { return newTransposePlan(dev, spec, f64) }
+		b.Run(fmt.Sprintf("N=%d/transposed", n), func(b *testing.B) {
+			benchVariant(b, variant{"transposed-interleaved", true, transposed, false}, n, rows/n, bw, bufs)
+		})
 	}
 }
 

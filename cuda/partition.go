@@ -3,6 +3,7 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -64,6 +65,15 @@ func newPartitionPlan(d *Device, spec tridiag.Spec, f64 bool) (kernelPlan, error
 			return nil, err
 		}
 	} else if err != nil {
+		// Systems stored rows first and too long for one block: gathered
+		// into contiguous systems, which segments take.
+		if l := spec.Layout; l.BatchStride < l.ElemStride && useTranspose && errors.Is(err, tridiag.ErrShape) {
+			tp, terr := newTransposePlan(d, spec, f64)
+			if terr == nil {
+				return tp, nil
+			}
+			return nil, fmt.Errorf("%w; gathered into contiguous systems: %w", err, terr)
+		}
 		return nil, err
 	}
 	// The streaming kernel, where tuning.PreferStream says so, solves the

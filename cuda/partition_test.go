@@ -157,27 +157,42 @@ func testPartitionChunks[T tridiag.Float](t *testing.T) {
 
 // TestPartitionTooLarge: beyond PartitionMaxN a system stored rows first
 // is cut into segments; stored systems first (interleaved, where a
-// segment's loads would not coalesce) the factory fails with ErrShape
-// naming the largest N, and Auto falls back to another algorithm.
+// segment's loads would not coalesce) it is gathered into contiguous
+// systems (transposePlan) whose plan cuts them into segments. With the
+// gathering switched off the factory fails with ErrShape naming the
+// largest N, and Auto falls back to another algorithm.
 func TestPartitionTooLarge(t *testing.T) {
 	for _, f64 := range []bool{false, true} {
 		elem := reductionElem(f64)
 		maxN := tuning.PartitionMaxN(dev.Properties(), elem, true)
 		spec := tridiag.Spec{Shape: tridiag.Shape{N: maxN + 1, G: 2, Layout: tridiag.Interleaved(2)}.Normalize(), Options: tridiag.Options{Algorithm: tridiag.Partition}}
-		_, err := newPartitionPlan(dev, spec, f64)
-		require.ErrorIs(t, err, tridiag.ErrShape)
-		assert.Contains(t, err.Error(), fmt.Sprintf("N=%d", maxN))
+		kp, err := newPartitionPlan(dev, spec, f64)
+		require.NoError(t, err)
+		require.IsType(t, &transposePlan{}, kp)
+		assert.IsType(t, &segmentPlan{}, kp.(*transposePlan).inner)
+		assert.Contains(t, kp.(*transposePlan).describe(), "gathered into contiguous")
 		spec.Algorithm = tridiag.Auto
 		alg, _, err := buildKernelPlan(dev, spec, f64)
 		require.NoError(t, err)
+		assert.Equal(t, tridiag.Partition, alg)
+		useTranspose = false
+		spec.Algorithm = tridiag.Partition
+		_, err = newPartitionPlan(dev, spec, f64)
+		require.ErrorIs(t, err, tridiag.ErrShape)
+		assert.Contains(t, err.Error(), fmt.Sprintf("N=%d", maxN))
+		spec.Algorithm = tridiag.Auto
+		alg, _, err = buildKernelPlan(dev, spec, f64)
+		useTranspose = true
+		require.NoError(t, err)
 		assert.NotEqual(t, tridiag.Partition, alg)
 		spec.N = maxN
-		alg, _, err = buildKernelPlan(dev, spec, f64)
+		alg, kp, err = buildKernelPlan(dev, spec, f64)
 		require.NoError(t, err)
 		assert.Equal(t, tridiag.Partition, alg)
+		assert.IsType(t, &partitionPlan{}, kp, "N = PartitionMaxN fits one block")
 		// Rows first: segments.
 		spec = tridiag.Spec{Shape: tridiag.Shape{N: maxN + 1, G: 2}.Normalize(), Options: tridiag.Options{Algorithm: tridiag.Partition}}
-		kp, err := newPartitionPlan(dev, spec, f64)
+		kp, err = newPartitionPlan(dev, spec, f64)
 		require.NoError(t, err)
 		assert.IsType(t, &segmentPlan{}, kp)
 	}

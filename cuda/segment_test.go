@@ -36,6 +36,8 @@ func planTwin[T tridiag.Float](t *testing.T, kp kernelPlan, constant bool) func(
 		return partitionTwin[T](16, nil)
 	case *partitionPlan:
 		return partitionTwin[T](p.cfg.Chunk, nil)
+	case *transposePlan:
+		return planTwin[T](t, p.inner, constant)
 	case *segmentPlan:
 		if constant && p.constWhole != nil {
 			return planTwin[T](t, p.constWhole, true)

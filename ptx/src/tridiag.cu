@@ -15,3 +15,4 @@
 #include "cstream.cuh"
 #include "signal.cuh"
 #include "vector.cuh"
+#include "transpose.cuh"
