@@ -47,7 +47,9 @@ type partitionPlan struct {
 
 // newPartitionPlan makes the plan of tridiag.Partition: one block per
 // system (partitionPlan) or segments of several blocks (segmentPlan), as
-// Options.SegmentRows asks or, when it is 0, as wantSegments decides.
+// Options.SegmentRows asks or, when it is 0, as wantSegments decides;
+// systems stored rows first of more than 2048 rows are gathered into
+// contiguous ones (transposePlan, tuning.PreferGather).
 func newPartitionPlan(d *Device, spec tridiag.Spec, f64 bool) (kernelPlan, error) {
 	if m := spec.SegmentRows; m > 0 {
 		if spec.N <= m {
@@ -58,6 +60,12 @@ func newPartitionPlan(d *Device, spec tridiag.Spec, f64 bool) (kernelPlan, error
 		}
 		return newSegmentPlan(d, spec, f64, m)
 	}
+	l := spec.Layout
+	if l.BatchStride < l.ElemStride && useTranspose && tuning.PreferGather(spec.N) {
+		// Systems stored rows first, long: gathered into contiguous
+		// systems (whose plan may cut them into segments).
+		return newTransposePlan(d, spec, f64)
+	}
 	whole, err := newPartitionPlanChunk(d, spec, f64, partition.DefaultChunk(spec.N))
 	kp := whole
 	if wantSegments(d, spec, whole, err) {
@@ -65,21 +73,14 @@ func newPartitionPlan(d *Device, spec tridiag.Spec, f64 bool) (kernelPlan, error
 			return nil, err
 		}
 	} else if err != nil {
-		// Systems stored rows first and too long for one block: gathered
-		// into contiguous systems, which segments take.
-		if l := spec.Layout; l.BatchStride < l.ElemStride && useTranspose && errors.Is(err, tridiag.ErrShape) {
-			tp, terr := newTransposePlan(d, spec, f64)
-			if terr == nil {
-				return tp, nil
-			}
-			return nil, fmt.Errorf("%w; gathered into contiguous systems: %w", err, terr)
+		if l.BatchStride < l.ElemStride && useTranspose && errors.Is(err, tridiag.ErrShape) {
+			return newTransposePlan(d, spec, f64) // too long for one block on this device
 		}
 		return nil, err
 	}
 	// The streaming kernel, where tuning.PreferStream says so, solves the
 	// general systems (one block a system, the next one loading while it
 	// computes) and kp the constant ones.
-	l := spec.Layout
 	if pp, ok := whole.(*partitionPlan); ok && pp != nil && useStreamKernel && pp.kernel == "partition_p16" && l.BatchStride >= l.ElemStride {
 		if sp, serr := newStreamPlan(d, spec, f64, kp); serr == nil && tuning.PreferStream(d.props, pp.cfg, sp.cfg, spec.G) {
 			return sp, nil

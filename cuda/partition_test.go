@@ -182,14 +182,22 @@ func TestPartitionTooLarge(t *testing.T) {
 		assert.Contains(t, err.Error(), fmt.Sprintf("N=%d", maxN))
 		spec.Algorithm = tridiag.Auto
 		alg, _, err = buildKernelPlan(dev, spec, f64)
-		useTranspose = true
 		require.NoError(t, err)
 		assert.NotEqual(t, tridiag.Partition, alg)
 		spec.N = maxN
 		alg, kp, err = buildKernelPlan(dev, spec, f64)
+		useTranspose = true
 		require.NoError(t, err)
 		assert.Equal(t, tridiag.Partition, alg)
 		assert.IsType(t, &partitionPlan{}, kp, "N = PartitionMaxN fits one block")
+		// Gathered from N = tuning.GatherMinN on, one block a system below.
+		for _, n := range []int{tuning.GatherMinN - 1, tuning.GatherMinN} {
+			spec.N = n
+			kp, err = newPartitionPlan(dev, spec, f64)
+			require.NoError(t, err)
+			_, gathered := kp.(*transposePlan)
+			assert.Equal(t, tuning.PreferGather(n), gathered, "N=%d: %T", n, kp)
+		}
 		// Rows first: segments.
 		spec = tridiag.Spec{Shape: tridiag.Shape{N: maxN + 1, G: 2}.Normalize(), Options: tridiag.Options{Algorithm: tridiag.Partition}}
 		kp, err = newPartitionPlan(dev, spec, f64)

@@ -20,9 +20,10 @@ func TestPartitionTransposed(t *testing.T) {
 	t.Run("float64", testPartitionTransposed[float64])
 }
 
-// testPartitionTransposed: systems stored rows first and too long for one
-// block (interleaved, and rows-first strided with gaps of NaN) are
-// gathered into contiguous systems: every solve, general and constant,
+// testPartitionTransposed: systems stored rows first of more than
+// tuning.GatherMinN rows, fitting one block or not (interleaved, and
+// rows-first strided with gaps of NaN), are gathered into contiguous
+// systems: every solve, general and constant,
 // Auto and tridiag.Partition, is bit for bit the inner plan's twin on the
 // same systems, with the same failed systems and rows (zero pivots in
 // Stage 1, a segment's first row, the last row), and within 1e4 ε of the
@@ -33,7 +34,7 @@ func testPartitionTransposed[T tridiag.Float](t *testing.T) {
 	for _, c := range []struct {
 		n, g    int
 		strided bool
-	}{{maxN + 1, 3, false}, {3*maxN + 7, 37, false}, {70001, 5, true}, {2*maxN + 33, 40, true}} {
+	}{{3001, 50, false}, {maxN + 1, 3, false}, {3*maxN + 7, 37, false}, {70001, 5, true}, {2*maxN + 33, 40, true}} {
 		l := tridiag.Interleaved(c.g)
 		lname := "interleaved"
 		if c.strided {

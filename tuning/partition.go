@@ -398,3 +398,20 @@ func PartitionLanesLaunchSystems(d Device, n, elem, spb, g, regs int) (Partition
 	l.BlocksPerSM, l.ResidentThreads = partitionResidency(d, l.Threads, l.SharedBytes+128, regs)
 	return l, nil
 }
+
+// GatherMinN is the smallest N at which a partition plan for systems
+// stored rows first (interleaved: batch stride < element stride) gathers
+// them into contiguous systems (layout_gather, a contiguous plan, x
+// scattered back) even where one block holds a system in place. Measured
+// on an H100 with 2^24-row interleaved batches (BenchmarkInterleaved,
+// bench/results/h100-2026-11-25/session9/run3), fraction of the limit in
+// place against gathered: FP32 N = 1024 52% / 31%, 2048 34% / 30%, 4096
+// 23% / 30%, 8192 14% / 27%; FP64 N = 1024 44% / 32%, 2048 34% / 32%,
+// 4096 24% / 31%. Beyond N = 2048 the few systems a block leaves too few
+// rows in flight per SM; the gathered plan moves every byte three times
+// but at the contiguous kernels' rate.
+const GatherMinN = 2049
+
+// PreferGather reports whether a partition plan gathers systems of n rows
+// stored rows first into contiguous ones (GatherMinN).
+func PreferGather(n int) bool { return n >= GatherMinN }
