@@ -60,23 +60,18 @@ __device__ __forceinline__ void layout_pick(int z, const T *i0, const T *i1, con
     out = z == 0 ? o0 : z == 1 ? o1 : z == 2 ? o2 : o3;
 }
 
-#define LAYOUT_KERNELS(T, S)                                                                                        \
+#define LAYOUT_KERNEL(T, S, NAME, GATHER)                                                                           \
     extern "C" __global__ void __launch_bounds__(LT_TILE *LT_ROWS)                                                \
-        layout_gather_##S(const T *i0, const T *i1, const T *i2, const T *i3, T *o0, T *o1, T *o2, T *o3, int n,  \
-                          int G, i64 es, i64 bs) {                                                                \
+        layout_##NAME##_##S(const T *i0, const T *i1, const T *i2, const T *i3, T *o0, T *o1, T *o2, T *o3, int n, \
+                            int G, i64 es, i64 bs) {                                                              \
         const T *in;                                                                                              \
         T *out;                                                                                                   \
         layout_pick<T>(blockIdx.z, i0, i1, i2, i3, o0, o1, o2, o3, in, out);                                      \
-        layout_tiles<T, true>(in, out, n, G, es, bs);                                                             \
-    }                                                                                                             \
-    extern "C" __global__ void __launch_bounds__(LT_TILE *LT_ROWS)                                                \
-        layout_scatter_##S(const T *i0, const T *i1, const T *i2, const T *i3, T *o0, T *o1, T *o2, T *o3, int n, \
-                           int G, i64 es, i64 bs) {                                                               \
-        const T *in;                                                                                              \
-        T *out;                                                                                                   \
-        layout_pick<T>(blockIdx.z, i0, i1, i2, i3, o0, o1, o2, o3, in, out);                                      \
-        layout_tiles<T, false>(in, out, n, G, es, bs);                                                            \
+        layout_tiles<T, GATHER>(in, out, n, G, es, bs);                                                           \
     }
+#define LAYOUT_KERNELS(T, S)                                                                                        \
+    LAYOUT_KERNEL(T, S, gather, true)                                                                             \
+    LAYOUT_KERNEL(T, S, scatter, false)
 
 #ifndef BS_DEVICE_ONLY
 LAYOUT_KERNELS(float, f32)
