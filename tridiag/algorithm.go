@@ -73,7 +73,10 @@ type Options struct {
 	// between them (partition.SolveSegmented); a system of at most
 	// SegmentRows rows is held by one block. 0 lets the device choose:
 	// one block per system when that fits and keeps several blocks on
-	// every multiprocessor, segments otherwise. GPUs take 16·t rows, t a
+	// every multiprocessor, segments otherwise; systems stored rows first
+	// (interleaved) of more than 2048 rows are then copied into
+	// contiguous ones in the plan's workspace (see package cuda), which
+	// SegmentRows ≥ N avoids where one block holds them. GPUs take 16·t rows, t a
 	// multiple of 32 from 64 to 256 (1024, 1536, …, 4096). The CPU device
 	// solves every system whole and ignores it.
 	SegmentRows int
