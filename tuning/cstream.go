@@ -87,7 +87,7 @@ type ConstStreamLaunch struct {
 // registers per thread (0: the most its launch bounds allow); spb > 0
 // forces the systems a block (benchmarks), else the block holds
 // PartitionConstStreamBlockBytes of d (fewer systems if that many do not
-// fit an SM). With sysFirst the block must take whole 32-byte sectors of a
+// fit an SM, twice as many if that keeps more threads on an SM). With sysFirst the block must take whole 32-byte sectors of a
 // row (spb·elem ≥ 32); the launch fails where it cannot (FP32 N > 512, FP64
 // N > 1024), or for N above PartitionConstStreamMaxN, or when no block fits
 // an SM.
@@ -126,6 +126,18 @@ func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, regs
 	}
 	if best == 0 || spb > 0 && best != spb {
 		return l, fmt.Errorf("%w: no block of the constant streaming kernel for N=%d (%d systems a block asked, %d registers a thread, sectors whole: %v) fits an SM of %s", ErrTooLargeForShared, n, spb, regs, sysFirst, d.Name)
+	}
+	if s := 2 * best; spb == 0 && s*tps <= maxT {
+		// Twice the systems where that keeps more threads on an SM: FP64
+		// N = 2048, 2 blocks of 256 threads instead of 3 of 128 (shared
+		// memory), 82.0% of the limit against 75.4%
+		// (bench/results/h100-2026-11-25/session8/run4/bench-cstream.txt);
+		// nowhere else on an H100.
+		sh := PartitionConstStreamSharedBytes(n, elem, s, sysFirst)
+		_, now := partitionResidency(d, best*tps, PartitionConstStreamSharedBytes(n, elem, best, sysFirst), regs)
+		if _, more := partitionResidency(d, s*tps, sh, regs); sh <= d.MaxShared() && more > now {
+			best = s
+		}
 	}
 	l.SystemsPerBlock, l.Threads = best, best*tps
 	l.SharedBytes = PartitionConstStreamSharedBytes(n, elem, best, sysFirst)

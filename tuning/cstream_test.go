@@ -66,11 +66,12 @@ func TestConstStreamLaunch(t *testing.T) {
 	assert.Error(t, err)
 
 	// 16 KiB of d a block: 64 FP32 systems of 64 rows (256 threads), 32
-	// FP64 ones (128 threads), 4 FP32 systems of 1024 rows, one system of
-	// 2048 FP64 rows.
+	// FP64 ones (128 threads), 4 FP32 systems of 1024 rows; two systems of
+	// 2048 FP64 rows (one would hold 16 KiB, but three blocks of 128
+	// threads an SM are fewer threads than two of 256).
 	for _, c := range []struct{ n, elem, spb, threads int }{
 		{64, 4, 64, 256}, {64, 8, 32, 128}, {256, 4, 16, 256}, {256, 8, 8, 128},
-		{1024, 4, 4, 256}, {1024, 8, 2, 128}, {2048, 4, 2, 256}, {2048, 8, 1, 128}, {4096, 4, 1, 256},
+		{1024, 4, 4, 256}, {1024, 8, 2, 128}, {2048, 4, 2, 256}, {2048, 8, 2, 256}, {4096, 4, 1, 256},
 	} {
 		l, err := PartitionConstStreamLaunchFor(H100, c.n, c.elem, 1<<18, false, 80, 0)
 		require.NoError(t, err)
@@ -85,16 +86,23 @@ func TestConstStreamLaunch(t *testing.T) {
 	require.NoError(t, err)
 	assert.LessOrEqual(t, l.BlocksPerSM*l.Threads, 640)
 
-	// FP64 N = 2048: 126 registers × 128 threads, 64 KB of shared
-	// memory, three blocks an SM; a batch smaller than the grid.
+	// FP64 N = 2048, 126 registers: one system a block (128 threads, 64
+	// KB of shared memory) would give three blocks an SM, 384 threads;
+	// two (256 threads, 96 KB) give two, 512 threads. A batch smaller
+	// than the grid: 3 groups, 3 blocks.
 	l, err = PartitionConstStreamLaunchFor(H100, 2048, 8, 5, false, 126, 0)
 	require.NoError(t, err)
 	assert.False(t, l.Warp)
-	assert.Equal(t, 128, l.Threads)
-	assert.Equal(t, 1, l.SystemsPerBlock)
-	assert.Equal(t, 65952, l.SharedBytes)
-	assert.Equal(t, 3, l.BlocksPerSM)
-	assert.Equal(t, 5, l.Grid)
+	assert.Equal(t, 256, l.Threads)
+	assert.Equal(t, 2, l.SystemsPerBlock)
+	assert.Equal(t, 98720, l.SharedBytes)
+	assert.Equal(t, 2, l.BlocksPerSM)
+	assert.Equal(t, 3, l.Grid)
+	one, err := PartitionConstStreamLaunchFor(H100, 2048, 8, 5, false, 126, 1)
+	require.NoError(t, err)
+	assert.Equal(t, 65952, one.SharedBytes)
+	assert.Equal(t, 3, one.BlocksPerSM)
+	assert.Equal(t, 5, one.Grid)
 
 	// A forced block size, and ones the kernel cannot take.
 	l, err = PartitionConstStreamLaunchFor(H100, 1024, 4, 1000, false, 78, 2)
