@@ -48,7 +48,10 @@ const PartitionConstStreamMaxThreads = 256
 // smallest number of systems that hold as much, one system when one holds
 // more): blocks of 256 threads in FP32 and 128 in FP64 for N ≤ 1024,
 // measured best or within 2 points of the best block on the H100 for every
-// N from 64 to 4096 (session7/bench-cstream-exp.txt).
+// N from 64 to 4096 (session7/bench-cstream-exp.txt) while the reduced
+// rows were solved by PCR; with cyclic reduction FP32 N ≥ 1024 gains 2–3
+// points with half as much, FP64 N = 2048 6 points with twice as much
+// (PartitionConstStreamLaunchFor).
 const PartitionConstStreamBlockBytes = 16 << 10
 
 // PartitionConstStreamSharedBytes is the dynamic shared memory of a block
@@ -87,7 +90,8 @@ type ConstStreamLaunch struct {
 // registers per thread (0: the most its launch bounds allow); spb > 0
 // forces the systems a block (benchmarks), else the block holds
 // PartitionConstStreamBlockBytes of d (fewer systems if that many do not
-// fit an SM, twice as many if that keeps more threads on an SM). With sysFirst the block must take whole 32-byte sectors of a
+// fit an SM, twice as many if that keeps more threads on an SM; half as
+// many for FP32 systems of 1024 rows or more). With sysFirst the block must take whole 32-byte sectors of a
 // row (spb·elem ≥ 32); the launch fails where it cannot (FP32 N > 512, FP64
 // N > 1024), or for N above PartitionConstStreamMaxN, or when no block fits
 // an SM.
@@ -113,6 +117,14 @@ func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, regs
 		lo = max(lo, 32/elem)
 	}
 	want := max(lo, PartitionConstStreamBlockBytes/(n*elem))
+	if elem == 4 && n >= 1024 {
+		// FP32 systems of 64 threads or more: half as much d, blocks of
+		// 128 threads (two systems of N = 1024, one of 2048): 69.6% /
+		// 67.4% of the limit against 67.1% / 64.7% with 256 threads
+		// (bench/results/h100-2026-11-25/session9/run7b; session 8 run 4:
+		// 68.9% / 67.4% against 67.2% / 65.3%).
+		want = max(lo, want/2)
+	}
 	if spb > 0 {
 		want = spb
 	}
@@ -130,9 +142,9 @@ func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, regs
 	if s := 2 * best; spb == 0 && s*tps <= maxT {
 		// Twice the systems where that keeps more threads on an SM: FP64
 		// N = 2048, 2 blocks of 256 threads instead of 3 of 128 (shared
-		// memory), 82.0% of the limit against 75.4%
-		// (bench/results/h100-2026-11-25/session8/run4/bench-cstream.txt);
-		// nowhere else on an H100.
+		// memory), 81.7% of the limit against 75.1%
+		// (bench/results/h100-2026-11-25/session9/run7b; session 8 run 4:
+		// 82.0% against 75.4%); nowhere else on an H100.
 		sh := PartitionConstStreamSharedBytes(n, elem, s, sysFirst)
 		_, now := partitionResidency(d, best*tps, PartitionConstStreamSharedBytes(n, elem, best, sysFirst), regs)
 		if _, more := partitionResidency(d, s*tps, sh, regs); sh <= d.MaxShared() && more > now {

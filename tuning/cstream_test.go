@@ -66,12 +66,13 @@ func TestConstStreamLaunch(t *testing.T) {
 	assert.Error(t, err)
 
 	// 16 KiB of d a block: 64 FP32 systems of 64 rows (256 threads), 32
-	// FP64 ones (128 threads), 4 FP32 systems of 1024 rows; two systems of
+	// FP64 ones (128 threads); FP32 systems of 1024 rows or more get half
+	// as much (two of 1024 rows, one of 2048: 128 threads); two systems of
 	// 2048 FP64 rows (one would hold 16 KiB, but three blocks of 128
 	// threads an SM are fewer threads than two of 256).
 	for _, c := range []struct{ n, elem, spb, threads int }{
 		{64, 4, 64, 256}, {64, 8, 32, 128}, {256, 4, 16, 256}, {256, 8, 8, 128},
-		{1024, 4, 4, 256}, {1024, 8, 2, 128}, {2048, 4, 2, 256}, {2048, 8, 2, 256}, {4096, 4, 1, 256},
+		{1024, 4, 2, 128}, {1024, 8, 2, 128}, {2048, 4, 1, 128}, {2048, 8, 2, 256}, {4096, 4, 1, 256},
 	} {
 		l, err := PartitionConstStreamLaunchFor(H100, c.n, c.elem, 1<<18, false, 80, 0)
 		require.NoError(t, err)
