@@ -91,10 +91,10 @@ type ConstStreamLaunch struct {
 // forces the systems a block (benchmarks), else the block holds
 // PartitionConstStreamBlockBytes of d (fewer systems if that many do not
 // fit an SM, twice as many if that keeps more threads on an SM; half as
-// many for FP32 systems of 1024 rows or more). With sysFirst the block must take whole 32-byte sectors of a
-// row (spb·elem ≥ 32); the launch fails where it cannot (FP32 N > 512, FP64
-// N > 1024), or for N above PartitionConstStreamMaxN, or when no block fits
-// an SM.
+// many for FP32 systems of 1024 rows or more). With sysFirst the block
+// must take whole 32-byte sectors of a row (spb·elem ≥ 32); the launch
+// fails where it cannot (FP32 N > 512, FP64 N > 1024), or for N above
+// PartitionConstStreamMaxN, or when no block fits an SM.
 func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, regs, spb int) (ConstStreamLaunch, error) {
 	l := ConstStreamLaunch{N: n, ElemSize: elem}
 	if n < 1 || g < 1 || (elem != 4 && elem != 8) {
