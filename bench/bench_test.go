@@ -78,6 +78,13 @@ func TestGridOthers(t *testing.T) {
 	assert.Nil(t, Grid("nope"))
 	assert.Nil(t, Grid("quick,nope"))
 	assert.Len(t, Grid("large,large"), len(large))
+	il := Grid("interleaved")
+	require.Len(t, il, 22)
+	for _, c := range il {
+		assert.Equal(t, Interleaved, c.Layout)
+		assert.Equal(t, 1<<24, c.N*c.G)
+		assert.True(t, seen[c], "%v of interleaved not in all", c)
+	}
 	one := Grid("2048x8192")
 	require.Len(t, one, 2)
 	assert.Equal(t, Case{N: 2048, G: 8192, Layout: Contiguous, Precision: F32}, one[0])

@@ -111,7 +111,7 @@ func (c Case) Footprint() int64 {
 
 // Grids lists the grid names Grid knows.
 func Grids() []string {
-	return []string{"paper", "batch", "large", "const", "layouts", "segments", "all", "quick"}
+	return []string{"paper", "batch", "large", "const", "layouts", "segments", "interleaved", "all", "quick"}
 }
 
 // Grid returns the cases of a named grid, in both precisions:
@@ -128,6 +128,9 @@ func Grids() []string {
 //   - segments: where systems outgrow one block: contiguous batches of
 //     N·G = 2^24 rows with N = 2^11 … 2^17, and single systems of 2^20 …
 //     2^24 rows;
+//   - interleaved: interleaved batches of N·G = 2^24 rows, N = 2^6 …
+//     2^16 (the lanes kernel, one block a few systems, and beyond 2048
+//     rows systems gathered into contiguous ones);
 //   - all: the union of the above;
 //   - quick: a few small cases for a smoke test;
 //   - NxG (e.g. 2048x8192): that one contiguous case; NxG:interleaved,
@@ -192,6 +195,10 @@ func Grid(name string) []Case {
 			add(Case{N: 1 << k, G: 1 << (24 - k), Layout: Contiguous})
 		}
 		return append(cs, Grid("large")...)
+	case "interleaved":
+		for k := 6; k <= 16; k++ {
+			add(Case{N: 1 << k, G: 1 << (24 - k), Layout: Interleaved})
+		}
 	case "all":
 		return Grid("paper,batch,large,const,layouts")
 	case "quick":
