@@ -1,7 +1,8 @@
 //go:build cudaemu
 
-// bandemu runs bandsolve's banded CUDA kernels (ptx/src/band_*.cuh)
-// on the CPU, compiled as host C++ with a fiber-based emulation of CUDA
+// bandemu runs bandsolve's banded CUDA kernels (ptx/src/band_*.cuh), and
+// the tridiagonal module's layout kernels (ptx/src/transpose.cuh), on the
+// CPU, compiled as host C++ with a fiber-based emulation of CUDA
 // blocks (emu.h), so that their logic can be tested against package
 // banded without a GPU. It needs cgo and a C++17 compiler and builds only
 // with the cudaemu tag:
@@ -24,6 +25,8 @@ void emu_band_factor_window_f32(float *a, int n, int K, const int *bounds, int P
 void emu_band_factor_window_f64(double *a, int n, int K, const int *bounds, int P, int ul, double tol, int *status, int threads);
 void emu_band_solve_window_f32(const float *a, int n, int K, const int *bounds, int P, int ul, float *b, int nrhs, i64 ldb, int sweeps, int cpb);
 void emu_band_solve_window_f64(const double *a, int n, int K, const int *bounds, int P, int ul, double *b, int nrhs, i64 ldb, int sweeps, int cpb);
+void emu_layout_f32(int gather, const float *i0, const float *i1, const float *i2, const float *i3, float *o0, float *o1, float *o2, float *o3, int count, int n, int G, i64 es, i64 bs, int grid);
+void emu_layout_f64(int gather, const double *i0, const double *i1, const double *i2, const double *i3, double *o0, double *o1, double *o2, double *o3, int count, int n, int G, i64 es, i64 bs, int grid);
 */
 import "C"
 
@@ -134,4 +137,31 @@ func SolveWindow[T Float](a []T, n, k int, bounds []int32, ul bool, b []T, nrhs,
 	} else {
 		C.emu_band_solve_window_f32((*C.float)(ptr(a)), C.int(n), C.int(k), (*C.int)(ptr(bounds)), C.int(P), u, (*C.float)(ptr(b)), C.int(nrhs), C.i64(ldb), C.int(sweeps), C.int(cpb))
 	}
+}
+
+// Layout runs the tridiagonal module's layout kernels (ptx/src/transpose.cuh,
+// launched by cuda/transpose.go) over len(in) ≤ 4 arrays with grid blocks:
+// gather copies row i of system g from in[k][i·es + g·bs] to
+// out[k][g·n + i], scatter the other way.
+func Layout[T Float](gather bool, in, out [][]T, n, g int, es, bs int64, grid int) error {
+	if len(in) == 0 || len(in) > 4 || len(out) != len(in) {
+		return fmt.Errorf("bandemu: layout of %d arrays into %d (1 to 4)", len(in), len(out))
+	}
+	var ip, op [4]unsafe.Pointer
+	for k := range in {
+		ip[k], op[k] = ptr(in[k]), ptr(out[k])
+	}
+	gt := C.int(0)
+	if gather {
+		gt = 1
+	}
+	cnt, nc, gc, esc, bsc, grc := C.int(len(in)), C.int(n), C.int(g), C.i64(es), C.i64(bs), C.int(grid)
+	if is64[T]() {
+		f := func(p unsafe.Pointer) *C.double { return (*C.double)(p) }
+		C.emu_layout_f64(gt, f(ip[0]), f(ip[1]), f(ip[2]), f(ip[3]), f(op[0]), f(op[1]), f(op[2]), f(op[3]), cnt, nc, gc, esc, bsc, grc)
+	} else {
+		f := func(p unsafe.Pointer) *C.float { return (*C.float)(p) }
+		C.emu_layout_f32(gt, f(ip[0]), f(ip[1]), f(ip[2]), f(ip[3]), f(op[0]), f(op[1]), f(op[2]), f(op[3]), cnt, nc, gc, esc, bsc, grc)
+	}
+	return nil
 }

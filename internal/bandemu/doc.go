@@ -1,3 +1,3 @@
-// Package bandemu runs bandsolve's banded CUDA kernels on the CPU for
+// Package bandemu runs bandsolve's banded CUDA kernels (and the layout kernels) on the CPU for
 // testing (build tag cudaemu; see bandemu.go). Without the tag it is empty.
 package bandemu

@@ -89,6 +89,9 @@ void emu_launch(emu_dim3 grid, emu_dim3 block, size_t smem, const std::function<
 }
 
 #include "banded.cu"
+// The layout kernels of the tridiagonal module (cuda/transpose.go), for
+// their index arithmetic: they are plain copies, with no banded code.
+#include "transpose.cuh"
 
 // Entry points for Go. Kernels are chosen by precision, K and variant.
 extern "C" {
@@ -161,4 +164,20 @@ int emu_band_batch_variant_f64(int v, const double *a, const double *d, double *
     emu_launch(emu_dim3{(unsigned)(Gp / threads), 1, 1}, emu_dim3{(unsigned)threads, 1, 1}, 0, f);
     return 0;
 }
+
+// emu_layout_*: layout_gather_* (gather != 0) or layout_scatter_* over
+// count arrays, grid blocks of 32×8 threads (the launch of
+// cuda/transpose.go).
+#define EMU_LAYOUT(T, S)                                                                                            \
+    void emu_layout_##S(int gather, const T *i0, const T *i1, const T *i2, const T *i3, T *o0, T *o1, T *o2, T *o3, \
+                        int count, int n, int G, i64 es, i64 bs, int grid) {                                        \
+        emu_launch(emu_dim3{(unsigned)grid, 1, (unsigned)count}, emu_dim3{32, 8, 1}, 0, [&] {                        \
+            if (gather)                                                                                             \
+                layout_gather_##S(i0, i1, i2, i3, o0, o1, o2, o3, n, G, es, bs);                                    \
+            else                                                                                                    \
+                layout_scatter_##S(i0, i1, i2, i3, o0, o1, o2, o3, n, G, es, bs);                                   \
+        });                                                                                                         \
+    }
+EMU_LAYOUT(float, f32)
+EMU_LAYOUT(double, f64)
 }
