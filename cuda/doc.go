@@ -23,7 +23,7 @@
 // at least N keeps one block per system; Plan.Describe says what a plan
 // runs.
 //
-// Systems stored rows first (interleaved, Layout.BatchStride <
+// Batches stored systems first (interleaved, Layout.BatchStride <
 // Layout.ElemStride) of more than 2048 rows are gathered into contiguous
 // systems in the plan's workspace, solved as such and x scattered back
 // (tuning.GatherMinN): the plan's workspace then holds five arrays of

@@ -48,8 +48,9 @@ type partitionPlan struct {
 // newPartitionPlan makes the plan of tridiag.Partition: one block per
 // system (partitionPlan) or segments of several blocks (segmentPlan), as
 // Options.SegmentRows asks or, when it is 0, as wantSegments decides;
-// systems stored rows first of more than 2048 rows are gathered into
-// contiguous ones (transposePlan, tuning.PreferGather).
+// batches stored systems first (interleaved) of at least
+// tuning.GatherMinN rows are gathered into contiguous ones
+// (transposePlan).
 func newPartitionPlan(d *Device, spec tridiag.Spec, f64 bool) (kernelPlan, error) {
 	if m := spec.SegmentRows; m > 0 {
 		if spec.N <= m {
@@ -62,7 +63,7 @@ func newPartitionPlan(d *Device, spec tridiag.Spec, f64 bool) (kernelPlan, error
 	}
 	l := spec.Layout
 	if l.BatchStride < l.ElemStride && useTranspose && tuning.PreferGather(spec.N) {
-		// Systems stored rows first, long: gathered into contiguous
+		// Batches stored systems first, long: gathered into contiguous
 		// systems (whose plan may cut them into segments).
 		return newTransposePlan(d, spec, f64)
 	}

@@ -90,7 +90,7 @@ func (p *Plan[T]) SetResident(idle time.Duration) error {
 	}
 	pp, ok := p.kp.(*partitionPlan)
 	if _, gathered := p.kp.(*transposePlan); gathered {
-		// Systems stored rows first that one block holds: the resident
+		// Batches stored systems first that one block holds: the resident
 		// grid solves them in place (the gathering plan would need a
 		// launch per copy; the same bits, partition.Solve's, where the
 		// contiguous plan runs one block a system).

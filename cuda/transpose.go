@@ -10,13 +10,14 @@ import (
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
-// useTranspose lets partition plans gather systems stored rows first into
+// useTranspose lets partition plans gather batches stored systems first into
 // contiguous ones when no kernel takes them in place (tests switch it off
 // to see the fallback).
 var useTranspose = true
 
-// transposePlan solves systems stored rows first (interleaved, or any
-// layout with BatchStride < ElemStride) that are too long for one block:
+// transposePlan solves batches stored systems first (interleaved, or any
+// layout with BatchStride < ElemStride) of at least tuning.GatherMinN rows,
+// or too long for one block:
 // layout_gather_* copies a, b, c, d (d alone for constant coefficients)
 // into contiguous systems in the workspace, inner (a contiguous partition
 // plan: segments, the streaming kernel, …) solves them into a contiguous
@@ -37,12 +38,12 @@ type transposePlan struct {
 	w           struct{ a, b, c, d, x, inner, total int64 }
 }
 
-// newTransposePlan makes the gathering plan for spec (rows first): inner
+// newTransposePlan makes the gathering plan for spec (systems first): inner
 // is the partition plan of the same systems stored contiguously.
 func newTransposePlan(d *Device, spec tridiag.Spec, f64 bool) (*transposePlan, error) {
 	l := spec.Layout
 	if l.BatchStride >= l.ElemStride {
-		return nil, fmt.Errorf("%w: layout gathering is for systems stored rows first", tridiag.ErrShape)
+		return nil, fmt.Errorf("%w: layout gathering is for batches stored systems first", tridiag.ErrShape)
 	}
 	ispec := spec
 	ispec.Layout = tridiag.Contiguous(spec.N)
@@ -66,7 +67,7 @@ func (p *transposePlan) describe() string {
 	if d, ok := p.inner.(describer); ok {
 		in = d.describe()
 	}
-	return "systems stored rows first gathered into contiguous ones, then " + in + ", x scattered back"
+	return "batches stored systems first gathered into contiguous ones, then " + in + ", x scattered back"
 }
 
 // workBytes: the five contiguous arrays, inner's workspace, room to align.

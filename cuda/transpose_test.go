@@ -20,9 +20,9 @@ func TestPartitionTransposed(t *testing.T) {
 	t.Run("float64", testPartitionTransposed[float64])
 }
 
-// testPartitionTransposed: systems stored rows first of more than
+// testPartitionTransposed: batches stored systems first of more than
 // tuning.GatherMinN rows, fitting one block or not (interleaved, and
-// rows-first strided with gaps of NaN), are gathered into contiguous
+// systems-first strided with gaps of NaN), are gathered into contiguous
 // systems: every solve, general and constant,
 // Auto and tridiag.Partition, is bit for bit the inner plan's twin on the
 // same systems, with the same failed systems and rows (zero pivots in
@@ -38,7 +38,7 @@ func testPartitionTransposed[T tridiag.Float](t *testing.T) {
 		l := tridiag.Interleaved(c.g)
 		lname := "interleaved"
 		if c.strided {
-			l, lname = tridiag.Strided(2*c.g+3, 2), "strided" // rows first, gaps of NaN
+			l, lname = tridiag.Strided(2*c.g+3, 2), "strided" // systems first, gaps of NaN
 		}
 		shape := tridiag.Shape{N: c.n, G: c.g, Layout: l}.Normalize()
 		name := fmt.Sprintf("N=%d/G=%d/%s", c.n, c.g, lname)

@@ -73,12 +73,12 @@ type Options struct {
 	// between them (partition.SolveSegmented); a system of at most
 	// SegmentRows rows is held by one block. 0 lets the device choose:
 	// one block per system when that fits and keeps several blocks on
-	// every multiprocessor, segments otherwise; systems stored rows first
-	// (interleaved) of more than 2048 rows are then copied into
+	// every multiprocessor, segments otherwise; batches stored systems
+	// first (interleaved) of more than 2048 rows are then copied into
 	// contiguous ones in the plan's workspace (see package cuda), which
-	// SegmentRows ≥ N avoids where one block holds them. GPUs take 16·t rows, t a
-	// multiple of 32 from 64 to 256 (1024, 1536, …, 4096). The CPU device
-	// solves every system whole and ignores it.
+	// SegmentRows ≥ N avoids where one block holds them. GPUs take 16·t
+	// rows, t a multiple of 32 from 64 to 256 (1024, 1536, …, 4096). The
+	// CPU device solves every system whole and ignores it.
 	SegmentRows int
 	// Cyclic makes every system periodic: a[0] couples row 0 to row N−1
 	// and c[N−1] couples row N−1 to row 0 (Sherman–Morrison).

@@ -400,7 +400,7 @@ func PartitionLanesLaunchSystems(d Device, n, elem, spb, g, regs int) (Partition
 }
 
 // GatherMinN is the smallest N at which a partition plan for systems
-// stored rows first (interleaved: batch stride < element stride) gathers
+// stored systems first (interleaved: batch stride < element stride) gathers
 // them into contiguous systems (layout_gather, a contiguous plan, x
 // scattered back) even where one block holds a system in place. Measured
 // on an H100 with 2^24-row interleaved batches (BenchmarkInterleaved,
@@ -413,5 +413,5 @@ func PartitionLanesLaunchSystems(d Device, n, elem, spb, g, regs int) (Partition
 const GatherMinN = 2049
 
 // PreferGather reports whether a partition plan gathers systems of n rows
-// stored rows first into contiguous ones (GatherMinN).
+// stored systems first into contiguous ones (GatherMinN).
 func PreferGather(n int) bool { return n >= GatherMinN }

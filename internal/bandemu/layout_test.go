@@ -18,13 +18,13 @@ func TestLayoutF64(t *testing.T) { testLayout[float64](t) }
 // testLayout: the layout kernels move every row of every system to its
 // place and write nothing else, for sizes that are not multiples of the
 // 32×32 tiles, grids smaller than the tiles (the blocks loop), one to
-// four arrays, interleaved and rows-first strided layouts with gaps.
+// four arrays, interleaved and systems-first strided layouts with gaps.
 func testLayout[T Float](t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, c := range []struct{ n, g, pad, grid, count int }{
 		{1, 1, 0, 1, 1}, {33, 5, 0, 3, 4}, {100, 37, 3, 7, 4}, {64, 64, 0, 4, 1}, {1000, 3, 1, 1000, 2}, {45, 200, 5, 2, 3},
 	} {
-		es, bs := int64(c.g+c.pad), int64(1) // rows first: the interleaved layout, padded
+		es, bs := int64(c.g+c.pad), int64(1) // systems first: the interleaved layout, padded
 		if c.pad > 0 {
 			es, bs = int64(2*c.g+c.pad), 2 // systems two apart, gaps between and after them
 		}

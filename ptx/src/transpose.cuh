@@ -1,4 +1,4 @@
-// Layout changes for systems stored rows first (cuda/transpose.go): a batch
+// Layout changes for batches stored systems first (cuda/transpose.go): a batch
 // in any layout (row i of system g at i*es + g*bs) gathered into
 // contiguous systems (row i of system g at g*n + i) and back, through
 // 32×32 tiles in shared memory so that both sides are read and written
