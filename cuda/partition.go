@@ -62,7 +62,8 @@ func newPartitionPlan(d *Device, spec tridiag.Spec, f64 bool) (kernelPlan, error
 		return newSegmentPlan(d, spec, f64, m)
 	}
 	l := spec.Layout
-	if l.BatchStride < l.ElemStride && useTranspose && tuning.PreferGather(spec.N) {
+	sysFirst := l.BatchStride < l.ElemStride
+	if sysFirst && useTranspose && spec.N >= tuning.GatherMinN {
 		// Batches stored systems first, long: gathered into contiguous
 		// systems (whose plan may cut them into segments).
 		return newTransposePlan(d, spec, f64)
@@ -74,7 +75,7 @@ func newPartitionPlan(d *Device, spec tridiag.Spec, f64 bool) (kernelPlan, error
 			return nil, err
 		}
 	} else if err != nil {
-		if l.BatchStride < l.ElemStride && useTranspose && errors.Is(err, tridiag.ErrShape) {
+		if sysFirst && useTranspose && errors.Is(err, tridiag.ErrShape) {
 			return newTransposePlan(d, spec, f64) // too long for one block on this device
 		}
 		return nil, err
@@ -82,7 +83,7 @@ func newPartitionPlan(d *Device, spec tridiag.Spec, f64 bool) (kernelPlan, error
 	// The streaming kernel, where tuning.PreferStream says so, solves the
 	// general systems (one block a system, the next one loading while it
 	// computes) and kp the constant ones.
-	if pp, ok := whole.(*partitionPlan); ok && pp != nil && useStreamKernel && pp.kernel == "partition_p16" && l.BatchStride >= l.ElemStride {
+	if pp, ok := whole.(*partitionPlan); ok && pp != nil && useStreamKernel && pp.kernel == "partition_p16" && !sysFirst {
 		if sp, serr := newStreamPlan(d, spec, f64, kp); serr == nil && tuning.PreferStream(d.props, pp.cfg, sp.cfg, spec.G) {
 			return sp, nil
 		}

@@ -89,24 +89,17 @@ func (p *Plan[T]) SetResident(idle time.Duration) error {
 			tridiag.ErrOptions, p.spec.N)
 	}
 	pp, ok := p.kp.(*partitionPlan)
-	if _, gathered := p.kp.(*transposePlan); gathered {
-		// Batches stored systems first that one block holds: the resident
-		// grid solves them in place (the gathering plan would need a
-		// launch per copy; the same bits, partition.Solve's, where the
-		// contiguous plan runs one block a system).
+	if _, gathered := p.kp.(*transposePlan); gathered || ok && pp.kernel == lanesKernel {
+		// The resident grid runs the kernel with the systems in shared
+		// memory (partition_resident_p16_* is built on it), one block a
+		// system, in place: for the lanes kernel's batches the same bits,
+		// for gathered ones (several launches a solve) partition.Solve's,
+		// which the contiguous plan gives where it runs one block a system.
 		var err error
 		if pp, err = newSharedPartitionPlan(p.dev, p.spec, elemSize[T]() == 8, 16); err != nil {
 			return fmt.Errorf("%w: a resident plan holds each system in one block: %w", tridiag.ErrOptions, err)
 		}
 		ok = true
-	}
-	if ok && pp.kernel == lanesKernel {
-		// The resident grid runs the kernel with the systems in shared
-		// memory (the same bits; partition_resident_p16_* is built on it).
-		var err error
-		if pp, err = newSharedPartitionPlan(p.dev, p.spec, elemSize[T]() == 8, 16); err != nil {
-			return err
-		}
 	}
 	if !ok || pp.kernel != "partition_p16" || pp.cfg.Threads > residentMaxThreads {
 		return fmt.Errorf("%w: a resident plan needs the partition method with chunks of 16 rows and at most %d threads a block (%s plan of N=%d G=%d)",

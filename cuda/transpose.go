@@ -31,11 +31,10 @@ var useTranspose = true
 // a system or TPR's strided loads, it is still several times faster:
 // bench/results/h100-2026-11-25/session9).
 type transposePlan struct {
-	spec, ispec tridiag.Spec // the caller's layout; contiguous
-	inner       kernelPlan
-	elem        int64
-	grid        int // blocks of the layout kernels
-	w           struct{ a, b, c, d, x, inner, total int64 }
+	ispec tridiag.Spec // the systems stored contiguously
+	inner kernelPlan
+	grid  int // blocks of the layout kernels
+	w     struct{ a, b, c, d, x, inner, total int64 }
 }
 
 // newTransposePlan makes the gathering plan for spec (systems first): inner
@@ -51,11 +50,11 @@ func newTransposePlan(d *Device, spec tridiag.Spec, f64 bool) (*transposePlan, e
 	if err != nil {
 		return nil, err
 	}
-	p := &transposePlan{spec: spec, ispec: ispec, inner: inner, elem: int64(reductionElem(f64))}
+	p := &transposePlan{ispec: ispec, inner: inner}
 	tiles := int64((spec.N+31)/32) * int64((spec.G+31)/32)
 	p.grid = int(min(tiles, int64(d.props.SMs)*16))
 	var pk packer
-	size := int64(spec.N) * int64(spec.G) * p.elem
+	size := int64(spec.N) * int64(spec.G) * int64(reductionElem(f64))
 	p.w.a, p.w.b, p.w.c, p.w.d, p.w.x = pk.take(size), pk.take(size), pk.take(size), pk.take(size), pk.take(size)
 	p.w.inner = pk.take(inner.workBytes())
 	p.w.total = pk.off

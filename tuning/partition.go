@@ -411,7 +411,3 @@ func PartitionLanesLaunchSystems(d Device, n, elem, spb, g, regs int) (Partition
 // rows in flight per SM; the gathered plan moves every byte three times
 // but at the contiguous kernels' rate.
 const GatherMinN = 2049
-
-// PreferGather reports whether a partition plan gathers systems of n rows
-// stored systems first into contiguous ones (GatherMinN).
-func PreferGather(n int) bool { return n >= GatherMinN }

@@ -88,8 +88,11 @@ func (w *Workspace[T]) Cap() int { return w.n }
 
 // Levels returns the number of cyclic-reduction levels of the reduced
 // system that Solve does, ⌊log2 R⌋ (0 for R ≤ 1).
-func Levels(n, p int) int {
-	r := ReducedSize(n, p)
+func Levels(n, p int) int { return crLevels(ReducedSize(n, p)) }
+
+// crLevels is the number of cyclic-reduction levels of r reduced rows,
+// ⌊log2 r⌋ (0 for r ≤ 1).
+func crLevels(r int) int {
 	if r <= 1 {
 		return 0
 	}
@@ -200,10 +203,7 @@ func solve[T tri.Float](a, b, c, d, x []T, p int, ws *Workspace[T], usePCR bool)
 // divisor, level by level, or −1.
 func reducedCR[T tri.Float](A, B, C, D, q, xr []T, rowOf func(int) int) int {
 	R := len(B)
-	K := 0
-	if R > 1 {
-		K = bits.Len(uint(R)) - 1
-	}
+	K := crLevels(R)
 	// Reduction: level k keeps the rows j ≡ 2u−1 (mod 2u), u = 2^(k−1),
 	// and eliminates the rows j ≡ u−1 (mod 2u) into them; a kept row
 	// changes in place, an eliminated row keeps its equation for the

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
 
 	"github.com/bandsolve/bandsolve/tridiag/internal/tri"
 )
@@ -230,10 +229,7 @@ func reduceSegment[T tri.Float](a, b, c, d []T, n, s0, ns, p int, ws *SegmentWor
 	// k eliminates the rows j ≡ u−1 (mod 2u), u = 2^(k−1), into the rows
 	// j ≡ 2u−1 (mod 2u).
 	q := ws.q[:RR]
-	K := 0
-	if RR > 1 {
-		K = bits.Len(uint(RR)) - 1
-	}
+	K := crLevels(RR)
 	for k := 1; k <= K; k++ {
 		u := 1 << (k - 1)
 		bad = -1
