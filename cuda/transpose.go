@@ -31,10 +31,11 @@ var useTranspose = true
 // a system or TPR's strided loads, it is still several times faster:
 // bench/results/h100-2026-11-25/session9).
 type transposePlan struct {
-	ispec tridiag.Spec // the systems stored contiguously
-	inner kernelPlan
-	grid  int // blocks of the layout kernels
-	w     struct{ a, b, c, d, x, inner, total int64 }
+	ispec           tridiag.Spec // the systems stored contiguously
+	inner           kernelPlan
+	grid            int    // blocks of the layout kernels
+	gather, scatter string // their names with the precision suffix (named once, not per solve)
+	w               struct{ a, b, c, d, x, inner, total int64 }
 }
 
 // newTransposePlan makes the gathering plan for spec (systems first): inner
@@ -50,7 +51,7 @@ func newTransposePlan(d *Device, spec tridiag.Spec, f64 bool) (*transposePlan, e
 	if err != nil {
 		return nil, err
 	}
-	p := &transposePlan{ispec: ispec, inner: inner}
+	p := &transposePlan{ispec: ispec, inner: inner, gather: "layout_gather" + suffixOf(f64), scatter: "layout_scatter" + suffixOf(f64)}
 	tiles := int64((spec.N+31)/32) * int64((spec.G+31)/32)
 	p.grid = int(min(tiles, int64(d.props.SMs)*16))
 	var pk packer
@@ -77,7 +78,7 @@ func (p *transposePlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 	at := func(off int64) cu.DevicePtr { return base + cu.DevicePtr(off) }
 	sp := a.spec
 	move := func(kernel string, z int, in, out [4]cu.DevicePtr) error {
-		return d.launch(kernel+a.suffix(), dim3{X: p.grid, Z: z}, dim3{X: 32, Y: 8}, 0, s,
+		return d.launch(kernel, dim3{X: p.grid, Z: z}, dim3{X: 32, Y: 8}, 0, s,
 			in[0], in[1], in[2], in[3], out[0], out[1], out[2], out[3], int32(sp.N), int32(sp.G),
 			int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride))
 	}
@@ -86,10 +87,10 @@ func (p *transposePlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 	in.d, in.x = at(p.w.d), at(p.w.x)
 	var err error
 	if a.constant {
-		err = move("layout_gather", 1, [4]cu.DevicePtr{a.d}, [4]cu.DevicePtr{in.d})
+		err = move(p.gather, 1, [4]cu.DevicePtr{a.d}, [4]cu.DevicePtr{in.d})
 	} else {
 		in.a, in.b, in.c = at(p.w.a), at(p.w.b), at(p.w.c)
-		err = move("layout_gather", 4, [4]cu.DevicePtr{a.a, a.b, a.c, a.d}, [4]cu.DevicePtr{in.a, in.b, in.c, in.d})
+		err = move(p.gather, 4, [4]cu.DevicePtr{a.a, a.b, a.c, a.d}, [4]cu.DevicePtr{in.a, in.b, in.c, in.d})
 	}
 	if err != nil {
 		return fmt.Errorf("cuda: gathering the systems: %w", err)
@@ -97,7 +98,7 @@ func (p *transposePlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 	if err := p.inner.launch(d, s, &in); err != nil {
 		return err
 	}
-	if err := move("layout_scatter", 1, [4]cu.DevicePtr{in.x}, [4]cu.DevicePtr{a.x}); err != nil {
+	if err := move(p.scatter, 1, [4]cu.DevicePtr{in.x}, [4]cu.DevicePtr{a.x}); err != nil {
 		return fmt.Errorf("cuda: scattering x: %w", err)
 	}
 	return nil
