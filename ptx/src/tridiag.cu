@@ -11,6 +11,7 @@
 #include "partition.cuh"
 #include "segment.cuh"
 #include "lanes.cuh"
+#include "lseg.cuh"
 #include "stream.cuh"
 #include "cstream.cuh"
 #include "signal.cuh"
