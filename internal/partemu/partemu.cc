@@ -142,6 +142,7 @@ inline void emu_syncwarp(unsigned mask = 0xffffffffu) { emu_warp_op(0, EMU_OP_SY
 #include "stream.cuh"
 #include "lanes.cuh"
 #include "cstream.cuh"
+#include "lseg.cuh"
 
 // ---- The scheduler ----
 
@@ -465,6 +466,22 @@ const char *emu_error() { return err.c_str(); }
 
 EMU_SEGMENT(float, f32)
 EMU_SEGMENT(double, f64)
+
+// emu_lseg_*: lseg_p16_* (lseg.cuh) over ⌈G/S⌉·Q blocks.
+#define EMU_LSEG(T, S)                                                                                              \
+    int emu_lseg_##S(const T *a, const T *b, const T *c, const T *d, T *x, int n, int G, i64 es, i64 bs, T ca,       \
+                     T cb, T cc, int isConst, int *status, int M, int Q, int spb, int mode, unsigned long long *ctl, \
+                     T *RA, T *RB, T *RC, T *RD, T *XR, int *nst, unsigned *word, unsigned seq, int threads,        \
+                     int smem, int resident, unsigned long long seed) {                                             \
+        const unsigned groups = (unsigned)((G + spb - 1) / spb);                                                    \
+        return emu_grid(groups * (unsigned)Q, (unsigned)threads, (size_t)smem, (unsigned)resident, seed, [&] {       \
+            lseg_p16_##S(a, b, c, d, x, n, G, es, bs, ca, cb, cc, isConst, status, M, Q, spb, mode, ctl, RA, RB, RC, \
+                         RD, XR, nst, word, seq);                                                                   \
+        });                                                                                                         \
+    }
+
+EMU_LSEG(float, f32)
+EMU_LSEG(double, f64)
 
 // emu_part_*: the partition kernels that solve whole systems, one block a
 // system or a group of systems (partemu.Kernel: 0 … 3 partition_p4/p8/p16/

@@ -1,7 +1,8 @@
 //go:build cudaemu
 
 // partemu runs bandsolve's partition kernels on the CPU — the segmented
-// kernel (segment_p16_f32/_f64 of ptx/src/segment.cuh) and the kernels
+// kernels (segment_p16_f32/_f64 of ptx/src/segment.cuh and, with the
+// systems across the lanes, lseg_p16_f32/_f64 of lseg.cuh) and the kernels
 // that solve whole systems (partition_p*, partition_const_p16,
 // partition_lanes_p16, partition_stream_p16, partition_cstream_*) —
 // compiled as host C++ with a fiber emulation of CUDA in which the blocks
@@ -28,6 +29,8 @@ int emu_segment_f32(const float *a, const float *b, const float *c, const float 
 int emu_part_f32(int kernel, const float *a, const float *b, const float *c, const float *d, float *x, int n, int G, i64 es, i64 bs, float ca, float cb, float cc, int isConst, int *status, int spb, int tps, int grid, int threads, int smem, int resident, u64 seed);
 int emu_part_f64(int kernel, const double *a, const double *b, const double *c, const double *d, double *x, int n, int G, i64 es, i64 bs, double ca, double cb, double cc, int isConst, int *status, int spb, int tps, int grid, int threads, int smem, int resident, u64 seed);
 int emu_segment_f64(const double *a, const double *b, const double *c, const double *d, double *x, int n, int G, i64 es, i64 bs, double ca, double cb, double cc, int isConst, int *status, int M, int Q, int mode, u64 *ctl, double *RA, double *RB, double *RC, double *RD, double *XR, int *nst, unsigned *word, unsigned seq, int threads, int smem, int resident, u64 seed);
+int emu_lseg_f32(const float *a, const float *b, const float *c, const float *d, float *x, int n, int G, i64 es, i64 bs, float ca, float cb, float cc, int isConst, int *status, int M, int Q, int spb, int mode, u64 *ctl, float *RA, float *RB, float *RC, float *RD, float *XR, int *nst, unsigned *word, unsigned seq, int threads, int smem, int resident, u64 seed);
+int emu_lseg_f64(const double *a, const double *b, const double *c, const double *d, double *x, int n, int G, i64 es, i64 bs, double ca, double cb, double cc, int isConst, int *status, int M, int Q, int spb, int mode, u64 *ctl, double *RA, double *RB, double *RC, double *RD, double *XR, int *nst, unsigned *word, unsigned seq, int threads, int smem, int resident, u64 seed);
 */
 import "C"
 
@@ -76,17 +79,46 @@ const Chunk = 16
 const SharedExtra = 256
 
 // Plan is a batched launch of the segment kernel: G systems of N rows in
-// segments of M rows, row i of system g at g·BS + i·ES.
+// segments of M rows, row i of system g at g·BS + i·ES. With Lanes > 0 it
+// is a launch of the lanes segment kernel (lseg_p16_*), Lanes systems a
+// block.
 type Plan struct {
 	N, G, M int
 	ES, BS  int64
+	Lanes   int
 }
 
 // Q is the number of segments of a system.
 func (p Plan) Q() int { return (p.N + p.M - 1) / p.M }
 
-// Threads is the block size, M/16.
-func (p Plan) Threads() int { return p.M / Chunk }
+// Threads is the block size, M/16 (times Lanes for the lanes kernel).
+func (p Plan) Threads() int { return p.M / Chunk * max(1, p.Lanes) }
+
+// Groups is the number of blocks a segment: ⌈G/Lanes⌉, or G.
+func (p Plan) Groups() int {
+	if p.Lanes > 0 {
+		return (p.G + p.Lanes - 1) / p.Lanes
+	}
+	return p.G
+}
+
+// ctlWords is the number of control words: the ticket, four a group
+// (system), and for the lanes kernel a key a system.
+func (p Plan) ctlWords() int {
+	if p.Lanes > 0 {
+		return 1 + 4*p.Groups() + p.G
+	}
+	return 1 + 4*p.G
+}
+
+// LanesSharedBytes is the dynamic shared memory of a block of the lanes
+// segment kernel with segments of m rows and s systems: the exchange (12
+// values a chunk of 16 rows of each system), s LsegSys (8 + 24 elements'
+// bytes) and the block's 16 bytes (lseg.cuh).
+func LanesSharedBytes[T Float](m, s int) int {
+	e := sizeOf[T]()
+	return 12*(m/Chunk)*s*e + s*(8+24*e) + 16
+}
 
 // SharedBytes is the dynamic shared memory of a block of the segment kernel
 // for segments of m rows: four arrays of W elements, W the segment's units
@@ -108,8 +140,8 @@ type Coeffs[T Float] struct {
 	Const      bool
 }
 
-// Workspace is a plan's device workspace: the control words (1 + 4G, never
-// reset between launches), the reduced rows and their solution (G·2Q
+// Workspace is a plan's device workspace: the control words (1 + 4G, or
+// 1 + 4·Groups + G for the lanes kernel; never reset between launches), the reduced rows and their solution (G·2Q
 // elements each), and the status of the nested solve (G + 2).
 type Workspace[T Float] struct {
 	Ctl                []uint64
@@ -121,7 +153,7 @@ type Workspace[T Float] struct {
 func NewWorkspace[T Float](p Plan) *Workspace[T] {
 	r := p.G * 2 * p.Q()
 	return &Workspace[T]{
-		Ctl: make([]uint64, 1+4*p.G),
+		Ctl: make([]uint64, p.ctlWords()),
 		RA:  make([]T, r), RB: make([]T, r), RC: make([]T, r), RD: make([]T, r), XR: make([]T, r),
 		Nst: make([]int32, p.G+2),
 	}
@@ -178,14 +210,15 @@ func checkArrays[T Float](n, g int, es, bs int64, k Coeffs[T], d, x []T) error {
 // d).
 func Launch[T Float](p Plan, mode int, k Coeffs[T], d, x []T, status []int32, ws *Workspace[T], o Options) error {
 	q := p.Q()
-	if p.N < 2 || p.G < 1 || p.M%Chunk != 0 || p.Threads()%32 != 0 || q > 32 || p.ES < 1 || p.BS < 0 {
+	if p.N < 2 || p.G < 1 || p.M%Chunk != 0 || p.Threads()%32 != 0 || q > 32 || p.ES < 1 || p.BS < 0 ||
+		(p.Lanes != 0 && p.Lanes != 8 && p.Lanes != 16 && p.Lanes != 32) {
 		return fmt.Errorf("partemu: bad plan %+v", p)
 	}
 	if err := checkArrays(p.N, p.G, p.ES, p.BS, k, d, x); err != nil {
 		return err
 	}
 	r := p.G * 2 * q
-	if len(status) < p.G+2 || len(ws.Ctl) < 1+4*p.G || len(ws.Nst) < p.G+2 || len(ws.RA) < r || len(ws.RB) < r ||
+	if len(status) < p.G+2 || len(ws.Ctl) < p.ctlWords() || len(ws.Nst) < p.G+2 || len(ws.RA) < r || len(ws.RB) < r ||
 		len(ws.RC) < r || len(ws.RD) < r || len(ws.XR) < r {
 		return fmt.Errorf("partemu: status or workspace too small")
 	}
@@ -194,16 +227,34 @@ func Launch[T Float](p Plan, mode int, k Coeffs[T], d, x []T, status []int32, ws
 	defer mu.Unlock()
 	var rc C.int
 	n, g, es, bs, m, qq, md := C.int(p.N), C.int(p.G), C.i64(p.ES), C.i64(p.BS), C.int(p.M), C.int(q), C.int(mode)
-	th, sm, res, seed := C.int(p.Threads()), C.int(SharedBytes[T](p.M)), C.int(o.Resident), C.u64(o.Seed)
+	smem := SharedBytes[T](p.M)
+	if p.Lanes > 0 {
+		smem = LanesSharedBytes[T](p.M, p.Lanes)
+	}
+	th, sm, res, seed := C.int(p.Threads()), C.int(smem), C.int(o.Resident), C.u64(o.Seed)
+	spb := C.int(p.Lanes)
 	word, seq := (*C.uint)(unsafe.Pointer(o.Word)), C.uint(o.Seq)
 	st, ctl, nst := (*C.int)(ptr(status)), (*C.u64)(ptr(ws.Ctl)), (*C.int)(ptr(ws.Nst))
-	if is64[T]() {
+	switch {
+	case is64[T]():
 		f := func(s []T) *C.double { return (*C.double)(ptr(s)) }
+		if p.Lanes > 0 {
+			rc = C.emu_lseg_f64(f(k.A), f(k.B), f(k.C), f(d), f(x), n, g, es, bs,
+				C.double(k.CA), C.double(k.CB), C.double(k.CC), isConst, st, m, qq, spb, md, ctl,
+				f(ws.RA), f(ws.RB), f(ws.RC), f(ws.RD), f(ws.XR), nst, word, seq, th, sm, res, seed)
+			break
+		}
 		rc = C.emu_segment_f64(f(k.A), f(k.B), f(k.C), f(d), f(x), n, g, es, bs,
 			C.double(k.CA), C.double(k.CB), C.double(k.CC), isConst, st, m, qq, md, ctl,
 			f(ws.RA), f(ws.RB), f(ws.RC), f(ws.RD), f(ws.XR), nst, word, seq, th, sm, res, seed)
-	} else {
+	default:
 		f := func(s []T) *C.float { return (*C.float)(ptr(s)) }
+		if p.Lanes > 0 {
+			rc = C.emu_lseg_f32(f(k.A), f(k.B), f(k.C), f(d), f(x), n, g, es, bs,
+				C.float(k.CA), C.float(k.CB), C.float(k.CC), isConst, st, m, qq, spb, md, ctl,
+				f(ws.RA), f(ws.RB), f(ws.RC), f(ws.RD), f(ws.XR), nst, word, seq, th, sm, res, seed)
+			break
+		}
 		rc = C.emu_segment_f32(f(k.A), f(k.B), f(k.C), f(d), f(x), n, g, es, bs,
 			C.float(k.CA), C.float(k.CB), C.float(k.CC), isConst, st, m, qq, md, ctl,
 			f(ws.RA), f(ws.RB), f(ws.RC), f(ws.RD), f(ws.XR), nst, word, seq, th, sm, res, seed)

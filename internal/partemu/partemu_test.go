@@ -112,6 +112,7 @@ type batch[T Float] struct {
 	k      Coeffs[T]
 	d      []T
 	owned  []bool // the entries that belong to a system
+	lanes  int    // launches of the lanes segment kernel: systems a block (0: the segment kernel)
 }
 
 func (b *batch[T]) at(g, i int) int { return b.lay.off + int(int64(g)*b.bs+int64(i)*b.es) }
@@ -173,7 +174,9 @@ func (b *batch[T]) launch(p Plan, mode int, x []T, status []int32, ws *Workspace
 	return Launch(p, mode, k, b.d[o:], x[o:], status, ws, sc)
 }
 
-func (b *batch[T]) plan(m int) Plan { return Plan{N: b.n, G: b.g, M: m, ES: b.es, BS: b.bs} }
+func (b *batch[T]) plan(m int) Plan {
+	return Plan{N: b.n, G: b.g, M: m, ES: b.es, BS: b.bs, Lanes: b.lanes}
+}
 
 // twin is partition.SolveSegmented's result for one system, with the
 // reduced system of the segments it solved and that solution.
@@ -274,13 +277,17 @@ func checkReduced[T Float](t *testing.T, what string, ws *Workspace[T], q int, t
 // checkCtl checks the control words after onepass one-pass launches and
 // expand expand launches on one workspace: tickets, arrivals, finished
 // blocks, flags, and every key cleared.
-func checkCtl(t *testing.T, what string, ws []uint64, g, q, onepass, expand int) {
+func checkCtl(t *testing.T, what string, ws []uint64, p Plan, onepass, expand int) {
 	t.Helper()
-	assert.Equal(t, uint64(onepass*g*q), ws[0], "%s: tickets", what)
-	for s := range g {
+	q, groups := p.Q(), p.Groups()
+	assert.Equal(t, uint64(onepass*groups*q), ws[0], "%s: tickets", what)
+	for s := range groups {
 		c := ws[1+4*s : 5+4*s]
 		assert.Equal(t, []uint64{uint64(onepass * q), uint64((onepass + expand) * q), uint64(onepass), 0}, c,
-			"%s: system %d's control words (arrivals, finished, flag, key)", what, s)
+			"%s: group %d's control words (arrivals, finished, flag, key or unused)", what, s)
+	}
+	if p.Lanes > 0 {
+		assert.Equal(t, make([]uint64, p.G), ws[1+4*groups:1+4*groups+p.G], "%s: the systems' keys", what)
 	}
 }
 
@@ -325,7 +332,7 @@ func runOnePass[T Float](t *testing.T, what string, b *batch[T], m int, sc Optio
 				return false
 			}
 		}
-		checkCtl(t, w, ws.Ctl, b.g, q, l+1, 0)
+		checkCtl(t, w, ws.Ctl, p, l+1, 0)
 	}
 	return true
 }
@@ -378,7 +385,7 @@ func runThreePass[T Float](t *testing.T, what string, b *batch[T], m int, sc Opt
 			return false
 		}
 		assert.Equal(t, make([]int32, b.g+2), ws.Nst, "%s: the nested status is cleared", w)
-		checkCtl(t, w, ws.Ctl, b.g, q, 0, l+1)
+		checkCtl(t, w, ws.Ctl, p, 0, l+1)
 	}
 	return true
 }
