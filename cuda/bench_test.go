@@ -410,6 +410,56 @@ func benchInterleaved[T tridiag.Float](b *testing.B, bw float64) {
 	}
 }
 
+// BenchmarkLanesSegments compares, on 2^24-row interleaved batches, the
+// lanes segment kernel (segments of 512, 256 and 128 rows; general and
+// constant coefficients) with the plan that gathers the systems into
+// contiguous ones, and for N ≤ 2048 with the plan Auto made before it
+// (the lanes kernel or one block a system in place), to set
+// tuning.LanesSegmentMinN and LanesSegmentRows:
+//
+//	./cuda.test -test.run '^$' -test.bench LanesSegments -test.benchtime 3x
+func BenchmarkLanesSegments(b *testing.B) {
+	bw, err := dev.CopyBandwidth(1<<30, 5)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("f32", func(b *testing.B) { benchLanesSegments[float32](b, bw) })
+	b.Run("f64", func(b *testing.B) { benchLanesSegments[float64](b, bw) })
+}
+
+func benchLanesSegments[T tridiag.Float](b *testing.B, bw float64) {
+	const rows = 1 << 24
+	bufs := randomBuffers[T](b, rows, 5)
+	for _, n := range []int{1024, 2048, 4096, 8192, 16384, 32768, 65536} {
+		for _, constant := range []bool{false, true} {
+			kind := "general"
+			if constant {
+				kind = "const"
+			}
+			for _, m := range []int{512, 256, 128} {
+				lseg := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) { return newLanesSegPlan(dev, spec, f64, m) }
+				b.Run(fmt.Sprintf("N=%d/%s/lseg-M%d", n, kind, m), func(b *testing.B) {
+					benchVariant(b, variant{"lseg", true, lseg, constant}, n, rows/n, bw, bufs)
+				})
+			}
+			transposed := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) { return newTransposePlan(dev, spec, f64) }
+			b.Run(fmt.Sprintf("N=%d/%s/gathered", n, kind), func(b *testing.B) {
+				benchVariant(b, variant{"gathered", true, transposed, constant}, n, rows/n, bw, bufs)
+			})
+			if n <= 2048 {
+				before := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+					defer func() { useLanesSegments = true }()
+					useLanesSegments = false
+					return newPartitionPlan(dev, spec, f64)
+				}
+				b.Run(fmt.Sprintf("N=%d/%s/in-place", n, kind), func(b *testing.B) {
+					benchVariant(b, variant{"in-place", true, before, constant}, n, rows/n, bw, bufs)
+				})
+			}
+		}
+	}
+}
+
 // BenchmarkStream compares, for contiguous batches of 2^24 rows, the
 // streaming partition kernel (a persistent grid, the next system loading
 // while a block solves the current one) with the plan Auto makes without

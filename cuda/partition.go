@@ -48,21 +48,34 @@ type partitionPlan struct {
 // newPartitionPlan makes the plan of tridiag.Partition: one block per
 // system (partitionPlan) or segments of several blocks (segmentPlan), as
 // Options.SegmentRows asks or, when it is 0, as wantSegments decides;
-// batches stored systems first (interleaved) of at least
-// tuning.GatherMinN rows are gathered into contiguous ones
+// batches of adjacent systems (batch stride 1: interleaved) of at least
+// tuning.LanesSegmentMinN rows are cut into segments with the systems
+// across the lanes (lanesSegPlan), other batches stored systems first of
+// at least tuning.GatherMinN rows are gathered into contiguous ones
 // (transposePlan).
 func newPartitionPlan(d *Device, spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+	l := spec.Layout
+	sysFirst := l.BatchStride < l.ElemStride
+	adjacent := sysFirst && l.BatchStride == 1 && useLanesSegments
 	if m := spec.SegmentRows; m > 0 {
 		if spec.N <= m {
 			return newPartitionPlanChunk(d, spec, f64, partition.DefaultChunk(spec.N))
+		}
+		if adjacent && tuning.LanesSegmentRowsOK(m, reductionElem(f64)) {
+			return newLanesSegPlan(d, spec, f64, m)
 		}
 		if !tuning.SegmentRowsOK(m) {
 			return nil, fmt.Errorf("%w: segments of %d rows: a GPU takes 16·t rows, t a multiple of 32 in %v", tridiag.ErrOptions, m, tuning.SegmentThreads)
 		}
 		return newSegmentPlan(d, spec, f64, m)
 	}
-	l := spec.Layout
-	sysFirst := l.BatchStride < l.ElemStride
+	if adjacent && spec.N >= tuning.LanesSegmentMinN(reductionElem(f64)) {
+		// Long systems adjacent in memory: segments with the systems
+		// across the lanes, in place (unless no segment size suits N).
+		if lp, err := newLanesSegPlan(d, spec, f64, 0); err == nil {
+			return lp, nil
+		}
+	}
 	if sysFirst && useTranspose && spec.N >= tuning.GatherMinN {
 		// Batches stored systems first, long: gathered into contiguous
 		// systems (whose plan may cut them into segments).

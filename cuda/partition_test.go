@@ -156,17 +156,23 @@ func testPartitionChunks[T tridiag.Float](t *testing.T) {
 }
 
 // TestPartitionTooLarge: beyond PartitionMaxN a system stored rows first
-// is cut into segments; stored systems first (interleaved, where a
-// segment's loads would not coalesce) it is gathered into contiguous
-// systems (transposePlan) whose plan cuts them into segments. With the
-// gathering switched off the factory fails with ErrShape naming the
-// largest N, and Auto falls back to another algorithm.
+// is cut into segments; adjacent systems (interleaved) into segments with
+// the systems across the lanes (lanesSegPlan); stored systems first
+// otherwise (where a segment's loads would not coalesce) gathered into
+// contiguous systems (transposePlan) whose plan cuts them into segments.
+// With the gathering switched off the factory fails with ErrShape naming
+// the largest N, and Auto falls back to another algorithm.
 func TestPartitionTooLarge(t *testing.T) {
 	for _, f64 := range []bool{false, true} {
 		elem := reductionElem(f64)
 		maxN := tuning.PartitionMaxN(dev.Properties(), elem, true)
 		spec := tridiag.Spec{Shape: tridiag.Shape{N: maxN + 1, G: 2, Layout: tridiag.Interleaved(2)}.Normalize(), Options: tridiag.Options{Algorithm: tridiag.Partition}}
 		kp, err := newPartitionPlan(dev, spec, f64)
+		require.NoError(t, err)
+		require.IsType(t, &lanesSegPlan{}, kp, "adjacent systems: segments across the lanes")
+		useLanesSegments = false
+		defer func() { useLanesSegments = true }()
+		kp, err = newPartitionPlan(dev, spec, f64)
 		require.NoError(t, err)
 		require.IsType(t, &transposePlan{}, kp)
 		assert.IsType(t, &segmentPlan{}, kp.(*transposePlan).inner)
@@ -197,6 +203,16 @@ func TestPartitionTooLarge(t *testing.T) {
 			require.NoError(t, err)
 			_, gathered := kp.(*transposePlan)
 			assert.Equal(t, n >= tuning.GatherMinN, gathered, "N=%d: %T", n, kp)
+		}
+		useLanesSegments = true
+		// Adjacent systems: the lanes kernel up to its largest N, then
+		// segments across the lanes.
+		for _, n := range []int{tuning.LanesSegmentMinN(elem) - 1, tuning.LanesSegmentMinN(elem), tuning.GatherMinN} {
+			spec.N = n
+			kp, err = newPartitionPlan(dev, spec, f64)
+			require.NoError(t, err)
+			_, lseg := kp.(*lanesSegPlan)
+			assert.Equal(t, n >= tuning.LanesSegmentMinN(elem), lseg, "N=%d: %T", n, kp)
 		}
 		// Rows first: segments.
 		spec = tridiag.Spec{Shape: tridiag.Shape{N: maxN + 1, G: 2}.Normalize(), Options: tridiag.Options{Algorithm: tridiag.Partition}}
@@ -437,7 +453,5 @@ func testPartitionLanes[T tridiag.Float](t *testing.T) {
 	spec := tridiag.Spec{Shape: tridiag.Shape{N: maxN + 1, G: 64, Layout: tridiag.Interleaved(64)}.Normalize()}
 	kp, err := newPartitionPlan(dev, spec, isF64[T]())
 	require.NoError(t, err)
-	pp, ok := kp.(*partitionPlan)
-	require.True(t, ok)
-	assert.Equal(t, "partition_p16", pp.kernel)
+	assert.IsType(t, &lanesSegPlan{}, kp, "beyond the lanes kernel: segments across the lanes")
 }

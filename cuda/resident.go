@@ -89,11 +89,13 @@ func (p *Plan[T]) SetResident(idle time.Duration) error {
 			tridiag.ErrOptions, p.spec.N)
 	}
 	pp, ok := p.kp.(*partitionPlan)
-	if _, gathered := p.kp.(*transposePlan); gathered || ok && pp.kernel == lanesKernel {
+	_, gathered := p.kp.(*transposePlan)
+	if _, lseg := p.kp.(*lanesSegPlan); gathered || lseg || ok && pp.kernel == lanesKernel {
 		// The resident grid runs the kernel with the systems in shared
 		// memory (partition_resident_p16_* is built on it), one block a
 		// system, in place: for the lanes kernel's batches the same bits,
-		// for gathered ones (several launches a solve) partition.Solve's,
+		// for gathered ones and lanes segments (several blocks or launches
+		// a solve) partition.Solve's,
 		// which the contiguous plan gives where it runs one block a system.
 		var err error
 		if pp, err = newSharedPartitionPlan(p.dev, p.spec, elemSize[T]() == 8, 16); err != nil {

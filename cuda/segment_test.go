@@ -38,22 +38,30 @@ func planTwin[T tridiag.Float](t *testing.T, kp kernelPlan, constant bool) func(
 		return partitionTwin[T](p.cfg.Chunk, nil)
 	case *transposePlan:
 		return planTwin[T](t, p.inner, constant)
+	case *lanesSegPlan:
+		return segmentedTwin[T](t, p.cfg.OnePass, p.nested, p.cfg.Rows)
 	case *segmentPlan:
 		if constant && p.constWhole != nil {
 			return planTwin[T](t, p.constWhole, true)
 		}
-		red := partition.ReducedCR[T]
-		if !p.cfg.OnePass {
-			nested := planTwin[T](t, p.nested, false)
-			red = func(a, b, c, d, x []T) error { return nested(a, b, c, d, x) }
-		}
-		m := p.cfg.Rows
-		return func(a, b, c, d, x []T) error {
-			return partition.SolveSegmented(a, b, c, d, x, tuning.SegmentChunk, m, nil, red)
-		}
+		return segmentedTwin[T](t, p.cfg.OnePass, p.nested, p.cfg.Rows)
 	}
 	t.Fatalf("no twin for %T", kp)
 	return nil
+}
+
+// segmentedTwin is the twin of a segmented plan with segments of m rows:
+// SolveSegmented with ReducedCR in one pass, else with the nested plan's
+// twin.
+func segmentedTwin[T tridiag.Float](t *testing.T, onePass bool, nested kernelPlan, m int) func(a, b, c, d, x []T) error {
+	red := partition.ReducedCR[T]
+	if !onePass {
+		nt := planTwin[T](t, nested, false)
+		red = func(a, b, c, d, x []T) error { return nt(a, b, c, d, x) }
+	}
+	return func(a, b, c, d, x []T) error {
+		return partition.SolveSegmented(a, b, c, d, x, tuning.SegmentChunk, m, nil, red)
+	}
 }
 
 // segmentCase solves bt with the plan of opts (solves times on the same

@@ -29,6 +29,8 @@ func TestPartitionTransposed(t *testing.T) {
 // Stage 1, a segment's first row, the last row), and within 1e4 ε of the
 // pivoting reference.
 func testPartitionTransposed[T tridiag.Float](t *testing.T) {
+	useLanesSegments = false // interleaved batches gathered too
+	defer func() { useLanesSegments = true }()
 	r := rand.New(rand.NewPCG(91, 92))
 	maxN := tuning.PartitionMaxN(dev.Properties(), reductionElem(isF64[T]()), true)
 	for _, c := range []struct {

@@ -105,3 +105,11 @@ func LanesSegmentLaunchFor(d Device, n, elem, g, rows, regs int) (LanesSegmentLa
 	l.OnePass = l.Segments <= SegmentOnePassMax && l.Segments <= l.BlocksPerSM*max(d.SMs, 1)
 	return l, nil
 }
+
+// LanesSegmentMinN is the smallest N at which partition plans of batches
+// of adjacent systems (batch stride 1) with elements of elem bytes take the
+// lanes segment kernel: the first N the lanes kernel does not hold (1025
+// in FP32, 513 in FP64). Beyond it the alternatives were one block a
+// system in place (FP32 N = 2048: 34% of the limit on an H100) or the
+// systems gathered into contiguous ones (24–33%).
+func LanesSegmentMinN(elem int) int { return PartitionLanesMaxN(elem) + 1 }

@@ -1,0 +1,137 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"fmt"
+
+	"gorgonia.org/cu"
+
+	"github.com/bandsolve/bandsolve/tridiag"
+	"github.com/bandsolve/bandsolve/tuning"
+)
+
+// useLanesSegments lets partition plans of long systems adjacent in memory
+// (batch stride 1: the interleaved layout) take the lanes segment kernel
+// instead of gathering them into contiguous systems (tests and benchmarks
+// switch it off to compare).
+var useLanesSegments = true
+
+// lanesSegPlan runs the segmented partition method with the systems across
+// the lanes (kernel lseg_p16_*, ptx/src/lseg.cuh) with the launch of
+// tuning.LanesSegmentLaunchFor: S adjacent systems and one segment of M
+// rows of each a block, the batch read in place. With Q ≤
+// tuning.SegmentOnePassMax one self-signalling kernel does it all;
+// otherwise three steps as segmentPlan's: reduce, a nested partition plan
+// on the G reduced systems of 2Q rows, expand. The results are
+// partition.SolveSegmented's with chunks of 16, segments of M rows and
+// ReducedCR (one pass) or the nested plan's method, as segmentPlan's.
+//
+// Workspace: the control words (the ticket, four a group of S systems, a
+// breakdown key a system; zeroed when a workspace is first used, never
+// reset), the reduced rows RA … RD and their solution XR, the nested
+// plan's status codes and workspace.
+type lanesSegPlan struct {
+	spec   tridiag.Spec
+	cfg    tuning.LanesSegmentLaunch
+	elem   int64
+	nested kernelPlan // three steps only
+	nspec  tridiag.Spec
+	w      segWork
+	zeroed map[cu.DevicePtr]bool
+	kernel string
+}
+
+// newLanesSegPlan makes the plan with segments of rows rows (0: the
+// tuning's choice). It fails with tridiag.ErrShape when the layout is not
+// one of adjacent systems or no segment size suits N.
+func newLanesSegPlan(d *Device, spec tridiag.Spec, f64 bool, rows int) (*lanesSegPlan, error) {
+	l := spec.Layout
+	if l.BatchStride != 1 || l.ElemStride <= 1 {
+		return nil, fmt.Errorf("%w: the lanes segment kernel takes batches of adjacent systems (batch stride 1)", tridiag.ErrShape)
+	}
+	elem := reductionElem(f64)
+	kernel := "lseg_p16" + suffixOf(f64)
+	var regs int
+	if err := d.do(func() error {
+		var err error
+		regs, err = d.kernelAttr(kernel, cu.NumRegs)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	cfg, err := tuning.LanesSegmentLaunchFor(d.props, spec.N, elem, spec.G, rows, regs)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", tridiag.ErrShape, err)
+	}
+	p := &lanesSegPlan{spec: spec, cfg: cfg, elem: int64(elem), zeroed: map[cu.DevicePtr]bool{}, kernel: kernel}
+	if !cfg.OnePass {
+		p.nspec = tridiag.Spec{Shape: tridiag.Shape{N: 2 * cfg.Segments, G: spec.G}.Normalize(),
+			Options: tridiag.Options{Algorithm: tridiag.Partition, SkipFiniteCheck: true}}
+		if p.nested, err = newPartitionPlan(d, p.nspec, f64); err != nil {
+			return nil, fmt.Errorf("cuda: the reduced systems of %d segments: %w", cfg.Segments, err)
+		}
+	}
+	G, R2 := int64(spec.G), int64(2*cfg.Segments)
+	var pk packer
+	p.w.ctl = pk.take(8 * (1 + 4*int64(cfg.Groups) + G))
+	p.w.nst = pk.take(4 * (G + 2))
+	p.w.ra, p.w.rb, p.w.rc, p.w.rd = pk.take(G*R2*p.elem), pk.take(G*R2*p.elem), pk.take(G*R2*p.elem), pk.take(G*R2*p.elem)
+	p.w.xr = pk.take(G * R2 * p.elem)
+	if p.nested != nil {
+		p.w.nwork = pk.take(p.nested.workBytes())
+	}
+	p.w.total = pk.off
+	return p, nil
+}
+
+func (p *lanesSegPlan) describe() string {
+	s := fmt.Sprintf("partition: %d systems across the lanes of a block, %d segments of %d rows", p.cfg.Systems, p.cfg.Segments, p.cfg.Rows)
+	if p.cfg.OnePass {
+		return s + ", one pass"
+	}
+	nd := "partition"
+	if d, ok := p.nested.(describer); ok {
+		nd = d.describe()
+	}
+	return s + ", three passes (reduced systems: " + nd + ")"
+}
+
+// workBytes: the layout plus room to align the base.
+func (p *lanesSegPlan) workBytes() int64 { return p.w.total + tprAlign }
+
+// signalsItself: the one-pass kernel ends with block_done_signal.
+func (p *lanesSegPlan) signalsItself() bool { return p.cfg.OnePass }
+
+func (p *lanesSegPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
+	base := cu.DevicePtr(alignUp(int64(a.work), tprAlign))
+	at := func(off int64) cu.DevicePtr { return base + cu.DevicePtr(off) }
+	if !p.zeroed[base] {
+		// The control words and the nested status, adjacent.
+		if err := cu.MemsetD32Async(at(p.w.ctl), 0, (p.w.ra-p.w.ctl)/4, s); err != nil {
+			return fmt.Errorf("cuda: clearing the segment control words: %w", err)
+		}
+		p.zeroed[base] = true
+	}
+	sp := a.spec
+	run := func(mode int32, word cu.DevicePtr, seq uint32) error {
+		return d.launch(p.kernel, dim3{X: p.cfg.Blocks()}, dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
+			a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
+			int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
+			a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status,
+			int32(p.cfg.Rows), int32(p.cfg.Segments), int32(p.cfg.Systems), mode, at(p.w.ctl),
+			at(p.w.ra), at(p.w.rb), at(p.w.rc), at(p.w.rd), at(p.w.xr), at(p.w.nst), word, int32(seq))
+	}
+	if p.cfg.OnePass {
+		return run(segOnePass, a.word, a.seq)
+	}
+	if err := run(segReduce, 0, 0); err != nil {
+		return err
+	}
+	in := launchArgs{spec: p.nspec, f64: a.f64, a: at(p.w.ra), b: at(p.w.rb), c: at(p.w.rc), d: at(p.w.rd),
+		x: at(p.w.xr), work: at(p.w.nwork), status: at(p.w.nst)}
+	if err := p.nested.launch(d, s, &in); err != nil {
+		return err
+	}
+	return run(segExpand, 0, 0)
+}
