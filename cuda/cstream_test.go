@@ -212,6 +212,8 @@ func constWholeOf(kp kernelPlan) *partitionPlan {
 		return p.constWhole
 	case *streamPlan:
 		return constWholeOf(p.other)
+	case *lanesSegPlan:
+		return constWholeOf(p.constPlan)
 	}
 	return nil
 }

@@ -40,6 +40,9 @@ type lanesSegPlan struct {
 	w      segWork
 	zeroed map[cu.DevicePtr]bool
 	kernel string
+	// constPlan, when set (Auto's choice), runs the constant solves: the
+	// plan the batch had without the lanes segments.
+	constPlan kernelPlan
 }
 
 // newLanesSegPlan makes the plan with segments of rows rows (0: the
@@ -86,6 +89,18 @@ func newLanesSegPlan(d *Device, spec tridiag.Spec, f64 bool, rows int) (*lanesSe
 }
 
 func (p *lanesSegPlan) describe() string {
+	s := p.describeSegments()
+	if p.constPlan != nil {
+		c := "partition"
+		if d, ok := p.constPlan.(describer); ok {
+			c = d.describe()
+		}
+		s += "; constant coefficients: " + c
+	}
+	return s
+}
+
+func (p *lanesSegPlan) describeSegments() string {
 	s := fmt.Sprintf("partition: %d systems across the lanes of a block, %d segments of %d rows", p.cfg.Systems, p.cfg.Segments, p.cfg.Rows)
 	if p.cfg.OnePass {
 		return s + ", one pass"
@@ -97,13 +112,23 @@ func (p *lanesSegPlan) describe() string {
 	return s + ", three passes (reduced systems: " + nd + ")"
 }
 
-// workBytes: the layout plus room to align the base.
-func (p *lanesSegPlan) workBytes() int64 { return p.w.total + tprAlign }
+// workBytes: the layout plus room to align the base, or the constant
+// plan's workspace where it is larger (a solve runs one of them).
+func (p *lanesSegPlan) workBytes() int64 {
+	w := p.w.total + tprAlign
+	if p.constPlan != nil {
+		w = max(w, p.constPlan.workBytes())
+	}
+	return w
+}
 
 // signalsItself: the one-pass kernel ends with block_done_signal.
 func (p *lanesSegPlan) signalsItself() bool { return p.cfg.OnePass }
 
 func (p *lanesSegPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
+	if a.constant && p.constPlan != nil {
+		return p.launchConst(d, s, a)
+	}
 	base := cu.DevicePtr(alignUp(int64(a.work), tprAlign))
 	at := func(off int64) cu.DevicePtr { return base + cu.DevicePtr(off) }
 	if !p.zeroed[base] {
@@ -134,4 +159,20 @@ func (p *lanesSegPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 		return err
 	}
 	return run(segExpand, 0, 0)
+}
+
+// launchConst runs a constant solve with constPlan. The plan says it
+// signals itself (the one-pass kernel does); where constPlan does not, the
+// completion signal follows it here, as Plan.enqueue would have added it.
+func (p *lanesSegPlan) launchConst(d *Device, s cu.Stream, a *launchArgs) error {
+	if ss, ok := p.constPlan.(selfSignaler); ok && ss.signalsItself() || a.word == 0 {
+		return p.constPlan.launch(d, s, a)
+	}
+	in := *a
+	in.word, in.seq = 0, 0
+	if err := p.constPlan.launch(d, s, &in); err != nil {
+		return err
+	}
+	flag := a.status + cu.DevicePtr(4*a.spec.G)
+	return d.launch("signal_done", dim3{X: 1}, dim3{X: 1}, 0, s, flag, a.word, int32(a.seq))
 }

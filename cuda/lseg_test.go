@@ -31,17 +31,16 @@ func TestLanesSegments(t *testing.T) {
 // last row), and within 1e4 ε of the pivoting reference.
 func testLanesSegments[T tridiag.Float](t *testing.T) {
 	r := rand.New(rand.NewPCG(93, 94))
-	elem := reductionElem(isF64[T]())
 	for _, c := range []struct {
 		n, g, rows int
 		onePass    bool
 	}{
-		{tuning.LanesSegmentMinN(elem), 37, 0, true},
+		{tuning.LanesSegmentMinN, 37, 0, true},
 		{2049, 16, 0, true},
 		{4*512 + 1, 9, 0, true}, // N ≡ 1 mod 512: segments of 448
 		{5000, 21, 256, true},
 		{32*512 - 16 + 1, 17, 0, true}, // Q = 32, a one-row last chunk
-		{33 * 512, 5, 0, false},
+		{33 * 512, 5, 0, false},        // segments of 128 rows
 		{70001, 3, 0, false},
 	} {
 		shape := tridiag.Shape{N: c.n, G: c.g, Layout: tridiag.Interleaved(c.g)}.Normalize()
@@ -66,16 +65,14 @@ func testLanesSegments[T tridiag.Float](t *testing.T) {
 		t.Logf("%s: %s", name, gp.Describe())
 		x := make([]T, len(bt.d))
 		require.NoError(t, gp.Solve(context.Background(), bt.a, bt.b, bt.c, bt.d, x), name)
+		require.IsType(t, &lanesSegPlan{}, gp.kp, name)
+		m := gp.kp.(*lanesSegPlan).cfg.Rows
 		require.NoError(t, gp.Close())
 		twin, _ := cpuSystems(bt, false, 0, 0, 0, planTwin[T](t, gp.kp, false))
 		ref, err := cpuSolve(t, bt, tridiag.Options{Algorithm: tridiag.GTSV}, false, 0, 0, 0)
 		require.NoError(t, err, name)
 		compare(t, shape, x, twin, ref, 0, 1e4*eps[T](), name)
 		// Breakdowns: reported at the twin's rows, the others untouched.
-		m := 512
-		if c.rows > 0 {
-			m = c.rows
-		}
 		bt.zero(1, m+77, false) // Stage 1, inside the second segment
 		bt.zero(2, m, true)     // a segment's first row
 		bt.zero(c.g-1, c.n-1, false)

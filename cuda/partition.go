@@ -54,9 +54,15 @@ type partitionPlan struct {
 // at least tuning.GatherMinN rows are gathered into contiguous ones
 // (transposePlan).
 func newPartitionPlan(d *Device, spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+	return newPartitionPlanLanes(d, spec, f64, useLanesSegments)
+}
+
+// newPartitionPlanLanes is newPartitionPlan, with the lanes segment kernel
+// or without it (the plan of its constant solves).
+func newPartitionPlanLanes(d *Device, spec tridiag.Spec, f64, lanesSegments bool) (kernelPlan, error) {
 	l := spec.Layout
 	sysFirst := l.BatchStride < l.ElemStride
-	adjacent := sysFirst && l.BatchStride == 1 && useLanesSegments
+	adjacent := sysFirst && l.BatchStride == 1 && lanesSegments
 	if m := spec.SegmentRows; m > 0 {
 		if spec.N <= m {
 			return newPartitionPlanChunk(d, spec, f64, partition.DefaultChunk(spec.N))
@@ -69,10 +75,16 @@ func newPartitionPlan(d *Device, spec tridiag.Spec, f64 bool) (kernelPlan, error
 		}
 		return newSegmentPlan(d, spec, f64, m)
 	}
-	if adjacent && spec.N >= tuning.LanesSegmentMinN(reductionElem(f64)) {
+	if adjacent && spec.N >= tuning.LanesSegmentMinN {
 		// Long systems adjacent in memory: segments with the systems
 		// across the lanes, in place (unless no segment size suits N).
 		if lp, err := newLanesSegPlan(d, spec, f64, 0); err == nil {
+			// Constant solves move two arrays, not five: the plan without
+			// the lanes segments runs them faster (one block a system or
+			// gathered; BenchmarkLanesSegments).
+			if lp.constPlan, err = newPartitionPlanLanes(d, spec, f64, false); err != nil {
+				return nil, err
+			}
 			return lp, nil
 		}
 	}

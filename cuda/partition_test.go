@@ -207,12 +207,12 @@ func TestPartitionTooLarge(t *testing.T) {
 		useLanesSegments = true
 		// Adjacent systems: the lanes kernel up to its largest N, then
 		// segments across the lanes.
-		for _, n := range []int{tuning.LanesSegmentMinN(elem) - 1, tuning.LanesSegmentMinN(elem), tuning.GatherMinN} {
+		for _, n := range []int{tuning.LanesSegmentMinN - 1, tuning.LanesSegmentMinN, tuning.GatherMinN} {
 			spec.N = n
 			kp, err = newPartitionPlan(dev, spec, f64)
 			require.NoError(t, err)
 			_, lseg := kp.(*lanesSegPlan)
-			assert.Equal(t, n >= tuning.LanesSegmentMinN(elem), lseg, "N=%d: %T", n, kp)
+			assert.Equal(t, n >= tuning.LanesSegmentMinN, lseg, "N=%d: %T", n, kp)
 		}
 		// Rows first: segments.
 		spec = tridiag.Spec{Shape: tridiag.Shape{N: maxN + 1, G: 2}.Normalize(), Options: tridiag.Options{Algorithm: tridiag.Partition}}

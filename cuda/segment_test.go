@@ -39,6 +39,9 @@ func planTwin[T tridiag.Float](t *testing.T, kp kernelPlan, constant bool) func(
 	case *transposePlan:
 		return planTwin[T](t, p.inner, constant)
 	case *lanesSegPlan:
+		if constant && p.constPlan != nil {
+			return planTwin[T](t, p.constPlan, true)
+		}
 		return segmentedTwin[T](t, p.cfg.OnePass, p.nested, p.cfg.Rows)
 	case *segmentPlan:
 		if constant && p.constWhole != nil {

@@ -18,10 +18,25 @@ import (
 // three launches (reduce, the reduced systems of 2Q rows by a nested
 // plan, expand) read them twice.
 
-// LanesSegmentRows lists the segment sizes LanesSegmentLaunchFor tries,
-// preferred first: the largest block the kernel's bound allows, then
-// smaller ones for N ≡ 1 (mod 512), which would leave a one-row segment.
+// LanesSegmentRows lists the segment sizes LanesSegmentLaunchFor tries
+// for one pass, preferred first: the largest block the kernel's bound
+// allows, then smaller ones for N ≡ 1 (mod 512), which would leave a
+// one-row segment. Where none gives one pass (Q ≤ SegmentOnePassMax), it
+// takes LanesSegmentRowsThreePass.
+//
+// Measured on an H200 (BenchmarkLanesSegments, 2^24-row interleaved
+// batches, bench/results/h200-2026-11-25/session10/run2): in one pass
+// segments of 512 rows beat 256 by 2–10% and 128 by 15–40%; in three
+// passes 128 rows beat 256 by 5–10% and 512 by 10–20% (FP32 N = 32768:
+// 55 300, 51 700 and 44 800 MRows/s), and at N = 16384 three passes of
+// 128 rows tie with one pass of 512. A block of 512 rows holds 16 warps,
+// all an SM's registers allow; small blocks leave more of them in flight
+// while others wait.
 var LanesSegmentRows = []int{512, 448, 384, 256}
+
+// LanesSegmentRowsThreePass lists the segment sizes for systems longer
+// than one pass takes, preferred first.
+var LanesSegmentRowsThreePass = []int{128, 192}
 
 // LanesSegmentMaxThreads is the kernel's __launch_bounds__ for elements of
 // elem bytes: 512 in FP32, 256 in FP64.
@@ -76,13 +91,20 @@ func LanesSegmentLaunchFor(d Device, n, elem, g, rows, regs int) (LanesSegmentLa
 	if n < 2 || g < 1 || (elem != 4 && elem != 8) {
 		return l, fmt.Errorf("tuning: lanes segment launch for N=%d G=%d, element size %d", n, g, elem)
 	}
+	ok := func(m int) bool {
+		return LanesSegmentRowsOK(m, elem) && n > m && partition.SegmentOK(n, m, SegmentChunk)
+	}
+	onePass := func(m int) bool { return ok(m) && partition.Segments(n, m) <= SegmentOnePassMax }
 	cands := LanesSegmentRows
+	i := slices.IndexFunc(cands, onePass)
+	if i < 0 {
+		cands = LanesSegmentRowsThreePass
+		i = slices.IndexFunc(cands, ok)
+	}
 	if rows > 0 {
 		cands = []int{rows}
+		i = slices.IndexFunc(cands, ok)
 	}
-	i := slices.IndexFunc(cands, func(m int) bool {
-		return LanesSegmentRowsOK(m, elem) && n > m && partition.SegmentOK(n, m, SegmentChunk)
-	})
 	if i < 0 {
 		return l, fmt.Errorf("%w: no segment size of %v cuts N=%d for the lanes segment kernel (%d-byte elements)",
 			ErrTooLargeForShared, cands, n, elem)
@@ -108,8 +130,10 @@ func LanesSegmentLaunchFor(d Device, n, elem, g, rows, regs int) (LanesSegmentLa
 
 // LanesSegmentMinN is the smallest N at which partition plans of batches
 // of adjacent systems (batch stride 1) with elements of elem bytes take the
-// lanes segment kernel: the first N the lanes kernel does not hold (1025
-// in FP32, 513 in FP64). Beyond it the alternatives were one block a
-// system in place (FP32 N = 2048: 34% of the limit on an H100) or the
-// systems gathered into contiguous ones (24–33%).
-func LanesSegmentMinN(elem int) int { return PartitionLanesMaxN(elem) + 1 }
+// lanes segment kernel for their general solves. Measured on an H200
+// (BenchmarkLanesSegments, session10/run2), MRows/s of the lanes segments
+// against the best of the plans before (one block a system in place, or
+// gathered): FP32 N = 1024 64 600 / 84 600 (the lanes kernel), 2048
+// 62 700 / 57 200; FP64 N = 1024 35 000 / 36 800 (one block a system),
+// 2048 35 100 / 29 700. So N > 1024 in both precisions.
+const LanesSegmentMinN = 1025

@@ -21,14 +21,30 @@ func TestLanesSegmentLaunchFor(t *testing.T) {
 	assert.Equal(t, LanesSegmentSharedBytes(512, 4, 16), l.SharedBytes)
 	assert.GreaterOrEqual(t, l.BlocksPerSM, 1)
 
-	// FP64: 8 systems a block, 256 threads; 33 segments: three passes.
+	// FP64: 8 systems a block; beyond 32 segments of 512 rows, three
+	// passes with segments of 128 rows (64 threads).
 	l, err = LanesSegmentLaunchFor(H100, 33*512-3, 8, 100, 0, 0)
 	require.NoError(t, err)
 	assert.Equal(t, 8, l.Systems)
 	assert.Equal(t, 13, l.Groups)
+	assert.Equal(t, 128, l.Rows)
+	assert.Equal(t, 64, l.Threads)
+	assert.Equal(t, 132, l.Segments)
+	assert.False(t, l.OnePass)
+	// Segments of 512 rows asked for: 33, three passes.
+	l, err = LanesSegmentLaunchFor(H100, 33*512-3, 8, 100, 512, 0)
+	require.NoError(t, err)
 	assert.Equal(t, 256, l.Threads)
 	assert.Equal(t, 33, l.Segments)
 	assert.False(t, l.OnePass)
+	// 32 segments of 512 rows: one pass; N ≡ 1 (mod 128) beyond: 192.
+	l, err = LanesSegmentLaunchFor(H100, 32*512, 4, 100, 0, 0)
+	require.NoError(t, err)
+	assert.True(t, l.OnePass)
+	assert.Equal(t, 512, l.Rows)
+	l, err = LanesSegmentLaunchFor(H100, 40*512+1, 4, 100, 0, 0)
+	require.NoError(t, err)
+	assert.Equal(t, 192, l.Rows)
 
 	// N ≡ 1 (mod 512): the next size.
 	l, err = LanesSegmentLaunchFor(H100, 4*512+1, 4, 16, 0, 0)
@@ -43,8 +59,8 @@ func TestLanesSegmentLaunchFor(t *testing.T) {
 	assert.Equal(t, 16, l.Segments)
 	_, err = LanesSegmentLaunchFor(H100, 4096, 8, 16, 1024, 0)
 	assert.ErrorIs(t, err, ErrTooLargeForShared, "1024 rows: 512 FP64 threads, above the bound")
-	_, err = LanesSegmentLaunchFor(H100, 256, 4, 16, 0, 0)
-	assert.Error(t, err, "no size below N = 256")
+	_, err = LanesSegmentLaunchFor(H100, 128, 4, 16, 0, 0)
+	assert.Error(t, err, "no size below N = 128")
 	_, err = LanesSegmentLaunchFor(H100, 4096, 2, 16, 0, 0)
 	assert.Error(t, err, "element size")
 }
@@ -56,7 +72,7 @@ func TestLanesSegmentRowsOK(t *testing.T) {
 	assert.False(t, LanesSegmentRowsOK(32, 8), "8 systems of 2 chunks: 16 threads")
 	assert.False(t, LanesSegmentRowsOK(520, 4), "not whole warps")
 	assert.False(t, LanesSegmentRowsOK(1024, 4), "1024 threads: above the bound")
-	for _, m := range LanesSegmentRows {
+	for _, m := range append(LanesSegmentRows, LanesSegmentRowsThreePass...) {
 		assert.True(t, LanesSegmentRowsOK(m, 4), "M=%d", m)
 		assert.True(t, LanesSegmentRowsOK(m, 8), "M=%d", m)
 	}
