@@ -442,6 +442,24 @@ func benchLanesSegments[T tridiag.Float](b *testing.B, bw float64) {
 					benchVariant(b, variant{"lseg", true, lseg, constant}, n, rows/n, bw, bufs)
 				})
 			}
+			// Three passes where one would do (no block waits for
+			// others), and 128-byte rows (twice the systems a block).
+			if !constant && n <= 16384 {
+				for _, m := range []int{512, 128} {
+					three := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+						return newLanesSegPlanWith(dev, spec, f64, m, 0, true)
+					}
+					b.Run(fmt.Sprintf("N=%d/%s/lseg-M%d-3pass", n, kind, m), func(b *testing.B) {
+						benchVariant(b, variant{"lseg", true, three, constant}, n, rows/n, bw, bufs)
+					})
+				}
+				wide := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+					return newLanesSegPlanWith(dev, spec, f64, 256, int(128/elemSize[T]()), false)
+				}
+				b.Run(fmt.Sprintf("N=%d/%s/lseg-M256-128B", n, kind), func(b *testing.B) {
+					benchVariant(b, variant{"lseg", true, wide, constant}, n, rows/n, bw, bufs)
+				})
+			}
 			transposed := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) { return newTransposePlan(dev, spec, f64) }
 			b.Run(fmt.Sprintf("N=%d/%s/gathered", n, kind), func(b *testing.B) {
 				benchVariant(b, variant{"gathered", true, transposed, constant}, n, rows/n, bw, bufs)

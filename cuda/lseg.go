@@ -49,6 +49,12 @@ type lanesSegPlan struct {
 // tuning's choice). It fails with tridiag.ErrShape when the layout is not
 // one of adjacent systems or no segment size suits N.
 func newLanesSegPlan(d *Device, spec tridiag.Spec, f64 bool, rows int) (*lanesSegPlan, error) {
+	return newLanesSegPlanWith(d, spec, f64, rows, 0, false)
+}
+
+// newLanesSegPlanWith is newLanesSegPlan with spb systems a block (0: the
+// tuning's) and, when threePass, three passes whatever Q (benchmarks).
+func newLanesSegPlanWith(d *Device, spec tridiag.Spec, f64 bool, rows, spb int, threePass bool) (*lanesSegPlan, error) {
 	l := spec.Layout
 	if l.BatchStride != 1 || l.ElemStride <= 1 {
 		return nil, fmt.Errorf("%w: the lanes segment kernel takes batches of adjacent systems (batch stride 1)", tridiag.ErrShape)
@@ -66,6 +72,17 @@ func newLanesSegPlan(d *Device, spec tridiag.Spec, f64 bool, rows int) (*lanesSe
 	cfg, err := tuning.LanesSegmentLaunchFor(d.props, spec.N, elem, spec.G, rows, regs)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", tridiag.ErrShape, err)
+	}
+	if spb > 0 && spb != cfg.Systems {
+		cfg.Systems, cfg.Groups = spb, (spec.G+spb-1)/spb
+		cfg.Threads = spb * cfg.Rows / tuning.SegmentChunk
+		cfg.SharedBytes = tuning.LanesSegmentSharedBytes(cfg.Rows, elem, spb)
+		if cfg.Threads%32 != 0 || cfg.Threads > tuning.LanesSegmentMaxThreads(elem) || spb > 32 {
+			return nil, fmt.Errorf("%w: %d systems a block of segments of %d rows", tridiag.ErrShape, spb, cfg.Rows)
+		}
+	}
+	if threePass {
+		cfg.OnePass = false
 	}
 	p := &lanesSegPlan{spec: spec, cfg: cfg, elem: int64(elem), zeroed: map[cu.DevicePtr]bool{}, kernel: kernel}
 	if !cfg.OnePass {
