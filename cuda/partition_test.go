@@ -453,5 +453,11 @@ func testPartitionLanes[T tridiag.Float](t *testing.T) {
 	spec := tridiag.Spec{Shape: tridiag.Shape{N: maxN + 1, G: 64, Layout: tridiag.Interleaved(64)}.Normalize()}
 	kp, err := newPartitionPlan(dev, spec, isF64[T]())
 	require.NoError(t, err)
-	assert.IsType(t, &lanesSegPlan{}, kp, "beyond the lanes kernel: segments across the lanes")
+	if maxN+1 >= tuning.LanesSegmentMinN {
+		assert.IsType(t, &lanesSegPlan{}, kp, "beyond the lanes kernel: segments across the lanes")
+	} else {
+		pp, ok := kp.(*partitionPlan)
+		require.True(t, ok, "below tuning.LanesSegmentMinN: one block a system, %T", kp)
+		assert.Equal(t, "partition_p16", pp.kernel)
+	}
 }
