@@ -131,6 +131,19 @@ func testBlocksBitExact[T Float](t *testing.T) {
 		}
 	}
 
+	// The streamed lanes kernel: interleaved batches (aligned rows and, G
+	// odd, not), constant coefficients, a grid of fewer blocks than
+	// groups (each block several groups) and of one.
+	for _, c := range []struct{ n, g, grid int }{{1, 16, 2}, {17, 40, 2}, {100, 37, 3}, {256, 64, 1}, {512, 24, 2}, {33, 8, 1}} {
+		for _, constant := range []bool{false, true} {
+			b := newBlocksBatch[T](r, c.n, c.g, interleaved, constant)
+			ll, err := tuning.LanesStreamLaunchFor(dev, c.n, elem, b.g, 0)
+			require.NoError(t, err)
+			l := Blocks{Grid: c.grid, Threads: ll.Threads, SharedBytes: ll.SharedBytes, SPB: tuning.LanesStreamSystems}
+			runBlocks(t, fmt.Sprintf("streamed lanes N=%d G=%d grid=%d const=%v", c.n, c.g, c.grid, constant), LanesStream, l, b, 16)
+		}
+	}
+
 	// The lanes kernel: interleaved batches.
 	for _, n := range []int{1, 16, 17, 100, 512} {
 		b := newBlocksBatch[T](r, n, 40, interleaved, false)

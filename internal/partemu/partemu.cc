@@ -143,6 +143,7 @@ inline void emu_syncwarp(unsigned mask = 0xffffffffu) { emu_warp_op(0, EMU_OP_SY
 #include "lanes.cuh"
 #include "cstream.cuh"
 #include "lseg.cuh"
+#include "lstream.cuh"
 
 // ---- The scheduler ----
 
@@ -486,7 +487,8 @@ EMU_LSEG(double, f64)
 // emu_part_*: the partition kernels that solve whole systems, one block a
 // system or a group of systems (partemu.Kernel: 0 … 3 partition_p4/p8/p16/
 // p32, 4 partition_lanes_p16, 5 partition_const_p16, 6
-// partition_stream_p16, 7 and 8 partition_cstream_p16, _warp_p16),
+// partition_stream_p16, 7 and 8 partition_cstream_p16, _warp_p16, 9
+// partition_lanes_stream_p16_s8),
 // grid blocks of threads threads; it returns 1 for a kernel the precision
 // lacks.
 #define EMU_PART_ARGS(T)                                                                                           \
@@ -513,6 +515,7 @@ int emu_part_f32(EMU_PART_ARGS(float)) {
     case 6: body = [&] { partition_stream_p16_f32(a, b, c, d, x, n, G, es, bs, status, nullptr, 0); }; break;
     case 7: body = [&] { EMU_PART_CONST(partition_cstream_p16_f32); }; break;
     case 8: body = [&] { EMU_PART_CONST(partition_cstream_warp_p16_f32); }; break;
+    case 9: body = [&] { EMU_PART_CALL(partition_lanes_stream_p16_s8_f32); }; break;
     default: return 1;
     }
     return emu_part_run(grid, threads, smem, resident, seed, body);
@@ -529,6 +532,7 @@ int emu_part_f64(EMU_PART_ARGS(double)) {
     case 6: body = [&] { partition_stream_p16_f64(a, b, c, d, x, n, G, es, bs, status, nullptr, 0); }; break;
     case 7: body = [&] { EMU_PART_CONST(partition_cstream_p16_f64); }; break;
     case 8: body = [&] { EMU_PART_CONST(partition_cstream_warp_p16_f64); }; break;
+    case 9: body = [&] { EMU_PART_CALL(partition_lanes_stream_p16_s8_f64); }; break;
     default: return 1;
     }
     return emu_part_run(grid, threads, smem, resident, seed, body);

@@ -279,6 +279,7 @@ const (
 	Stream                        // partition_stream_p16 (a persistent grid, one system a block)
 	ConstStream                   // partition_cstream_p16 (constant coefficients, streamed)
 	ConstStreamWarp               // partition_cstream_warp_p16 (its warp variant)
+	LanesStream                   // partition_lanes_stream_p16_s8 (the lanes kernel streamed, 8 systems a block)
 )
 
 // Blocks is a launch of LaunchBlocks: Grid blocks of Threads threads with

@@ -12,6 +12,7 @@
 #include "segment.cuh"
 #include "lanes.cuh"
 #include "lseg.cuh"
+#include "lstream.cuh"
 #include "stream.cuh"
 #include "cstream.cuh"
 #include "signal.cuh"
