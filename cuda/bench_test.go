@@ -410,6 +410,46 @@ func benchInterleaved[T tridiag.Float](b *testing.B, bw float64) {
 	}
 }
 
+// BenchmarkLanesStream compares, on 2^24-row interleaved batches, the
+// streamed lanes kernel (a persistent grid copying its next 8 systems
+// while it solves the current ones) with the lanes kernel, to set
+// tuning.PreferLanesStream:
+//
+//	./cuda.test -test.run '^$' -test.bench LanesStream -test.benchtime 3x
+func BenchmarkLanesStream(b *testing.B) {
+	bw, err := dev.CopyBandwidth(1<<30, 5)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("f32", func(b *testing.B) { benchLanesStream[float32](b, bw) })
+	b.Run("f64", func(b *testing.B) { benchLanesStream[float64](b, bw) })
+}
+
+func benchLanesStream[T tridiag.Float](b *testing.B, bw float64) {
+	const rows = 1 << 24
+	bufs := randomBuffers[T](b, rows, 5)
+	f64 := elemSize[T]() == 8
+	for _, n := range []int{64, 128, 256, 512, 1024} {
+		if n > tuning.PartitionLanesMaxN(reductionElem(f64)) {
+			continue
+		}
+		lanes := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) { return newLanesPlan(dev, spec, f64, 0) }
+		b.Run(fmt.Sprintf("N=%d/lanes", n), func(b *testing.B) {
+			benchVariant(b, variant{"lanes", true, lanes, false}, n, rows/n, bw, bufs)
+		})
+		stream := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+			pp, err := newLanesPlan(dev, spec, f64, 0)
+			if err != nil {
+				return nil, err
+			}
+			return newLanesStreamPlan(dev, spec, f64, pp)
+		}
+		b.Run(fmt.Sprintf("N=%d/stream", n), func(b *testing.B) {
+			benchVariant(b, variant{"lanes-stream", true, stream, false}, n, rows/n, bw, bufs)
+		})
+	}
+}
+
 // BenchmarkLanesSegments compares, on 2^24-row interleaved batches, the
 // lanes segment kernel (segments of 512, 256 and 128 rows; general and
 // constant coefficients) with the plan that gathers the systems into

@@ -214,6 +214,8 @@ func constWholeOf(kp kernelPlan) *partitionPlan {
 		return constWholeOf(p.other)
 	case *lanesSegPlan:
 		return constWholeOf(p.constPlan)
+	case *lanesStreamPlan:
+		return p.lanes
 	}
 	return nil
 }

@@ -163,7 +163,15 @@ func wantSegments(d *Device, spec tridiag.Spec, whole kernelPlan, err error) boo
 func newPartitionPlanChunk(d *Device, spec tridiag.Spec, f64 bool, p int) (kernelPlan, error) {
 	l := spec.Layout
 	if p == 16 && useLanesKernel && l.BatchStride == 1 && l.ElemStride > 1 && spec.N <= tuning.PartitionLanesMaxN(reductionElem(f64)) {
-		return newLanesPlan(d, spec, f64, 0)
+		pp, err := newLanesPlan(d, spec, f64, 0)
+		if err != nil || !useLanesStream {
+			return pp, err
+		}
+		// Large batches: the streamed lanes kernel for the general solves.
+		if sp, serr := newLanesStreamPlan(d, spec, f64, pp); serr == nil && tuning.PreferLanesStream(sp.cfg) {
+			return sp, nil
+		}
+		return pp, nil
 	}
 	return newSharedPartitionPlan(d, spec, f64, p)
 }

@@ -90,7 +90,8 @@ func (p *Plan[T]) SetResident(idle time.Duration) error {
 	}
 	pp, ok := p.kp.(*partitionPlan)
 	_, gathered := p.kp.(*transposePlan)
-	if _, lseg := p.kp.(*lanesSegPlan); gathered || lseg || ok && pp.kernel == lanesKernel {
+	_, lstream := p.kp.(*lanesStreamPlan)
+	if _, lseg := p.kp.(*lanesSegPlan); gathered || lseg || lstream || ok && pp.kernel == lanesKernel {
 		// The resident grid runs the kernel with the systems in shared
 		// memory (partition_resident_p16_* is built on it), one block a
 		// system, in place: for the lanes kernel's batches the same bits,

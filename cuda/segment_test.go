@@ -38,6 +38,11 @@ func planTwin[T tridiag.Float](t *testing.T, kp kernelPlan, constant bool) func(
 		return partitionTwin[T](p.cfg.Chunk, nil)
 	case *transposePlan:
 		return planTwin[T](t, p.inner, constant)
+	case *lanesStreamPlan:
+		if constant {
+			return planTwin[T](t, p.lanes, true)
+		}
+		return partitionTwin[T](16, nil)
 	case *lanesSegPlan:
 		if constant && p.constPlan != nil {
 			return planTwin[T](t, p.constPlan, true)

@@ -63,3 +63,17 @@ func LanesStreamLaunchFor(d Device, n, elem, g, regs int) (LanesStreamLaunch, er
 	l.Grid = min(groups, l.BlocksPerSM*max(d.SMs, 1))
 	return l, nil
 }
+
+// PreferLanesStream says whether a batch of the lanes kernel takes the
+// streamed lanes kernel of launch l for its general solves: where every
+// block of the persistent grid has at least two groups of systems to solve
+// (one loading while the other computes) and blocks of at least
+// LanesStreamMinThreads threads (8 systems of N > 240 rows; shorter ones
+// keep the lanes kernel's blocks of 16 or 32 systems).
+func PreferLanesStream(l LanesStreamLaunch) bool {
+	groups := (l.G + LanesStreamSystems - 1) / LanesStreamSystems
+	return l.Grid > 0 && groups >= 2*l.Grid && l.Threads >= LanesStreamMinThreads
+}
+
+// LanesStreamMinThreads is the smallest block PreferLanesStream takes.
+const LanesStreamMinThreads = 128

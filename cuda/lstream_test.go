@@ -1,0 +1,69 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bandsolve/bandsolve/tridiag"
+	"github.com/bandsolve/bandsolve/tuning"
+)
+
+func TestLanesStream(t *testing.T) {
+	t.Run("float32", testLanesStream[float32])
+	t.Run("float64", testLanesStream[float64])
+}
+
+// testLanesStream: large interleaved batches of systems the lanes kernel
+// takes run the streamed lanes kernel (lanesStreamPlan): its solves, with
+// rows of whole 16-byte units (G a multiple of 4) and not (G odd), N not a
+// multiple of 16, breakdowns in some systems (Stage 1, the reduced rows,
+// the last row, an overflow), are bit for bit the lanes kernel's and
+// partition.Solve's, with the same failed systems; constant solves are the
+// lanes plan's.
+func testLanesStream[T tridiag.Float](t *testing.T) {
+	r := rand.New(rand.NewPCG(97, 98))
+	elem := reductionElem(isF64[T]())
+	for _, n := range []int{241, 256, 300, 512, 1024} {
+		if n > tuning.PartitionLanesMaxN(elem) {
+			continue
+		}
+		for _, g := range []int{(1 << 22) / n, (1<<22)/n + 3} {
+			shape := tridiag.Shape{N: n, G: g, Layout: tridiag.Interleaved(g)}
+			name := fmt.Sprintf("N=%d/G=%d", n, g)
+			bt := newBatch[T](r, shape, 4)
+			bt.zero(3, 5, true)
+			bt.zero(9, 16, true)
+			bt.zero(g-1, n-1, true)
+			bt.d[shape.Layout.Index(n/2, 31)] = T(math.Inf(1))
+			for _, constant := range []bool{false, true} {
+				what := fmt.Sprintf("%s/const=%v", name, constant)
+				kp, failed := segmentCase(t, bt, tridiag.Options{}, constant, 2, what)
+				require.IsType(t, &lanesStreamPlan{}, kp, what)
+				if !constant {
+					assert.Len(t, failed, 4, what)
+				}
+			}
+			// Bit for bit the lanes kernel's.
+			xs, fs := partitionGPU(t, bt, false, 0, 0, 0, 0)
+			useLanesStream = false
+			xl, fl := partitionGPU(t, bt, false, 0, 0, 0, 0)
+			useLanesStream = true
+			assert.Equal(t, fl, fs, name)
+			sameBits(t, shape.Normalize(), xs, xl, name+"/against the lanes kernel")
+		}
+	}
+	// Small batches and short systems keep the lanes kernel.
+	for _, sh := range []tridiag.Shape{{N: 256, G: 64}, {N: 64, G: 1 << 16}} {
+		sh.Layout = tridiag.Interleaved(sh.G)
+		kp, err := newPartitionPlan(dev, tridiag.Spec{Shape: sh.Normalize()}, isF64[T]())
+		require.NoError(t, err)
+		assert.IsType(t, &partitionPlan{}, kp, "N=%d G=%d", sh.N, sh.G)
+	}
+}
