@@ -16,6 +16,10 @@ import (
 // off to compare).
 var useLanesStream = true
 
+// forceLanesStream takes the streamed lanes kernel wherever it applies,
+// whatever tuning.PreferLanesStream says (tests).
+var forceLanesStream = false
+
 // lanesStreamPlan runs the general solves of a batch of adjacent systems
 // (batch stride 1) that the lanes kernel takes with the streamed lanes
 // kernel (partition_lanes_stream_p16_s8_*, ptx/src/lstream.cuh): a

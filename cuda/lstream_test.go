@@ -28,9 +28,12 @@ func TestLanesStream(t *testing.T) {
 // partition.Solve's, with the same failed systems; constant solves are the
 // lanes plan's.
 func testLanesStream[T tridiag.Float](t *testing.T) {
+	useLanesStream = true
+	defer func() { forceLanesStream = false }()
+	forceLanesStream = true // FP32 too (tuning.PreferLanesStream takes FP64 only)
 	r := rand.New(rand.NewPCG(97, 98))
 	elem := reductionElem(isF64[T]())
-	for _, n := range []int{241, 256, 300, 512, 1024} {
+	for _, n := range []int{257, 300, 512, 1024} {
 		if n > tuning.PartitionLanesMaxN(elem) {
 			continue
 		}
@@ -59,11 +62,16 @@ func testLanesStream[T tridiag.Float](t *testing.T) {
 			sameBits(t, shape.Normalize(), xs, xl, name+"/against the lanes kernel")
 		}
 	}
-	// Small batches and short systems keep the lanes kernel.
-	for _, sh := range []tridiag.Shape{{N: 256, G: 64}, {N: 64, G: 1 << 16}} {
+	// Small batches and short systems keep the lanes kernel, and FP32.
+	forceLanesStream = false
+	for _, sh := range []tridiag.Shape{{N: 256, G: 64}, {N: 64, G: 1 << 16}, {N: 512, G: 1 << 15}} {
 		sh.Layout = tridiag.Interleaved(sh.G)
 		kp, err := newPartitionPlan(dev, tridiag.Spec{Shape: sh.Normalize()}, isF64[T]())
 		require.NoError(t, err)
+		if sh.N == 512 && isF64[T]() {
+			assert.IsType(t, &lanesStreamPlan{}, kp, "N=%d G=%d", sh.N, sh.G)
+			continue
+		}
 		assert.IsType(t, &partitionPlan{}, kp, "N=%d G=%d", sh.N, sh.G)
 	}
 }

@@ -168,7 +168,7 @@ func newPartitionPlanChunk(d *Device, spec tridiag.Spec, f64 bool, p int) (kerne
 			return pp, err
 		}
 		// Large batches: the streamed lanes kernel for the general solves.
-		if sp, serr := newLanesStreamPlan(d, spec, f64, pp); serr == nil && tuning.PreferLanesStream(sp.cfg) {
+		if sp, serr := newLanesStreamPlan(d, spec, f64, pp); serr == nil && (tuning.PreferLanesStream(sp.cfg) || forceLanesStream && sp.cfg.G >= 16*sp.cfg.Grid) {
 			return sp, nil
 		}
 		return pp, nil

@@ -65,15 +65,18 @@ func LanesStreamLaunchFor(d Device, n, elem, g, regs int) (LanesStreamLaunch, er
 }
 
 // PreferLanesStream says whether a batch of the lanes kernel takes the
-// streamed lanes kernel of launch l for its general solves: where every
-// block of the persistent grid has at least two groups of systems to solve
-// (one loading while the other computes) and blocks of at least
-// LanesStreamMinThreads threads (8 systems of N > 240 rows; shorter ones
-// keep the lanes kernel's blocks of 16 or 32 systems).
+// streamed lanes kernel of launch l for its general solves: FP64 systems
+// of more than 256 rows (the lanes kernel's block of 256 threads and 177
+// registers is then alone on an SM, 8 warps), where every block of the
+// persistent grid has at least two groups of systems to solve (one
+// loading while the other computes). Measured on an H200
+// (BenchmarkLanesStream, 2^24-row interleaved batches,
+// bench/results/h200-2026-11-25/session10/run4), MRows/s streamed against
+// the lanes kernel: FP64 N = 512 54 800 / 45 300; everywhere else the
+// lanes kernel was faster (FP64 N = 256 59 000 / 66 200, FP32 N = 256
+// 101 900 / 123 200, N = 1024 79 700 / 84 900, N ≤ 128 by 1.6×: blocks
+// of 8 systems are too small).
 func PreferLanesStream(l LanesStreamLaunch) bool {
 	groups := (l.G + LanesStreamSystems - 1) / LanesStreamSystems
-	return l.Grid > 0 && groups >= 2*l.Grid && l.Threads >= LanesStreamMinThreads
+	return l.Grid > 0 && groups >= 2*l.Grid && l.ElemSize == 8 && l.N > 256
 }
-
-// LanesStreamMinThreads is the smallest block PreferLanesStream takes.
-const LanesStreamMinThreads = 128
