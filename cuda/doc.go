@@ -23,14 +23,24 @@
 // at least N keeps one block per system; Plan.Describe says what a plan
 // runs.
 //
-// Batches stored systems first (interleaved, Layout.BatchStride <
-// Layout.ElemStride) of more than 2048 rows are gathered into contiguous
+// Batches of adjacent systems (interleaved: Layout.BatchStride = 1) run
+// kernels that put several systems across the lanes of a warp, so that a
+// warp's loads cover rows of adjacent systems: up to 1024 rows (FP32;
+// 512 FP64) one block holds 8 to 32 systems whole (the lanes kernel;
+// large FP64 batches of more than 256 rows stream through the batch,
+// each block copying its next 8 systems while it solves the current
+// ones); longer systems are cut into segments of 512 rows (128 beyond 32
+// segments), a block taking one segment of 16 (FP32) or 8 (FP64) systems
+// (tuning.LanesSegmentMinN; results partition.SolveSegmented's). Other
+// batches stored systems first (Layout.BatchStride < Layout.ElemStride,
+// not adjacent) of more than 2048 rows are gathered into contiguous
 // systems in the plan's workspace, solved as such and x scattered back
-// (tuning.GatherMinN): the plan's workspace then holds five arrays of
-// the batch's size, and the bytes of a, b, c, d and x move three times
-// instead of once (24–31% of the bandwidth limit on an H100 instead of
-// 7–24% in place). Options.SegmentRows ≥ N keeps them in place, one block
-// a system, where a block holds them (no workspace for copies).
+// (tuning.GatherMinN): the workspace then holds five arrays of the
+// batch's size, and the bytes of a, b, c, d and x move three times. The
+// constant solves of interleaved batches beyond 1024 rows do not take the
+// lanes segments (they move two arrays, not five, and were slower there):
+// one block a system up to 2048 rows, gathered beyond. Options.SegmentRows
+// ≥ N keeps a batch in place, one block a system, where a block holds it.
 //
 // A small solve's latency is mostly fixed costs: on an H100 (through a
 // virtual machine) cuLaunchKernel alone takes about 3.5 µs of host time
