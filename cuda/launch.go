@@ -158,6 +158,18 @@ func (d *Device) kernelAttr(name string, a cu.FunctionAttribute) (int, error) {
 	return fn.Attribute(a)
 }
 
+// kernelRegs is the registers per thread of kernel name, from any
+// goroutine (it runs on the device thread).
+func (d *Device) kernelRegs(name string) (int, error) {
+	var regs int
+	err := d.do(func() error {
+		var err error
+		regs, err = d.kernelAttr(name, cu.NumRegs)
+		return err
+	})
+	return regs, err
+}
+
 // driverError describes a CUresult returned by a direct driver call.
 type driverError C.CUresult
 

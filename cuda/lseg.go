@@ -61,12 +61,8 @@ func newLanesSegPlanWith(d *Device, spec tridiag.Spec, f64 bool, rows, spb int, 
 	}
 	elem := reductionElem(f64)
 	kernel := "lseg_p16" + suffixOf(f64)
-	var regs int
-	if err := d.do(func() error {
-		var err error
-		regs, err = d.kernelAttr(kernel, cu.NumRegs)
-		return err
-	}); err != nil {
+	regs, err := d.kernelRegs(kernel)
+	if err != nil {
 		return nil, err
 	}
 	cfg, err := tuning.LanesSegmentLaunchFor(d.props, spec.N, elem, spec.G, rows, regs)
@@ -92,16 +88,7 @@ func newLanesSegPlanWith(d *Device, spec tridiag.Spec, f64 bool, rows, spb int, 
 			return nil, fmt.Errorf("cuda: the reduced systems of %d segments: %w", cfg.Segments, err)
 		}
 	}
-	G, R2 := int64(spec.G), int64(2*cfg.Segments)
-	var pk packer
-	p.w.ctl = pk.take(8 * (1 + 4*int64(cfg.Groups) + G))
-	p.w.nst = pk.take(4 * (G + 2))
-	p.w.ra, p.w.rb, p.w.rc, p.w.rd = pk.take(G*R2*p.elem), pk.take(G*R2*p.elem), pk.take(G*R2*p.elem), pk.take(G*R2*p.elem)
-	p.w.xr = pk.take(G * R2 * p.elem)
-	if p.nested != nil {
-		p.w.nwork = pk.take(p.nested.workBytes())
-	}
-	p.w.total = pk.off
+	p.w = newSegWork(1+4*int64(cfg.Groups)+int64(spec.G), spec.G, cfg.Segments, p.elem, p.nested)
 	return p, nil
 }
 
@@ -146,15 +133,11 @@ func (p *lanesSegPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 	if a.constant && p.constPlan != nil {
 		return p.launchConst(d, s, a)
 	}
-	base := cu.DevicePtr(alignUp(int64(a.work), tprAlign))
-	at := func(off int64) cu.DevicePtr { return base + cu.DevicePtr(off) }
-	if !p.zeroed[base] {
-		// The control words and the nested status, adjacent.
-		if err := cu.MemsetD32Async(at(p.w.ctl), 0, (p.w.ra-p.w.ctl)/4, s); err != nil {
-			return fmt.Errorf("cuda: clearing the segment control words: %w", err)
-		}
-		p.zeroed[base] = true
+	base, err := p.w.base(a.work, p.zeroed, s)
+	if err != nil {
+		return err
 	}
+	at := func(off int64) cu.DevicePtr { return base + cu.DevicePtr(off) }
 	sp := a.spec
 	run := func(mode int32, word cu.DevicePtr, seq uint32) error {
 		return d.launch(p.kernel, dim3{X: p.cfg.Blocks()}, dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
@@ -164,18 +147,7 @@ func (p *lanesSegPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 			int32(p.cfg.Rows), int32(p.cfg.Segments), int32(p.cfg.Systems), mode, at(p.w.ctl),
 			at(p.w.ra), at(p.w.rb), at(p.w.rc), at(p.w.rd), at(p.w.xr), at(p.w.nst), word, int32(seq))
 	}
-	if p.cfg.OnePass {
-		return run(segOnePass, a.word, a.seq)
-	}
-	if err := run(segReduce, 0, 0); err != nil {
-		return err
-	}
-	in := launchArgs{spec: p.nspec, f64: a.f64, a: at(p.w.ra), b: at(p.w.rb), c: at(p.w.rc), d: at(p.w.rd),
-		x: at(p.w.xr), work: at(p.w.nwork), status: at(p.w.nst)}
-	if err := p.nested.launch(d, s, &in); err != nil {
-		return err
-	}
-	return run(segExpand, 0, 0)
+	return p.w.runPasses(d, s, a, base, p.cfg.OnePass, p.nested, p.nspec, run)
 }
 
 // launchConst runs a constant solve with constPlan. The plan says it

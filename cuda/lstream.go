@@ -41,12 +41,8 @@ func newLanesStreamPlan(d *Device, spec tridiag.Spec, f64 bool, lanes *partition
 		return nil, fmt.Errorf("%w: the streamed lanes kernel takes batches of adjacent systems (batch stride 1)", tridiag.ErrShape)
 	}
 	kernel := fmt.Sprintf("partition_lanes_stream_p16_s%d%s", tuning.LanesStreamSystems, suffixOf(f64))
-	var regs int
-	if err := d.do(func() error {
-		var err error
-		regs, err = d.kernelAttr(kernel, cu.NumRegs)
-		return err
-	}); err != nil {
+	regs, err := d.kernelRegs(kernel)
+	if err != nil {
 		return nil, err
 	}
 	cfg, err := tuning.LanesStreamLaunchFor(d.props, spec.N, reductionElem(f64), spec.G, regs)

@@ -140,22 +140,64 @@ type clusterInfo struct {
 }
 
 func (p *segmentPlan) layout() segWork {
-	G, R2 := int64(p.spec.G), int64(2*p.cfg.Segments)
+	return newSegWork(1+4*int64(p.spec.G), p.spec.G, p.cfg.Segments, p.elem, p.nested)
+}
+
+// newSegWork lays out a segmented plan's workspace: ctlWords control words,
+// the nested status of g systems, the reduced rows of g systems of 2q rows
+// of elem bytes and their solution, the nested plan's workspace (when
+// there is one).
+func newSegWork(ctlWords int64, g, q int, elem int64, nested kernelPlan) segWork {
+	G, R2 := int64(g), int64(2*q)
 	var w segWork
 	var pk packer
 	take := pk.take
-	w.ctl = take(8 * (1 + 4*G))
+	w.ctl = take(8 * ctlWords)
 	w.nst = take(4 * (G + 2))
-	w.ra = take(G * R2 * p.elem)
-	w.rb = take(G * R2 * p.elem)
-	w.rc = take(G * R2 * p.elem)
-	w.rd = take(G * R2 * p.elem)
-	w.xr = take(G * R2 * p.elem)
-	if p.nested != nil {
-		w.nwork = take(p.nested.workBytes())
+	w.ra = take(G * R2 * elem)
+	w.rb = take(G * R2 * elem)
+	w.rc = take(G * R2 * elem)
+	w.rd = take(G * R2 * elem)
+	w.xr = take(G * R2 * elem)
+	if nested != nil {
+		w.nwork = take(nested.workBytes())
 	}
 	w.total = pk.off
 	return w
+}
+
+// base is the workspace's aligned base for a launch with workspace work;
+// the first time a workspace is used its control words and the nested
+// status (adjacent) are zeroed on stream s.
+func (w segWork) base(work cu.DevicePtr, zeroed map[cu.DevicePtr]bool, s cu.Stream) (cu.DevicePtr, error) {
+	base := cu.DevicePtr(alignUp(int64(work), tprAlign))
+	if !zeroed[base] {
+		if err := cu.MemsetD32Async(base+cu.DevicePtr(w.ctl), 0, (w.ra-w.ctl)/4, s); err != nil {
+			return 0, fmt.Errorf("cuda: clearing the segment control words: %w", err)
+		}
+		zeroed[base] = true
+	}
+	return base, nil
+}
+
+// runPasses runs a segmented solve: run in one pass (with the completion
+// word), or reduce, the nested plan on the reduced systems (spec nspec),
+// expand.
+func (w segWork) runPasses(d *Device, s cu.Stream, a *launchArgs, base cu.DevicePtr, onePass bool, nested kernelPlan,
+	nspec tridiag.Spec, run func(mode int32, word cu.DevicePtr, seq uint32) error) error {
+	if onePass {
+		return run(segOnePass, a.word, a.seq)
+	}
+	if err := run(segReduce, 0, 0); err != nil {
+		return err
+	}
+	at := func(off int64) cu.DevicePtr { return base + cu.DevicePtr(off) }
+	in := launchArgs{spec: nspec, f64: a.f64, a: at(w.ra), b: at(w.rb), c: at(w.rc), d: at(w.rd),
+		x: at(w.xr), work: at(w.nwork), status: at(w.nst)}
+	if err := nested.launch(d, s, &in); err != nil {
+		return err
+	}
+	return run(segExpand, 0, 0)
 }
 
 func (p *segmentPlan) describe() string {
@@ -192,15 +234,11 @@ func (p *segmentPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 	if a.constant && p.constWhole != nil {
 		return p.constWhole.launch(d, s, a)
 	}
-	base := cu.DevicePtr(alignUp(int64(a.work), tprAlign))
-	at := func(off int64) cu.DevicePtr { return base + cu.DevicePtr(off) }
-	if !p.zeroed[base] {
-		// The control words and the nested status, adjacent.
-		if err := cu.MemsetD32Async(at(p.w.ctl), 0, (p.w.ra-p.w.ctl)/4, s); err != nil {
-			return fmt.Errorf("cuda: clearing the segment control words: %w", err)
-		}
-		p.zeroed[base] = true
+	base, err := p.w.base(a.work, p.zeroed, s)
+	if err != nil {
+		return err
 	}
+	at := func(off int64) cu.DevicePtr { return base + cu.DevicePtr(off) }
 	sp := a.spec
 	run := func(mode int32, word cu.DevicePtr, seq uint32) error {
 		return d.launch(p.kernel, dim3{X: p.cfg.Blocks(sp.G)}, dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
@@ -223,16 +261,5 @@ func (p *segmentPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 			a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status,
 			int32(p.cfg.Rows), at(p.w.ctl), int32(p.epoch), a.word, int32(a.seq))
 	}
-	if p.cfg.OnePass {
-		return run(segOnePass, a.word, a.seq)
-	}
-	if err := run(segReduce, 0, 0); err != nil {
-		return err
-	}
-	in := launchArgs{spec: p.nspec, f64: a.f64, a: at(p.w.ra), b: at(p.w.rb), c: at(p.w.rc), d: at(p.w.rd),
-		x: at(p.w.xr), work: at(p.w.nwork), status: at(p.w.nst)}
-	if err := p.nested.launch(d, s, &in); err != nil {
-		return err
-	}
-	return run(segExpand, 0, 0)
+	return p.w.runPasses(d, s, a, base, p.cfg.OnePass, p.nested, p.nspec, run)
 }

@@ -169,67 +169,8 @@ __device__ void lseg_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 es,
     }
 
     // Cyclic reduction on the segment's RR reduced rows, three right-hand
-    // sides, as seg_reduce.
-    const int jf = 2 * t, jl = 2 * t + 1;
-    const int K = part_cr_levels(RR);
-    const bool hasF = has && jf < RR, hasL = has && jl < RR;
-    T qF = T(1), qL = T(1);
-    if (K >= 1) {
-        qF = T(1) / F.b;
-        if (hasF) {
-            if (bad_divisor(F.b)) note(SEG_KEY(SEG_STAGE_LEVEL + 1, rowOf(jf)));
-            X.template put<0>(t, F, qF);
-        }
-        __syncthreads();
-        if (hasL) {
-            SegEq<T> r;
-            T rq;
-            X.template get<0>(t + 1, jl + 1 < RR, r, rq);
-            L = seg_upd(L, F, qF, r, rq);
-        }
-    }
-    for (int lv = 2; lv <= K; lv++) {
-        const int v = 1 << (lv - 2), r = (t + 1) & (2 * v - 1);
-        if (hasL && r == v) {
-            qL = T(1) / L.b;
-            if (bad_divisor(L.b)) note(SEG_KEY(SEG_STAGE_LEVEL + lv, rowOf(jl)));
-            X.template put<6>(t, L, qL);
-        }
-        __syncthreads();
-        if (hasL && r == 0) {
-            SegEq<T> l, rr;
-            T lq, rq;
-            X.template get<6>(t - v, true, l, lq);
-            X.template get<6>(t + v, jl + 2 * v < RR, rr, rq);
-            L = seg_upd(L, l, lq, rr, rq);
-        }
-    }
-    if (K == 0) {
-        if (hasF && bad_divisor(F.b)) note(SEG_KEY(SEG_STAGE_FINAL, rowOf(jf)));
-        F.y = F.y / F.b, F.v = F.v / F.b, F.w = F.w / F.b;
-    } else {
-        if (hasL && jl == (1 << K) - 1) {
-            if (bad_divisor(L.b)) note(SEG_KEY(SEG_STAGE_FINAL, rowOf(jl)));
-            L.y = L.y / L.b, L.v = L.v / L.b, L.w = L.w / L.b;
-            X.putX(t, L);
-        }
-        __syncthreads();
-        for (int lv = K; lv >= 2; lv--) {
-            const int v = 1 << (lv - 2), r = (t + 1) & (2 * v - 1);
-            if (hasL && r == v) {
-                const SegX<T> xl = X.getX(t - v, t >= v);
-                const SegX<T> xr = X.getX(t + v, jl + 2 * v < RR);
-                seg_subst(L, xl, xr, qL);
-                X.putX(t, L);
-            }
-            __syncthreads();
-        }
-        if (hasF) {
-            const SegX<T> xl = X.getX(t - 1, t > 0);
-            const SegX<T> xr = hasL ? SegX<T>{L.y, L.v, L.w} : SegX<T>{T(0), T(0), T(0)};
-            seg_subst(F, xl, xr, qF);
-        }
-    }
+    // sides, through E (as seg_reduce through B).
+    seg_cr3<T>(X, t, RR, has, F, L, note, rowOf);
     // (y, v, w) of reduced rows 1 and RR−2.
     if (t == 0) sy.r1[0] = L.y, sy.r1[1] = L.v, sy.r1[2] = L.w;
     if (lastm >= 2 ? t == cn - 1 : t == cn - 2) {

@@ -183,6 +183,95 @@ template <typename T> __device__ int seg_reduced_cr(PartEq<T> F, PartEq<T> L, in
     return key == 0xffffffffu ? -1 : (int)(key & 0xffff);
 }
 
+// SegSlots is seg_reduce's exchange of the reduced rows in B: chunk u's
+// slots at swizzled unit part_x(u·U).
+template <typename T> struct SegSlots {
+    T *B;
+    int U;
+    template <int O> __device__ __forceinline__ void put(int u, const SegEq<T> &e, T q) const {
+        seg_put<T, O>(B, part_x(u * U), e, q);
+    }
+    template <int O> __device__ __forceinline__ void get(int u, bool ok, SegEq<T> &e, T &q) const {
+        seg_get<T, O>(B, part_x(u * U), ok, e, q);
+    }
+    __device__ __forceinline__ void putX(int u, const SegEq<T> &e) const { seg_put_x(B, part_x(u * U), e); }
+    __device__ __forceinline__ SegX<T> getX(int u, bool ok) const { return seg_get_x(B, u * U, ok); }
+};
+
+// seg_cr3 is the cyclic reduction of a segment's RR reduced rows with three
+// right-hand sides y, v, w (part_cr_sync's steps), its first and last rows
+// identities: thread t holds reduced rows 2t (F) and 2t+1 (L) when has,
+// and exchanges them through ex (chunk t's slots: an F row's a, c, y, v,
+// w, 1/b in slots 0 … 5 at level 1, an L row's in 6 … 11 at the level that
+// eliminates it, its (y, v, w) over slots 6 … 8 in the substitution); F
+// and L end holding their unknowns' (y, v, w), x = (y + v·x_first) +
+// w·x_last. A bad divisor calls note with its key (rowOf: a reduced row's
+// original row). Every thread of the block calls it (barriers).
+template <typename T, typename Ex, typename Note, typename RowOf>
+__device__ __forceinline__ void seg_cr3(const Ex &ex, int t, int RR, bool has, SegEq<T> &F, SegEq<T> &L, Note note,
+                                        RowOf rowOf) {
+    const int jf = 2 * t, jl = 2 * t + 1;
+    const int K = part_cr_levels(RR);
+    const bool hasF = has && jf < RR, hasL = has && jl < RR;
+    T qF = T(1), qL = T(1);
+    if (K >= 1) {
+        qF = T(1) / F.b;
+        if (hasF) {
+            if (bad_divisor(F.b)) note(SEG_KEY(SEG_STAGE_LEVEL + 1, rowOf(jf)));
+            ex.template put<0>(t, F, qF);
+        }
+        __syncthreads();
+        if (hasL) {
+            SegEq<T> r;
+            T rq;
+            ex.template get<0>(t + 1, jl + 1 < RR, r, rq);
+            L = seg_upd(L, F, qF, r, rq);
+        }
+    }
+    for (int k = 2; k <= K; k++) {
+        const int v = 1 << (k - 2), r = (t + 1) & (2 * v - 1);
+        if (hasL && r == v) {
+            qL = T(1) / L.b;
+            if (bad_divisor(L.b)) note(SEG_KEY(SEG_STAGE_LEVEL + k, rowOf(jl)));
+            ex.template put<6>(t, L, qL);
+        }
+        __syncthreads();
+        if (hasL && r == 0) {
+            SegEq<T> l, rr;
+            T lq, rq;
+            ex.template get<6>(t - v, true, l, lq);
+            ex.template get<6>(t + v, jl + 2 * v < RR, rr, rq);
+            L = seg_upd(L, l, lq, rr, rq);
+        }
+    }
+    if (K == 0) {
+        if (hasF && bad_divisor(F.b)) note(SEG_KEY(SEG_STAGE_FINAL, rowOf(jf)));
+        F.y = F.y / F.b, F.v = F.v / F.b, F.w = F.w / F.b;
+        return;
+    }
+    if (hasL && jl == (1 << K) - 1) {
+        if (bad_divisor(L.b)) note(SEG_KEY(SEG_STAGE_FINAL, rowOf(jl)));
+        L.y = L.y / L.b, L.v = L.v / L.b, L.w = L.w / L.b;
+        ex.putX(t, L);
+    }
+    __syncthreads();
+    for (int k = K; k >= 2; k--) {
+        const int v = 1 << (k - 2), r = (t + 1) & (2 * v - 1);
+        if (hasL && r == v) {
+            const SegX<T> xl = ex.getX(t - v, t >= v);
+            const SegX<T> xr = ex.getX(t + v, jl + 2 * v < RR);
+            seg_subst(L, xl, xr, qL);
+            ex.putX(t, L);
+        }
+        __syncthreads();
+    }
+    if (hasF) {
+        const SegX<T> xl = ex.getX(t - 1, t > 0);
+        const SegX<T> xr = hasL ? SegX<T>{L.y, L.v, L.w} : SegX<T>{T(0), T(0), T(0)};
+        seg_subst(F, xl, xr, qF);
+    }
+}
+
 // SegBlock is one block's segment: which it is, where it lives in global
 // and shared memory, and its thread's chunk.
 template <typename T> struct SegBlock {
@@ -249,7 +338,6 @@ __device__ __forceinline__ void seg_reduce(const Coeffs<T> &k, const T *d, int n
     const V *VD = reinterpret_cast<const V *>(b.SD);
     V *VC = reinterpret_cast<V *>(b.SC);
     const int t = threadIdx.x, s0 = b.s0, ns = b.ns, nch = b.nch, lastm = b.lastm, RR = b.RR, X = b.X;
-    const int jf = 2 * t, jl = 2 * t + 1;
     auto rowOf = [&](int j) { return s0 + ((j & 1) ? min((j >> 1) * P + P, ns) - 1 : (j >> 1) * P); };
 
     // Stage 1.
@@ -274,70 +362,9 @@ __device__ __forceinline__ void seg_reduce(const Coeffs<T> &k, const T *d, int n
     }
 
     // Cyclic reduction on the segment's RR reduced rows, three right-hand
-    // sides (part_cr_sync's steps): an F row's a, c, y, v, w, 1/b in B
-    // slots 0 … 5 at level 1, an L row's in 6 … 11 at the level that
-    // eliminates it, its (y, v, w) over slots 6 … 8 in the substitution.
-    const int K = part_cr_levels(RR);
-    const bool hasF = b.has && jf < RR, hasL = b.has && jl < RR;
-    T qF = T(1), qL = T(1);
-    if (K >= 1) {
-        qF = T(1) / F.b;
-        if (hasF) {
-            if (bad_divisor(F.b)) atomicMin(&sh.key, SEG_KEY(SEG_STAGE_LEVEL + 1, rowOf(jf)));
-            seg_put<T, 0>(b.SB, X, F, qF);
-        }
-        __syncthreads();
-        if (hasL) {
-            SegEq<T> r;
-            T rq;
-            seg_get<T, 0>(b.SB, part_x(t * U + U), jl + 1 < RR, r, rq);
-            L = seg_upd(L, F, qF, r, rq);
-        }
-    }
-    for (int k = 2; k <= K; k++) {
-        const int v = 1 << (k - 2), r = (t + 1) & (2 * v - 1);
-        if (hasL && r == v) {
-            qL = T(1) / L.b;
-            if (bad_divisor(L.b)) atomicMin(&sh.key, SEG_KEY(SEG_STAGE_LEVEL + k, rowOf(jl)));
-            seg_put<T, 6>(b.SB, X, L, qL);
-        }
-        __syncthreads();
-        if (hasL && r == 0) {
-            SegEq<T> l, rr;
-            T lq, rq;
-            seg_get<T, 6>(b.SB, part_x(t * U - v * U), true, l, lq);
-            seg_get<T, 6>(b.SB, part_x(t * U + v * U), jl + 2 * v < RR, rr, rq);
-            L = seg_upd(L, l, lq, rr, rq);
-        }
-    }
-    // The substitution, on y, v, w: F and L end holding their unknowns'
-    // (y, v, w) (x = (y + v·x_first) + w·x_last).
-    if (K == 0) {
-        if (hasF && bad_divisor(F.b)) atomicMin(&sh.key, SEG_KEY(SEG_STAGE_FINAL, rowOf(jf)));
-        F.y = F.y / F.b, F.v = F.v / F.b, F.w = F.w / F.b;
-    } else {
-        if (hasL && jl == (1 << K) - 1) {
-            if (bad_divisor(L.b)) atomicMin(&sh.key, SEG_KEY(SEG_STAGE_FINAL, rowOf(jl)));
-            L.y = L.y / L.b, L.v = L.v / L.b, L.w = L.w / L.b;
-            seg_put_x(b.SB, X, L);
-        }
-        __syncthreads();
-        for (int k = K; k >= 2; k--) {
-            const int v = 1 << (k - 2), r = (t + 1) & (2 * v - 1);
-            if (hasL && r == v) {
-                const SegX<T> xl = seg_get_x(b.SB, t * U - v * U, t >= v);
-                const SegX<T> xr = seg_get_x(b.SB, t * U + v * U, jl + 2 * v < RR);
-                seg_subst(L, xl, xr, qL);
-                seg_put_x(b.SB, X, L);
-            }
-            __syncthreads();
-        }
-        if (hasF) {
-            const SegX<T> xl = seg_get_x(b.SB, t * U - U, t > 0);
-            const SegX<T> xr = hasL ? SegX<T>{L.y, L.v, L.w} : SegX<T>{T(0), T(0), T(0)};
-            seg_subst(F, xl, xr, qF);
-        }
-    }
+    // sides, through B.
+    seg_cr3<T>(SegSlots<T>{b.SB, U}, t, RR, b.has, F, L,
+               [&](unsigned long long key) { atomicMin(&sh.key, key); }, rowOf);
     // (y, v, w) of reduced rows 1 and RR−2.
     if (t == 0) sh.r1[0] = L.y, sh.r1[1] = L.v, sh.r1[2] = L.w;
     if (lastm >= 2 ? t == nch - 1 : t == nch - 2) {
