@@ -89,59 +89,80 @@ template <typename T> struct LsegEx {
     }
 };
 
+// LsegArgs are a launch's arguments.
+template <typename T> struct LsegArgs {
+    Coeffs<T> k;
+    const T *d;
+    T *x;
+    int n, G, M, Q, S;
+    i64 es, bs;
+    int *status;
+    unsigned long long *ctl;
+    T *RA, *RB, *RC, *RD, *XR;
+    int *nst;
+    __device__ __forceinline__ int groups() const { return (G + S - 1) / S; }
+    // gw is group grp's control words: arrivals, finished blocks, flag.
+    __device__ __forceinline__ unsigned long long *gw(int grp) const { return ctl + 1 + 4 * (i64)grp; }
+    // gkey is system g's breakdown key word.
+    __device__ __forceinline__ unsigned long long *gkey(int g) const { return ctl + 1 + 4 * (i64)groups() + g; }
+};
+
+// LsegItem is a block's item, segment sg of group grp, with its thread's
+// system and chunk.
+struct LsegItem {
+    int grp, sg, g0, g;    // group, segment, the group's first system, the thread's
+    int s0, ns, cn, RR;    // the segment's first row, rows, chunks, reduced rows
+    int lastm, m;          // the last chunk's rows, the thread's chunk's
+    bool live, has;        // the thread's system exists; it owns a chunk
+    i64 base;              // the chunk's first row in global memory
+};
+
+template <int P>
+__device__ __forceinline__ LsegItem lseg_item(int idx, int n, int G, int M, int Q, int S, int s, int t, i64 es, i64 bs) {
+    LsegItem it;
+    it.grp = idx / Q, it.sg = idx % Q;
+    it.g0 = it.grp * S, it.g = it.g0 + s;
+    it.live = it.g < G;
+    it.s0 = it.sg * M, it.ns = min(M, n - it.s0);
+    it.cn = (it.ns + P - 1) / P;
+    it.has = t < it.cn;
+    it.m = it.has ? min(P, it.ns - t * P) : 0;
+    it.lastm = it.ns - (it.cn - 1) * P;
+    it.RR = 2 * it.cn - (it.lastm == 1 ? 1 : 0);
+    it.base = (i64)it.g * bs + (i64)(it.s0 + t * P) * es;
+    return it;
+}
+
+// lseg_reduce is the first part of an item: Stage 1 in registers (γ, α, δ
+// of the chunk's interior in sgm, sal, sdl), the cyclic reduction with
+// three right-hand sides through E (F, L end holding the (y, v, w) of the
+// thread's reduced rows), the segment's rows F_σ, L_σ of each system in
+// its LsegSys (SY[s]), written to the reduced batch when write (and
+// fenced). Breakdowns go to SY[s].key. No barrier at its end.
 template <typename T, int P>
-__device__ void lseg_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 es, i64 bs, int *status, int M, int Q,
-                            int S, int mode, unsigned long long *ctl, T *RA, T *RB, T *RC, T *RD, T *XR, int *nst,
-                            volatile unsigned int *word, unsigned int seq) {
-    const int nch = M / P; // blockDim.x = S·nch
-    T *E = reinterpret_cast<T *>(part_smem);
-    LsegSys<T> *SY = reinterpret_cast<LsegSys<T> *>(E + 12 * nch * S);
-    LsegBlk &bk = *reinterpret_cast<LsegBlk *>(SY + S);
-    const int tid = threadIdx.x, s = tid % S, t = tid / S;
-    if (tid == 0) {
-        // The expand pass takes the segments in reverse: those the reduce
-        // pass read last are the likeliest still in L2.
-        bk.ticket = mode == SEG_ONEPASS ? atomicAdd(ctl, 1ull)
-                    : mode == SEG_EXPAND ? (unsigned long long)(gridDim.x - 1 - blockIdx.x)
-                                         : (unsigned long long)blockIdx.x;
-    }
-    if (tid < S) SY[tid].key = SEG_NONE;
-    __syncthreads();
-    const unsigned long long nb = gridDim.x;
-    const unsigned long long epoch = bk.ticket / nb;
-    const int idx = (int)(bk.ticket % nb);
-    const int grp = idx / Q, sg = idx % Q;
-    const int groups = (G + S - 1) / S;
-    const int g0 = grp * S, g = g0 + s;
-    const bool live = g < G;
-    unsigned long long *gw = ctl + 1 + 4 * (i64)grp;       // arrivals, finished, flag
-    unsigned long long *gkeys = ctl + 1 + 4 * (i64)groups; // a key a system
-    const int s0 = sg * M, ns = min(M, n - s0);
-    const int cn = (ns + P - 1) / P; // the segment's chunks
-    const bool has = t < cn;
-    const int m = has ? min(P, ns - t * P) : 0;
-    const int lastm = ns - (cn - 1) * P;
-    const int RR = 2 * cn - (lastm == 1 ? 1 : 0);
-    const int R2 = 2 * Q;
+__device__ __forceinline__ void lseg_reduce(const LsegArgs<T> &a, const LsegItem &it, int t, int s, LsegSys<T> *SY,
+                                            T *E, bool write, T (&sgm)[P], T (&sal)[P], T (&sdl)[P], SegEq<T> &F,
+                                            SegEq<T> &L) {
+    const Coeffs<T> &k = a.k;
+    const int nch = a.M / P, n = a.n;
     LsegSys<T> &sy = SY[s];
-    const LsegEx<T> X{E, nch, S, s};
+    const LsegEx<T> X{E, nch, a.S, s};
     auto note = [&](unsigned long long key) {
-        if (live) atomicMin(&sy.key, key);
+        if (it.live) atomicMin(&sy.key, key);
     };
+    const int s0 = it.s0, ns = it.ns, cn = it.cn, lastm = it.lastm;
     auto rowOf = [&](int j) { return s0 + ((j & 1) ? min((j >> 1) * P + P, ns) - 1 : (j >> 1) * P); };
 
     // Stage 1: the chunk's rows, loaded at once, eliminated in registers.
-    T sgm[P], sal[P], sdl[P], rd[P];
-    const i64 base = (i64)g * bs + (i64)(s0 + t * P) * es;
     PartEq<T> F0 = {T(0), T(1), T(0), T(0)}, L0 = {T(0), T(1), T(0), T(0)};
-    if (has && live) {
-        T ra[P], rb[P], rc[P];
+    if (it.has && it.live) {
+        T ra[P], rb[P], rc[P], rd[P];
 #pragma unroll
         for (int j = 0; j < P; j++) {
             ra[j] = rc[j] = rd[j] = T(0), rb[j] = T(1);
-            if (j < m) {
-                const i64 i = base + (i64)j * es;
-                rd[j] = d[i];
+            if (j < it.m) {
+                const i64 i = it.base + (i64)j * a.es;
+                rd[j] = a.d[i];
                 if (k.isConst) {
                     ra[j] = k.ca, rb[j] = k.cb, rc[j] = k.cc;
                 } else {
@@ -150,11 +171,11 @@ __device__ void lseg_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 es,
             }
         }
         part_eliminate_regs<T, P>([&](int j, T &aj, T &bj, T &cj, T &dj) { aj = ra[j], bj = rb[j], cj = rc[j], dj = rd[j]; },
-                                  m, n - 1 - (s0 + t * P), s0 == 0 && t == 0, sgm, sal, sdl, F0, L0,
+                                  it.m, n - 1 - (s0 + t * P), s0 == 0 && t == 0, sgm, sal, sdl, F0, L0,
                                   [&](int j) { note(SEG_KEY(SEG_STAGE_PIVOT, s0 + t * P + j)); });
     }
     // The first and last reduced rows kept, identities in their place.
-    SegEq<T> F = {F0.a, F0.b, F0.c, F0.d, T(0), T(0)}, L = {L0.a, L0.b, L0.c, L0.d, T(0), T(0)};
+    F = {F0.a, F0.b, F0.c, F0.d, T(0), T(0)}, L = {L0.a, L0.b, L0.c, L0.d, T(0), T(0)};
     if (t == 0) {
         sy.row0[0] = F0.a, sy.row0[1] = F0.b, sy.row0[2] = F0.c, sy.row0[3] = F0.d;
         F = {T(0), T(1), T(0), T(0), T(1), T(0)};
@@ -170,7 +191,7 @@ __device__ void lseg_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 es,
 
     // Cyclic reduction on the segment's RR reduced rows, three right-hand
     // sides, through E (as seg_reduce through B).
-    seg_cr3<T>(X, t, RR, has, F, L, note, rowOf);
+    seg_cr3<T>(X, t, it.RR, it.has, F, L, note, rowOf);
     // (y, v, w) of reduced rows 1 and RR−2.
     if (t == 0) sy.r1[0] = L.y, sy.r1[1] = L.v, sy.r1[2] = L.w;
     if (lastm >= 2 ? t == cn - 1 : t == cn - 2) {
@@ -184,107 +205,190 @@ __device__ void lseg_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 es,
         const T ae = sy.rowe[0], be = sy.rowe[1], ce = sy.rowe[2], de = sy.rowe[3];
         sy.frow[0] = a0, sy.frow[1] = b0 + c0 * sy.r1[1], sy.frow[2] = c0 * sy.r1[2], sy.frow[3] = d0 - c0 * sy.r1[0];
         sy.frow[4] = ae * sy.re[1], sy.frow[5] = be + ae * sy.re[2], sy.frow[6] = ce, sy.frow[7] = de - ae * sy.re[0];
-        if (mode != SEG_EXPAND && live) {
-            const i64 f = (i64)g * R2 + 2 * sg;
-            __stcg(RA + f, sy.frow[0]), __stcg(RB + f, sy.frow[1]), __stcg(RC + f, sy.frow[2]),
-                __stcg(RD + f, sy.frow[3]);
-            __stcg(RA + f + 1, sy.frow[4]), __stcg(RB + f + 1, sy.frow[5]), __stcg(RC + f + 1, sy.frow[6]),
-                __stcg(RD + f + 1, sy.frow[7]);
+        if (write && it.live) {
+            const i64 f = (i64)it.g * (2 * a.Q) + 2 * it.sg;
+            __stcg(a.RA + f, sy.frow[0]), __stcg(a.RB + f, sy.frow[1]), __stcg(a.RC + f, sy.frow[2]),
+                __stcg(a.RD + f, sy.frow[3]);
+            __stcg(a.RA + f + 1, sy.frow[4]), __stcg(a.RB + f + 1, sy.frow[5]), __stcg(a.RC + f + 1, sy.frow[6]),
+                __stcg(a.RD + f + 1, sy.frow[7]);
             __threadfence();
         }
     }
-    if (mode == SEG_REDUCE) return;
-    if (mode == SEG_ONEPASS) {
-        __syncthreads(); // every system's rows written and fenced
-        if (tid == 0) {
-            bk.last = (atomicAdd(gw, 1ull) + 1) % (unsigned long long)Q == 0;
-            __threadfence(); // the other blocks' rows are read after the count
-        }
-        __syncthreads();
-        if (bk.last) {
-            // A warp a system solves the group's reduced systems.
-            const int lane = tid & 31;
-            for (int w = tid / 32; w < S; w += blockDim.x / 32) {
-                const int gg = g0 + w;
-                if (gg >= G) break;
-                const i64 jf2 = (i64)gg * R2 + 2 * lane, jl2 = jf2 + 1;
-                PartEq<T> Fr = {T(0), T(1), T(0), T(0)}, Lr = {T(0), T(1), T(0), T(0)};
-                if (lane < Q) {
-                    Fr = {__ldcg(RA + jf2), __ldcg(RB + jf2), __ldcg(RC + jf2), __ldcg(RD + jf2)};
-                    Lr = {__ldcg(RA + jl2), __ldcg(RB + jl2), __ldcg(RC + jl2), __ldcg(RD + jl2)};
-                }
-                T xF, xL;
-                const int j = seg_reduced_cr<T>(Fr, Lr, Q, xF, xL);
-                if (lane < Q) __stcg(XR + jf2, xF), __stcg(XR + jl2, xL);
-                __threadfence();
-                if (lane == 0 && j >= 0) atomicMin(&SY[w].key, SEG_KEY(SEG_STAGE_REDUCED, seg_row(j, n, M)));
-            }
-            __syncthreads(); // every warp's solution written and fenced
-            if (tid == 0) part_st_release_gpu(gw + 2, epoch + 1);
-        } else if (tid == 0) {
-            // Back off: the flag comes after the group's last block and its
-            // solves, microseconds away; every poll is an L2 access.
-            unsigned ns2 = 64;
-            while (part_ld_acquire_gpu(gw + 2) != epoch + 1) {
-                __nanosleep(ns2);
-                ns2 = min(2 * ns2, 1024u);
-            }
-        }
-    }
-    __syncthreads();
-    if (t == 0 && live) {
-        const i64 f = (i64)g * R2 + 2 * sg;
-        sy.x[0] = __ldcg(XR + f), sy.x[1] = __ldcg(XR + f + 1);
-        if (mode == SEG_EXPAND && nst[g] != 0) atomicMin(&sy.key, SEG_KEY(SEG_STAGE_REDUCED, seg_row(nst[g] - 1, n, M)));
-    }
-    __syncthreads();
+}
 
-    // Stage 3: x of the chunk from its reduced rows' (y, v, w).
-    if (has && live) {
-        const T xf = sy.x[0], xl = sy.x[1];
-        const T xs = (F.y + F.v * xf) + F.w * xl;
-        const T xe = m >= 2 ? (L.y + L.v * xf) + L.w * xl : xs;
-        const int bad = part_recover_regs<T, P>(sgm, sal, sdl, m, xs, xe, rd);
-        if (bad >= 0) note(SEG_KEY(SEG_STAGE_RESULT, s0 + t * P + bad));
+// lseg_arrive counts the block's item in; the last block of the group to
+// arrive solves the group's reduced systems (a warp a system; breakdowns
+// into SY[w].key) and posts the flag epoch + 1. It returns whether this
+// block was the last. Call from the whole block after lseg_reduce wrote
+// the rows.
+template <typename T>
+__device__ __forceinline__ bool lseg_arrive(const LsegArgs<T> &a, const LsegItem &it, LsegSys<T> *SY, LsegBlk &bk,
+                                            unsigned long long epoch) {
+    const int tid = threadIdx.x;
+    unsigned long long *gw = a.gw(it.grp);
+    __syncthreads(); // every system's rows written and fenced
+    if (tid == 0) {
+        bk.last = (atomicAdd(gw, 1ull) + 1) % (unsigned long long)a.Q == 0;
+        __threadfence(); // the other blocks' rows are read after the count
+    }
+    __syncthreads();
+    if (!bk.last) return false;
+    const int lane = tid & 31, R2 = 2 * a.Q;
+    for (int w = tid / 32; w < a.S; w += blockDim.x / 32) {
+        const int gg = it.g0 + w;
+        if (gg >= a.G) break;
+        const i64 jf2 = (i64)gg * R2 + 2 * lane, jl2 = jf2 + 1;
+        PartEq<T> Fr = {T(0), T(1), T(0), T(0)}, Lr = {T(0), T(1), T(0), T(0)};
+        if (lane < a.Q) {
+            Fr = {__ldcg(a.RA + jf2), __ldcg(a.RB + jf2), __ldcg(a.RC + jf2), __ldcg(a.RD + jf2)};
+            Lr = {__ldcg(a.RA + jl2), __ldcg(a.RB + jl2), __ldcg(a.RC + jl2), __ldcg(a.RD + jl2)};
+        }
+        T xF, xL;
+        const int j = seg_reduced_cr<T>(Fr, Lr, a.Q, xF, xL);
+        if (lane < a.Q) __stcg(a.XR + jf2, xF), __stcg(a.XR + jl2, xL);
+        __threadfence();
+        if (lane == 0 && j >= 0) atomicMin(&SY[w].key, SEG_KEY(SEG_STAGE_REDUCED, seg_row(j, a.n, a.M)));
+    }
+    __syncthreads(); // every warp's solution written and fenced
+    if (tid == 0) part_st_release_gpu(gw + 2, epoch + 1);
+    return true;
+}
+
+// lseg_wait waits (the block's first thread) for group grp's flag to read
+// epoch + 1.
+template <typename T> __device__ __forceinline__ void lseg_wait(const LsegArgs<T> &a, int grp, unsigned long long epoch) {
+    if (threadIdx.x != 0) return;
+    // Back off: the flag comes after the group's last block and its
+    // solves, microseconds away; every poll is an L2 access.
+    unsigned ns = 64;
+    while (part_ld_acquire_gpu(a.gw(grp) + 2) != epoch + 1) {
+        __nanosleep(ns);
+        ns = min(2 * ns, 1024u);
+    }
+}
+
+// lseg_fetch_x reads the item's x_first, x_last of each system into its
+// LsegSys (and, in the expand pass, the nested solve's breakdown). The
+// caller synchronises before and after.
+template <typename T>
+__device__ __forceinline__ void lseg_fetch_x(const LsegArgs<T> &a, const LsegItem &it, int t, LsegSys<T> &sy, int mode) {
+    if (t != 0 || !it.live) return;
+    const i64 f = (i64)it.g * (2 * a.Q) + 2 * it.sg;
+    sy.x[0] = __ldcg(a.XR + f), sy.x[1] = __ldcg(a.XR + f + 1);
+    if (mode == SEG_EXPAND && a.nst[it.g] != 0)
+        atomicMin(&sy.key, SEG_KEY(SEG_STAGE_REDUCED, seg_row(a.nst[it.g] - 1, a.n, a.M)));
+}
+
+// lseg_recover is Stage 3 of the thread's chunk from x_first, x_last in
+// its LsegSys and the (y, v, w) of its reduced rows F, L: part_recover_regs'
+// operations with γ_j, α_j, δ_j from row(j, g, al, dl), every x stored as
+// it is found; a non-finite x keyed.
+template <typename T, int P, typename Row>
+__device__ __forceinline__ void lseg_recover(const LsegArgs<T> &a, const LsegItem &it, int t, LsegSys<T> &sy,
+                                             const SegX<T> &F, const SegX<T> &L, Row row) {
+    if (!it.has || !it.live) return;
+    const T xf = sy.x[0], xl = sy.x[1];
+    const int m = it.m;
+    const T xs = (F.y + F.v * xf) + F.w * xl;
+    const T xe = m >= 2 ? (L.y + L.v * xf) + L.w * xl : xs;
+    int bad = -1;
+    T xn = xe;
 #pragma unroll
-        for (int j = 0; j < P; j++)
-            if (j < m) x[base + (i64)j * es] = rd[j];
+    for (int j = P - 1; j >= 0; j--) {
+        T xj = T(0);
+        if (j == 0) {
+            xj = xs;
+        } else if (j == m - 1) {
+            xj = xe;
+        } else if (j <= P - 2 && j < m - 1) {
+            T g, al, dl;
+            row(j, g, al, dl);
+            xj = (dl - al * xs) - g * xn;
+            xn = xj;
+        }
+        if (j < m) {
+            a.x[it.base + (i64)j * a.es] = xj;
+            if (!isfinite(xj)) bad = j;
+        }
     }
+    if (bad >= 0) atomicMin(&sy.key, SEG_KEY(SEG_STAGE_RESULT, it.s0 + t * P + bad));
+}
 
-    // Count the block out; the group's last block reports breakdowns.
+// lseg_count_out counts the block's item out of its group; the group's
+// last block to finish fills the x of its systems that broke down with
+// NaN, writes their status and clears their keys (and, in the expand
+// pass, the nested status). Call from the whole block.
+template <typename T>
+__device__ __forceinline__ void lseg_count_out(const LsegArgs<T> &a, const LsegItem &it, int s, LsegSys<T> *SY,
+                                               LsegBlk &bk, int mode) {
+    const int tid = threadIdx.x;
+    LsegSys<T> &sy = SY[s];
     __syncthreads();
-    if (tid < S && live && sy.key != SEG_NONE) {
-        atomicMax(gkeys + g, ~sy.key);
+    if (tid < a.S && it.live && sy.key != SEG_NONE) {
+        atomicMax(a.gkey(it.g), ~sy.key);
         __threadfence();
     }
     __syncthreads();
     if (tid == 0) {
         __threadfence();
-        bk.fin = (atomicAdd(gw + 1, 1ull) + 1) % (unsigned long long)Q == 0;
+        bk.fin = (atomicAdd(a.gw(it.grp) + 1, 1ull) + 1) % (unsigned long long)a.Q == 0;
     }
     __syncthreads();
-    if (bk.fin) {
-        __threadfence();
-        // Every system's key into its LsegSys (0: none), read by all.
-        if (tid < S) sy.key = live ? *reinterpret_cast<volatile unsigned long long *>(gkeys + g) : 0ull;
-        __syncthreads();
-        const T nan = nan_of<T>();
-        for (int w = 0; w < S && g0 + w < G; w++) {
-            if (SY[w].key == 0) continue;
-            for (int i = tid; i < n; i += blockDim.x) x[(i64)(g0 + w) * bs + (i64)i * es] = nan;
-        }
-        if (tid < S && live) {
-            const unsigned long long kk = sy.key;
-            if (kk != 0) {
-                status[g] = (int)(~kk & 0xffffffffull) + 1;
-                status[G] = 1;
-                gkeys[g] = 0;
-            }
-            // The nested solve's status is kept zero between solves.
-            if (mode == SEG_EXPAND && nst[g] != 0) nst[g] = 0, nst[G] = 0;
-        }
+    if (!bk.fin) return;
+    __threadfence();
+    // Every system's key into its LsegSys (0: none), read by all.
+    if (tid < a.S) sy.key = it.live ? *reinterpret_cast<volatile unsigned long long *>(a.gkey(it.g)) : 0ull;
+    __syncthreads();
+    const T nan = nan_of<T>();
+    for (int w = 0; w < a.S && it.g0 + w < a.G; w++) {
+        if (SY[w].key == 0) continue;
+        for (int i = tid; i < a.n; i += blockDim.x) a.x[(i64)(it.g0 + w) * a.bs + (i64)i * a.es] = nan;
     }
-    block_done_signal(status, G, word, seq); // word is null but in one pass
+    if (tid < a.S && it.live) {
+        const unsigned long long kk = sy.key;
+        if (kk != 0) {
+            a.status[it.g] = (int)(~kk & 0xffffffffull) + 1;
+            a.status[a.G] = 1;
+            *a.gkey(it.g) = 0;
+        }
+        // The nested solve's status is kept zero between solves.
+        if (mode == SEG_EXPAND && a.nst[it.g] != 0) a.nst[it.g] = 0, a.nst[a.G] = 0;
+    }
+    __syncthreads(); // SY is read before the block's next item writes it
+}
+
+template <typename T, int P>
+__device__ void lseg_kernel(const LsegArgs<T> &a, int mode, volatile unsigned int *word, unsigned int seq) {
+    const int nch = a.M / P; // blockDim.x = S·nch
+    T *E = reinterpret_cast<T *>(part_smem);
+    LsegSys<T> *SY = reinterpret_cast<LsegSys<T> *>(E + 12 * nch * a.S);
+    LsegBlk &bk = *reinterpret_cast<LsegBlk *>(SY + a.S);
+    const int tid = threadIdx.x, s = tid % a.S, t = tid / a.S;
+    if (tid == 0) {
+        // The expand pass takes the segments in reverse: those the reduce
+        // pass read last are the likeliest still in L2.
+        bk.ticket = mode == SEG_ONEPASS ? atomicAdd(a.ctl, 1ull)
+                    : mode == SEG_EXPAND ? (unsigned long long)(gridDim.x - 1 - blockIdx.x)
+                                         : (unsigned long long)blockIdx.x;
+    }
+    if (tid < a.S) SY[tid].key = SEG_NONE;
+    __syncthreads();
+    const unsigned long long nb = gridDim.x;
+    const unsigned long long epoch = bk.ticket / nb;
+    const LsegItem it = lseg_item<P>((int)(bk.ticket % nb), a.n, a.G, a.M, a.Q, a.S, s, t, a.es, a.bs);
+
+    T sgm[P], sal[P], sdl[P];
+    SegEq<T> F, L;
+    lseg_reduce<T, P>(a, it, t, s, SY, E, mode != SEG_EXPAND, sgm, sal, sdl, F, L);
+    if (mode == SEG_REDUCE) return;
+    if (mode == SEG_ONEPASS && !lseg_arrive<T>(a, it, SY, bk, epoch)) lseg_wait<T>(a, it.grp, epoch);
+    __syncthreads();
+    lseg_fetch_x<T>(a, it, t, SY[s], mode);
+    __syncthreads();
+    lseg_recover<T, P>(a, it, t, SY[s], SegX<T>{F.y, F.v, F.w}, SegX<T>{L.y, L.v, L.w},
+                       [&](int j, T &g, T &al, T &dl) { g = sgm[j], al = sal[j], dl = sdl[j]; });
+    lseg_count_out<T>(a, it, s, SY, bk, mode);
+    block_done_signal(a.status, a.G, word, seq); // word is null but in one pass
 }
 
 // lseg_p16_*: the segmented partition method with the systems across the
@@ -297,8 +401,9 @@ __device__ void lseg_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 es,
                           T ca, T cb, T cc, int isConst, int *status, int M, int Q, int spb, int mode,           \
                           unsigned long long *ctl, T *RA, T *RB, T *RC, T *RD, T *XR, int *nst,                   \
                           volatile unsigned int *word, unsigned int seq) {                                        \
-        lseg_kernel<T, P>(Coeffs<T>{a, b, c, ca, cb, cc, isConst}, d, x, n, G, es, bs, status, M, Q, spb, mode,  \
-                          ctl, RA, RB, RC, RD, XR, nst, word, seq);                                               \
+        lseg_kernel<T, P>(LsegArgs<T>{Coeffs<T>{a, b, c, ca, cb, cc, isConst}, d, x, n, G, M, Q, spb, es, bs,   \
+                                      status, ctl, RA, RB, RC, RD, XR, nst},                                     \
+                          mode, word, seq);                                                                       \
     }
 LSEG(float, f32, 16, 512)
 LSEG(double, f64, 16, 256)
