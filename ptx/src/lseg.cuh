@@ -174,46 +174,8 @@ __device__ __forceinline__ void lseg_reduce(const LsegArgs<T> &a, const LsegItem
                                   it.m, n - 1 - (s0 + t * P), s0 == 0 && t == 0, sgm, sal, sdl, F0, L0,
                                   [&](int j) { note(SEG_KEY(SEG_STAGE_PIVOT, s0 + t * P + j)); });
     }
-    // The first and last reduced rows kept, identities in their place.
-    F = {F0.a, F0.b, F0.c, F0.d, T(0), T(0)}, L = {L0.a, L0.b, L0.c, L0.d, T(0), T(0)};
-    if (t == 0) {
-        sy.row0[0] = F0.a, sy.row0[1] = F0.b, sy.row0[2] = F0.c, sy.row0[3] = F0.d;
-        F = {T(0), T(1), T(0), T(0), T(1), T(0)};
-    }
-    if (t == cn - 1) {
-        const PartEq<T> &e = lastm >= 2 ? L0 : F0;
-        sy.rowe[0] = e.a, sy.rowe[1] = e.b, sy.rowe[2] = e.c, sy.rowe[3] = e.d;
-        if (lastm >= 2)
-            L = {T(0), T(1), T(0), T(0), T(0), T(1)};
-        else
-            F = {T(0), T(1), T(0), T(0), T(0), T(1)};
-    }
-
-    // Cyclic reduction on the segment's RR reduced rows, three right-hand
-    // sides, through E (as seg_reduce through B).
-    seg_cr3<T>(X, t, it.RR, it.has, F, L, note, rowOf);
-    // (y, v, w) of reduced rows 1 and RR−2.
-    if (t == 0) sy.r1[0] = L.y, sy.r1[1] = L.v, sy.r1[2] = L.w;
-    if (lastm >= 2 ? t == cn - 1 : t == cn - 2) {
-        const SegEq<T> &e = lastm >= 2 ? F : L;
-        sy.re[0] = e.y, sy.re[1] = e.v, sy.re[2] = e.w;
-    }
-    __syncthreads();
-    if (t == 0) {
-        // The segment's rows of the reduced system of the segments.
-        const T a0 = sy.row0[0], b0 = sy.row0[1], c0 = sy.row0[2], d0 = sy.row0[3];
-        const T ae = sy.rowe[0], be = sy.rowe[1], ce = sy.rowe[2], de = sy.rowe[3];
-        sy.frow[0] = a0, sy.frow[1] = b0 + c0 * sy.r1[1], sy.frow[2] = c0 * sy.r1[2], sy.frow[3] = d0 - c0 * sy.r1[0];
-        sy.frow[4] = ae * sy.re[1], sy.frow[5] = be + ae * sy.re[2], sy.frow[6] = ce, sy.frow[7] = de - ae * sy.re[0];
-        if (write && it.live) {
-            const i64 f = (i64)it.g * (2 * a.Q) + 2 * it.sg;
-            __stcg(a.RA + f, sy.frow[0]), __stcg(a.RB + f, sy.frow[1]), __stcg(a.RC + f, sy.frow[2]),
-                __stcg(a.RD + f, sy.frow[3]);
-            __stcg(a.RA + f + 1, sy.frow[4]), __stcg(a.RB + f + 1, sy.frow[5]), __stcg(a.RC + f + 1, sy.frow[6]),
-                __stcg(a.RD + f + 1, sy.frow[7]);
-            __threadfence();
-        }
-    }
+    seg_rows<T>(sy, X, t, cn, lastm, it.RR, it.has, F0, L0, F, L, note, rowOf);
+    if (t == 0 && write && it.live) seg_put_rows(sy.frow, a.RA, a.RB, a.RC, a.RD, (i64)it.g * (2 * a.Q) + 2 * it.sg);
 }
 
 // lseg_arrive counts the block's item in; the last block of the group to

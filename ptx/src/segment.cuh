@@ -272,6 +272,58 @@ __device__ __forceinline__ void seg_cr3(const Ex &ex, int t, int RR, bool has, S
     }
 }
 
+// seg_rows is the rest of a segment's reduction after Stage 1 (F0, L0: the
+// thread's reduced rows; cn chunks, the last of lastm rows, RR reduced
+// rows): the first and last reduced rows kept in sh (row0, rowe) and
+// identities in their place, the cyclic reduction with three right-hand
+// sides through ex (seg_cr3; F, L end holding the (y, v, w) of the
+// thread's rows), and, in the thread of chunk 0, the segment's rows F_σ,
+// L_σ of the reduced system of the segments in sh.frow. sh is a SegShared
+// or an LsegSys. It has a barrier before the rows, none after.
+template <typename T, typename Sh, typename Ex, typename Note, typename RowOf>
+__device__ __forceinline__ void seg_rows(Sh &sh, const Ex &ex, int t, int cn, int lastm, int RR, bool has,
+                                         const PartEq<T> &F0, const PartEq<T> &L0, SegEq<T> &F, SegEq<T> &L,
+                                         Note note, RowOf rowOf) {
+    F = {F0.a, F0.b, F0.c, F0.d, T(0), T(0)}, L = {L0.a, L0.b, L0.c, L0.d, T(0), T(0)};
+    if (t == 0) {
+        sh.row0[0] = F0.a, sh.row0[1] = F0.b, sh.row0[2] = F0.c, sh.row0[3] = F0.d;
+        F = {T(0), T(1), T(0), T(0), T(1), T(0)};
+    }
+    if (t == cn - 1) {
+        const PartEq<T> &e = lastm >= 2 ? L0 : F0;
+        sh.rowe[0] = e.a, sh.rowe[1] = e.b, sh.rowe[2] = e.c, sh.rowe[3] = e.d;
+        if (lastm >= 2)
+            L = {T(0), T(1), T(0), T(0), T(0), T(1)};
+        else
+            F = {T(0), T(1), T(0), T(0), T(0), T(1)};
+    }
+    seg_cr3<T>(ex, t, RR, has, F, L, note, rowOf);
+    // (y, v, w) of reduced rows 1 and RR−2.
+    if (t == 0) sh.r1[0] = L.y, sh.r1[1] = L.v, sh.r1[2] = L.w;
+    if (lastm >= 2 ? t == cn - 1 : t == cn - 2) {
+        const SegEq<T> &e = lastm >= 2 ? F : L;
+        sh.re[0] = e.y, sh.re[1] = e.v, sh.re[2] = e.w;
+    }
+    __syncthreads();
+    if (t == 0) {
+        // The segment's rows of the reduced system of the segments: its
+        // first row with row 1 substituted, its last with row RR−2.
+        const T a0 = sh.row0[0], b0 = sh.row0[1], c0 = sh.row0[2], d0 = sh.row0[3];
+        const T ae = sh.rowe[0], be = sh.rowe[1], ce = sh.rowe[2], de = sh.rowe[3];
+        sh.frow[0] = a0, sh.frow[1] = b0 + c0 * sh.r1[1], sh.frow[2] = c0 * sh.r1[2], sh.frow[3] = d0 - c0 * sh.r1[0];
+        sh.frow[4] = ae * sh.re[1], sh.frow[5] = be + ae * sh.re[2], sh.frow[6] = ce, sh.frow[7] = de - ae * sh.re[0];
+    }
+}
+
+// seg_put_rows writes a segment's rows F_σ, L_σ (frow) to the reduced
+// batch at rows f, f+1 and fences them.
+template <typename T>
+__device__ __forceinline__ void seg_put_rows(const T *frow, T *RA, T *RB, T *RC, T *RD, i64 f) {
+    __stcg(RA + f, frow[0]), __stcg(RB + f, frow[1]), __stcg(RC + f, frow[2]), __stcg(RD + f, frow[3]);
+    __stcg(RA + f + 1, frow[4]), __stcg(RB + f + 1, frow[5]), __stcg(RC + f + 1, frow[6]), __stcg(RD + f + 1, frow[7]);
+    __threadfence();
+}
+
 // SegBlock is one block's segment: which it is, where it lives in global
 // and shared memory, and its thread's chunk.
 template <typename T> struct SegBlock {
@@ -346,40 +398,8 @@ __device__ __forceinline__ void seg_reduce(const Coeffs<T> &k, const T *d, int n
         part_eliminate<T, P>(VA, VB, VC, VD, b.SA, b.SD, X, b.m, n - 1 - (s0 + t * P), s0 == 0 && t == 0, F0, L0,
                              [&](int j) { atomicMin(&sh.key, SEG_KEY(SEG_STAGE_PIVOT, s0 + t * P + j)); });
     }
-    // The first and last reduced rows kept, identities in their place.
-    F = {F0.a, F0.b, F0.c, F0.d, T(0), T(0)}, L = {L0.a, L0.b, L0.c, L0.d, T(0), T(0)};
-    if (t == 0) {
-        sh.row0[0] = F0.a, sh.row0[1] = F0.b, sh.row0[2] = F0.c, sh.row0[3] = F0.d;
-        F = {T(0), T(1), T(0), T(0), T(1), T(0)};
-    }
-    if (t == nch - 1) {
-        const PartEq<T> &e = lastm >= 2 ? L0 : F0;
-        sh.rowe[0] = e.a, sh.rowe[1] = e.b, sh.rowe[2] = e.c, sh.rowe[3] = e.d;
-        if (lastm >= 2)
-            L = {T(0), T(1), T(0), T(0), T(0), T(1)};
-        else
-            F = {T(0), T(1), T(0), T(0), T(0), T(1)};
-    }
-
-    // Cyclic reduction on the segment's RR reduced rows, three right-hand
-    // sides, through B.
-    seg_cr3<T>(SegSlots<T>{b.SB, U}, t, RR, b.has, F, L,
-               [&](unsigned long long key) { atomicMin(&sh.key, key); }, rowOf);
-    // (y, v, w) of reduced rows 1 and RR−2.
-    if (t == 0) sh.r1[0] = L.y, sh.r1[1] = L.v, sh.r1[2] = L.w;
-    if (lastm >= 2 ? t == nch - 1 : t == nch - 2) {
-        const SegEq<T> &e = lastm >= 2 ? F : L;
-        sh.re[0] = e.y, sh.re[1] = e.v, sh.re[2] = e.w;
-    }
-    __syncthreads();
-    if (t == 0) {
-        // The segment's rows of the reduced system of the segments: its
-        // first row with row 1 substituted, its last with row RR−2.
-        const T a0 = sh.row0[0], b0 = sh.row0[1], c0 = sh.row0[2], d0 = sh.row0[3];
-        const T ae = sh.rowe[0], be = sh.rowe[1], ce = sh.rowe[2], de = sh.rowe[3];
-        sh.frow[0] = a0, sh.frow[1] = b0 + c0 * sh.r1[1], sh.frow[2] = c0 * sh.r1[2], sh.frow[3] = d0 - c0 * sh.r1[0];
-        sh.frow[4] = ae * sh.re[1], sh.frow[5] = be + ae * sh.re[2], sh.frow[6] = ce, sh.frow[7] = de - ae * sh.re[0];
-    }
+    seg_rows<T>(sh, SegSlots<T>{b.SB, U}, t, nch, lastm, RR, b.has, F0, L0, F, L,
+                [&](unsigned long long key) { atomicMin(&sh.key, key); }, rowOf);
     __syncthreads();
 }
 
@@ -402,6 +422,37 @@ __device__ __forceinline__ void seg_finish(const SegBlock<T> &b, const SegEq<T> 
 template <typename T> __device__ __forceinline__ void seg_fill_nan(T *x, int g, int lo, int hi, i64 es, i64 bs) {
     const T nan = nan_of<T>();
     for (int i = lo + threadIdx.x; i < hi; i += blockDim.x) x[(i64)g * bs + (i64)i * es] = nan;
+}
+
+// seg_count_out counts the block's segment of system g out (its key into
+// sys[3]); the system's last block fills x with NaN if a key is set,
+// writes the status and clears the key, and clears the nested status nst
+// (the expand pass's; null otherwise). Call from the whole block.
+template <typename T>
+__device__ __forceinline__ void seg_count_out(SegShared<T> &sh, unsigned long long *sys, int Q, int g, int n, int G,
+                                              i64 es, i64 bs, T *x, int *status, int *nst) {
+    const int t = threadIdx.x;
+    __syncthreads();
+    if (t == 0) {
+        if (sh.key != SEG_NONE) atomicMax(sys + 3, ~sh.key);
+        __threadfence();
+        sh.fin = (atomicAdd(sys + 1, 1ull) + 1) % (unsigned long long)Q == 0;
+    }
+    __syncthreads();
+    if (!sh.fin) return;
+    __threadfence();
+    const unsigned long long kk = *reinterpret_cast<volatile unsigned long long *>(sys + 3);
+    if (kk != 0) {
+        seg_fill_nan(x, g, 0, n, es, bs);
+        if (t == 0) {
+            status[g] = (int)(~kk & 0xffffffffull) + 1;
+            status[G] = 1;
+        }
+    }
+    // The nested solve's status is kept zero between solves.
+    if (nst != nullptr && t == 0 && nst[g] != 0) nst[g] = 0, nst[G] = 0;
+    __syncthreads(); // every thread has read the key (sh.fin is the block's)
+    if (t == 0 && kk != 0) sys[3] = 0;
 }
 
 template <typename T, int P>
@@ -433,10 +484,7 @@ __device__ void segment_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 
     seg_reduce<T, P>(k, d, n, es, b, F, L);
 
     if (mode != SEG_EXPAND && t == 0) {
-        const i64 f = (i64)g * R2 + 2 * sg;
-        __stcg(RA + f, sh.frow[0]), __stcg(RB + f, sh.frow[1]), __stcg(RC + f, sh.frow[2]), __stcg(RD + f, sh.frow[3]);
-        __stcg(RA + f + 1, sh.frow[4]), __stcg(RB + f + 1, sh.frow[5]), __stcg(RC + f + 1, sh.frow[6]),
-            __stcg(RD + f + 1, sh.frow[7]);
+        seg_put_rows(sh.frow, RA, RB, RC, RD, (i64)g * R2 + 2 * sg);
         if (mode == SEG_ONEPASS) {
             __threadfence();
             sh.last = (atomicAdd(sys, 1ull) + 1) % (unsigned long long)Q == 0;
@@ -484,29 +532,7 @@ __device__ void segment_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 
     seg_finish<T, P>(b, F, L, sh.x[0], sh.x[1]);
     part_store<T, P>(b.SC, &sh.none, x + b.off, b.ss, b.ns, 1, es, b.sbs, 1, 0);
 
-    // Count the block out; the system's last block reports a breakdown.
-    __syncthreads();
-    if (t == 0) {
-        if (sh.key != SEG_NONE) atomicMax(sys + 3, ~sh.key);
-        __threadfence();
-        sh.fin = (atomicAdd(sys + 1, 1ull) + 1) % (unsigned long long)Q == 0;
-    }
-    __syncthreads();
-    if (sh.fin) {
-        __threadfence();
-        const unsigned long long kk = *reinterpret_cast<volatile unsigned long long *>(sys + 3);
-        if (kk != 0) {
-            seg_fill_nan(x, g, 0, n, es, bs);
-            if (t == 0) {
-                status[g] = (int)(~kk & 0xffffffffull) + 1;
-                status[G] = 1;
-            }
-        }
-        // The nested solve's status is kept zero between solves.
-        if (mode == SEG_EXPAND && t == 0 && nst[g] != 0) nst[g] = 0, nst[G] = 0;
-        __syncthreads(); // every thread has read the key (sh.fin is the block's)
-        if (t == 0 && kk != 0) sys[3] = 0;
-    }
+    seg_count_out(sh, sys, Q, g, n, G, es, bs, x, status, mode == SEG_EXPAND ? nst : nullptr);
     block_done_signal(status, G, word, seq); // word is null but in one pass
 }
 
