@@ -536,6 +536,131 @@ __device__ void segment_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 
     block_done_signal(status, G, word, seq); // word is null but in one pass
 }
 
+// segment_stream_kernel is the three-pass method's reduce and expand
+// passes (mode SEG_REDUCE or SEG_EXPAND) as a persistent grid: a block takes
+// the segments blockIdx.x, +gridDim.x, … (in reverse in the expand pass)
+// and copies its next segment into A … D (cp.async) as soon as Stage 1 has
+// read the current one into registers (γ, α, δ of its chunk, as
+// partition_stream), so that the copy runs during the cyclic reduction
+// (through a fifth array E), the recovery and the store. segment_kernel's
+// blocks load, compute and store in turn, and its passes reached 49–73%
+// of the DRAM bandwidth (Nsight Compute, single systems of 2^22 and 2^23
+// rows, bench/results/h100-2026-11-26/session10/run7). The operations are
+// segment_kernel's: the same bits.
+//
+// Shared memory: five arrays of ⌈ss/8⌉·8 units of 16 bytes (ss: a
+// segment's units, part_ss), then SegShared (SEG_SHARED_BYTES;
+// tuning.SegmentStreamSharedBytes).
+template <typename T, int P>
+__device__ void segment_stream_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 es, i64 bs, int *status, int M,
+                                      int Q, int mode, unsigned long long *ctl, T *RA, T *RB, T *RC, T *RD, T *XR,
+                                      int *nst) {
+    typedef typename PartVec<T>::V V;
+    constexpr int R = 16 / (int)sizeof(T);
+    constexpr int U = P / R;
+    const int ss = part_ss<T, P>(M, false);
+    const int W = ((ss + 7) & ~7) * R;
+    T *SA = reinterpret_cast<T *>(part_smem), *SB = SA + W, *SC = SB + W, *SD = SC + W, *SE = SD + W;
+    const V *VA = reinterpret_cast<const V *>(SA), *VB = reinterpret_cast<const V *>(SB);
+    const V *VC = reinterpret_cast<const V *>(SC), *VD = reinterpret_cast<const V *>(SD);
+    V *VE = reinterpret_cast<V *>(SE);
+    SegShared<T> &sh = *reinterpret_cast<SegShared<T> *>(SE + W);
+    const int t = threadIdx.x;
+    const int total = G * Q;
+    // The expand pass takes the segments in reverse: those the reduce pass
+    // read last are the likeliest still in L2.
+    auto itemOf = [&](int i) { return mode == SEG_EXPAND ? total - 1 - i : i; };
+    auto copy = [&](int i) {
+        const SegBlock<T> c = seg_setup<T, P>(n, M, itemOf(i) / Q, itemOf(i) % Q, es, bs);
+        Coeffs<T> ks = k;
+        if (!k.isConst) ks.a = k.a + c.off, ks.b = k.b + c.off, ks.c = k.c + c.off;
+        part_copy<T, P, false>(ks, d + c.off, SA, SB, SC, SD, ss, c.ns, 1, es, c.sbs, 1, 0);
+    };
+    int i = blockIdx.x;
+    if (i < total) copy(i);
+    for (; i < total; i += gridDim.x) {
+        const int idx = itemOf(i), g = idx / Q, sg = idx % Q;
+        const SegBlock<T> b = seg_setup<T, P>(n, M, g, sg, es, bs);
+        const int s0 = b.s0, ns = b.ns;
+        auto rowOf = [&](int j) { return s0 + ((j & 1) ? min((j >> 1) * P + P, ns) - 1 : (j >> 1) * P); };
+        auto note = [&](unsigned long long key) { atomicMin(&sh.key, key); };
+        if (t == 0) sh.key = SEG_NONE, sh.none = PART_NONE;
+#ifndef PART_EMU
+        asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+        __syncthreads();
+
+        // Stage 1 from A … D into registers.
+        T gg[P], al[P], dl[P];
+        PartEq<T> F0 = {T(0), T(1), T(0), T(0)}, L0 = {T(0), T(1), T(0), T(0)};
+        V ua, ub, uc, ud; // the unit of a, b, c, d being eliminated
+        if (b.has)
+            part_eliminate_regs<T, P>(
+                [&](int j, T &aj, T &bj, T &cj, T &dj) {
+                    if (j % R == 0) { // a unit's first row (j is a constant: the loop is unrolled)
+                        const int h = j / R;
+                        ud = VD[b.X ^ h];
+                        if (!k.isConst) ua = VA[b.X ^ h], ub = VB[b.X ^ h], uc = VC[b.X ^ h];
+                    }
+                    const int w = j % R;
+                    dj = PartVec<T>::el(ud, w);
+                    if (k.isConst) {
+                        aj = k.ca, bj = k.cb, cj = k.cc;
+                    } else {
+                        aj = PartVec<T>::el(ua, w), bj = PartVec<T>::el(ub, w), cj = PartVec<T>::el(uc, w);
+                    }
+                },
+                b.m, n - 1 - (s0 + t * P), s0 == 0 && t == 0, gg, al, dl, F0, L0,
+                [&](int j) { note(SEG_KEY(SEG_STAGE_PIVOT, s0 + t * P + j)); });
+        __syncthreads(); // A … D are read: the next segment's copy may go
+        if (i + (int)gridDim.x < total) copy(i + (int)gridDim.x);
+
+        SegEq<T> F, L;
+        seg_rows<T>(sh, SegSlots<T>{SE, U}, t, b.nch, b.lastm, b.RR, b.has, F0, L0, F, L, note, rowOf);
+        const i64 f = (i64)g * (2 * Q) + 2 * sg;
+        if (mode == SEG_REDUCE) {
+            if (t == 0) seg_put_rows(sh.frow, RA, RB, RC, RD, f);
+            continue;
+        }
+        if (t == 0) {
+            sh.x[0] = __ldcg(XR + f), sh.x[1] = __ldcg(XR + f + 1);
+            if (nst[g] != 0) atomicMin(&sh.key, SEG_KEY(SEG_STAGE_REDUCED, seg_row(nst[g] - 1, n, M)));
+        }
+        __syncthreads();
+        // Stage 3 in registers; x through E (free: seg_rows' barrier
+        // follows the exchange's last reads) to the store.
+        if (b.has) {
+            const T xf = sh.x[0], xl = sh.x[1];
+            const T xs = (F.y + F.v * xf) + F.w * xl;
+            const T xe = b.m >= 2 ? (L.y + L.v * xf) + L.w * xl : xs;
+            T xv[P];
+            const int bad = part_recover_regs<T, P>(gg, al, dl, b.m, xs, xe, xv);
+            if (bad >= 0) note(SEG_KEY(SEG_STAGE_RESULT, s0 + t * P + bad));
+#pragma unroll
+            for (int h = 0; h < U; h++) VE[b.X ^ h] = PartVec<T>::make(xv + h * R);
+        }
+        __syncthreads();
+        part_store<T, P>(SE, &sh.none, x + b.off, b.ss, b.ns, 1, es, b.sbs, 1, 0);
+        seg_count_out(sh, ctl + 1 + 4 * (i64)g, Q, g, n, G, es, bs, x, status, nst);
+    }
+}
+
+// segment_stream_p16_*: segment_stream_kernel. Grid: at most G·Q blocks;
+// block: M/16 threads; segment_p16_*'s parameters without the completion
+// word (mode SEG_REDUCE or SEG_EXPAND).
+#ifndef BS_DEVICE_ONLY
+#define SEGMENT_STREAM(T, S, P, MAXT, MINB)                                                                       \
+    extern "C" __global__ void __launch_bounds__(MAXT, MINB)                                                        \
+        segment_stream_p##P##_##S(const T *a, const T *b, const T *c, const T *d, T *x, int n, int G, i64 es,     \
+                                  i64 bs, T ca, T cb, T cc, int isConst, int *status, int M, int Q, int mode,     \
+                                  unsigned long long *ctl, T *RA, T *RB, T *RC, T *RD, T *XR, int *nst) {         \
+        segment_stream_kernel<T, P>(Coeffs<T>{a, b, c, ca, cb, cc, isConst}, d, x, n, G, es, bs, status, M, Q,    \
+                                    mode, ctl, RA, RB, RC, RD, XR, nst);                                          \
+    }
+SEGMENT_STREAM(float, f32, 16, 256, 2)
+SEGMENT_STREAM(double, f64, 16, 256, 1)
+#endif
+
 // segment_p16_*: the segmented partition method with chunks of 16 rows
 // (FP32 at most 80 registers: 3 blocks of 256 threads).
 // Grid: G·Q blocks; block: M/16 threads, a multiple of 32 from 64 to 256
