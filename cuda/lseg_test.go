@@ -119,3 +119,44 @@ func TestLanesSegmentsAgainstGathered(t *testing.T) {
 	require.NoError(t, gp.Solve(context.Background(), bt.a, bt.b, bt.c, bt.d, x))
 	compare(t, shape, x, ref, ref, 1e4*eps[float32](), 1e4*eps[float32](), "resident")
 }
+
+func TestSegmentStreamPlan(t *testing.T) {
+	t.Run("float32", testSegmentStreamPlan[float32])
+	t.Run("float64", testSegmentStreamPlan[float64])
+}
+
+// testSegmentStreamPlan: three-pass segment plans run their reduce and
+// expand passes with the streaming segment kernel; single systems and a
+// batch, rows first and strided, general and constant, with breakdowns,
+// bit for bit SolveSegmented's and the segment kernel's.
+func testSegmentStreamPlan[T tridiag.Float](t *testing.T) {
+	r := rand.New(rand.NewPCG(99, 100))
+	for _, c := range []struct {
+		n, g int
+		l    tridiag.Layout
+	}{{1<<20 + 1234, 1, tridiag.Layout{}}, {150001, 2, tridiag.Strided(2*150001+3, 2)}, {140000, 3, tridiag.Layout{}}} {
+		shape := tridiag.Shape{N: c.n, G: c.g, Layout: c.l}.Normalize()
+		name := fmt.Sprintf("N=%d/G=%d", c.n, c.g)
+		bt := newBatch[T](r, shape, 4)
+		if c.g > 1 {
+			bt.zero(1, c.n/2, false)
+		}
+		for _, constant := range []bool{false, true} {
+			what := fmt.Sprintf("%s/const=%v", name, constant)
+			kp, _ := segmentCase(t, bt, tridiag.Options{Algorithm: tridiag.Partition}, constant, 2, what)
+			sp, ok := kp.(*segmentPlan)
+			require.True(t, ok, "%s: %T", what, kp)
+			require.False(t, sp.cfg.OnePass, what)
+			require.NotNil(t, sp.stream, what)
+		}
+		xs, fs := gpuOpts(t, bt, tridiag.Options{Algorithm: tridiag.Partition}, false, 0, 0, 0, nil)
+		useSegmentStream = false
+		xo, fo := gpuOpts(t, bt, tridiag.Options{Algorithm: tridiag.Partition}, false, 0, 0, 0, nil)
+		useSegmentStream = true
+		assert.Equal(t, fo, fs, name)
+		sameBits(t, shape, xs, xo, name+"/against the segment kernel")
+		if c.g > 1 {
+			assert.Contains(t, fs, 1, name)
+		}
+	}
+}
