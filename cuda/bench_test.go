@@ -410,41 +410,6 @@ func benchInterleaved[T tridiag.Float](b *testing.B, bw float64) {
 	}
 }
 
-// BenchmarkSegmentStream compares, for single systems of 2^22 … 2^24 rows
-// and a batch of 128 systems of 131072 rows (three passes), the streaming
-// segment kernel in segments of 1024, 2048 and 4096 rows with the segment
-// kernel (Auto's segments):
-//
-//	./cuda.test -test.run '^$' -test.bench SegmentStream -test.benchtime 3x
-func BenchmarkSegmentStream(b *testing.B) {
-	bw, err := dev.CopyBandwidth(1<<30, 5)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Run("f32", func(b *testing.B) { benchSegmentStream[float32](b, bw) })
-	b.Run("f64", func(b *testing.B) { benchSegmentStream[float64](b, bw) })
-}
-
-func benchSegmentStream[T tridiag.Float](b *testing.B, bw float64) {
-	bufs := randomBuffers[T](b, 1<<24, 5)
-	for _, c := range []struct{ n, g int }{{1 << 22, 1}, {1 << 23, 1}, {1 << 24, 1}, {131072, 128}} {
-		old := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
-			defer func() { useSegmentStream = true }()
-			useSegmentStream = false
-			return newSegmentPlan(dev, spec, f64, 0)
-		}
-		b.Run(fmt.Sprintf("N=%d/G=%d/segment", c.n, c.g), func(b *testing.B) {
-			benchVariant(b, variant{"segment", false, old, false}, c.n, c.g, bw, bufs)
-		})
-		for _, m := range []int{1024, 2048, 4096} {
-			stream := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) { return newSegmentPlan(dev, spec, f64, m) }
-			b.Run(fmt.Sprintf("N=%d/G=%d/stream-M%d", c.n, c.g, m), func(b *testing.B) {
-				benchVariant(b, variant{"segment-stream", false, stream, false}, c.n, c.g, bw, bufs)
-			})
-		}
-	}
-}
-
 // BenchmarkLanesStream compares, on 2^24-row interleaved batches, the
 // streamed lanes kernel (a persistent grid copying its next 8 systems
 // while it solves the current ones) with the lanes kernel, to set

@@ -50,23 +50,7 @@ type segmentPlan struct {
 	// kernel is the segment kernel of the plan's precision, the cluster
 	// kernel's name when cfg.Cluster (named once, not per solve).
 	kernel string
-	// stream, when set (three passes), runs the reduce and expand passes
-	// with the streaming segment kernel.
-	stream *segmentStream
 }
-
-// segmentStream is the launch of the streaming segment kernel
-// (segment_stream_p16_*): a persistent grid, each block copying its next
-// segment while it works on the current one.
-type segmentStream struct {
-	kernel       string
-	grid, shared int
-}
-
-// useSegmentStream lets three-pass segment plans run their reduce and
-// expand passes with the streaming segment kernel (tests and benchmarks
-// switch it off to compare).
-var useSegmentStream = true
 
 // segWork is the workspace layout: byte offsets from a 256-byte aligned
 // base.
@@ -110,15 +94,6 @@ func newSegmentPlan(d *Device, spec tridiag.Spec, f64 bool, rows int) (*segmentP
 		if p.nested, err = newPartitionPlan(d, p.nspec, f64); err != nil {
 			return nil, fmt.Errorf("cuda: the reduced systems of %d segments: %w", cfg.Segments, err)
 		}
-	}
-	if !cfg.OnePass && useSegmentStream {
-		name := "segment_stream_p16" + suffixOf(f64)
-		regs, err := d.kernelRegs(name)
-		if err != nil {
-			return nil, err
-		}
-		p.stream = &segmentStream{kernel: name, shared: tuning.SegmentStreamSharedBytes(cfg.Rows, elem),
-			grid: tuning.SegmentStreamGrid(d.props, cfg.Rows, elem, cfg.Segments, spec.G, regs)}
 	}
 	p.w = p.layout()
 	return p, nil
@@ -246,11 +221,7 @@ func (p *segmentPlan) describeSegments() string {
 	if d, ok := p.nested.(describer); ok {
 		nd = d.describe()
 	}
-	streamed := ""
-	if p.stream != nil {
-		streamed = fmt.Sprintf(", %d blocks streaming through the segments", p.stream.grid)
-	}
-	return fmt.Sprintf("partition: %d segments of %d rows, three passes%s (reduced systems: %s)", p.cfg.Segments, p.cfg.Rows, streamed, nd)
+	return fmt.Sprintf("partition: %d segments of %d rows, three passes (reduced systems: %s)", p.cfg.Segments, p.cfg.Rows, nd)
 }
 
 // workBytes: the layout plus room to align the base.
@@ -270,14 +241,6 @@ func (p *segmentPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 	at := func(off int64) cu.DevicePtr { return base + cu.DevicePtr(off) }
 	sp := a.spec
 	run := func(mode int32, word cu.DevicePtr, seq uint32) error {
-		if st := p.stream; st != nil && mode != segOnePass {
-			return d.launch(st.kernel, dim3{X: st.grid}, dim3{X: p.cfg.Threads}, st.shared, s,
-				a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
-				int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
-				a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status,
-				int32(p.cfg.Rows), int32(p.cfg.Segments), mode, at(p.w.ctl),
-				at(p.w.ra), at(p.w.rb), at(p.w.rc), at(p.w.rd), at(p.w.xr), at(p.w.nst))
-		}
 		return d.launch(p.kernel, dim3{X: p.cfg.Blocks(sp.G)}, dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
 			a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
 			int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),

@@ -46,22 +46,6 @@ func SegmentSharedBytes(m, elem int) int {
 	return PartitionSharedBytes(m, SegmentChunk, elem, 1, false) - 4 + segmentSharedExtra
 }
 
-// SegmentStreamSharedBytes is the dynamic shared memory of a block of the
-// streaming segment kernel (segment_stream_p16_*, the three-pass method's
-// reduce and expand passes) with segments of m rows of elem bytes: five
-// arrays (SegmentSharedBytes has four), then the block's shared values.
-func SegmentStreamSharedBytes(m, elem int) int {
-	return (SegmentSharedBytes(m, elem)-segmentSharedExtra)/4*5 + segmentSharedExtra
-}
-
-// SegmentStreamGrid is the persistent grid of the streaming segment kernel
-// for g systems of q segments of m rows of elem bytes: every block an SM
-// holds (regs registers a thread), at most one a segment.
-func SegmentStreamGrid(d Device, m, elem, q, g, regs int) int {
-	blocks, _ := partitionResidency(d, m/SegmentChunk, SegmentStreamSharedBytes(m, elem), regs)
-	return max(1, min(g*q, blocks*max(d.SMs, 1)))
-}
-
 // SegmentRowsOK reports whether the segment kernels run with segments of m
 // rows: m/16 one of SegmentThreads' multiples of 32 (64 … 256 threads).
 func SegmentRowsOK(m int) bool {

@@ -110,12 +110,3 @@ func TestSegmentLaunchCluster(t *testing.T) {
 		assert.True(t, l.OnePass, "%+v", c)
 	}
 }
-
-func TestSegmentStreamGrid(t *testing.T) {
-	assert.Equal(t, 5*1024*4+256, SegmentStreamSharedBytes(1024, 4))
-	assert.Equal(t, 5*2048*8+256, SegmentStreamSharedBytes(2048, 8))
-	// FP32 segments of 1024 rows (64 threads, 118 registers): 8 blocks an
-	// SM by registers.
-	assert.Equal(t, 8*132, SegmentStreamGrid(H100, 1024, 4, 4096, 1, 118))
-	assert.Equal(t, 12, SegmentStreamGrid(H100, 1024, 4, 4, 3, 118), "no more blocks than segments")
-}
