@@ -178,36 +178,3 @@ func TestLanesSharedBytes(t *testing.T) {
 		}
 	}
 }
-
-// TestSegmentStream: the three-pass reduce and expand passes of the
-// streaming segment kernel (a persistent grid of fewer blocks than
-// segments, each block several segments, the expand pass in reverse),
-// every size and layout of the segment tests, constant coefficients and
-// breakdowns, bit for bit against SolveSegmented.
-func TestSegmentStream(t *testing.T) {
-	t.Run("float32", func(t *testing.T) { testSegmentStream[float32](t) })
-	t.Run("float64", func(t *testing.T) { testSegmentStream[float64](t) })
-}
-
-func testSegmentStream[T Float](t *testing.T) {
-	r := rand.New(rand.NewPCG(29, 30))
-	lays := []layout{contiguous, unaligned, strided, interleaved}
-	for i, c := range sizes {
-		for _, grid := range []int{1, 3} {
-			b := pack(randSystems[T](r, c.n, c.g), lays[i%len(lays)], Coeffs[T]{})
-			b.stream = grid
-			what := fmt.Sprintf("n=%d M=%d G=%d (%s) %s grid=%d", c.n, c.m, c.g, c.why, b.lay.name, grid)
-			runThreePass(t, what, b, c.m, Options{Resident: 0, Seed: uint64(300 + i)}, 2)
-		}
-	}
-	n, m := 3*1024+100, 1024
-	b := pack(randSystems[T](r, n, 3), contiguous, Coeffs[T]{CA: -0.4, CB: 1.001, CC: -0.6, Const: true})
-	b.stream = 2
-	runThreePass(t, "constant", b, m, Options{Seed: 1}, 2)
-	sys := randSystems[T](r, n, 3)
-	sys[1].a[1500], sys[1].b[1500] = 0, 0
-	sys[2].b[2048], sys[2].a[2048], sys[2].c[2048] = 0, 0, 0
-	b = pack(sys, strided, Coeffs[T]{})
-	b.stream = 2
-	runThreePass(t, "breakdowns", b, m, Options{Seed: 2}, 2)
-}

@@ -31,8 +31,6 @@ int emu_part_f64(int kernel, const double *a, const double *b, const double *c, 
 int emu_segment_f64(const double *a, const double *b, const double *c, const double *d, double *x, int n, int G, i64 es, i64 bs, double ca, double cb, double cc, int isConst, int *status, int M, int Q, int mode, u64 *ctl, double *RA, double *RB, double *RC, double *RD, double *XR, int *nst, unsigned *word, unsigned seq, int threads, int smem, int resident, u64 seed);
 int emu_lseg_f32(const float *a, const float *b, const float *c, const float *d, float *x, int n, int G, i64 es, i64 bs, float ca, float cb, float cc, int isConst, int *status, int M, int Q, int spb, int mode, u64 *ctl, float *RA, float *RB, float *RC, float *RD, float *XR, int *nst, unsigned *word, unsigned seq, int threads, int smem, int resident, u64 seed);
 int emu_lseg_f64(const double *a, const double *b, const double *c, const double *d, double *x, int n, int G, i64 es, i64 bs, double ca, double cb, double cc, int isConst, int *status, int M, int Q, int spb, int mode, u64 *ctl, double *RA, double *RB, double *RC, double *RD, double *XR, int *nst, unsigned *word, unsigned seq, int threads, int smem, int resident, u64 seed);
-int emu_segstream_f32(const float *a, const float *b, const float *c, const float *d, float *x, int n, int G, i64 es, i64 bs, float ca, float cb, float cc, int isConst, int *status, int M, int Q, int mode, u64 *ctl, float *RA, float *RB, float *RC, float *RD, float *XR, int *nst, int grid, int threads, int smem, int resident, u64 seed);
-int emu_segstream_f64(const double *a, const double *b, const double *c, const double *d, double *x, int n, int G, i64 es, i64 bs, double ca, double cb, double cc, int isConst, int *status, int M, int Q, int mode, u64 *ctl, double *RA, double *RB, double *RC, double *RD, double *XR, int *nst, int grid, int threads, int smem, int resident, u64 seed);
 */
 import "C"
 
@@ -88,9 +86,6 @@ type Plan struct {
 	N, G, M int
 	ES, BS  int64
 	Lanes   int
-	// StreamGrid > 0 runs the reduce and expand passes with the streaming
-	// segment kernel (segment_stream_p16_*) on that many blocks.
-	StreamGrid int
 }
 
 // Q is the number of segments of a system.
@@ -114,13 +109,6 @@ func (p Plan) ctlWords() int {
 		return 1 + 4*p.Groups() + p.G
 	}
 	return 1 + 4*p.G
-}
-
-// StreamSharedBytes is the dynamic shared memory of a block of the
-// streaming segment kernel for segments of m rows: five arrays (SharedBytes
-// has four), then SharedExtra.
-func StreamSharedBytes[T Float](m int) int {
-	return (SharedBytes[T](m)-SharedExtra)/4*5 + SharedExtra
 }
 
 // LanesSharedBytes is the dynamic shared memory of a block of the lanes
@@ -243,10 +231,6 @@ func Launch[T Float](p Plan, mode int, k Coeffs[T], d, x []T, status []int32, ws
 	if p.Lanes > 0 {
 		smem = LanesSharedBytes[T](p.M, p.Lanes)
 	}
-	stream := p.StreamGrid > 0 && p.Lanes == 0 && mode != OnePass
-	if stream {
-		smem = StreamSharedBytes[T](p.M)
-	}
 	th, sm, res, seed := C.int(p.Threads()), C.int(smem), C.int(o.Resident), C.u64(o.Seed)
 	spb := C.int(p.Lanes)
 	word, seq := (*C.uint)(unsafe.Pointer(o.Word)), C.uint(o.Seq)
@@ -254,12 +238,6 @@ func Launch[T Float](p Plan, mode int, k Coeffs[T], d, x []T, status []int32, ws
 	switch {
 	case is64[T]():
 		f := func(s []T) *C.double { return (*C.double)(ptr(s)) }
-		if stream {
-			rc = C.emu_segstream_f64(f(k.A), f(k.B), f(k.C), f(d), f(x), n, g, es, bs,
-				C.double(k.CA), C.double(k.CB), C.double(k.CC), isConst, st, m, qq, md, ctl,
-				f(ws.RA), f(ws.RB), f(ws.RC), f(ws.RD), f(ws.XR), nst, C.int(p.StreamGrid), th, sm, res, seed)
-			break
-		}
 		if p.Lanes > 0 {
 			rc = C.emu_lseg_f64(f(k.A), f(k.B), f(k.C), f(d), f(x), n, g, es, bs,
 				C.double(k.CA), C.double(k.CB), C.double(k.CC), isConst, st, m, qq, spb, md, ctl,
@@ -271,12 +249,6 @@ func Launch[T Float](p Plan, mode int, k Coeffs[T], d, x []T, status []int32, ws
 			f(ws.RA), f(ws.RB), f(ws.RC), f(ws.RD), f(ws.XR), nst, word, seq, th, sm, res, seed)
 	default:
 		f := func(s []T) *C.float { return (*C.float)(ptr(s)) }
-		if stream {
-			rc = C.emu_segstream_f32(f(k.A), f(k.B), f(k.C), f(d), f(x), n, g, es, bs,
-				C.float(k.CA), C.float(k.CB), C.float(k.CC), isConst, st, m, qq, md, ctl,
-				f(ws.RA), f(ws.RB), f(ws.RC), f(ws.RD), f(ws.XR), nst, C.int(p.StreamGrid), th, sm, res, seed)
-			break
-		}
 		if p.Lanes > 0 {
 			rc = C.emu_lseg_f32(f(k.A), f(k.B), f(k.C), f(d), f(x), n, g, es, bs,
 				C.float(k.CA), C.float(k.CB), C.float(k.CC), isConst, st, m, qq, spb, md, ctl,

@@ -113,7 +113,6 @@ type batch[T Float] struct {
 	d      []T
 	owned  []bool // the entries that belong to a system
 	lanes  int    // launches of the lanes segment kernel: systems a block (0: the segment kernel)
-	stream int    // three passes with the streaming segment kernel on this many blocks (0: not)
 }
 
 func (b *batch[T]) at(g, i int) int { return b.lay.off + int(int64(g)*b.bs+int64(i)*b.es) }
@@ -176,7 +175,7 @@ func (b *batch[T]) launch(p Plan, mode int, x []T, status []int32, ws *Workspace
 }
 
 func (b *batch[T]) plan(m int) Plan {
-	return Plan{N: b.n, G: b.g, M: m, ES: b.es, BS: b.bs, Lanes: b.lanes, StreamGrid: b.stream}
+	return Plan{N: b.n, G: b.g, M: m, ES: b.es, BS: b.bs, Lanes: b.lanes}
 }
 
 // twin is partition.SolveSegmented's result for one system, with the
