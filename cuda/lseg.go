@@ -32,9 +32,7 @@ var useLanesSegments = true
 // reset), the reduced rows RA … RD and their solution XR, the nested
 // plan's status codes and workspace.
 type lanesSegPlan struct {
-	spec   tridiag.Spec
 	cfg    tuning.LanesSegmentLaunch
-	elem   int64
 	nested kernelPlan // three steps only
 	nspec  tridiag.Spec
 	w      segWork
@@ -80,7 +78,7 @@ func newLanesSegPlanWith(d *Device, spec tridiag.Spec, f64 bool, rows, spb int, 
 	if threePass {
 		cfg.OnePass = false
 	}
-	p := &lanesSegPlan{spec: spec, cfg: cfg, elem: int64(elem), zeroed: map[cu.DevicePtr]bool{}, kernel: kernel}
+	p := &lanesSegPlan{cfg: cfg, zeroed: map[cu.DevicePtr]bool{}, kernel: kernel}
 	if !cfg.OnePass {
 		p.nspec = tridiag.Spec{Shape: tridiag.Shape{N: 2 * cfg.Segments, G: spec.G}.Normalize(),
 			Options: tridiag.Options{Algorithm: tridiag.Partition, SkipFiniteCheck: true}}
@@ -88,7 +86,7 @@ func newLanesSegPlanWith(d *Device, spec tridiag.Spec, f64 bool, rows, spb int, 
 			return nil, fmt.Errorf("cuda: the reduced systems of %d segments: %w", cfg.Segments, err)
 		}
 	}
-	p.w = newSegWork(1+4*int64(cfg.Groups)+int64(spec.G), spec.G, cfg.Segments, p.elem, p.nested)
+	p.w = newSegWork(1+4*int64(cfg.Groups)+int64(spec.G), spec.G, cfg.Segments, int64(elem), p.nested)
 	return p, nil
 }
 
