@@ -241,39 +241,23 @@ __device__ __forceinline__ void lseg_fetch_x(const LsegArgs<T> &a, const LsegIte
         atomicMin(&sy.key, SEG_KEY(SEG_STAGE_REDUCED, seg_row(a.nst[it.g] - 1, a.n, a.M)));
 }
 
-// lseg_recover is Stage 3 of the thread's chunk from x_first, x_last in
-// its LsegSys and the (y, v, w) of its reduced rows F, L: part_recover_regs'
-// operations with γ_j, α_j, δ_j from row(j, g, al, dl), every x stored as
-// it is found; a non-finite x keyed.
-template <typename T, int P, typename Row>
+// lseg_recover is Stage 3 of the thread's chunk (part_recover_regs) from
+// x_first, x_last in its LsegSys and the (y, v, w) of its reduced rows F,
+// L; x is found over δ (sdl: part_recover_regs reads δ_j before it writes
+// x_j) and stored; a non-finite x keyed.
+template <typename T, int P>
 __device__ __forceinline__ void lseg_recover(const LsegArgs<T> &a, const LsegItem &it, int t, LsegSys<T> &sy,
-                                             const SegX<T> &F, const SegX<T> &L, Row row) {
+                                             const SegEq<T> &F, const SegEq<T> &L, const T (&sgm)[P],
+                                             const T (&sal)[P], T (&sdl)[P]) {
     if (!it.has || !it.live) return;
     const T xf = sy.x[0], xl = sy.x[1];
-    const int m = it.m;
     const T xs = (F.y + F.v * xf) + F.w * xl;
-    const T xe = m >= 2 ? (L.y + L.v * xf) + L.w * xl : xs;
-    int bad = -1;
-    T xn = xe;
-#pragma unroll
-    for (int j = P - 1; j >= 0; j--) {
-        T xj = T(0);
-        if (j == 0) {
-            xj = xs;
-        } else if (j == m - 1) {
-            xj = xe;
-        } else if (j <= P - 2 && j < m - 1) {
-            T g, al, dl;
-            row(j, g, al, dl);
-            xj = (dl - al * xs) - g * xn;
-            xn = xj;
-        }
-        if (j < m) {
-            a.x[it.base + (i64)j * a.es] = xj;
-            if (!isfinite(xj)) bad = j;
-        }
-    }
+    const T xe = it.m >= 2 ? (L.y + L.v * xf) + L.w * xl : xs;
+    const int bad = part_recover_regs<T, P>(sgm, sal, sdl, it.m, xs, xe, sdl);
     if (bad >= 0) atomicMin(&sy.key, SEG_KEY(SEG_STAGE_RESULT, it.s0 + t * P + bad));
+#pragma unroll
+    for (int j = 0; j < P; j++)
+        if (j < it.m) a.x[it.base + (i64)j * a.es] = sdl[j];
 }
 
 // lseg_count_out counts the block's item out of its group; the group's
@@ -347,8 +331,7 @@ __device__ void lseg_kernel(const LsegArgs<T> &a, int mode, volatile unsigned in
     __syncthreads();
     lseg_fetch_x<T>(a, it, t, SY[s], mode);
     __syncthreads();
-    lseg_recover<T, P>(a, it, t, SY[s], SegX<T>{F.y, F.v, F.w}, SegX<T>{L.y, L.v, L.w},
-                       [&](int j, T &g, T &al, T &dl) { g = sgm[j], al = sal[j], dl = sdl[j]; });
+    lseg_recover<T, P>(a, it, t, SY[s], F, L, sgm, sal, sdl);
     lseg_count_out<T>(a, it, s, SY, bk, mode);
     block_done_signal(a.status, a.G, word, seq); // word is null but in one pass
 }
