@@ -85,6 +85,9 @@ func newPartitionPlanLanes(d *Device, spec tridiag.Spec, f64, lanesSegments bool
 			if lp.constPlan, err = newPartitionPlanLanes(d, spec, f64, false); err != nil {
 				return nil, err
 			}
+			if tp, ok := lp.constPlan.(*transposePlan); ok {
+				tp.forConstantOnly() // no room for copies of a, b, c
+			}
 			return lp, nil
 		}
 	}

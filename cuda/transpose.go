@@ -35,6 +35,8 @@ type transposePlan struct {
 	inner           kernelPlan
 	grid            int    // blocks of the layout kernels
 	gather, scatter string // their names with the precision suffix (named once, not per solve)
+	size            int64  // bytes of an array of the batch
+	constOnly       bool   // constant solves only (forConstantOnly)
 	w               struct{ a, b, c, d, x, inner, total int64 }
 }
 
@@ -54,12 +56,28 @@ func newTransposePlan(d *Device, spec tridiag.Spec, f64 bool) (*transposePlan, e
 	p := &transposePlan{ispec: ispec, inner: inner, gather: "layout_gather" + suffixOf(f64), scatter: "layout_scatter" + suffixOf(f64)}
 	tiles := int64((spec.N+31)/32) * int64((spec.G+31)/32)
 	p.grid = int(min(tiles, int64(d.props.SMs)*16))
-	var pk packer
-	size := int64(spec.N) * int64(spec.G) * int64(reductionElem(f64))
-	p.w.a, p.w.b, p.w.c, p.w.d, p.w.x = pk.take(size), pk.take(size), pk.take(size), pk.take(size), pk.take(size)
-	p.w.inner = pk.take(inner.workBytes())
-	p.w.total = pk.off
+	p.size = int64(spec.N) * int64(spec.G) * int64(reductionElem(f64))
+	p.layout()
 	return p, nil
+}
+
+// layout places the workspace's arrays: a, b, c, d, x of the batch's size
+// (d and x alone for a plan of constant solves), then inner's workspace.
+func (p *transposePlan) layout() {
+	var pk packer
+	if !p.constOnly {
+		p.w.a, p.w.b, p.w.c = pk.take(p.size), pk.take(p.size), pk.take(p.size)
+	}
+	p.w.d, p.w.x = pk.take(p.size), pk.take(p.size)
+	p.w.inner = pk.take(p.inner.workBytes())
+	p.w.total = pk.off
+}
+
+// forConstantOnly makes p a plan of constant solves only (another plan
+// runs the general ones): its workspace drops the copies of a, b, c.
+func (p *transposePlan) forConstantOnly() {
+	p.constOnly = true
+	p.layout()
 }
 
 func (p *transposePlan) describe() string {
@@ -86,9 +104,12 @@ func (p *transposePlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 	in.spec, in.work, in.word, in.seq = p.ispec, at(p.w.inner), 0, 0
 	in.d, in.x = at(p.w.d), at(p.w.x)
 	var err error
-	if a.constant {
+	switch {
+	case a.constant:
 		err = move(p.gather, 1, [4]cu.DevicePtr{a.d}, [4]cu.DevicePtr{in.d})
-	} else {
+	case p.constOnly:
+		return fmt.Errorf("cuda: a gathering plan of constant solves given coefficient arrays")
+	default:
 		in.a, in.b, in.c = at(p.w.a), at(p.w.b), at(p.w.c)
 		err = move(p.gather, 4, [4]cu.DevicePtr{a.a, a.b, a.c, a.d}, [4]cu.DevicePtr{in.a, in.b, in.c, in.d})
 	}
