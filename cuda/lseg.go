@@ -124,12 +124,19 @@ func (p *lanesSegPlan) workBytes() int64 {
 	return w
 }
 
-// signalsItself: the one-pass kernel ends with block_done_signal.
-func (p *lanesSegPlan) signalsItself() bool { return p.cfg.OnePass }
+// signalsItself: the one-pass kernel ends with block_done_signal; so must
+// the constant plan's kernel, else Plan.enqueue adds the signal.
+func (p *lanesSegPlan) signalsItself() bool {
+	if !p.cfg.OnePass {
+		return false
+	}
+	ss, ok := p.constPlan.(selfSignaler)
+	return p.constPlan == nil || ok && ss.signalsItself()
+}
 
 func (p *lanesSegPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 	if a.constant && p.constPlan != nil {
-		return p.launchConst(d, s, a)
+		return p.constPlan.launch(d, s, a)
 	}
 	base, err := p.w.base(a.work, p.zeroed, s)
 	if err != nil {
@@ -146,20 +153,4 @@ func (p *lanesSegPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 			at(p.w.ra), at(p.w.rb), at(p.w.rc), at(p.w.rd), at(p.w.xr), at(p.w.nst), word, int32(seq))
 	}
 	return p.w.runPasses(d, s, a, base, p.cfg.OnePass, p.nested, p.nspec, run)
-}
-
-// launchConst runs a constant solve with constPlan. The plan says it
-// signals itself (the one-pass kernel does); where constPlan does not, the
-// completion signal follows it here, as Plan.enqueue would have added it.
-func (p *lanesSegPlan) launchConst(d *Device, s cu.Stream, a *launchArgs) error {
-	if ss, ok := p.constPlan.(selfSignaler); ok && ss.signalsItself() || a.word == 0 {
-		return p.constPlan.launch(d, s, a)
-	}
-	in := *a
-	in.word, in.seq = 0, 0
-	if err := p.constPlan.launch(d, s, &in); err != nil {
-		return err
-	}
-	flag := a.status + cu.DevicePtr(4*a.spec.G)
-	return d.launch("signal_done", dim3{X: 1}, dim3{X: 1}, 0, s, flag, a.word, int32(a.seq))
 }
