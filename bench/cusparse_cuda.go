@@ -233,6 +233,7 @@ type cusparsePeer struct {
 	handle  unsafe.Pointer
 	stream  cu.Stream
 	version int
+	gate    *cuda.Gate // holds the stream while timed calls are queued
 }
 
 // newCusparsePeer creates the handle and its stream on the device thread,
@@ -240,7 +241,12 @@ type cusparsePeer struct {
 // cuSPARSE adopts it).
 func newCusparsePeer(dev *cuda.Device, lib *cusparseLib) (*cusparsePeer, error) {
 	p := &cusparsePeer{lib: lib, dev: dev}
-	err := dev.Do(func() error {
+	g, err := dev.NewGate()
+	if err != nil {
+		return nil, err
+	}
+	p.gate = g
+	err = dev.Do(func() error {
 		var err error
 		// A blocking stream: it waits for the uploads and copies that the
 		// cuda package makes on the legacy default stream.
@@ -283,6 +289,9 @@ func (p *cusparsePeer) close() {
 		}
 		return nil
 	})
+	if p.gate != nil {
+		_ = p.gate.Close()
+	}
 }
 
 // versionString prints the library version as major.minor.patch.
@@ -416,6 +425,13 @@ func (p *cusparsePeer) time(c *csCall, restores []devCopy, warmup, reps int) ([]
 				return err
 			}
 		}
+		gated := !p.dev.HostPaced()
+		if gated {
+			if err := p.gate.Hold(p.stream, time.Second); err != nil {
+				return err
+			}
+			defer p.gate.Open() // on an error before Open below
+		}
 		for i := 0; i < reps; i++ {
 			if err := restore(); err != nil {
 				return err
@@ -430,8 +446,14 @@ func (p *cusparsePeer) time(c *csCall, restores []devCopy, warmup, reps int) ([]
 				return err
 			}
 		}
+		if gated {
+			p.gate.Open()
+		}
 		if err := p.stream.Synchronize(); err != nil {
 			return fmt.Errorf("cuSPARSE solve: %w", err)
+		}
+		if gated && p.gate.Expired() {
+			return cuda.ErrGateExpired
 		}
 		for i := range times {
 			ms, err := events[2*i].Elapsed(events[2*i+1])

@@ -19,6 +19,12 @@ type gpuBackend interface {
 	FreeBytes() int64
 	// Notes describe the peers (library found, version, or why not).
 	Notes() []string
+	// SetHostPaced switches the timing of this module's plans and of the
+	// cuSPARSE peers from gated (false, the default: the timed
+	// repetitions are queued behind a gate kernel and released together,
+	// so that their events bracket GPU work only) to host-paced (each
+	// solve launched while the GPU waits for it).
+	SetHostPaced(on bool)
 	Run32(ctx context.Context, h *hostData[float32], gr gpuRun) []Result
 	Run64(ctx context.Context, h *hostData[float64], gr gpuRun) []Result
 	Close()

@@ -45,6 +45,9 @@ type Device struct {
 	clusters map[bool]clusterInfo
 	fns      map[string]cu.Function
 	attr     map[string]int // dynamic shared memory limit set per function
+	gate     *Gate          // Plan.Time's gate, made on first use
+	// hostPaced: Plan.Time without its gate (SetHostPaced).
+	hostPaced atomic.Bool
 
 	// The resident grids of plans (resident.go): resMu guards the set,
 	// resRunning counts those running.
@@ -196,6 +199,9 @@ func (d *Device) Close() error {
 	defer runtime.UnlockOSThread()
 	if err := cu.SetCurrentContext(d.ctx); err != nil {
 		return fmt.Errorf("cuda: closing device %d: %w", d.ordinal, err)
+	}
+	if d.gate != nil {
+		d.gate.free()
 	}
 	_ = d.mod.Unload()
 	if d.cload {

@@ -62,6 +62,16 @@ func BenchmarkLatencyFloor(b *testing.B) {
 		}
 		b.ReportMetric(ns/1e3, "kernel-µs")
 	})
+	b.Run("event-empty-kernel-gated", func(b *testing.B) {
+		var ns float64
+		for b.Loop() {
+			var err error
+			if ns, err = dev.probeEventEmptyGated(101); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(ns/1e3, "kernel-µs")
+	})
 }
 
 // BenchmarkSmallPath is BenchmarkSmallCall for the partition method with

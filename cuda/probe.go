@@ -99,6 +99,7 @@ import (
 	"fmt"
 	"sort"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"gorgonia.org/cu"
@@ -247,4 +248,64 @@ func (d *Device) probeEventEmpty(reps int) (float64, error) {
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i] < ms[j] })
 	return float64(ms[len(ms)/2]) * 1e6, nil
+}
+
+// probeEventEmptyGated is probeEventEmpty with the launches queued behind
+// a Gate (as Plan.Time does): the median event-timed duration (ns) of an
+// empty kernel when the host's launch calls stay outside the events.
+func (d *Device) probeEventEmptyGated(reps int) (float64, error) {
+	ms := make([]float64, reps)
+	err := d.do(func() error {
+		g, err := d.timingGate()
+		if err != nil {
+			return err
+		}
+		st, err := cu.MakeStream(cu.NonBlocking)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = st.Destroy() }()
+		evs := make([]cu.Event, 2*reps)
+		for i := range evs {
+			if evs[i], err = cu.MakeEvent(cu.DefaultEvent); err != nil {
+				return err
+			}
+			defer func(e *cu.Event) { _ = cu.DestroyEvent(e) }(&evs[i])
+		}
+		if err := g.Hold(st, time.Second); err != nil {
+			return err
+		}
+		defer g.Open()
+		for i := 0; i < reps; i++ {
+			if err := evs[2*i].Record(st); err != nil {
+				return err
+			}
+			if err := d.launch("probe_empty", dim3{X: 1}, dim3{X: 1}, 0, st); err != nil {
+				return err
+			}
+			if err := evs[2*i+1].Record(st); err != nil {
+				return err
+			}
+		}
+		g.Open()
+		if err := st.Synchronize(); err != nil {
+			return err
+		}
+		if g.Expired() {
+			return ErrGateExpired
+		}
+		for i := range ms {
+			v, err := evs[2*i].Elapsed(evs[2*i+1])
+			if err != nil {
+				return err
+			}
+			ms[i] = v
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	sort.Float64s(ms)
+	return ms[len(ms)/2] * 1e6, nil
 }

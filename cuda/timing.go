@@ -19,6 +19,10 @@ import (
 // ones. Before every solve, d is restored from dSaved by a device copy
 // outside the timed region; the timed region holds what SolveDevice
 // enqueues (the kernels) but not its status readback or synchronization.
+// The timed solves are queued behind a Gate and released together, so
+// that the events bracket the GPU's work alone (see Device.SetHostPaced
+// for the old way, where the host's launch calls fall inside the events of
+// a solve shorter than them).
 // The status of the solves is checked
 // once at the end: systems that broke down give a *tridiag.BatchError
 // along with the times. x may be d; dSaved must be another buffer.
@@ -96,6 +100,18 @@ func (p *Plan[T]) time(ctx context.Context, la *launchArgs, bufs []*Buffer[T], d
 				return err
 			}
 		}
+		var gate *Gate
+		if !p.dev.hostPaced.Load() {
+			g, err := p.dev.timingGate()
+			if err != nil {
+				return err
+			}
+			if err := g.Hold(p.stream, time.Second); err != nil {
+				return err
+			}
+			gate = g
+			defer gate.Open() // on an error before Open below
+		}
 		for i := 0; i < reps; i++ {
 			if err := restore(); err != nil {
 				return err
@@ -110,8 +126,14 @@ func (p *Plan[T]) time(ctx context.Context, la *launchArgs, bufs []*Buffer[T], d
 				return fmt.Errorf("cuda: recording an event: %w", err)
 			}
 		}
+		if gate != nil {
+			gate.Open()
+		}
 		if err := p.stream.Synchronize(); err != nil {
 			return fmt.Errorf("cuda: %s solve of N=%d G=%d: %w", p.algo, p.spec.N, p.spec.G, err)
+		}
+		if gate != nil && gate.Expired() {
+			return fmt.Errorf("cuda: timing the %s solve of N=%d G=%d: %w", p.algo, p.spec.N, p.spec.G, ErrGateExpired)
 		}
 		for i := range times {
 			ms, err := events[2*i].Elapsed(events[2*i+1])
@@ -132,6 +154,22 @@ func (p *Plan[T]) time(ctx context.Context, la *launchArgs, bufs []*Buffer[T], d
 	}
 	return times, nil
 }
+
+// ErrGateExpired: a gated timing's gate gave up waiting for the host (the
+// host took over a second to queue the repetitions, or something in them
+// waited for the stream); its times would include the host's pace.
+var ErrGateExpired = errors.New("cuda: the timing gate expired before the repetitions were queued")
+
+// SetHostPaced switches Plan.Time between gated timing (false, the
+// default: the repetitions are queued behind a Gate and released at once,
+// so their events hold GPU work only) and host-paced timing (true: every
+// solve is launched while the GPU waits for it, so that a solve shorter
+// than the host's launch call is timed at about the launch call's
+// length).
+func (d *Device) SetHostPaced(on bool) { d.hostPaced.Store(on) }
+
+// HostPaced reports the setting of SetHostPaced.
+func (d *Device) HostPaced() bool { return d.hostPaced.Load() }
 
 // CopyBandwidth measures the device's copy bandwidth: a device-to-device
 // copy of bytes, timed with CUDA events reps times after one untimed

@@ -51,6 +51,29 @@ __device__ __noinline__ void block_done_signal(int *status, int G, volatile unsi
 }
 
 #ifndef BS_DEVICE_ONLY
+// gate_wait holds its stream (timed runs, cuda.Gate): one thread polls
+// the mapped host word gate[0] until the host makes it non-zero, so that
+// the work queued behind it starts only once all of it is queued and its
+// events bracket GPU work alone, not the host's launch calls. It gives up
+// after limitNs nanoseconds of the device's global timer and then writes
+// 1 to gate[1] (the host reads it as "the gate expired"; the work ran,
+// paced by the host as without a gate).
+extern "C" __global__ void gate_wait(volatile unsigned int *gate, unsigned long long limitNs) {
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    while (gate[0] == 0u) {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        if (t - t0 > limitNs) {
+            gate[1] = 1u;
+            __threadfence_system();
+            return;
+        }
+        __nanosleep(200);
+    }
+}
+#endif
+
+#ifndef BS_DEVICE_ONLY
 // Latency probes (cuda/probe.go, benchmarks only).
 //
 // probe_empty does nothing: the cost of a launch alone.
