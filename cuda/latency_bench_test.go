@@ -3,7 +3,9 @@
 package cuda
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -143,4 +145,69 @@ func smallPath[T tridiag.Float](b *testing.B, n, g, p int, direct bool) {
 		pl.kp = kp
 	}
 	timeSmallCalls(b, pl, n*g)
+}
+
+// BenchmarkChunkLatency times, with gated events (Plan.Time), the
+// partition kernel with chunks of P rows on the small batches of the TPR
+// paper's grid, where one call does not fill the GPU and the kernel's
+// critical path (P rows eliminated one after another, then the reduced
+// system) sets the time; "auto" is what Auto runs. Metric: the median of
+// 21 timed solves (kernel-µs).
+func BenchmarkChunkLatency(b *testing.B) {
+	for _, prec := range []string{"f32", "f64"} {
+		for _, n := range []int{128, 256, 512, 1024, 2048, 4096} {
+			for _, g := range []int{1, 8, 64} {
+				for _, p := range []int{0, 4, 8, 16} {
+					name := fmt.Sprintf("%s/N=%d/G=%d/P%d", prec, n, g, p)
+					if p == 0 {
+						name = fmt.Sprintf("%s/N=%d/G=%d/auto", prec, n, g)
+					}
+					b.Run(name, func(b *testing.B) {
+						if prec == "f32" {
+							chunkLatency[float32](b, n, g, p)
+						} else {
+							chunkLatency[float64](b, n, g, p)
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+func chunkLatency[T tridiag.Float](b *testing.B, n, g, p int) {
+	shape := tridiag.Shape{N: n, G: g}
+	pl, err := NewPlan[T](dev, shape, tridiag.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pl.Close()
+	if p > 0 {
+		kp, err := newSharedPartitionPlan(dev, pl.spec, elemSize[T]() == 8, p)
+		if err != nil {
+			b.Skip(err)
+		}
+		pl.kp = kp
+	}
+	h := make([]T, n*g)
+	bufs := make([]*Buffer[T], 6)
+	for i := range bufs {
+		for k := range h {
+			h[k] = T([]float64{-1, 4, -1, 1, 0, 1}[i])
+		}
+		if bufs[i], err = Upload(dev, h); err != nil {
+			b.Fatal(err)
+		}
+		defer bufs[i].Free()
+	}
+	var med time.Duration
+	for b.Loop() {
+		ts, err := pl.Time(context.Background(), bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5], 3, 21)
+		if err != nil {
+			b.Fatal(err)
+		}
+		slices.Sort(ts)
+		med = ts[len(ts)/2]
+	}
+	b.ReportMetric(float64(med.Nanoseconds())/1e3, "kernel-µs")
 }
