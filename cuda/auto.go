@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/bandsolve/bandsolve/tridiag"
+	"github.com/bandsolve/bandsolve/tuning"
 )
 
 // autoPreference lists the algorithms Auto would like for a spec, best
@@ -29,6 +30,9 @@ func autoPreference(d *Device, spec tridiag.Spec) []tridiag.Algorithm {
 func buildKernelPlan(d *Device, spec tridiag.Spec, f64 bool) (tridiag.Algorithm, kernelPlan, error) {
 	algs := []tridiag.Algorithm{spec.Algorithm}
 	if spec.Algorithm == tridiag.Auto {
+		if kp, ok := latencyPlan(d, spec, f64); ok {
+			return tridiag.Partition, kp, nil
+		}
 		algs = autoPreference(d, spec)
 	}
 	var errs []error
@@ -47,6 +51,32 @@ func buildKernelPlan(d *Device, spec tridiag.Spec, f64 bool) (tridiag.Algorithm,
 		errs = append(errs, fmt.Errorf("%s: %w", alg, err))
 	}
 	return 0, nil, fmt.Errorf("cuda: no GPU plan for N=%d G=%d: %w", spec.N, spec.G, errors.Join(errs...))
+}
+
+// useLatencyChunks lets Auto take shorter chunks for small batches
+// (tuning.LatencyChunk; tests and benchmarks switch it off to compare).
+var useLatencyChunks = true
+
+// latencyPlan is Auto's plan for a batch small enough to be latency-bound
+// (tuning.LatencyChunk): the partition kernel, one block per system, with
+// shorter chunks than the default 16 rows, so partition.Solve's results
+// with that chunk, for general and constant solves alike. ok is false
+// where the batch is not small, Options.SegmentRows asks for segments, or
+// the kernel does not take it (then Auto goes on as usual).
+func latencyPlan(d *Device, spec tridiag.Spec, f64 bool) (kernelPlan, bool) {
+	if !useLatencyChunks || spec.SegmentRows > 0 {
+		return nil, false
+	}
+	p := tuning.LatencyChunk(d.props, spec.N, reductionElem(f64), spec.G)
+	if p == 0 {
+		return nil, false
+	}
+	pp, err := newSharedPartitionPlan(d, spec, f64, p)
+	if err != nil {
+		return nil, false
+	}
+	pp.latency = true
+	return pp, true
 }
 
 // AutoAlgorithm returns the algorithm a plan with Options.Algorithm = Auto

@@ -43,6 +43,9 @@ type partitionPlan struct {
 	// batch), which constant solves then take instead of constCfg's.
 	cstream       *tuning.ConstStreamLaunch
 	cstreamDirect *directKernel
+	// latency: Auto's plan of a small batch with short chunks
+	// (latencyPlan).
+	latency bool
 }
 
 // newPartitionPlan makes the plan of tridiag.Partition: one block per
@@ -344,6 +347,9 @@ func (p *partitionPlan) describe() string {
 	s := fmt.Sprintf("partition: one block per system (%d systems per block, chunks of %d)", p.cfg.SystemsPerBlock, p.cfg.Chunk)
 	if p.kernel == lanesKernel {
 		s = fmt.Sprintf("partition: %d systems across the lanes of a block (chunks of %d, a thread a chunk)", p.cfg.SystemsPerBlock, p.cfg.Chunk)
+	}
+	if p.latency {
+		s += ", short chunks for a small batch"
 	}
 	if c := p.cstream; c != nil {
 		s += describeConstStream(c)

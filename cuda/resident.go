@@ -91,13 +91,15 @@ func (p *Plan[T]) SetResident(idle time.Duration) error {
 	pp, ok := p.kp.(*partitionPlan)
 	_, gathered := p.kp.(*transposePlan)
 	_, lstream := p.kp.(*lanesStreamPlan)
-	if _, lseg := p.kp.(*lanesSegPlan); gathered || lseg || lstream || ok && pp.kernel == lanesKernel {
+	if _, lseg := p.kp.(*lanesSegPlan); gathered || lseg || lstream || ok && (pp.kernel == lanesKernel || pp.latency) {
 		// The resident grid runs the kernel with the systems in shared
 		// memory (partition_resident_p16_* is built on it), one block a
 		// system, in place: for the lanes kernel's batches the same bits,
 		// for gathered ones and lanes segments (several blocks or launches
 		// a solve) partition.Solve's,
-		// which the contiguous plan gives where it runs one block a system.
+		// which the contiguous plan gives where it runs one block a system;
+		// for Auto's short chunks (latencyPlan) partition.Solve's with
+		// chunks of 16 instead of theirs.
 		var err error
 		if pp, err = newSharedPartitionPlan(p.dev, p.spec, elemSize[T]() == 8, 16); err != nil {
 			return fmt.Errorf("%w: a resident plan holds each system in one block: %w", tridiag.ErrOptions, err)

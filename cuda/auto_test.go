@@ -1,0 +1,91 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bandsolve/bandsolve/tridiag"
+	"github.com/bandsolve/bandsolve/tuning"
+)
+
+// Auto solves small batches (tuning.LatencyChunk) with short chunks, one
+// block per system: bit for bit partition.Solve with the rule's chunk, in
+// every layout, general and constant solves, two solves on one plan, and
+// breakdowns reported at the twin's row; without the rule Auto keeps its
+// plan of chunks of 16.
+func TestAutoSmallBatches(t *testing.T) {
+	t.Run("float32", testAutoSmallBatches[float32])
+	t.Run("float64", testAutoSmallBatches[float64])
+}
+
+func testAutoSmallBatches[T tridiag.Float](t *testing.T) {
+	r := rand.New(rand.NewPCG(95, 96))
+	elem := int(elemSize[T]())
+	for _, n := range []int{1, 3, 100, 128, 513, 1000, 2048, 3001, 4096} {
+		for _, g := range []int{1, 7, 64} {
+			want := tuning.LatencyChunk(dev.Properties(), n, elem, g)
+			for lname, l := range layouts(n, g) {
+				shape := tridiag.Shape{N: n, G: g, Layout: l}
+				bt := newBatch[T](r, shape, 4)
+				if g == 7 && n > 4 {
+					bt.zero(3, n/2, false) // a breakdown in system 3
+				}
+				name := fmt.Sprintf("N=%d/G=%d/%s", n, g, lname)
+				for _, constant := range []bool{false, true} {
+					kp, _ := segmentCase(t, bt, tridiag.Options{}, constant, 2, fmt.Sprintf("%s/const=%v", name, constant))
+					pp, ok := kp.(*partitionPlan)
+					if want == 0 {
+						assert.False(t, ok && pp.latency, "%s: %T", name, kp)
+						continue
+					}
+					require.True(t, ok, "%s: Auto took %T", name, kp)
+					assert.True(t, pp.latency, name)
+					assert.Equal(t, want, pp.cfg.Chunk, name)
+				}
+			}
+		}
+	}
+	// Without the rule: chunks of 16 (or segments), as before.
+	defer func(v bool) { useLatencyChunks = v }(useLatencyChunks)
+	useLatencyChunks = false
+	bt := newBatch[T](r, tridiag.Shape{N: 128, G: 8}, 4)
+	kp, failed := segmentCase(t, bt, tridiag.Options{}, false, 1, "N=128/G=8/no rule")
+	assert.Empty(t, failed)
+	pp, ok := kp.(*partitionPlan)
+	require.True(t, ok, "%T", kp)
+	assert.False(t, pp.latency)
+	assert.Equal(t, 16, pp.cfg.Chunk)
+}
+
+// Options.SegmentRows keeps the plan it asks for, and a resident plan of
+// a small batch runs chunks of 16 (its kernel's).
+func TestAutoSmallBatchesOptions(t *testing.T) {
+	r := rand.New(rand.NewPCG(97, 98))
+	bt := newBatch[float32](r, tridiag.Shape{N: 1000, G: 4}, 4)
+	kp, failed := segmentCase(t, bt, tridiag.Options{SegmentRows: 1024}, false, 1, "SegmentRows")
+	assert.Empty(t, failed)
+	pp, ok := kp.(*partitionPlan)
+	require.True(t, ok, "%T", kp)
+	assert.False(t, pp.latency)
+	assert.Equal(t, 16, pp.cfg.Chunk)
+
+	gp, err := NewPlan[float32](dev, bt.shape, tridiag.Options{})
+	require.NoError(t, err)
+	defer gp.Close()
+	require.True(t, gp.kp.(*partitionPlan).latency)
+	assert.Contains(t, gp.Describe(), "chunks of 8")
+	require.NoError(t, gp.SetResident(time.Second))
+	x := make([]float32, len(bt.d))
+	require.NoError(t, gp.Solve(t.Context(), bt.a, bt.b, bt.c, bt.d, x))
+	cpu, cf := partitionCPU(bt, false, 0, 0, 0, 16)
+	assert.Empty(t, cf)
+	sameBits(t, bt.shape, x, cpu, "resident")
+	require.NoError(t, gp.SetResident(0))
+}
