@@ -61,10 +61,14 @@ var useLatencyChunks = true
 // (tuning.LatencyChunk): the partition kernel, one block per system, with
 // shorter chunks than the default 16 rows, so partition.Solve's results
 // with that chunk, for general and constant solves alike. ok is false
-// where the batch is not small, Options.SegmentRows asks for segments, or
-// the kernel does not take it (then Auto goes on as usual).
+// where the batch is not small, its systems are stored systems first
+// (interleaved and other layouts that keep their lanes, segment or
+// gathering plans: the rule was measured on contiguous batches),
+// Options.SegmentRows asks for segments, or the kernel does not take it;
+// then Auto goes on as usual.
 func latencyPlan(d *Device, spec tridiag.Spec, f64 bool) (kernelPlan, bool) {
-	if !useLatencyChunks || spec.SegmentRows > 0 {
+	l := spec.Layout
+	if !useLatencyChunks || spec.SegmentRows > 0 || l.BatchStride < l.ElemStride {
 		return nil, false
 	}
 	p := tuning.LatencyChunk(d.props, spec.N, reductionElem(f64), spec.G)

@@ -65,7 +65,10 @@ type resident struct {
 // blocks all fit on the device at once (tuning.ResidentBlocks per
 // multiprocessor; a few hundred blocks on an H100, so batches of small
 // systems up to thousands of them), can be resident; others get
-// tridiag.ErrOptions.
+// tridiag.ErrOptions. Auto's plan of a small batch, which launches
+// shorter chunks (tuning.LatencyChunk), runs chunks of 16 once it has
+// been resident, launched too, so that its results do not depend on
+// whether a solve was resident.
 func (p *Plan[T]) SetResident(idle time.Duration) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -89,6 +92,7 @@ func (p *Plan[T]) SetResident(idle time.Duration) error {
 			tridiag.ErrOptions, p.spec.N)
 	}
 	pp, ok := p.kp.(*partitionPlan)
+	latency := false
 	_, gathered := p.kp.(*transposePlan)
 	_, lstream := p.kp.(*lanesStreamPlan)
 	if _, lseg := p.kp.(*lanesSegPlan); gathered || lseg || lstream || ok && (pp.kernel == lanesKernel || pp.latency) {
@@ -101,6 +105,7 @@ func (p *Plan[T]) SetResident(idle time.Duration) error {
 		// for Auto's short chunks (latencyPlan) partition.Solve's with
 		// chunks of 16 instead of theirs.
 		var err error
+		latency = ok && pp.latency
 		if pp, err = newSharedPartitionPlan(p.dev, p.spec, elemSize[T]() == 8, 16); err != nil {
 			return fmt.Errorf("%w: a resident plan holds each system in one block: %w", tridiag.ErrOptions, err)
 		}
@@ -121,6 +126,11 @@ func (p *Plan[T]) SetResident(idle time.Duration) error {
 		return err
 	}
 	p.res = r
+	if latency {
+		// The plan keeps chunks of 16 from now on, launched too, so that
+		// its solves give the same bits resident or not.
+		p.kp = pp
+	}
 	return nil
 }
 
