@@ -477,3 +477,31 @@ func TestDiffusionMatrix(t *testing.T) {
 	assert.Less(t, resid(tridiag.Thomas), residLimit(F32))
 	assert.Greater(t, resid(tridiag.PCR), residLimit(F32))
 }
+
+func TestSpeedups(t *testing.T) {
+	c1 := Case{N: 128, G: 1, Layout: Contiguous, Precision: F32}
+	c2 := Case{N: 256, G: 1, Layout: Contiguous, Precision: F32}
+	c3 := Case{N: 128, G: 1, Layout: Contiguous, Precision: F64}
+	rs := []Result{
+		{Case: c1, Solver: "gpu:auto", MRows: 400, Median: time.Microsecond},
+		{Case: c1, Solver: "gpu:tpr", MRows: 800, Median: time.Microsecond}, // same family: not a peer
+		{Case: c1, Solver: "cusparse:gtsv2StridedBatch", MRows: 100, Median: time.Microsecond},
+		{Case: c1, Solver: "cpu:auto", MRows: 1, Median: time.Microsecond}, // another side
+		{Case: c2, Solver: "gpu:auto", MRows: 50, Median: time.Microsecond},
+		{Case: c2, Solver: "cusparse:gtsv2StridedBatch", MRows: 200, Median: time.Microsecond},
+		{Case: c3, Solver: "gpu:auto", MRows: 30, Median: time.Microsecond},
+		{Case: c3, Solver: "cusparse:gtsv2StridedBatch", MRows: 10, Median: time.Microsecond},
+		{Case: c3, Solver: "cusparse:gtsv2", Err: "failed"}, // not run
+	}
+	var buf bytes.Buffer
+	require.NoError(t, WriteSpeedups(&buf, rs, "gpu:auto"))
+	lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
+	require.Len(t, lines, 2, buf.String())
+	// f32: 4× and 0.25×, geometric mean 1; f64: 3×.
+	assert.Equal(t, "# gpu:auto over cusparse:gtsv2StridedBatch, f32: geometric-mean speed-up 1.00× (2 cases, 1 slower)", lines[0])
+	assert.Equal(t, "# gpu:auto over cusparse:gtsv2StridedBatch, f64: geometric-mean speed-up 3.00× (1 cases, 0 slower)", lines[1])
+
+	buf.Reset()
+	require.NoError(t, WriteSpeedups(&buf, rs, "gpu:pcr"))
+	assert.Empty(t, buf.String())
+}

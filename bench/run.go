@@ -465,6 +465,9 @@ func run(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 	if err := WriteSummary(stdout, all, ours); err != nil {
 		return err
 	}
+	if err := WriteSpeedups(stdout, all, ours+":auto"); err != nil {
+		return err
+	}
 	if cfg.plotDir != "" {
 		files, err := WritePlots(cfg.plotDir, all)
 		if err != nil {

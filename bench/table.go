@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -233,4 +234,58 @@ func casesInOrder[R any, C comparable](rs []R, caseOf func(R) C) []C {
 		}
 	}
 	return order
+}
+
+// WriteSpeedups prints, for every solver of another family on the same
+// side as solver (e.g. gpu:auto against each cuSPARSE routine), the
+// geometric mean over the cases both solved of solver's speed-up, per
+// precision, with the number of cases and of those where solver was
+// slower. It prints nothing when solver or its peers did not run.
+func WriteSpeedups(w io.Writer, rs []Result, solver string) error {
+	type key struct{ peer, prec string }
+	type acc struct {
+		logSum        float64
+		cases, slower int
+	}
+	mine := map[Case]Result{}
+	for _, r := range rs {
+		if r.Solver == solver && r.OK() && r.MRows > 0 {
+			mine[r.Case] = r
+		}
+	}
+	sums := map[key]*acc{}
+	var keys []key
+	for _, r := range rs {
+		o, ok := mine[r.Case]
+		if !ok || !r.OK() || r.MRows <= 0 || prefix(r.Solver) == prefix(solver) || r.side() != o.side() {
+			continue
+		}
+		k := key{r.Solver, r.Case.Precision}
+		a := sums[k]
+		if a == nil {
+			a = &acc{}
+			sums[k] = a
+			keys = append(keys, k)
+		}
+		s := o.MRows / r.MRows
+		a.logSum += math.Log(s)
+		a.cases++
+		if s < 1 {
+			a.slower++
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].peer != keys[j].peer {
+			return keys[i].peer < keys[j].peer
+		}
+		return keys[i].prec < keys[j].prec
+	})
+	for _, k := range keys {
+		a := sums[k]
+		if _, err := fmt.Fprintf(w, "# %s over %s, %s: geometric-mean speed-up %.2f× (%d cases, %d slower)\n",
+			solver, k.peer, k.prec, math.Exp(a.logSum/float64(a.cases)), a.cases, a.slower); err != nil {
+			return err
+		}
+	}
+	return nil
 }

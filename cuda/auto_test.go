@@ -67,8 +67,9 @@ func testAutoSmallBatches[T tridiag.Float](t *testing.T) {
 	assert.Equal(t, 16, pp.cfg.Chunk)
 }
 
-// Options.SegmentRows keeps the plan it asks for, and a resident plan of
-// a small batch runs chunks of 16 (its kernel's), launched afterwards too.
+// Options.SegmentRows keeps the plan it asks for; a resident plan of a
+// small batch runs its own chunks (partition_resident_p4/p8): the same
+// bits resident and launched.
 func TestAutoSmallBatchesOptions(t *testing.T) {
 	r := rand.New(rand.NewPCG(97, 98))
 	bt := newBatch[float32](r, tridiag.Shape{N: 1000, G: 4}, 4)
@@ -79,18 +80,51 @@ func TestAutoSmallBatchesOptions(t *testing.T) {
 	assert.False(t, pp.latency)
 	assert.Equal(t, 16, pp.cfg.Chunk)
 
-	gp, err := NewPlan[float32](dev, bt.shape, tridiag.Options{})
-	require.NoError(t, err)
-	defer gp.Close()
-	require.True(t, gp.kp.(*partitionPlan).latency)
-	assert.Contains(t, gp.Describe(), "chunks of 8")
-	require.NoError(t, gp.SetResident(time.Second))
-	x := make([]float32, len(bt.d))
-	require.NoError(t, gp.Solve(t.Context(), bt.a, bt.b, bt.c, bt.d, x))
-	cpu, cf := partitionCPU(bt, false, 0, 0, 0, 16)
-	assert.Empty(t, cf)
-	sameBits(t, bt.shape, x, cpu, "resident")
-	require.NoError(t, gp.SetResident(0))
-	require.NoError(t, gp.Solve(t.Context(), bt.a, bt.b, bt.c, bt.d, x))
-	sameBits(t, bt.shape, x, cpu, "launched after resident")
+	t.Run("resident/float32", func(t *testing.T) {
+		testAutoSmallResident[float32](t, r, []sizeCase{{128, 8}, {1000, 4}, {2048, 1}})
+	})
+	t.Run("resident/float64", func(t *testing.T) {
+		testAutoSmallResident[float64](t, r, []sizeCase{{128, 8}, {1000, 4}, {3000, 2}, {4096, 1}})
+	})
+}
+
+func testAutoSmallResident[T tridiag.Float](t *testing.T, r *rand.Rand, cases []sizeCase) {
+	for _, c := range cases {
+		shape := tridiag.Shape{N: c.n, G: c.g}
+		name := fmt.Sprintf("N=%d/G=%d", c.n, c.g)
+		p := tuning.LatencyChunk(dev.Properties(), c.n, int(elemSize[T]()), c.g)
+		require.NotZero(t, p, name)
+		gp, err := NewPlan[T](dev, shape, tridiag.Options{})
+		require.NoError(t, err, name)
+		require.True(t, gp.kp.(*partitionPlan).latency, name)
+		assert.Contains(t, gp.Describe(), fmt.Sprintf("chunks of %d", p), name)
+		require.NoError(t, gp.SetResident(time.Second), name)
+		require.NotNil(t, gp.res, name)
+		x := make([]T, c.n*c.g)
+		for k := range 2 {
+			bt := newBatch[T](r, shape, 4)
+			if k == 1 {
+				bt.zero(c.g-1, c.n/2, false) // a breakdown in the last system
+			}
+			cpu, cf := partitionCPU(bt, false, 0, 0, 0, p)
+			err := gp.Solve(t.Context(), bt.a, bt.b, bt.c, bt.d, x)
+			if k == 1 {
+				var be *tridiag.BatchError
+				require.ErrorAs(t, err, &be, name)
+				require.Len(t, be.Failed, 1, name)
+				assert.Equal(t, cf, map[int]int{be.Failed[0].System: be.Failed[0].Row}, name)
+			} else {
+				require.NoError(t, err, name)
+				assert.Empty(t, cf, name)
+			}
+			sameBits(t, shape, x, cpu, fmt.Sprintf("%s/resident %d", name, k))
+			require.True(t, gp.res.running, name)
+		}
+		require.NoError(t, gp.SetResident(0), name)
+		bt := newBatch[T](r, shape, 4)
+		cpu, _ := partitionCPU(bt, false, 0, 0, 0, p)
+		require.NoError(t, gp.Solve(t.Context(), bt.a, bt.b, bt.c, bt.d, x), name)
+		sameBits(t, shape, x, cpu, name+"/launched after resident")
+		require.NoError(t, gp.Close())
+	}
 }

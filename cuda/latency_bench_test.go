@@ -103,30 +103,42 @@ func BenchmarkSmallPath(b *testing.B) {
 
 // BenchmarkSmallResident is BenchmarkSmallCall for resident plans
 // (Plan.SetResident): a persistent grid takes each solve from mapped host
-// memory, no launch per solve.
+// memory, no launch per solve; "P16" is tridiag.Partition's plan (chunks
+// of 16), "auto" Auto's (short chunks for small batches,
+// tuning.LatencyChunk).
 func BenchmarkSmallResident(b *testing.B) {
 	for _, sz := range []struct{ n, g int }{{128, 1}, {512, 8}, {1024, 64}, {4096, 64}} {
 		for _, prec := range []string{"f32", "f64"} {
-			b.Run(fmt.Sprintf("N=%d/G=%d/%s", sz.n, sz.g, prec), func(b *testing.B) {
-				if prec == "f32" {
-					smallPath[float32](b, sz.n, sz.g, -1, true)
-				} else {
-					smallPath[float64](b, sz.n, sz.g, -1, true)
+			for _, p := range []int{-1, -2} {
+				kind := "P16"
+				if p == -2 {
+					kind = "auto"
 				}
-			})
+				b.Run(fmt.Sprintf("N=%d/G=%d/%s/%s", sz.n, sz.g, prec, kind), func(b *testing.B) {
+					if prec == "f32" {
+						smallPath[float32](b, sz.n, sz.g, p, true)
+					} else {
+						smallPath[float64](b, sz.n, sz.g, p, true)
+					}
+				})
+			}
 		}
 	}
 }
 
 // smallPath times Start and Wait of a partition plan with chunks of p
-// rows (p < 0: a resident plan of Auto).
+// rows (p = -1: a resident plan of tridiag.Partition, chunks of 16; -2: a
+// resident plan of Auto).
 func smallPath[T tridiag.Float](b *testing.B, n, g, p int, direct bool) {
 	defer func(v bool) { useDirectLaunch = v }(useDirectLaunch)
 	useDirectLaunch = direct
 	shape := tridiag.Shape{N: n, G: g}
 	opts := tridiag.Options{Algorithm: tridiag.Partition}
-	if p < 0 {
+	if p == -1 {
 		opts.SegmentRows = n // a resident plan keeps each system in one block
+	}
+	if p == -2 {
+		opts = tridiag.Options{}
 	}
 	pl, err := NewPlan[T](dev, shape, opts)
 	if err != nil {

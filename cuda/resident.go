@@ -28,7 +28,7 @@ const residentStop = uint64(1) << 32
 // (their __launch_bounds__).
 const residentMaxThreads = 512
 
-// resident is a plan's resident grid (partition_resident_p16_*, see
+// resident is a plan's resident grid (partition_resident_p<P>_*, see
 // ptx/src/partition.cuh): the partition launch of the plan, started once
 // and kept on the GPU, which takes solves from a mailbox in mapped host
 // memory instead of a launch per solve.
@@ -61,14 +61,13 @@ type resident struct {
 // synchronised before the solve.
 //
 // Only plans of the partition method with chunks of 16 rows (Auto's and
-// tridiag.Partition's) of at most 512 threads a block, not cyclic, whose
+// tridiag.Partition's; Auto's 4 or 8 for small batches) of at most 512 threads a block, not cyclic, whose
 // blocks all fit on the device at once (tuning.ResidentBlocks per
 // multiprocessor; a few hundred blocks on an H100, so batches of small
 // systems up to thousands of them), can be resident; others get
-// tridiag.ErrOptions. Auto's plan of a small batch, which launches
-// shorter chunks (tuning.LatencyChunk), runs chunks of 16 once it has
-// been resident, launched too, so that its results do not depend on
-// whether a solve was resident.
+// tridiag.ErrOptions. Auto's plans of small batches (chunks of 4 or 8,
+// tuning.LatencyChunk) are resident with their own chunks: the same bits
+// resident or launched.
 func (p *Plan[T]) SetResident(idle time.Duration) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -92,27 +91,23 @@ func (p *Plan[T]) SetResident(idle time.Duration) error {
 			tridiag.ErrOptions, p.spec.N)
 	}
 	pp, ok := p.kp.(*partitionPlan)
-	latency := false
 	_, gathered := p.kp.(*transposePlan)
 	_, lstream := p.kp.(*lanesStreamPlan)
-	if _, lseg := p.kp.(*lanesSegPlan); gathered || lseg || lstream || ok && (pp.kernel == lanesKernel || pp.latency) {
+	if _, lseg := p.kp.(*lanesSegPlan); gathered || lseg || lstream || ok && pp.kernel == lanesKernel {
 		// The resident grid runs the kernel with the systems in shared
 		// memory (partition_resident_p16_* is built on it), one block a
 		// system, in place: for the lanes kernel's batches the same bits,
 		// for gathered ones and lanes segments (several blocks or launches
 		// a solve) partition.Solve's,
-		// which the contiguous plan gives where it runs one block a system;
-		// for Auto's short chunks (latencyPlan) partition.Solve's with
-		// chunks of 16 instead of theirs.
+		// which the contiguous plan gives where it runs one block a system.
 		var err error
-		latency = ok && pp.latency
 		if pp, err = newSharedPartitionPlan(p.dev, p.spec, elemSize[T]() == 8, 16); err != nil {
 			return fmt.Errorf("%w: a resident plan holds each system in one block: %w", tridiag.ErrOptions, err)
 		}
 		ok = true
 	}
-	if !ok || pp.kernel != "partition_p16" || pp.cfg.Threads > residentMaxThreads {
-		return fmt.Errorf("%w: a resident plan needs the partition method with chunks of 16 rows and at most %d threads a block (%s plan of N=%d G=%d)",
+	if !ok || !residentChunk(pp) || pp.cfg.Threads > residentMaxThreads {
+		return fmt.Errorf("%w: a resident plan needs the partition method with chunks of 16 rows (or Auto's 4 or 8 for small batches) and at most %d threads a block (%s plan of N=%d G=%d)",
 			tridiag.ErrOptions, residentMaxThreads, p.algo, p.spec.N, p.spec.G)
 	}
 	// Every block of the grid must be on the device at once: block 0
@@ -126,19 +121,25 @@ func (p *Plan[T]) SetResident(idle time.Duration) error {
 		return err
 	}
 	p.res = r
-	if latency {
-		// The plan keeps chunks of 16 from now on, launched too, so that
-		// its solves give the same bits resident or not.
-		p.kp = pp
-	}
 	return nil
+}
+
+// residentChunk reports whether a resident kernel runs pp's chunks: 16
+// rows, or 4 and 8 for Auto's small batches (latencyPlan).
+func residentChunk(pp *partitionPlan) bool {
+	c := pp.cfg.Chunk
+	return pp.kernel == fmt.Sprintf("partition_p%d", c) && (c == 16 || pp.latency && (c == 4 || c == 8))
+}
+
+// residentKernel is the name of the resident kernel for pp's chunks.
+func residentKernel(pp *partitionPlan, f64 bool) string {
+	return fmt.Sprintf("partition_resident_p%d%s", pp.cfg.Chunk, suffixOf(f64))
 }
 
 // newResident allocates the mailbox and the stream of a resident grid.
 func newResident(d *Device, pp *partitionPlan, spec tridiag.Spec, f64 bool, status, word cu.DevicePtr, idleFor time.Duration) (*resident, error) {
 	r := &resident{dev: d}
 	r.idle = idle.New(idleFor, func() { _ = r.stop() })
-	suffix := suffixOf(f64)
 	err := d.do(func() error {
 		var p unsafe.Pointer
 		if rc := C.cuMemHostAlloc(&p, 128, C.CU_MEMHOSTALLOC_DEVICEMAP|C.CU_MEMHOSTALLOC_PORTABLE); rc != C.CUDA_SUCCESS {
@@ -160,7 +161,7 @@ func newResident(d *Device, pp *partitionPlan, spec tridiag.Spec, f64 bool, stat
 		if r.stream, err = cu.MakeStream(cu.NonBlocking); err != nil {
 			return fmt.Errorf("cuda: creating a resident plan's stream: %w", err)
 		}
-		r.kernel, err = d.prepareDirect("partition_resident_p16"+suffix, pp.cfg.Blocks(spec.G), pp.cfg.Threads, pp.cfg.SharedBytes)
+		r.kernel, err = d.prepareDirect(residentKernel(pp, f64), pp.cfg.Blocks(spec.G), pp.cfg.Threads, pp.cfg.SharedBytes)
 		return err
 	})
 	if err != nil {
@@ -353,10 +354,7 @@ func (d *Device) syncLegacyStream() error {
 // resident grid of plan pp for g systems fits on the device at once, with
 // the registers and static shared memory the driver gave its kernel.
 func residentFits(d *Device, pp *partitionPlan, g int, f64 bool) error {
-	name := "partition_resident_p16_f32"
-	if f64 {
-		name = "partition_resident_p16_f64"
-	}
+	name := residentKernel(pp, f64)
 	var regs, static int
 	if err := d.do(func() error {
 		var err error

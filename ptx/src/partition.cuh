@@ -1142,9 +1142,11 @@ __device__ void partition_resident(int n, int G, i64 es, i64 bs, int *status, in
     }
 }
 
-// partition_resident_p16_*: the resident grid for chunks of 16 rows
-// (partition.DefaultChunk, the chunk of Auto and of tridiag.Partition), at
-// most 512 threads a block in both precisions (FP32 spills at 1024).
+// partition_resident_p<P>_*: the resident grid for chunks of 16 rows
+// (partition.DefaultChunk, the chunk of tridiag.Partition and of Auto's
+// large batches) and of 4 and 8 rows (Auto's small batches,
+// tuning.LatencyChunk), at most 512 threads a block in both precisions
+// (FP32 spills at 1024).
 #ifndef BS_DEVICE_ONLY
 #define PARTITION_RESIDENT(T, S, P, MAXT)                                                                        \
     extern "C" __global__ void __launch_bounds__(MAXT, 1)                                                           \
@@ -1155,4 +1157,8 @@ __device__ void partition_resident(int n, int G, i64 es, i64 bs, int *status, in
     }
 PARTITION_RESIDENT(float, f32, 16, 512)
 PARTITION_RESIDENT(double, f64, 16, 512)
+PARTITION_RESIDENT(float, f32, 8, 512)
+PARTITION_RESIDENT(double, f64, 8, 512)
+PARTITION_RESIDENT(float, f32, 4, 512)
+PARTITION_RESIDENT(double, f64, 4, 512)
 #endif
