@@ -104,11 +104,14 @@ func testAutoSmallResident[T tridiag.Float](t *testing.T, r *rand.Rand, cases []
 		for k := range 2 {
 			bt := newBatch[T](r, shape, 4)
 			if k == 1 {
-				bt.zero(c.g-1, c.n/2, false) // a breakdown in the last system
+				// A breakdown in the last system (a chunk's second row:
+				// a zero pivot for every chunk size).
+				bt.zero(c.g-1, c.n/2+1, false)
 			}
 			cpu, cf := partitionCPU(bt, false, 0, 0, 0, p)
 			err := gp.Solve(t.Context(), bt.a, bt.b, bt.c, bt.d, x)
 			if k == 1 {
+				require.Equal(t, map[int]int{c.g - 1: c.n/2 + 1}, cf, name)
 				var be *tridiag.BatchError
 				require.ErrorAs(t, err, &be, name)
 				require.Len(t, be.Failed, 1, name)

@@ -21,7 +21,14 @@
 // has at most 8 segments; its results are partition.SolveSegmented's bit
 // for bit. Options.SegmentRows chooses the segment size, and a value of
 // at least N keeps one block per system; Plan.Describe says what a plan
-// runs.
+// runs. Small batches stored rows first (at most one system for every two
+// SMs, N ≤ 2048 in FP32 and 4096 in FP64) are latency-bound: Auto gives
+// them chunks of 4 or 8 rows instead of 16 (tuning.LatencyChunk), a
+// shorter critical path; their results are partition.Solve's with that
+// chunk, resident (Plan.SetResident) or launched.
+//
+// Plan.Time times solves with CUDA events behind a Gate, so that the
+// events hold GPU work only (Device.SetHostPaced for the old way).
 //
 // Batches of adjacent systems (interleaved: Layout.BatchStride = 1) run
 // kernels that put several systems across the lanes of a warp, so that a

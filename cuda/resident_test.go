@@ -86,6 +86,9 @@ func TestResidentDevice(t *testing.T) {
 	gp, err := NewPlan[float64](dev, shape, tridiag.Options{})
 	require.NoError(t, err)
 	defer gp.Close()
+	// Auto's chunks: short ones for this small batch (tuning.LatencyChunk),
+	// resident and launched alike.
+	chunk := gp.kp.(*partitionPlan).cfg.Chunk
 	require.NoError(t, gp.SetResident(time.Hour))
 	upload := func(v []float64) *Buffer[float64] {
 		b, err := Upload(dev, v)
@@ -102,7 +105,7 @@ func TestResidentDevice(t *testing.T) {
 		require.NoError(t, gp.SolveDevice(ctx, a, b, c, d, x), what)
 		got := make([]float64, len(bt.d))
 		require.NoError(t, x.CopyTo(got))
-		cpu, cf := partitionCPU(bt, false, 0, 0, 0, partition.DefaultChunk(shape.N))
+		cpu, cf := partitionCPU(bt, false, 0, 0, 0, chunk)
 		require.Empty(t, cf)
 		sameBits(t, gp.spec.Shape, got, cpu, what)
 		for _, bf := range []*Buffer[float64]{a, b, c, d} {
@@ -127,7 +130,7 @@ func TestResidentDevice(t *testing.T) {
 	assert.Equal(t, tridiag.SystemError{System: 2, Row: 17, Err: ErrBreakdown}, be.Failed[0])
 	bt = newBatch[float64](r, gp.spec.Shape, 4)
 	require.NoError(t, gp.Solve(ctx, bt.a, bt.b, bt.c, bt.d, x))
-	cpu, _ := partitionCPU(bt, false, 0, 0, 0, partition.DefaultChunk(shape.N))
+	cpu, _ := partitionCPU(bt, false, 0, 0, 0, chunk)
 	sameBits(t, gp.spec.Shape, x, cpu, "after the breakdown")
 
 	// Device.Synchronize stops the grid; the next solve restarts it.
