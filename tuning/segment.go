@@ -153,10 +153,17 @@ func SegmentLaunchFor(d Device, n, elem, g int, o SegmentOptions) (SegmentLaunch
 	// The kind of launch: clusters, else one pass, else three; the first
 	// two with at least two blocks per SM (FP64 N = 131072 in one pass
 	// with one block of 4096 rows per SM reached 31% of the limit, in
-	// three passes of 1024-row segments 43%).
+	// three passes of 1024-row segments 43%, in a batch of 2^24 rows),
+	// but for one pass without clusters where the launch's blocks take at
+	// most two waves of the device: a small batch is latency-bound and the
+	// nested solve and second read of three passes cost more (FP64 N =
+	// 131072, G = 1, 4, 8, gated: 22.8, 24.6, 50.6 µs in one pass of
+	// 4096-row segments against 32.7, 39.1, 67.5 µs in three passes;
+	// bench/results/h100-2026-11-26/session11, run 8).
 	rank := func(c cand) int {
+		fewWaves := g*c.q <= 2*d.SMs*c.blocks
 		switch {
-		case c.blocks < 2:
+		case c.blocks < 2 && (c.cluster || !fewWaves):
 			return 0
 		case c.cluster:
 			return 2

@@ -37,7 +37,7 @@ func TestSegmentLaunch(t *testing.T) {
 		{16384, 8, 110, 2048, 8, true},
 		{65536, 4, 81, 2048, 32, true},
 		{131072, 4, 81, 4096, 32, true},      // the one-pass limit: only 4096 (3 blocks per SM)
-		{131072, 8, 110, 1024, 128, false},   // FP64 4096-row segments: one block per SM, three passes
+		{131072, 8, 110, 4096, 32, true},     // FP64 4096-row segments: one block per SM, but 8 systems take two waves
 		{131073, 4, 81, 1536, 86, false},     // 1 mod 1024, 2048, 4096; three passes, 1024 impossible
 		{1 << 24, 4, 81, 1024, 16384, false}, // one large system
 		{1 << 24, 8, 110, 1024, 16384, false},
@@ -57,6 +57,26 @@ func TestSegmentLaunch(t *testing.T) {
 	}
 	_, err := SegmentLaunchFor(H100, 430081, 4, 1, SegmentOptions{Regs: 81})
 	assert.ErrorIs(t, err, ErrTooLargeForShared, "1 mod every segment size")
+}
+
+// TestSegmentLaunchFewWaves: FP64 N = 131072 has one pass only with
+// 4096-row segments, one block per SM; small batches (at most two waves of
+// blocks) take it, larger ones three passes of 1024 rows.
+func TestSegmentLaunchFewWaves(t *testing.T) {
+	for _, c := range []struct {
+		g       int
+		onePass bool
+	}{{1, true}, {4, true}, {8, true}, {9, false}, {128, false}} {
+		l, err := SegmentLaunchFor(H100, 131072, 8, c.g, SegmentOptions{Regs: 110})
+		require.NoError(t, err)
+		assert.Equal(t, c.onePass, l.OnePass, "G=%d", c.g)
+		if c.onePass {
+			assert.Equal(t, 4096, l.Rows, "G=%d", c.g)
+			assert.Equal(t, 1, l.BlocksPerSM, "G=%d", c.g)
+		} else {
+			assert.Equal(t, 1024, l.Rows, "G=%d", c.g)
+		}
+	}
 }
 
 // TestSegmentLaunchRows: asked-for segment sizes are taken when valid and

@@ -50,7 +50,7 @@ __device__ __noinline__ void block_done_signal(int *status, int G, volatile unsi
     }
 }
 
-#ifndef BS_DEVICE_ONLY
+#if !defined(BS_DEVICE_ONLY) && !defined(PART_EMU) // inline PTX: not in the CPU emulation
 // gate_wait holds its stream (timed runs, cuda.Gate): one thread polls
 // the mapped host word gate[0] until the host makes it non-zero, so that
 // the work queued behind it starts only once all of it is queued and its
