@@ -605,3 +605,34 @@ func benchConstStream[T tridiag.Float](b *testing.B, bw float64) {
 		}
 	}
 }
+
+// BenchmarkInterleavedConst compares, on 2^24-row interleaved batches of
+// constant-coefficient systems, Auto's plan with the lanes kernel solving
+// the constant systems itself (d alone loaded, 64- or 128-byte rows of
+// adjacent systems), to set the constant path of interleaved batches:
+//
+//	./cuda.test -test.run '^$' -test.bench InterleavedConst -test.benchtime 3x
+func BenchmarkInterleavedConst(b *testing.B) {
+	bw, err := dev.CopyBandwidth(1<<30, 5)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("f32", func(b *testing.B) { benchInterleavedConst[float32](b, bw) })
+	b.Run("f64", func(b *testing.B) { benchInterleavedConst[float64](b, bw) })
+}
+
+func benchInterleavedConst[T tridiag.Float](b *testing.B, bw float64) {
+	const rows = 1 << 24
+	bufs := randomBuffers[T](b, rows, 5)
+	for _, n := range []int{64, 128, 256, 512, 1024, 2048, 4096} {
+		b.Run(fmt.Sprintf("N=%d/auto", n), func(b *testing.B) {
+			benchVariant(b, variant{"auto-interleaved", true, fromRegistry(tridiag.Partition), true}, n, rows/n, bw, bufs)
+		})
+		for _, spb := range tuning.PartitionLanesSystems {
+			lanes := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) { return newLanesPlan(dev, spec, f64, spb) }
+			b.Run(fmt.Sprintf("N=%d/lanes%d", n, spb), func(b *testing.B) {
+				benchVariant(b, variant{"lanes-interleaved", true, lanes, true}, n, rows/n, bw, bufs)
+			})
+		}
+	}
+}
