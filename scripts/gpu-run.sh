@@ -1,19 +1,49 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine (copied to .gpu/run.sh by scripts/build-gpu.sh).
-# Usage: bash .gpu/run.sh [test-regexp]   Logs go to $OUT (or .gpu/out).
+# Runs every GPU test binary on the GPU machine (copied to .gpu/run.sh by
+# scripts/build-gpu.sh), in parallel processes so that the whole suite fits
+# in one device call (about four minutes on an H100): cuda.test in four
+# groups (the four slow bit-exact TPR/Wang–Mou tests; lanes, segments,
+# clusters, residency and Auto; the other tests A–O with the examples; P–Z),
+# every other binary in one process each.
+# Usage: bash .gpu/run.sh [out-dir] [skip-slow]
+#   out-dir: where the logs and summary.txt go (default $OUT/res, or
+#   .gpu/out without $OUT); skip-slow: any value leaves the slow four out.
+# Exit status: 0 when every process passed.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=${OUT:-$here/out}
+out=${1:-${OUT:+$OUT/res}}
+out=${out:-$here/out}
 mkdir -p "$out"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
-status=0
-for t in "$here"/*.test; do
-  name=$(basename "$t" .test)
-  echo "== $name"
-  (cd "$here" && "$t" -test.v -test.run "${1:-.}" -test.timeout 9m) > "$out/$name.log" 2>&1
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$out/device.txt"
+SLOW='TestTPRLargePaths|TestTPRStagesBitExact|TestTPRSolveBitExact|TestWMBitExact'
+L='TestLanes|TestPartitionTooLarge|TestPartitionLanes|Transposed|TestConstStreamAuto|TestResident|TestSegment|TestCluster|TestAuto'
+: > "$out/summary.txt"
+run() {
+  local name=$1 t=$2 s rc
+  shift 2
+  s=$(date +%s)
+  (cd "$here" && timeout "$t" "$@") > "$out/$name.txt" 2>&1
   rc=$?
-  grep -E '^(--- FAIL|FAIL|ok|PASS)' "$out/$name.log" | tail -30
-  grep -E '^--- FAIL' -A12 "$out/$name.log" | head -80
-  [ $rc = 0 ] || status=$rc
+  echo "$name rc=$rc $(($(date +%s) - s))s $(grep -cE '^--- PASS' "$out/$name.txt") pass $(grep -cE '^--- FAIL' "$out/$name.txt") fail" >> "$out/summary.txt"
+}
+if [ -x "$here/cuda.test" ]; then
+  [ -n "${2:-}" ] || run cuda-slow 400 ./cuda.test -test.v -test.run "$SLOW" -test.timeout 395s &
+  run cuda-lseg 300 ./cuda.test -test.v -test.run "$L" -test.timeout 295s &
+  run cuda-a 300 ./cuda.test -test.v -test.skip "$SLOW|$L" -test.run 'Test[A-O]|Example' -test.timeout 295s &
+  run cuda-b 300 ./cuda.test -test.v -test.skip "$SLOW|$L" -test.run 'Test[P-Z]' -test.timeout 295s &
+fi
+for b in "$here"/*.test; do
+  name=$(basename "$b" .test)
+  [ "$name" = cuda ] || run "$name" 300 "./$name.test" -test.v -test.timeout 295s &
 done
+wait
+cat "$out/summary.txt"
+status=0
+for f in "$out"/*.txt; do
+  if grep -qE '^--- FAIL|^panic' "$f"; then
+    status=1
+    grep -E -A12 '^--- FAIL|^panic' "$f" | head -40
+  fi
+done
+grep -q ' rc=[^0]' "$out/summary.txt" && status=1
 exit $status
