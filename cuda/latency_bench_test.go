@@ -167,7 +167,7 @@ func smallPath[T tridiag.Float](b *testing.B, n, g, p int, direct bool) {
 // 21 timed solves (kernel-µs).
 func BenchmarkChunkLatency(b *testing.B) {
 	for _, prec := range []string{"f32", "f64"} {
-		for _, n := range []int{128, 256, 512, 1024, 2048, 4096} {
+		for _, n := range []int{128, 256, 512, 1024, 2048, 4096, 8192} {
 			for _, g := range []int{1, 8, 64} {
 				for _, p := range []int{0, 4, 8, 16} {
 					name := fmt.Sprintf("%s/N=%d/G=%d/P%d", prec, n, g, p)
