@@ -60,7 +60,7 @@ the timed region. GPU solves are timed with CUDA events around the solve
 only, the data already on the device: the timed repetitions are queued
 behind a gate kernel and released together, so that the host's launch
 calls do not fall inside the events (-host-paced: without the gate, as
-until 2026-11-26). Figures: MRows/s = N·G / t / 1e6 and
+until 2026-11-26; more than 64 -reps are timed that way too). Figures: MRows/s = N·G / t / 1e6 and
 the fraction of the limit = (bytes that must move / t) / copy bandwidth,
 where the bytes are a, b, c, d read once and x written once (d and x only
 for constant coefficients) and the copy bandwidth (bytes read + written per

@@ -19,10 +19,12 @@ import (
 // ones. Before every solve, d is restored from dSaved by a device copy
 // outside the timed region; the timed region holds what SolveDevice
 // enqueues (the kernels) but not its status readback or synchronization.
-// The timed solves are queued behind a Gate and released together, so
-// that the events bracket the GPU's work alone (see Device.SetHostPaced
-// for the old way, where the host's launch calls fall inside the events of
-// a solve shorter than them).
+// Up to GateMaxReps timed solves are queued behind a Gate and released
+// together, so that the events bracket the GPU's work alone (see
+// Device.SetHostPaced for the old way, where the host's launch calls fall
+// inside the events of a solve shorter than them; more repetitions are
+// timed that way too, since the driver's launch queue would fill before
+// the gate opened).
 // The status of the solves is checked
 // once at the end: systems that broke down give a *tridiag.BatchError
 // along with the times. x may be d; dSaved must be another buffer.
@@ -101,7 +103,7 @@ func (p *Plan[T]) time(ctx context.Context, la *launchArgs, bufs []*Buffer[T], d
 			}
 		}
 		var gate *Gate
-		if !p.dev.hostPaced.Load() {
+		if !p.dev.hostPaced.Load() && reps <= GateMaxReps {
 			g, err := p.dev.timingGate()
 			if err != nil {
 				return err
@@ -154,6 +156,9 @@ func (p *Plan[T]) time(ctx context.Context, la *launchArgs, bufs []*Buffer[T], d
 	}
 	return times, nil
 }
+
+// GateMaxReps is the most repetitions Plan.Time queues behind its gate.
+const GateMaxReps = 64
 
 // ErrGateExpired: a gated timing's gate gave up waiting for the host (the
 // host took over a second to queue the repetitions, or something in them
