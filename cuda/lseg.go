@@ -82,7 +82,7 @@ func newLanesSegPlanWith(d *Device, spec tridiag.Spec, f64 bool, rows, spb int, 
 	if !cfg.OnePass {
 		p.nspec = tridiag.Spec{Shape: tridiag.Shape{N: 2 * cfg.Segments, G: spec.G}.Normalize(),
 			Options: tridiag.Options{Algorithm: tridiag.Partition, SkipFiniteCheck: true}}
-		if p.nested, err = newPartitionPlan(d, p.nspec, f64); err != nil {
+		if p.nested, err = newNestedPlan(d, p.nspec, f64); err != nil {
 			return nil, fmt.Errorf("cuda: the reduced systems of %d segments: %w", cfg.Segments, err)
 		}
 	}

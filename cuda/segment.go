@@ -91,12 +91,24 @@ func newSegmentPlan(d *Device, spec tridiag.Spec, f64 bool, rows int) (*segmentP
 		// the partition method (itself segmented when they are long).
 		p.nspec = tridiag.Spec{Shape: tridiag.Shape{N: 2 * cfg.Segments, G: spec.G}.Normalize(),
 			Options: tridiag.Options{Algorithm: tridiag.Partition, SkipFiniteCheck: true}}
-		if p.nested, err = newPartitionPlan(d, p.nspec, f64); err != nil {
+		if p.nested, err = newNestedPlan(d, p.nspec, f64); err != nil {
 			return nil, fmt.Errorf("cuda: the reduced systems of %d segments: %w", cfg.Segments, err)
 		}
 	}
 	p.w = p.layout()
 	return p, nil
+}
+
+// newNestedPlan is the plan of a segmented plan's reduced systems (G
+// contiguous systems of 2Q rows): Auto's short chunks where there are few
+// and small ones (latencyPlan: a single system of 2^18 rows in segments
+// of 1024 leaves one reduced system of 512 rows, latency-bound), else the
+// partition plan.
+func newNestedPlan(d *Device, spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+	if kp, ok := latencyPlan(d, spec, f64); ok {
+		return kp, nil
+	}
+	return newPartitionPlan(d, spec, f64)
 }
 
 // useClusters lets segment plans take the cluster kernels where the device
