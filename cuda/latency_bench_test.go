@@ -159,6 +159,31 @@ func smallPath[T tridiag.Float](b *testing.B, n, g, p int, direct bool) {
 	timeSmallCalls(b, pl, n*g)
 }
 
+// BenchmarkChunkLatencyInterleaved is BenchmarkChunkLatency for batches
+// of adjacent systems (the interleaved layout), where Auto runs the lanes
+// kernel (chunks of 16) or lanes segments.
+func BenchmarkChunkLatencyInterleaved(b *testing.B) {
+	for _, prec := range []string{"f32", "f64"} {
+		for _, n := range []int{64, 128, 256, 512, 1024, 2048, 4096} {
+			for _, g := range []int{8, 64} {
+				for _, p := range []int{0, 4, 8, 16} {
+					name := fmt.Sprintf("%s/N=%d/G=%d/P%d", prec, n, g, p)
+					if p == 0 {
+						name = fmt.Sprintf("%s/N=%d/G=%d/auto", prec, n, g)
+					}
+					b.Run(name, func(b *testing.B) {
+						if prec == "f32" {
+							chunkLatencyLayout[float32](b, n, g, p, tridiag.Interleaved(g))
+						} else {
+							chunkLatencyLayout[float64](b, n, g, p, tridiag.Interleaved(g))
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
 // BenchmarkChunkLatency times, with gated events (Plan.Time), the
 // partition kernel with chunks of P rows on the small batches of the TPR
 // paper's grid, where one call does not fill the GPU and the kernel's
@@ -188,7 +213,13 @@ func BenchmarkChunkLatency(b *testing.B) {
 }
 
 func chunkLatency[T tridiag.Float](b *testing.B, n, g, p int) {
-	shape := tridiag.Shape{N: n, G: g}
+	chunkLatencyLayout[T](b, n, g, p, tridiag.Layout{})
+}
+
+// chunkLatencyLayout is chunkLatency in layout l (the zero Layout:
+// contiguous).
+func chunkLatencyLayout[T tridiag.Float](b *testing.B, n, g, p int, l tridiag.Layout) {
+	shape := tridiag.Shape{N: n, G: g, Layout: l}
 	pl, err := NewPlan[T](dev, shape, tridiag.Options{})
 	if err != nil {
 		b.Fatal(err)
