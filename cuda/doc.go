@@ -22,7 +22,8 @@
 // for bit. Options.SegmentRows chooses the segment size, and a value of
 // at least N keeps one block per system; Plan.Describe says what a plan
 // runs. Small batches stored rows first (at most one system for every two
-// SMs, N ≤ 2048 in FP32 and 4096 in FP64) are latency-bound: Auto gives
+// SMs, N ≤ 2048 in FP32 and 4096 in FP64; interleaved ones up to 128
+// rows) are latency-bound: Auto gives
 // them chunks of 4 or 8 rows instead of 16 (tuning.LatencyChunk), a
 // shorter critical path; their results are partition.Solve's with that
 // chunk, resident (Plan.SetResident) or launched.
