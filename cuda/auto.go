@@ -55,7 +55,7 @@ func buildKernelPlan(d *Device, spec tridiag.Spec, f64 bool) (tridiag.Algorithm,
 
 // latencyInterleavedMaxN is the longest interleaved system of a small
 // batch that latencyPlan takes: up to 128 rows chunks of 4 beat the lanes
-// kernel by 1.0–1.6 µs in both precisions (G = 8 and 64, gated); from 256
+// kernel by 0.9–1.6 µs in both precisions (G = 8 and 64, gated); from 256
 // rows on the gain is irregular or a loss (N = 512: 11.2–11.5 µs with the
 // lanes kernel against 14.3–14.9 with chunks of 4; session 11, run 16,
 // BenchmarkChunkLatencyInterleaved).
