@@ -184,6 +184,31 @@ func BenchmarkChunkLatencyInterleaved(b *testing.B) {
 	}
 }
 
+// BenchmarkChunkLatencyLargerG is BenchmarkChunkLatency for batches of
+// 128 to 1024 systems, beyond tuning.LatencyChunk's one system per two
+// SMs, to see where chunks of 16 win again.
+func BenchmarkChunkLatencyLargerG(b *testing.B) {
+	for _, prec := range []string{"f32", "f64"} {
+		for _, n := range []int{128, 512, 1024, 2048} {
+			for _, g := range []int{128, 256, 512, 1024} {
+				for _, p := range []int{0, 4, 8, 16} {
+					name := fmt.Sprintf("%s/N=%d/G=%d/P%d", prec, n, g, p)
+					if p == 0 {
+						name = fmt.Sprintf("%s/N=%d/G=%d/auto", prec, n, g)
+					}
+					b.Run(name, func(b *testing.B) {
+						if prec == "f32" {
+							chunkLatency[float32](b, n, g, p)
+						} else {
+							chunkLatency[float64](b, n, g, p)
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
 // BenchmarkChunkLatency times, with gated events (Plan.Time), the
 // partition kernel with chunks of P rows on the small batches of the TPR
 // paper's grid, where one call does not fill the GPU and the kernel's
