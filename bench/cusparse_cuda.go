@@ -233,7 +233,6 @@ type cusparsePeer struct {
 	handle  unsafe.Pointer
 	stream  cu.Stream
 	version int
-	gate    *cuda.Gate // holds the stream while timed calls are queued
 }
 
 // newCusparsePeer creates the handle and its stream on the device thread,
@@ -241,12 +240,7 @@ type cusparsePeer struct {
 // cuSPARSE adopts it).
 func newCusparsePeer(dev *cuda.Device, lib *cusparseLib) (*cusparsePeer, error) {
 	p := &cusparsePeer{lib: lib, dev: dev}
-	g, err := dev.NewGate()
-	if err != nil {
-		return nil, err
-	}
-	p.gate = g
-	err = dev.Do(func() error {
+	err := dev.Do(func() error {
 		var err error
 		// A blocking stream: it waits for the uploads and copies that the
 		// cuda package makes on the legacy default stream.
@@ -289,9 +283,6 @@ func (p *cusparsePeer) close() {
 		}
 		return nil
 	})
-	if p.gate != nil {
-		_ = p.gate.Close()
-	}
 }
 
 // versionString prints the library version as major.minor.patch.
@@ -382,10 +373,11 @@ type devCopy struct {
 }
 
 // time runs the call warmup times untimed and reps times between CUDA
-// events on the peer's stream, doing the restores before each call
-// outside the timed region. Everything runs on the device thread.
+// events on the peer's stream (cuda.Device.TimeEvents, as this module's
+// plans are timed), doing the restores before each call outside the timed
+// region. Everything runs on the device thread.
 func (p *cusparsePeer) time(c *csCall, restores []devCopy, warmup, reps int) ([]time.Duration, error) {
-	times := make([]time.Duration, reps)
+	var times []time.Duration
 	err := p.dev.Do(func() error {
 		size, err := p.bufferSize(c)
 		if err != nil {
@@ -396,19 +388,6 @@ func (p *cusparsePeer) time(c *csCall, restores []devCopy, warmup, reps int) ([]
 			return fmt.Errorf("allocating the %d B cuSPARSE buffer: %w", size, err)
 		}
 		defer func() { _ = cu.MemFree(buf) }()
-		events := make([]cu.Event, 0, 2*reps)
-		defer func() {
-			for i := range events {
-				_ = cu.DestroyEvent(&events[i])
-			}
-		}()
-		for i := 0; i < 2*reps; i++ {
-			ev, err := cu.MakeEvent(cu.DefaultEvent)
-			if err != nil {
-				return fmt.Errorf("creating an event: %w", err)
-			}
-			events = append(events, ev)
-		}
 		restore := func() error {
 			for _, r := range restores {
 				if err := cu.MemcpyDtoDAsync(r.dst, r.src, r.bytes, p.stream); err != nil {
@@ -417,50 +396,8 @@ func (p *cusparsePeer) time(c *csCall, restores []devCopy, warmup, reps int) ([]
 			}
 			return nil
 		}
-		for i := 0; i < warmup; i++ {
-			if err := restore(); err != nil {
-				return err
-			}
-			if err := p.call(c, buf); err != nil {
-				return err
-			}
-		}
-		gated := !p.dev.HostPaced() && reps <= cuda.GateMaxReps
-		if gated {
-			if err := p.gate.Hold(p.stream, time.Second); err != nil {
-				return err
-			}
-			defer p.gate.Open() // on an error before Open below
-		}
-		for i := 0; i < reps; i++ {
-			if err := restore(); err != nil {
-				return err
-			}
-			if err := events[2*i].Record(p.stream); err != nil {
-				return err
-			}
-			if err := p.call(c, buf); err != nil {
-				return err
-			}
-			if err := events[2*i+1].Record(p.stream); err != nil {
-				return err
-			}
-		}
-		if gated {
-			p.gate.Open()
-		}
-		if err := p.stream.Synchronize(); err != nil {
+		if times, err = p.dev.TimeEvents(p.stream, warmup, reps, restore, func() error { return p.call(c, buf) }); err != nil {
 			return fmt.Errorf("cuSPARSE solve: %w", err)
-		}
-		if gated && p.gate.Expired() {
-			return cuda.ErrGateExpired
-		}
-		for i := range times {
-			ms, err := events[2*i].Elapsed(events[2*i+1])
-			if err != nil {
-				return fmt.Errorf("reading an event time: %w", err)
-			}
-			times[i] = time.Duration(ms * float64(time.Millisecond))
 		}
 		return nil
 	})

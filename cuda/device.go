@@ -45,7 +45,7 @@ type Device struct {
 	clusters map[bool]clusterInfo
 	fns      map[string]cu.Function
 	attr     map[string]int // dynamic shared memory limit set per function
-	gate     *Gate          // Plan.Time's gate, made on first use
+	gate     *gate          // TimeEvents' gate, made on first use
 	// hostPaced: Plan.Time without its gate (SetHostPaced).
 	hostPaced atomic.Bool
 

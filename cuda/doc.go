@@ -28,8 +28,9 @@
 // shorter critical path; their results are partition.Solve's with that
 // chunk, resident (Plan.SetResident) or launched.
 //
-// Plan.Time times solves with CUDA events behind a Gate, so that the
-// events hold GPU work only (Device.SetHostPaced for the old way).
+// Plan.Time times solves with CUDA events (Device.TimeEvents), the timed
+// repetitions queued behind a gate kernel and released together, so that
+// the events hold GPU work only (Device.SetHostPaced for the old way).
 //
 // Batches of adjacent systems (interleaved: Layout.BatchStride = 1) run
 // kernels that put several systems across the lanes of a warp, so that a

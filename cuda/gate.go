@@ -7,7 +7,6 @@ import "C"
 
 import (
 	"errors"
-	"fmt"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -15,62 +14,42 @@ import (
 	"gorgonia.org/cu"
 )
 
-// Gate holds a stream while the host queues timed work behind it, so that
-// CUDA events around a solve measure the GPU's time for it and not the
-// host's launch calls. Without a gate, a small solve's events also count
-// the time the host spends in cuLaunchKernel after the first event has
-// already been recorded on an idle GPU (about 5 µs on the lent H100s,
-// against 2–4 µs of GPU work).
+// gate holds a stream while the host queues timed work behind it
+// (Device.TimeEvents), so that CUDA events around a solve measure the
+// GPU's time for it and not the host's launch calls. Without it, a small
+// solve's events also count the time the host spends in cuLaunchKernel
+// after the first event has been recorded on an idle GPU (about 5 µs on
+// the lent H100s, against 2–4 µs of GPU work).
 //
-// Use: Hold on the stream, queue the warm-up-free repetitions (restores,
-// events, solves), Open, synchronize the stream, then check Expired. A
-// held stream that is never opened is released after the limit given to
-// Hold, so a call that waits for the stream inside the queued work (a
-// peer library that synchronizes) cannot hang: the gate expires, the work
-// runs paced by the host, and Expired says so.
-//
-// A Gate belongs to one Device. Hold runs on the device thread (inside
-// Device.Do); NewGate and Close outside it; Open and Expired anywhere.
-type Gate struct {
+// Use: hold on the stream, queue the repetitions (restores, events,
+// solves), open, synchronize the stream, then check expired. A held stream
+// that is never opened is released after the limit given to hold, so a
+// call that waits for the stream inside the queued work (a peer library
+// that synchronizes) cannot hang: the gate expires, the work runs paced by
+// the host, and expired says so. hold and free run on the device thread.
+type gate struct {
 	dev  *Device
 	host *[2]uint32   // [0]: open (non-zero), [1]: expired, as the host sees them
 	ptr  cu.DevicePtr // the same words, as the kernel sees them
 }
 
-// ErrGateHeld is returned by Hold when the gate still holds a stream.
-var ErrGateHeld = errors.New("cuda: the gate already holds a stream")
+// errGateHeld is returned by hold when the gate still holds a stream.
+var errGateHeld = errors.New("cuda: the gate already holds a stream")
 
-// NewGate allocates a gate (two words of mapped, page-locked host memory).
-// Call it outside Device.Do.
-func (d *Device) NewGate() (*Gate, error) {
-	var g *Gate
-	err := d.do(func() error {
-		var err error
-		g, err = d.newGate()
-		return err
-	})
-	return g, err
-}
-
-// newGate is NewGate on the device thread.
-func (d *Device) newGate() (*Gate, error) {
-	var p unsafe.Pointer
-	if r := C.cuMemHostAlloc(&p, 8, C.CU_MEMHOSTALLOC_DEVICEMAP|C.CU_MEMHOSTALLOC_PORTABLE); r != C.CUDA_SUCCESS {
-		return nil, fmt.Errorf("cuda: allocating the gate's mapped host memory: %w", driverError(r))
+// newGate allocates a gate, open (device thread).
+func (d *Device) newGate() (*gate, error) {
+	p, dp, err := allocMapped(8, "the timing gate")
+	if err != nil {
+		return nil, err
 	}
-	var dp C.CUdeviceptr
-	if r := C.cuMemHostGetDevicePointer(&dp, p, 0); r != C.CUDA_SUCCESS {
-		C.cuMemFreeHost(p)
-		return nil, fmt.Errorf("cuda: mapping the gate into the device: %w", driverError(r))
-	}
-	g := &Gate{dev: d, host: (*[2]uint32)(p), ptr: cu.DevicePtr(dp)}
+	g := &gate{dev: d, host: (*[2]uint32)(p), ptr: dp}
 	atomic.StoreUint32(&g.host[0], 1) // open: holds nothing
 	atomic.StoreUint32(&g.host[1], 0)
 	return g, nil
 }
 
-// timingGate is the device's own gate for Plan.Time (device thread).
-func (d *Device) timingGate() (*Gate, error) {
+// timingGate is the device's gate, made on first use (device thread).
+func (d *Device) timingGate() (*gate, error) {
 	if d.gate == nil {
 		g, err := d.newGate()
 		if err != nil {
@@ -81,16 +60,15 @@ func (d *Device) timingGate() (*Gate, error) {
 	return d.gate, nil
 }
 
-// Hold closes the gate and queues on s a one-thread kernel that waits for
-// Open (or for limit to pass on the device's clock); the work queued on s
-// after it waits with it. It runs on the device thread (inside
-// Device.Do). limit ≤ 0 means one second.
-func (g *Gate) Hold(s cu.Stream, limit time.Duration) error {
+// hold closes the gate and queues on s a one-thread kernel (gate_wait)
+// that waits for open, or for limit to pass on the device's clock; the
+// work queued on s after it waits with it. limit ≤ 0 means one second.
+func (g *gate) hold(s cu.Stream, limit time.Duration) error {
 	if g.host == nil {
 		return ErrClosed
 	}
 	if atomic.LoadUint32(&g.host[0]) == 0 {
-		return ErrGateHeld
+		return errGateHeld
 	}
 	if limit <= 0 {
 		limit = time.Second
@@ -104,37 +82,26 @@ func (g *Gate) Hold(s cu.Stream, limit time.Duration) error {
 	return nil
 }
 
-// Open lets the held stream go on.
-func (g *Gate) Open() {
+// open lets the held stream go on.
+func (g *gate) open() {
 	if g.host != nil {
 		atomic.StoreUint32(&g.host[0], 1)
 	}
 }
 
-// Expired reports whether the last Hold gave up waiting before Open (read
+// expired reports whether the last hold gave up waiting before open (read
 // it after the stream has synchronized).
-func (g *Gate) Expired() bool {
+func (g *gate) expired() bool {
 	return g.host != nil && atomic.LoadUint32(&g.host[1]) != 0
 }
 
-// Close opens the gate and frees it; the stream it held must have
-// finished. Call it outside Device.Do.
-func (g *Gate) Close() error {
-	if g.host == nil {
-		return nil
-	}
-	return g.dev.do(func() error {
-		g.free()
-		return nil
-	})
-}
-
-// free is Close on the device thread.
-func (g *Gate) free() {
+// free opens the gate and frees it; the stream it held must have finished
+// (device thread).
+func (g *gate) free() {
 	if g.host == nil {
 		return
 	}
-	g.Open()
+	g.open()
 	C.cuMemFreeHost(unsafe.Pointer(g.host))
 	g.host = nil
 }

@@ -65,20 +65,14 @@ const (
 func newQueue(d *Device, partials int, what func() string) (*queue, error) {
 	q := &queue{dev: d, partials: partials, what: what}
 	err := d.do(func() error {
-		var p unsafe.Pointer
-		size := C.size_t(8 + 8*mappedResults)
-		if r := C.cuMemHostAlloc(&p, size, C.CU_MEMHOSTALLOC_DEVICEMAP|C.CU_MEMHOSTALLOC_PORTABLE); r != C.CUDA_SUCCESS {
-			return fmt.Errorf("cuda: allocating mapped host memory: %w", driverError(r))
+		p, dp, err := allocMapped(8+8*mappedResults, "the Krylov queue's results")
+		if err != nil {
+			return err
 		}
-		var dp C.CUdeviceptr
-		if r := C.cuMemHostGetDevicePointer(&dp, p, 0); r != C.CUDA_SUCCESS {
-			C.cuMemFreeHost(p)
-			return fmt.Errorf("cuda: mapping host memory into the device: %w", driverError(r))
-		}
-		q.sig = &doneSignal{host: (*uint32)(p), dev: cu.DevicePtr(dp)}
+		q.sig = &doneSignal{host: (*uint32)(p), dev: dp}
 		atomic.StoreUint32(q.sig.host, 0)
 		q.res = (*[mappedResults]float64)(unsafe.Add(p, 8))
-		q.resDev = cu.DevicePtr(dp) + 8
+		q.resDev = dp + 8
 		bytes := int64(scratchPartial + 8*partials)
 		var e error
 		if q.scratch, e = cu.MemAlloc(bytes); e != nil {

@@ -68,7 +68,7 @@ func BenchmarkLatencyFloor(b *testing.B) {
 		var ns float64
 		for b.Loop() {
 			var err error
-			if ns, err = dev.probeEventEmptyGated(101); err != nil {
+			if ns, err = dev.probeEventEmptyGated(GateMaxReps - 1); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -187,6 +187,22 @@ const (
 	attrMaxBlocksPerSM      = cu.DeviceAttribute(C.CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR)
 )
 
+// allocMapped allocates bytes of page-locked host memory mapped into the
+// device's address space (device thread): the host's pointer and the
+// kernels'. what names the memory in errors.
+func allocMapped(bytes int, what string) (unsafe.Pointer, cu.DevicePtr, error) {
+	var p unsafe.Pointer
+	if r := C.cuMemHostAlloc(&p, C.size_t(bytes), C.CU_MEMHOSTALLOC_DEVICEMAP|C.CU_MEMHOSTALLOC_PORTABLE); r != C.CUDA_SUCCESS {
+		return nil, 0, fmt.Errorf("cuda: allocating %s (mapped host memory): %w", what, driverError(r))
+	}
+	var dp C.CUdeviceptr
+	if r := C.cuMemHostGetDevicePointer(&dp, p, 0); r != C.CUDA_SUCCESS {
+		C.cuMemFreeHost(p)
+		return nil, 0, fmt.Errorf("cuda: mapping %s into the device: %w", what, driverError(r))
+	}
+	return p, cu.DevicePtr(dp), nil
+}
+
 // memAllocHost allocates page-locked host memory (device thread).
 func memAllocHost(bytes int) (unsafe.Pointer, error) {
 	var p unsafe.Pointer

@@ -97,6 +97,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync/atomic"
 	"time"
@@ -250,62 +251,25 @@ func (d *Device) probeEventEmpty(reps int) (float64, error) {
 	return float64(ms[len(ms)/2]) * 1e6, nil
 }
 
-// probeEventEmptyGated is probeEventEmpty with the launches queued behind
-// a Gate (as Plan.Time does): the median event-timed duration (ns) of an
-// empty kernel when the host's launch calls stay outside the events.
+// probeEventEmptyGated is probeEventEmpty timed by TimeEvents (as
+// Plan.Time is): the median event-timed duration (ns) of an empty kernel
+// when the host's launch calls stay outside the events.
 func (d *Device) probeEventEmptyGated(reps int) (float64, error) {
-	ms := make([]float64, reps)
+	var ts []time.Duration
 	err := d.do(func() error {
-		g, err := d.timingGate()
-		if err != nil {
-			return err
-		}
 		st, err := cu.MakeStream(cu.NonBlocking)
 		if err != nil {
 			return err
 		}
 		defer func() { _ = st.Destroy() }()
-		evs := make([]cu.Event, 2*reps)
-		for i := range evs {
-			if evs[i], err = cu.MakeEvent(cu.DefaultEvent); err != nil {
-				return err
-			}
-			defer func(e *cu.Event) { _ = cu.DestroyEvent(e) }(&evs[i])
-		}
-		if err := g.Hold(st, time.Second); err != nil {
-			return err
-		}
-		defer g.Open()
-		for i := 0; i < reps; i++ {
-			if err := evs[2*i].Record(st); err != nil {
-				return err
-			}
-			if err := d.launch("probe_empty", dim3{X: 1}, dim3{X: 1}, 0, st); err != nil {
-				return err
-			}
-			if err := evs[2*i+1].Record(st); err != nil {
-				return err
-			}
-		}
-		g.Open()
-		if err := st.Synchronize(); err != nil {
-			return err
-		}
-		if g.Expired() {
-			return ErrGateExpired
-		}
-		for i := range ms {
-			v, err := evs[2*i].Elapsed(evs[2*i+1])
-			if err != nil {
-				return err
-			}
-			ms[i] = v
-		}
-		return nil
+		ts, err = d.TimeEvents(st, 0, reps, nil, func() error {
+			return d.launch("probe_empty", dim3{X: 1}, dim3{X: 1}, 0, st)
+		})
+		return err
 	})
 	if err != nil {
 		return 0, err
 	}
-	sort.Float64s(ms)
-	return ms[len(ms)/2] * 1e6, nil
+	slices.Sort(ts)
+	return float64(ts[len(ts)/2].Nanoseconds()), nil
 }

@@ -141,17 +141,11 @@ func newResident(d *Device, pp *partitionPlan, spec tridiag.Spec, f64 bool, stat
 	r := &resident{dev: d}
 	r.idle = idle.New(idleFor, func() { _ = r.stop() })
 	err := d.do(func() error {
-		var p unsafe.Pointer
-		if rc := C.cuMemHostAlloc(&p, 128, C.CU_MEMHOSTALLOC_DEVICEMAP|C.CU_MEMHOSTALLOC_PORTABLE); rc != C.CUDA_SUCCESS {
-			return fmt.Errorf("cuda: allocating a resident plan's mailbox: %w", driverError(rc))
+		p, dp, err := allocMapped(128, "a resident plan's mailbox")
+		if err != nil {
+			return err
 		}
-		r.mbox = (*[16]uint64)(p)
-		var dp C.CUdeviceptr
-		if rc := C.cuMemHostGetDevicePointer(&dp, p, 0); rc != C.CUDA_SUCCESS {
-			return fmt.Errorf("cuda: mapping a resident plan's mailbox: %w", driverError(rc))
-		}
-		r.mboxDev = cu.DevicePtr(dp)
-		var err error
+		r.mbox, r.mboxDev = (*[16]uint64)(p), dp
 		if r.dbox, err = cu.MemAlloc(128); err != nil {
 			return fmt.Errorf("cuda: allocating a resident plan's device mailbox: %w", err)
 		}

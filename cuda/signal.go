@@ -34,16 +34,11 @@ type doneSignal struct {
 
 // newDoneSignal allocates the mapped word (device thread).
 func newDoneSignal() (*doneSignal, error) {
-	var p unsafe.Pointer
-	if r := C.cuMemHostAlloc(&p, 4, C.CU_MEMHOSTALLOC_DEVICEMAP|C.CU_MEMHOSTALLOC_PORTABLE); r != C.CUDA_SUCCESS {
-		return nil, fmt.Errorf("cuda: allocating mapped host memory: %w", driverError(r))
+	p, dp, err := allocMapped(4, "the completion word")
+	if err != nil {
+		return nil, err
 	}
-	var dp C.CUdeviceptr
-	if r := C.cuMemHostGetDevicePointer(&dp, p, 0); r != C.CUDA_SUCCESS {
-		C.cuMemFreeHost(p)
-		return nil, fmt.Errorf("cuda: mapping host memory into the device: %w", driverError(r))
-	}
-	s := &doneSignal{host: (*uint32)(p), dev: cu.DevicePtr(dp)}
+	s := &doneSignal{host: (*uint32)(p), dev: dp}
 	atomic.StoreUint32(s.host, 0)
 	return s, nil
 }

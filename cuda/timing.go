@@ -19,12 +19,9 @@ import (
 // ones. Before every solve, d is restored from dSaved by a device copy
 // outside the timed region; the timed region holds what SolveDevice
 // enqueues (the kernels) but not its status readback or synchronization.
-// Up to GateMaxReps timed solves are queued behind a Gate and released
-// together, so that the events bracket the GPU's work alone (see
-// Device.SetHostPaced for the old way, where the host's launch calls fall
-// inside the events of a solve shorter than them; more repetitions are
-// timed that way too, since the driver's launch queue would fill before
-// the gate opened).
+// The timing is Device.TimeEvents': the events bracket the GPU's work
+// alone, not the host's launch calls (see there, and SetHostPaced for the
+// old way).
 // The status of the solves is checked
 // once at the end: systems that broke down give a *tridiag.BatchError
 // along with the times. x may be d; dSaved must be another buffer.
@@ -46,7 +43,6 @@ func (p *Plan[T]) time(ctx context.Context, la *launchArgs, bufs []*Buffer[T], d
 	if reps < 1 {
 		return nil, fmt.Errorf("cuda: timing needs reps ≥ 1, got %d", reps)
 	}
-	warmup = max(warmup, 0)
 	need := p.spec.Len()
 	for _, bf := range append(bufs, dSaved) {
 		if bf == nil || bf.ptr == 0 {
@@ -71,22 +67,9 @@ func (p *Plan[T]) time(ctx context.Context, la *launchArgs, bufs []*Buffer[T], d
 	}
 	la.spec, la.f64, la.work, la.status = p.spec, elemSize[T]() == 8, p.work, p.status
 	bytes := int64(need) * elemSize[T]()
-	times := make([]time.Duration, reps)
+	var times []time.Duration
 	var be *tridiag.BatchError
 	err := p.dev.do(func() error {
-		events := make([]cu.Event, 0, 2*reps)
-		defer func() {
-			for i := range events {
-				_ = cu.DestroyEvent(&events[i])
-			}
-		}()
-		for i := 0; i < 2*reps; i++ {
-			ev, err := cu.MakeEvent(cu.DefaultEvent)
-			if err != nil {
-				return fmt.Errorf("cuda: creating an event: %w", err)
-			}
-			events = append(events, ev)
-		}
 		restore := func() error {
 			if err := cu.MemcpyDtoDAsync(la.d, dSaved.ptr, bytes, p.stream); err != nil {
 				return fmt.Errorf("cuda: restoring d: %w", err)
@@ -94,57 +77,10 @@ func (p *Plan[T]) time(ctx context.Context, la *launchArgs, bufs []*Buffer[T], d
 			return nil
 		}
 		solve := func() error { return p.kp.launch(p.dev, p.stream, la) }
-		for i := 0; i < warmup; i++ {
-			if err := restore(); err != nil {
-				return err
-			}
-			if err := solve(); err != nil {
-				return err
-			}
-		}
-		var gate *Gate
-		if !p.dev.hostPaced.Load() && reps <= GateMaxReps {
-			g, err := p.dev.timingGate()
-			if err != nil {
-				return err
-			}
-			if err := g.Hold(p.stream, time.Second); err != nil {
-				return err
-			}
-			gate = g
-			defer gate.Open() // on an error before Open below
-		}
-		for i := 0; i < reps; i++ {
-			if err := restore(); err != nil {
-				return err
-			}
-			if err := events[2*i].Record(p.stream); err != nil {
-				return fmt.Errorf("cuda: recording an event: %w", err)
-			}
-			if err := solve(); err != nil {
-				return err
-			}
-			if err := events[2*i+1].Record(p.stream); err != nil {
-				return fmt.Errorf("cuda: recording an event: %w", err)
-			}
-		}
-		if gate != nil {
-			gate.Open()
-		}
-		if err := p.stream.Synchronize(); err != nil {
-			return fmt.Errorf("cuda: %s solve of N=%d G=%d: %w", p.algo, p.spec.N, p.spec.G, err)
-		}
-		if gate != nil && gate.Expired() {
-			return fmt.Errorf("cuda: timing the %s solve of N=%d G=%d: %w", p.algo, p.spec.N, p.spec.G, ErrGateExpired)
-		}
-		for i := range times {
-			ms, err := events[2*i].Elapsed(events[2*i+1])
-			if err != nil {
-				return fmt.Errorf("cuda: reading an event time: %w", err)
-			}
-			times[i] = time.Duration(ms * float64(time.Millisecond))
-		}
 		var err error
+		if times, err = p.dev.TimeEvents(p.stream, warmup, reps, restore, solve); err != nil {
+			return fmt.Errorf("cuda: timing the %s solve of N=%d G=%d: %w", p.algo, p.spec.N, p.spec.G, err)
+		}
 		be, err = p.checkStatus()
 		return err
 	})
@@ -157,8 +93,97 @@ func (p *Plan[T]) time(ctx context.Context, la *launchArgs, bufs []*Buffer[T], d
 	return times, nil
 }
 
-// GateMaxReps is the most repetitions Plan.Time queues behind its gate.
+// GateMaxReps is the most repetitions TimeEvents queues behind its gate.
 const GateMaxReps = 64
+
+// TimeEvents times body on stream s with CUDA events: warmup untimed runs
+// of before and body, then reps timed ones, before outside the events
+// (restoring the input, say). Up to GateMaxReps timed runs are queued
+// behind the device's gate and released together, so that the events hold
+// the GPU's work only; with SetHostPaced, or more repetitions (the
+// driver's launch queue would fill before the gate opened), every run is
+// launched while the GPU waits for it. It waits for s and fails with
+// ErrGateExpired when the gate gave up before everything was queued.
+// Call it on the device thread: inside Device.Do (Plan.Time and the
+// bench's peers do).
+func (d *Device) TimeEvents(s cu.Stream, warmup, reps int, before, body func() error) ([]time.Duration, error) {
+	if reps < 1 {
+		return nil, fmt.Errorf("cuda: timing needs reps ≥ 1, got %d", reps)
+	}
+	events := make([]cu.Event, 0, 2*reps)
+	defer func() {
+		for i := range events {
+			_ = cu.DestroyEvent(&events[i])
+		}
+	}()
+	for i := 0; i < 2*reps; i++ {
+		ev, err := cu.MakeEvent(cu.DefaultEvent)
+		if err != nil {
+			return nil, fmt.Errorf("cuda: creating an event: %w", err)
+		}
+		events = append(events, ev)
+	}
+	run := func(timed int) error {
+		if before != nil {
+			if err := before(); err != nil {
+				return err
+			}
+		}
+		if timed >= 0 {
+			if err := events[2*timed].Record(s); err != nil {
+				return fmt.Errorf("cuda: recording an event: %w", err)
+			}
+		}
+		if err := body(); err != nil {
+			return err
+		}
+		if timed >= 0 {
+			if err := events[2*timed+1].Record(s); err != nil {
+				return fmt.Errorf("cuda: recording an event: %w", err)
+			}
+		}
+		return nil
+	}
+	for i := 0; i < max(warmup, 0); i++ {
+		if err := run(-1); err != nil {
+			return nil, err
+		}
+	}
+	var g *gate
+	if !d.hostPaced.Load() && reps <= GateMaxReps {
+		var err error
+		if g, err = d.timingGate(); err != nil {
+			return nil, err
+		}
+		if err := g.hold(s, time.Second); err != nil {
+			return nil, err
+		}
+		defer g.open() // on an error before open below
+	}
+	for i := 0; i < reps; i++ {
+		if err := run(i); err != nil {
+			return nil, err
+		}
+	}
+	if g != nil {
+		g.open()
+	}
+	if err := s.Synchronize(); err != nil {
+		return nil, err
+	}
+	if g != nil && g.expired() {
+		return nil, ErrGateExpired
+	}
+	times := make([]time.Duration, reps)
+	for i := range times {
+		ms, err := events[2*i].Elapsed(events[2*i+1])
+		if err != nil {
+			return nil, fmt.Errorf("cuda: reading an event time: %w", err)
+		}
+		times[i] = time.Duration(ms * float64(time.Millisecond))
+	}
+	return times, nil
+}
 
 // ErrGateExpired: a gated timing's gate gave up waiting for the host (the
 // host took over a second to queue the repetitions, or something in them
@@ -166,7 +191,7 @@ const GateMaxReps = 64
 var ErrGateExpired = errors.New("cuda: the timing gate expired before the repetitions were queued")
 
 // SetHostPaced switches Plan.Time between gated timing (false, the
-// default: the repetitions are queued behind a Gate and released at once,
+// default: the repetitions are queued behind a gate and released at once,
 // so their events hold GPU work only) and host-paced timing (true: every
 // solve is launched while the GPU waits for it, so that a solve shorter
 // than the host's launch call is timed at about the launch call's
