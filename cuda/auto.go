@@ -53,14 +53,6 @@ func buildKernelPlan(d *Device, spec tridiag.Spec, f64 bool) (tridiag.Algorithm,
 	return 0, nil, fmt.Errorf("cuda: no GPU plan for N=%d G=%d: %w", spec.N, spec.G, errors.Join(errs...))
 }
 
-// latencyInterleavedMaxN is the longest interleaved system of a small
-// batch that latencyPlan takes: up to 128 rows chunks of 4 beat the lanes
-// kernel by 0.9–1.6 µs in both precisions (G = 8 and 64, gated); from 256
-// rows on the gain is irregular or a loss (N = 512: 11.2–11.5 µs with the
-// lanes kernel against 14.3–14.9 with chunks of 4; session 11, run 16,
-// BenchmarkChunkLatencyInterleaved).
-const latencyInterleavedMaxN = 128
-
 // useLatencyChunks lets Auto take shorter chunks for small batches
 // (tuning.LatencyChunk; tests and benchmarks switch it off to compare).
 var useLatencyChunks = true
@@ -69,18 +61,15 @@ var useLatencyChunks = true
 // (tuning.LatencyChunk): the partition kernel, one block per system, with
 // shorter chunks than the default 16 rows, so partition.Solve's results
 // with that chunk, for general and constant solves alike. ok is false
-// where the batch is not small, its systems are stored systems first
-// (those keep their lanes, segment or gathering plans; but for adjacent
-// systems, the interleaved layout, of at most latencyInterleavedMaxN
-// rows), Options.SegmentRows asks for segments, or the kernel does not
-// take it; then Auto goes on as usual.
+// where the rule keeps the usual plan, Options.SegmentRows asks for
+// segments, or the kernel does not take the batch; then Auto goes on as
+// usual.
 func latencyPlan(d *Device, spec tridiag.Spec, f64 bool) (kernelPlan, bool) {
-	l := spec.Layout
-	sysFirst := l.BatchStride < l.ElemStride
-	if !useLatencyChunks || spec.SegmentRows > 0 || sysFirst && (l.BatchStride != 1 || spec.N > latencyInterleavedMaxN) {
+	if !useLatencyChunks || spec.SegmentRows > 0 {
 		return nil, false
 	}
-	p := tuning.LatencyChunk(d.props, spec.N, reductionElem(f64), spec.G)
+	l := spec.Layout
+	p := tuning.LatencyChunk(d.props, spec.N, reductionElem(f64), spec.G, l.BatchStride < l.ElemStride, l.BatchStride == 1)
 	if p == 0 {
 		return nil, false
 	}

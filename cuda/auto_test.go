@@ -31,9 +31,11 @@ func testAutoSmallBatches[T tridiag.Float](t *testing.T) {
 	for _, n := range []int{1, 3, 100, 128, 513, 1000, 2048, 3001, 4096} {
 		for _, g := range []int{1, 7, 64} {
 			for lname, l := range layouts(n, g) {
-				want := tuning.LatencyChunk(dev.Properties(), n, elem, g)
-				if sysFirst(l) && (l.BatchStride != 1 || n > latencyInterleavedMaxN) {
-					want = 0 // lanes, segments or gathering, as before
+				// Interleaved batches of more than 128 rows and other
+				// systems-first layouts keep lanes, segments or gathering.
+				want := tuning.LatencyChunk(dev.Properties(), n, elem, g, sysFirst(l), l.BatchStride == 1)
+				if sysFirst(l) && (l.BatchStride != 1 || n > 128) {
+					require.Zero(t, want, "%s/N=%d/G=%d", lname, n, g)
 				}
 				shape := tridiag.Shape{N: n, G: g, Layout: l}
 				bt := newBatch[T](r, shape, 4)
@@ -92,7 +94,7 @@ func testAutoSmallResident[T tridiag.Float](t *testing.T, r *rand.Rand, cases []
 	for _, c := range cases {
 		shape := tridiag.Shape{N: c.n, G: c.g}
 		name := fmt.Sprintf("N=%d/G=%d", c.n, c.g)
-		p := tuning.LatencyChunk(dev.Properties(), c.n, int(elemSize[T]()), c.g)
+		p := tuning.LatencyChunk(dev.Properties(), c.n, int(elemSize[T]()), c.g, false, false)
 		require.NotZero(t, p, name)
 		gp, err := NewPlan[T](dev, shape, tridiag.Options{})
 		require.NoError(t, err, name)

@@ -22,17 +22,28 @@ package tuning
 //	      clusters: 14.6–15.7)
 //
 // (An empty kernel between the same events: 4.0 µs.) Large batches keep
-// P = 16, the fastest at 2^24 rows. Interleaved small batches gain only up
-// to N = 128 (run 16; package cuda applies the rule there alone).
+// P = 16, the fastest at 2^24 rows.
+//
+// Interleaved batches (cuda BenchmarkChunkLatencyInterleaved, run 16, G =
+// 8 and 64): up to LatencyInterleavedMaxN rows chunks of 4 beat the lanes
+// kernel by 0.9–1.6 µs in both precisions; from 256 rows on the gain is
+// irregular or a loss (N = 512: 11.2–11.5 µs with the lanes kernel against
+// 14.3–14.9 with chunks of 4).
+
+// LatencyInterleavedMaxN is the longest system of a small interleaved
+// batch that LatencyChunk gives short chunks.
+const LatencyInterleavedMaxN = 128
 
 // LatencyChunk returns the chunk size P of the partition kernel (one
 // block per system) for a batch of g systems of n rows of elem bytes
 // small enough to be latency-bound on d, or 0 where the default plan
-// (chunks of 16, or segments) is kept: the batch has at most one system
-// for every two multiprocessors, and n is at most 2048 (FP32) or 4096
-// (FP64). The results are partition.Solve's with that P.
-func LatencyChunk(d Device, n, elem, g int) int {
-	if n < 1 || g < 1 || 2*g > d.SMs {
+// (chunks of 16, lanes, or segments) is kept: the batch has at most one
+// system for every two multiprocessors, and n is at most 2048 (FP32) or
+// 4096 (FP64); systems stored systems first (sysFirst) only when they are
+// adjacent (batch stride 1, the interleaved layout) and n is at most
+// LatencyInterleavedMaxN. The results are partition.Solve's with that P.
+func LatencyChunk(d Device, n, elem, g int, sysFirst, adjacent bool) int {
+	if n < 1 || g < 1 || 2*g > d.SMs || sysFirst && (!adjacent || n > LatencyInterleavedMaxN) {
 		return 0
 	}
 	switch elem {
