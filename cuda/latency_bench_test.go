@@ -159,56 +159,6 @@ func smallPath[T tridiag.Float](b *testing.B, n, g, p int, direct bool) {
 	timeSmallCalls(b, pl, n*g)
 }
 
-// BenchmarkChunkLatencyInterleaved is BenchmarkChunkLatency for batches
-// of adjacent systems (the interleaved layout), where Auto runs the lanes
-// kernel (chunks of 16) or lanes segments.
-func BenchmarkChunkLatencyInterleaved(b *testing.B) {
-	for _, prec := range []string{"f32", "f64"} {
-		for _, n := range []int{64, 128, 256, 512, 1024, 2048, 4096} {
-			for _, g := range []int{8, 64} {
-				for _, p := range []int{0, 4, 8, 16} {
-					name := fmt.Sprintf("%s/N=%d/G=%d/P%d", prec, n, g, p)
-					if p == 0 {
-						name = fmt.Sprintf("%s/N=%d/G=%d/auto", prec, n, g)
-					}
-					b.Run(name, func(b *testing.B) {
-						if prec == "f32" {
-							chunkLatencyLayout[float32](b, n, g, p, tridiag.Interleaved(g))
-						} else {
-							chunkLatencyLayout[float64](b, n, g, p, tridiag.Interleaved(g))
-						}
-					})
-				}
-			}
-		}
-	}
-}
-
-// BenchmarkChunkLatencyLargerG is BenchmarkChunkLatency for batches of
-// 128 to 1024 systems, beyond tuning.LatencyChunk's one system per two
-// SMs, to see where chunks of 16 win again.
-func BenchmarkChunkLatencyLargerG(b *testing.B) {
-	for _, prec := range []string{"f32", "f64"} {
-		for _, n := range []int{128, 512, 1024, 2048} {
-			for _, g := range []int{128, 256, 512, 1024} {
-				for _, p := range []int{0, 4, 8, 16} {
-					name := fmt.Sprintf("%s/N=%d/G=%d/P%d", prec, n, g, p)
-					if p == 0 {
-						name = fmt.Sprintf("%s/N=%d/G=%d/auto", prec, n, g)
-					}
-					b.Run(name, func(b *testing.B) {
-						if prec == "f32" {
-							chunkLatency[float32](b, n, g, p)
-						} else {
-							chunkLatency[float64](b, n, g, p)
-						}
-					})
-				}
-			}
-		}
-	}
-}
-
 // BenchmarkChunkLatency times, with gated events (Plan.Time), the
 // partition kernel with chunks of P rows on the small batches of the TPR
 // paper's grid, where one call does not fill the GPU and the kernel's
@@ -216,9 +166,33 @@ func BenchmarkChunkLatencyLargerG(b *testing.B) {
 // system) sets the time; "auto" is what Auto runs. Metric: the median of
 // 21 timed solves (kernel-µs).
 func BenchmarkChunkLatency(b *testing.B) {
+	benchChunkLatency(b, []int{128, 256, 512, 1024, 2048, 4096, 8192}, []int{1, 8, 64}, false)
+}
+
+// BenchmarkChunkLatencyInterleaved is BenchmarkChunkLatency for batches
+// of adjacent systems (the interleaved layout), where Auto runs the lanes
+// kernel (chunks of 16) or lanes segments.
+func BenchmarkChunkLatencyInterleaved(b *testing.B) {
+	benchChunkLatency(b, []int{64, 128, 256, 512, 1024, 2048, 4096}, []int{8, 64}, true)
+}
+
+// BenchmarkChunkLatencyLargerG is BenchmarkChunkLatency for batches of
+// 128 to 1024 systems, beyond tuning.LatencyChunk's one system per two
+// SMs, to see where chunks of 16 win again.
+func BenchmarkChunkLatencyLargerG(b *testing.B) {
+	benchChunkLatency(b, []int{128, 512, 1024, 2048}, []int{128, 256, 512, 1024}, false)
+}
+
+// benchChunkLatency runs chunkLatency for every precision, N in ns, G in
+// gs and P in Auto, 4, 8, 16, contiguous or interleaved.
+func benchChunkLatency(b *testing.B, ns, gs []int, interleaved bool) {
 	for _, prec := range []string{"f32", "f64"} {
-		for _, n := range []int{128, 256, 512, 1024, 2048, 4096, 8192} {
-			for _, g := range []int{1, 8, 64} {
+		for _, n := range ns {
+			for _, g := range gs {
+				var l tridiag.Layout // contiguous
+				if interleaved {
+					l = tridiag.Interleaved(g)
+				}
 				for _, p := range []int{0, 4, 8, 16} {
 					name := fmt.Sprintf("%s/N=%d/G=%d/P%d", prec, n, g, p)
 					if p == 0 {
@@ -226,9 +200,9 @@ func BenchmarkChunkLatency(b *testing.B) {
 					}
 					b.Run(name, func(b *testing.B) {
 						if prec == "f32" {
-							chunkLatency[float32](b, n, g, p)
+							chunkLatency[float32](b, n, g, p, l)
 						} else {
-							chunkLatency[float64](b, n, g, p)
+							chunkLatency[float64](b, n, g, p, l)
 						}
 					})
 				}
@@ -237,13 +211,10 @@ func BenchmarkChunkLatency(b *testing.B) {
 	}
 }
 
-func chunkLatency[T tridiag.Float](b *testing.B, n, g, p int) {
-	chunkLatencyLayout[T](b, n, g, p, tridiag.Layout{})
-}
-
-// chunkLatencyLayout is chunkLatency in layout l (the zero Layout:
+// chunkLatency times Auto's plan (p = 0) or the partition kernel with
+// chunks of p rows on g systems of n rows in layout l (the zero Layout:
 // contiguous).
-func chunkLatencyLayout[T tridiag.Float](b *testing.B, n, g, p int, l tridiag.Layout) {
+func chunkLatency[T tridiag.Float](b *testing.B, n, g, p int, l tridiag.Layout) {
 	shape := tridiag.Shape{N: n, G: g, Layout: l}
 	pl, err := NewPlan[T](dev, shape, tridiag.Options{})
 	if err != nil {
