@@ -29,7 +29,7 @@ func testAutoSmallBatches[T tridiag.Float](t *testing.T) {
 	r := rand.New(rand.NewPCG(95, 96))
 	elem := int(elemSize[T]())
 	for _, n := range []int{1, 3, 100, 128, 513, 1000, 2048, 3001, 4096} {
-		for _, g := range []int{1, 7, 64} {
+		for _, g := range []int{1, 7, 64, 300} {
 			for lname, l := range layouts(n, g) {
 				// Interleaved batches of more than 128 rows and other
 				// systems-first layouts keep lanes, segments or gathering.
@@ -83,10 +83,10 @@ func TestAutoSmallBatchesOptions(t *testing.T) {
 	assert.Equal(t, 16, pp.cfg.Chunk)
 
 	t.Run("resident/float32", func(t *testing.T) {
-		testAutoSmallResident[float32](t, r, []sizeCase{{128, 8}, {1000, 4}, {2048, 1}})
+		testAutoSmallResident[float32](t, r, []sizeCase{{128, 8}, {1000, 4}, {2048, 1}, {512, 256}})
 	})
 	t.Run("resident/float64", func(t *testing.T) {
-		testAutoSmallResident[float64](t, r, []sizeCase{{128, 8}, {1000, 4}, {3000, 2}, {4096, 1}})
+		testAutoSmallResident[float64](t, r, []sizeCase{{128, 8}, {1000, 4}, {3000, 2}, {4096, 1}, {2048, 300}})
 	})
 }
 

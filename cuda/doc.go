@@ -21,9 +21,9 @@
 // has at most 8 segments; its results are partition.SolveSegmented's bit
 // for bit. Options.SegmentRows chooses the segment size, and a value of
 // at least N keeps one block per system; Plan.Describe says what a plan
-// runs. Small batches stored rows first (at most one system for every two
-// SMs, N ≤ 2048 in FP32 and 4096 in FP64; interleaved ones up to 128
-// rows) are latency-bound: Auto gives
+// runs. Small batches stored rows first (N ≤ 2048 in FP32, 4096 in FP64,
+// and about 1000 to 8000 rows an SM in all; interleaved ones up to 128
+// rows and one system for every two SMs) are latency-bound: Auto gives
 // them chunks of 4 or 8 rows instead of 16 (tuning.LatencyChunk), a
 // shorter critical path; their results are partition.Solve's with that
 // chunk, resident (Plan.SetResident) or launched.

@@ -24,41 +24,79 @@ package tuning
 // (An empty kernel between the same events: 4.0 µs.) Large batches keep
 // P = 16, the fastest at 2^24 rows.
 //
+// Batches of more systems (cuda BenchmarkChunkLatencyLargerG, session 12
+// run 1, G = 128 … 1024, one to eight systems an SM) stay latency-bound
+// while the batch is small against the GPU: short chunks win there too,
+// as long as the batch has at most about 1024 rows an SM for chunks of 4,
+// 4096 (FP32) or 8192 (FP64) for chunks of 8. Median µs, Auto (chunks of
+// 16) against the best short chunk:
+//
+//	FP32  N = 128, G = 1024: 8.7 → 7.4 (P=4); N = 512, G = 256: 9.1 → 8.4 (P=4)
+//	      N = 512, G = 512: 9.3 (Auto) against 9.5 (P=4), 9.6 (P=8)
+//	      N = 1024, G = 128: 9.8 → 8.9 (P=8); N = 2048, G = 256: 11.8 → 11.4 (P=8)
+//	      N = 2048, G = 512: 14.2 (Auto) against 15.2 (P=8)
+//	FP64  N = 128, G = 1024: 10.1 → 8.6 (P=4); N = 1024, G = 128: 11.7 → 10.2 (P=4)
+//	      N = 1024, G = 1024: 30.9 → 26.5 (P=8); N = 2048, G = 512: 31.6 → 26.9 (P=8)
+//	      N = 2048, G = 1024: 40.6 (Auto) against 42.5 (P=8)
+//
 // Interleaved batches (cuda BenchmarkChunkLatencyInterleaved, run 16, G =
 // 8 and 64): up to LatencyInterleavedMaxN rows chunks of 4 beat the lanes
 // kernel by 0.9–1.6 µs in both precisions; from 256 rows on the gain is
 // irregular or a loss (N = 512: 11.2–11.5 µs with the lanes kernel against
-// 14.3–14.9 with chunks of 4).
+// 14.3–14.9 with chunks of 4). They were measured with G ≤ 64 only and
+// keep the bound of one system for every two SMs.
 
 // LatencyInterleavedMaxN is the longest system of a small interleaved
 // batch that LatencyChunk gives short chunks.
 const LatencyInterleavedMaxN = 128
 
+// Rows an SM up to which a batch takes chunks of 4 (both precisions) or
+// of 8 (FP32, FP64): LatencyChunk's bounds on n·g.
+const (
+	latencyRowsP4    = 1024
+	latencyRowsP8F32 = 4096
+	latencyRowsP8F64 = 8192
+	// Batches of more than one system for every two SMs were measured
+	// from 128 rows on; shorter systems share blocks there.
+	latencyMinNManySystems = 128
+)
+
 // LatencyChunk returns the chunk size P of the partition kernel (one
 // block per system) for a batch of g systems of n rows of elem bytes
 // small enough to be latency-bound on d, or 0 where the default plan
-// (chunks of 16, lanes, or segments) is kept: the batch has at most one
-// system for every two multiprocessors, and n is at most 2048 (FP32) or
-// 4096 (FP64); systems stored systems first (sysFirst) only when they are
-// adjacent (batch stride 1, the interleaved layout) and n is at most
-// LatencyInterleavedMaxN. The results are partition.Solve's with that P.
+// (chunks of 16, lanes, or segments) is kept. Systems stored rows first:
+// chunks of 4 for n ≤ 512 (FP32) or 1024 (FP64) and at most 1024 rows an
+// SM in all (n ≥ 128 where there are more systems than half the SMs);
+// chunks of 8 for n ≤ 2048 and at most 4096 (FP32) or 8192
+// (FP64) rows an SM, and for FP64 n ≤ 4096 with at most one system for
+// every two SMs. Systems stored systems first only when they are adjacent
+// (batch stride 1, the interleaved layout), n is at most
+// LatencyInterleavedMaxN and there is at most one system for every two
+// SMs. The results are partition.Solve's with that P.
 func LatencyChunk(d Device, n, elem, g int, sysFirst, adjacent bool) int {
-	if n < 1 || g < 1 || 2*g > d.SMs || sysFirst && (!adjacent || n > LatencyInterleavedMaxN) {
+	few := 2*g <= d.SMs
+	if n < 1 || g < 1 || sysFirst && (!adjacent || n > LatencyInterleavedMaxN || !few) || !few && n < latencyMinNManySystems {
 		return 0
 	}
+	rows := int64(n) * int64(g)
+	perSM := func(r int) bool { return rows <= int64(r)*int64(d.SMs) }
 	switch elem {
 	case 4:
 		switch {
 		case n <= 512:
-			return 4
+			if perSM(latencyRowsP4) {
+				return 4
+			}
 		case n <= 2048:
-			return 8
+			if perSM(latencyRowsP8F32) {
+				return 8
+			}
 		}
 	case 8:
 		switch {
-		case n <= 1024:
+		case n <= 1024 && perSM(latencyRowsP4):
 			return 4
-		case n <= 4096:
+		case n <= 2048 && perSM(latencyRowsP8F64), n <= 4096 && few:
 			return 8
 		}
 	}

@@ -11,12 +11,21 @@ func TestLatencyChunk(t *testing.T) {
 	cases := []struct{ n, elem, g, want int }{
 		{128, 4, 1, 4}, {512, 4, 64, 4}, {513, 4, 64, 8}, {2048, 4, 1, 8}, {2049, 4, 1, 0}, {4096, 4, 8, 0},
 		{1, 8, 1, 4}, {1024, 8, 8, 4}, {1025, 8, 8, 8}, {4096, 8, 64, 8}, {4097, 8, 1, 0},
-		// Batches of more than one system per two multiprocessors keep
-		// the bandwidth plan.
-		{128, 4, d.SMs/2 + 1, 0}, {128, 4, d.SMs / 2, 4}, {1024, 8, 4096, 0},
+		// Beyond one system per two multiprocessors: short systems and
+		// batches of many rows an SM keep the bandwidth plan.
+		{64, 4, d.SMs/2 + 1, 0}, {64, 4, d.SMs / 2, 4}, {128, 4, d.SMs/2 + 1, 4}, {1024, 8, 4096, 0},
 		{0, 4, 1, 0}, {128, 4, 0, 0}, {128, 2, 1, 0},
 	}
 	for _, c := range cases {
+		assert.Equal(t, c.want, LatencyChunk(d, c.n, c.elem, c.g, false, false), "n=%d elem=%d g=%d", c.n, c.elem, c.g)
+	}
+	// More systems than half the SMs (H100: 132): by rows an SM.
+	for _, c := range []struct{ n, elem, g, want int }{
+		{128, 4, 1024, 4}, {512, 4, 256, 4}, {512, 4, 512, 0}, {1024, 4, 128, 8}, {1024, 4, 512, 8},
+		{2048, 4, 256, 8}, {2048, 4, 512, 0}, {64, 4, 1024, 0}, {64, 8, 100, 0},
+		{128, 8, 1024, 4}, {1024, 8, 128, 4}, {512, 8, 512, 8}, {1024, 8, 1024, 8}, {2048, 8, 512, 8},
+		{2048, 8, 1024, 0}, {4096, 8, 128, 0}, {4096, 8, 66, 8},
+	} {
 		assert.Equal(t, c.want, LatencyChunk(d, c.n, c.elem, c.g, false, false), "n=%d elem=%d g=%d", c.n, c.elem, c.g)
 	}
 	// Systems stored systems first: adjacent ones (interleaved) up to 128
