@@ -10,6 +10,7 @@
 #include "wangmou.cuh"
 #include "partition.cuh"
 #include "segment.cuh"
+#include "segstream.cuh"
 #include "lanes.cuh"
 #include "lseg.cuh"
 #include "lstream.cuh"
