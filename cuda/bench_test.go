@@ -560,51 +560,6 @@ func benchStream[T tridiag.Float](b *testing.B, bw float64, ns []int) {
 	}
 }
 
-// BenchmarkSegmentStream compares three-pass segment plans with the
-// streaming reduce and expand kernels (a persistent grid, the next
-// segment loading while a block reduces the current one) against the
-// segment kernel (one block a segment): single systems of 2^22 … 2^25
-// rows (FP64 to 2^24) and batches of 2^24 rows of long systems, segments
-// of 1024 and 2048 rows:
-//
-//	./cuda.test -test.run '^$' -test.bench SegmentStream -test.benchtime 3x
-func BenchmarkSegmentStream(b *testing.B) {
-	bw, err := dev.CopyBandwidth(1<<30, 5)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cases := []sizeCase{{1 << 22, 1}, {1 << 23, 1}, {1 << 24, 1}, {1 << 25, 1}, {65536, 256}, {131072, 128}}
-	b.Run("f32", func(b *testing.B) { benchSegmentStream[float32](b, bw, cases) })
-	b.Run("f64", func(b *testing.B) { benchSegmentStream[float64](b, bw, cases[:3]) })
-}
-
-func benchSegmentStream[T tridiag.Float](b *testing.B, bw float64, cases []sizeCase) {
-	rows := 0
-	for _, c := range cases {
-		rows = max(rows, c.n*c.g)
-	}
-	bufs := randomBuffers[T](b, rows, 7)
-	seg := func(m int, stream bool) func(tridiag.Spec, bool) (kernelPlan, error) {
-		return func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
-			defer func(v bool) { useSegmentStream = v }(useSegmentStream)
-			useSegmentStream = stream
-			sp, err := newSegmentPlan(dev, spec, f64, m)
-			if err == nil && sp.cfg.OnePass {
-				return nil, fmt.Errorf("segments of %d rows: one pass", m)
-			}
-			return sp, err
-		}
-	}
-	for _, c := range cases {
-		for _, m := range []int{1024, 2048} {
-			for _, stream := range []bool{true, false} {
-				name := fmt.Sprintf("N=%d/G=%d/M=%d/stream=%v", c.n, c.g, m, stream)
-				b.Run(name, func(b *testing.B) { benchVariant(b, variant{name, false, seg(m, stream), false}, c.n, c.g, bw, bufs) })
-			}
-		}
-	}
-}
-
 // BenchmarkConstStream compares, for constant solves of 2^24 rows, the
 // constant streaming kernel (Auto's block and every block size it takes)
 // with Auto and Auto without it ("nocstream": the one-shot constant kernel

@@ -50,45 +50,6 @@ type segmentPlan struct {
 	// kernel is the segment kernel of the plan's precision, the cluster
 	// kernel's name when cfg.Cluster (named once, not per solve).
 	kernel string
-	// stream, in three passes, runs the reduce and expand passes on
-	// persistent grids (segstream_*_p16, ptx/src/segstream.cuh); nil: the
-	// segment kernel, one block a segment.
-	stream *segStream
-}
-
-// segStream is the launch of the streaming reduce and expand kernels.
-type segStream struct {
-	reduce, expand         string // kernel names
-	reduceGrid, expandGrid int
-	shared                 int
-}
-
-// useSegmentStream lets three-pass segment plans take the streaming reduce
-// and expand kernels (tests and benchmarks switch it off to compare).
-var useSegmentStream = true
-
-// newSegStream returns the streaming launch of the three-pass cfg for g
-// systems, or nil where a block of it does not fit.
-func newSegStream(d *Device, cfg tuning.SegmentLaunch, g int, f64 bool) (*segStream, error) {
-	st := &segStream{reduce: "segstream_reduce_p16" + suffixOf(f64), expand: "segstream_expand_p16" + suffixOf(f64),
-		shared: tuning.SegmentStreamSharedBytes(cfg.Rows, cfg.ElemSize)}
-	err := d.do(func() error {
-		for _, k := range []struct {
-			name string
-			grid *int
-		}{{st.reduce, &st.reduceGrid}, {st.expand, &st.expandGrid}} {
-			regs, err := d.kernelAttr(k.name, cu.NumRegs)
-			if err != nil {
-				return err
-			}
-			*k.grid = tuning.SegmentStreamGrid(d.props, cfg, g, regs)
-		}
-		return nil
-	})
-	if err != nil || st.reduceGrid == 0 || st.expandGrid == 0 {
-		return nil, err
-	}
-	return st, nil
 }
 
 // segWork is the workspace layout: byte offsets from a 256-byte aligned
@@ -132,11 +93,6 @@ func newSegmentPlan(d *Device, spec tridiag.Spec, f64 bool, rows int) (*segmentP
 			Options: tridiag.Options{Algorithm: tridiag.Partition, SkipFiniteCheck: true}}
 		if p.nested, err = newNestedPlan(d, p.nspec, f64); err != nil {
 			return nil, fmt.Errorf("cuda: the reduced systems of %d segments: %w", cfg.Segments, err)
-		}
-		if useSegmentStream {
-			if p.stream, err = newSegStream(d, cfg, spec.G, f64); err != nil {
-				return nil, err
-			}
 		}
 	}
 	p.w = p.layout()
@@ -277,11 +233,7 @@ func (p *segmentPlan) describeSegments() string {
 	if d, ok := p.nested.(describer); ok {
 		nd = d.describe()
 	}
-	passes := "three passes"
-	if p.stream != nil {
-		passes = fmt.Sprintf("three passes, streamed by %d/%d blocks", p.stream.reduceGrid, p.stream.expandGrid)
-	}
-	return fmt.Sprintf("partition: %d segments of %d rows, %s (reduced systems: %s)", p.cfg.Segments, p.cfg.Rows, passes, nd)
+	return fmt.Sprintf("partition: %d segments of %d rows, three passes (reduced systems: %s)", p.cfg.Segments, p.cfg.Rows, nd)
 }
 
 // workBytes: the layout plus room to align the base.
@@ -301,18 +253,6 @@ func (p *segmentPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 	at := func(off int64) cu.DevicePtr { return base + cu.DevicePtr(off) }
 	sp := a.spec
 	run := func(mode int32, word cu.DevicePtr, seq uint32) error {
-		if st := p.stream; st != nil && mode != segOnePass {
-			name, grid := st.reduce, st.reduceGrid
-			if mode == segExpand {
-				name, grid = st.expand, st.expandGrid
-			}
-			return d.launch(name, dim3{X: grid}, dim3{X: p.cfg.Threads}, st.shared, s,
-				a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
-				int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
-				a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status,
-				int32(p.cfg.Rows), int32(p.cfg.Segments), at(p.w.ctl),
-				at(p.w.ra), at(p.w.rb), at(p.w.rc), at(p.w.rd), at(p.w.xr), at(p.w.nst))
-		}
 		return d.launch(p.kernel, dim3{X: p.cfg.Blocks(sp.G)}, dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
 			a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
 			int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),

@@ -148,51 +148,11 @@ func testSegmentBitExact[T tridiag.Float](t *testing.T) {
 				sp, ok := kp.(*segmentPlan)
 				require.True(t, ok, "%s: %T", name, kp)
 				assert.Equal(t, c.onePass, sp.cfg.OnePass, name)
-				assert.Equal(t, !c.onePass, sp.stream != nil, "%s: three passes streamed", name)
 				if c.rows > 0 {
 					assert.Equal(t, c.rows, sp.cfg.Rows, name)
 				}
 				assert.Empty(t, failed, name)
 				t.Logf("%s: M=%d Q=%d one pass %v", name, sp.cfg.Rows, sp.cfg.Segments, sp.cfg.OnePass)
-			}
-		}
-	}
-}
-
-// TestSegmentStream: three passes with the streaming reduce and expand
-// kernels and with the segment kernel give the twin's bits alike, with a
-// breakdown in one system (Stage 1, at the twin's row), over several
-// solves on one plan; the streamed grid is smaller than the segments, so
-// its blocks loop.
-func TestSegmentStream(t *testing.T) {
-	t.Run("float32", testSegmentStream[float32])
-	t.Run("float64", testSegmentStream[float64])
-}
-
-func testSegmentStream[T tridiag.Float](t *testing.T) {
-	r := rand.New(rand.NewPCG(39, 40))
-	defer func(v bool) { useSegmentStream = v }(useSegmentStream)
-	for _, c := range []struct{ n, g, rows int }{{1<<21 + 33, 1, 1024}, {200001, 9, 2048}, {70001, 40, 1024}} {
-		shape := tridiag.Shape{N: c.n, G: c.g}
-		bt := newBatch[T](r, shape, 4)
-		bt.zero(c.g-1, c.n/3+5, false)
-		opts := tridiag.Options{Algorithm: tridiag.Partition, SegmentRows: c.rows}
-		for _, stream := range []bool{true, false} {
-			useSegmentStream = stream
-			name := fmt.Sprintf("N=%d/G=%d/M=%d/stream=%v", c.n, c.g, c.rows, stream)
-			for _, constant := range []bool{false, true} {
-				kp, failed := segmentCase(t, bt, opts, constant, 2, fmt.Sprintf("%s/const=%v", name, constant))
-				sp := kp.(*segmentPlan)
-				require.False(t, sp.cfg.OnePass, name)
-				require.Equal(t, stream, sp.stream != nil, name)
-				if stream {
-					assert.Less(t, sp.stream.reduceGrid, sp.cfg.Blocks(c.g), "%s: blocks loop", name)
-					assert.Contains(t, sp.describe(), "streamed by", name)
-				}
-				if !constant {
-					assert.Contains(t, failed, c.g-1, name)
-					assert.Len(t, failed, 1, name)
-				}
 			}
 		}
 	}

@@ -8,5 +8,5 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-h=$(cat ptx/src/segment.cuh ptx/src/segstream.cuh ptx/src/partition.cuh ptx/src/stream.cuh ptx/src/lanes.cuh ptx/src/cstream.cuh ptx/src/lseg.cuh ptx/src/lstream.cuh ptx/src/common.cuh ptx/src/signal.cuh internal/bandemu/emu.h | sha256sum | cut -c1-16)
+h=$(cat ptx/src/segment.cuh ptx/src/partition.cuh ptx/src/stream.cuh ptx/src/lanes.cuh ptx/src/cstream.cuh ptx/src/lseg.cuh ptx/src/lstream.cuh ptx/src/common.cuh ptx/src/signal.cuh internal/bandemu/emu.h | sha256sum | cut -c1-16)
 CGO_CXXFLAGS="-O2 -g -DPART_SRC_HASH=$h" exec go test -tags cudaemu "$@" ./internal/partemu

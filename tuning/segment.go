@@ -209,26 +209,3 @@ func SegmentLaunchFor(d Device, n, elem, g int, o SegmentOptions) (SegmentLaunch
 	l.BlocksPerSM = best.blocks
 	return l, nil
 }
-
-// SegmentStreamSharedBytes is the dynamic shared memory of a block of the
-// streaming reduce and expand kernels (segstream_*_p16, segstream.cuh)
-// with segments of m rows of elem bytes: five arrays (the segment, and the
-// exchange of its reduced rows while the next segment loads), then the
-// block's shared values.
-func SegmentStreamSharedBytes(m, elem int) int {
-	four := PartitionSharedBytes(m, SegmentChunk, elem, 1, false) - 4
-	return four/4*5 + segmentSharedExtra
-}
-
-// SegmentStreamGrid is the grid of a streaming reduce or expand kernel
-// whose threads use regs registers, for the launch l of g systems: every
-// block that fits on the device at once (l.Threads threads,
-// SegmentStreamSharedBytes), at most one a segment; 0 when no block fits.
-func SegmentStreamGrid(d Device, l SegmentLaunch, g, regs int) int {
-	sh := SegmentStreamSharedBytes(l.Rows, l.ElemSize)
-	if sh > d.MaxShared() {
-		return 0
-	}
-	blocks, _ := partitionResidency(d, l.Threads, sh, regs)
-	return min(l.Blocks(g), blocks*max(d.SMs, 1))
-}

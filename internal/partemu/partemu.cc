@@ -139,7 +139,6 @@ inline void emu_syncwarp(unsigned mask = 0xffffffffu) { emu_warp_op(0, EMU_OP_SY
 #define part_smem (emu_dyn_smem())
 
 #include "segment.cuh"
-#include "segstream.cuh"
 #include "stream.cuh"
 #include "lanes.cuh"
 #include "cstream.cuh"
@@ -468,26 +467,6 @@ const char *emu_error() { return err.c_str(); }
 
 EMU_SEGMENT(float, f32)
 EMU_SEGMENT(double, f64)
-
-// emu_segstream_*: segstream_reduce_p16_* (mode SEG_REDUCE) or
-// segstream_expand_p16_* (SEG_EXPAND) of segstream.cuh over grid blocks.
-#define EMU_SEGSTREAM(T, S)                                                                                         \
-    int emu_segstream_##S(const T *a, const T *b, const T *c, const T *d, T *x, int n, int G, i64 es, i64 bs, T ca,  \
-                          T cb, T cc, int isConst, int *status, int M, int Q, int mode, unsigned long long *ctl,     \
-                          T *RA, T *RB, T *RC, T *RD, T *XR, int *nst, int grid, int threads, int smem,            \
-                          int resident, unsigned long long seed) {                                                  \
-        return emu_grid((unsigned)grid, (unsigned)threads, (size_t)smem, (unsigned)resident, seed, [&] {           \
-            if (mode == SEG_REDUCE)                                                                                 \
-                segstream_reduce_p16_##S(a, b, c, d, x, n, G, es, bs, ca, cb, cc, isConst, status, M, Q, ctl, RA,  \
-                                         RB, RC, RD, XR, nst);                                                      \
-            else                                                                                                    \
-                segstream_expand_p16_##S(a, b, c, d, x, n, G, es, bs, ca, cb, cc, isConst, status, M, Q, ctl, RA,  \
-                                         RB, RC, RD, XR, nst);                                                      \
-        });                                                                                                         \
-    }
-
-EMU_SEGSTREAM(float, f32)
-EMU_SEGSTREAM(double, f64)
 
 // emu_lseg_*: lseg_p16_* (lseg.cuh) over ⌈G/S⌉·Q blocks.
 #define EMU_LSEG(T, S)                                                                                              \

@@ -1,8 +1,7 @@
 //go:build cudaemu
 
 // partemu runs bandsolve's partition kernels on the CPU — the segmented
-// kernels (segment_p16_f32/_f64 of ptx/src/segment.cuh, its streamed
-// reduce and expand passes segstream_*_p16 of segstream.cuh and, with the
+// kernels (segment_p16_f32/_f64 of ptx/src/segment.cuh and, with the
 // systems across the lanes, lseg_p16_f32/_f64 of lseg.cuh) and the kernels
 // that solve whole systems (partition_p*, partition_const_p16,
 // partition_lanes_p16, partition_stream_p16, partition_cstream_*) —
@@ -32,8 +31,6 @@ int emu_part_f64(int kernel, const double *a, const double *b, const double *c, 
 int emu_segment_f64(const double *a, const double *b, const double *c, const double *d, double *x, int n, int G, i64 es, i64 bs, double ca, double cb, double cc, int isConst, int *status, int M, int Q, int mode, u64 *ctl, double *RA, double *RB, double *RC, double *RD, double *XR, int *nst, unsigned *word, unsigned seq, int threads, int smem, int resident, u64 seed);
 int emu_lseg_f32(const float *a, const float *b, const float *c, const float *d, float *x, int n, int G, i64 es, i64 bs, float ca, float cb, float cc, int isConst, int *status, int M, int Q, int spb, int mode, u64 *ctl, float *RA, float *RB, float *RC, float *RD, float *XR, int *nst, unsigned *word, unsigned seq, int threads, int smem, int resident, u64 seed);
 int emu_lseg_f64(const double *a, const double *b, const double *c, const double *d, double *x, int n, int G, i64 es, i64 bs, double ca, double cb, double cc, int isConst, int *status, int M, int Q, int spb, int mode, u64 *ctl, double *RA, double *RB, double *RC, double *RD, double *XR, int *nst, unsigned *word, unsigned seq, int threads, int smem, int resident, u64 seed);
-int emu_segstream_f32(const float *a, const float *b, const float *c, const float *d, float *x, int n, int G, i64 es, i64 bs, float ca, float cb, float cc, int isConst, int *status, int M, int Q, int mode, u64 *ctl, float *RA, float *RB, float *RC, float *RD, float *XR, int *nst, int grid, int threads, int smem, int resident, u64 seed);
-int emu_segstream_f64(const double *a, const double *b, const double *c, const double *d, double *x, int n, int G, i64 es, i64 bs, double ca, double cb, double cc, int isConst, int *status, int M, int Q, int mode, u64 *ctl, double *RA, double *RB, double *RC, double *RD, double *XR, int *nst, int grid, int threads, int smem, int resident, u64 seed);
 */
 import "C"
 
@@ -84,14 +81,11 @@ const SharedExtra = 256
 // Plan is a batched launch of the segment kernel: G systems of N rows in
 // segments of M rows, row i of system g at g·BS + i·ES. With Lanes > 0 it
 // is a launch of the lanes segment kernel (lseg_p16_*), Lanes systems a
-// block. With Stream > 0 (and no Lanes) the Reduce and Expand modes run
-// the streaming kernels (segstream_reduce_p16, segstream_expand_p16) on a
-// grid of Stream blocks that loop over the segments.
+// block.
 type Plan struct {
 	N, G, M int
 	ES, BS  int64
 	Lanes   int
-	Stream  int
 }
 
 // Q is the number of segments of a system.
@@ -136,13 +130,6 @@ func SharedBytes[T Float](m int) int {
 	ss := (m + Chunk - 1) / Chunk * u
 	w := ((ss + 7) &^ 7) * r
 	return 4*w*sizeOf[T]() + SharedExtra
-}
-
-// StreamSharedBytes is the dynamic shared memory of a block of the
-// streaming kernels: five arrays (SharedBytes' four and the exchange),
-// then SharedExtra.
-func StreamSharedBytes[T Float](m int) int {
-	return (SharedBytes[T](m)-SharedExtra)/4*5 + SharedExtra
 }
 
 // Coeffs are the coefficients: the arrays A, B, C in the batch layout, or
@@ -244,10 +231,6 @@ func Launch[T Float](p Plan, mode int, k Coeffs[T], d, x []T, status []int32, ws
 	if p.Lanes > 0 {
 		smem = LanesSharedBytes[T](p.M, p.Lanes)
 	}
-	stream := p.Stream > 0 && p.Lanes == 0 && mode != OnePass
-	if stream {
-		smem = StreamSharedBytes[T](p.M)
-	}
 	th, sm, res, seed := C.int(p.Threads()), C.int(smem), C.int(o.Resident), C.u64(o.Seed)
 	spb := C.int(p.Lanes)
 	word, seq := (*C.uint)(unsafe.Pointer(o.Word)), C.uint(o.Seq)
@@ -255,12 +238,6 @@ func Launch[T Float](p Plan, mode int, k Coeffs[T], d, x []T, status []int32, ws
 	switch {
 	case is64[T]():
 		f := func(s []T) *C.double { return (*C.double)(ptr(s)) }
-		if stream {
-			rc = C.emu_segstream_f64(f(k.A), f(k.B), f(k.C), f(d), f(x), n, g, es, bs,
-				C.double(k.CA), C.double(k.CB), C.double(k.CC), isConst, st, m, qq, md, ctl,
-				f(ws.RA), f(ws.RB), f(ws.RC), f(ws.RD), f(ws.XR), nst, C.int(p.Stream), th, sm, res, seed)
-			break
-		}
 		if p.Lanes > 0 {
 			rc = C.emu_lseg_f64(f(k.A), f(k.B), f(k.C), f(d), f(x), n, g, es, bs,
 				C.double(k.CA), C.double(k.CB), C.double(k.CC), isConst, st, m, qq, spb, md, ctl,
@@ -272,12 +249,6 @@ func Launch[T Float](p Plan, mode int, k Coeffs[T], d, x []T, status []int32, ws
 			f(ws.RA), f(ws.RB), f(ws.RC), f(ws.RD), f(ws.XR), nst, word, seq, th, sm, res, seed)
 	default:
 		f := func(s []T) *C.float { return (*C.float)(ptr(s)) }
-		if stream {
-			rc = C.emu_segstream_f32(f(k.A), f(k.B), f(k.C), f(d), f(x), n, g, es, bs,
-				C.float(k.CA), C.float(k.CB), C.float(k.CC), isConst, st, m, qq, md, ctl,
-				f(ws.RA), f(ws.RB), f(ws.RC), f(ws.RD), f(ws.XR), nst, C.int(p.Stream), th, sm, res, seed)
-			break
-		}
 		if p.Lanes > 0 {
 			rc = C.emu_lseg_f32(f(k.A), f(k.B), f(k.C), f(d), f(x), n, g, es, bs,
 				C.float(k.CA), C.float(k.CB), C.float(k.CC), isConst, st, m, qq, spb, md, ctl,

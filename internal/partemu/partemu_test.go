@@ -340,23 +340,10 @@ func runOnePass[T Float](t *testing.T, what string, b *batch[T], m int, sc Optio
 // runThreePass launches REDUCE, solves the reduced systems with
 // partition.Solve in chunks of 16 on the host (as the GPU's nested plan
 // does), launches EXPAND, and checks against SolveSegmented with
-// ReducedPartition(16); launches times on one workspace. Batches of the
-// segment kernel run a second time with the streaming reduce and expand
-// kernels on a grid of 3 blocks (each loops over several segments).
+// ReducedPartition(16); launches times on one workspace.
 func runThreePass[T Float](t *testing.T, what string, b *batch[T], m int, sc Options, launches int) bool {
 	t.Helper()
-	if !runThreePassGrid(t, what, b, m, sc, launches, 0) {
-		return false
-	}
-	return b.lanes > 0 || runThreePassGrid(t, what+" streamed", b, m, sc, launches, 3)
-}
-
-// runThreePassGrid is runThreePass with the streaming kernels on a grid
-// of stream blocks (0: the segment kernel).
-func runThreePassGrid[T Float](t *testing.T, what string, b *batch[T], m int, sc Options, launches, stream int) bool {
-	t.Helper()
 	p := b.plan(m)
-	p.Stream = stream
 	q := p.Q()
 	tw := b.twins(t, m, partition.ReducedPartition[T](Chunk))
 	ws := NewWorkspace[T](p)

@@ -10,7 +10,6 @@
 #include "wangmou.cuh"
 #include "partition.cuh"
 #include "segment.cuh"
-#include "segstream.cuh"
 #include "lanes.cuh"
 #include "lseg.cuh"
 #include "lstream.cuh"
