@@ -86,7 +86,34 @@ func TestAutoSmallBatchesOptions(t *testing.T) {
 		testAutoSmallResident[float32](t, r, []sizeCase{{128, 8}, {1000, 4}, {2048, 1}, {512, 256}})
 	})
 	t.Run("resident/float64", func(t *testing.T) {
-		testAutoSmallResident[float64](t, r, []sizeCase{{128, 8}, {1000, 4}, {3000, 2}, {4096, 1}, {2048, 300}})
+		testAutoSmallResident[float64](t, r, []sizeCase{{128, 8}, {1000, 4}, {3000, 2}, {4096, 1}, {2048, 200}})
+	})
+	// FP64 N = 2048, G = 300: chunks of 8 (256 threads a block, two
+	// blocks an SM on an H100) do not all fit at once, chunks of 16 do:
+	// the resident plan takes chunks of 16, and so do its launched solves.
+	t.Run("resident/fallback", func(t *testing.T) {
+		shape := tridiag.Shape{N: 2048, G: 300}
+		gp, err := NewPlan[float64](dev, shape, tridiag.Options{})
+		require.NoError(t, err)
+		defer gp.Close()
+		pp := gp.kp.(*partitionPlan)
+		require.True(t, pp.latency)
+		require.Equal(t, 8, pp.cfg.Chunk)
+		if residentFits(dev, pp, shape.G, true) == nil {
+			t.Skipf("chunks of 8 fit on %s", dev.Properties().Name)
+		}
+		require.NoError(t, gp.SetResident(time.Second))
+		require.NotNil(t, gp.res)
+		assert.Contains(t, gp.Describe(), "chunks of 16")
+		bt := newBatch[float64](r, shape, 4)
+		cpu, cf := partitionCPU(bt, false, 0, 0, 0, 16)
+		require.Empty(t, cf)
+		x := make([]float64, shape.N*shape.G)
+		require.NoError(t, gp.Solve(t.Context(), bt.a, bt.b, bt.c, bt.d, x))
+		sameBits(t, shape, x, cpu, "resident")
+		require.NoError(t, gp.SetResident(0))
+		require.NoError(t, gp.Solve(t.Context(), bt.a, bt.b, bt.c, bt.d, x))
+		sameBits(t, shape, x, cpu, "launched")
 	})
 }
 

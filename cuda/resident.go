@@ -67,7 +67,8 @@ type resident struct {
 // systems up to thousands of them), can be resident; others get
 // tridiag.ErrOptions. Auto's plans of small batches (chunks of 4 or 8,
 // tuning.LatencyChunk) are resident with their own chunks: the same bits
-// resident or launched.
+// resident or launched; where those blocks do not all fit but chunks of 16
+// do, the plan takes chunks of 16 for its launched solves too.
 func (p *Plan[T]) SetResident(idle time.Duration) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -114,7 +115,18 @@ func (p *Plan[T]) SetResident(idle time.Duration) error {
 	// relays the solves to the others, which wait for them, so a block
 	// that is not scheduled would never be and the solve would hang.
 	if err := residentFits(p.dev, pp, p.spec.G, elemSize[T]() == 8); err != nil {
-		return err
+		// Auto's short chunks for a small batch take more threads a
+		// block (FP64 N = 2048, G = 300: chunks of 8, 256 threads, two
+		// blocks an SM). Where its chunks of 16 fit, the plan takes them,
+		// launched and resident alike (the same bits either way).
+		if !pp.latency {
+			return err
+		}
+		p16, err16 := newSharedPartitionPlan(p.dev, p.spec, elemSize[T]() == 8, 16)
+		if err16 != nil || residentFits(p.dev, p16, p.spec.G, elemSize[T]() == 8) != nil {
+			return err
+		}
+		pp, p.kp = p16, p16
 	}
 	r, err := newResident(p.dev, pp, p.spec, elemSize[T]() == 8, p.status, p.sig.dev, idle)
 	if err != nil {
