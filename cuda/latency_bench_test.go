@@ -177,10 +177,11 @@ func BenchmarkChunkLatencyInterleaved(b *testing.B) {
 }
 
 // BenchmarkChunkLatencyLargerG is BenchmarkChunkLatency for batches of
-// 128 to 1024 systems, beyond tuning.LatencyChunk's one system per two
-// SMs, to see where chunks of 16 win again.
+// 128 to 1024 systems, more than one system for every two SMs, to see
+// where chunks of 16 win again (tuning.LatencyChunk's bounds on rows an
+// SM).
 func BenchmarkChunkLatencyLargerG(b *testing.B) {
-	benchChunkLatency(b, []int{128, 512, 1024, 2048}, []int{128, 256, 512, 1024}, false)
+	benchChunkLatency(b, []int{128, 512, 1024, 2048, 4096}, []int{128, 256, 512, 1024}, false)
 }
 
 // benchChunkLatency runs chunkLatency for every precision, N in ns, G in
