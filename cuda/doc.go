@@ -22,11 +22,13 @@
 // for bit. Options.SegmentRows chooses the segment size, and a value of
 // at least N keeps one block per system; Plan.Describe says what a plan
 // runs. Small batches stored rows first (N ≤ 2048 in FP32, 4096 in FP64,
-// and about 1000 to 8000 rows an SM in all; interleaved ones up to 128
-// rows and one system for every two SMs) are latency-bound: Auto gives
-// them chunks of 4 or 8 rows instead of 16 (tuning.LatencyChunk), a
-// shorter critical path; their results are partition.Solve's with that
-// chunk, resident (Plan.SetResident) or launched.
+// and about 1000 to 8000 rows an SM in all; interleaved ones of up to 128
+// or of 1024 to 2048 (FP32: 4096) rows, and one system for every two SMs)
+// are latency-bound: Auto gives them chunks of 4 or 8 rows instead of 16
+// (tuning.LatencyChunk), a shorter critical path, one block a system (an
+// interleaved batch then leaves the lanes kernels); their results are
+// partition.Solve's with that chunk, resident (Plan.SetResident) or
+// launched.
 //
 // Plan.Time times solves with CUDA events (Device.TimeEvents), the timed
 // repetitions queued behind a gate kernel and released together, so that

@@ -38,17 +38,39 @@ package tuning
 //	FP64  N = 128, G = 1024: 10.1 → 8.6 (P=4); N = 1024, G = 128: 11.7 → 10.2 (P=4)
 //	      N = 1024, G = 1024: 30.9 → 26.5 (P=8); N = 2048, G = 512: 31.6 → 26.9 (P=8)
 //	      N = 2048, G = 1024: 40.6 (Auto) against 42.5 (P=8)
+//	      N = 4096, G = 128: 17.9 → 15.4 (P=8); G = 256: 37.9 → 32.0 (P=8)
+//	      N = 4096, G = 512: 42.4 (Auto) against 58.8 (P=8)
 //
-// Interleaved batches (cuda BenchmarkChunkLatencyInterleaved, run 16, G =
-// 8 and 64): up to LatencyInterleavedMaxN rows chunks of 4 beat the lanes
-// kernel by 0.9–1.6 µs in both precisions; from 256 rows on the gain is
-// irregular or a loss (N = 512: 11.2–11.5 µs with the lanes kernel against
-// 14.3–14.9 with chunks of 4). They were measured with G ≤ 64 only and
-// keep the bound of one system for every two SMs.
+// (FP32 N = 4096 keeps Auto's plan for every G: chunks of 8 lose 0.2–14
+// µs there; session 12 run 5, three counts, spreads below 1%.)
+//
+// Interleaved batches (cuda BenchmarkChunkLatencyInterleaved, G = 8 and
+// 64): up to LatencyInterleavedMaxN rows chunks of 4 beat the lanes
+// kernel by 0.9–1.6 µs in both precisions (session 11 run 16); from 256
+// to 512 rows the lanes kernel is as fast or faster (N = 512: 11.2–11.5 µs
+// against 14.3–14.9 with chunks of 4). From 1024 rows on, where Auto
+// runs the lanes kernel at its longest or lanes segments, short chunks win
+// again (session 12 run 5, five counts, spreads below 3%), median µs for
+// G = 8 / 64:
+//
+//	FP32  N = 1024: Auto 12.5 / 12.7, P=4 9.8 / 12.8
+//	      N = 2048: Auto 20.2 / 20.2, P=8 11.7 / 17.0
+//	      N = 4096: Auto 20.2 / 20.8, P=8 15.9 / 26.2
+//	FP64  N = 1024: Auto 14.5 / 15.7, P=4 11.1 / 13.0
+//	      N = 2048: Auto 18.3 / 20.0, P=4 14.9 / 18.7
+//	      N = 4096: Auto 18.6 / 19.8, P=8 19.9 / 27.1
+//
+// Interleaved batches were measured with G ≤ 64 only and keep the bound
+// of one system for every two SMs.
 
 // LatencyInterleavedMaxN is the longest system of a small interleaved
-// batch that LatencyChunk gives short chunks.
+// batch that LatencyChunk gives chunks of 4 among the short ones; longer
+// ones take short chunks again from LatencyInterleavedLongMinN rows.
 const LatencyInterleavedMaxN = 128
+
+// LatencyInterleavedLongMinN is the shortest of the long systems of a
+// small interleaved batch that LatencyChunk gives short chunks.
+const LatencyInterleavedLongMinN = 1024
 
 // Rows an SM up to which a batch takes chunks of 4 (both precisions) or
 // of 8 (FP32, FP64): LatencyChunk's bounds on n·g.
@@ -59,6 +81,9 @@ const (
 	// Batches of more than one system for every two SMs were measured
 	// from 128 rows on; shorter systems share blocks there.
 	latencyMinNManySystems = 128
+	// Interleaved FP32 batches of 2049 … 4096 rows take chunks of 8 up
+	// to this many rows in all (N = 4096: G = 8 wins, G = 64 loses).
+	latencyInterleavedRowsF32 = 1 << 15
 )
 
 // LatencyChunk returns the chunk size P of the partition kernel (one
@@ -67,18 +92,41 @@ const (
 // (chunks of 16, lanes, or segments) is kept. Systems stored rows first:
 // chunks of 4 for n ≤ 512 (FP32) or 1024 (FP64) and at most 1024 rows an
 // SM in all (n ≥ 128 where there are more systems than half the SMs);
-// chunks of 8 for n ≤ 2048 and at most 4096 (FP32) or 8192
-// (FP64) rows an SM, and for FP64 n ≤ 4096 with at most one system for
-// every two SMs. Systems stored systems first only when they are adjacent
-// (batch stride 1, the interleaved layout), n is at most
-// LatencyInterleavedMaxN and there is at most one system for every two
-// SMs. The results are partition.Solve's with that P.
+// chunks of 8 for n ≤ 2048 (FP32) or 4096 (FP64) and at most 4096 (FP32)
+// or 8192 (FP64) rows an SM. Systems stored systems first only when they
+// are adjacent (batch stride 1, the interleaved layout) and there is at
+// most one system for every two SMs: chunks of 4 up to
+// LatencyInterleavedMaxN rows; from LatencyInterleavedLongMinN rows, FP32
+// chunks of 4 up to 1024 rows, of 8 up to 2048 and, for at most 2^15
+// rows in all, up to 4096; FP64 chunks of 4 up to 2048 rows. The results
+// are partition.Solve's with that P.
 func LatencyChunk(d Device, n, elem, g int, sysFirst, adjacent bool) int {
 	few := 2*g <= d.SMs
-	if n < 1 || g < 1 || sysFirst && (!adjacent || n > LatencyInterleavedMaxN || !few) || !few && n < latencyMinNManySystems {
+	if n < 1 || g < 1 || (elem != 4 && elem != 8) {
 		return 0
 	}
 	rows := int64(n) * int64(g)
+	if sysFirst {
+		if !adjacent || !few {
+			return 0
+		}
+		switch {
+		case n <= LatencyInterleavedMaxN:
+			return 4
+		case n < LatencyInterleavedLongMinN:
+			return 0
+		case elem == 4 && n <= 1024:
+			return 4
+		case elem == 4 && (n <= 2048 || n <= 4096 && rows <= latencyInterleavedRowsF32):
+			return 8
+		case elem == 8 && n <= 2048:
+			return 4
+		}
+		return 0
+	}
+	if !few && n < latencyMinNManySystems {
+		return 0
+	}
 	perSM := func(r int) bool { return rows <= int64(r)*int64(d.SMs) }
 	switch elem {
 	case 4:
@@ -96,7 +144,7 @@ func LatencyChunk(d Device, n, elem, g int, sysFirst, adjacent bool) int {
 		switch {
 		case n <= 1024 && perSM(latencyRowsP4):
 			return 4
-		case n <= 2048 && perSM(latencyRowsP8F64), n <= 4096 && few:
+		case n <= 4096 && perSM(latencyRowsP8F64):
 			return 8
 		}
 	}

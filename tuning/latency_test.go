@@ -24,19 +24,23 @@ func TestLatencyChunk(t *testing.T) {
 		{128, 4, 1024, 4}, {512, 4, 256, 4}, {512, 4, 512, 0}, {1024, 4, 128, 8}, {1024, 4, 512, 8},
 		{2048, 4, 256, 8}, {2048, 4, 512, 0}, {64, 4, 1024, 0}, {64, 8, 100, 0},
 		{128, 8, 1024, 4}, {1024, 8, 128, 4}, {512, 8, 512, 8}, {1024, 8, 1024, 8}, {2048, 8, 512, 8},
-		{2048, 8, 1024, 0}, {4096, 8, 128, 0}, {4096, 8, 66, 8},
+		{2048, 8, 1024, 0}, {4096, 8, 128, 8}, {4096, 8, 256, 8}, {4096, 8, 512, 0}, {4096, 8, 66, 8},
 	} {
 		assert.Equal(t, c.want, LatencyChunk(d, c.n, c.elem, c.g, false, false), "n=%d elem=%d g=%d", c.n, c.elem, c.g)
 	}
 	// Systems stored systems first: adjacent ones (interleaved) up to 128
-	// rows, no others.
+	// rows and from 1024 on, at most one a two SMs; no others.
 	for _, c := range []struct {
 		n, elem, g         int
 		sysFirst, adjacent bool
 		want               int
 	}{
-		{128, 4, 64, true, true, 4}, {64, 8, 8, true, true, 4}, {129, 4, 8, true, true, 0}, {1024, 8, 8, true, true, 0},
+		{128, 4, 64, true, true, 4}, {64, 8, 8, true, true, 4}, {129, 4, 8, true, true, 0}, {1023, 8, 8, true, true, 0},
 		{128, 4, 8, true, false, 0}, {1024, 4, 8, false, true, 8}, {128, 4, d.SMs/2 + 1, true, true, 0},
+		{1024, 4, 64, true, true, 4}, {1025, 4, 8, true, true, 8}, {2048, 4, 64, true, true, 8},
+		{4096, 4, 8, true, true, 8}, {4096, 4, 9, true, true, 0}, {4097, 4, 1, true, true, 0},
+		{1024, 8, 8, true, true, 4}, {2048, 8, 64, true, true, 4}, {2049, 8, 1, true, true, 0},
+		{2048, 4, d.SMs/2 + 1, true, true, 0}, {2048, 8, 8, true, false, 0},
 	} {
 		assert.Equal(t, c.want, LatencyChunk(d, c.n, c.elem, c.g, c.sysFirst, c.adjacent), "%+v", c)
 	}
