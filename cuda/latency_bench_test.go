@@ -176,6 +176,13 @@ func BenchmarkChunkLatencyInterleaved(b *testing.B) {
 	benchChunkLatency(b, []int{64, 128, 256, 512, 1024, 2048, 4096}, []int{8, 64}, true)
 }
 
+// BenchmarkChunkLatencyInterleavedLargerG is BenchmarkChunkLatencyInterleaved
+// for 128 to 512 systems of 1024 to 4096 rows, beyond the one system for
+// every two SMs that tuning.LatencyChunk keeps for interleaved batches.
+func BenchmarkChunkLatencyInterleavedLargerG(b *testing.B) {
+	benchChunkLatency(b, []int{1024, 2048, 4096}, []int{128, 256, 512}, true)
+}
+
 // BenchmarkChunkLatencyLargerG is BenchmarkChunkLatency for batches of
 // 128 to 1024 systems, more than one system for every two SMs, to see
 // where chunks of 16 win again (tuning.LatencyChunk's bounds on rows an
