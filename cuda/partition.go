@@ -377,6 +377,13 @@ func (p *partitionPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 		int32(p.cfg.SystemsPerBlock), int32(p.cfg.ThreadsPerSystem), a.word, int32(a.seq))
 }
 
+// constChunk16 reports whether p's constant solves run the constant
+// kernels of chunks of 16 while its general ones take other chunks (Auto's
+// short chunks for batches of more systems than half the SMs).
+func (p *partitionPlan) constChunk16() bool {
+	return p.cfg.Chunk != 16 && (p.constCfg != nil || p.cstream != nil)
+}
+
 // constLaunch is the kernel of p's constant solves with its systems a
 // block and threads a system: the constant streaming kernel where attached,
 // else the constant kernel; ok is false where the general kernel runs them.

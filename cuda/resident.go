@@ -67,8 +67,10 @@ type resident struct {
 // systems up to thousands of them), can be resident; others get
 // tridiag.ErrOptions. Auto's plans of small batches (chunks of 4 or 8,
 // tuning.LatencyChunk) are resident with their own chunks: the same bits
-// resident or launched; where those blocks do not all fit but chunks of 16
-// do, the plan takes chunks of 16 for its launched solves too.
+// resident or launched, up to one system for two SMs; beyond (where
+// constant solves take chunks of 16), or where the short-chunk blocks do
+// not all fit but those of chunks of 16 do, the plan takes chunks of 16
+// for all its solves, launched ones too.
 func (p *Plan[T]) SetResident(idle time.Duration) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -114,6 +116,16 @@ func (p *Plan[T]) SetResident(idle time.Duration) error {
 	// Every block of the grid must be on the device at once: block 0
 	// relays the solves to the others, which wait for them, so a block
 	// that is not scheduled would never be and the solve would hang.
+	if pp.constChunk16() {
+		// The resident grid runs one kernel for general and constant
+		// solves: the chunks of 16 of the plan's constant solves, for
+		// both (launched solves too, so that they keep the same bits).
+		p16, err := newSharedPartitionPlan(p.dev, p.spec, elemSize[T]() == 8, 16)
+		if err != nil {
+			return fmt.Errorf("%w: a resident plan holds each system in one block: %w", tridiag.ErrOptions, err)
+		}
+		pp, p.kp = p16, p16
+	}
 	if err := residentFits(p.dev, pp, p.spec.G, elemSize[T]() == 8); err != nil {
 		// Auto's short chunks for a small batch take more threads a
 		// block (FP64 N = 2048, G = 300: chunks of 8, 256 threads, two

@@ -35,6 +35,9 @@ func planTwin[T tridiag.Float](t *testing.T, kp kernelPlan, constant bool) func(
 		}
 		return partitionTwin[T](16, nil)
 	case *partitionPlan:
+		if constant && p.constChunk16() {
+			return partitionTwin[T](16, nil)
+		}
 		return partitionTwin[T](p.cfg.Chunk, nil)
 	case *transposePlan:
 		return planTwin[T](t, p.inner, constant)
