@@ -60,10 +60,10 @@ var useLatencyChunks = true
 // latencyPlan is Auto's plan for a batch small enough to be latency-bound
 // (tuning.LatencyChunk): the partition kernel, one block per system, with
 // shorter chunks than the default 16 rows, so partition.Solve's results
-// with that chunk, for general solves, and for constant ones where the
-// batch has at most one system for two SMs (beyond, constant solves take
-// the constant kernels of chunks of 16: partition.Solve's results with
-// chunks of 16, partitionPlan.constChunk16). ok is false
+// with that chunk, for general solves, and for constant ones but where
+// tuning.LatencyConstChunk16 gives them the constant kernels of chunks of
+// 16 (partition.Solve's results with chunks of 16,
+// partitionPlan.constChunk16). ok is false
 // where the rule keeps the usual plan, Options.SegmentRows asks for
 // segments, or the kernel does not take the batch; then Auto goes on as
 // usual.
@@ -81,11 +81,9 @@ func latencyPlan(d *Device, spec tridiag.Spec, f64 bool) (kernelPlan, bool) {
 		return nil, false
 	}
 	pp.latency = true
-	if 2*spec.G > d.props.SMs {
-		// More systems than half the SMs: constant solves, which read d
-		// alone, keep the constant kernels of chunks of 16 (session 12
-		// run 9: FP64 N = 1024, G = 1024 in 14.1 µs, 20.1 with chunks of
-		// 8; N = 4096, G = 256 in 14.8 against 23.7).
+	if tuning.LatencyConstChunk16(d.props, spec.N, spec.G) {
+		// Constant solves, which read d alone, keep the constant kernels
+		// of chunks of 16 here.
 		if p16, err := newSharedPartitionPlan(d, spec, f64, 16); err == nil {
 			pp.constCfg, pp.constDirect, pp.cstream, pp.cstreamDirect = p16.constCfg, p16.constDirect, p16.cstream, p16.cstreamDirect
 		}

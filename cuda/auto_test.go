@@ -88,14 +88,15 @@ func TestAutoSmallBatchesOptions(t *testing.T) {
 	t.Run("resident/float64", func(t *testing.T) {
 		testAutoSmallResident[float64](t, r, []sizeCase{{128, 8}, {1000, 4}, {3000, 2}, {4096, 1}})
 	})
-	// Batches of more systems than half the SMs: the launched plan runs
-	// short chunks for general solves and chunks of 16 for constant ones
-	// (the twin of each); made resident, it takes chunks of 16 for both,
-	// launched solves too. FP32 512×256: for the constant solves alone;
-	// FP64 2048×300: chunks of 8 (256 threads a block, two blocks an SM on
-	// an H100) would not all fit at once either.
+	// Batches of more systems than half the SMs and rows than 1024 an SM
+	// (tuning.LatencyConstChunk16): the launched plan runs short chunks
+	// for general solves and chunks of 16 for constant ones (the twin of
+	// each); made resident, it takes chunks of 16 for both, launched
+	// solves too. FP32 1024×512: for the constant solves alone; FP64
+	// 2048×300: chunks of 8 (256 threads a block, two blocks an SM on an
+	// H100) would not all fit at once either.
 	t.Run("resident/chunks16", func(t *testing.T) {
-		testAutoResidentChunks16[float32](t, r, tridiag.Shape{N: 512, G: 256}, 4)
+		testAutoResidentChunks16[float32](t, r, tridiag.Shape{N: 1024, G: 512}, 8)
 		testAutoResidentChunks16[float64](t, r, tridiag.Shape{N: 2048, G: 300}, 8)
 	})
 }

@@ -152,3 +152,16 @@ func LatencyChunk(d Device, n, elem, g int, sysFirst, adjacent bool) int {
 	}
 	return 0
 }
+
+// LatencyConstChunk16 reports whether a batch of g systems of n rows that
+// LatencyChunk gives short chunks runs its constant solves (which read d
+// alone) with the constant kernels of chunks of 16 instead: beyond one
+// system for two SMs and 1024 rows an SM. Short chunks win there for
+// general solves but lose for constant ones (session 12 runs 9 and 10,
+// µs, chunks of 16 against short ones: FP64 1024×1024 14.1 / 20.1,
+// 4096×256 14.8 / 23.7, 1024×512 11.9 / 12.6; FP32 2048×256 10.5 /
+// 10.8), while up to 1024 rows an SM they win for both (FP32 128×1024
+// 8.6 / 7.1, FP64 1024×128 11.1 / 9.8).
+func LatencyConstChunk16(d Device, n, g int) bool {
+	return 2*g > d.SMs && int64(n)*int64(g) > int64(latencyRowsP4)*int64(d.SMs)
+}

@@ -45,3 +45,16 @@ func TestLatencyChunk(t *testing.T) {
 		assert.Equal(t, c.want, LatencyChunk(d, c.n, c.elem, c.g, c.sysFirst, c.adjacent), "%+v", c)
 	}
 }
+
+func TestLatencyConstChunk16(t *testing.T) {
+	d := H100
+	for _, c := range []struct {
+		n, g int
+		want bool
+	}{
+		{128, 1024, false}, {1024, 128, false}, {512, 256, false}, {1024, 512, true}, {2048, 256, true},
+		{4096, 128, true}, {4096, 64, false}, {1024, d.SMs/2 + 1, false}, {2048, d.SMs/2 + 1, true},
+	} {
+		assert.Equal(t, c.want, LatencyConstChunk16(d, c.n, c.g), "n=%d g=%d", c.n, c.g)
+	}
+}
