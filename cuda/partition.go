@@ -379,7 +379,7 @@ func (p *partitionPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 
 // constChunk16 reports whether p's constant solves run the constant
 // kernels of chunks of 16 while its general ones take other chunks (Auto's
-// short chunks for batches of more systems than half the SMs).
+// short chunks where tuning.LatencyConstChunk16 says so).
 func (p *partitionPlan) constChunk16() bool {
 	return p.cfg.Chunk != 16 && (p.constCfg != nil || p.cstream != nil)
 }

@@ -67,10 +67,10 @@ type resident struct {
 // systems up to thousands of them), can be resident; others get
 // tridiag.ErrOptions. Auto's plans of small batches (chunks of 4 or 8,
 // tuning.LatencyChunk) are resident with their own chunks: the same bits
-// resident or launched, up to one system for two SMs; beyond (where
-// constant solves take chunks of 16), or where the short-chunk blocks do
-// not all fit but those of chunks of 16 do, the plan takes chunks of 16
-// for all its solves, launched ones too.
+// resident or launched. Where their constant solves take chunks of 16
+// (tuning.LatencyConstChunk16), or where the short-chunk blocks do not
+// all fit but those of chunks of 16 do, the plan takes chunks of 16 for
+// all its solves, launched ones too.
 func (p *Plan[T]) SetResident(idle time.Duration) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -113,36 +113,47 @@ func (p *Plan[T]) SetResident(idle time.Duration) error {
 		return fmt.Errorf("%w: a resident plan needs the partition method with chunks of 16 rows (or Auto's 4 or 8 for small batches) and at most %d threads a block (%s plan of N=%d G=%d)",
 			tridiag.ErrOptions, residentMaxThreads, p.algo, p.spec.N, p.spec.G)
 	}
+	f64 := elemSize[T]() == 8
+	// chunks16 is Auto's plan of a small batch with chunks of 16; the
+	// plan takes it (launched solves too, so that they keep the resident
+	// grid's bits) once the grid runs.
+	chunks16 := func() (*partitionPlan, error) {
+		p16, err := newSharedPartitionPlan(p.dev, p.spec, f64, 16)
+		if err != nil {
+			return nil, fmt.Errorf("%w: a resident plan holds each system in one block: %w", tridiag.ErrOptions, err)
+		}
+		return p16, nil
+	}
+	if pp.constChunk16() {
+		// The resident grid runs one kernel for general and constant
+		// solves: the chunks of 16 of the plan's constant solves.
+		var err error
+		if pp, err = chunks16(); err != nil {
+			return err
+		}
+	}
 	// Every block of the grid must be on the device at once: block 0
 	// relays the solves to the others, which wait for them, so a block
 	// that is not scheduled would never be and the solve would hang.
-	if pp.constChunk16() {
-		// The resident grid runs one kernel for general and constant
-		// solves: the chunks of 16 of the plan's constant solves, for
-		// both (launched solves too, so that they keep the same bits).
-		p16, err := newSharedPartitionPlan(p.dev, p.spec, elemSize[T]() == 8, 16)
-		if err != nil {
-			return fmt.Errorf("%w: a resident plan holds each system in one block: %w", tridiag.ErrOptions, err)
-		}
-		pp, p.kp = p16, p16
-	}
-	if err := residentFits(p.dev, pp, p.spec.G, elemSize[T]() == 8); err != nil {
+	if err := residentFits(p.dev, pp, p.spec.G, f64); err != nil {
 		// Auto's short chunks for a small batch take more threads a
 		// block (FP64 N = 2048, G = 300: chunks of 8, 256 threads, two
-		// blocks an SM). Where its chunks of 16 fit, the plan takes them,
-		// launched and resident alike (the same bits either way).
+		// blocks an SM): chunks of 16 where those fit.
 		if !pp.latency {
 			return err
 		}
-		p16, err16 := newSharedPartitionPlan(p.dev, p.spec, elemSize[T]() == 8, 16)
-		if err16 != nil || residentFits(p.dev, p16, p.spec.G, elemSize[T]() == 8) != nil {
+		p16, err16 := chunks16()
+		if err16 != nil || residentFits(p.dev, p16, p.spec.G, f64) != nil {
 			return err
 		}
-		pp, p.kp = p16, p16
+		pp = p16
 	}
-	r, err := newResident(p.dev, pp, p.spec, elemSize[T]() == 8, p.status, p.sig.dev, idle)
+	r, err := newResident(p.dev, pp, p.spec, f64, p.status, p.sig.dev, idle)
 	if err != nil {
 		return err
+	}
+	if cur, ok := p.kp.(*partitionPlan); ok && cur.latency && !pp.latency {
+		p.kp = pp // Auto's small batch with chunks of 16 (above)
 	}
 	p.res = r
 	return nil
