@@ -397,7 +397,9 @@ template <typename T, int P> struct PartSlots {
 // that the chunk's row 0 is the system's row 0 (its a is read as 0). The
 // smallest local row whose pivot is a bad divisor, if any, goes to
 // report(row), before the upward sweep (later, it costs registers).
-template <typename T, int P, typename Bad>
+// UNROLL unrolls the loops over the chunk's units (the same operations:
+// fewer instructions, more registers).
+template <typename T, int P, bool UNROLL = false, typename Bad>
 __device__ __forceinline__ void part_eliminate(const typename PartVec<T>::V *VA, const typename PartVec<T>::V *VB,
                                                typename PartVec<T>::V *VC, const typename PartVec<T>::V *VD, T *SA,
                                                T *SD, int X, int m, int last, bool zeroA, PartEq<T> &F, PartEq<T> &L,
@@ -405,10 +407,11 @@ __device__ __forceinline__ void part_eliminate(const typename PartVec<T>::V *VA,
     typedef typename PartVec<T>::V V;
     constexpr int R = 16 / (int)sizeof(T);
     constexpr int U = P / R;
+    constexpr int UF = UNROLL ? (U < 2 ? U : 2) : 1;
     T a0, b0, c0, d0;
     T gp = T(0), ap = T(-1), dp = T(0);
     unsigned bad = 0;
-#pragma unroll 1
+#pragma unroll UF
     for (int h = 0; h < U; h++) {
         const V va = VA[X ^ h], vb = VB[X ^ h], vc = VC[X ^ h], vd = VD[X ^ h];
         T sg[R], sa[R], sd[R];
@@ -465,16 +468,17 @@ __device__ __forceinline__ void part_eliminate(const typename PartVec<T>::V *VA,
 // part_recover is Stage 3 for the chunk of m rows at swizzled unit X: the
 // interior from x_s and x_e over γ, α, δ, x into the chunk's C slots. It
 // returns the last local row (the smallest in the order written) whose x
-// is not finite, or −1.
-template <typename T, int P>
+// is not finite, or −1. UNROLL as in part_eliminate.
+template <typename T, int P, bool UNROLL = false>
 __device__ __forceinline__ int part_recover(typename PartVec<T>::V *VC, const typename PartVec<T>::V *VA,
                                             const typename PartVec<T>::V *VD, int X, int m, T xs, T xe) {
     typedef typename PartVec<T>::V V;
     constexpr int R = 16 / (int)sizeof(T);
     constexpr int U = P / R;
+    constexpr int UF = UNROLL ? U : 1;
     int bad = -1;
     T xn = xe;
-#pragma unroll 1
+#pragma unroll UF
     for (int h = U - 1; h >= 0; h--) {
         const V vg = VC[X ^ h], va = VA[X ^ h], vd = VD[X ^ h];
         T xv[R];

@@ -395,7 +395,7 @@ __device__ __forceinline__ void seg_reduce(const Coeffs<T> &k, const T *d, int n
     // Stage 1.
     PartEq<T> F0 = {T(0), T(1), T(0), T(0)}, L0 = {T(0), T(1), T(0), T(0)};
     if (b.has) {
-        part_eliminate<T, P>(VA, VB, VC, VD, b.SA, b.SD, X, b.m, n - 1 - (s0 + t * P), s0 == 0 && t == 0, F0, L0,
+        part_eliminate<T, P, true>(VA, VB, VC, VD, b.SA, b.SD, X, b.m, n - 1 - (s0 + t * P), s0 == 0 && t == 0, F0, L0,
                              [&](int j) { atomicMin(&sh.key, SEG_KEY(SEG_STAGE_PIVOT, s0 + t * P + j)); });
     }
     seg_rows<T>(sh, SegSlots<T>{b.SB, U}, t, nch, lastm, RR, b.has, F0, L0, F, L,
@@ -411,7 +411,7 @@ __device__ __forceinline__ void seg_finish(const SegBlock<T> &b, const SegEq<T> 
     if (b.has) {
         const T xs = (F.y + F.v * xf) + F.w * xl;
         const T xe = b.m >= 2 ? (L.y + L.v * xf) + L.w * xl : xs;
-        const int bad = part_recover<T, P>(reinterpret_cast<V *>(b.SC), reinterpret_cast<const V *>(b.SA),
+        const int bad = part_recover<T, P, true>(reinterpret_cast<V *>(b.SC), reinterpret_cast<const V *>(b.SA),
                                            reinterpret_cast<const V *>(b.SD), b.X, b.m, xs, xe);
         if (bad >= 0) atomicMin(&b.sh->key, SEG_KEY(SEG_STAGE_RESULT, b.s0 + threadIdx.x * P + bad));
     }
