@@ -172,13 +172,31 @@ __device__ __forceinline__ bool part_vec(int n, i64 es, i64 bs, const void *p0, 
 // part_copy copies the block's systems' d, and a, b, c unless isConst,
 // into D (A, B, C) as they are (a[0] and c[n−1] included: Stage 1 reads
 // them as 0), and waits for its copies unless WAIT is false (the caller
-// then waits with cp.async.wait_all). The caller synchronises.
-template <typename T, int P, bool WAIT = true>
+// then waits with cp.async.wait_all). ONE says that the block copies one
+// system (spb = 1, g0 < G: a segment). The caller synchronises.
+template <typename T, int P, bool WAIT = true, bool ONE = false>
 __device__ __forceinline__ void part_copy(const Coeffs<T> &k, const T *d, T *SA, T *SB, T *SC, T *SD, int ss, int n,
                                           int G, i64 es, i64 bs, int spb, int g0) {
     constexpr int R = 16 / (int)sizeof(T);
     const int nsys = min(spb, G - g0); // the block's systems that exist
-    if (part_vec<T>(n, es, bs, d, k.isConst ? d : k.a, k.isConst ? d : k.b, k.isConst ? d : k.c)) {
+    const bool vec = part_vec<T>(n, es, bs, d, k.isConst ? d : k.a, k.isConst ? d : k.b, k.isConst ? d : k.c);
+    if (ONE && vec) {
+        // ONE: the block copies one system (a segment), unit i at row
+        // g0·n + i·R, without PartWalk's divisions.
+        const int nu = n / R;
+        const i64 base = (i64)g0 * n;
+#pragma unroll 4
+        for (int f = threadIdx.x; f < nu; f += blockDim.x) {
+            const int u = part_phys(f) * R;
+            const i64 idx = base + (i64)f * R;
+            if (!k.isConst) {
+                part_cp16(SA + u, k.a + idx);
+                part_cp16(SB + u, k.b + idx);
+                part_cp16(SC + u, k.c + idx);
+            }
+            part_cp16(SD + u, d + idx);
+        }
+    } else if (vec) {
         // Units: system s, unit i of n/R, at global row (g0+s)·n + i·R.
         const int nu = n / R;
         PartWalk w(nu, spb, 1, nu, g0);
@@ -218,9 +236,10 @@ __device__ __forceinline__ void part_copy(const Coeffs<T> &k, const T *d, T *SA,
 #endif
 }
 
-// part_load copies the block's systems into A, B, C, D (part_copy), the
-// constants into A, B, C when isConst. The caller synchronises.
-template <typename T, int P>
+// part_load copies the block's systems into A, B, C, D (part_copy, ONE
+// as there), the constants into A, B, C when isConst. The caller
+// synchronises.
+template <typename T, int P, bool ONE = false>
 __device__ __forceinline__ void part_load(const Coeffs<T> &k, const T *d, T *SA, T *SB, T *SC, T *SD, int ss, int n,
                                           int G, i64 es, i64 bs, int spb, int g0) {
     typedef typename PartVec<T>::V V;
@@ -233,7 +252,7 @@ __device__ __forceinline__ void part_load(const Coeffs<T> &k, const T *d, T *SA,
             reinterpret_cast<V *>(SC)[f] = PartVec<T>::fill(k.cc);
         }
     }
-    part_copy<T, P>(k, d, SA, SB, SC, SD, ss, n, G, es, bs, spb, g0);
+    part_copy<T, P, true, ONE>(k, d, SA, SB, SC, SD, ss, n, G, es, bs, spb, g0);
 }
 
 // part_store writes x from X in the batch layout (NaN for a system whose
@@ -407,7 +426,11 @@ __device__ __forceinline__ void part_eliminate(const typename PartVec<T>::V *VA,
     typedef typename PartVec<T>::V V;
     constexpr int R = 16 / (int)sizeof(T);
     constexpr int U = P / R;
-    constexpr int UF = UNROLL ? (U < 2 ? U : 2) : 1;
+    // FP32 (4 units a chunk of 16) unrolls the forward loop by two and
+    // keeps the upward one rolled, within the segment kernel's 80
+    // registers; FP64 (8 units, registers to spare) unrolls both.
+    constexpr int UF = UNROLL ? (R == 2 ? U : (U < 2 ? U : 2)) : 1;
+    constexpr int UB = UNROLL && R == 2 ? U : 1;
     T a0, b0, c0, d0;
     T gp = T(0), ap = T(-1), dp = T(0);
     unsigned bad = 0;
@@ -446,7 +469,7 @@ __device__ __forceinline__ void part_eliminate(const typename PartVec<T>::V *VA,
     if (bad) report(__ffs(bad) - 1);
     L = {ap, T(1), gp, dp};
     T y = T(0), v = T(0), w = T(-1);
-#pragma unroll 1
+#pragma unroll UB
     for (int h = U - 1; h >= 0; h--) {
         if (h * R + R > 1 && h * R < P - 1) {
             const V vg = VC[X ^ h], va = VA[X ^ h], vd = VD[X ^ h];

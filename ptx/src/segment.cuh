@@ -383,7 +383,7 @@ __device__ __forceinline__ void seg_reduce(const Coeffs<T> &k, const T *d, int n
     SegShared<T> &sh = *b.sh;
     Coeffs<T> ks = k;
     if (!k.isConst) ks.a = k.a + b.off, ks.b = k.b + b.off, ks.c = k.c + b.off;
-    part_load<T, P>(ks, d + b.off, b.SA, b.SB, b.SC, b.SD, b.ss, b.ns, 1, es, b.sbs, 1, 0);
+    part_load<T, P, true>(ks, d + b.off, b.SA, b.SB, b.SC, b.SD, b.ss, b.ns, 1, es, b.sbs, 1, 0);
     __syncthreads();
 
     const V *VA = reinterpret_cast<const V *>(b.SA), *VB = reinterpret_cast<const V *>(b.SB);
