@@ -78,7 +78,7 @@ __device__ void segment_cluster(Coeffs<T> k, const T *d, T *x, int n, int G, i64
         if (t == 0 && sh.key != SEG_NONE) // a non-finite x: the only key seg_finish sets
             atomicMax(gk, (unsigned long long)epoch << 32 | (0xffffffffu - (unsigned)(sh.key & 0xffffffffu)));
         seg_cluster_arrive(); // done with the siblings' shared memory; gk posted
-        part_store<T, P>(b.SC, &sh.none, x + b.off, b.ss, b.ns, 1, es, b.sbs, 1, 0);
+        part_store<T, P, true>(b.SC, &sh.none, x + b.off, b.ss, b.ns, 1, es, b.sbs, 1, 0);
         seg_cluster_wait();
         if (t == 0) {
             const unsigned long long w = __ldcg(gk);

@@ -256,15 +256,25 @@ __device__ __forceinline__ void part_load(const Coeffs<T> &k, const T *d, T *SA,
 }
 
 // part_store writes x from X in the batch layout (NaN for a system whose
-// key is set), the way part_load read.
-template <typename T, int P>
+// key is set), the way part_load read (ONE as in part_copy).
+template <typename T, int P, bool ONE = false>
 __device__ __forceinline__ void part_store(const T *X, const int *keys, T *x, int ss, int n, int G, i64 es, i64 bs,
                                            int spb, int g0) {
     typedef typename PartVec<T>::V V;
     constexpr int R = 16 / (int)sizeof(T);
     const int nsys = min(spb, G - g0);
     const T nan = nan_of<T>();
-    if (part_vec<T>(n, es, bs, x, x, x, x)) {
+    const bool vec = part_vec<T>(n, es, bs, x, x, x, x);
+    if (ONE && vec) {
+        const int nu = n / R;
+        const i64 base = (i64)g0 * n;
+        const bool ok = keys[0] == PART_NONE;
+#pragma unroll 4
+        for (int f = threadIdx.x; f < nu; f += blockDim.x) {
+            const V v = reinterpret_cast<const V *>(X)[part_phys(f)];
+            *reinterpret_cast<V *>(x + base + (i64)f * R) = ok ? v : PartVec<T>::fill(nan);
+        }
+    } else if (vec) {
         const int nu = n / R;
         PartWalk w(nu, spb, 1, nu, g0);
         const i64 base = (i64)g0 * n;

@@ -530,7 +530,7 @@ __device__ void segment_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 
     }
     __syncthreads();
     seg_finish<T, P>(b, F, L, sh.x[0], sh.x[1]);
-    part_store<T, P>(b.SC, &sh.none, x + b.off, b.ss, b.ns, 1, es, b.sbs, 1, 0);
+    part_store<T, P, true>(b.SC, &sh.none, x + b.off, b.ss, b.ns, 1, es, b.sbs, 1, 0);
 
     seg_count_out(sh, sys, Q, g, n, G, es, bs, x, status, mode == SEG_EXPAND ? nst : nullptr);
     block_done_signal(status, G, word, seq); // word is null but in one pass
