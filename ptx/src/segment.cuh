@@ -208,19 +208,11 @@ template <typename T> struct SegSlots {
 // w·x_last. A bad divisor calls note with its key (rowOf: a reduced row's
 // original row). Every thread of the block calls it (barriers).
 template <typename T, typename Ex, typename Note, typename RowOf>
-__device__ __forceinline__ void seg_cr3_tail(const Ex &ex, int t, int RR, int K, int k0, bool hasL, SegEq<T> &L,
-                                             Note note, RowOf rowOf);
-
-template <typename T, bool TAIL = false, typename Ex, typename Note, typename RowOf>
 __device__ __forceinline__ void seg_cr3(const Ex &ex, int t, int RR, bool has, SegEq<T> &F, SegEq<T> &L, Note note,
                                         RowOf rowOf) {
     const int jf = 2 * t, jl = 2 * t + 1;
     const int K = part_cr_levels(RR);
     const bool hasF = has && jf < RR, hasL = has && jl < RR;
-    // TAIL (a block of one segment, two warps or more): with 7 levels or
-    // more, levels k0+1 … K and their substitution run in the block's
-    // first warp (seg_cr3_tail), the others wait at its barriers.
-    const int k0 = TAIL && K >= 7 ? K - 5 : K;
     T qF = T(1), qL = T(1);
     if (K >= 1) {
         qF = T(1) / F.b;
@@ -236,7 +228,7 @@ __device__ __forceinline__ void seg_cr3(const Ex &ex, int t, int RR, bool has, S
             L = seg_upd(L, F, qF, r, rq);
         }
     }
-    for (int k = 2; k <= k0; k++) {
+    for (int k = 2; k <= K; k++) {
         const int v = 1 << (k - 2), r = (t + 1) & (2 * v - 1);
         if (hasL && r == v) {
             qL = T(1) / L.b;
@@ -257,17 +249,13 @@ __device__ __forceinline__ void seg_cr3(const Ex &ex, int t, int RR, bool has, S
         F.y = F.y / F.b, F.v = F.v / F.b, F.w = F.w / F.b;
         return;
     }
-    if (k0 < K) {
-        seg_cr3_tail<T>(ex, t, RR, K, k0, hasL, L, note, rowOf);
-    } else {
-        if (hasL && jl == (1 << K) - 1) {
-            if (bad_divisor(L.b)) note(SEG_KEY(SEG_STAGE_FINAL, rowOf(jl)));
-            L.y = L.y / L.b, L.v = L.v / L.b, L.w = L.w / L.b;
-            ex.putX(t, L);
-        }
-        __syncthreads();
+    if (hasL && jl == (1 << K) - 1) {
+        if (bad_divisor(L.b)) note(SEG_KEY(SEG_STAGE_FINAL, rowOf(jl)));
+        L.y = L.y / L.b, L.v = L.v / L.b, L.w = L.w / L.b;
+        ex.putX(t, L);
     }
-    for (int k = k0; k >= 2; k--) {
+    __syncthreads();
+    for (int k = K; k >= 2; k--) {
         const int v = 1 << (k - 2), r = (t + 1) & (2 * v - 1);
         if (hasL && r == v) {
             const SegX<T> xl = ex.getX(t - v, t >= v);
@@ -284,114 +272,6 @@ __device__ __forceinline__ void seg_cr3(const Ex &ex, int t, int RR, bool has, S
     }
 }
 
-// seg_dn / seg_upw shift a reduced equation (a, c, y, v, w and q) down or up
-// a warp by delta lanes (part_down, part_up).
-template <typename T> __device__ __forceinline__ void seg_dn(const SegEq<T> &e, T q, int delta, SegEq<T> &o, T &oq) {
-    o.a = part_down(e.a, delta, 32), o.c = part_down(e.c, delta, 32), o.y = part_down(e.y, delta, 32);
-    o.v = part_down(e.v, delta, 32), o.w = part_down(e.w, delta, 32), oq = part_down(q, delta, 32);
-}
-template <typename T> __device__ __forceinline__ void seg_upw(const SegEq<T> &e, T q, int delta, SegEq<T> &o, T &oq) {
-    o.a = part_up(e.a, delta, 32), o.c = part_up(e.c, delta, 32), o.y = part_up(e.y, delta, 32);
-    o.v = part_up(e.v, delta, 32), o.w = part_up(e.w, delta, 32), oq = part_up(q, delta, 32);
-}
-template <typename T> __device__ __forceinline__ SegX<T> seg_xdn(const SegEq<T> &e, int delta) {
-    return {part_down(e.y, delta, 32), part_down(e.v, delta, 32), part_down(e.w, delta, 32)};
-}
-template <typename T> __device__ __forceinline__ SegX<T> seg_xup(const SegEq<T> &e, int delta) {
-    return {part_up(e.y, delta, 32), part_up(e.v, delta, 32), part_up(e.w, delta, 32)};
-}
-
-// seg_cr3_warp is seg_cr3 for a system of R rows (at most 64) in one warp,
-// by shuffles: lane l holds rows 2l (F) and 2l+1 (L), its first and last
-// rows not replaced (the caller's rows are the rows left at a level of a
-// larger system). The same operations in the same order as seg_cr3; a
-// bad divisor calls note(level, isL) (level K+1: the last row's division).
-// F and L end holding their unknowns' (y, v, w). Call from a whole warp.
-template <typename T, typename Note>
-__device__ __forceinline__ void seg_cr3_warp(int l, int R, int K, SegEq<T> &F, SegEq<T> &L, Note note) {
-    const int jf = 2 * l, jl = 2 * l + 1;
-    const bool hasF = jf < R, hasL = jl < R;
-    T qF = T(1), qL = T(1);
-    SegEq<T> n;
-    T nq;
-    if (K >= 1) {
-        qF = T(1) / F.b;
-        if (hasF && bad_divisor(F.b)) note(1, false);
-        seg_dn(F, qF, 1, n, nq);
-        if (!(jl + 1 < R)) n.a = n.c = n.y = n.v = n.w = T(0), nq = T(1);
-        if (hasL) L = seg_upd(L, F, qF, n, nq);
-    }
-    for (int k = 2; k <= K; k++) {
-        const int v = 1 << (k - 2), r = (l + 1) & (2 * v - 1);
-        if (hasL && r == v) {
-            qL = T(1) / L.b;
-            if (bad_divisor(L.b)) note(k, true);
-        }
-        SegEq<T> lf, rt;
-        T lq, rq;
-        seg_upw(L, qL, v, lf, lq);
-        seg_dn(L, qL, v, rt, rq);
-        if (!(jl + 2 * v < R)) rt.a = rt.c = rt.y = rt.v = rt.w = T(0), rq = T(1);
-        if (hasL && r == 0) L = seg_upd(L, lf, lq, rt, rq);
-    }
-    if (K == 0) {
-        if (hasF && bad_divisor(F.b)) note(1, false);
-        F.y = F.y / F.b, F.v = F.v / F.b, F.w = F.w / F.b;
-        return;
-    }
-    if (hasL && jl == (1 << K) - 1) {
-        if (bad_divisor(L.b)) note(K + 1, true);
-        L.y = L.y / L.b, L.v = L.v / L.b, L.w = L.w / L.b;
-    }
-    for (int k = K; k >= 2; k--) {
-        const int v = 1 << (k - 2), r = (l + 1) & (2 * v - 1);
-        SegX<T> xl = seg_xup(L, v), xr = seg_xdn(L, v);
-        if (hasL && r == v) {
-            if (l < v) xl = {T(0), T(0), T(0)};
-            if (!(jl + 2 * v < R)) xr = {T(0), T(0), T(0)};
-            seg_subst(L, xl, xr, qL);
-        }
-    }
-    SegX<T> xl = seg_xup(L, 1);
-    if (l == 0) xl = {T(0), T(0), T(0)};
-    if (hasF) seg_subst(F, xl, hasL ? SegX<T>{L.y, L.v, L.w} : SegX<T>{T(0), T(0), T(0)}, qF);
-}
-
-// seg_cr3_tail is seg_cr3's levels k0+1 … K and their substitution in the
-// block's first warp. After level k0 the rows left are the L rows of
-// threads (i+1)·2^(k0−1) − 1, i = 0 … Rk−1, Rk = ⌊RR/2^k0⌋ ≤ 63: those put
-// their equation (a, c, y, v, w and b in the place of 1/b) in their L
-// slots (a barrier); lane l takes rows 2l and 2l+1 and solves them by
-// seg_cr3_warp (the levels' operations in the same order, so the same
-// bits); their (y, v, w) go to the rows' x slots (a barrier) and back
-// into L of their threads. Every thread of the block calls it.
-template <typename T, typename Ex, typename Note, typename RowOf>
-__device__ __forceinline__ void seg_cr3_tail(const Ex &ex, int t, int RR, int K, int k0, bool hasL, SegEq<T> &L,
-                                             Note note, RowOf rowOf) {
-    const int w0 = 1 << (k0 - 1); // thread spacing of the rows left
-    const bool left = hasL && ((t + 1) & (w0 - 1)) == 0;
-    if (left) ex.template put<6>(t, L, L.b);
-    __syncthreads();
-    if (t < 32) {
-        const int l = t, Rk = RR >> k0;
-        const int tF = (2 * l + 1) * w0 - 1, tL = (2 * l + 2) * w0 - 1; // the rows' threads
-        SegEq<T> Fs, Ls;
-        ex.template get<6>(tF, 2 * l < Rk, Fs, Fs.b);
-        ex.template get<6>(tL, 2 * l + 1 < Rk, Ls, Ls.b);
-        seg_cr3_warp<T>(l, Rk, K - k0, Fs, Ls, [&](int level, bool isL) {
-            const int row = rowOf(2 * (isL ? tL : tF) + 1);
-            note(level > K - k0 ? SEG_KEY(SEG_STAGE_FINAL, row) : SEG_KEY(SEG_STAGE_LEVEL + k0 + level, row));
-        });
-        if (2 * l < Rk) ex.putX(tF, Fs);
-        if (2 * l + 1 < Rk) ex.putX(tL, Ls);
-    }
-    __syncthreads();
-    if (left) {
-        const SegX<T> x = ex.getX(t, true);
-        L.y = x.y, L.v = x.v, L.w = x.w;
-    }
-}
-
 // seg_rows is the rest of a segment's reduction after Stage 1 (F0, L0: the
 // thread's reduced rows; cn chunks, the last of lastm rows, RR reduced
 // rows): the first and last reduced rows kept in sh (row0, rowe) and
@@ -400,7 +280,7 @@ __device__ __forceinline__ void seg_cr3_tail(const Ex &ex, int t, int RR, int K,
 // thread's rows), and, in the thread of chunk 0, the segment's rows F_σ,
 // L_σ of the reduced system of the segments in sh.frow. sh is a SegShared
 // or an LsegSys. It has a barrier before the rows, none after.
-template <typename T, bool TAIL = false, typename Sh, typename Ex, typename Note, typename RowOf>
+template <typename T, typename Sh, typename Ex, typename Note, typename RowOf>
 __device__ __forceinline__ void seg_rows(Sh &sh, const Ex &ex, int t, int cn, int lastm, int RR, bool has,
                                          const PartEq<T> &F0, const PartEq<T> &L0, SegEq<T> &F, SegEq<T> &L,
                                          Note note, RowOf rowOf) {
@@ -417,7 +297,7 @@ __device__ __forceinline__ void seg_rows(Sh &sh, const Ex &ex, int t, int cn, in
         else
             F = {T(0), T(1), T(0), T(0), T(0), T(1)};
     }
-    seg_cr3<T, TAIL>(ex, t, RR, has, F, L, note, rowOf);
+    seg_cr3<T>(ex, t, RR, has, F, L, note, rowOf);
     // (y, v, w) of reduced rows 1 and RR−2.
     if (t == 0) sh.r1[0] = L.y, sh.r1[1] = L.v, sh.r1[2] = L.w;
     if (lastm >= 2 ? t == cn - 1 : t == cn - 2) {
@@ -492,10 +372,8 @@ __device__ __forceinline__ SegBlock<T> seg_setup(int n, int M, int g, int sg, i6
 // identities), the breakdown keys into sh->key; this thread's reduced rows
 // are left in F, L and the segment's two rows of the reduced system of the
 // segments in sh->frow (F_σ: a, b, c, d; then L_σ). The block's
-// sh->key must be SEG_NONE before; it ends with a barrier. TAIL: the
-// cyclic reduction's last five levels in the block's first warp
-// (seg_cr3_tail).
-template <typename T, int P, bool TAIL = true>
+// sh->key must be SEG_NONE before; it ends with a barrier.
+template <typename T, int P>
 __device__ __forceinline__ void seg_reduce(const Coeffs<T> &k, const T *d, int n, i64 es, const SegBlock<T> &b,
                                            SegEq<T> &F, SegEq<T> &L) {
     typedef typename PartVec<T>::V V;
@@ -520,7 +398,7 @@ __device__ __forceinline__ void seg_reduce(const Coeffs<T> &k, const T *d, int n
         part_eliminate<T, P, true>(VA, VB, VC, VD, b.SA, b.SD, X, b.m, n - 1 - (s0 + t * P), s0 == 0 && t == 0, F0, L0,
                              [&](int j) { atomicMin(&sh.key, SEG_KEY(SEG_STAGE_PIVOT, s0 + t * P + j)); });
     }
-    seg_rows<T, TAIL>(sh, SegSlots<T>{b.SB, U}, t, nch, lastm, RR, b.has, F0, L0, F, L,
+    seg_rows<T>(sh, SegSlots<T>{b.SB, U}, t, nch, lastm, RR, b.has, F0, L0, F, L,
                 [&](unsigned long long key) { atomicMin(&sh.key, key); }, rowOf);
     __syncthreads();
 }
@@ -603,9 +481,7 @@ __device__ void segment_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 
     unsigned long long *sys = ctl + 1 + 4 * (i64)g; // arrivals, finished, flag, key
 
     SegEq<T> F, L;
-    // The cyclic reduction's last levels in one warp (seg_cr3_tail) but
-    // in FP32, whose 80 registers it overflows on sm_80.
-    seg_reduce<T, P, sizeof(T) == 8>(k, d, n, es, b, F, L);
+    seg_reduce<T, P>(k, d, n, es, b, F, L);
 
     if (mode != SEG_EXPAND && t == 0) {
         seg_put_rows(sh.frow, RA, RB, RC, RD, (i64)g * R2 + 2 * sg);
