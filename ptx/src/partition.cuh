@@ -180,22 +180,22 @@ __device__ __forceinline__ void part_copy(const Coeffs<T> &k, const T *d, T *SA,
     constexpr int R = 16 / (int)sizeof(T);
     const int nsys = min(spb, G - g0); // the block's systems that exist
     const bool vec = part_vec<T>(n, es, bs, d, k.isConst ? d : k.a, k.isConst ? d : k.b, k.isConst ? d : k.c);
+    // The 16 bytes at row idx of each array into shared unit offset u.
+    auto cp16 = [&](int u, i64 idx) {
+        if (!k.isConst) {
+            part_cp16(SA + u, k.a + idx);
+            part_cp16(SB + u, k.b + idx);
+            part_cp16(SC + u, k.c + idx);
+        }
+        part_cp16(SD + u, d + idx);
+    };
     if (ONE && vec) {
         // ONE: the block copies one system (a segment), unit i at row
         // g0·n + i·R, without PartWalk's divisions.
         const int nu = n / R;
         const i64 base = (i64)g0 * n;
 #pragma unroll 4
-        for (int f = threadIdx.x; f < nu; f += blockDim.x) {
-            const int u = part_phys(f) * R;
-            const i64 idx = base + (i64)f * R;
-            if (!k.isConst) {
-                part_cp16(SA + u, k.a + idx);
-                part_cp16(SB + u, k.b + idx);
-                part_cp16(SC + u, k.c + idx);
-            }
-            part_cp16(SD + u, d + idx);
-        }
+        for (int f = threadIdx.x; f < nu; f += blockDim.x) cp16(part_phys(f) * R, base + (i64)f * R);
     } else if (vec) {
         // Units: system s, unit i of n/R, at global row (g0+s)·n + i·R.
         const int nu = n / R;
@@ -203,14 +203,7 @@ __device__ __forceinline__ void part_copy(const Coeffs<T> &k, const T *d, T *SA,
         const i64 base = (i64)g0 * n;
 #pragma unroll 4
         for (int f = threadIdx.x; f < nsys * nu; f += blockDim.x) {
-            const int u = part_phys(w.s() * ss + w.i()) * R;
-            const i64 idx = base + (i64)f * R;
-            if (!k.isConst) {
-                part_cp16(SA + u, k.a + idx);
-                part_cp16(SB + u, k.b + idx);
-                part_cp16(SC + u, k.c + idx);
-            }
-            part_cp16(SD + u, d + idx);
+            cp16(part_phys(w.s() * ss + w.i()) * R, base + (i64)f * R);
             w.next();
         }
     } else {
