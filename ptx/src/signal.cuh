@@ -51,7 +51,7 @@ __device__ __noinline__ void block_done_signal(int *status, int G, volatile unsi
 }
 
 #if !defined(BS_DEVICE_ONLY) && !defined(PART_EMU) // inline PTX: not in the CPU emulation
-// gate_wait holds its stream (timed runs, cuda.Gate): one thread polls
+// gate_wait holds its stream (timed runs, cuda.Device.TimeEvents): one thread polls
 // the mapped host word gate[0] until the host makes it non-zero, so that
 // the work queued behind it starts only once all of it is queued and its
 // events bracket GPU work alone, not the host's launch calls. It gives up
