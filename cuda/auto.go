@@ -83,9 +83,11 @@ func latencyPlan(d *Device, spec tridiag.Spec, f64 bool) (kernelPlan, bool) {
 	pp.latency = true
 	if tuning.LatencyConstChunk16(d.props, spec.N, spec.G) {
 		// Constant solves, which read d alone, keep the constant kernels
-		// of chunks of 16 here.
+		// of chunks of 16 here (where that plan has them).
 		if p16, err := newSharedPartitionPlan(d, spec, f64, 16); err == nil {
-			pp.constCfg, pp.constDirect, pp.cstream, pp.cstreamDirect = p16.constCfg, p16.constDirect, p16.cstream, p16.cstreamDirect
+			if _, _, _, ok := p16.constLaunch(); ok {
+				pp.chunk16 = p16
+			}
 		}
 	}
 	return pp, true

@@ -46,6 +46,10 @@ type partitionPlan struct {
 	// latency: Auto's plan of a small batch with short chunks
 	// (latencyPlan).
 	latency bool
+	// chunk16, on such a plan where tuning.LatencyConstChunk16 says so:
+	// the plan with chunks of 16 whose constant kernels its constant
+	// solves run, and which a resident grid of it takes (SetResident).
+	chunk16 *partitionPlan
 }
 
 // newPartitionPlan makes the plan of tridiag.Partition: one block per
@@ -351,10 +355,14 @@ func (p *partitionPlan) describe() string {
 	if p.latency {
 		s += ", short chunks for a small batch"
 	}
-	if c := p.cstream; c != nil {
+	cp := p // the plan of the constant solves
+	if p.chunk16 != nil {
+		cp = p.chunk16
+	}
+	if c := cp.cstream; c != nil {
 		s += describeConstStream(c)
-	} else if p.constCfg != nil {
-		s += fmt.Sprintf("; constant coefficients: %d systems per block", p.constCfg.SystemsPerBlock)
+	} else if cp.constCfg != nil {
+		s += fmt.Sprintf("; constant coefficients: %d systems per block", cp.constCfg.SystemsPerBlock)
 	}
 	return s
 }
@@ -380,14 +388,16 @@ func (p *partitionPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 // constChunk16 reports whether p's constant solves run the constant
 // kernels of chunks of 16 while its general ones take other chunks (Auto's
 // short chunks where tuning.LatencyConstChunk16 says so).
-func (p *partitionPlan) constChunk16() bool {
-	return p.cfg.Chunk != 16 && (p.constCfg != nil || p.cstream != nil)
-}
+func (p *partitionPlan) constChunk16() bool { return p.chunk16 != nil }
 
 // constLaunch is the kernel of p's constant solves with its systems a
-// block and threads a system: the constant streaming kernel where attached,
-// else the constant kernel; ok is false where the general kernel runs them.
+// block and threads a system: chunk16's where set, else the constant
+// streaming kernel where attached, else the constant kernel; ok is false
+// where the general kernel runs them.
 func (p *partitionPlan) constLaunch() (k *directKernel, spb, tps int, ok bool) {
+	if p.chunk16 != nil {
+		return p.chunk16.constLaunch()
+	}
 	if c := p.cstream; c != nil {
 		return p.cstreamDirect, c.SystemsPerBlock, c.ThreadsPerSystem, true
 	}

@@ -114,23 +114,14 @@ func (p *Plan[T]) SetResident(idle time.Duration) error {
 			tridiag.ErrOptions, residentMaxThreads, p.algo, p.spec.N, p.spec.G)
 	}
 	f64 := elemSize[T]() == 8
-	// chunks16 is Auto's plan of a small batch with chunks of 16; the
-	// plan takes it (launched solves too, so that they keep the resident
-	// grid's bits) once the grid runs.
-	chunks16 := func() (*partitionPlan, error) {
-		p16, err := newSharedPartitionPlan(p.dev, p.spec, f64, 16)
-		if err != nil {
-			return nil, fmt.Errorf("%w: a resident plan holds each system in one block: %w", tridiag.ErrOptions, err)
-		}
-		return p16, nil
-	}
+	// replaced: the grid runs Auto's small batch with chunks of 16; the
+	// plan takes them too once the grid runs (launched solves then keep
+	// the resident grid's bits).
+	replaced := false
 	if pp.constChunk16() {
 		// The resident grid runs one kernel for general and constant
 		// solves: the chunks of 16 of the plan's constant solves.
-		var err error
-		if pp, err = chunks16(); err != nil {
-			return err
-		}
+		pp, replaced = pp.chunk16, true
 	}
 	// Every block of the grid must be on the device at once: block 0
 	// relays the solves to the others, which wait for them, so a block
@@ -142,18 +133,18 @@ func (p *Plan[T]) SetResident(idle time.Duration) error {
 		if !pp.latency {
 			return err
 		}
-		p16, err16 := chunks16()
+		p16, err16 := newSharedPartitionPlan(p.dev, p.spec, f64, 16)
 		if err16 != nil || residentFits(p.dev, p16, p.spec.G, f64) != nil {
 			return err
 		}
-		pp = p16
+		pp, replaced = p16, true
 	}
 	r, err := newResident(p.dev, pp, p.spec, f64, p.status, p.sig.dev, idle)
 	if err != nil {
 		return err
 	}
-	if cur, ok := p.kp.(*partitionPlan); ok && cur.latency && !pp.latency {
-		p.kp = pp // Auto's small batch with chunks of 16 (above)
+	if replaced {
+		p.kp = pp
 	}
 	p.res = r
 	return nil
