@@ -250,19 +250,26 @@ var useConstStream = true
 // constStreamLaunch is the launch of the constant streaming kernel for
 // spec (spb > 0: that many systems a block) and the kernel's name with the
 // precision suffix: partition_cstream_warp_p16_* when a system takes at
-// most a warp, partition_cstream_p16_* otherwise (device thread).
+// most a warp, partition_cstream_p16_* otherwise, with _rows_ (d and x
+// row-major in shared memory) where the systems are closer together in
+// memory than their rows (device thread).
 func constStreamLaunch(d *Device, spec tridiag.Spec, f64 bool, spb int) (tuning.ConstStreamLaunch, string, error) {
 	elem := reductionElem(f64)
-	name := "partition_cstream_p16" + suffixOf(f64)
+	l := spec.Layout
+	sysFirst := l.BatchStride < l.ElemStride
+	name := "partition_cstream"
 	if tuning.PartitionConstStreamWarp(spec.N) {
-		name = "partition_cstream_warp_p16" + suffixOf(f64)
+		name += "_warp"
 	}
+	if sysFirst {
+		name += "_rows"
+	}
+	name += "_p16" + suffixOf(f64)
 	regs, err := d.kernelAttr(name, cu.NumRegs)
 	if err != nil {
 		return tuning.ConstStreamLaunch{}, "", err
 	}
-	l := spec.Layout
-	cs, err := tuning.PartitionConstStreamLaunchFor(d.props, spec.N, elem, spec.G, l.BatchStride < l.ElemStride, regs, spb)
+	cs, err := tuning.PartitionConstStreamLaunchFor(d.props, spec.N, elem, spec.G, sysFirst, regs, spb)
 	if err != nil {
 		return cs, "", fmt.Errorf("%w: %w", tridiag.ErrShape, err)
 	}

@@ -168,16 +168,28 @@ func testBlocksBitExact[T Float](t *testing.T) {
 	}
 
 	// The constant streaming kernels: two blocks loop over the groups.
+	// Interleaved batches of 40 systems (G a multiple of 16 bytes) take
+	// the row-major kernels' 16-byte copies and stores, but in the last,
+	// partial group; unaligned ones element by element.
 	for _, n := range []int{1, 17, 64, 100, 600, 1024, 1500, 2048, 2049, 4096} {
-		for _, lay := range []layout{contiguous, strided, interleaved} {
-			b := newBlocksBatch[T](r, n, 9, lay, true)
+		for _, lg := range []struct {
+			lay layout
+			g   int
+		}{{contiguous, 9}, {strided, 9}, {interleaved, 9}, {interleaved, 40}, {interleavedUnaligned, 40}} {
+			lay := lg.lay
+			b := newBlocksBatch[T](r, n, lg.g, lay, true)
 			cl, err := tuning.PartitionConstStreamLaunchFor(dev, n, elem, b.g, sysFirst(b), 0, 0)
 			if err != nil {
 				continue // FP64 N > 2048, or interleaved without whole sectors in a block
 			}
 			kern := ConstStream
-			if cl.Warp {
+			switch {
+			case cl.Warp && sysFirst(b):
+				kern = ConstStreamWarpRows
+			case cl.Warp:
 				kern = ConstStreamWarp
+			case sysFirst(b):
+				kern = ConstStreamRows
 			}
 			l := Blocks{Grid: 2, Threads: cl.Threads, SharedBytes: cl.SharedBytes, SPB: cl.SystemsPerBlock, TPS: cl.ThreadsPerSystem}
 			runBlocks(t, fmt.Sprintf("cstream kernel %d N=%d %s (%d systems × %d threads)", kern, n, lay.name, l.SPB, l.TPS), kern, l, b, 16)

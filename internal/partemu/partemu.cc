@@ -488,7 +488,8 @@ EMU_LSEG(double, f64)
 // system or a group of systems (partemu.Kernel: 0 … 3 partition_p4/p8/p16/
 // p32, 4 partition_lanes_p16, 5 partition_const_p16, 6
 // partition_stream_p16, 7 and 8 partition_cstream_p16, _warp_p16, 9
-// partition_lanes_stream_p16_s8),
+// partition_lanes_stream_p16_s8, 10 and 11 partition_cstream_rows_p16,
+// _warp_rows_p16),
 // grid blocks of threads threads; it returns 1 for a kernel the precision
 // lacks.
 #define EMU_PART_ARGS(T)                                                                                           \
@@ -516,6 +517,8 @@ int emu_part_f32(EMU_PART_ARGS(float)) {
     case 7: body = [&] { EMU_PART_CONST(partition_cstream_p16_f32); }; break;
     case 8: body = [&] { EMU_PART_CONST(partition_cstream_warp_p16_f32); }; break;
     case 9: body = [&] { EMU_PART_CALL(partition_lanes_stream_p16_s8_f32); }; break;
+    case 10: body = [&] { EMU_PART_CONST(partition_cstream_rows_p16_f32); }; break;
+    case 11: body = [&] { EMU_PART_CONST(partition_cstream_warp_rows_p16_f32); }; break;
     default: return 1;
     }
     return emu_part_run(grid, threads, smem, resident, seed, body);
@@ -533,6 +536,8 @@ int emu_part_f64(EMU_PART_ARGS(double)) {
     case 7: body = [&] { EMU_PART_CONST(partition_cstream_p16_f64); }; break;
     case 8: body = [&] { EMU_PART_CONST(partition_cstream_warp_p16_f64); }; break;
     case 9: body = [&] { EMU_PART_CALL(partition_lanes_stream_p16_s8_f64); }; break;
+    case 10: body = [&] { EMU_PART_CONST(partition_cstream_rows_p16_f64); }; break;
+    case 11: body = [&] { EMU_PART_CONST(partition_cstream_warp_rows_p16_f64); }; break;
     default: return 1;
     }
     return emu_part_run(grid, threads, smem, resident, seed, body);

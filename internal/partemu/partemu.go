@@ -280,6 +280,8 @@ const (
 	ConstStream                   // partition_cstream_p16 (constant coefficients, streamed)
 	ConstStreamWarp               // partition_cstream_warp_p16 (its warp variant)
 	LanesStream                   // partition_lanes_stream_p16_s8 (the lanes kernel streamed, 8 systems a block)
+	ConstStreamRows               // partition_cstream_rows_p16 (d and x row-major: systems closer than rows)
+	ConstStreamWarpRows           // partition_cstream_warp_rows_p16
 )
 
 // Blocks is a launch of LaunchBlocks: Grid blocks of Threads threads with

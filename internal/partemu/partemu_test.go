@@ -98,6 +98,10 @@ var (
 		func(n, g int) int { return (2*n+3)*g + 1 }}
 	interleaved = layout{"interleaved", 0, func(n, g int) int64 { return int64(g) }, one,
 		func(n, g int) int { return n * g }}
+	// Interleaved, shifted by one element: rows of whole but unaligned
+	// 16-byte units.
+	interleavedUnaligned = layout{"interleaved-unaligned", 1, func(n, g int) int64 { return int64(g) }, one,
+		func(n, g int) int { return n*g + 2 }}
 )
 
 // junk fills the parts of the batch arrays that no system owns.

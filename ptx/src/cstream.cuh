@@ -38,7 +38,9 @@
 // K ≤ 6 levels), the others (tps a multiple of 32) through shared memory,
 // K ≤ KMAX;
 // gridDim.x ≤ ⌈G/spb⌉. Shared memory: two arrays (D, E) of spb systems'
-// units in whole groups of 8, the Stage 1 table, 3·spb int keys (two sets
+// units in whole groups of 8 (or, where the systems are closer together in
+// memory than the rows, of the row-major layout cs_rows if larger), the
+// Stage 1 table, 3·spb int keys (two sets
 // alternating from one group to the next, and the matrix's breakdowns),
 // and, 16-byte aligned, the factor table: K·tps entries of four values,
 // of which the kernel uses at most three
@@ -104,7 +106,94 @@ __device__ __forceinline__ void part_const_d(Row row, const PartTable<T, P> &tb,
     fd = d0 - c0 * y;
 }
 
-template <typename T, int P, bool WARP, int KMAX>
+// Batches whose systems are closer together in memory than their rows
+// (bs < es: the interleaved layout) keep d and x in shared memory row by
+// row (cs_rows): row i of local system s at (i + i/P)·SP + s, SP = spb + R
+// (a chunk's P rows then one of padding, and R elements after each row, so
+// that the lanes of a warp, which read rows of different chunks, fall in
+// fewer banks), where 16-byte units of R adjacent systems of a row lie as
+// in global memory. The copy and the store then move whole 16-byte units
+// (rows of whole aligned units), or else one element each, and a thread
+// reads its chunk's rows one element each. The systems-first layout
+// (part_copy's, a system's rows in units) took a cp.async and a store an
+// element and most of the kernel's instructions: FP32 interleaved batches
+// of N = 64 executed 67.8 M warp instructions against 33.4 M contiguous,
+// at 45% of the limit against 82%
+// (bench/results/h100-2026-11-26/session13/run3).
+
+// cs_rows_at is the position of row i of local system s.
+template <int P> __device__ __forceinline__ int cs_rows_at(int s, int i, int SP) { return (i + i / P) * SP + s; }
+
+// cs_rows_units is the size of the row-major area in 16-byte units: ⌈n/P⌉
+// chunks of P+1 rows of SP elements, rounded up to 8 units
+// (tuning.PartitionConstStreamSharedBytes).
+template <typename T, int P> __device__ __forceinline__ int cs_rows_units(int n, int spb) {
+    constexpr int R = 16 / (int)sizeof(T);
+    const int e = ((n + P - 1) / P) * (P + 1) * (spb + R);
+    return ((e + R - 1) / R + 7) & ~7;
+}
+
+// cs_rows_vec says whether the group's rows are whole aligned 16-byte
+// units of p: adjacent systems (bs = 1), a full group of a multiple of R
+// systems, a row stride of whole units, an aligned first system.
+template <typename T>
+__device__ __forceinline__ bool cs_rows_vec(const T *p, int G, i64 es, i64 bs, int spb, int g0) {
+    constexpr int R = 16 / (int)sizeof(T);
+    return bs == 1 && g0 + spb <= G && spb % R == 0 && es % R == 0 && part_aligned(p + g0);
+}
+
+// cs_rows_copy starts the copy of the group of spb systems from g0 (those
+// that exist) into SD, row-major (not waited for). A thread keeps its unit
+// (or system) of a row and steps rows by blockDim.x / units a row.
+template <typename T, int P>
+__device__ __forceinline__ void cs_rows_copy(const T *d, T *SD, int SP, int n, int G, i64 es, i64 bs, int spb,
+                                             int g0) {
+    constexpr int R = 16 / (int)sizeof(T);
+    if (cs_rows_vec<T>(d, G, es, bs, spb, g0)) {
+        const int U = spb / R, u = threadIdx.x % U, di = blockDim.x / U;
+        for (int i = threadIdx.x / U; i < n; i += di)
+            part_cp16(SD + cs_rows_at<P>(u * R, i, SP), d + (i64)g0 + (i64)i * es + u * R);
+        return;
+    }
+    const int s = threadIdx.x % spb, di = blockDim.x / spb;
+    if (g0 + s >= G) return;
+    for (int i = threadIdx.x / spb; i < n; i += di) part_cp(SD + cs_rows_at<P>(s, i, SP), d + (i64)(g0 + s) * bs + (i64)i * es);
+}
+
+// cs_rows_store writes the group's x from SX (row-major) in the batch
+// layout, NaN for a system whose key is set.
+template <typename T, int P>
+__device__ __forceinline__ void cs_rows_store(const T *SX, const int *keys, T *x, int SP, int n, int G, i64 es, i64 bs,
+                                              int spb, int g0) {
+    typedef typename PartVec<T>::V V;
+    constexpr int R = 16 / (int)sizeof(T);
+    const T nan = nan_of<T>();
+    if (cs_rows_vec<T>(x, G, es, bs, spb, g0)) {
+        const int U = spb / R, u = threadIdx.x % U, di = blockDim.x / U;
+        bool all = true;
+#pragma unroll
+        for (int e = 0; e < R; e++) all = all && keys[u * R + e] == PART_NONE;
+        for (int i = threadIdx.x / U; i < n; i += di) {
+            const T *src = SX + cs_rows_at<P>(u * R, i, SP);
+            V v = *reinterpret_cast<const V *>(src);
+            if (!all) {
+                T e[R];
+#pragma unroll
+                for (int q = 0; q < R; q++) e[q] = keys[u * R + q] == PART_NONE ? src[q] : nan;
+                v = PartVec<T>::make(e);
+            }
+            *reinterpret_cast<V *>(x + (i64)g0 + (i64)i * es + u * R) = v;
+        }
+        return;
+    }
+    const int s = threadIdx.x % spb, di = blockDim.x / spb;
+    if (g0 + s >= G) return;
+    const bool ok = keys[s] == PART_NONE;
+    for (int i = threadIdx.x / spb; i < n; i += di)
+        x[(i64)(g0 + s) * bs + (i64)i * es] = ok ? SX[cs_rows_at<P>(s, i, SP)] : nan;
+}
+
+template <typename T, int P, bool WARP, bool ROWS, int KMAX>
 __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs, T ca, T cb, T cc, int *status,
                                   int spb, int tps, volatile unsigned int *word, unsigned int seq) {
     typedef typename PartVec<T>::V V;
@@ -115,7 +204,11 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
     T *sm = reinterpret_cast<T *>(part_smem);
     const int nch = (n + P - 1) / P;
     const int ss = part_ss<T, P>(n, bs < es);
-    const int W = ((spb * ss + 7) & ~7) * R;
+    // Row-major d and x (cs_rows): the kernels for batches whose systems
+    // are closer together in memory than their rows.
+    constexpr bool rows = ROWS;
+    const int SP = spb + R;
+    const int W = max((spb * ss + 7) & ~7, rows ? cs_rows_units<T, P>(n, spb) : 0) * R;
     T *SD = sm, *SE = sm + W;
     const V *VD = reinterpret_cast<const V *>(SD);
     V *VE = reinterpret_cast<V *>(SE);
@@ -128,6 +221,7 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
                                    ((reinterpret_cast<char *>(base + spb) - reinterpret_cast<char *>(sm) + 15) & ~15));
     const Coeffs<T> k{nullptr, nullptr, nullptr, ca, cb, cc, 1};
     const int s = threadIdx.x / tps, t = threadIdx.x - s * tps;
+    const int rb = cs_rows_at<P>(s, t * P, SP); // the thread's chunk's first row (cs_rows)
     const bool has = t < nch;
     const int m = has ? min(P, n - t * P) : 0;
     const int X = part_x(s * ss + t * U);
@@ -141,7 +235,14 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
 
     for (int q = threadIdx.x; q < spb; q += blockDim.x) base[q] = PART_NONE;
     if (threadIdx.x == 0) part_table<T, P>(tb, ca, cb, cc);
-    if (grp < groups) part_copy<T, P, false>(k, d, nullptr, nullptr, nullptr, SD, ss, n, G, es, bs, spb, grp * spb);
+    // The group's d into D (not waited for).
+    const auto copy = [&](int g0) {
+        if (rows)
+            cs_rows_copy<T, P>(d, SD, SP, n, G, es, bs, spb, g0);
+        else
+            part_copy<T, P, false>(k, d, nullptr, nullptr, nullptr, SD, ss, n, G, es, bs, spb, g0);
+    };
+    if (grp < groups) copy(grp * spb);
     __syncthreads();
 
     // The matrix part, alike in every system: each local system s runs it
@@ -243,14 +344,14 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
         if (has)
             part_const_d<T, P>(
                 [&](int j) -> T {
+                    if (rows) return SD[rb + j * SP]; // rows t·P + j of the chunk
                     if (j % R == 0) ud = VD[X ^ (j / R)]; // j is a constant: the loop is unrolled
                     return PartVec<T>::el(ud, j % R);
                 },
                 tb, m, n - 1 - t * P, ca, cc, dl, fd, ld);
         __syncthreads(); // D is read: the next group's copy may go
         if (grp + (int)gridDim.x < groups)
-            part_copy<T, P, false>(k, d, nullptr, nullptr, nullptr, SD, ss, n, G, es, bs, spb,
-                                   (grp + (int)gridDim.x) * spb);
+            copy((grp + (int)gridDim.x) * spb);
 
         // Stage 2: cyclic reduction on d alone, then the substitution
         // (part_cr_sync's operations on d). The shared-memory path puts a
@@ -335,12 +436,18 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
         const int bad = part_recover_regs<T, P>(tb.g, tb.al, dl, m, xs, xe, xv);
         if (live && bad >= 0) atomicMin(key, PART_KEY(K + 3, t * P + bad));
         if (!WARP) __syncthreads(); // the last exchange's reads of E are done
-        if (has) {
+        if (has && rows) {
+#pragma unroll
+            for (int j = 0; j < P; j++) SE[rb + j * SP] = xv[j];
+        } else if (has) {
 #pragma unroll
             for (int h = 0; h < U; h++) VE[X ^ h] = PartVec<T>::make(xv + h * R);
         }
         __syncthreads();
-        part_store<T, P>(SE, ks, x, ss, n, G, es, bs, spb, g0);
+        if (rows)
+            cs_rows_store<T, P>(SE, ks, x, SP, n, G, es, bs, spb, g0);
+        else
+            part_store<T, P>(SE, ks, x, ss, n, G, es, bs, spb, g0);
         part_status(ks, G, spb, g0, status);
     }
     block_done_signal(status, G, word, seq);
@@ -354,16 +461,22 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
 // table fits two blocks an SM (tuning.PartitionConstStreamMaxN; a variant
 // with the factors in registers for FP64 N ≤ 4096, one block an SM, lost
 // to the one-shot constant kernel once the reduced rows went to cyclic
-// reduction: 56.7% of the limit against 61.2%, session 8).
+// reduction: 56.7% of the limit against 61.2%, session 8). The _rows_
+// kernels keep d and x row-major (cs_rows), for batches whose systems are
+// closer together in memory than their rows (bs < es).
 #ifndef BS_DEVICE_ONLY
-#define PARTITION_CSTREAM(T, S, NAME, WARP, KMAX, MAXT, MINB)                                                         \
+#define PARTITION_CSTREAM(T, S, NAME, WARP, ROWS, KMAX, MAXT, MINB)                                                   \
     extern "C" __global__ void __launch_bounds__(MAXT, MINB)                                                      \
         partition_##NAME##_p16_##S(const T *d, T *x, int n, int G, i64 es, i64 bs, T ca, T cb, T cc, int *status, \
                                    int spb, int tps, volatile unsigned int *word, unsigned int seq) {            \
-        partition_cstream<T, 16, WARP, KMAX>(d, x, n, G, es, bs, ca, cb, cc, status, spb, tps, word, seq);       \
+        partition_cstream<T, 16, WARP, ROWS, KMAX>(d, x, n, G, es, bs, ca, cb, cc, status, spb, tps, word, seq); \
     }
-PARTITION_CSTREAM(float, f32, cstream, false, 9, 256, 3)
-PARTITION_CSTREAM(float, f32, cstream_warp, true, 6, 256, 3)
-PARTITION_CSTREAM(double, f64, cstream, false, 9, 256, 2)
-PARTITION_CSTREAM(double, f64, cstream_warp, true, 6, 256, 2)
+PARTITION_CSTREAM(float, f32, cstream, false, false, 9, 256, 3)
+PARTITION_CSTREAM(float, f32, cstream_warp, true, false, 6, 256, 3)
+PARTITION_CSTREAM(double, f64, cstream, false, false, 9, 256, 2)
+PARTITION_CSTREAM(double, f64, cstream_warp, true, false, 6, 256, 2)
+PARTITION_CSTREAM(float, f32, cstream_rows, false, true, 9, 256, 3)
+PARTITION_CSTREAM(float, f32, cstream_warp_rows, true, true, 6, 256, 3)
+PARTITION_CSTREAM(double, f64, cstream_rows, false, true, 9, 256, 2)
+PARTITION_CSTREAM(double, f64, cstream_warp_rows, true, true, 6, 256, 2)
 #endif
