@@ -59,14 +59,14 @@ const PartitionConstStreamBlockBytes = 16 << 10
 // passes) of the systems' units of 16 bytes in whole groups of 8, Stage 1's
 // table (r, γ, α for 16 rows and a bit mask), 3·spb int32 keys, and,
 // 16-byte aligned, the factor table: a level's entries of four values for
-// every thread of a system. With sysFirst, d and x pass row by row
-// (cs_rows in ptx/src/cstream.cuh): ⌈n/16⌉ chunks of 17 rows of spb + 16/elem
-// elements, if that is more.
+// every thread of a system. With sysFirst (the _rows_ kernels), d and x
+// pass row by row (cs_rows in ptx/src/cstream.cuh): ⌈n/16⌉ chunks of 16
+// rows of spb elements and 16 bytes of padding, where that is more.
 func PartitionConstStreamSharedBytes(n, elem, spb int, sysFirst bool) int {
-	units := (spb*partitionStride(n, 16, elem, sysFirst) + 7) &^ 7
+	units := (spb*partitionStride(n, 16, elem, false) + 7) &^ 7
 	if sysFirst {
 		r := 16 / elem
-		e := partition.Chunks(n, 16) * 17 * (spb + r)
+		e := partition.Chunks(n, 16) * (16*spb + r)
 		units = max(units, ((e+r-1)/r+7)&^7)
 	}
 	table := (3*16*elem + 4 + elem - 1) / elem * elem

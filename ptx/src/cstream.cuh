@@ -108,28 +108,32 @@ __device__ __forceinline__ void part_const_d(Row row, const PartTable<T, P> &tb,
 
 // Batches whose systems are closer together in memory than their rows
 // (bs < es: the interleaved layout) keep d and x in shared memory row by
-// row (cs_rows): row i of local system s at (i + i/P)·SP + s, SP = spb + R
-// (a chunk's P rows then one of padding, and R elements after each row, so
-// that the lanes of a warp, which read rows of different chunks, fall in
-// fewer banks), where 16-byte units of R adjacent systems of a row lie as
-// in global memory. The copy and the store then move whole 16-byte units
-// (rows of whole aligned units), or else one element each, and a thread
-// reads its chunk's rows one element each. The systems-first layout
-// (part_copy's, a system's rows in units) took a cp.async and a store an
-// element and most of the kernel's instructions: FP32 interleaved batches
-// of N = 64 executed 67.8 M warp instructions against 33.4 M contiguous,
-// at 45% of the limit against 82%
-// (bench/results/h100-2026-11-26/session13/run3).
+// row (cs_rows): row i of local system s at i·spb + (i div P)·R + s (a
+// chunk's P rows, then a 16-byte unit of padding, so that the lanes of a
+// warp, which read rows of different chunks, fall in more banks), where
+// 16-byte units of R adjacent systems of a row lie as in global memory.
+// The copy and the store then move whole 16-byte units (rows of whole
+// aligned units), or else one element each, and a thread reads its
+// chunk's rows one element each. The systems-first layout (part_copy's, a
+// system's rows in units) took a cp.async and a store an element, most of
+// the kernel's instructions: FP32 interleaved batches of N = 64 executed
+// 67.8 M warp instructions against 33.4 M contiguous, at 45% of the limit
+// against 82% (bench/results/h100-2026-11-26/session13/run3). (A padding
+// of a row and a unit a row, run 4, took half as much shared memory again
+// and lost FP64 N = 1024 a block an SM.)
 
-// cs_rows_at is the position of row i of local system s.
-template <int P> __device__ __forceinline__ int cs_rows_at(int s, int i, int SP) { return (i + i / P) * SP + s; }
+// cs_rows_at is the position of row i of local system s, spb systems.
+template <typename T, int P> __device__ __forceinline__ int cs_rows_at(int s, int i, int spb) {
+    constexpr int R = 16 / (int)sizeof(T);
+    return i * spb + (i / P) * R + s;
+}
 
 // cs_rows_units is the size of the row-major area in 16-byte units: ⌈n/P⌉
-// chunks of P+1 rows of SP elements, rounded up to 8 units
-// (tuning.PartitionConstStreamSharedBytes).
+// chunks of P rows of spb elements and R of padding, rounded up to 8
+// units (tuning.PartitionConstStreamSharedBytes).
 template <typename T, int P> __device__ __forceinline__ int cs_rows_units(int n, int spb) {
     constexpr int R = 16 / (int)sizeof(T);
-    const int e = ((n + P - 1) / P) * (P + 1) * (spb + R);
+    const int e = ((n + P - 1) / P) * (P * spb + R);
     return ((e + R - 1) / R + 7) & ~7;
 }
 
@@ -146,24 +150,24 @@ __device__ __forceinline__ bool cs_rows_vec(const T *p, int G, i64 es, i64 bs, i
 // that exist) into SD, row-major (not waited for). A thread keeps its unit
 // (or system) of a row and steps rows by blockDim.x / units a row.
 template <typename T, int P>
-__device__ __forceinline__ void cs_rows_copy(const T *d, T *SD, int SP, int n, int G, i64 es, i64 bs, int spb,
+__device__ __forceinline__ void cs_rows_copy(const T *d, T *SD, int n, int G, i64 es, i64 bs, int spb,
                                              int g0) {
     constexpr int R = 16 / (int)sizeof(T);
     if (cs_rows_vec<T>(d, G, es, bs, spb, g0)) {
         const int U = spb / R, u = threadIdx.x % U, di = blockDim.x / U;
         for (int i = threadIdx.x / U; i < n; i += di)
-            part_cp16(SD + cs_rows_at<P>(u * R, i, SP), d + (i64)g0 + (i64)i * es + u * R);
+            part_cp16(SD + cs_rows_at<T, P>(u * R, i, spb), d + (i64)g0 + (i64)i * es + u * R);
         return;
     }
     const int s = threadIdx.x % spb, di = blockDim.x / spb;
     if (g0 + s >= G) return;
-    for (int i = threadIdx.x / spb; i < n; i += di) part_cp(SD + cs_rows_at<P>(s, i, SP), d + (i64)(g0 + s) * bs + (i64)i * es);
+    for (int i = threadIdx.x / spb; i < n; i += di) part_cp(SD + cs_rows_at<T, P>(s, i, spb), d + (i64)(g0 + s) * bs + (i64)i * es);
 }
 
 // cs_rows_store writes the group's x from SX (row-major) in the batch
 // layout, NaN for a system whose key is set.
 template <typename T, int P>
-__device__ __forceinline__ void cs_rows_store(const T *SX, const int *keys, T *x, int SP, int n, int G, i64 es, i64 bs,
+__device__ __forceinline__ void cs_rows_store(const T *SX, const int *keys, T *x, int n, int G, i64 es, i64 bs,
                                               int spb, int g0) {
     typedef typename PartVec<T>::V V;
     constexpr int R = 16 / (int)sizeof(T);
@@ -174,7 +178,7 @@ __device__ __forceinline__ void cs_rows_store(const T *SX, const int *keys, T *x
 #pragma unroll
         for (int e = 0; e < R; e++) all = all && keys[u * R + e] == PART_NONE;
         for (int i = threadIdx.x / U; i < n; i += di) {
-            const T *src = SX + cs_rows_at<P>(u * R, i, SP);
+            const T *src = SX + cs_rows_at<T, P>(u * R, i, spb);
             V v = *reinterpret_cast<const V *>(src);
             if (!all) {
                 T e[R];
@@ -190,7 +194,7 @@ __device__ __forceinline__ void cs_rows_store(const T *SX, const int *keys, T *x
     if (g0 + s >= G) return;
     const bool ok = keys[s] == PART_NONE;
     for (int i = threadIdx.x / spb; i < n; i += di)
-        x[(i64)(g0 + s) * bs + (i64)i * es] = ok ? SX[cs_rows_at<P>(s, i, SP)] : nan;
+        x[(i64)(g0 + s) * bs + (i64)i * es] = ok ? SX[cs_rows_at<T, P>(s, i, spb)] : nan;
 }
 
 template <typename T, int P, bool WARP, bool ROWS, int KMAX>
@@ -203,11 +207,12 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
 
     T *sm = reinterpret_cast<T *>(part_smem);
     const int nch = (n + P - 1) / P;
-    const int ss = part_ss<T, P>(n, bs < es);
+    // The system stride of the matrix part in E (and of D and E where they
+    // are not row-major).
+    const int ss = part_ss<T, P>(n, !ROWS && bs < es);
     // Row-major d and x (cs_rows): the kernels for batches whose systems
     // are closer together in memory than their rows.
     constexpr bool rows = ROWS;
-    const int SP = spb + R;
     const int W = max((spb * ss + 7) & ~7, rows ? cs_rows_units<T, P>(n, spb) : 0) * R;
     T *SD = sm, *SE = sm + W;
     const V *VD = reinterpret_cast<const V *>(SD);
@@ -221,7 +226,7 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
                                    ((reinterpret_cast<char *>(base + spb) - reinterpret_cast<char *>(sm) + 15) & ~15));
     const Coeffs<T> k{nullptr, nullptr, nullptr, ca, cb, cc, 1};
     const int s = threadIdx.x / tps, t = threadIdx.x - s * tps;
-    const int rb = cs_rows_at<P>(s, t * P, SP); // the thread's chunk's first row (cs_rows)
+    const int rb = cs_rows_at<T, P>(s, t * P, spb); // the thread's chunk's first row (cs_rows)
     const bool has = t < nch;
     const int m = has ? min(P, n - t * P) : 0;
     const int X = part_x(s * ss + t * U);
@@ -238,7 +243,7 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
     // The group's d into D (not waited for).
     const auto copy = [&](int g0) {
         if (rows)
-            cs_rows_copy<T, P>(d, SD, SP, n, G, es, bs, spb, g0);
+            cs_rows_copy<T, P>(d, SD, n, G, es, bs, spb, g0);
         else
             part_copy<T, P, false>(k, d, nullptr, nullptr, nullptr, SD, ss, n, G, es, bs, spb, g0);
     };
@@ -344,7 +349,7 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
         if (has)
             part_const_d<T, P>(
                 [&](int j) -> T {
-                    if (rows) return SD[rb + j * SP]; // rows t·P + j of the chunk
+                    if (rows) return SD[rb + j * spb]; // rows t·P + j of the chunk
                     if (j % R == 0) ud = VD[X ^ (j / R)]; // j is a constant: the loop is unrolled
                     return PartVec<T>::el(ud, j % R);
                 },
@@ -438,14 +443,14 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
         if (!WARP) __syncthreads(); // the last exchange's reads of E are done
         if (has && rows) {
 #pragma unroll
-            for (int j = 0; j < P; j++) SE[rb + j * SP] = xv[j];
+            for (int j = 0; j < P; j++) SE[rb + j * spb] = xv[j];
         } else if (has) {
 #pragma unroll
             for (int h = 0; h < U; h++) VE[X ^ h] = PartVec<T>::make(xv + h * R);
         }
         __syncthreads();
         if (rows)
-            cs_rows_store<T, P>(SE, ks, x, SP, n, G, es, bs, spb, g0);
+            cs_rows_store<T, P>(SE, ks, x, n, G, es, bs, spb, g0);
         else
             part_store<T, P>(SE, ks, x, ss, n, G, es, bs, spb, g0);
         part_status(ks, G, spb, g0, status);
