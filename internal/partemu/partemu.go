@@ -270,18 +270,18 @@ type Kernel int
 
 // The kernels of LaunchBlocks (the order of emu_part_* in partemu.cc).
 const (
-	PartitionP4     Kernel = iota // partition_p4 (chunks of 4 rows)
-	PartitionP8                   // partition_p8
-	PartitionP16                  // partition_p16, Auto's chunk
-	PartitionP32                  // partition_p32 (FP32 only)
-	Lanes                         // partition_lanes_p16 (systems across a warp's lanes)
-	Const                         // partition_const_p16 (constant coefficients)
-	Stream                        // partition_stream_p16 (a persistent grid, one system a block)
-	ConstStream                   // partition_cstream_p16 (constant coefficients, streamed)
-	ConstStreamWarp               // partition_cstream_warp_p16 (its warp variant)
-	LanesStream                   // partition_lanes_stream_p16_s8 (the lanes kernel streamed, 8 systems a block)
-	ConstStreamRows               // partition_cstream_rows_p16 (d and x row-major: systems closer than rows)
-	ConstStreamWarpRows           // partition_cstream_warp_rows_p16
+	PartitionP4         Kernel = iota // partition_p4 (chunks of 4 rows)
+	PartitionP8                       // partition_p8
+	PartitionP16                      // partition_p16, Auto's chunk
+	PartitionP32                      // partition_p32 (FP32 only)
+	Lanes                             // partition_lanes_p16 (systems across a warp's lanes)
+	Const                             // partition_const_p16 (constant coefficients)
+	Stream                            // partition_stream_p16 (a persistent grid, one system a block)
+	ConstStream                       // partition_cstream_p16 (constant coefficients, streamed)
+	ConstStreamWarp                   // partition_cstream_warp_p16 (its warp variant)
+	LanesStream                       // partition_lanes_stream_p16_s8 (the lanes kernel streamed, 8 systems a block)
+	ConstStreamRows                   // partition_cstream_rows_p16 (d and x row-major: systems closer than rows)
+	ConstStreamWarpRows               // partition_cstream_warp_rows_p16
 )
 
 // Blocks is a launch of LaunchBlocks: Grid blocks of Threads threads with
