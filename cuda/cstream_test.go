@@ -80,10 +80,10 @@ func testConstStream[T tridiag.Float](t *testing.T) {
 				spec := tridiag.Spec{Shape: tridiag.Shape{N: n, G: g, Layout: l}.Normalize()}
 				if err := dev.do(func() error { _, _, err := constStreamLaunch(dev, spec, f64, 0); return err }); err != nil {
 					// Only interleaved batches of longer systems: rows of
-					// whole 16-byte units take 4 FP32 systems (2 FP64) a
-					// block, above 256 threads.
+					// whole 32-byte sectors take 8 FP32 systems (4 FP64)
+					// a block, above 256 threads.
 					require.ErrorIs(t, err, tridiag.ErrShape, "N=%d/G=%d/%s", n, g, lname)
-					require.True(t, lname == "interleaved" && g > 1 && n > 256*elem, "N=%d/G=%d/%s: %v", n, g, lname, err)
+					require.True(t, lname == "interleaved" && g > 1 && n > 128*elem, "N=%d/G=%d/%s: %v", n, g, lname, err)
 					continue
 				}
 				shape := tridiag.Shape{N: n, G: g, Layout: l}
@@ -142,10 +142,10 @@ func testConstStream[T tridiag.Float](t *testing.T) {
 // TestConstStreamAuto: Auto's plans of large batches run their constant
 // solves on the constant streaming kernel (one block per system, segments,
 // streaming and lanes plans alike; interleaved batches where a block takes
-// whole sectors, or else 16-byte units, of a row), bit for bit with the
-// twin, several times on one plan; small batches keep the one-shot
-// constant kernel; N above its limit, FP64 N > 2048 (no launch) and
-// interleaved batches of longer systems (FP32 N > 1024) do not take it.
+// whole sectors of a row), bit for bit with the twin, several times on one
+// plan; small batches keep the one-shot constant kernel; N above its limit,
+// FP64 N > 2048 (no launch) and interleaved batches of longer
+// systems do not take it.
 func TestConstStreamAuto(t *testing.T) {
 	t.Run("float32", testConstStreamAuto[float32])
 	t.Run("float64", testConstStreamAuto[float64])
@@ -158,7 +158,7 @@ func testConstStreamAuto[T tridiag.Float](t *testing.T) {
 	for _, c := range []struct {
 		n           int
 		interleaved bool
-	}{{64, false}, {1024, false}, {2048, false}, {4096, false}, {64, true}, {256, true}, {512, true}, {1024, true}, {2048, true}} {
+	}{{64, false}, {1024, false}, {2048, false}, {4096, false}, {64, true}, {256, true}, {512, true}, {1024, true}} {
 		n := c.n
 		g := (1 << 22) / n
 		l := tridiag.Contiguous(n)
@@ -170,9 +170,9 @@ func testConstStreamAuto[T tridiag.Float](t *testing.T) {
 		gp, err := NewPlan[T](dev, shape, tridiag.Options{})
 		require.NoError(t, err)
 		pp := constWholeOf(gp.kp)
-		if c.interleaved && n > 256*elem || n > tuning.PartitionConstStreamMaxN(elem) {
-			// Whole 16-byte units of a row would take blocks above 256
-			// threads; FP64 takes N ≤ 2048.
+		if c.interleaved && n > 128*elem || n > tuning.PartitionConstStreamMaxN(elem) {
+			// Whole sectors of a row would take blocks above 256 threads;
+			// FP64 takes N ≤ 2048.
 			if pp != nil {
 				assert.Nil(t, pp.cstream, "%s: %s", name, gp.Describe())
 			}

@@ -285,7 +285,7 @@ func (pp *partitionPlan) attachConstStream(d *Device, spec tridiag.Spec, f64 boo
 	}
 	cs, name, err := constStreamLaunch(d, spec, f64, 0)
 	if err != nil || !tuning.PreferConstStream(d.props, cs) {
-		return nil // N too large for it, rows not in whole 16-byte units, or a batch too small to gain
+		return nil // N too large for it, rows not in whole sectors, or a batch too small to gain
 	}
 	return pp.setConstStream(d, cs, name)
 }

@@ -99,10 +99,9 @@ type ConstStreamLaunch struct {
 // PartitionConstStreamBlockBytes of d (fewer systems if that many do not
 // fit an SM, twice as many if that keeps more threads on an SM; half as
 // many for FP32 systems of 1024 rows or more). With sysFirst the block
-// takes whole 32-byte sectors of a row (spb·elem ≥ 32) where its threads
-// allow, else whole 16-byte units; the launch fails where it cannot (FP32
-// N > 1024, FP64 N > 2048), or for N above PartitionConstStreamMaxN, or
-// when no block fits an SM.
+// must take whole 32-byte sectors of a row (spb·elem ≥ 32); the launch
+// fails where it cannot (FP32 N > 512, FP64 N > 1024), or for N above
+// PartitionConstStreamMaxN, or when no block fits an SM.
 func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, regs, spb int) (ConstStreamLaunch, error) {
 	l := ConstStreamLaunch{N: n, ElemSize: elem}
 	if n < 1 || g < 1 || (elem != 4 && elem != 8) {
@@ -122,15 +121,7 @@ func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, regs
 	l.ThreadsPerSystem, l.Warp = tps, PartitionConstStreamWarp(n)
 	lo := max(1, 32/tps) // a warp's worth of threads
 	if sysFirst {
-		// Rows of whole 32-byte sectors of a block's systems, or else of
-		// whole 16-byte units (FP32 N = 513 … 1024, FP64 1025 … 2048: the
-		// neighbouring group, a block further, reads the other half of
-		// the sector at about the same time).
-		if s := max(lo, 32/elem); s*tps <= maxT {
-			lo = s
-		} else {
-			lo = max(lo, 16/elem)
-		}
+		lo = max(lo, 32/elem)
 	}
 	want := max(lo, PartitionConstStreamBlockBytes/(n*elem))
 	if elem == 4 && n >= 1024 {

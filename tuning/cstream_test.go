@@ -114,15 +114,14 @@ func TestConstStreamLaunch(t *testing.T) {
 	_, err = PartitionConstStreamLaunchFor(H100, 1024, 4, 1000, false, 78, 3)
 	assert.Error(t, err, "not a power of two")
 
-	// Systems first: whole 32-byte sectors of a row where 256 threads
-	// allow, else whole 16-byte units, or no launch.
-	for _, c := range []struct{ n, elem, spb int }{{64, 4, 64}, {512, 4, 8}, {1024, 4, 4}, {64, 8, 32}, {1024, 8, 4}, {2048, 8, 2}} {
+	// Systems first: whole 32-byte sectors of a row, or no launch.
+	for _, c := range []struct{ n, elem, spb int }{{64, 4, 64}, {512, 4, 8}, {64, 8, 32}, {1024, 8, 4}} {
 		l, err = PartitionConstStreamLaunchFor(H100, c.n, c.elem, 1<<14, true, 80, 0)
 		require.NoError(t, err, "N=%d elem %d", c.n, c.elem)
 		assert.Equal(t, c.spb, l.SystemsPerBlock, "N=%d elem %d", c.n, c.elem)
-		assert.GreaterOrEqual(t, l.SystemsPerBlock*c.elem, 16)
+		assert.GreaterOrEqual(t, l.SystemsPerBlock*c.elem, 32)
 	}
-	for _, c := range []struct{ n, elem int }{{1025, 4}, {2049, 8}, {4096, 4}} {
+	for _, c := range []struct{ n, elem int }{{1024, 4}, {2048, 8}, {4096, 4}} {
 		_, err = PartitionConstStreamLaunchFor(H100, c.n, c.elem, 1<<14, true, 80, 0)
 		assert.ErrorIs(t, err, ErrTooLargeForShared, "N=%d elem %d", c.n, c.elem)
 	}
