@@ -1,7 +1,9 @@
-# Summarises a per-SASS-instruction counter export of Nsight Compute (the
-# run 3 sass-*.csv.gz files): the dynamic instruction mix by opcode and the
-# hottest straight-line runs of code (executed instructions, stall samples).
-# Usage: python3 sass_profile.py 0 sass-64_262144_interleaved_const_f32.csv.gz
+# Summarises a per-SASS-instruction counter export of Nsight Compute
+# (`ncu -i REP --page source --csv --print-source sass | gzip`): the
+# dynamic instruction mix of one kernel by opcode and its hottest
+# straight-line runs of code (executed instructions, stall samples).
+# Usage: python3 scripts/sass-profile.py KERNEL-INDEX FILE.csv.gz
+#   e.g. bench/results/h100-2026-11-26/session13/run3/sass-64_262144_interleaved_const_f32.csv.gz
 import csv, sys, collections, gzip
 k = int(sys.argv[1]) if len(sys.argv) > 1 else 0
 kernels, hdr = [], None
