@@ -63,7 +63,7 @@ var useLatencyChunks = true
 // with that chunk, for general solves, and for constant ones but where
 // tuning.LatencyConstChunk16 gives them the constant kernels of chunks of
 // 16 (partition.Solve's results with chunks of 16,
-// partitionPlan.constChunk16). ok is false
+// partitionPlan.chunk16). ok is false
 // where the rule keeps the usual plan, Options.SegmentRows asks for
 // segments, or the kernel does not take the batch; then Auto goes on as
 // usual.

@@ -109,7 +109,7 @@ func testAutoResidentChunks16[T tridiag.Float](t *testing.T, r *rand.Rand, shape
 	pp := gp.kp.(*partitionPlan)
 	require.True(t, pp.latency, name)
 	require.Equal(t, chunk, pp.cfg.Chunk, name)
-	require.True(t, pp.constChunk16(), name)
+	require.NotNil(t, pp.chunk16, name)
 	bt := newBatch[T](r, shape, 4)
 	ca, cb, cc := T(-0.4), T(2.1), T(-0.6)
 	x := make([]T, shape.N*shape.G)

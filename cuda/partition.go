@@ -362,10 +362,7 @@ func (p *partitionPlan) describe() string {
 	if p.latency {
 		s += ", short chunks for a small batch"
 	}
-	cp := p // the plan of the constant solves
-	if p.chunk16 != nil {
-		cp = p.chunk16
-	}
+	cp := p.constPlan()
 	if c := cp.cstream; c != nil {
 		s += describeConstStream(c)
 	} else if cp.constCfg != nil {
@@ -392,19 +389,22 @@ func (p *partitionPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 		int32(p.cfg.SystemsPerBlock), int32(p.cfg.ThreadsPerSystem), a.word, int32(a.seq))
 }
 
-// constChunk16 reports whether p's constant solves run the constant
-// kernels of chunks of 16 while its general ones take other chunks (Auto's
-// short chunks where tuning.LatencyConstChunk16 says so).
-func (p *partitionPlan) constChunk16() bool { return p.chunk16 != nil }
-
-// constLaunch is the kernel of p's constant solves with its systems a
-// block and threads a system: chunk16's where set, else the constant
-// streaming kernel where attached, else the constant kernel; ok is false
-// where the general kernel runs them.
-func (p *partitionPlan) constLaunch() (k *directKernel, spb, tps int, ok bool) {
+// constPlan is the plan whose kernels run p's constant solves: chunk16
+// where set (Auto's short chunks where tuning.LatencyConstChunk16 says
+// so), else p.
+func (p *partitionPlan) constPlan() *partitionPlan {
 	if p.chunk16 != nil {
-		return p.chunk16.constLaunch()
+		return p.chunk16
 	}
+	return p
+}
+
+// constLaunch is the kernel of p's constant solves (constPlan's) with its
+// systems a block and threads a system: the constant streaming kernel
+// where attached, else the constant kernel; ok is false where the general
+// kernel runs them.
+func (p *partitionPlan) constLaunch() (k *directKernel, spb, tps int, ok bool) {
+	p = p.constPlan()
 	if c := p.cstream; c != nil {
 		return p.cstreamDirect, c.SystemsPerBlock, c.ThreadsPerSystem, true
 	}

@@ -118,10 +118,10 @@ func (p *Plan[T]) SetResident(idle time.Duration) error {
 	// plan takes them too once the grid runs (launched solves then keep
 	// the resident grid's bits).
 	replaced := false
-	if pp.constChunk16() {
+	if cp := pp.constPlan(); cp != pp {
 		// The resident grid runs one kernel for general and constant
 		// solves: the chunks of 16 of the plan's constant solves.
-		pp, replaced = pp.chunk16, true
+		pp, replaced = cp, true
 	}
 	// Every block of the grid must be on the device at once: block 0
 	// relays the solves to the others, which wait for them, so a block

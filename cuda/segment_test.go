@@ -35,7 +35,7 @@ func planTwin[T tridiag.Float](t *testing.T, kp kernelPlan, constant bool) func(
 		}
 		return partitionTwin[T](16, nil)
 	case *partitionPlan:
-		if constant && p.constChunk16() {
+		if constant && p.chunk16 != nil {
 			return partitionTwin[T](16, nil)
 		}
 		return partitionTwin[T](p.cfg.Chunk, nil)

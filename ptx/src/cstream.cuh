@@ -207,13 +207,14 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
 
     T *sm = reinterpret_cast<T *>(part_smem);
     const int nch = (n + P - 1) / P;
-    // The system stride of the matrix part in E (and of D and E where they
-    // are not row-major).
+    // The system stride of the matrix part in E, and of D and E but in the
+    // ROWS kernels (d and x row-major, cs_rows), which package cuda
+    // launches for the batches whose systems are closer together in memory
+    // than their rows (constStreamLaunch): tuning.PartitionConstStreamSharedBytes
+    // sizes D and E for those, so the kernels without ROWS are not launched
+    // for them.
     const int ss = part_ss<T, P>(n, !ROWS && bs < es);
-    // Row-major d and x (cs_rows): the kernels for batches whose systems
-    // are closer together in memory than their rows.
-    constexpr bool rows = ROWS;
-    const int W = max((spb * ss + 7) & ~7, rows ? cs_rows_units<T, P>(n, spb) : 0) * R;
+    const int W = max((spb * ss + 7) & ~7, ROWS ? cs_rows_units<T, P>(n, spb) : 0) * R;
     T *SD = sm, *SE = sm + W;
     const V *VD = reinterpret_cast<const V *>(SD);
     V *VE = reinterpret_cast<V *>(SE);
@@ -242,7 +243,7 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
     if (threadIdx.x == 0) part_table<T, P>(tb, ca, cb, cc);
     // The group's d into D (not waited for).
     const auto copy = [&](int g0) {
-        if (rows)
+        if (ROWS)
             cs_rows_copy<T, P>(d, SD, n, G, es, bs, spb, g0);
         else
             part_copy<T, P, false>(k, d, nullptr, nullptr, nullptr, SD, ss, n, G, es, bs, spb, g0);
@@ -349,7 +350,7 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
         if (has)
             part_const_d<T, P>(
                 [&](int j) -> T {
-                    if (rows) return SD[rb + j * spb]; // rows t·P + j of the chunk
+                    if (ROWS) return SD[rb + j * spb]; // rows t·P + j of the chunk
                     if (j % R == 0) ud = VD[X ^ (j / R)]; // j is a constant: the loop is unrolled
                     return PartVec<T>::el(ud, j % R);
                 },
@@ -441,7 +442,7 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
         const int bad = part_recover_regs<T, P>(tb.g, tb.al, dl, m, xs, xe, xv);
         if (live && bad >= 0) atomicMin(key, PART_KEY(K + 3, t * P + bad));
         if (!WARP) __syncthreads(); // the last exchange's reads of E are done
-        if (has && rows) {
+        if (has && ROWS) {
 #pragma unroll
             for (int j = 0; j < P; j++) SE[rb + j * spb] = xv[j];
         } else if (has) {
@@ -449,7 +450,7 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
             for (int h = 0; h < U; h++) VE[X ^ h] = PartVec<T>::make(xv + h * R);
         }
         __syncthreads();
-        if (rows)
+        if (ROWS)
             cs_rows_store<T, P>(SE, ks, x, n, G, es, bs, spb, g0);
         else
             part_store<T, P>(SE, ks, x, ss, n, G, es, bs, spb, g0);
