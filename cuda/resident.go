@@ -227,6 +227,15 @@ func (r *resident) submit(la *launchArgs, seq uint32) error {
 		r.slots[10] = uint64(r.last)
 		atomic.StoreUint64(&r.mbox[15], uint64(r.last))
 		if err := r.dev.do(func() error {
+			// The grid's non-blocking stream does not wait for the legacy
+			// default stream, and copies made there while no grid ran
+			// (Buffer.CopyFrom: from pageable memory cuMemcpyHtoD returns
+			// before its data lands; syncLegacyStream waits only while a
+			// grid runs) may still be in flight: the first solve of a
+			// grid read stale inputs (session 13 run 8, TestResident).
+			if rc := C.cuStreamSynchronize(nil); rc != C.CUDA_SUCCESS {
+				return fmt.Errorf("cuda: synchronising the default stream before a resident grid starts: %w", driverError(rc))
+			}
 			if rc := C.cuMemcpyHtoDAsync(C.CUdeviceptr(r.dbox), unsafe.Pointer(&r.mbox[15]), 8,
 				*(*C.CUstream)(unsafe.Pointer(&r.stream))); rc != C.CUDA_SUCCESS {
 				return fmt.Errorf("cuda: clearing a resident grid's device mailbox: %w", driverError(rc))
@@ -358,7 +367,8 @@ func (d *Device) stopResidents() {
 
 // syncLegacyStream waits for the work of the legacy default stream, e.g.
 // a copy that returns before its data lands, when a resident grid (on a
-// non-blocking stream, not ordered after that work) may read it next
+// non-blocking stream, not ordered after that work) may read it next; a
+// grid that starts waits for that stream itself (resident.submit)
 // (device thread).
 func (d *Device) syncLegacyStream() error {
 	if d.resRunning.Load() == 0 {
