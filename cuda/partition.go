@@ -269,7 +269,15 @@ func constStreamLaunch(d *Device, spec tridiag.Spec, f64 bool, spb int) (tuning.
 	if err != nil {
 		return tuning.ConstStreamLaunch{}, "", err
 	}
-	cs, err := tuning.PartitionConstStreamLaunchFor(d.props, spec.N, elem, spec.G, sysFirst, regs, spb)
+	// The kernels' launch bounds differ (partition_cstream_warp_rows_p16_f64
+	// takes at most 128 threads): the launch keeps within this one's.
+	maxT, err := d.kernelAttr(name, cu.FnMaxThreadsPerBlock)
+	if err != nil {
+		return tuning.ConstStreamLaunch{}, "", err
+	}
+	props := d.props
+	props.MaxThreadsPerBlock = min(props.MaxThreadsPerBlock, maxT)
+	cs, err := tuning.PartitionConstStreamLaunchFor(props, spec.N, elem, spec.G, sysFirst, regs, spb)
 	if err != nil {
 		return cs, "", fmt.Errorf("%w: %w", tridiag.ErrShape, err)
 	}

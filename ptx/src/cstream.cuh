@@ -477,12 +477,12 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
                                    int spb, int tps, volatile unsigned int *word, unsigned int seq) {            \
         partition_cstream<T, 16, WARP, ROWS, KMAX>(d, x, n, G, es, bs, ca, cb, cc, status, spb, tps, word, seq); \
     }
-PARTITION_CSTREAM(float, f32, cstream, false, false, 9, 256, 3)
-PARTITION_CSTREAM(float, f32, cstream_warp, true, false, 6, 256, 3)
+PARTITION_CSTREAM(float, f32, cstream, false, false, 9, 256, 4)
+PARTITION_CSTREAM(float, f32, cstream_warp, true, false, 6, 256, 4)
 PARTITION_CSTREAM(double, f64, cstream, false, false, 9, 256, 2)
 PARTITION_CSTREAM(double, f64, cstream_warp, true, false, 6, 256, 2)
 PARTITION_CSTREAM(float, f32, cstream_rows, false, true, 9, 256, 3)
-PARTITION_CSTREAM(float, f32, cstream_warp_rows, true, true, 6, 256, 3)
+PARTITION_CSTREAM(float, f32, cstream_warp_rows, true, true, 6, 256, 4)
 PARTITION_CSTREAM(double, f64, cstream_rows, false, true, 9, 256, 2)
-PARTITION_CSTREAM(double, f64, cstream_warp_rows, true, true, 6, 256, 2)
+PARTITION_CSTREAM(double, f64, cstream_warp_rows, true, true, 6, 128, 5)
 #endif
