@@ -584,7 +584,7 @@ func benchConstStream[T tridiag.Float](b *testing.B, bw float64) {
 	}
 	auto := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) { return newPartitionPlan(dev, spec, f64) }
 	f64 := elemSize[T]() == 8
-	for _, n := range []int{64, 256, 1024, 2048, 4096} {
+	for _, n := range []int{64, 128, 256, 512, 1024, 2048, 4096} {
 		g := rows / n
 		for _, il := range []bool{false, true} {
 			lay, l := "contiguous", tridiag.Contiguous(n)

@@ -160,7 +160,10 @@ func testConstStreamAuto[T tridiag.Float](t *testing.T) {
 		interleaved bool
 	}{{64, false}, {1024, false}, {2048, false}, {4096, false}, {64, true}, {256, true}, {512, true}, {1024, true}} {
 		n := c.n
-		g := (1 << 22) / n
+		// 2^23 rows: every block of the grid gets two groups or more
+		// (tuning.PreferConstStream) with up to five blocks an SM of 132
+		// SMs (FP32 N = 64: 64 systems a block, 2048 groups).
+		g := (1 << 23) / n
 		l := tridiag.Contiguous(n)
 		if c.interleaved {
 			l = tridiag.Interleaved(g)

@@ -39,8 +39,10 @@ func PartitionConstStreamMaxN(elem int) int {
 func PartitionConstStreamWarp(n int) bool { return partitionThreads(n, 16) <= 32 }
 
 // PartitionConstStreamMaxThreads is the kernels' __launch_bounds__: 256
-// threads a block (with registers for three blocks of them an SM in FP32,
-// two in FP64, where the factors are in the table).
+// threads a block (128 for partition_cstream_warp_rows_p16_f64: package
+// cuda passes each kernel's own bound as the Device's MaxThreadsPerBlock),
+// with registers for three or four blocks of them an SM in FP32, two in
+// FP64 (five of 128 threads for the warp rows kernel; ptx/src/cstream.cuh).
 const PartitionConstStreamMaxThreads = 256
 
 // PartitionConstStreamBlockBytes is the bytes of d that a block of the

@@ -462,14 +462,26 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
 // partition_cstream_p16_*: exchanges through shared memory (tps a multiple
 // of 32, K ≤ 9: N ≤ 4096); partition_cstream_warp_p16_*: by shuffles (tps ≤
 // 32, K ≤ 6). Both keep the factors in a shared-memory table, at most 256
-// threads a block, and leave registers for three blocks of 256 threads an
-// SM in FP32, two in FP64 (no spills). FP64 takes N ≤ 2048, where the
-// table fits two blocks an SM (tuning.PartitionConstStreamMaxN; a variant
-// with the factors in registers for FP64 N ≤ 4096, one block an SM, lost
-// to the one-shot constant kernel once the reduced rows went to cyclic
-// reduction: 56.7% of the limit against 61.2%, session 8). The _rows_
-// kernels keep d and x row-major (cs_rows), for batches whose systems are
-// closer together in memory than their rows (bs < es).
+// threads a block (128 for partition_cstream_warp_rows_p16_f64), with
+// registers for a number of blocks an SM without spills (the launch
+// bounds' second value). FP64 takes N ≤ 2048, where the table fits two
+// blocks an SM (tuning.PartitionConstStreamMaxN; a variant with the
+// factors in registers for FP64 N ≤ 4096, one block an SM, lost to the
+// one-shot constant kernel once the reduced rows went to cyclic reduction:
+// 56.7% of the limit against 61.2%, session 8). The _rows_ kernels keep d
+// and x row-major (cs_rows), for batches whose systems are closer together
+// in memory than their rows (bs < es).
+//
+// Blocks an SM (bench/results/h100-2026-11-26/session14/run2, 2^24 rows on
+// an H100, against the bounds before, the same call): FP32 partition_cstream
+// 4 blocks (64 registers, 80 before): N = 1024 / 4096 contiguous 1.01× /
+// 1.03×; FP32 warp rows 4 (64 registers): interleaved N = 64 / 128 / 512
+// 1.03× / 1.01× / 1.02× (75.4–76.8% of the limit), N = 256 0.99×; FP64 warp
+// rows 5 blocks of 128 threads (96 registers, 128 before): interleaved N =
+// 64 / 128 / 256 1.02× (83.0% / 82.3% / 73.8%). The FP32 warp kernel for
+// contiguous batches stays at 3 (80 registers): with 4, N = 64 … 512 ran
+// 0.96–0.98×. The FP32 _rows_ kernel for tps > 32 is never launched (rows of
+// whole sectors would take more than 256 threads) and spills at 4.
 #ifndef BS_DEVICE_ONLY
 #define PARTITION_CSTREAM(T, S, NAME, WARP, ROWS, KMAX, MAXT, MINB)                                                   \
     extern "C" __global__ void __launch_bounds__(MAXT, MINB)                                                      \
@@ -478,7 +490,7 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
         partition_cstream<T, 16, WARP, ROWS, KMAX>(d, x, n, G, es, bs, ca, cb, cc, status, spb, tps, word, seq); \
     }
 PARTITION_CSTREAM(float, f32, cstream, false, false, 9, 256, 4)
-PARTITION_CSTREAM(float, f32, cstream_warp, true, false, 6, 256, 4)
+PARTITION_CSTREAM(float, f32, cstream_warp, true, false, 6, 256, 3)
 PARTITION_CSTREAM(double, f64, cstream, false, false, 9, 256, 2)
 PARTITION_CSTREAM(double, f64, cstream_warp, true, false, 6, 256, 2)
 PARTITION_CSTREAM(float, f32, cstream_rows, false, true, 9, 256, 3)
