@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Session 14 run 2 (H100): the constant streaming kernels with launch bounds
+# for more blocks an SM (FP32: 4 blocks of 256 threads, 64 registers; FP64
+# warp rows: 5 blocks of 128, 96 registers) against the binary before
+# (bandsolve-8601efe) in the same call, three rounds each, constant
+# batches of 2^24 rows, contiguous and interleaved; then every test binary
+# but the slow four.
+set -uo pipefail
+mkdir -p .gpu && tar -C .gpu -xJf .gpu-pack/gpu.tar.xz
+R=$OUT/res; mkdir -p $R; cp .gpu-pack/commit.txt $R/
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > $R/device.txt
+cd .gpu
+G=""
+for n in 64 128 256 512 1024 4096; do G="$G,${n}x$((16777216 / n)):contiguous:const"; done
+for n in 64 128 256 512 1024; do G="$G,${n}x$((16777216 / n)):interleaved:const"; done
+G=${G#,}
+for round in 1 2 3; do
+  for b in bandsolve-8601efe bandsolve; do
+    s=$(date +%s)
+    timeout 120 ./$b bench -grid $G -peers none -algorithms auto -reps 7 -warmup 2 -q -check=false -csv $R/$b-$round.csv > $R/$b-$round.txt 2>&1; echo "$b round $round rc=$? $(( $(date +%s)-s ))s"
+  done
+done
+python3 ./bench-compare.py $R bandsolve-8601efe bandsolve 3 > $R/compare.txt; cat $R/compare.txt
+bash ./run.sh $R skip-slow; echo "tests rc=$?"
+cd $OUT && tar czf res.tgz res && rm -rf res
