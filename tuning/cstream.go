@@ -38,12 +38,36 @@ func PartitionConstStreamMaxN(elem int) int {
 // exchange by shuffles (partition_cstream_warp_p16_*) serve it.
 func PartitionConstStreamWarp(n int) bool { return partitionThreads(n, 16) <= 32 }
 
-// PartitionConstStreamMaxThreads is the kernels' __launch_bounds__: 256
-// threads a block (128 for partition_cstream_warp_rows_p16_f64: package
-// cuda passes each kernel's own bound as the Device's MaxThreadsPerBlock),
-// with registers for three or four blocks of them an SM in FP32, two in
-// FP64 (five of 128 threads for the warp rows kernel; ptx/src/cstream.cuh).
+// PartitionConstStreamMaxThreads is the most threads a block of the
+// constant streaming kernels takes but for the warp rows kernels
+// (PartitionConstStreamMaxThreadsFor): 256, with registers for three or
+// four blocks of them an SM in FP32, two in FP64 (ptx/src/cstream.cuh).
 const PartitionConstStreamMaxThreads = 256
+
+// PartitionConstStreamMaxThreadsFor is the __launch_bounds__ of the
+// constant streaming kernel for elements of elem bytes, warp (tps ≤ 32)
+// and rows (d and x row-major, the batches whose systems are closer
+// together than their rows): the warp rows kernels take up to 1024
+// threads in FP32 (64 registers, as four blocks of 256) and 640 in FP64
+// (96 registers), so that a block reads PartitionConstStreamRowBytes of
+// each row; the others PartitionConstStreamMaxThreads.
+func PartitionConstStreamMaxThreadsFor(elem int, warp, rows bool) int {
+	switch {
+	case !warp || !rows:
+		return PartitionConstStreamMaxThreads
+	case elem == 8:
+		return 640
+	}
+	return 1024
+}
+
+// PartitionConstStreamRowBytes is the bytes of each row that a block of
+// the warp rows kernels reads where its threads allow: a block of
+// interleaved systems reads spb·elem bytes of a row, and the fraction of
+// the limit follows them whatever N (H100, 2^24 rows,
+// bench/results/h100-2026-11-26/session14/run3/bench-cstream-spb.txt):
+// 32 bytes 58–62%, 64 bytes 68–74%, 128 bytes 75–82%, 256 bytes 76–85%.
+const PartitionConstStreamRowBytes = 128
 
 // PartitionConstStreamBlockBytes is the bytes of d that a block of the
 // constant streaming kernels is given when its systems are shorter (the
@@ -100,7 +124,9 @@ type ConstStreamLaunch struct {
 // forces the systems a block (benchmarks), else the block holds
 // PartitionConstStreamBlockBytes of d (fewer systems if that many do not
 // fit an SM, twice as many if that keeps more threads on an SM; half as
-// many for FP32 systems of 1024 rows or more). With sysFirst the block
+// many for FP32 systems of 1024 rows or more; with sysFirst at least
+// PartitionConstStreamRowBytes of each row where the kernel's threads
+// allow). With sysFirst the block
 // must take whole 32-byte sectors of a row (spb·elem ≥ 32); the launch
 // fails where it cannot (FP32 N > 512, FP64 N > 1024), or for N above
 // PartitionConstStreamMaxN, or when no block fits an SM. (Blocks of whole
@@ -115,12 +141,12 @@ func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, regs
 	if mx := PartitionConstStreamMaxN(elem); n > mx {
 		return l, fmt.Errorf("%w: the constant streaming kernel takes N ≤ %d (%d-byte elements); N=%d", ErrTooLargeForShared, mx, elem, n)
 	}
-	maxT := PartitionConstStreamMaxThreads
+	maxT := PartitionConstStreamMaxThreadsFor(elem, PartitionConstStreamWarp(n), sysFirst)
 	if d.MaxThreadsPerBlock > 0 {
 		maxT = min(maxT, d.MaxThreadsPerBlock)
 	}
 	if regs <= 0 {
-		regs = 65536 / PartitionConstStreamMaxThreads
+		regs = 65536 / maxT
 	}
 	tps := partitionThreads(n, 16)
 	l.ThreadsPerSystem, l.Warp = tps, PartitionConstStreamWarp(n)
@@ -129,6 +155,9 @@ func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, regs
 		lo = max(lo, 32/elem)
 	}
 	want := max(lo, PartitionConstStreamBlockBytes/(n*elem))
+	if sysFirst {
+		want = max(want, PartitionConstStreamRowBytes/elem)
+	}
 	if elem == 4 && n >= 1024 {
 		// FP32 systems of 64 threads or more: half as much d, blocks of
 		// 128 threads (two systems of N = 1024, one of 2048): 69.6% /

@@ -114,12 +114,19 @@ func TestConstStreamLaunch(t *testing.T) {
 	_, err = PartitionConstStreamLaunchFor(H100, 1024, 4, 1000, false, 78, 3)
 	assert.Error(t, err, "not a power of two")
 
-	// Systems first: whole 32-byte sectors of a row, or no launch.
-	for _, c := range []struct{ n, elem, spb int }{{64, 4, 64}, {512, 4, 8}, {64, 8, 32}, {1024, 8, 4}} {
-		l, err = PartitionConstStreamLaunchFor(H100, c.n, c.elem, 1<<14, true, 80, 0)
+	// Systems first: whole 32-byte sectors of a row, or no launch; the
+	// warp rows kernels (64 registers in FP32, 96 in FP64, up to 1024 /
+	// 640 threads) read 128 bytes of a row or more where the threads
+	// allow, the FP64 kernel for N > 512 (125 registers, 256 threads) 32.
+	for _, c := range []struct{ n, elem, regs, spb int }{
+		{64, 4, 64, 64}, {256, 4, 64, 32}, {512, 4, 64, 32}, {512, 4, 80, 16},
+		{64, 8, 96, 32}, {256, 8, 96, 16}, {512, 8, 96, 16}, {1024, 8, 125, 4},
+	} {
+		l, err = PartitionConstStreamLaunchFor(H100, c.n, c.elem, 1<<14, true, c.regs, 0)
 		require.NoError(t, err, "N=%d elem %d", c.n, c.elem)
-		assert.Equal(t, c.spb, l.SystemsPerBlock, "N=%d elem %d", c.n, c.elem)
+		assert.Equal(t, c.spb, l.SystemsPerBlock, "N=%d elem %d regs %d", c.n, c.elem, c.regs)
 		assert.GreaterOrEqual(t, l.SystemsPerBlock*c.elem, 32)
+		assert.LessOrEqual(t, l.Threads, PartitionConstStreamMaxThreadsFor(c.elem, PartitionConstStreamWarp(c.n), true))
 	}
 	for _, c := range []struct{ n, elem int }{{1024, 4}, {2048, 8}, {4096, 4}} {
 		_, err = PartitionConstStreamLaunchFor(H100, c.n, c.elem, 1<<14, true, 80, 0)
