@@ -74,21 +74,38 @@ __device__ __forceinline__ void part_const_rows(const PartTable<T, P> &tb, int m
     F = {a0, cb - c0 * v, -(c0 * w), T(0)};
 }
 
+// cs_vload copies P values of a table in shared memory (16-byte aligned)
+// into registers by 16-byte loads: the table's values are the same in
+// every thread, and loads of one value each were a twentieth of the
+// kernel's instructions (FP32 interleaved N = 512,
+// bench/results/h100-2026-11-26/session14/run5).
+template <typename T, int P> __device__ __forceinline__ void cs_vload(const T *src, T (&dst)[P]) {
+    typedef typename PartVec<T>::V V;
+    constexpr int R = 16 / (int)sizeof(T);
+#pragma unroll
+    for (int h = 0; h < P / R; h++) {
+        const V v = reinterpret_cast<const V *>(src)[h];
+#pragma unroll
+        for (int w = 0; w < R; w++) dst[h * R + w] = PartVec<T>::el(v, w);
+    }
+}
+
 // part_const_d is the d part of Stage 1 for constant coefficients
 // (part_eliminate_const's): the chunk's d_j from row(j), δ of the interior
 // into dl, the d of F (fd) and of L (ld; 0 when m = 1).
-template <typename T, int P, typename Row>
+template <typename T, int P, bool VTAB, typename Row>
 __device__ __forceinline__ void part_const_d(Row row, const PartTable<T, P> &tb, int m, int last, T ca, T cc,
                                              T (&dl)[P], T &fd, T &ld) {
     const T d0 = row(0);
-    T dp = T(0);
+    T dp = T(0), r[P], g[P];
+    if (VTAB) cs_vload<T, P>(tb.r, r);
 #pragma unroll
     for (int j = 0; j < P; j++) dl[j] = T(0);
 #pragma unroll
     for (int j = 1; j < P; j++) {
         const T dj = row(j);
         if (j < m) {
-            dp = (dj - ca * dp) * tb.r[j];
+            dp = (dj - ca * dp) * (VTAB ? r[j] : tb.r[j]);
             if (j <= P - 2) dl[j] = dp;
         }
     }
@@ -97,10 +114,11 @@ __device__ __forceinline__ void part_const_d(Row row, const PartTable<T, P> &tb,
         return;
     }
     ld = dp;
+    if (VTAB) cs_vload<T, P>(tb.g, g);
     T y = T(0);
 #pragma unroll
     for (int j = P - 2; j >= 1; j--) {
-        if (j < m - 1) y = dl[j] - tb.g[j] * y;
+        if (j < m - 1) y = dl[j] - (VTAB ? g[j] : tb.g[j]) * y;
     }
     const T c0 = last == 0 ? T(0) : cc;
     fd = d0 - c0 * y;
@@ -146,38 +164,53 @@ __device__ __forceinline__ bool cs_rows_vec(const T *p, int G, i64 es, i64 bs, i
     return bs == 1 && g0 + spb <= G && spb % R == 0 && es % R == 0 && part_aligned(p + g0);
 }
 
+// CsRowsIdx is a thread's share of the row-major copy and store, the
+// same for every group (computed once, out of the group loop: the
+// divisions by spb/R and spb are not by constants): in the 16-byte path
+// its unit u of a row and its first row i0 stepping by di; in the element
+// path its system s and first row ei0 stepping by edi.
+struct CsRowsIdx {
+    int u, i0, di, s, ei0, edi;
+};
+
+template <typename T> __device__ __forceinline__ CsRowsIdx cs_rows_idx(int spb) {
+    constexpr int R = 16 / (int)sizeof(T);
+    const int U = max(spb / R, 1);
+    return {(int)threadIdx.x % U, (int)threadIdx.x / U, (int)blockDim.x / U, (int)threadIdx.x % spb,
+            (int)threadIdx.x / spb, (int)blockDim.x / spb};
+}
+
 // cs_rows_copy starts the copy of the group of spb systems from g0 (those
 // that exist) into SD, row-major (not waited for). A thread keeps its unit
-// (or system) of a row and steps rows by blockDim.x / units a row.
+// (or system) of a row and steps rows by blockDim.x / units a row (ix).
 template <typename T, int P>
-__device__ __forceinline__ void cs_rows_copy(const T *d, T *SD, int n, int G, i64 es, i64 bs, int spb,
-                                             int g0) {
+__device__ __forceinline__ void cs_rows_copy(const T *d, T *SD, int n, int G, i64 es, i64 bs, int spb, int g0,
+                                             const CsRowsIdx &ix) {
     constexpr int R = 16 / (int)sizeof(T);
     if (cs_rows_vec<T>(d, G, es, bs, spb, g0)) {
-        const int U = spb / R, u = threadIdx.x % U, di = blockDim.x / U;
-        for (int i = threadIdx.x / U; i < n; i += di)
-            part_cp16(SD + cs_rows_at<T, P>(u * R, i, spb), d + (i64)g0 + (i64)i * es + u * R);
+        for (int i = ix.i0; i < n; i += ix.di)
+            part_cp16(SD + cs_rows_at<T, P>(ix.u * R, i, spb), d + (i64)g0 + (i64)i * es + ix.u * R);
         return;
     }
-    const int s = threadIdx.x % spb, di = blockDim.x / spb;
-    if (g0 + s >= G) return;
-    for (int i = threadIdx.x / spb; i < n; i += di) part_cp(SD + cs_rows_at<T, P>(s, i, spb), d + (i64)(g0 + s) * bs + (i64)i * es);
+    if (g0 + ix.s >= G) return;
+    for (int i = ix.ei0; i < n; i += ix.edi)
+        part_cp(SD + cs_rows_at<T, P>(ix.s, i, spb), d + (i64)(g0 + ix.s) * bs + (i64)i * es);
 }
 
 // cs_rows_store writes the group's x from SX (row-major) in the batch
 // layout, NaN for a system whose key is set.
 template <typename T, int P>
 __device__ __forceinline__ void cs_rows_store(const T *SX, const int *keys, T *x, int n, int G, i64 es, i64 bs,
-                                              int spb, int g0) {
+                                              int spb, int g0, const CsRowsIdx &ix) {
     typedef typename PartVec<T>::V V;
     constexpr int R = 16 / (int)sizeof(T);
     const T nan = nan_of<T>();
     if (cs_rows_vec<T>(x, G, es, bs, spb, g0)) {
-        const int U = spb / R, u = threadIdx.x % U, di = blockDim.x / U;
+        const int u = ix.u;
         bool all = true;
 #pragma unroll
         for (int e = 0; e < R; e++) all = all && keys[u * R + e] == PART_NONE;
-        for (int i = threadIdx.x / U; i < n; i += di) {
+        for (int i = ix.i0; i < n; i += ix.di) {
             const T *src = SX + cs_rows_at<T, P>(u * R, i, spb);
             V v = *reinterpret_cast<const V *>(src);
             if (!all) {
@@ -190,10 +223,10 @@ __device__ __forceinline__ void cs_rows_store(const T *SX, const int *keys, T *x
         }
         return;
     }
-    const int s = threadIdx.x % spb, di = blockDim.x / spb;
+    const int s = ix.s;
     if (g0 + s >= G) return;
     const bool ok = keys[s] == PART_NONE;
-    for (int i = threadIdx.x / spb; i < n; i += di)
+    for (int i = ix.ei0; i < n; i += ix.edi)
         x[(i64)(g0 + s) * bs + (i64)i * es] = ok ? SX[cs_rows_at<T, P>(s, i, spb)] : nan;
 }
 
@@ -242,9 +275,10 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
     for (int q = threadIdx.x; q < spb; q += blockDim.x) base[q] = PART_NONE;
     if (threadIdx.x == 0) part_table<T, P>(tb, ca, cb, cc);
     // The group's d into D (not waited for).
+    const CsRowsIdx rix = cs_rows_idx<T>(ROWS ? spb : 1);
     const auto copy = [&](int g0) {
         if (ROWS)
-            cs_rows_copy<T, P>(d, SD, n, G, es, bs, spb, g0);
+            cs_rows_copy<T, P>(d, SD, n, G, es, bs, spb, g0, rix);
         else
             part_copy<T, P, false>(k, d, nullptr, nullptr, nullptr, SD, ss, n, G, es, bs, spb, g0);
     };
@@ -348,7 +382,7 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
         T dl[P], fd = T(0), ld = T(0);
         V ud;
         if (has)
-            part_const_d<T, P>(
+            part_const_d<T, P, WARP>(
                 [&](int j) -> T {
                     if (ROWS) return SD[rb + j * spb]; // rows t·P + j of the chunk
                     if (j % R == 0) ud = VD[X ^ (j / R)]; // j is a constant: the loop is unrolled
@@ -439,7 +473,10 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
 
         // Stage 3 in registers; x through E to the store.
         T xv[P];
-        const int bad = part_recover_regs<T, P>(tb.g, tb.al, dl, m, xs, xe, xv);
+        T tg[P], tal[P];
+        if (WARP) cs_vload<T, P>(tb.g, tg), cs_vload<T, P>(tb.al, tal);
+        const int bad = WARP ? part_recover_regs<T, P>(tg, tal, dl, m, xs, xe, xv)
+                             : part_recover_regs<T, P>(tb.g, tb.al, dl, m, xs, xe, xv);
         if (live && bad >= 0) atomicMin(key, PART_KEY(K + 3, t * P + bad));
         if (!WARP) __syncthreads(); // the last exchange's reads of E are done
         if (has && ROWS) {
@@ -451,7 +488,7 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
         }
         __syncthreads();
         if (ROWS)
-            cs_rows_store<T, P>(SE, ks, x, n, G, es, bs, spb, g0);
+            cs_rows_store<T, P>(SE, ks, x, n, G, es, bs, spb, g0, rix);
         else
             part_store<T, P>(SE, ks, x, ss, n, G, es, bs, spb, g0);
         part_status(ks, G, spb, g0, status);
