@@ -50,11 +50,15 @@ const PartitionConstStreamMaxThreads = 256
 // together than their rows): the warp rows kernels take up to 1024
 // threads in FP32 (64 registers, as four blocks of 256) and 640 in FP64
 // (96 registers), so that a block reads PartitionConstStreamRowBytes of
-// each row; the others PartitionConstStreamMaxThreads.
+// each row; the other rows kernels (tps > 32) 512 (one block an SM), so
+// that FP32 systems of up to 1024 rows take whole 32-byte sectors of a row
+// and FP64 ones 64 bytes; the others PartitionConstStreamMaxThreads.
 func PartitionConstStreamMaxThreadsFor(elem int, warp, rows bool) int {
 	switch {
-	case !warp || !rows:
+	case !rows:
 		return PartitionConstStreamMaxThreads
+	case !warp:
+		return 512
 	case elem == 8:
 		return 640
 	}
@@ -128,7 +132,7 @@ type ConstStreamLaunch struct {
 // PartitionConstStreamRowBytes of each row where the kernel's threads
 // allow). With sysFirst the block
 // must take whole 32-byte sectors of a row (spb·elem ≥ 32); the launch
-// fails where it cannot (FP32 N > 512, FP64 N > 1024), or for N above
+// fails where it cannot (FP32 N > 1024), or for N above
 // PartitionConstStreamMaxN, or when no block fits an SM. (Blocks of whole
 // 16-byte units beyond that were slower than the plans those batches keep:
 // FP32 N = 1024 165 µs against 150, FP64 N = 2048 312 against 245, 2^24

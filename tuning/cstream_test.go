@@ -117,10 +117,12 @@ func TestConstStreamLaunch(t *testing.T) {
 	// Systems first: whole 32-byte sectors of a row, or no launch; the
 	// warp rows kernels (64 registers in FP32, 96 in FP64, up to 1024 /
 	// 640 threads) read 128 bytes of a row or more where the threads
-	// allow, the FP64 kernel for N > 512 (125 registers, 256 threads) 32.
+	// allow, the other rows kernels (up to 512 threads) what 512 threads
+	// take.
 	for _, c := range []struct{ n, elem, regs, spb int }{
 		{64, 4, 64, 64}, {256, 4, 64, 32}, {512, 4, 64, 32}, {512, 4, 80, 16},
-		{64, 8, 96, 32}, {256, 8, 96, 16}, {512, 8, 96, 16}, {1024, 8, 125, 4},
+		{64, 8, 96, 32}, {256, 8, 96, 16}, {512, 8, 96, 16},
+		{1024, 4, 106, 8}, {1024, 8, 126, 8}, {2048, 8, 126, 4},
 	} {
 		l, err = PartitionConstStreamLaunchFor(H100, c.n, c.elem, 1<<14, true, c.regs, 0)
 		require.NoError(t, err, "N=%d elem %d", c.n, c.elem)
@@ -128,7 +130,7 @@ func TestConstStreamLaunch(t *testing.T) {
 		assert.GreaterOrEqual(t, l.SystemsPerBlock*c.elem, 32)
 		assert.LessOrEqual(t, l.Threads, PartitionConstStreamMaxThreadsFor(c.elem, PartitionConstStreamWarp(c.n), true))
 	}
-	for _, c := range []struct{ n, elem int }{{1024, 4}, {2048, 8}, {4096, 4}} {
+	for _, c := range []struct{ n, elem int }{{1025, 4}, {2048, 4}, {4096, 4}} {
 		_, err = PartitionConstStreamLaunchFor(H100, c.n, c.elem, 1<<14, true, 80, 0)
 		assert.ErrorIs(t, err, ErrTooLargeForShared, "N=%d elem %d", c.n, c.elem)
 	}
