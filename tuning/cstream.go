@@ -130,13 +130,14 @@ type ConstStreamLaunch struct {
 // fit an SM, twice as many if that keeps more threads on an SM; half as
 // many for FP32 systems of 1024 rows or more; with sysFirst at least
 // PartitionConstStreamRowBytes of each row where the kernel's threads
-// allow). With sysFirst the block
-// must take whole 32-byte sectors of a row (spb·elem ≥ 32); the launch
-// fails where it cannot (FP32 N > 1024), or for N above
-// PartitionConstStreamMaxN, or when no block fits an SM. (Blocks of whole
-// 16-byte units beyond that were slower than the plans those batches keep:
-// FP32 N = 1024 165 µs against 150, FP64 N = 2048 312 against 245, 2^24
-// rows on an H100, bench/results/h100-2026-11-26/session13/run6.)
+// allow). With sysFirst the block must take whole 32-byte sectors of a
+// row (spb·elem ≥ 32); the launch fails where it cannot (FP32 N > 1024),
+// or for N above PartitionConstStreamMaxN, or when no block fits an SM.
+// (Blocks of 256 threads and 16-byte units of a row were slower than the
+// plans those batches kept: FP32 N = 1024 165 µs against 150, FP64 N =
+// 2048 312 against 245, 2^24 rows on an H100,
+// bench/results/h100-2026-11-26/session13/run6; blocks of 512 threads and
+// whole sectors are faster: 105 µs and 170 µs, session14/run7.)
 func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, regs, spb int) (ConstStreamLaunch, error) {
 	l := ConstStreamLaunch{N: n, ElemSize: elem}
 	if n < 1 || g < 1 || (elem != 4 && elem != 8) {

@@ -499,26 +499,32 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
 // partition_cstream_p16_*: exchanges through shared memory (tps a multiple
 // of 32, K ≤ 9: N ≤ 4096); partition_cstream_warp_p16_*: by shuffles (tps ≤
 // 32, K ≤ 6). Both keep the factors in a shared-memory table, at most 256
-// threads a block (128 for partition_cstream_warp_rows_p16_f64), with
-// registers for a number of blocks an SM without spills (the launch
-// bounds' second value). FP64 takes N ≤ 2048, where the table fits two
-// blocks an SM (tuning.PartitionConstStreamMaxN; a variant with the
-// factors in registers for FP64 N ≤ 4096, one block an SM, lost to the
-// one-shot constant kernel once the reduced rows went to cyclic reduction:
-// 56.7% of the limit against 61.2%, session 8). The _rows_ kernels keep d
-// and x row-major (cs_rows), for batches whose systems are closer together
-// in memory than their rows (bs < es).
+// threads a block but for the _rows_ kernels (below), with registers for a
+// number of blocks an SM without spills (the launch bounds' second value).
+// FP64 takes N ≤ 2048, where the table fits two blocks an SM
+// (tuning.PartitionConstStreamMaxN; a variant with the factors in
+// registers for FP64 N ≤ 4096, one block an SM, lost to the one-shot
+// constant kernel once the reduced rows went to cyclic reduction: 56.7% of
+// the limit against 61.2%, session 8). The _rows_ kernels keep d and x
+// row-major (cs_rows), for batches whose systems are closer together in
+// memory than their rows (bs < es); their blocks are larger
+// (tuning.PartitionConstStreamMaxThreadsFor), because the fraction of the
+// limit follows the bytes of a row a block reads (32 bytes 58–62%, 64
+// bytes 68–74%, 128 bytes 75–85%, whatever N; session14/run3): the warp
+// rows kernels take up to 1024 threads in FP32 (64 registers) and 640 in
+// FP64 (96 registers), the others 512 (one block an SM).
 //
-// Blocks an SM (bench/results/h100-2026-11-26/session14/run2, 2^24 rows on
-// an H100, against the bounds before, the same call): FP32 partition_cstream
-// 4 blocks (64 registers, 80 before): N = 1024 / 4096 contiguous 1.01× /
-// 1.03×; FP32 warp rows 4 (64 registers): interleaved N = 64 / 128 / 512
-// 1.03× / 1.01× / 1.02× (75.4–76.8% of the limit), N = 256 0.99×; FP64 warp
-// rows 5 blocks of 128 threads (96 registers, 128 before): interleaved N =
-// 64 / 128 / 256 1.02× (83.0% / 82.3% / 73.8%). The FP32 warp kernel for
-// contiguous batches stays at 3 (80 registers): with 4, N = 64 … 512 ran
-// 0.96–0.98×. The FP32 _rows_ kernel for tps > 32 is never launched (rows of
-// whole sectors would take more than 256 threads) and spills at 4.
+// Measured against the bounds before in the same call (H100, 2^24 rows,
+// bench/results/h100-2026-11-26/session14, runs 2–4 and 7): FP32
+// partition_cstream 4 blocks of 256 threads (64 registers, 80 before):
+// contiguous N = 1024 / 4096 1.01× / 1.03×; FP32 warp rows, 4 blocks of 256
+// then blocks of 128-byte rows: interleaved N = 64 … 512 1.02–1.06× each
+// step; FP64 warp rows, 5 blocks of 128 threads then blocks of 128-byte
+// rows: N = 256 / 512 1.11× / 1.32× (81% / 80% of the limit); the other
+// rows kernels with 512 threads: FP32 N = 1024 1.43× (whole sectors of a
+// row, no launch before), FP64 N = 1024 / 2048 1.07× / 1.46×. The FP32 warp
+// kernel for contiguous batches stays at 3 blocks (80 registers): with 4,
+// N = 64 … 512 ran 0.96–0.98×.
 #ifndef BS_DEVICE_ONLY
 #define PARTITION_CSTREAM(T, S, NAME, WARP, ROWS, KMAX, MAXT, MINB)                                                   \
     extern "C" __global__ void __launch_bounds__(MAXT, MINB)                                                      \
