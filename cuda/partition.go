@@ -269,8 +269,9 @@ func constStreamLaunch(d *Device, spec tridiag.Spec, f64 bool, spb int) (tuning.
 	if err != nil {
 		return tuning.ConstStreamLaunch{}, "", err
 	}
-	// The kernels' launch bounds differ (partition_cstream_warp_rows_p16_f64
-	// takes at most 128 threads): the launch keeps within this one's.
+	// The kernels' launch bounds differ (256, 512, 640 or 1024 threads:
+	// tuning.PartitionConstStreamMaxThreadsFor); the launch also keeps
+	// within the bound the driver reports for this one.
 	maxT, err := d.kernelAttr(name, cu.FnMaxThreadsPerBlock)
 	if err != nil {
 		return tuning.ConstStreamLaunch{}, "", err

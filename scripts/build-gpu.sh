@@ -16,8 +16,9 @@ if [ -d cmd/bandsolve ]; then
   go build "${flags[@]}" -o .gpu/bandsolve ./cmd/bandsolve
 fi
 cp scripts/gpu-run.sh .gpu/run.sh
-# The before/after comparer of device scripts: python3 .gpu/bench-compare.py.
-cp scripts/bench-compare.py .gpu/
+# The before/after timing and comparer of device scripts: bash
+# .gpu/bench-ab.sh (which calls python3 .gpu/bench-compare.py).
+cp scripts/bench-compare.py scripts/bench-ab.sh .gpu/
 du -sh .gpu
 # The binaries are larger than the device tool carries (64 MiB); an xz
 # archive with a large dictionary (-9e: 64 MiB) finds the code they share

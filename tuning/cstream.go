@@ -39,7 +39,7 @@ func PartitionConstStreamMaxN(elem int) int {
 func PartitionConstStreamWarp(n int) bool { return partitionThreads(n, 16) <= 32 }
 
 // PartitionConstStreamMaxThreads is the most threads a block of the
-// constant streaming kernels takes but for the warp rows kernels
+// constant streaming kernels takes but for the rows kernels
 // (PartitionConstStreamMaxThreadsFor): 256, with registers for three or
 // four blocks of them an SM in FP32, two in FP64 (ptx/src/cstream.cuh).
 const PartitionConstStreamMaxThreads = 256
