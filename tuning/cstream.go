@@ -53,6 +53,8 @@ const PartitionConstStreamMaxThreads = 256
 // each row; the other rows kernels (tps > 32) 512 (one block an SM), so
 // that FP32 systems of up to 1024 rows take whole 32-byte sectors of a row
 // and FP64 ones 64 bytes; the others PartitionConstStreamMaxThreads.
+// TestConstStreamMaxThreadsMatchPTX holds it to the committed PTX's
+// .maxntid of each kernel.
 func PartitionConstStreamMaxThreadsFor(elem int, warp, rows bool) int {
 	switch {
 	case !rows:

@@ -1,11 +1,15 @@
 package tuning
 
 import (
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/bandsolve/bandsolve/ptx"
 	"github.com/bandsolve/bandsolve/tridiag/partition"
 )
 
@@ -153,4 +157,34 @@ func TestPreferConstStream(t *testing.T) {
 	tab, err := PartitionConstStreamLaunchFor(H100, 2048, 8, 1<<13, false, 126, 0)
 	require.NoError(t, err)
 	assert.True(t, PreferConstStream(H100, tab))
+}
+
+// TestConstStreamMaxThreadsMatchPTX: PartitionConstStreamMaxThreadsFor
+// states the launch bounds of the kernels in ptx/src/cstream.cuh; it must
+// say what the committed PTX says (.maxntid), kernel by kernel.
+func TestConstStreamMaxThreadsMatchPTX(t *testing.T) {
+	maxntid := regexp.MustCompile(`\.maxntid (\d+), 1, 1`)
+	for _, elem := range []int{4, 8} {
+		for _, warp := range []bool{false, true} {
+			for _, rows := range []bool{false, true} {
+				name := "partition_cstream"
+				if warp {
+					name += "_warp"
+				}
+				if rows {
+					name += "_rows"
+				}
+				name += map[int]string{4: "_p16_f32", 8: "_p16_f64"}[elem]
+				i := strings.Index(ptx.Tridiag, ".entry "+name+"(")
+				require.GreaterOrEqual(t, i, 0, name)
+				head := ptx.Tridiag[i:]
+				head = head[:strings.Index(head, "{")] // the parameters and directives
+				m := maxntid.FindStringSubmatch(head)
+				require.NotNil(t, m, "%s: no .maxntid", name)
+				got, err := strconv.Atoi(m[1])
+				require.NoError(t, err)
+				assert.Equal(t, got, PartitionConstStreamMaxThreadsFor(elem, warp, rows), name)
+			}
+		}
+	}
 }
