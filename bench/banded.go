@@ -277,6 +277,8 @@ type BandResult struct {
 	Err string
 	// Note says more: kernel, boosted pivots, …
 	Note string
+	// Prov says where and when it was measured (read from a CSV).
+	Prov Provenance
 }
 
 // OK reports whether the result holds a timing.

@@ -23,6 +23,7 @@ import (
 	"github.com/bandsolve/bandsolve/banded"
 	"github.com/bandsolve/bandsolve/krylov"
 	"github.com/bandsolve/bandsolve/spike"
+	"github.com/bandsolve/bandsolve/tridiag"
 )
 
 // bandGPU is the GPU side of the banded grids (banded_cuda.go): the
@@ -106,6 +107,7 @@ func runBanded(ctx context.Context, cfg *config, stdout, stderr io.Writer) error
 	}
 	r := &bandRunner{cfg: cfg, prog: newProgress(stderr, cfg.quiet), maxK: map[string]int{}}
 	r.br = bandRun{warmup: cfg.warmup, reps: cfg.reps, budget: 3 * time.Second, seed: cfg.seed, progress: r.prog.solver}
+	prov := newProvenance(cfg.grid)
 	var meta []string
 	meta = append(meta, fmt.Sprintf("bandsolve bench %s, grid %s, %s, reps %d (cut to about %v a solver, at least 1), warmup %d, seed %d, %d host goroutines",
 		time.Now().UTC().Format(time.RFC3339), cfg.grid, runtime.Version(), cfg.reps, r.br.budget, cfg.warmup, cfg.seed, runtime.GOMAXPROCS(0)))
@@ -126,6 +128,10 @@ func runBanded(ctx context.Context, cfg *config, stdout, stderr io.Writer) error
 			return errors.New("-device cuda: the GPU backend has no banded solvers")
 		}
 		r.gpu, r.br.bandwidth = bg, g.Bandwidth()
+		prov.Device, prov.Driver, prov.Bandwidth = g.Name(), g.Driver(), g.Bandwidth()
+		if batches {
+			prov.Library = g.Library()
+		}
 		r.maxK[F64], r.maxK[F32] = bg.BandMaxK(8), bg.BandMaxK(4)
 		meta = append(meta, fmt.Sprintf("device %s: device-to-device copy %.0f GB/s (bytes read+written); GPU SPIKE limit K ≤ %d in FP64, %d in FP32; %s free",
 			g.Name(), g.Bandwidth()/1e9, r.maxK[F64], r.maxK[F32], fmtBytes(g.FreeBytes())))
@@ -174,6 +180,10 @@ func runBanded(ctx context.Context, cfg *config, stdout, stderr io.Writer) error
 		if cw, err = newRecordWriter[BandResult](f, bandCSVHeader, meta...); err != nil {
 			return fmt.Errorf("writing %s: %w", cfg.csvPath, err)
 		}
+		if prov.Device == "" {
+			prov.Device = tridiag.DefaultCPU().Name()
+		}
+		cw.prov = prov.record()
 	}
 	start := time.Now()
 	var all []BandResult
@@ -654,6 +664,73 @@ func (r BandResult) record() []string {
 	return []string{r.Precision, strconv.Itoa(r.N), strconv.Itoa(r.K), strconv.Itoa(r.G), fmtD(r.D), r.Solver,
 		strconv.Itoa(r.P), us(r.Factor), us(r.Solve), us(r.Total), strconv.Itoa(r.Reps), iter, resid,
 		fl(r.MRows), fl(r.Fraction), sp, strconv.FormatBool(r.SpeedupEst), va, us(r.Est), r.Err, r.Note}
+}
+
+// ReadBandCSV reads banded results written by the banded grids' -csv
+// (comment lines and repeated header records are skipped, so that the CSV
+// files of several runs may be concatenated).
+func ReadBandCSV(rd io.Reader) ([]BandResult, error) {
+	cr := csv.NewReader(rd)
+	cr.Comment = '#'
+	cr.FieldsPerRecord = -1
+	recs, err := cr.ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("bench: banded CSV: %w", err)
+	}
+	if len(recs) == 0 {
+		return nil, nil
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	for _, h := range bandCSVHeader {
+		if _, ok := col[h]; !ok {
+			return nil, fmt.Errorf("bench: banded CSV has no column %q", h)
+		}
+	}
+	var out []BandResult
+	for ln, rec := range recs[1:] {
+		if slices.Equal(rec, recs[0]) {
+			continue
+		}
+		get := func(h string) string {
+			if i, ok := col[h]; ok && i < len(rec) {
+				return rec[i]
+			}
+			return ""
+		}
+		var errs []error
+		atoi := func(h string) int {
+			v, err := strconv.Atoi(get(h))
+			errs = append(errs, err)
+			return v
+		}
+		// Empty numbers are absent ones (−1 for resid and iterations).
+		flt := func(h string, empty float64) float64 {
+			if get(h) == "" {
+				return empty
+			}
+			v, err := strconv.ParseFloat(get(h), 64)
+			errs = append(errs, err)
+			return v
+		}
+		dur := func(h string) time.Duration { return time.Duration(math.Round(flt(h, 0) * 1e3)) }
+		r := BandResult{
+			BandCase: BandCase{Precision: get("precision"), N: atoi("N"), K: atoi("K"), G: atoi("G"), D: flt("d", 0)},
+			Solver:   get("solver"), P: atoi("partitions"),
+			Factor: dur("factor_us"), Solve: dur("solve_us"), Total: dur("total_us"), Reps: atoi("reps"),
+			Iter: int(flt("iterations", -1)), Resid: flt("resid", -1), MRows: flt("mrows_per_s", 0),
+			Fraction: flt("fraction", 0), Speedup: flt("speedup", 0), SpeedupEst: get("speedup_estimated") == "true",
+			VsAnchor: flt("speedup_vs_anchor", 0), Est: dur("estimate_us"), Err: get("err"), Note: get("note"),
+			Prov: parseProvenance(get),
+		}
+		if err := errors.Join(errs...); err != nil {
+			return out, fmt.Errorf("bench: banded CSV record %d: %w", ln+1, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 // WriteBandPlots writes the banded plots into dir (created if need be)

@@ -156,7 +156,7 @@ func TestCSVRoundTrip(t *testing.T) {
 
 func TestCSVIncremental(t *testing.T) {
 	var buf bytes.Buffer
-	cw, err := NewCSVWriter(&buf)
+	cw, err := NewCSVWriter(&buf, Provenance{})
 	require.NoError(t, err)
 	rs := sampleResults()
 	require.NoError(t, cw.Write(rs[0]))

@@ -111,7 +111,7 @@ func (c Case) Footprint() int64 {
 
 // Grids lists the grid names Grid knows.
 func Grids() []string {
-	return []string{"paper", "batch", "large", "const", "layouts", "segments", "interleaved", "all", "quick"}
+	return []string{"paper", "batch", "contiguous", "large", "const", "layouts", "segments", "interleaved", "all", "quick"}
 }
 
 // Grid returns the cases of a named grid, in both precisions:
@@ -120,6 +120,7 @@ func Grids() []string {
 //     contiguous;
 //   - batch: large batches, N·G = 2^24, 2^25, 2^26 rows with N = 2^6 …
 //     2^16, contiguous and interleaved;
+//   - contiguous: contiguous batches of N·G = 2^24 rows, N = 2^6 … 2^17;
 //   - large: single systems, N = 2^20 … 2^24;
 //   - const: constant-coefficient batches, N·G = 2^24 with N = 2^6 … 2^16,
 //     contiguous and interleaved;
@@ -171,6 +172,10 @@ func Grid(name string) []Case {
 					add(Case{N: 1 << k, G: 1 << (total - k), Layout: layout})
 				}
 			}
+		}
+	case "contiguous":
+		for k := 6; k <= 17; k++ {
+			add(Case{N: 1 << k, G: 1 << (24 - k), Layout: Contiguous})
 		}
 	case "large":
 		for k := 20; k <= 24; k++ {

@@ -19,6 +19,10 @@ type gpuBackend interface {
 	FreeBytes() int64
 	// Notes describe the peers (library found, version, or why not).
 	Notes() []string
+	// Driver is the NVIDIA driver and the CUDA version it supports.
+	Driver() string
+	// Library names the cuSPARSE peer and its version, or "".
+	Library() string
 	// SetHostPaced switches the timing of this module's plans and of the
 	// cuSPARSE peers from gated (false, the default: the timed
 	// repetitions are queued behind a gate kernel and released together,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/tridiag"
+	"gorgonia.org/cu"
 )
 
 // gpuBuiltIn reports whether the binary was built with the cuda tag.
@@ -57,6 +58,22 @@ func openGPU(ordinal int, copyBytes int64, cusparsePath string) (gpuBackend, err
 func (b *cudaBackend) Name() string       { return b.dev.Name() }
 func (b *cudaBackend) Bandwidth() float64 { return b.bw }
 func (b *cudaBackend) Notes() []string    { return b.notes }
+
+func (b *cudaBackend) Driver() string {
+	v := cu.Version()
+	cuda := fmt.Sprintf("CUDA %d.%d", v/1000, v%1000/10)
+	if d := nvidiaDriver(); d != "" {
+		return d + " (" + cuda + ")"
+	}
+	return cuda
+}
+
+func (b *cudaBackend) Library() string {
+	if b.peer == nil {
+		return ""
+	}
+	return "cuSPARSE " + b.peer.versionString()
+}
 
 func (b *cudaBackend) SetHostPaced(on bool) { b.dev.SetHostPaced(on) }
 

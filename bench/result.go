@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,6 +27,9 @@ type Result struct {
 	Resid float64
 	// Note says more: the algorithm Auto chose, the library version, …
 	Note string
+	// Prov says where and when it was measured (read from a CSV; the
+	// writer adds the run's).
+	Prov Provenance
 }
 
 // OK reports whether the result holds a timing.
@@ -116,12 +120,14 @@ type CSVWriter struct {
 }
 
 // NewCSVWriter writes the comment lines (each prefixed with "# ") and
-// then the header on the first Write.
-func NewCSVWriter(w io.Writer, comments ...string) (*CSVWriter, error) {
+// then the header on the first Write. Every record ends with the
+// provenance columns of prov.
+func NewCSVWriter(w io.Writer, prov Provenance, comments ...string) (*CSVWriter, error) {
 	rw, err := newRecordWriter[Result](w, csvHeader, comments...)
 	if err != nil {
 		return nil, err
 	}
+	rw.prov = prov.record()
 	return &CSVWriter{rw: *rw}, nil
 }
 
@@ -136,6 +142,7 @@ type recorder interface{ record() []string }
 type recordWriter[R recorder] struct {
 	w      *csv.Writer
 	header []string
+	prov   []string // appended to every record under provenanceHeader
 	wrote  bool
 }
 
@@ -153,13 +160,17 @@ func newRecordWriter[R recorder](w io.Writer, header []string, comments ...strin
 
 func (cw *recordWriter[R]) write(rs ...R) error {
 	if !cw.wrote {
-		if err := cw.w.Write(cw.header); err != nil {
+		if err := cw.w.Write(append(slices.Clip(cw.header), provenanceHeader...)); err != nil {
 			return err
 		}
 		cw.wrote = true
 	}
+	prov := cw.prov
+	if prov == nil {
+		prov = make([]string, len(provenanceHeader))
+	}
 	for _, r := range rs {
-		if err := cw.w.Write(r.record()); err != nil {
+		if err := cw.w.Write(append(r.record(), prov...)); err != nil {
 			return err
 		}
 	}
@@ -167,9 +178,10 @@ func (cw *recordWriter[R]) write(rs ...R) error {
 	return cw.w.Error()
 }
 
-// WriteCSV writes results as CSV with optional comment lines.
+// WriteCSV writes results as CSV with optional comment lines and empty
+// provenance columns.
 func WriteCSV(w io.Writer, rs []Result, comments ...string) error {
-	cw, err := NewCSVWriter(w, comments...)
+	cw, err := NewCSVWriter(w, Provenance{}, comments...)
 	if err != nil {
 		return err
 	}
@@ -188,7 +200,9 @@ func (r Result) record() []string {
 		fl(r.MRows), fl(r.Fraction), resid, r.Err, r.Note}
 }
 
-// ReadCSV reads results written by WriteCSV (comment lines are skipped).
+// ReadCSV reads results written by WriteCSV or a CSVWriter (comment lines
+// are skipped, and so are repeated header records, so that the CSV files
+// of several runs may simply be concatenated, as bench/baselines are).
 func ReadCSV(rd io.Reader) ([]Result, error) {
 	cr := csv.NewReader(rd)
 	cr.Comment = '#'
@@ -211,6 +225,9 @@ func ReadCSV(rd io.Reader) ([]Result, error) {
 	}
 	var out []Result
 	for ln, rec := range recs[1:] {
+		if slices.Equal(rec, recs[0]) {
+			continue
+		}
 		r, err := parseRecord(rec, col)
 		if err != nil {
 			return out, fmt.Errorf("bench: CSV record %d: %w", ln+1, err)
@@ -222,7 +239,7 @@ func ReadCSV(rd io.Reader) ([]Result, error) {
 
 func parseRecord(rec []string, col map[string]int) (Result, error) {
 	get := func(h string) string {
-		if i := col[h]; i < len(rec) {
+		if i, ok := col[h]; ok && i < len(rec) {
 			return rec[i]
 		}
 		return ""
@@ -244,7 +261,7 @@ func parseRecord(rec []string, col map[string]int) (Result, error) {
 			N: atoi("N"), G: atoi("G")},
 		Solver: get("solver"), Median: dur("median_us"), Min: dur("min_us"), Max: dur("max_us"),
 		MRows: flt("mrows_per_s"), Fraction: flt("fraction"), Err: get("err"), Note: get("note"),
-		Resid: -1,
+		Resid: -1, Prov: parseProvenance(get),
 	}
 	cst, err := strconv.ParseBool(get("constant"))
 	errs = append(errs, err)

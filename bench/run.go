@@ -349,6 +349,7 @@ func run(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 		return nil
 	}
 	r := &runner{cfg: cfg, prog: newProgress(stderr, cfg.quiet)}
+	prov := newProvenance(cfg.grid)
 	var meta []string
 	meta = append(meta, fmt.Sprintf("bandsolve bench %s, grid %s, %s, reps %d, warmup %d, matrix %s",
 		time.Now().UTC().Format(time.RFC3339), cfg.grid, runtime.Version(), cfg.reps, cfg.warmup, cfg.matrix))
@@ -362,6 +363,7 @@ func run(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 		r.gpu = g
 		g.SetHostPaced(cfg.hostPaced)
 		bw := g.Bandwidth()
+		prov.Device, prov.Driver, prov.Library, prov.Bandwidth = g.Name(), g.Driver(), g.Library(), bw
 		meta = append(meta, fmt.Sprintf("device %s: device-to-device copy %.0f GB/s (bytes read+written); limit %.0f MRows/s in FP32, %.0f in FP64 (%.0f and %.0f with constant coefficients)",
 			g.Name(), bw/1e9, bw/20/1e6, bw/40/1e6, bw/8/1e6, bw/16/1e6))
 		meta = append(meta, g.Notes()...)
@@ -383,6 +385,9 @@ func run(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 		r.hostBW = HostBandwidth(cfg.hostCopyBytes, 5)
 		meta = append(meta, fmt.Sprintf("host %s: parallel copy %.1f GB/s (bytes read+written, %d goroutines)",
 			tridiag.DefaultCPU().Name(), r.hostBW/1e9, runtime.GOMAXPROCS(0)))
+		if prov.Device == "" {
+			prov.Device, prov.Bandwidth = tridiag.DefaultCPU().Name(), r.hostBW
+		}
 		r.hostLimit = cfg.maxBytes
 		if r.hostLimit == 0 {
 			if avail := hostAvailable(); avail > 0 {
@@ -412,7 +417,7 @@ func run(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer f.Close()
-		if cw, err = NewCSVWriter(f, meta...); err != nil {
+		if cw, err = NewCSVWriter(f, prov, meta...); err != nil {
 			return err
 		}
 	}

@@ -13,12 +13,14 @@ for pkg in $(go list -tags cuda -f '{{if .TestGoFiles}}{{.ImportPath}}{{end}}' .
   go test -c "${flags[@]}" -o ".gpu/$name.test" "$pkg"
 done
 if [ -d cmd/bandsolve ]; then
-  go build "${flags[@]}" -o .gpu/bandsolve ./cmd/bandsolve
+  # -buildvcs: the bench records the commit in its CSV records.
+  go build "${flags[@]}" -buildvcs=true -o .gpu/bandsolve ./cmd/bandsolve
 fi
 cp scripts/gpu-run.sh .gpu/run.sh
-# The before/after timing and comparer of device scripts: bash
-# .gpu/bench-ab.sh (which calls python3 .gpu/bench-compare.py).
-cp scripts/bench-compare.py scripts/bench-ab.sh .gpu/
+cp scripts/baseline.sh scripts/lapack-gbsv.py .gpu/
+commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD 2>/dev/null || commit="$commit+dirty"
+echo "$commit" > .gpu/commit.txt
 du -sh .gpu
 # The binaries are larger than the device tool carries (64 MiB); an xz
 # archive with a large dictionary (-9e: 64 MiB) finds the code they share
