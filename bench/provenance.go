@@ -2,9 +2,11 @@ package bench
 
 import (
 	"os"
+	"os/exec"
 	"regexp"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -79,15 +81,18 @@ func buildCommit() string {
 
 var nvidiaModule = regexp.MustCompile(`Kernel Module\s+([0-9.]+)`)
 
-// nvidiaDriver is the version of the loaded NVIDIA kernel module, from
-// /proc/driver/nvidia/version, or "".
+// nvidiaDriver is the version of the NVIDIA driver, from
+// /proc/driver/nvidia/version or else nvidia-smi, or "".
 func nvidiaDriver() string {
-	b, err := os.ReadFile("/proc/driver/nvidia/version")
+	if b, err := os.ReadFile("/proc/driver/nvidia/version"); err == nil {
+		if m := nvidiaModule.FindSubmatch(b); m != nil {
+			return string(m[1])
+		}
+	}
+	out, err := exec.Command("nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader").Output()
 	if err != nil {
 		return ""
 	}
-	if m := nvidiaModule.FindSubmatch(b); m != nil {
-		return string(m[1])
-	}
-	return ""
+	v, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	return strings.TrimSpace(v)
 }

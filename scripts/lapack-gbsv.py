@@ -50,6 +50,12 @@ def blas_name():
                 return "%s %s" % (info.get("internal_api", "blas"), info.get("version", ""))
     except Exception:
         pass
+    try:
+        cfg = scipy.show_config(mode="dicts")
+        blas = cfg["Build Dependencies"]["blas"]
+        return "%s %s" % (blas.get("name", "BLAS"), blas.get("version", ""))
+    except Exception:
+        pass
     return "BLAS unknown"
 
 
