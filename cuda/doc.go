@@ -32,7 +32,7 @@
 //
 // Plan.Time times solves with CUDA events (Device.TimeEvents), the timed
 // repetitions queued behind a gate kernel and released together, so that
-// the events hold GPU work only (Device.SetHostPaced for the old way).
+// the events hold GPU work only (Device.SetHostPaced: timed as launched, without the gate).
 //
 // Batches of adjacent systems (interleaved: Layout.BatchStride = 1) run
 // kernels that put several systems across the lanes of a warp, so that a
@@ -57,6 +57,7 @@
 // virtual machine) cuLaunchKernel alone takes about 3.5 µs of host time
 // and a one-thread kernel launched and waited for about 7.5 µs. A plan
 // made resident (Plan.SetResident) keeps a persistent grid on the GPU that
-// takes solves from mapped host memory, which saves the launch: see
-// bench/results/h100-2026-11-24/smallcall.
+// takes solves from mapped host memory, which saves the launch: go test
+// -tags cuda -run '^$' -bench 'SmallCall|SmallResident' ./cuda compares
+// them.
 package cuda
