@@ -57,7 +57,7 @@ func testAutoSmallBatches[T tridiag.Float](t *testing.T) {
 			}
 		}
 	}
-	// Without the rule: chunks of 16 (or segments), as before.
+	// Without the rule: chunks of 16 (or segments).
 	defer func(v bool) { useLatencyChunks = v }(useLatencyChunks)
 	useLatencyChunks = false
 	bt := newBatch[T](r, tridiag.Shape{N: 128, G: 8}, 4)

@@ -49,7 +49,7 @@
 // (tuning.GatherMinN): the workspace then holds five arrays of the
 // batch's size, and the bytes of a, b, c, d and x move three times. The
 // constant solves of interleaved batches beyond 1024 rows do not take the
-// lanes segments (they move two arrays, not five, and were slower there):
+// lanes segments (they move two arrays, not five, and are slower there):
 // one block a system up to 2048 rows, gathered beyond. Options.SegmentRows
 // ≥ N keeps a batch in place, one block a system, where a block holds it.
 //
