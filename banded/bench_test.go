@@ -8,7 +8,7 @@ import (
 
 // BenchmarkFactorSolve times factorization plus one solve of an N = 10⁵
 // system with degree of dominance 1 (the shape of the LAPACK gbsv anchors
-// in shared/anchors/banded-h200.csv), LU without pivoting and with partial
+// in bench/anchors/banded-h200.csv), LU without pivoting and with partial
 // pivoting. K = 100 is skipped under -short.
 func BenchmarkFactorSolve(b *testing.B) {
 	const n = 100_000

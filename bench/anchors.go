@@ -15,7 +15,7 @@ import (
 var gbPerS = regexp.MustCompile(`([0-9.]+)\s*GB/s`)
 
 // ReadAnchors reads measured peer numbers in the format of
-// shared/anchors/cusparse-h200.csv (comment lines, then
+// bench/anchors/cusparse-h200.csv (comment lines, then
 // api,prec,N,G,us,MRows_per_s) and returns them as results keyed by case,
 // with solver "anchor:<api>". gtsvInterleavedBatch rows get the
 // interleaved layout, the others the contiguous one. When a comment gives

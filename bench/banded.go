@@ -24,7 +24,7 @@ const (
 	GridBandedQuick = "banded-quick"
 	// GridPentadiag is batches of pentadiagonal systems (K = 2) against
 	// cuSPARSE gpsvInterleavedBatch, the cases of
-	// shared/anchors/banded-h200.csv.
+	// bench/anchors/banded-h200.csv.
 	GridPentadiag = "pentadiag"
 )
 
@@ -62,8 +62,9 @@ const BandMaxIter = 500
 // preconditioner of the iterative solves (d < Direct), 16K where that is
 // more (spike.PreconditionerPartitions: with d < 1 the spikes need not
 // decay, and the truncated preconditioner of the short partitions tuning
-// picks for speed let BiCGStab(2) diverge on random matrices with d = 0.2
-// and K = 2, 10 on the H100, 2026-11-24).
+// picks for speed lets BiCGStab(2) diverge on random matrices with d = 0.2
+// and K = 2, 10: bandsolve bench -device cuda -grid banded -band-d 0.2
+// -band-k 2,10).
 const IterRows = spike.PreconditionerRows
 
 // iterPartitions is the largest number of partitions of the iterative
@@ -267,7 +268,7 @@ type BandResult struct {
 	Speedup    float64
 	SpeedupEst bool
 	// VsAnchor is the anchor's time over this one's, where measured
-	// anchors (-anchors, shared/anchors/banded-h200.csv: LAPACK gbsv on a
+	// anchors (-anchors, bench/anchors/banded-h200.csv: LAPACK gbsv on a
 	// host, gpsvInterleavedBatch on an H200) hold the case; 0 otherwise.
 	VsAnchor float64
 	// Est is, for a host solver skipped for time, its estimated time.

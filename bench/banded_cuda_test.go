@@ -20,7 +20,7 @@ import (
 // BenchmarkBandBatch puts bandsolve's batched banded solver (one thread per
 // system, LU without pivoting; cuda.BandBatchPlan with its default kernel)
 // beside cuSPARSE's gpsvInterleavedBatch in the same process, on the
-// pentadiagonal (K = 2) cases of shared/anchors/banded-h200.csv: the
+// pentadiagonal (K = 2) cases of bench/anchors/banded-h200.csv: the
 // interleaved layout, coefficients [1 −4 10 −4 1] in every row (as the
 // anchors), random right-hand sides. Both are timed with CUDA events,
 // median of 15 after 3 warm-ups; cuSPARSE's six arrays are restored before

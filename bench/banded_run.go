@@ -820,7 +820,7 @@ func fmtCount(n int) string {
 }
 
 // ReadBandAnchors reads measured banded numbers in the format of
-// shared/anchors/banded-h200.csv (comment lines, then
+// bench/anchors/banded-h200.csv (comment lines, then
 // api,prec,N,G_or_K,time,MRows_per_s with G_or_K "G=<batch>" for
 // pentadiagonal batches and "K=<half-bandwidth>" for single systems, times
 // like "438.7us" or "0.1586s") and returns them as results with solver

@@ -257,12 +257,60 @@ scipy.solve_banded(gbsv),f64,1000000,K=100,3.7149s,0.27
 	assert.Error(t, err)
 	_, _, err = readBandAnchors(strings.NewReader("api,prec,N,G_or_K,time\nx,f64,10,Q=3,1s\n"))
 	assert.Error(t, err)
+}
 
-	if _, err := os.Stat("../../shared/anchors/banded-h200.csv"); err == nil {
-		rs, _, err := ReadBandAnchors("../../shared/anchors/banded-h200.csv")
+// TestBandAnchorsFile reads the banded anchors kept in the repository:
+// every record is read, its time agrees with its MRows_per_s column, and
+// the comment lines say where the numbers come from.
+func TestBandAnchorsFile(t *testing.T) {
+	const path = "anchors/banded-h200.csv"
+	rs, note, err := ReadBandAnchors(path)
+	require.NoError(t, err)
+	assert.Equal(t, "10 banded anchors", note)
+	require.Len(t, rs, 10)
+	recs := anchorRecords(t, path)
+	require.Len(t, recs, len(rs))
+	for i, r := range rs {
+		want, err := strconv.ParseFloat(recs[i][5], 64)
 		require.NoError(t, err)
-		assert.NotEmpty(t, rs)
+		assert.InDelta(t, want, r.MRows, max(0.006, want/100), "record %d (%s)", i+1, r.Solver)
 	}
+	assert.Equal(t, "anchor:scipy.solve_banded(gbsv)", rs[9].Solver)
+	assert.Equal(t, BandCase{N: 1e6, K: 100, G: 1, D: 1, Precision: F64}, rs[9].BandCase)
+	assert.Equal(t, BandCase{N: 256, K: 2, G: 65536, D: 1, Precision: F32}, rs[0].BandCase)
+	prov := anchorComments(t, path)
+	for _, want := range []string{"H200", "gpsvInterleavedBatch", "SciPy 1.18.1", "LAPACK gbsv", "median of 10", "bandsolve bench"} {
+		assert.Contains(t, prov, want)
+	}
+}
+
+// anchorRecords returns the records of an anchors file, its comment lines
+// and header left out.
+func anchorRecords(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	cr := csv.NewReader(f)
+	cr.Comment = '#'
+	recs, err := cr.ReadAll()
+	require.NoError(t, err)
+	require.NotEmpty(t, recs)
+	return recs[1:]
+}
+
+// anchorComments returns the comment lines of an anchors file.
+func anchorComments(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var b strings.Builder
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "#") {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
 }
 
 func TestCostModel(t *testing.T) {

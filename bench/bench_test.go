@@ -3,9 +3,12 @@ package bench
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -318,6 +321,44 @@ gtsvInterleavedBatch/algo2,f32,256,65536,327.7,51200
 gtsv2(pivot),f64,16777216,1,2131.4,7871
 `
 
+// TestAnchorsFile reads the cuSPARSE anchors kept in the repository: every
+// record is read, its time agrees with its MRows_per_s column, the copy
+// bandwidth comes from the comment, and the comment lines say where the
+// numbers come from.
+func TestAnchorsFile(t *testing.T) {
+	const path = "anchors/cusparse-h200.csv"
+	m, note, err := ReadAnchors(path)
+	require.NoError(t, err)
+	assert.Equal(t, "82 anchors, their copy bandwidth 4166 GB/s", note)
+	recs := anchorRecords(t, path)
+	require.Len(t, recs, 82)
+	n := 0
+	for _, rs := range m {
+		n += len(rs)
+	}
+	assert.Equal(t, len(recs), n)
+	for i, rec := range recs {
+		N, err1 := strconv.Atoi(rec[2])
+		G, err2 := strconv.Atoi(rec[3])
+		want, err3 := strconv.ParseFloat(rec[5], 64)
+		require.NoError(t, errors.Join(err1, err2, err3), "record %d", i+1)
+		layout := Contiguous
+		if strings.Contains(rec[0], "Interleaved") {
+			layout = Interleaved
+		}
+		prec, err := parsePrecision(rec[1])
+		require.NoError(t, err, "record %d", i+1)
+		c := Case{N: N, G: G, Layout: layout, Precision: prec}
+		idx := slices.IndexFunc(m[c], func(r Result) bool { return r.Solver == "anchor:"+rec[0] })
+		require.GreaterOrEqual(t, idx, 0, "record %d: %v", i+1, rec)
+		assert.InDelta(t, want, m[c][idx].MRows, max(0.6, want/100), "record %d: %v", i+1, rec)
+	}
+	prov := anchorComments(t, path)
+	for _, want := range []string{"cuSPARSE", "H200", "CUDA 13", "median of 10", "bandsolve bench"} {
+		assert.Contains(t, prov, want)
+	}
+}
+
 func TestAnchors(t *testing.T) {
 	m, note, err := readAnchors(strings.NewReader(anchorSample))
 	require.NoError(t, err)
@@ -392,6 +433,34 @@ func TestMainFlags(t *testing.T) {
 		assert.Equal(t, 1, Main([]string{"-device", "cuda", "-grid", "quick"}, &out, &errb))
 		assert.Contains(t, errb.String(), "GPU not built in")
 	}
+}
+
+// TestMainHelp checks the help text: -algorithms lists every algorithm it
+// accepts, -anchors names the anchor files kept in the repository, and the
+// text speaks of no dates.
+func TestMainHelp(t *testing.T) {
+	var out, errb bytes.Buffer
+	require.Equal(t, 0, Main([]string{"-h"}, &out, &errb))
+	help := errb.String()
+	flagText := func(name string) string {
+		i := strings.Index(help, "\n  -"+name+" ")
+		require.GreaterOrEqual(t, i, 0, "no -%s in the help", name)
+		rest := help[i+1:]
+		if j := strings.Index(rest, "\n  -"); j >= 0 {
+			rest = rest[:j]
+		}
+		return rest
+	}
+	algos := flagText("algorithms")
+	for _, a := range append([]tridiag.Algorithm{tridiag.Auto}, tridiag.Algorithms()...) {
+		assert.Contains(t, algos, a.String())
+	}
+	anchors := flagText("anchors")
+	for _, f := range []string{"bench/anchors/cusparse-h200.csv", "bench/anchors/banded-h200.csv"} {
+		assert.Contains(t, anchors, f)
+		assert.FileExists(t, filepath.Join("..", f))
+	}
+	assert.NotRegexp(t, `20[0-9][0-9]-[01][0-9]-[0-3][0-9]`, help)
 }
 
 func BenchmarkCPUSolve(b *testing.B) {

@@ -59,8 +59,9 @@ Each case is timed after -warmup untimed solves over -reps repetitions
 the timed region. GPU solves are timed with CUDA events around the solve
 only, the data already on the device: the timed repetitions are queued
 behind a gate kernel and released together, so that the host's launch
-calls do not fall inside the events (-host-paced: without the gate, as
-until 2026-11-26; more than 64 -reps are timed that way too). Figures: MRows/s = N·G / t / 1e6 and
+calls do not fall inside the events (-host-paced: without the gate, each
+solve launched while the GPU waits for it; more than 64 -reps are timed
+that way too). Figures: MRows/s = N·G / t / 1e6 and
 the fraction of the limit = (bytes that must move / t) / copy bandwidth,
 where the bytes are a, b, c, d read once and x written once (d and x only
 for constant coefficients) and the copy bandwidth (bytes read + written per
@@ -102,6 +103,16 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// algorithmNames lists every algorithm -algorithms accepts: auto, then
+// tridiag.Algorithms.
+func algorithmNames() string {
+	names := []string{tridiag.Auto.String()}
+	for _, a := range tridiag.Algorithms() {
+		names = append(names, a.String())
+	}
+	return strings.Join(names, ", ")
+}
+
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -118,7 +129,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	var bandN, bandK, bandD, hostD, segRows string
 	fs.StringVar(&cfg.grid, "grid", "paper", "case grid: "+strings.Join(Grids(), ", ")+" (several joined with commas); banded grids: "+strings.Join(BandGrids(), ", ")+" (not mixed with the others)")
 	fs.StringVar(&prec, "precision", "f32,f64", "precisions: f32, f64 or both")
-	fs.StringVar(&algos, "algorithms", "all", "algorithms of this module to time on -device: all (auto and every algorithm) or a list of auto, thomas, gtsv, cr, pcr, wangmou, tpr")
+	fs.StringVar(&algos, "algorithms", "all", "algorithms of this module to time on -device: all (auto and every algorithm) or a list of "+algorithmNames())
 	fs.StringVar(&cpuAlgos, "cpu-algorithms", "auto", "algorithms of the CPU backend timed as the cpu peer when -device is cuda")
 	fs.IntVar(&cfg.reps, "reps", 10, "timed repetitions per solver and case")
 	fs.IntVar(&cfg.warmup, "warmup", 3, "untimed solves before the timed ones")
@@ -135,7 +146,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.DurationVar(&cfg.timeLimit, "time-limit", 0, "start no new case after this long (0: no limit); what ran is still reported")
 	fs.BoolVar(&cfg.check, "check", true, "compute each solution's backward error on a sample of systems after timing")
 	fs.StringVar(&cfg.cusparsePath, "cusparse", os.Getenv("BANDSOLVE_CUSPARSE"), "path of libcusparse to load first (default $BANDSOLVE_CUSPARSE, then the usual names and places)")
-	fs.StringVar(&cfg.anchors, "anchors", "", "CSV of measured numbers (shared/anchors/cusparse-h200.csv format) to show as anchor:<api> rows and lines")
+	fs.StringVar(&cfg.anchors, "anchors", "", "CSV of numbers measured elsewhere to show as anchor:<api> rows and lines: bench/anchors/cusparse-h200.csv (cuSPARSE on an H200) for the tridiagonal grids, bench/anchors/banded-h200.csv (cuSPARSE gpsvInterleavedBatch on an H200, LAPACK gbsv on its host) for the banded ones")
 	fs.Uint64Var(&cfg.seed, "seed", 1, "seed of the random right-hand sides")
 	fs.BoolVar(&cfg.table, "table", true, "print the full table (the per-case summary is always printed)")
 	fs.BoolVar(&cfg.quiet, "q", false, "no progress line")

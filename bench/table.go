@@ -210,11 +210,12 @@ func fmtResid(r Result) string {
 
 // residLimit is the backward error above which a result is flagged: about
 // 170 unit roundoffs in FP32, 900 in FP64. Every backward-stable solver
-// stays far below on the bench's matrices (H100, the paper grid, N up to
-// 2^19: Thomas, gtsv, CR, TPR, Wang–Mou, PCR and cuSPARSE at most 7.1e-7
-// in FP32 and 1.4e-15 in FP64; bench/results/h100-2026-11-22/paper.csv);
-// the partition method with PCR on its reduced rows reached 2.1e-3 and
-// 1.9e-12 there, and 2.8e-2 on single systems (session 8).
+// stays far below on the bench's matrices (bandsolve bench -device cuda
+// -grid paper on an H100, N up to 2^19: Thomas, gtsv, CR, TPR, Wang–Mou,
+// PCR and cuSPARSE at most 7.1e-7 in FP32 and 1.4e-15 in FP64), while a
+// loss of stability shows: the partition method with PCR instead of
+// cyclic reduction on its reduced rows reaches 2.1e-3 and 1.9e-12 there,
+// and 2.8e-2 on single systems.
 func residLimit(prec string) float64 {
 	if prec == F32 {
 		return 1e-5

@@ -14,9 +14,9 @@ import (
 // first; the first whose kernels accept the spec is used.
 func autoPreference(d *Device, spec tridiag.Spec) []tridiag.Algorithm {
 	// The partition kernel stages systems through shared memory with
-	// coalesced loads in any layout. Measured on an H100 with 2^24-row
-	// batches (bench/results/h100-2026-11-22/kernels-2p24.txt) it beats
-	// one thread per system (Thomas) in the interleaved layout too, at
+	// coalesced loads in any layout. On an H100 with 2^24-row batches
+	// (go test -tags cuda -run '^$' -bench '^BenchmarkBatch$' ./cuda) it
+	// beats one thread per system (Thomas) in the interleaved layout too, at
 	// every N from 64 to 4096 (e.g. N = 256: 58% against 21% of the limit
 	// in FP32). Thomas stays the fallback for systems larger than shared
 	// memory when there are enough of them to fill the GPU.

@@ -57,7 +57,7 @@ func testAutoSmallBatches[T tridiag.Float](t *testing.T) {
 			}
 		}
 	}
-	// Without the rule: chunks of 16 (or segments), as before.
+	// Without the rule: chunks of 16 (or segments).
 	defer func(v bool) { useLatencyChunks = v }(useLatencyChunks)
 	useLatencyChunks = false
 	bt := newBatch[T](r, tridiag.Shape{N: 128, G: 8}, 4)
@@ -172,5 +172,21 @@ func testAutoSmallResident[T tridiag.Float](t *testing.T, r *rand.Rand, cases []
 		require.NoError(t, gp.Solve(t.Context(), bt.a, bt.b, bt.c, bt.d, x), name)
 		sameBits(t, shape, x, cpu, name+"/launched after resident")
 		require.NoError(t, gp.Close())
+	}
+}
+
+// TestHostPlanDescribe checks that a tridiag.Plan on the GPU says what
+// Auto chose, as the cuda.Plan of the same shape does.
+func TestHostPlanDescribe(t *testing.T) {
+	for _, shape := range []tridiag.Shape{{N: 256, G: 64}, {N: 1 << 16, G: 4}, {N: 512, G: 512, Layout: tridiag.Interleaved(512)}} {
+		p, err := tridiag.NewPlan[float32](dev, shape, tridiag.Options{})
+		require.NoError(t, err)
+		cp, err := NewPlan[float32](dev, shape, tridiag.Options{})
+		require.NoError(t, err)
+		assert.Equal(t, cp.Describe(), p.Describe(), "N=%d G=%d", shape.N, shape.G)
+		assert.NotEqual(t, tridiag.Auto, cp.Algorithm())
+		assert.NotContains(t, p.Describe(), "auto")
+		require.NoError(t, p.Close())
+		require.NoError(t, cp.Close())
 	}
 }

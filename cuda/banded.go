@@ -124,7 +124,7 @@ func NewBandBatchPlan[T tridiag.Float](d *Device, n, k, g int, layout banded.Lay
 	}
 	// One kernel per K, with the deepest prefetch that fits in registers:
 	// on an H100 it is the fastest for small and full batches alike
-	// (bench/results/h100-2026-11-22/banded).
+	// (go test -tags cuda -run '^$' -bench '^BenchmarkBandBatch$' ./cuda).
 	p.kernel = fmt.Sprintf("band_batch_%s_k%d", prec, k)
 	if opts.kernel != "" {
 		p.kernel = opts.kernel

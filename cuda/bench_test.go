@@ -453,7 +453,7 @@ func benchLanesStream[T tridiag.Float](b *testing.B, bw float64) {
 // BenchmarkLanesSegments compares, on 2^24-row interleaved batches, the
 // lanes segment kernel (segments of 512, 256 and 128 rows; general and
 // constant coefficients) with the plan that gathers the systems into
-// contiguous ones, and for N ≤ 2048 with the plan Auto made before it
+// contiguous ones, and for N ≤ 2048 with the plan Auto makes without it
 // (the lanes kernel or one block a system in place), to set
 // tuning.LanesSegmentMinN and LanesSegmentRows:
 //

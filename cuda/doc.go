@@ -32,7 +32,7 @@
 //
 // Plan.Time times solves with CUDA events (Device.TimeEvents), the timed
 // repetitions queued behind a gate kernel and released together, so that
-// the events hold GPU work only (Device.SetHostPaced for the old way).
+// the events hold GPU work only (Device.SetHostPaced: timed as launched, without the gate).
 //
 // Batches of adjacent systems (interleaved: Layout.BatchStride = 1) run
 // kernels that put several systems across the lanes of a warp, so that a
@@ -49,7 +49,7 @@
 // (tuning.GatherMinN): the workspace then holds five arrays of the
 // batch's size, and the bytes of a, b, c, d and x move three times. The
 // constant solves of interleaved batches beyond 1024 rows do not take the
-// lanes segments (they move two arrays, not five, and were slower there):
+// lanes segments (they move two arrays, not five, and are slower there):
 // one block a system up to 2048 rows, gathered beyond. Options.SegmentRows
 // ≥ N keeps a batch in place, one block a system, where a block holds it.
 //
@@ -57,6 +57,7 @@
 // virtual machine) cuLaunchKernel alone takes about 3.5 µs of host time
 // and a one-thread kernel launched and waited for about 7.5 µs. A plan
 // made resident (Plan.SetResident) keeps a persistent grid on the GPU that
-// takes solves from mapped host memory, which saves the launch: see
-// bench/results/h100-2026-11-24/smallcall.
+// takes solves from mapped host memory, which saves the launch: go test
+// -tags cuda -run '^$' -bench 'SmallCall|SmallResident' ./cuda compares
+// them.
 package cuda

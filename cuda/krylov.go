@@ -646,7 +646,7 @@ func checkCSR(n, m int, rowPtr, col []int32, val []float64) error {
 // threadsPerRowShift chooses log2 of the threads per row: the largest
 // power of two not above a quarter of the average row length, at most 32
 // (a warp). On the H100, for the 5-point operator with N = 10^6 (5 entries
-// a row), one or two threads per row ran at 2.3 TB/s, four at 1.95 and
+// a row), one or two threads per row run at 2.3 TB/s, four at 1.95 and
 // eight at 1.4: a thread does best with several entries of its row, its
 // neighbours' entries coming from the same cache lines.
 func threadsPerRowShift(nnz, n int) int {

@@ -152,8 +152,9 @@ func newSegmentsOrWhole(d *Device, spec tridiag.Spec, f64 bool, whole kernelPlan
 // together in memory than the systems (a segment's loads are then
 // coalesced), and then when one block per system does not fit (err) or
 // leaves fewer than two blocks on an SM (one block computing while none
-// loads: FP64 N = 4096 reached 62% of the bandwidth limit that way, FP32
-// N = 8192 54%; bench/results/h100-2026-11-24/review/batch.txt).
+// loads: FP64 N = 4096 reaches 62% of the bandwidth limit that way on an
+// H100, FP32 N = 8192 55%; the "whole" cases of go test -tags cuda -run
+// '^$' -bench Stream ./cuda).
 func wantSegments(d *Device, spec tridiag.Spec, whole kernelPlan, err error) bool {
 	l := spec.Layout
 	if l.BatchStride < l.ElemStride || spec.N < 2 {

@@ -522,4 +522,9 @@ func (h hostSolver[T]) Solve(ctx context.Context, b tridiag.Batch[T]) error {
 
 func (h hostSolver[T]) Close() error { return h.p.Close() }
 
+// Describe says how the plan runs (Plan.Describe).
+func (h hostSolver[T]) Describe() string { return h.p.Describe() }
+
+var _ tridiag.Describer = hostSolver[float32]{}
+
 var _ tridiag.Device = (*Device)(nil)

@@ -231,8 +231,8 @@ func (r *resident) submit(la *launchArgs, seq uint32) error {
 			// default stream, and copies made there while no grid ran
 			// (Buffer.CopyFrom: from pageable memory cuMemcpyHtoD returns
 			// before its data lands; syncLegacyStream waits only while a
-			// grid runs) may still be in flight: the first solve of a
-			// grid read stale inputs (session 13 run 8, TestResident).
+			// grid runs) may still be in flight, and the grid's first
+			// solve would read stale inputs (TestResident).
 			if rc := C.cuStreamSynchronize(nil); rc != C.CUDA_SUCCESS {
 				return fmt.Errorf("cuda: synchronising the default stream before a resident grid starts: %w", driverError(rc))
 			}

@@ -23,7 +23,7 @@ import (
 // d = 1 and K = 2, 16, 64, 100 in FP32 and FP64, with the partitions of
 // package tuning. K = 100, d = 1 is the case of Fig. 5b of Li et al.
 // (2014); the host reference is LAPACK gbsv at 3.7 s for it
-// (shared/anchors/banded-h200.csv). Metrics: ms-factor, ms-solve, the
+// (bench/anchors/banded-h200.csv). Metrics: ms-factor, ms-solve, the
 // partitions P and the relative residual ‖b − A·x‖∞/(‖A‖∞‖x‖∞) of the
 // solution.
 func BenchmarkSpikeGPU(b *testing.B) {

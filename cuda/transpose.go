@@ -29,7 +29,8 @@ var useTranspose = true
 // bytes of a, b, c, d and x moved twice more than a solve in place
 // (against the kernels that read the strided layout directly, one thread
 // a system or TPR's strided loads, it is still several times faster:
-// bench/results/h100-2026-11-25/session9).
+// thomas-interleaved against partition-interleaved in go test -tags cuda
+// -run '^$' -bench '^BenchmarkBatch$' ./cuda).
 type transposePlan struct {
 	ispec           tridiag.Spec // the systems stored contiguously
 	inner           kernelPlan

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Builds the GPU test and bench binaries into .gpu/ (ignored by git), packs
-# them into .gpu-pack/gpu.tar.xz (ignored) to be carried to the GPU machine,
-# and run there with: bash .gpu/run.sh
-# The GPU machine has no Go; these binaries link libcuda.so.1 dynamically.
+# Builds the GPU test and bench binaries (-tags cuda: the cuda, bench,
+# examples and cmd/bandsolve test binaries, and the bandsolve command) into
+# .gpu/ with scripts/gpu-run.sh as .gpu/run.sh, and packs them into one
+# archive, .gpu-pack/gpu.tar.xz (both ignored by git), to copy to a machine
+# with an NVIDIA GPU. That machine needs the NVIDIA driver (the binaries
+# link libcuda.so.1 dynamically), not Go. There:
+#   mkdir -p .gpu && tar -C .gpu -xJf gpu.tar.xz && bash .gpu/run.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -22,11 +25,8 @@ commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 git diff --quiet HEAD 2>/dev/null || commit="$commit+dirty"
 echo "$commit" > .gpu/commit.txt
 du -sh .gpu
-# The binaries are larger than the device tool carries (64 MiB); an xz
-# archive with a large dictionary (-9e: 64 MiB) finds the code they share
-# and is about a fifteenth of their size (9 MiB for 137 MiB; -6, a quarter).
-# On the GPU machine:
-#   mkdir -p .gpu && tar -C .gpu -xJf .gpu-pack/gpu.tar.xz
+# The binaries share most of their code: xz with a 64 MiB dictionary (-9e)
+# finds it across files, and the archive is about a fifteenth of their size.
 mkdir -p .gpu-pack
 tar -C .gpu -cf - . | xz -T0 -9e > .gpu-pack/gpu.tar.xz
 du -sh .gpu-pack/gpu.tar.xz

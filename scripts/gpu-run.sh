@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Runs every GPU test binary on the GPU machine (copied to .gpu/run.sh by
-# scripts/build-gpu.sh), in parallel processes so that the whole suite fits
-# in one device call (about four minutes on an H100): cuda.test in four
+# Runs every GPU test binary on a machine with an NVIDIA GPU (copied to
+# .gpu/run.sh by scripts/build-gpu.sh), in parallel processes (the whole
+# suite takes about four minutes on an H100): cuda.test in four
 # groups (the four slow bit-exact TPR/Wang–Mou tests; lanes, segments,
 # clusters, residency and Auto; the other tests A–O with the examples; P–Z),
 # every other binary in one process each.
 # Usage: bash .gpu/run.sh [out-dir] [skip-slow]
-#   out-dir: where the logs and summary.txt go (default $OUT/res, or
-#   .gpu/out without $OUT); skip-slow: any value leaves the slow four out.
+#   out-dir: where the logs and summary.txt go (default .gpu/out, or
+#   $OUT/res when the environment sets OUT); skip-slow: any value leaves
+#   the slow four out.
 # Exit status: 0 when every process passed.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

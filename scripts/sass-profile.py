@@ -3,7 +3,9 @@
 # dynamic instruction mix of one kernel by opcode and its hottest
 # straight-line runs of code (executed instructions, stall samples).
 # Usage: python3 scripts/sass-profile.py KERNEL-INDEX FILE.csv.gz
-#   e.g. bench/results/h100-2026-11-26/session13/run3/sass-64_262144_interleaved_const_f32.csv.gz
+#   KERNEL-INDEX: which of the report's kernels (0: the first); FILE: the
+#   gzipped export above, e.g. of one bandsolve bench case profiled with
+#   ncu --set full -o report ./bandsolve bench -device cuda -grid 64x262144:interleaved:const
 import csv, sys, collections, gzip
 k = int(sys.argv[1]) if len(sys.argv) > 1 else 0
 kernels, hdr = [], None

@@ -126,6 +126,17 @@ func sizeOf[T Float](v T) uintptr {
 	return 8
 }
 
+// cpuAutoDescription is what a CPU plan with Auto runs.
+const cpuAutoDescription = "thomas, gtsv for the systems where thomas breaks down"
+
+// Describe names the algorithm the solver runs (Auto resolved).
+func (s *cpuSolver[T]) Describe() string {
+	if s.spec.Algorithm == Auto {
+		return cpuAutoDescription
+	}
+	return s.spec.Algorithm.String()
+}
+
 func (s *cpuSolver[T]) Close() error {
 	s.workers = nil
 	return nil

@@ -38,3 +38,10 @@ type Solver[T Float] interface {
 	Solve(ctx context.Context, b Batch[T]) error
 	Close() error
 }
+
+// Describer is implemented by solvers that can say how they run: the
+// algorithm Auto resolved to and, where the device has choices, how it
+// launches it. Plan.Describe uses it.
+type Describer interface {
+	Describe() string
+}

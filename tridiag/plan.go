@@ -67,6 +67,20 @@ func (p *Plan[T]) Options() Options { return p.spec.Options }
 // Device returns the device the plan solves on.
 func (p *Plan[T]) Device() Device { return p.dev }
 
+// Describe says how the plan solves: the algorithm, with Auto resolved to
+// what the device runs (on the CPU: Thomas, and GTSV for the systems where
+// Thomas breaks down), and, where the device says so, how it launches it
+// (a GPU's kernels and blocks). After Close it names the algorithm of the
+// options.
+func (p *Plan[T]) Describe() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if d, ok := p.solver.(Describer); ok {
+		return d.Describe()
+	}
+	return p.spec.Algorithm.String()
+}
+
 // Solve solves the batch with coefficient arrays a, b, c and right-hand
 // sides d, writing the solutions to x (x may be d). Every array must hold
 // Shape().Len() elements at least. When some systems fail, the error is a

@@ -371,3 +371,24 @@ func benchCPU(b *testing.B, alg tridiag.Algorithm, n, g int, interleaved bool) {
 	}
 	b.ReportMetric(float64(n*g)*float64(b.N)/b.Elapsed().Seconds()/1e6, "MRows/s")
 }
+
+// TestPlanDescribe checks that a CPU plan names what it runs: Auto as
+// Thomas with GTSV where Thomas breaks down, every other algorithm by its
+// name, cyclic plans alike; a closed plan names the algorithm it was made
+// with.
+func TestPlanDescribe(t *testing.T) {
+	dev := tridiag.NewCPU(1)
+	for _, cyclic := range []bool{false, true} {
+		p, err := tridiag.NewPlan[float64](dev, tridiag.Shape{N: 8, G: 3}, tridiag.Options{Cyclic: cyclic})
+		require.NoError(t, err)
+		assert.Equal(t, "thomas, gtsv for the systems where thomas breaks down", p.Describe(), "cyclic %v", cyclic)
+		require.NoError(t, p.Close())
+		assert.Equal(t, "auto", p.Describe(), "closed")
+		for _, alg := range tridiag.Algorithms() {
+			p, err := tridiag.NewPlan[float32](dev, tridiag.Shape{N: 8, G: 3}, tridiag.Options{Algorithm: alg, Cyclic: cyclic})
+			require.NoError(t, err)
+			assert.Equal(t, alg.String(), p.Describe())
+			require.NoError(t, p.Close())
+		}
+	}
+}

@@ -19,13 +19,10 @@ import (
 // kernels for elements of elem bytes: 4096 in FP32 (at most 9 levels,
 // 2·⌈N/16⌉ ≤ 512 reduced rows, the most the kernels unroll, and at most
 // 256 threads a system), 2048 in FP64, where the factor table of 9 levels
-// would take 73 KB and leave one block an SM. (A variant that kept the
-// factors in registers for FP64 N ≤ 4096, one block of 256 threads an SM,
-// was faster than the table there while the reduced rows were solved by
-// PCR, 64.0% of the limit against 57.1%, session 7; with cyclic reduction
-// it lost to the one-shot constant kernel, 56.7% against 61.2%,
-// bench/results/h100-2026-11-25/session8/run4/bench-cstream.txt, and is
-// gone.)
+// would take 73 KB and leave one block an SM. (Factors held in registers
+// instead, for FP64 N ≤ 4096 with one block of 256 threads an SM, lose to
+// the one-shot constant kernel: H100, 2^24 rows, 56.7% of the limit
+// against 61.2%.)
 func PartitionConstStreamMaxN(elem int) int {
 	if elem == 8 {
 		return 2048
@@ -70,20 +67,20 @@ func PartitionConstStreamMaxThreadsFor(elem int, warp, rows bool) int {
 // PartitionConstStreamRowBytes is the bytes of each row that a block of
 // the warp rows kernels reads where its threads allow: a block of
 // interleaved systems reads spb·elem bytes of a row, and the fraction of
-// the limit follows them whatever N (H100, 2^24 rows,
-// bench/results/h100-2026-11-26/session14/run3/bench-cstream-spb.txt):
-// 32 bytes 58–62%, 64 bytes 68–74%, 128 bytes 75–82%, 256 bytes 76–85%.
+// the limit follows them whatever N (the cstream-spb cases of
+// go test -tags cuda -run '^$' -bench ConstStream ./cuda; H100, 2^24
+// rows): 32 bytes 58–62%, 64 bytes 68–74%, 128 bytes 75–82%, 256 bytes
+// 76–85%.
 const PartitionConstStreamRowBytes = 128
 
 // PartitionConstStreamBlockBytes is the bytes of d that a block of the
 // constant streaming kernels is given when its systems are shorter (the
 // smallest number of systems that hold as much, one system when one holds
-// more): blocks of 256 threads in FP32 and 128 in FP64 for N ≤ 1024,
-// measured best or within 2 points of the best block on the H100 for every
-// N from 64 to 4096 (session7/bench-cstream-exp.txt) while the reduced
-// rows were solved by PCR; with cyclic reduction FP32 N ≥ 1024 gains 2–3
-// points with half as much, FP64 N = 2048 6 points with twice as much
-// (PartitionConstStreamLaunchFor).
+// more): blocks of 256 threads in FP32 and 128 in FP64 for N ≤ 1024, the
+// best or within 2 points of the best block for every N from 64 to 4096
+// (go test -tags cuda -run '^$' -bench ConstStream ./cuda, H100); FP32
+// N ≥ 1024 gains 2–3 points with half as much, FP64 N = 2048 6 points
+// with twice as much (PartitionConstStreamLaunchFor).
 const PartitionConstStreamBlockBytes = 16 << 10
 
 // PartitionConstStreamSharedBytes is the dynamic shared memory of a block
@@ -135,11 +132,12 @@ type ConstStreamLaunch struct {
 // allow). With sysFirst the block must take whole 32-byte sectors of a
 // row (spb·elem ≥ 32); the launch fails where it cannot (FP32 N > 1024),
 // or for N above PartitionConstStreamMaxN, or when no block fits an SM.
-// (Blocks of 256 threads and 16-byte units of a row were slower than the
-// plans those batches kept: FP32 N = 1024 165 µs against 150, FP64 N =
-// 2048 312 against 245, 2^24 rows on an H100,
-// bench/results/h100-2026-11-26/session13/run6; blocks of 512 threads and
-// whole sectors are faster: 105 µs and 170 µs, session14/run7.)
+// (Whole sectors and blocks of up to 512 threads make the rows kernels the
+// fastest plan for these batches: bandsolve bench -device cuda -grid
+// 1024x16384:interleaved:const,2048x8192:interleaved:const gives 105 µs
+// (FP32 N = 1024) and 170 µs (FP64 N = 2048) on an H100, where the plans
+// without the rows kernels take 150 and 245 µs, and rows kernels of 256
+// threads reading 16-byte units of a row 165 and 312 µs.)
 func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, regs, spb int) (ConstStreamLaunch, error) {
 	l := ConstStreamLaunch{N: n, ElemSize: elem}
 	if n < 1 || g < 1 || (elem != 4 && elem != 8) {
@@ -169,8 +167,8 @@ func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, regs
 		// FP32 systems of 64 threads or more: half as much d, blocks of
 		// 128 threads (two systems of N = 1024, one of 2048): 69.6% /
 		// 67.4% of the limit against 67.1% / 64.7% with 256 threads
-		// (bench/results/h100-2026-11-25/session9/run7b; session 8 run 4:
-		// 68.9% / 67.4% against 67.2% / 65.3%).
+		// (the cstream-spb cases of go test -tags cuda -run '^$' -bench
+		// ConstStream ./cuda; H100, 2^24 rows).
 		want = max(lo, want/2)
 	}
 	if spb > 0 {
@@ -190,9 +188,9 @@ func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, regs
 	if s := 2 * best; spb == 0 && s*tps <= maxT {
 		// Twice the systems where that keeps more threads on an SM: FP64
 		// N = 2048, 2 blocks of 256 threads instead of 3 of 128 (shared
-		// memory), 81.7% of the limit against 75.1%
-		// (bench/results/h100-2026-11-25/session9/run7b; session 8 run 4:
-		// 82.0% against 75.4%); nowhere else on an H100.
+		// memory), 81.7% of the limit against 75.1% (the cstream-spb cases
+		// of go test -tags cuda -run '^$' -bench ConstStream ./cuda; H100,
+		// 2^24 rows); nowhere else on an H100.
 		sh := PartitionConstStreamSharedBytes(n, elem, s, sysFirst)
 		_, now := partitionResidency(d, best*tps, PartitionConstStreamSharedBytes(n, elem, best, sysFirst), regs)
 		if _, more := partitionResidency(d, s*tps, sh, regs); sh <= d.MaxShared() && more > now {

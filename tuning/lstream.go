@@ -69,11 +69,10 @@ func LanesStreamLaunchFor(d Device, n, elem, g, regs int) (LanesStreamLaunch, er
 // of more than 256 rows (the lanes kernel's block of 256 threads and 177
 // registers is then alone on an SM, 8 warps), where every block of the
 // persistent grid has at least two groups of systems to solve (one
-// loading while the other computes). Measured on an H200
-// (BenchmarkLanesStream, 2^24-row interleaved batches,
-// bench/results/h200-2026-11-25/session10/run4), MRows/s streamed against
-// the lanes kernel: FP64 N = 512 54 800 / 45 300; everywhere else the
-// lanes kernel was faster (FP64 N = 256 59 000 / 66 200, FP32 N = 256
+// loading while the other computes). On an H200 (go test -tags cuda -run
+// '^$' -bench LanesStream ./cuda, 2^24-row interleaved batches), MRows/s
+// streamed against the lanes kernel: FP64 N = 512 54 800 / 45 300;
+// everywhere else the lanes kernel is faster (FP64 N = 256 59 000 / 66 200, FP32 N = 256
 // 101 900 / 123 200, N = 1024 79 700 / 84 900, N ≤ 128 by 1.6×: blocks
 // of 8 systems are too small).
 func PreferLanesStream(l LanesStreamLaunch) bool {

@@ -73,10 +73,10 @@ func (l SegmentLaunch) Blocks(g int) int { return g * l.Segments }
 
 // SegmentClusterSizes lists the cluster sizes the cluster kernels are built
 // for (ptx/src/cluster.cu: one cluster of Q blocks per system). Clusters
-// of 16 (above the portable 8; the H100 runs them) measured slower than
-// the global-memory kernel: 41% of the bandwidth limit against 51% for
-// FP32 N = 16384 in segments of 1024 rows, 32% against 47% for FP64 N =
-// 65536 (bench/results/h100-2026-11-25, BenchmarkSegments).
+// of 16 (above the portable 8; the H100 runs them) are slower than the
+// global-memory kernel: 41% of the bandwidth limit against 51% for FP32
+// N = 16384 in segments of 1024 rows, 32% against 47% for FP64 N = 65536
+// (H100, go test -tags cuda -run '^$' -bench Segments ./cuda).
 var SegmentClusterSizes = []int{2, 4, 8}
 
 // SegmentOptions are what SegmentLaunchFor takes beyond the shape.
@@ -152,14 +152,16 @@ func SegmentLaunchFor(d Device, n, elem, g int, o SegmentOptions) (SegmentLaunch
 	}
 	// The kind of launch: clusters, else one pass, else three; the first
 	// two with at least two blocks per SM (FP64 N = 131072 in one pass
-	// with one block of 4096 rows per SM reached 31% of the limit, in
-	// three passes of 1024-row segments 43%, in a batch of 2^24 rows),
+	// with one block of 4096 rows per SM reaches 31% of the limit, in
+	// three passes of 1024-row segments 43%, in a batch of 2^24 rows;
+	// go test -tags cuda -run '^$' -bench Segments ./cuda),
 	// but for one pass without clusters where the launch's blocks take at
 	// most two waves of the device: a small batch is latency-bound and the
 	// nested solve and second read of three passes cost more (FP64 N =
 	// 131072, G = 1, 4, 8, gated: 22.8, 24.6, 50.6 µs in one pass of
-	// 4096-row segments against 32.7, 39.1, 67.5 µs in three passes;
-	// bench/results/h100-2026-11-26/session11, run 8).
+	// 4096-row segments against 32.7, 39.1, 67.5 µs in three passes on an
+	// H100; bandsolve bench -device cuda -precision f64 -grid
+	// 131072x1,131072x4,131072x8 -segment-rows 1024,4096).
 	rank := func(c cand) int {
 		fewWaves := g*c.q <= 2*d.SMs*c.blocks
 		switch {

@@ -28,17 +28,17 @@ package tuning
 // shared-memory path stays the default up to its limit; one block per
 // partition keeps few SMs busy when N/(16K) is small (N = 10⁵, K = 500:
 // 12 partitions; FP64 factor+solve 607 ms on an H100 against 25 s for
-// banded.FactorPivot on one core; bench/results/h100-2026-11-24/
-// spike-blocked).
+// banded.FactorPivot on one core: go test -tags cuda -run '^$' -bench
+// 'SpikeGPUBlocked|SpikeHostPivot' ./cuda).
 
 // SpikeWindowMaxK is the largest K of the window-sliding kernels of
 // band_window.cuh (at most four entries of the K×K update per thread).
 const SpikeWindowMaxK = 64
 
 // SpikeWideFromK is the K from which the wide kernel is the default: it
-// was the faster on an H100 at K = 16 (FP64 LU of N = 10⁶ in 3168–3696
+// is the faster on an H100 at K = 16 (FP64 LU of N = 10⁶ in 3168–3696
 // partitions: 1.17 ms against 1.52 ms) and K = 64 (6.75 ms against
-// 10.0 ms; bench/results/h100-2026-11-22/session2/spike-*). Its blocks
+// 10.0 ms; go test -tags cuda -run '^$' -bench SpikeGPU ./cuda). Its blocks
 // need fewer registers (two of 1024 threads per SM) and each thread
 // reads one entry of U's row per step instead of one per entry.
 const SpikeWideFromK = 16

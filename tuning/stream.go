@@ -84,16 +84,14 @@ func PartitionStreamLaunchFor(d Device, n, elem, g, regs int) (StreamLaunch, err
 // PreferStream reports whether a batch of g systems takes the streaming
 // kernel (launch s) rather than the one-block-per-system partition
 // kernel (launch whole, for the same systems; its fallback for one block
-// an SM is segments). Measured on an H100 (2^24 rows, contiguous,
-// BenchmarkStream, bench/results/h100-2026-11-25/session6):
+// an SM is segments). On an H100 (2^24 rows, contiguous, go test -tags
+// cuda -run '^$' -bench Stream ./cuda):
 //   - only when every block gets at least two systems on average (g ≥
 //     2·BlocksPerSM·SMs): the gain is the next system's copy; a smaller
 //     batch keeps the self-signalling one-shot kernel (small calls);
 //   - where whole leaves one block an SM: FP64 N = 4096 at 81% of the
 //     bandwidth limit against 67% in segments (clusters of 2) and 62% one
-//     block an SM (FP32 N = 8192: 70% against 62% and 55%; until the
-//     reduced system was solved by cyclic reduction, Auto kept segments
-//     there, whose backward error PCR's grew past);
+//     block an SM (FP32 N = 8192: 70% against 62% and 55%);
 //   - where whole keeps two blocks an SM or more, only with blocks of at
 //     least 128 threads and two of them on an SM: FP32 N = 2048 87%
 //     against 81%, FP64 N = 2048 91% against 87%, FP32 N = 4096 78% both;

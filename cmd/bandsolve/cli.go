@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/bandsolve/bandsolve/bench"
 )
 
 // Exit statuses.
@@ -37,11 +39,14 @@ func findCommand(name string) *command {
 	return nil
 }
 
+// commandNames lists every command bandsolve accepts: those of commands,
+// then bench (bench.Main parses its own flags) and help.
 func commandNames() string {
-	names := make([]string, len(commands))
-	for i, c := range commands {
-		names[i] = c.name
+	names := make([]string, 0, len(commands)+2)
+	for _, c := range commands {
+		names = append(names, c.name)
 	}
+	names = append(names, "bench", "help")
 	return strings.Join(names, ", ")
 }
 
@@ -67,7 +72,7 @@ func report(stderr io.Writer, cmd string, err error) int {
 	var ue usageError
 	if errors.As(err, &ue) {
 		hint := "bandsolve help"
-		if cmd != "" {
+		if cmd != "" && cmd != "help" {
 			hint = "bandsolve " + cmd + " -h"
 		}
 		fmt.Fprintf(stderr, "%s: %s (run '%s' for usage)\n", prefix, oneLine(ue.msg), hint)
@@ -158,9 +163,13 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 		writeMainUsage(stdout)
 		return exitOK
 	case 1:
-		if args[0] == "help" {
+		switch args[0] {
+		case "help":
 			writeMainUsage(stdout)
 			return exitOK
+		case "bench":
+			// bench.Main prints its usage where it prints errors.
+			return bench.Main([]string{"-h"}, stdout, stdout)
 		}
 		c := findCommand(args[0])
 		if c == nil {

@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // runCmd runs the command line in-process and returns its exit status and
@@ -68,6 +70,25 @@ func TestUsageErrors(t *testing.T) {
 		assert.Contains(t, errOut, tc.want, "%v", tc.args)
 		if tc.args != nil {
 			assert.Equal(t, 1, strings.Count(errOut, "\n"), "one line for %v: %q", tc.args, errOut)
+		}
+	}
+}
+
+// TestUnknownCommandListsEvery checks that the unknown-command message
+// lists every command, bench and help included, and that each command it
+// lists has help.
+func TestUnknownCommandListsEvery(t *testing.T) {
+	for _, args := range [][]string{{"frobnicate"}, {"help", "frobnicate"}} {
+		code, _, errOut := runCmd(t, args...)
+		require.Equal(t, exitUsage, code)
+		m := regexp.MustCompile(`\(commands: ([a-z, ]+)\)`).FindStringSubmatch(errOut)
+		require.NotNil(t, m, errOut)
+		listed := strings.Split(m[1], ", ")
+		assert.ElementsMatch(t, []string{"stability", "solve", "banded", "devices", "bench", "help"}, listed, "%v", args)
+		for _, name := range listed {
+			code, out, errOut := runCmd(t, "help", name)
+			assert.Equal(t, 0, code, "help %s: %s", name, errOut)
+			assert.NotEmpty(t, out, "help %s", name)
 		}
 	}
 }

@@ -37,8 +37,10 @@ is accepted):
   (N, G)   with -layout interleaved: G systems, one per column; row i of
            system g is element (i, g), i.e. index i·G + g
 
-A one-line summary goes to stderr: N, G, algorithm, device, solve time and
-the largest residual |A·x − d| of any row, computed in float64 on the host.
+A one-line summary goes to stderr: N, G, algorithm (with auto: what it
+ran, e.g. "auto (thomas, gtsv for the systems where thomas breaks down)"
+on the CPU), device, solve time and the largest residual |A·x − d| of any
+row, computed in float64 on the host.
 When some systems cannot be solved (a zero pivot without pivoting, or a
 singular matrix) x is still written, with NaN in their rows, and the
 command exits with status 1.`,
@@ -69,7 +71,7 @@ func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
 	out := fs.String("o", "", "output `file` for the solution x (.npy), required")
 	constant := fs.String("const", "", "constant coefficients \"a,b,c\" of every row, instead of -a, -b and -c")
 	layout := fs.String("layout", "contiguous", "layout of 2-D arrays: contiguous (G, N) or interleaved (N, G)")
-	alg := fs.String("algorithm", "auto", "algorithm: auto, thomas, gtsv, cr, pcr, wangmou or tpr")
+	alg := fs.String("algorithm", "auto", "algorithm: "+algorithmList())
 	prec := fs.String("precision", "f64", "precision of the solve and of x: f64 or f32")
 	device := fs.String("device", "cpu", "device: cpu, cpu:WORKERS, cuda or cuda:N (see 'bandsolve devices')")
 	cyclic := fs.Bool("cyclic", false, "periodic systems: a[0] and c[N−1] are the corner entries")
@@ -116,7 +118,7 @@ func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
 	}
 	algorithm, err := tridiag.ParseAlgorithm(*alg)
 	if err != nil {
-		return usageErrorf("unknown algorithm %q (want auto, thomas, gtsv, cr, pcr, wangmou or tpr)", *alg)
+		return usageErrorf("unknown algorithm %q (want %s)", *alg, algorithmList())
 	}
 	precision, ok := parsePrecision(*prec)
 	if !ok {
@@ -174,8 +176,12 @@ func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
 	if interleaved && sh.G > 1 {
 		lay = "interleaved"
 	}
+	alg2 := algorithm.String()
+	if res.plan != "" && res.plan != alg2 {
+		alg2 += " (" + res.plan + ")"
+	}
 	summary := fmt.Sprintf("N=%d G=%d layout=%s algorithm=%s precision=%s cyclic=%t device=%s time=%s max residual ‖Ax−d‖∞=%.3e",
-		sh.N, sh.G, lay, algorithm, precision, *cyclic, dev.Name(), formatDuration(res.elapsed), res.residual)
+		sh.N, sh.G, lay, alg2, precision, *cyclic, dev.Name(), formatDuration(res.elapsed), res.residual)
 	if res.failed > 0 {
 		summary += fmt.Sprintf(" (over the %d solved systems)", sh.G-res.failed)
 	}
@@ -184,6 +190,16 @@ func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w; %s written, with NaN in the rows of the failed systems", err, *out)
 	}
 	return nil
+}
+
+// algorithmList lists every algorithm -algorithm accepts: "auto, thomas,
+// …, tpr or partition".
+func algorithmList() string {
+	names := []string{tridiag.Auto.String()}
+	for _, a := range tridiag.Algorithms() {
+		names = append(names, a.String())
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // parseConst reads "a,b,c".
@@ -271,6 +287,7 @@ func shapeString(shape []int) string {
 
 // solveResult is what solveBatch measured.
 type solveResult struct {
+	plan     string // how the plan solves (tridiag.Plan.Describe)
 	elapsed  time.Duration
 	residual float64 // max |A·x − d| over the rows of the solved systems
 	failed   int     // systems reported failed
@@ -287,6 +304,7 @@ func solveBatch[T tridiag.Float](dev tridiag.Device, in *solveInput, opts tridia
 		return res, err
 	}
 	defer plan.Close()
+	res.plan = plan.Describe()
 	conv := func(v []float64) []T {
 		if v == nil {
 			return nil

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bandsolve/bandsolve/npy"
+	"github.com/bandsolve/bandsolve/tridiag"
 )
 
 // batch is a test batch of g systems of n rows in one layout.
@@ -122,6 +124,7 @@ func TestSolveRoundTrip(t *testing.T) {
 		{"2-D pcr", 32, 5, false, false, []string{"-algorithm", "pcr"}, 1e-13},
 		{"2-D tpr", 64, 3, false, false, []string{"-algorithm", "tpr", "-slice", "8"}, 1e-13},
 		{"2-D wangmou", 64, 3, false, false, []string{"-algorithm", "wangmou"}, 1e-13},
+		{"2-D partition", 100, 3, false, false, []string{"-algorithm", "partition"}, 1e-13},
 		{"interleaved", 33, 5, false, true, []string{"-layout", "interleaved"}, 1e-13},
 		{"interleaved f32", 20, 9, false, true, []string{"-layout", "interleaved", "-precision", "f32"}, 1e-5},
 		{"1-D interleaved", 10, 1, true, true, []string{"-layout", "interleaved"}, 1e-13},
@@ -160,6 +163,47 @@ func TestSolveSummary(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, errOut, "N=16 G=4 layout=interleaved algorithm=thomas precision=f64 cyclic=false device=cpu")
 	assert.Contains(t, errOut, "-> "+out)
+}
+
+// TestSolveSummaryAuto checks that the summary line names what Auto ran
+// (on the CPU: Thomas, and GTSV where Thomas breaks down), and names a
+// chosen algorithm alone.
+func TestSolveSummaryAuto(t *testing.T) {
+	dir := t.TempDir()
+	bt := randomBatch(16, 4, false, 2)
+	out := filepath.Join(dir, "x.npy")
+	files := bt.write(t, dir, false)
+	code, _, errOut := runCmd(t, append([]string{"solve", "-o", out}, files...)...)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, errOut, "N=16 G=4 layout=contiguous algorithm=auto (thomas, gtsv for the systems where thomas breaks down) precision=f64")
+	code, _, errOut = runCmd(t, append([]string{"solve", "-o", out, "-algorithm", "partition"}, files...)...)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, errOut, " algorithm=partition precision=f64")
+}
+
+// TestSolveHelpAlgorithms checks that solve -h lists every algorithm the
+// command accepts, and accepts every algorithm it lists.
+func TestSolveHelpAlgorithms(t *testing.T) {
+	code, out, _ := runCmd(t, "solve", "-h")
+	require.Equal(t, 0, code)
+	m := regexp.MustCompile(`(?m)^  -algorithm string\n\s+algorithm: (.*) \(default "auto"\)$`).FindStringSubmatch(out)
+	require.NotNil(t, m, out)
+	listed := strings.FieldsFunc(strings.ReplaceAll(m[1], " or ", ", "), func(r rune) bool { return r == ',' || r == ' ' })
+	want := []string{"auto"}
+	for _, a := range tridiag.Algorithms() {
+		want = append(want, a.String())
+	}
+	assert.ElementsMatch(t, want, listed)
+	bt := randomBatch(40, 2, false, 4)
+	dir := t.TempDir()
+	files := bt.write(t, dir, false)
+	for _, name := range listed {
+		code, _, errOut := runCmd(t, append([]string{"solve", "-o", filepath.Join(dir, "x.npy"), "-algorithm", name}, files...)...)
+		assert.Equal(t, 0, code, "-algorithm %s: %s", name, errOut)
+	}
+	code, _, errOut := runCmd(t, append([]string{"solve", "-o", filepath.Join(dir, "x.npy"), "-algorithm", "magic"}, files...)...)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "want "+m[1])
 }
 
 func TestSolveConst(t *testing.T) {

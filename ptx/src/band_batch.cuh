@@ -358,11 +358,11 @@ __device__ void band_batch_kernel(const T *a, const T *d, T *x, T *w, int n, int
 
 // Prefetch depth (steps loaded ahead, register slots of the rings) per
 // element type and half-bandwidth: as deep as registers allow without
-// spills (scripts/check-ptx.sh). Measured on an H100 for K = 2 (bench/
-// results/h100-2026-11-22/banded): deeper rings win for small batches,
-// whose few threads need many loads in flight, and cost nothing measurable
-// for batches that fill the GPU (the lower occupancy still saturates the
-// memory), so there is one kernel per K.
+// spills (scripts/check-ptx.sh). On an H100 for K = 2 (go test -tags cuda
+// -run '^$' -bench '^BenchmarkBandBatch$' ./cuda): deeper rings win for
+// small batches, whose few threads need many loads in flight, and cost
+// nothing measurable for batches that fill the GPU (the lower occupancy
+// still saturates the memory), so there is one kernel per K.
 template <typename T, int K> struct BandDepth;
 #define BAND_DEPTH(T, K, D)                                                                                         \
     template <> struct BandDepth<T, K> {                                                                            \

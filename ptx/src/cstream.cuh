@@ -76,9 +76,8 @@ __device__ __forceinline__ void part_const_rows(const PartTable<T, P> &tb, int m
 
 // cs_vload copies P values of a table in shared memory (16-byte aligned)
 // into registers by 16-byte loads: the table's values are the same in
-// every thread, and loads of one value each were a twentieth of the
-// kernel's instructions (FP32 interleaved N = 512,
-// bench/results/h100-2026-11-26/session14/run5).
+// every thread, and loads of one value each would be a twentieth of the
+// kernel's instructions (FP32 interleaved N = 512, Nsight Compute).
 template <typename T, int P> __device__ __forceinline__ void cs_vload(const T *src, T (&dst)[P]) {
     typedef typename PartVec<T>::V V;
     constexpr int R = 16 / (int)sizeof(T);
@@ -133,12 +132,12 @@ __device__ __forceinline__ void part_const_d(Row row, const PartTable<T, P> &tb,
 // The copy and the store then move whole 16-byte units (rows of whole
 // aligned units), or else one element each, and a thread reads its
 // chunk's rows one element each. The systems-first layout (part_copy's, a
-// system's rows in units) took a cp.async and a store an element, most of
-// the kernel's instructions: FP32 interleaved batches of N = 64 executed
-// 67.8 M warp instructions against 33.4 M contiguous, at 45% of the limit
-// against 82% (bench/results/h100-2026-11-26/session13/run3). (A padding
-// of a row and a unit a row, run 4, took half as much shared memory again
-// and lost FP64 N = 1024 a block an SM.)
+// system's rows in units) would take a cp.async and a store an element,
+// most of the kernel's instructions: FP32 interleaved batches of N = 64
+// execute 67.8 M warp instructions that way against 33.4 M contiguous, at
+// 45% of the limit against 82% (H100, 2^24 rows, Nsight Compute). (A
+// padding of a row and a unit a row takes half as much shared memory again
+// and costs FP64 N = 1024 a block an SM.)
 
 // cs_rows_at is the position of row i of local system s, spb systems.
 template <typename T, int P> __device__ __forceinline__ int cs_rows_at(int s, int i, int spb) {
@@ -502,29 +501,27 @@ __device__ void partition_cstream(const T *d, T *x, int n, int G, i64 es, i64 bs
 // threads a block but for the _rows_ kernels (below), with registers for a
 // number of blocks an SM without spills (the launch bounds' second value).
 // FP64 takes N ≤ 2048, where the table fits two blocks an SM
-// (tuning.PartitionConstStreamMaxN; a variant with the factors in
-// registers for FP64 N ≤ 4096, one block an SM, lost to the one-shot
-// constant kernel once the reduced rows went to cyclic reduction: 56.7% of
-// the limit against 61.2%, session 8). The _rows_ kernels keep d and x
+// (tuning.PartitionConstStreamMaxN; the factors in registers for FP64
+// N ≤ 4096, one block an SM, lose to the one-shot constant kernel: 56.7%
+// of the limit against 61.2% on an H100). The _rows_ kernels keep d and x
 // row-major (cs_rows), for batches whose systems are closer together in
 // memory than their rows (bs < es); their blocks are larger
 // (tuning.PartitionConstStreamMaxThreadsFor), because the fraction of the
 // limit follows the bytes of a row a block reads (32 bytes 58–62%, 64
-// bytes 68–74%, 128 bytes 75–85%, whatever N; session14/run3): the warp
-// rows kernels take up to 1024 threads in FP32 (64 registers) and 640 in
-// FP64 (96 registers), the others 512 (one block an SM).
+// bytes 68–74%, 128 bytes 75–85%, whatever N): the warp rows kernels take
+// up to 1024 threads in FP32 (64 registers) and 640 in FP64 (96
+// registers), the others 512 (one block an SM).
 //
-// Measured against the bounds before in the same call (H100, 2^24 rows,
-// bench/results/h100-2026-11-26/session14, runs 2–4 and 7): FP32
-// partition_cstream 4 blocks of 256 threads (64 registers, 80 before):
-// contiguous N = 1024 / 4096 1.01× / 1.03×; FP32 warp rows, 4 blocks of 256
-// then blocks of 128-byte rows: interleaved N = 64 … 512 1.02–1.06× each
-// step; FP64 warp rows, 5 blocks of 128 threads then blocks of 128-byte
-// rows: N = 256 / 512 1.11× / 1.32× (81% / 80% of the limit); the other
-// rows kernels with 512 threads: FP32 N = 1024 1.43× (whole sectors of a
-// row, no launch before), FP64 N = 1024 / 2048 1.07× / 1.46×. The FP32 warp
-// kernel for contiguous batches stays at 3 blocks (80 registers): with 4,
-// N = 64 … 512 ran 0.96–0.98×.
+// The bounds below are the fastest measured (H100, 2^24 rows,
+// go test -tags cuda -run '^$' -bench ConstStream ./cuda, and bandsolve bench
+// -device cuda -grid with :const cases): partition_cstream FP32 takes 4
+// blocks of 256 threads (64 registers; 80 registers are 1–3% slower at
+// contiguous N = 1024 / 4096); FP64 warp rows 128-byte rows (81% / 80% of
+// the limit at N = 256 / 512, 1.11× / 1.32× the speed of 5 blocks of 128
+// threads); the other rows kernels 512 threads (FP32 N = 1024 1.43×,
+// FP64 N = 1024 / 2048 1.07× / 1.46× the speed of the plans without
+// them). The FP32 warp kernel for contiguous batches keeps 3 blocks (80
+// registers): with 4, N = 64 … 512 are 2–4% slower.
 #ifndef BS_DEVICE_ONLY
 #define PARTITION_CSTREAM(T, S, NAME, WARP, ROWS, KMAX, MAXT, MINB)                                                   \
     extern "C" __global__ void __launch_bounds__(MAXT, MINB)                                                      \

@@ -8,7 +8,7 @@
 // store. partition_kernel instead stages the block's systems through
 // shared memory one element per copy, and in this layout it is bound by
 // those copies and by the L2 requests of the few systems that fit a block
-// (bench/results/h100-2026-11-25/session5).
+// (go test -tags cuda -run '^$' -bench Interleaved ./cuda).
 //
 // The operations are partition.Solve's (tridiag/partition), in its order,
 // as in partition_kernel (PTX built with -fmad=false): the same bits. Only
@@ -19,9 +19,9 @@
 // Launch (tuning.PartitionLanesLaunch): ⌈G/S⌉ blocks of S·T threads, T =
 // ⌈n/P⌉ chunks a system; dynamic shared memory E: two buffers of four
 // values (a, c, d, 1/b) of 2T rows of S systems, 2·4·2T·S·sizeof(T)
-// bytes, of which the cyclic reduction uses the first (the second was
-// PCR's double buffer; the launch keeps it until a GPU run measures the
-// smaller allocation). Breakdown keys, NaN fill and status as in
+// bytes, of which the cyclic reduction uses the first (the second is
+// unused: the launch keeps the size that the tuning's residency figures
+// assume). Breakdown keys, NaN fill and status as in
 // partition_kernel.
 #pragma once
 #include "common.cuh"

@@ -3,13 +3,14 @@
 // adjacent systems (batch stride 1, the interleaved layout) that one block
 // holds. lanes.cuh keeps a thread's 16 rows in registers from the load to
 // the store, so nothing is loaded while a block computes, and a block of
-// 16 warps an SM is all its registers allow: on an H200 it reached 58% of
-// the bandwidth limit at N = 256 and 40% at N = 1024 (FP32, 2^24 rows;
-// bench/results/h200-2026-11-25/session10). Here a block copies its group
-// of S systems into shared memory (cp.async), Stage 1 reads each thread's
-// chunk from there, and as soon as every chunk is read the copy of the
-// block's next group starts and runs during the cyclic reduction, the
-// recovery and the store, as partition_stream does for contiguous systems.
+// 16 warps an SM is all its registers allow: on an H200 it reaches 58% of
+// the bandwidth limit at N = 256 and 40% at N = 1024 (FP32, 2^24 rows; go
+// test -tags cuda -run '^$' -bench LanesStream ./cuda). Here a block
+// copies its group of S systems into shared memory (cp.async), Stage 1
+// reads each thread's chunk from there, and as soon as every chunk is
+// read the copy of the block's next group starts and runs during the
+// cyclic reduction, the recovery and the store, as partition_stream does
+// for contiguous systems.
 //
 // Thread k works on system g0 + k mod S and chunk k div S (lanes.cuh); the
 // operations are partition_lanes_kernel's in its order: the results are
@@ -73,8 +74,8 @@ __device__ __forceinline__ void lstream_copy(const Coeffs<T> &k, const T *d, T *
 template <typename T, int P, int S>
 __device__ void lanes_stream_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 es, int *status,
                                     volatile unsigned int *word, unsigned int seq) {
-    const int s = threadIdx.x % S, t = threadIdx.x / S; // S: a power of two ≤ 32, a constant: with a
-                                                          // variable S the rows' offsets were kept in registers
+    const int s = threadIdx.x % S, t = threadIdx.x / S; // S: a power of two ≤ 32, a constant: a variable S
+                                                          // would keep the rows' offsets in registers
     const int nch = (n + P - 1) / P;                     // = blockDim.x / S
     const int rows = 2 * nch;                            // rows of the exchange
     const int W = nch * (P + 1) * S;                     // elements of an array

@@ -4,7 +4,7 @@
 // system while it solves the current one.
 //
 // partition_kernel copies its systems, computes, stores; with one block
-// an SM nothing is loaded while it computes (FP64 N = 4096 reached 62% of
+// an SM nothing is loaded while it computes (FP64 N = 4096 reaches 62% of
 // the bandwidth limit that way). Here each block of a grid of at most
 // every resident block loops over the systems g = blockIdx.x, +gridDim.x,
 // …: after Stage 1 a thread keeps γ_j, α_j, δ_j of its chunk in registers
