@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"time"
 
 	"github.com/bandsolve/bandsolve/banded"
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/krylov"
+	"github.com/bandsolve/bandsolve/sparse"
 	"github.com/bandsolve/bandsolve/spike"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
@@ -156,4 +159,167 @@ func ExamplePlan_Time() {
 	fmt.Println("timed solves:", len(times), "all positive:", positive, "gated:", !dev.HostPaced())
 	// Output:
 	// timed solves: 11 all positive: true gated: true
+}
+
+// Which plan Auto makes for a shape on this device, without allocating
+// (AutoAlgorithm), and how a plan runs its solves (Describe). Not run by
+// go test: the answer depends on the GPU.
+func ExampleAutoAlgorithm() {
+	dev, err := cuda.Open(0)
+	if err != nil {
+		panic(err)
+	}
+	defer dev.Close()
+	shape := tridiag.Shape{N: 4096, G: 4096, Layout: tridiag.Interleaved(4096)}
+	alg, err := cuda.AutoAlgorithm[float32](dev, shape, tridiag.Options{})
+	if err != nil {
+		panic(err)
+	}
+	plan, err := cuda.NewPlan[float32](dev, shape, tridiag.Options{})
+	if err != nil {
+		panic(err)
+	}
+	defer plan.Close()
+	fmt.Println(alg, "→", plan.Describe())
+}
+
+// A plan made resident for a burst of small solves: a persistent grid
+// takes each solve from mapped host memory instead of a launch. Not run by
+// go test (it needs a GPU).
+func ExamplePlan_SetResident() {
+	dev, err := cuda.Open(0)
+	if err != nil {
+		panic(err)
+	}
+	defer dev.Close()
+	const n, g = 128, 8
+	plan, err := cuda.NewPlan[float64](dev, tridiag.Shape{N: n, G: g}, tridiag.Options{})
+	if err != nil {
+		panic(err)
+	}
+	defer plan.Close()
+	// Solves without a launch each: a persistent grid takes them from
+	// mapped host memory, and stops after 10 ms without one.
+	if err := plan.SetResident(10 * time.Millisecond); err != nil {
+		panic(err)
+	}
+	d := make([]float64, n*g)
+	for i := range d {
+		d[i] = 2
+	}
+	dd, _ := cuda.Upload(dev, d)
+	dx, _ := cuda.Alloc[float64](dev, n*g)
+	defer dd.Free()
+	defer dx.Free()
+	for step := 0; step < 1000; step++ {
+		// 4x_i − x_{i−1} − x_{i+1} = d_i in every system
+		if err := plan.SolveDeviceConst(context.Background(), -1, 4, -1, dd, dx); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// A batch of pentadiagonal systems (K = 2), one GPU thread per system:
+// LU without pivoting with diagonal boosting, the results of
+// banded.SolveBatch bit for bit. Not run by go test (it needs a GPU).
+func ExampleNewBandBatchPlan() {
+	dev, err := cuda.Open(0)
+	if err != nil {
+		panic(err)
+	}
+	defer dev.Close()
+	const n, k, g = 1024, 2, 4096
+	rng := rand.New(rand.NewPCG(1, 2))
+	batch, err := banded.NewBatch[float32](n, k, g, banded.Interleaved)
+	if err != nil {
+		panic(err)
+	}
+	for s := 0; s < g; s++ {
+		if err := batch.SetSystem(s, banded.Random[float32](n, k, 1.5, rng)); err != nil {
+			panic(err)
+		}
+	}
+	plan, err := cuda.NewBandBatchPlan[float32](dev, n, k, g, banded.Interleaved, cuda.BandBatchOptions{})
+	if err != nil {
+		panic(err)
+	}
+	defer plan.Close()
+	rhs := make([]float32, n*g) // element i of system s at batch.VecIndex(s, i)
+	for i := range rhs {
+		rhs[i] = 1
+	}
+	x := make([]float32, n*g)
+	res, err := plan.SolveBatch(context.Background(), batch, rhs, x)
+	if err != nil {
+		panic(err) // a *banded.BatchError names each failed system and row
+	}
+	fmt.Println("systems with boosted pivots:", len(res.Boosted))
+}
+
+// BiCGStab(2) on device vectors, preconditioned by truncated SPIKE in
+// float32 (mixed precision), with CSR products of the matrix. Not run by
+// go test (it needs a GPU).
+func ExampleNewSpace() {
+	dev, err := cuda.Open(0)
+	if err != nil {
+		panic(err)
+	}
+	defer dev.Close()
+	ctx := context.Background()
+	const n, k = 100_000, 10
+	A := banded.Random[float64](n, k, 0.5, rand.New(rand.NewPCG(1, 2))) // not diagonally dominant
+	csr, err := sparse.FromBand(A)
+	if err != nil {
+		panic(err)
+	}
+	sp, err := cuda.NewSpace(dev, n) // vectors of n float64 on the device
+	if err != nil {
+		panic(err)
+	}
+	defer sp.Close()
+	dA, err := cuda.UploadSparse(dev, csr)
+	if err != nil {
+		panic(err)
+	}
+	defer dA.Close()
+	op, err := sp.Operator(dA) // y = A·x by CSR products
+	if err != nil {
+		panic(err)
+	}
+	// The preconditioner: truncated SPIKE factored in float32 with long
+	// partitions (spike.PreconditionerPartitions for d < 1), applied to
+	// float64 residuals.
+	opts := spike.Options{Partitions: spike.PreconditionerPartitions(n, k)}
+	p32, err := cuda.NewSpikePlan[float32](dev, n, k, opts)
+	if err != nil {
+		panic(err)
+	}
+	defer p32.Close()
+	if err := p32.FactorBand(ctx, banded.Convert[float32](A)); err != nil {
+		panic(err)
+	}
+	M, err := cuda.NewMixedPrecision(sp, p32.Solve)
+	if err != nil {
+		panic(err)
+	}
+	defer M.Close()
+	b := make([]float64, n)
+	for i := range b {
+		b[i] = 1
+	}
+	db, err := cuda.Upload(dev, b)
+	if err != nil {
+		panic(err)
+	}
+	defer db.Free()
+	dx, err := sp.New() // the initial guess: 0
+	if err != nil {
+		panic(err)
+	}
+	defer sp.Free(dx)
+	res, err := krylov.BiCGStab2(ctx, sp, op, M, db, dx, krylov.Options{Tol: 1e-10})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("converged:", res.Converged, "BiCG steps:", res.Iterations)
 }
