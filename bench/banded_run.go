@@ -238,6 +238,15 @@ func runBanded(ctx context.Context, cfg *config, stdout, stderr io.Writer) error
 	if cfg.csvPath != "" {
 		fmt.Fprintf(stdout, "# %d results in %s\n", len(all), cfg.csvPath)
 	}
+	if cfg.baseline != "" {
+		n, err := CompareBaseline(stdout, cfg.baseline, nil, all)
+		if err != nil {
+			return fmt.Errorf("-baseline: %w", err)
+		}
+		if n > 0 {
+			return fmt.Errorf("%d regressions against the baseline %s", n, cfg.baseline)
+		}
+	}
 	return nil
 }
 

@@ -50,6 +50,11 @@ type config struct {
 	hostD     []float64
 	// segRows: extra partition solvers with these Options.SegmentRows.
 	segRows []int
+	// Baselines (baseline.go, report.go).
+	baseline          string // compare the run with this baseline file
+	report, baselines string // write the report into this docs folder from these baselines
+	readme            string // the README whose headline table -report rewrites
+	merge, mergeParts string // merge the part files of this folder into this baseline
 }
 
 const usage = `bandsolve bench: time batched tridiagonal solves and their peers.
@@ -95,6 +100,24 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "bench:", err)
 		return 2
+	}
+	switch {
+	case cfg.report != "":
+		files, err := WriteReport(cfg.baselines, cfg.report, cfg.readme)
+		if err != nil {
+			fmt.Fprintln(stderr, "bench: -report:", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "# %d files written from the baselines in %s\n", len(files), cfg.baselines)
+		return 0
+	case cfg.merge != "":
+		grids, err := MergeBaseline(cfg.merge, cfg.mergeParts)
+		if err != nil {
+			fmt.Fprintln(stderr, "bench: -merge:", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "# merged into %s: %s\n", cfg.merge, strings.Join(grids, ", "))
+		return 0
 	}
 	if err := run(context.Background(), cfg, stdout, stderr); err != nil {
 		fmt.Fprintln(stderr, "bench:", err)
@@ -158,6 +181,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.DurationVar(&cfg.hostCap, "host-cap", 20*time.Second, "banded grids: skip a host solver whose estimated time (from the cases measured so far) is above this (0: no cap)")
 	fs.BoolVar(&cfg.hostSpike, "host-spike", true, "banded grids: time package spike on all cores (cpu:spike) besides the host LU (cpu:gbsv) when the cpu peer is on")
 	fs.StringVar(&segRows, "segment-rows", "", "also time the GPU partition method with these Options.SegmentRows, as gpu:partition/m=M (M ≥ N: one block per system; else segments of M rows)")
+	fs.StringVar(&cfg.baseline, "baseline", "", "compare the run with this baseline (bench/baselines/NAME.csv, or NAME-banded.csv for banded grids): the speed of every case and solver it holds, regressions flagged where the runs' spreads do not overlap (exit status 1 when there is one)")
+	fs.StringVar(&cfg.report, "report", "", "write DIR/performance.md and its plots (DIR/img) from the baselines of -baselines, and the headline table of -readme, instead of running")
+	fs.StringVar(&cfg.baselines, "baselines", "bench/baselines", "the folder of the baselines that -report reads")
+	fs.StringVar(&cfg.readme, "readme", "README.md", "the README whose headline table -report rewrites (\"\": none)")
+	fs.StringVar(&cfg.merge, "merge", "", "merge the CSV files of -parts (written by scripts/baseline.sh) into this baseline, a path without .csv (e.g. bench/baselines/h100), instead of running")
+	fs.StringVar(&cfg.mergeParts, "parts", "", "the folder of part files that -merge reads")
 	fs.StringVar(&hostD, "host-d", "", "banded grids: run the host solvers only for these d (default: every d)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -493,6 +522,18 @@ func run(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 	}
 	if cfg.csvPath != "" {
 		fmt.Fprintf(stdout, "# %d results in %s\n", len(all), cfg.csvPath)
+	}
+	if cfg.baseline != "" {
+		for i := range all {
+			all[i].Prov = prov
+		}
+		n, err := CompareBaseline(stdout, cfg.baseline, all, nil)
+		if err != nil {
+			return fmt.Errorf("-baseline: %w", err)
+		}
+		if n > 0 {
+			return fmt.Errorf("%d regressions against the baseline %s", n, cfg.baseline)
+		}
 	}
 	return nil
 }
