@@ -50,6 +50,8 @@ var _ krylov.Preconditioner[[]float64] = (*Preconditioner)(nil)
 // prec. M is not modified. Errors are Factor's.
 func NewPreconditioner(M *banded.Band[float64], opts Options, prec Precision) (*Preconditioner, error) {
 	p := &Preconditioner{prec: prec}
+	// M⁻¹ is applied inside the outer iteration: no refinement of its own.
+	opts.Refine.Mode = banded.RefineOff
 	switch prec {
 	case F64:
 		f, err := Factor(M, opts)
