@@ -371,10 +371,14 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 		acc = "accuracy check failed: " + strings.Join(verdictReasons([]tridiag.Status{rep.status}, rep.tol, false), "; ")
 	}
 	if solveErr != nil {
+		hint := ""
+		if errors.Is(solveErr, banded.ErrNotRefined) {
+			hint = "; -method pivot or iterative may solve it"
+		}
 		if acc != "" {
 			acc = "; " + acc
 		}
-		return fmt.Errorf("%w (relative residual %.3e)%s%s", solveErr, rep.residual, acc, outputNote(*out, *force))
+		return fmt.Errorf("%w (relative residual %.3e)%s%s%s", solveErr, rep.residual, acc, hint, outputNote(*out, *force))
 	}
 	return errors.New(acc + outputNote(*out, *force))
 }
