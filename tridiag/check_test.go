@@ -311,3 +311,29 @@ func TestFlags(t *testing.T) {
 	assert.ErrorIs(t, err, tridiag.ErrIllConditioned)
 	assert.NotContains(t, err.Error(), "\n")
 }
+
+// BenchmarkCheck compares Plan.Check with the solve it checks (Auto,
+// that is Thomas, on dominant systems): the check costs a few solves with
+// pivoting per system.
+func BenchmarkCheck(b *testing.B) {
+	const n, g = 256, 16384
+	r := rand.New(rand.NewPCG(1, 2))
+	sys := make([]system, g)
+	for k := range sys {
+		sys[k] = randSystem(r, n, 4)
+	}
+	shape := tridiag.Shape{N: n, G: g}
+	a, bb, c, d := pack[float64](shape, sys)
+	x := make([]float64, len(d))
+	p, _ := tridiag.NewPlan[float64](nil, shape, tridiag.Options{})
+	b.Run("solve", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			_ = p.Solve(context.Background(), a, bb, c, d, x)
+		}
+	})
+	b.Run("check", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			_, _ = p.Check(a, bb, c, d, x)
+		}
+	})
+}
