@@ -183,6 +183,33 @@ func TestCheckPeriodicPoisson(t *testing.T) {
 			assert.True(t, st[0].Failed(), what)
 		}
 	}
+	// Batches of periodic systems in every layout: the singular constant
+	// matrix fails in every system, a non-singular one in none.
+	const n, g = 30, 5
+	for lname, lay := range layoutsFor(n, g) {
+		shape := tridiag.Shape{N: n, G: g, Layout: lay}
+		p, err := tridiag.NewPlan[float32](nil, shape, tridiag.Options{Cyclic: true})
+		require.NoError(t, err)
+		d := make([]float32, shape.Len())
+		for i := range d {
+			d[i] = float32(math.Sin(float64(i)))
+		}
+		x := make([]float32, len(d))
+		_ = p.SolveConst(ctx, -1, 2, -1, d, x)
+		st, err := p.CheckConst(-1, 2, -1, d, x)
+		var be *tridiag.BatchError
+		require.ErrorAs(t, err, &be, lname)
+		assert.Equal(t, []int{0, 1, 2, 3, 4}, be.Systems(), lname)
+		require.Len(t, st, g)
+		require.NoError(t, p.SolveConst(ctx, -1, 3, -1, d, x), lname)
+		st, err = p.CheckConst(-1, 3, -1, d, x)
+		require.NoError(t, err, lname)
+		for _, s := range st {
+			assert.Less(t, s.Cond, 10.0, lname)
+			assert.LessOrEqual(t, s.BackwardError, 10*tridiag.Epsilon[float32](), lname)
+		}
+	}
+
 	// A non-singular periodic system passes.
 	p, err := tridiag.NewPlan[float64](nil, tridiag.Shape{N: 64, G: 1}, tridiag.Options{Cyclic: true, Check: true})
 	require.NoError(t, err)
