@@ -7,9 +7,10 @@ import (
 	"math"
 	"runtime"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/bandsolve/bandsolve/tridiag"
 )
 
 // Layout says how the G systems of a Batch (and their vectors) share one
@@ -188,6 +189,18 @@ type BatchOptions struct {
 	Pivot bool
 	// Factor configures boosting of the non-pivoting LU.
 	Factor FactorOptions
+	// Refine says when the non-pivoting LU's solutions are refined
+	// (Refine): by default those of systems with a boosted pivot, to a
+	// backward error of 10³·ε. A system whose refinement fails is
+	// reported in the *BatchError (ErrNotRefined) with x_g = NaN.
+	Refine RefineOptions
+	// Check measures every solved system (Check: the normwise backward
+	// error, κ̂ by CondEst, O(N·K²) more per system) and reports those
+	// that fail the verdict for the tolerance Refine.Tol (0: 10³·ε) in
+	// the *BatchError with their Status, keeping their solution. Off by
+	// default. A singular system whose zero pivot was boosted is refined
+	// to a small backward error with a huge x: only κ̂ tells.
+	Check bool
 	// Workers is the number of goroutines; 0 means GOMAXPROCS.
 	Workers int
 }
@@ -196,6 +209,9 @@ type BatchOptions struct {
 type SystemBoosts struct {
 	System int
 	Boosts
+	// Refine is what refinement did for the system (zero when it was
+	// off).
+	Refine RefineResult
 }
 
 // BatchResult reports what SolveBatch did besides solving.
@@ -205,56 +221,19 @@ type BatchResult struct {
 	Boosted []SystemBoosts
 }
 
-// SystemError is the failure of one system of a batch.
-type SystemError struct {
-	System int
-	// Row and Col locate the failure in the system (from the *RowError
-	// in Err), or are −1 when it has none.
-	Row, Col int
-	// Err is the cause, a *RowError wrapping ErrZeroPivot, ErrSingular or
-	// ErrNonFinite.
-	Err error
-}
-
-// Error prefixes the cause with the system index.
-func (e SystemError) Error() string { return fmt.Sprintf("system %d: %v", e.System, e.Err) }
-
-// Unwrap returns the cause.
-func (e SystemError) Unwrap() error { return e.Err }
+// SystemError is the failure of one system of a batch: System, Row and
+// Col locate it (Row and Col from the *RowError in Err, −1 when it has
+// none), Err is the cause (a *RowError wrapping ErrZeroPivot, ErrSingular
+// or ErrNonFinite, or an error wrapping ErrNotRefined), Status what
+// refinement measured. It is tridiag's type, shared by every batch of
+// the module.
+type SystemError = tridiag.SystemError
 
 // BatchError lists the systems of a batch that could not be solved, by
 // increasing system index. errors.Is and errors.As see through it to each
-// system's cause.
-type BatchError struct {
-	Failed []SystemError
-}
-
-// Error lists the first failures.
-func (e *BatchError) Error() string {
-	const show = 3
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "banded: %d system(s) of the batch failed: ", len(e.Failed))
-	for i, f := range e.Failed {
-		if i == show {
-			fmt.Fprintf(&sb, "; … (%d more)", len(e.Failed)-show)
-			break
-		}
-		if i > 0 {
-			sb.WriteString("; ")
-		}
-		sb.WriteString(f.Error())
-	}
-	return sb.String()
-}
-
-// Unwrap returns one error per failed system.
-func (e *BatchError) Unwrap() []error {
-	out := make([]error, len(e.Failed))
-	for i, f := range e.Failed {
-		out[i] = f
-	}
-	return out
-}
+// system's cause. It is tridiag's type, shared by every batch of the
+// module.
+type BatchError = tridiag.BatchError
 
 // SolveBatch solves A_g·x_g = rhs_g for every system g of the batch, in
 // parallel over opt.Workers goroutines (GOMAXPROCS by default), each system
@@ -265,8 +244,12 @@ func (e *BatchError) Unwrap() []error {
 //
 // Systems that fail get x_g = NaN and are listed, with their row and
 // cause, in a *BatchError; the others are solved regardless. Boosted pivots
-// are in the result either way. On a bad shape it returns an error wrapping
-// ErrShape and solves nothing; when ctx is cancelled it stops starting
+// are in the result either way. Without pivoting, the solutions of
+// systems whose factorization boosted a pivot are refined (see
+// BatchOptions.Refine and Refine); a system whose refinement does not
+// reach the tolerance fails with ErrNotRefined. On a bad shape it returns
+// an error wrapping ErrShape (ErrOption for bad refinement options) and
+// solves nothing; when ctx is cancelled it stops starting
 // systems and returns ctx.Err() (x is then partly written).
 func SolveBatch[T Float](ctx context.Context, b *Batch[T], rhs, x []T, opt BatchOptions) (BatchResult, error) {
 	var res BatchResult
@@ -274,6 +257,9 @@ func SolveBatch[T Float](ctx context.Context, b *Batch[T], rhs, x []T, opt Batch
 		return res, err
 	}
 	n, g := b.N, b.G
+	if err := opt.Refine.Check(); err != nil {
+		return res, err
+	}
 	if len(rhs) != n*g || len(x) != n*g {
 		return res, shapeErr("len(rhs)=%d, len(x)=%d, want N·G=%d", len(rhs), len(x), n*g)
 	}
@@ -297,6 +283,8 @@ func SolveBatch[T Float](ctx context.Context, b *Batch[T], rhs, x []T, opt Batch
 			sys := &Band[T]{N: n, K: b.K, Data: make([]T, (2*b.K+1)*n)}
 			var piv PivotLU[T]
 			vec := make([]T, n)
+			var orig *Band[T] // refinement: the system before factoring
+			var rhsv []T      // and its right-hand side
 			var myFailed []SystemError
 			var myBoosted []SystemBoosts
 			for ctx.Err() == nil {
@@ -317,11 +305,49 @@ func SolveBatch[T Float](ctx context.Context, b *Batch[T], rhs, x []T, opt Batch
 					} else {
 						var bs Boosts
 						bs, err = FactorLU(sys, opt.Factor)
-						if len(bs.Rows) > 0 {
-							myBoosted = append(myBoosted, SystemBoosts{System: s, Boosts: bs})
+						sb := SystemBoosts{System: s, Boosts: bs}
+						refine := opt.Refine.Mode == RefineAlways || (opt.Refine.Mode == RefineBoosted && bs.Count() > 0)
+						if err == nil && refine {
+							if orig == nil {
+								orig = &Band[T]{N: n, K: b.K, Data: make([]T, len(sys.Data))}
+								rhsv = make([]T, n)
+							}
+							b.copyOut(s, orig.Data)
+							copy(rhsv, vec)
 						}
 						if err == nil {
 							SolveLU(sys, vec)
+						}
+						if err == nil && refine {
+							var rerr error
+							sb.Refine, rerr = Refine(orig, func(r []T) error { SolveLU(sys, r); return nil }, rhsv, vec, opt.Refine)
+							if rerr != nil {
+								st := sb.Refine.Status()
+								if bs.Count() > 0 {
+									st.Flags |= tridiag.Boosted
+								}
+								myFailed = append(myFailed, SystemError{System: s, Row: -1, Col: -1, Err: rerr, Status: st})
+								setNaN(vec)
+							}
+						}
+						if bs.Count() > 0 {
+							myBoosted = append(myBoosted, sb)
+						}
+					}
+					if err == nil && opt.Check && !refineFailed(myFailed, s) {
+						st, cerr := Check(b.System(s), rhsOf(b, rhs, s), vec, opt.Refine.Tol)
+						if sb := myBoosted; len(sb) > 0 && sb[len(sb)-1].System == s {
+							st.Flags |= tridiag.Boosted
+						}
+						if cerr == nil && st.Failed() {
+							tol := opt.Refine.Tol
+							if tol == 0 {
+								tol = tridiag.DefaultTol[T]()
+							}
+							cerr = st.Err(tol)
+						}
+						if cerr != nil {
+							myFailed = append(myFailed, SystemError{System: s, Row: -1, Col: -1, Err: cerr, Status: st})
 						}
 					}
 					if err != nil {
@@ -331,10 +357,7 @@ func SolveBatch[T Float](ctx context.Context, b *Batch[T], rhs, x []T, opt Batch
 							se.Row, se.Col = re.Row, re.Col
 						}
 						myFailed = append(myFailed, se)
-						nan := T(math.NaN())
-						for i := range vec {
-							vec[i] = nan
-						}
+						setNaN(vec)
 					}
 					for i, v := range vec {
 						x[b.VecIndex(s, i)] = v
@@ -354,7 +377,29 @@ func SolveBatch[T Float](ctx context.Context, b *Batch[T], rhs, x []T, opt Batch
 	}
 	if len(failed) > 0 {
 		sort.Slice(failed, func(i, j int) bool { return failed[i].System < failed[j].System })
-		return res, &BatchError{Failed: failed}
+		return res, &BatchError{G: g, Failed: failed}
 	}
 	return res, nil
+}
+
+// setNaN fills v with NaN, the solution of a failed system.
+func setNaN[T Float](v []T) {
+	nan := T(math.NaN())
+	for i := range v {
+		v[i] = nan
+	}
+}
+
+// refineFailed reports whether the last failure recorded is system s's.
+func refineFailed(failed []SystemError, s int) bool {
+	return len(failed) > 0 && failed[len(failed)-1].System == s
+}
+
+// rhsOf returns a copy of system s's right-hand side.
+func rhsOf[T Float](b *Batch[T], rhs []T, s int) []T {
+	v := make([]T, b.N)
+	for i := range v {
+		v[i] = rhs[b.VecIndex(s, i)]
+	}
+	return v
 }

@@ -39,13 +39,34 @@
 // Layout). SolveBatch solves all systems in parallel on the CPU and
 // reports per-system failures (system, row, cause) and boosts.
 //
+// # Refinement and the accuracy check
+//
+// Boosting makes the factors those of a perturbed matrix, and the plain
+// solve may then be far off (a zero leading pivot: a backward error of
+// 1e-3). Refine improves such a solution to a normwise backward error
+// η = ‖b − A·x‖∞ / (‖A‖∞‖x‖∞ + ‖b‖∞) of at most a tolerance (10³·ε by
+// default): a few steps of iterative refinement with residuals in
+// float64, then BiCGStab(2) (package krylov) preconditioned by the
+// factors; it fails with ErrNotRefined and the backward error reached
+// when that is not enough. SolveBatch refines the systems whose
+// factorization boosted a pivot by default (BatchOptions.Refine; RefineAlways
+// refines any system above the tolerance, RefineOff none), and so does
+// package spike's Factorization.Solve. A small backward error is not an
+// accurate x when A is ill-conditioned: CondEst estimates κ∞(A) as
+// LAPACK's gbcon does (LU with partial pivoting in float64, Hager–Higham
+// estimator with PivotLU.Solve and SolveTrans), and Check (or
+// BatchOptions.Check) judges a solution on both, with the per-system
+// Status of package tridiag.
+//
 // # Errors
 //
 // Errors about sizes wrap ErrShape. Factorization failures are *RowError
 // values naming the row (and column) and wrapping ErrNonFinite,
 // ErrZeroPivot or ErrSingular; batches wrap them in SystemError inside a
-// *BatchError. Solves take no error: they panic with an error wrapping
-// ErrShape on a right-hand side of the wrong length.
+// *BatchError (tridiag's types, shared by every batch of the module).
+// Solves take no error: they panic with an error wrapping ErrShape on a
+// right-hand side of the wrong length. Options out of range wrap
+// ErrOption.
 //
 // # Helpers
 //

@@ -17,6 +17,8 @@ var (
 	// ErrSingular: LU with partial pivoting met a pivot column whose
 	// candidates are all zero, so the matrix is exactly singular.
 	ErrSingular = errors.New("banded: singular matrix")
+	// ErrOption: an options field out of range (RefineOptions).
+	ErrOption = errors.New("banded: invalid option")
 )
 
 // RowError says where a factorization failed: Row and Col are absolute

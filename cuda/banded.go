@@ -54,8 +54,10 @@ type BandBatchOptions struct {
 // half-bandwidth K (1 ≤ K ≤ MaxBatchK) on the GPU with one thread per
 // system: LU without pivoting with diagonal boosting, fused with the
 // forward and backward sweeps in one kernel. The results are bit for bit
-// those of banded.SolveBatch with the same FactorOptions (banded.FactorLU
-// and banded.SolveLU on each system), failures and boosts included.
+// those of banded.SolveBatch with the same FactorOptions and refinement
+// off (banded.FactorLU and banded.SolveLU on each system), failures and
+// boosts included: the GPU does not refine boosted systems (see
+// banded.Refine to refine them on the host).
 //
 // The batch is in a banded.Layout: Interleaved (element e of system g's
 // tall-and-thin storage at e·G + g; right-hand sides and solutions at

@@ -102,7 +102,8 @@ func checkBandBatch[T tridiag.Float](t *testing.T, b *banded.Batch[T], rhs []T, 
 	x := make([]T, len(rhs))
 	res, gerr := p.SolveBatch(ctx, b, rhs, x)
 	cx := make([]T, len(rhs))
-	cres, cerr := banded.SolveBatch(ctx, b, rhs, cx, banded.BatchOptions{Factor: opts.Factor})
+	// The twin is the plain factor-and-solve: refinement off.
+	cres, cerr := banded.SolveBatch(ctx, b, rhs, cx, banded.BatchOptions{Factor: opts.Factor, Refine: banded.RefineOptions{Mode: banded.RefineOff}})
 	if cerr == nil {
 		require.NoError(t, gerr, what)
 	} else {
@@ -302,7 +303,7 @@ func TestBandBatchDevice(t *testing.T) {
 	n, k, g := 300, 2, 777
 	b, rhs := bandBatch[float64](r, n, k, g, banded.Interleaved, 1)
 	want := make([]float64, n*g)
-	_, err := banded.SolveBatch(ctx, b, rhs, want, banded.BatchOptions{})
+	_, err := banded.SolveBatch(ctx, b, rhs, want, banded.BatchOptions{Refine: banded.RefineOptions{Mode: banded.RefineOff}})
 	require.NoError(t, err)
 	p, err := NewBandBatchPlan[float64](dev, n, k, g, banded.Interleaved, BandBatchOptions{})
 	require.NoError(t, err)

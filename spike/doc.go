@@ -70,6 +70,30 @@
 // banded-block-diagonal (BBD) preconditioner of Fig. 4, SPIKE without the
 // coupling.
 //
+// # Boosted pivots and refinement
+//
+// The block factorizations do not pivot: a pivot smaller than
+// τ = BoostTol·max|a_ij| of its block is replaced by ±τ (diagonal boosting,
+// §3), and an exactly singular reduced matrix R̄_i gets the same treatment.
+// The factors are then those of a perturbed matrix, and the plain solve
+// can be far off (a zero leading pivot: backward error 1e-3 and more). So
+// Factorization.Solve refines by default (Options.Refine,
+// banded.RefineBoosted): when some pivot was boosted, it measures the
+// normwise backward error η = ‖b − A·x‖∞ / (‖A‖∞‖x‖∞ + ‖b‖∞) of the
+// solution against a copy of A (residuals in float64) and, above the
+// tolerance (10³·ε of the element type unless Options.Refine.Tol says
+// otherwise), improves it by iterative refinement and then BiCGStab(2)
+// preconditioned by the factorization itself (banded.Refine). If η still
+// misses the tolerance, Solve fails with banded.ErrNotRefined naming the
+// backward error reached; x holds the best solution found.
+// banded.RefineAlways does the same after every solve, boosts or not, which
+// also repairs the truncation error of many partitions and the growth of
+// elimination without pivoting on bands that are not diagonally dominant;
+// banded.RefineOff returns the plain solve. A small backward error does not
+// make x accurate when A is ill-conditioned or singular (a boosted zero
+// pivot of a singular matrix refines to a huge x with a small η): check
+// the condition number too (banded.CondEst, banded.Check).
+//
 // # As a preconditioner
 //
 // Preconditioner applies the factorization inside krylov.BiCGStab2 in

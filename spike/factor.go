@@ -65,6 +65,19 @@ type Options struct {
 	// Workers bounds the goroutines Factor and Solve use; 0 means
 	// GOMAXPROCS.
 	Workers int
+	// Refine says when Factorization.Solve refines its solution (see
+	// banded.Refine): by default (banded.RefineBoosted) when a pivot of
+	// a block or of a reduced system was boosted, to a normwise backward
+	// error of Refine.Tol (0: 10³·ε of the element type), by iterative
+	// refinement and then BiCGStab(2) preconditioned by the
+	// factorization itself; a solve whose refinement does not get there
+	// fails with banded.ErrNotRefined. banded.RefineAlways measures the
+	// backward error of every solve (one product with A) and refines
+	// whatever its cause (truncation, growth, float32 factors);
+	// banded.RefineOff never refines. Factor keeps a copy of A for the
+	// residuals when refinement may run. The Preconditioner and the GPU
+	// plan (package cuda) never refine.
+	Refine banded.RefineOptions
 }
 
 // PaperULBlock is the UL block size of SPIKE::GPU, l = 2K (§4).
@@ -105,6 +118,11 @@ type Factorization[T Float] struct {
 
 	boosts        []Boost
 	reducedBoosts []int
+
+	// a is a copy of A for the residuals of refinement (nil when Solve
+	// does not refine), refine the settings.
+	a      *banded.Band[T]
+	refine banded.RefineOptions
 
 	pool sync.Pool // *workspace[T]
 }
@@ -148,6 +166,9 @@ func Factor[T Float](A *banded.Band[T], opts Options) (*Factorization[T], error)
 		return nil, fmt.Errorf("%w: unknown method %d", ErrOption, int(opts.Method))
 	case opts.Workers < 0:
 		return nil, fmt.Errorf("%w: Workers=%d, want ≥ 0", ErrOption, opts.Workers)
+	}
+	if err := opts.Refine.Check(); err != nil {
+		return nil, fmt.Errorf("%w: Refine: %v", ErrOption, err)
 	}
 	workers := opts.Workers
 	if workers == 0 {
@@ -237,7 +258,9 @@ func Factor[T Float](A *banded.Band[T], opts Options) (*Factorization[T], error)
 	if err != nil {
 		return nil, err
 	}
+	f.refine = opts.Refine
 	if !coupled {
+		f.keepA(A)
 		return f, nil
 	}
 
@@ -265,7 +288,22 @@ func Factor[T Float](A *banded.Band[T], opts Options) (*Factorization[T], error)
 	if err != nil {
 		return nil, err
 	}
+	f.keepA(A)
 	return f, nil
+}
+
+// keepA keeps a copy of A for refinement when Options.Refine may use it.
+func (f *Factorization[T]) keepA(A *banded.Band[T]) {
+	switch f.refine.Mode {
+	case banded.RefineAlways:
+	case banded.RefineBoosted:
+		if f.BoostCount() == 0 && len(f.reducedBoosts) == 0 {
+			return
+		}
+	default:
+		return
+	}
+	f.a = A.Clone()
 }
 
 // boostTol is the pivot given to an exactly singular reduced matrix R̄_i

@@ -47,9 +47,12 @@ var _ krylov.Preconditioner[[]float64] = (*Preconditioner)(nil)
 
 // NewPreconditioner factors M (usually A itself, or the band kept after
 // reordering and drop-off of a sparse A) with Factor in the precision
-// prec. M is not modified. Errors are Factor's.
+// prec, with opts.Refine set to banded.RefineOff (the outer iteration
+// corrects the approximation). M is not modified. Errors are Factor's.
 func NewPreconditioner(M *banded.Band[float64], opts Options, prec Precision) (*Preconditioner, error) {
 	p := &Preconditioner{prec: prec}
+	// M⁻¹ is applied inside the outer iteration: no refinement of its own.
+	opts.Refine.Mode = banded.RefineOff
 	switch prec {
 	case F64:
 		f, err := Factor(M, opts)

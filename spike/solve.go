@@ -15,8 +15,43 @@ import (
 // left unchanged. Partitions are solved in parallel on Options.Workers
 // goroutines. It fails with banded.ErrShape on bad lengths and with
 // banded.ErrNonFinite naming the first row of b holding NaN or ±Inf.
+//
+// When Options.Refine asks for it (by default: when the factorization
+// boosted a pivot), the solution is then refined to the tolerance (see
+// Options.Refine and banded.Refine); a refinement that does not reach it
+// returns an error wrapping banded.ErrNotRefined, with x the best
+// solution found.
 func (f *Factorization[T]) Solve(b, x []T) error {
-	n, k := f.n, f.k
+	_, err := f.SolveRefined(b, x)
+	return err
+}
+
+// Refines reports whether Solve refines its solutions: Options.Refine is
+// banded.RefineAlways, or banded.RefineBoosted and a pivot was boosted.
+func (f *Factorization[T]) Refines() bool { return f.a != nil }
+
+// SolveRefined is Solve, returning what refinement did (the zero result
+// when Solve does not refine; see Refines).
+func (f *Factorization[T]) SolveRefined(b, x []T) (banded.RefineResult, error) {
+	var res banded.RefineResult
+	if err := f.checkSolve(b, x); err != nil {
+		return res, err
+	}
+	if f.a == nil {
+		f.solve(b, x)
+		return res, nil
+	}
+	b0 := b
+	if &x[0] == &b[0] {
+		b0 = append([]T(nil), b...)
+	}
+	f.solve(b0, x)
+	return banded.Refine(f.a, func(r []T) error { f.solve(r, r); return nil }, b0, x, f.refine)
+}
+
+// checkSolve checks Solve's arguments.
+func (f *Factorization[T]) checkSolve(b, x []T) error {
+	n := f.n
 	if len(b) != n || len(x) != n {
 		return fmt.Errorf("%w: Solve with len(b)=%d, len(x)=%d for N=%d", banded.ErrShape, len(b), len(x), n)
 	}
@@ -25,6 +60,12 @@ func (f *Factorization[T]) Solve(b, x []T) error {
 			return fmt.Errorf("spike: %w in b at row %d", banded.ErrNonFinite, i)
 		}
 	}
+	return nil
+}
+
+// solve is steps 5–8 without checks or refinement.
+func (f *Factorization[T]) solve(b, x []T) {
+	n, k := f.n, f.k
 	p := f.P()
 	bounds := f.bounds
 	if f.v == nil { // P = 1, K = 0 or BlockJacobi: x = D⁻¹·b
@@ -36,7 +77,7 @@ func (f *Factorization[T]) Solve(b, x []T) error {
 			banded.SolveLURange(f.lu, r0, r1, x[r0:r1])
 			return nil
 		})
-		return nil
+		return
 	}
 
 	ws, _ := f.pool.Get().(*workspace[T])
@@ -82,5 +123,4 @@ func (f *Factorization[T]) Solve(b, x []T) error {
 		banded.SolveLURange(f.lu, r0, r1, xi)
 		return nil
 	})
-	return nil
 }

@@ -86,6 +86,17 @@ type Options struct {
 	// SkipFiniteCheck skips the NaN/Inf scan of the inputs, for hot loops
 	// whose inputs are known to be finite. Breakdowns are still reported.
 	SkipFiniteCheck bool
+	// Check turns on the accuracy check after every Solve and SolveConst
+	// (see Plan.Check): systems whose normwise backward error exceeds Tol
+	// or whose estimated condition number κ̂ has κ̂·ε ≥ 1/2 are reported in
+	// the *BatchError with their Status, as are the systems that broke
+	// down. It costs about as much as a few extra solves, on the CPU, plus
+	// a copy of d for in-place solves: off by default, and meant to stay
+	// off in hot loops.
+	Check bool
+	// Tol is the largest normwise backward error the check accepts; 0
+	// means DefaultTol (10³·ε of the plan's precision).
+	Tol float64
 }
 
 // Spec is what a Device needs to build a solver: a validated, normalised

@@ -39,11 +39,19 @@ var (
 // PivotError reports the row at which one system's elimination broke down.
 type PivotError = tri.PivotError
 
-// SystemError is the failure of one system of a batch.
+// SystemError is the failure of one system of a batch. Package banded
+// reports its batches with the same type (banded.SystemError is an alias).
 type SystemError struct {
-	System int   // index g of the system in the batch
-	Row    int   // row of the system where it failed, −1 if unknown
-	Err    error // ErrZeroPivot, ErrSingular, …
+	System int // index g of the system in the batch
+	Row    int // row of the system where it failed, −1 if unknown
+	// Col is the column of the failed entry where the solver names one
+	// (the banded factorizations, −1 there when unknown); tridiagonal
+	// solvers leave it 0.
+	Col int
+	Err error // ErrZeroPivot, ErrSingular, ErrInaccurate, …
+	// Status holds the findings of the accuracy check (Options.Check,
+	// Plan.Check) or of refinement; the zero value when none ran.
+	Status Status
 }
 
 func (e SystemError) Error() string {
@@ -58,25 +66,40 @@ func (e SystemError) Unwrap() error { return e.Err }
 
 // BatchError lists the systems of a batch that failed, like LAPACK's info
 // for each one. The solutions of the other systems are valid; the rows of
-// a failed system are set to NaN so that they cannot be mistaken for a
-// solution.
+// a system that broke down are set to NaN so that they cannot be mistaken
+// for a solution (a system that only fails the accuracy check keeps its
+// computed solution). Package banded uses the same type
+// (banded.BatchError is an alias).
 type BatchError struct {
-	G      int           // systems in the batch
+	G      int           // systems in the batch (0 when the reporter does not say)
 	Failed []SystemError // in increasing System order
 }
 
 func (e *BatchError) Error() string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "tridiag: %d of %d systems failed", len(e.Failed), e.G)
+	if e.G > 0 {
+		fmt.Fprintf(&sb, "%d of %d systems failed", len(e.Failed), e.G)
+	} else {
+		fmt.Fprintf(&sb, "%d system(s) of the batch failed", len(e.Failed))
+	}
 	for i, f := range e.Failed {
 		if i == 3 {
-			fmt.Fprintf(&sb, "; …")
+			fmt.Fprintf(&sb, "; … (%d more)", len(e.Failed)-3)
 			break
 		}
 		sb.WriteString("; ")
 		sb.WriteString(f.Error())
 	}
 	return sb.String()
+}
+
+// Systems returns the indices of the failed systems, in increasing order.
+func (e *BatchError) Systems() []int {
+	s := make([]int, len(e.Failed))
+	for i, f := range e.Failed {
+		s[i] = f.System
+	}
+	return s
 }
 
 // Unwrap returns the causes, so that errors.Is(err, ErrZeroPivot) works.
@@ -90,8 +113,13 @@ func (e *BatchError) Unwrap() []error {
 
 // Status returns one code per system, LAPACK style: 0 for success, i+1
 // when the system failed at row i, −1 when it failed at an unknown row.
+// Its length is G (or one past the last failed system when G is 0).
 func (e *BatchError) Status() []int {
-	st := make([]int, e.G)
+	g := e.G
+	for _, f := range e.Failed {
+		g = max(g, f.System+1)
+	}
+	st := make([]int, g)
 	for _, f := range e.Failed {
 		if f.Row >= 0 {
 			st[f.System] = f.Row + 1

@@ -2,6 +2,7 @@ package tridiag
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -15,6 +16,7 @@ type Plan[T Float] struct {
 	dev    Device
 	mu     sync.Mutex
 	solver Solver[T]
+	dcopy  []T // Options.Check: d kept for an in-place solve
 }
 
 // NewPlan makes a plan for batches of the given shape on dev (nil means
@@ -31,6 +33,9 @@ func NewPlan[T Float](dev Device, shape Shape, opts Options) (*Plan[T], error) {
 	}
 	if m := opts.SegmentRows; m < 0 || m%16 != 0 {
 		return nil, fmt.Errorf("%w: segment rows %d: want 0 (the device chooses) or a positive multiple of 16", ErrOptions, m)
+	}
+	if t := opts.Tol; !(t >= 0) || math.IsInf(t, 0) {
+		return nil, fmt.Errorf("%w: tolerance %g: want 0 (the default) or a finite value > 0", ErrOptions, t)
 	}
 	if dev == nil {
 		dev = DefaultCPU()
@@ -84,7 +89,9 @@ func (p *Plan[T]) Describe() string {
 // Solve solves the batch with coefficient arrays a, b, c and right-hand
 // sides d, writing the solutions to x (x may be d). Every array must hold
 // Shape().Len() elements at least. When some systems fail, the error is a
-// *BatchError and the other systems' solutions are valid.
+// *BatchError and the other systems' solutions are valid. With
+// Options.Check the systems that fail the accuracy check are listed too,
+// each with its Status.
 func (p *Plan[T]) Solve(ctx context.Context, a, b, c, d, x []T) error {
 	return p.run(ctx, Batch[T]{A: a, B: b, C: c, D: d, X: x})
 }
@@ -120,7 +127,24 @@ func (p *Plan[T]) run(ctx context.Context, bt Batch[T]) error {
 	if p.solver == nil {
 		return ErrClosed
 	}
-	return p.solver.Solve(ctx, bt)
+	if !p.spec.Check {
+		return p.solver.Solve(ctx, bt)
+	}
+	solved := bt
+	if n := p.spec.Len(); &bt.X[0] == &bt.D[0] {
+		if len(p.dcopy) < n {
+			p.dcopy = make([]T, n)
+		}
+		copy(p.dcopy, bt.D[:n])
+		bt.D = p.dcopy
+	}
+	err := p.solver.Solve(ctx, solved)
+	var be *BatchError
+	if err != nil && !errors.As(err, &be) {
+		return err
+	}
+	st, cerr := p.checkBatch(bt)
+	return mergeCheck(p.spec.G, be, st, cerr)
 }
 
 // check validates lengths and, unless skipped, finiteness.

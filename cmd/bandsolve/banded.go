@@ -17,6 +17,7 @@ import (
 	"github.com/bandsolve/bandsolve/npy"
 	"github.com/bandsolve/bandsolve/sparse"
 	"github.com/bandsolve/bandsolve/spike"
+	"github.com/bandsolve/bandsolve/tridiag"
 )
 
 var bandedCommand = &command{
@@ -60,6 +61,33 @@ before and after each reordering stage, the iterations (BiCG steps: two
 per BiCGStab(2) cycle), the true relative residual ‖b − A·x‖₂/‖b‖₂
 computed in float64 against the original matrix, and the times of the
 reordering, the factorization and the solve.
+
+Accuracy is checked: the normwise backward error ‖b − A·x‖∞ /
+(‖A‖∞·‖x‖∞ + ‖b‖∞) of x, against the original matrix and b, must be at
+most -check-tol (default 10³·ε of the precision: 2.2e-13 for f64 and
+mixed, 1.2e-4 for f32; for -method iterative at least -tol·‖b‖₂/‖b‖∞,
+which every x that meets -tol satisfies), and the
+condition number estimate κ̂∞ (LAPACK gbcon's: banded LU with partial
+pivoting in float64 and the Hager–Higham estimator; of the reordered
+and scaled matrix for -mtx, not estimated when -delta drops entries)
+must have κ̂·ε < 1/2, else no digit of x can be trusted (κ̂ = ∞ for a
+singular matrix). Otherwise the command exits with status 1 and a
+one-line reason, and -o is not written unless -force is given. A solve
+that fails outright (BiCGStab(2) not converged, refinement that does not
+reach the tolerance) is treated the same way.
+
+Refinement (-method direct): truncated SPIKE factors without pivoting
+and boosts pivots smaller than -boost·max|a_ij| of their block, which
+perturbs the factors. With -refine always (the default) the backward
+error of the direct solution is measured and, when above the tolerance
+(boosted pivots, truncation of many partitions, growth on a band that is
+not diagonally dominant, float32 factors), refined against the float64
+matrix: iterative refinement, then BiCGStab(2) preconditioned by the
+factorization (banded.Refine), at most 40 BiCG steps. -refine boosted
+does this only when a pivot was boosted (the library's default), -refine
+off never. When refinement stops above the tolerance, the command fails
+with the backward error reached. On -device cuda the refinement runs on
+the host with the GPU's factorization as preconditioner.
 
 Devices: -device cpu runs package spike on the host's cores; -device
 cuda (or cuda:N) runs the same truncated SPIKE on the GPU
@@ -115,6 +143,9 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 	boost := fs.Float64("boost", 0, "relative diagonal boosting threshold (0: the machine epsilon; negative: off)")
 	delta := fs.Float64("delta", 0, "drop-off fraction δ in (0, 1) of -mtx (Eq. 13); 0 keeps the whole reordered band")
 	device := fs.String("device", "cpu", "device: cpu, cpu:WORKERS, cuda or cuda:N (direct and iterative)")
+	checkTol := fs.Float64("check-tol", 0, "largest accepted normwise backward error of x (0: 10³·ε of -precision; for -method iterative at least -tol·‖b‖₂/‖b‖∞)")
+	refine := fs.String("refine", "always", "refinement of -method direct: always, boosted (only after a boosted pivot) or off")
+	force := fs.Bool("force", false, "write -o even when x fails the accuracy check (the exit status is still 1)")
 	if help, err := parseFlags(c, fs, args, stdout); help || err != nil {
 		return err
 	}
@@ -193,6 +224,13 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 	if *delta != 0 && *mtxPath == "" {
 		return usageErrorf("-delta applies to -mtx only")
 	}
+	if err := checkTolFlag("-check-tol", *checkTol); err != nil {
+		return err
+	}
+	refineMode, ok := banded.ParseRefineMode(strings.ToLower(*refine))
+	if !ok {
+		return usageErrorf("unknown -refine %q (want always, boosted or off)", *refine)
+	}
 	kind, workers, err := parseDeviceName(*device)
 	if err != nil {
 		return err
@@ -252,14 +290,30 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 		opts.Options.Partitions = p
 	}
 
+	// The accuracy check's tolerance; the direct solve refines to it. For
+	// BiCGStab(2) it is at least what ‖b − A·x‖₂ ≤ tol·‖b‖₂ implies:
+	// ‖b − A·x‖∞/‖b‖∞ ≤ tol·‖b‖₂/‖b‖∞.
+	tolv := defaultTol(*checkTol, *prec)
+	if *method == "iterative" && *checkTol == 0 {
+		var b2, bInf float64
+		for _, v := range pb.origB {
+			b2 += v * v
+			bInf = math.Max(bInf, math.Abs(v))
+		}
+		if bInf > 0 {
+			tolv = math.Max(tolv, *tol*math.Sqrt(b2)/bInf)
+		}
+	}
+
 	// Solve.
-	rep := bandedReport{method: *method, precision: *prec, precond: *precond, ul: ulMode}
+	rep := bandedReport{method: *method, precision: *prec, precond: *precond, ul: ulMode,
+		refineMode: refineMode, tol: tolv}
 	y := make([]float64, A.N)
 	var solveErr error
 	switch {
 	case kind == "cuda":
 		solveErr = solveBandedCUDA(context.Background(), workers, pb, *method, *prec, opts, y, &rep)
-		if solveErr != nil && !(rep.iterative && (errors.Is(solveErr, krylov.ErrNotConverged) || errors.Is(solveErr, krylov.ErrBreakdown))) {
+		if solveErr != nil && !softFailure(solveErr) {
 			return solveErr
 		}
 	case *method == "pivot":
@@ -270,9 +324,9 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 		}
 	case *method == "direct":
 		if *prec == "f32" {
-			solveErr = spikeDirect(banded.Convert[float32](A), opts.Options, pb.b, y, &rep)
+			solveErr = spikeDirect(banded.Convert[float32](A), opts.Options, pb, y, &rep)
 		} else {
-			solveErr = spikeDirect(A, opts.Options, pb.b, y, &rep)
+			solveErr = spikeDirect(A, opts.Options, pb, y, &rep)
 		}
 	case *method == "iterative":
 		res, err := spike.SolveIterative(context.Background(), pb.op, A, pb.b, y, opts)
@@ -280,11 +334,11 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 		rep.bounds, rep.boosts = res.Bounds, res.Boosts
 		rep.iterations, rep.converged, rep.iterative = res.Iterations, res.Converged, true
 		solveErr = err
-		if err != nil && !errors.Is(err, krylov.ErrNotConverged) && !errors.Is(err, krylov.ErrBreakdown) {
+		if err != nil && !softFailure(err) {
 			return err
 		}
 	}
-	if solveErr != nil && !rep.iterative {
+	if solveErr != nil && !softFailure(solveErr) {
 		return solveErr
 	}
 
@@ -299,15 +353,100 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 	if pb.xTrue != nil {
 		rep.errVsTrue = relDist(x, pb.xTrue)
 	}
+	if err := pb.check(x, *prec, &rep); err != nil {
+		return err
+	}
 	writeBandedReport(stdout, pb, &rep, workers)
-	if *out != "" {
+	failed := solveErr != nil || rep.status.Failed()
+	if *out != "" && (!failed || *force) {
 		if err := npy.WriteFile(*out, []int{len(x)}, x); err != nil {
 			return err
 		}
 	}
-	if solveErr != nil {
-		return fmt.Errorf("%w (relative residual %.3e)", solveErr, rep.residual)
+	if !failed {
+		return nil
 	}
+	var acc string
+	if rep.status.Failed() {
+		acc = "accuracy check failed: " + strings.Join(verdictReasons([]tridiag.Status{rep.status}, rep.tol, false), "; ")
+	}
+	if solveErr != nil {
+		hint := ""
+		if errors.Is(solveErr, banded.ErrNotRefined) {
+			hint = "; -method pivot or iterative may solve it"
+		}
+		if acc != "" {
+			acc = "; " + acc
+		}
+		return fmt.Errorf("%w (relative residual %.3e)%s%s%s", solveErr, rep.residual, acc, hint, outputNote(*out, *force))
+	}
+	return errors.New(acc + outputNote(*out, *force))
+}
+
+// softFailure reports a solve error after which x is still worth
+// reporting: an iteration that did not converge or broke down, a
+// refinement that stopped above the tolerance.
+func softFailure(err error) bool {
+	return errors.Is(err, krylov.ErrNotConverged) || errors.Is(err, krylov.ErrBreakdown) || errors.Is(err, banded.ErrNotRefined)
+}
+
+// check measures x (original ordering) against the original matrix and
+// b: the normwise backward error, and κ̂ of the band where the band is
+// the whole (reordered, scaled) matrix. It fills rep.berr, rep.cond and
+// rep.status.
+func (pb *bandedProblem) check(x []float64, prec string, rep *bandedReport) error {
+	n := len(x)
+	y := make([]float64, n)
+	pb.mulOrig(x, y)
+	var rn, xn, bn float64
+	for i, bi := range pb.origB {
+		rn = math.Max(rn, math.Abs(bi-y[i]))
+		xn = math.Max(xn, math.Abs(x[i]))
+		bn = math.Max(bn, math.Abs(bi))
+		if math.IsNaN(x[i]) || math.IsInf(x[i], 0) {
+			rn = math.Inf(1)
+		}
+	}
+	var an float64
+	if pb.orig != nil {
+		a := pb.orig
+		for i := 0; i < a.N; i++ {
+			var s float64
+			for _, v := range a.Val[a.RowPtr[i]:a.RowPtr[i+1]] {
+				s += math.Abs(v)
+			}
+			an = math.Max(an, s)
+		}
+	} else {
+		an = pb.band.NormInf()
+	}
+	st := &rep.status
+	switch {
+	case math.IsInf(rn, 1) || math.IsNaN(rn):
+		st.BackwardError = math.Inf(1)
+	case rn == 0:
+		st.BackwardError = 0
+	default:
+		st.BackwardError = rn / (an*xn + bn)
+	}
+	rep.condNote = ""
+	if pb.reorder != nil && pb.reorder.DroppedFraction > 0 {
+		rep.condNote = "not estimated: the band drops entries of the matrix"
+	} else {
+		cond, err := banded.CondEst(pb.band)
+		switch {
+		case err == nil:
+		case errors.Is(err, banded.ErrSingular):
+			st.Flags |= tridiag.Singular
+		default:
+			return err
+		}
+		st.Cond = cond
+		if pb.reorder != nil {
+			rep.condNote = "of the reordered, scaled matrix"
+		}
+	}
+	st.Judge(rep.tol, precisionEps(prec))
 	return nil
 }
 
@@ -322,6 +461,15 @@ type bandedReport struct {
 	residual, errVsTrue            float64
 	factor, solve                  time.Duration
 	upload                         time.Duration // GPU: host-to-device copies of the operator and b
+	// Refinement of -method direct: the mode and tolerance asked for,
+	// what it did (refined is false when it did not run).
+	refineMode banded.RefineMode
+	tol        float64
+	refine     banded.RefineResult
+	refined    bool
+	// The accuracy check of the final x.
+	status   tridiag.Status
+	condNote string
 }
 
 func pivotSolve[T banded.Float](A *banded.Band[T], b, y []float64, rep *bandedReport) error {
@@ -339,19 +487,51 @@ func pivotSolve[T banded.Float](A *banded.Band[T], b, y []float64, rep *bandedRe
 	return nil
 }
 
-func spikeDirect[T banded.Float](A *banded.Band[T], opts spike.Options, b, y []float64, rep *bandedReport) error {
+func spikeDirect[T banded.Float](A *banded.Band[T], opts spike.Options, pb *bandedProblem, y []float64, rep *bandedReport) error {
 	start := time.Now()
+	opts.Refine.Mode = banded.RefineOff // refined below against the float64 matrix
 	f, err := spike.Factor(A, opts)
 	rep.factor = time.Since(start)
 	if err != nil {
 		return err
 	}
-	rep.bounds, rep.boosts = f.Bounds(), f.BoostCount()
-	x := convertVec[T](b)
+	rep.bounds, rep.boosts = f.Bounds(), f.BoostCount()+len(f.ReducedBoosts())
+	x := convertVec[T](pb.b)
 	start = time.Now()
 	err = f.Solve(x, x)
+	if err == nil {
+		copyVec(y, x)
+		err = refineDirect(pb, func(r []T) error { return f.Solve(r, r) }, y, rep)
+	}
 	rep.solve = time.Since(start)
-	copyVec(y, x)
+	return err
+}
+
+// refineDirect refines y, the direct solution in the solver's ordering,
+// against the float64 band (-refine): solve applies the factorization
+// (in its precision) in place. The refinement's time counts in the
+// solve's.
+func refineDirect[T banded.Float](pb *bandedProblem, solve func(r []T) error, y []float64, rep *bandedReport) error {
+	switch rep.refineMode {
+	case banded.RefineOff:
+		return nil
+	case banded.RefineBoosted:
+		if rep.boosts == 0 {
+			return nil
+		}
+	}
+	tmp := make([]T, len(y))
+	apply := func(r []float64) error {
+		copyVec(tmp, r)
+		if err := solve(tmp); err != nil {
+			return err
+		}
+		copyVec(r, tmp)
+		return nil
+	}
+	var err error
+	rep.refine, err = banded.Refine(pb.band, apply, pb.b, y, banded.RefineOptions{Tol: rep.tol})
+	rep.refined = true
 	return err
 }
 
@@ -552,10 +732,29 @@ func writeBandedReport(w io.Writer, pb *bandedProblem, rep *bandedReport, worker
 		line("partitions", "%d (%d–%d rows), UL block %s", p, lo, hi, rep.ul)
 		line("boosted pivots", "%d", rep.boosts)
 	}
+	if rep.method == "direct" {
+		switch {
+		case !rep.refined:
+			line("refinement", "none (-refine %s)", rep.refineMode)
+		case !rep.refine.Refined():
+			line("refinement", "none needed (backward error %.2e ≤ %.2e)", rep.refine.BackwardError, rep.tol)
+		default:
+			line("refinement", "%d steps + %d BiCG steps (backward error %.2e, tolerance %.2e)", rep.refine.Steps, rep.refine.Iterations, rep.refine.BackwardError, rep.tol)
+		}
+	}
 	if rep.iterative {
 		line("iterations", "%d BiCG steps (%s)", rep.iterations, map[bool]string{true: "converged", false: "not converged"}[rep.converged])
 	}
 	line("relative residual", "%.3e (‖b − A·x‖₂/‖b‖₂)", rep.residual)
+	line("backward error", "%.3e (‖b − A·x‖∞/(‖A‖∞‖x‖∞ + ‖b‖∞), tolerance %.2e)", rep.status.BackwardError, rep.tol)
+	switch {
+	case rep.status.Cond == 0 && rep.condNote != "":
+		line("condition estimate", "%s", rep.condNote)
+	case rep.condNote != "":
+		line("condition estimate", "%.3e (κ̂∞ %s)", rep.status.Cond, rep.condNote)
+	default:
+		line("condition estimate", "%.3e (κ̂∞)", rep.status.Cond)
+	}
 	if pb.xTrue != nil {
 		line("relative error", "%.3e (‖x − x̃‖₂/‖x̃‖₂, manufactured x̃)", rep.errVsTrue)
 	}

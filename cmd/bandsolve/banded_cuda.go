@@ -20,7 +20,9 @@ import (
 // preconditioner of BiCGStab(2) iterating on device vectors with CSR
 // products (cuda.Space). The solution, in the solver's ordering, goes to
 // y. The error is the solver's (for iterative, krylov.ErrNotConverged and
-// krylov.ErrBreakdown leave y and rep filled in).
+// krylov.ErrBreakdown leave y and rep filled in; so does
+// banded.ErrNotRefined for direct, whose refinement runs on the host
+// with the GPU's factorization as preconditioner).
 func solveBandedCUDA(ctx context.Context, idx int, pb *bandedProblem, method, prec string, opts spike.IterativeOptions, y []float64, rep *bandedReport) error {
 	if method == "pivot" {
 		return usageErrorf("-method pivot runs on the CPU only (banded LU with partial pivoting is the host reference); use -device cpu")
@@ -33,16 +35,17 @@ func solveBandedCUDA(ctx context.Context, idx int, pb *bandedProblem, method, pr
 	rep.device = fmt.Sprintf("cuda:%d (%s)", idx, d.Properties().Name)
 	if method == "direct" {
 		if prec == "f32" {
-			return spikeDirectCUDA(ctx, d, banded.Convert[float32](pb.band), opts.Options, pb.b, y, rep)
+			return spikeDirectCUDA(ctx, d, banded.Convert[float32](pb.band), opts.Options, pb, y, rep)
 		}
-		return spikeDirectCUDA(ctx, d, pb.band, opts.Options, pb.b, y, rep)
+		return spikeDirectCUDA(ctx, d, pb.band, opts.Options, pb, y, rep)
 	}
 	return spikeIterativeCUDA(ctx, d, pb, opts, y, rep)
 }
 
 // spikeDirectCUDA uploads A and b, then factors and solves on the device;
 // the factor and solve times exclude the uploads (reported apart).
-func spikeDirectCUDA[T tridiag.Float](ctx context.Context, d *cuda.Device, A *banded.Band[T], opts spike.Options, b, y []float64, rep *bandedReport) error {
+func spikeDirectCUDA[T tridiag.Float](ctx context.Context, d *cuda.Device, A *banded.Band[T], opts spike.Options, pb *bandedProblem, y []float64, rep *bandedReport) error {
+	b := pb.b
 	plan, err := cuda.NewSpikePlan[T](d, A.N, A.K, opts)
 	if err != nil {
 		return err
@@ -67,7 +70,7 @@ func spikeDirectCUDA[T tridiag.Float](ctx context.Context, d *cuda.Device, A *ba
 	if err != nil {
 		return err
 	}
-	rep.bounds, rep.boosts = plan.Bounds(), plan.BoostCount()
+	rep.bounds, rep.boosts = plan.Bounds(), plan.BoostCount()+len(plan.ReducedBoosts())
 	start = time.Now()
 	serr := plan.Solve(ctx, db, db)
 	rep.solve = time.Since(start)
@@ -75,7 +78,13 @@ func spikeDirectCUDA[T tridiag.Float](ctx context.Context, d *cuda.Device, A *ba
 		return err
 	}
 	copyVec(y, x)
-	return serr
+	if serr != nil {
+		return serr
+	}
+	start = time.Now()
+	err = refineDirect(pb, func(r []T) error { return plan.SolveHost(ctx, r, r) }, y, rep)
+	rep.solve += time.Since(start)
+	return err
 }
 
 // spikeIterativeCUDA runs BiCGStab(2) on the device: the operator is the

@@ -39,11 +39,24 @@ is accepted):
 
 A one-line summary goes to stderr: N, G, algorithm (with auto: what it
 ran, e.g. "auto (thomas, gtsv for the systems where thomas breaks down)"
-on the CPU), device, solve time and the largest residual |A·x − d| of any
-row, computed in float64 on the host.
-When some systems cannot be solved (a zero pivot without pivoting, or a
-singular matrix) x is still written, with NaN in their rows, and the
-command exits with status 1.`,
+on the CPU), device, solve time, the largest residual |A·x − d| of any
+row, and the largest normwise backward error and condition number
+estimate of any system, all computed in float64 on the host (after the
+solve, whatever the device).
+
+Accuracy is checked, system by system: the normwise backward error
+‖d − A·x‖∞ / (‖A‖∞·‖x‖∞ + ‖d‖∞) must be at most -tol (default 10³·ε of
+the precision: 2.2e-13 for f64, 1.2e-4 for f32), and the condition number
+estimate κ̂∞ (LAPACK gtcon's Hager–Higham estimator, O(N) per system) must
+have κ̂·ε < 1/2, else no digit of x can be trusted (a singular matrix,
+such as periodic or Neumann Laplacians, has κ̂ = ∞ or about 1/ε). When a
+system fails, the command exits with status 1 and a one-line reason
+naming the systems (the first few indices and the count), and x is NOT
+written unless -force is given.
+
+When some systems cannot be solved at all (a zero pivot without
+pivoting, or a singular matrix found by pivoting) x is still written,
+with NaN in their rows, and the command exits with status 1.`,
 	examples: `  bandsolve solve -a a.npy -b b.npy -c c.npy -d d.npy -o x.npy
   bandsolve solve -const "-1,2,-1" -d d.npy -o x.npy -precision f32
   bandsolve solve -const "1,4,1" -cyclic -d d.npy -o x.npy      # periodic spline
@@ -76,6 +89,8 @@ func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
 	device := fs.String("device", "cpu", "device: cpu, cpu:WORKERS, cuda or cuda:N (see 'bandsolve devices')")
 	cyclic := fs.Bool("cyclic", false, "periodic systems: a[0] and c[N−1] are the corner entries")
 	slice := fs.Int("slice", 0, "TPR slice size S, a power of two ≥ 2 (0: the default for N)")
+	tol := fs.Float64("tol", 0, "largest accepted normwise backward error of a system (0: 10³·ε of -precision)")
+	force := fs.Bool("force", false, "write x even when some systems fail the accuracy check (the exit status is still 1)")
 	if help, err := parseFlags(c, fs, args, stdout); help || err != nil {
 		return err
 	}
@@ -130,6 +145,9 @@ func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
 	if _, _, err := parseDeviceName(*device); err != nil {
 		return err
 	}
+	if err := checkTolFlag("-tol", *tol); err != nil {
+		return err
+	}
 
 	// Read the arrays.
 	var dShape []int
@@ -161,12 +179,12 @@ func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer release()
-	opts := tridiag.Options{Algorithm: algorithm, SliceSize: *slice, Cyclic: *cyclic}
+	opts := tridiag.Options{Algorithm: algorithm, SliceSize: *slice, Cyclic: *cyclic, Tol: *tol}
 	var res solveResult
 	if precision == "f32" {
-		res, err = solveBatch[float32](dev, in, opts, *out)
+		res, err = solveBatch[float32](dev, in, opts, *out, *force)
 	} else {
-		res, err = solveBatch[float64](dev, in, opts, *out)
+		res, err = solveBatch[float64](dev, in, opts, *out, *force)
 	}
 	if err != nil && res.failed == 0 {
 		return err
@@ -180,16 +198,33 @@ func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
 	if res.plan != "" && res.plan != alg2 {
 		alg2 += " (" + res.plan + ")"
 	}
-	summary := fmt.Sprintf("N=%d G=%d layout=%s algorithm=%s precision=%s cyclic=%t device=%s time=%s max residual ‖Ax−d‖∞=%.3e",
-		sh.N, sh.G, lay, alg2, precision, *cyclic, dev.Name(), formatDuration(res.elapsed), res.residual)
+	summary := fmt.Sprintf("N=%d G=%d layout=%s algorithm=%s precision=%s cyclic=%t device=%s time=%s max residual ‖Ax−d‖∞=%.3e max backward error=%.3e max κ̂∞=%.3e",
+		sh.N, sh.G, lay, alg2, precision, *cyclic, dev.Name(), formatDuration(res.elapsed), res.residual, res.maxBerr, res.maxCond)
 	if res.failed > 0 {
 		summary += fmt.Sprintf(" (over the %d solved systems)", sh.G-res.failed)
 	}
-	fmt.Fprintf(stderr, "bandsolve solve: %s -> %s\n", summary, *out)
-	if err != nil {
-		return fmt.Errorf("%w; %s written, with NaN in the rows of the failed systems", err, *out)
+	dest := *out
+	if !res.written {
+		dest = "nothing written"
 	}
-	return nil
+	fmt.Fprintf(stderr, "bandsolve solve: %s -> %s\n", summary, dest)
+	var reasons []string
+	if err != nil {
+		reasons = append(reasons, err.Error())
+	}
+	if len(res.inaccurate) > 0 {
+		tolv := defaultTol(*tol, precision)
+		msg := fmt.Sprintf("accuracy check failed for %d of %d systems (%s): %s", len(res.inaccurate), sh.G,
+			systemList(res.inaccurate), strings.Join(verdictReasons(res.statuses, tolv, len(res.inaccurate) > 1), "; "))
+		reasons = append(reasons, msg)
+	}
+	switch {
+	case len(reasons) == 0:
+		return nil
+	case len(res.inaccurate) > 0:
+		return errors.New(strings.Join(reasons, "; ") + outputNote(*out, *force))
+	}
+	return fmt.Errorf("%w; %s written, with NaN in the rows of the failed systems", err, *out)
 }
 
 // algorithmList lists every algorithm -algorithm accepts: "auto, thomas,
@@ -291,12 +326,20 @@ type solveResult struct {
 	elapsed  time.Duration
 	residual float64 // max |A·x − d| over the rows of the solved systems
 	failed   int     // systems reported failed
+	// The accuracy check over the solved systems: the largest backward
+	// error and κ̂, the systems that fail it and their statuses.
+	maxBerr, maxCond float64
+	inaccurate       []int
+	statuses         []tridiag.Status
+	written          bool // x was written to out
 }
 
-// solveBatch solves the batch in precision T and writes x to out. When
-// some systems fail it still writes x and returns the *BatchError with
-// res.failed > 0.
-func solveBatch[T tridiag.Float](dev tridiag.Device, in *solveInput, opts tridiag.Options, out string) (solveResult, error) {
+// solveBatch solves the batch in precision T, checks the accuracy of
+// every solved system (Plan.Check, on the host) and writes x to out
+// unless some solved system fails the check (and force is off). When
+// some systems fail to solve it still writes x and returns the
+// *BatchError with res.failed > 0.
+func solveBatch[T tridiag.Float](dev tridiag.Device, in *solveInput, opts tridiag.Options, out string, force bool) (solveResult, error) {
 	var res solveResult
 	sh := in.shape3
 	plan, err := tridiag.NewPlan[T](dev, sh, opts)
@@ -367,9 +410,35 @@ func solveBatch[T tridiag.Float](dev tridiag.Device, in *solveInput, opts tridia
 			}
 		}
 	}
+	var st []tridiag.Status
+	var cerr error
+	if in.constant {
+		st, cerr = plan.CheckConst(ca, cb, cc, d, x)
+	} else {
+		st, cerr = plan.Check(a, b, c, d, x)
+	}
+	var cbe *tridiag.BatchError
+	if cerr != nil && !errors.As(cerr, &cbe) {
+		return res, cerr
+	}
+	for g, s := range st {
+		if failed[g] {
+			continue
+		}
+		res.maxBerr = math.Max(res.maxBerr, s.BackwardError)
+		res.maxCond = math.Max(res.maxCond, s.Cond)
+		if s.Failed() {
+			res.inaccurate = append(res.inaccurate, g)
+			res.statuses = append(res.statuses, s)
+		}
+	}
+	if len(res.inaccurate) > 0 && !force {
+		return res, err
+	}
 	if werr := npy.WriteFile(out, in.shape, x); werr != nil {
 		return solveResult{}, werr
 	}
+	res.written = true
 	return res, err
 }
 

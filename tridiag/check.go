@@ -1,0 +1,410 @@
+package tridiag
+
+import (
+	"errors"
+	"math"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/bandsolve/bandsolve/internal/condest"
+)
+
+// Check measures the accuracy of the solutions x of the batch with
+// coefficients a, b, c and right-hand sides d (the plan's shape, layout
+// and cyclic setting), after a solve with this plan or any other: one
+// Status per system, and a *BatchError listing the systems that fail the
+// check (nil when none does). d must still hold the right-hand sides, so
+// an in-place solve (x = d) needs a copy of d, or Options.Check, which
+// keeps one. Check does not take the plan's lock: it reads the plan's
+// settings only, and runs on the CPU whatever the plan's device.
+//
+// For every system, in float64 whatever T:
+//
+//   - the normwise backward error η = ‖d − A·x‖∞ / (‖A‖∞·‖x‖∞ + ‖d‖∞),
+//     +Inf when x is not finite;
+//   - κ̂ = ‖A‖∞·est(‖A⁻¹‖∞), est the Hager–Higham estimate that LAPACK's
+//     gtcon computes (package internal/condest): LU with partial
+//     pivoting of A (gttrf) and at most eleven solves with A and Aᵀ
+//     (gttrs), O(N) in all. For a cyclic system, A = T + u·vᵀ as in the
+//     cyclic solve, and the solves with A and Aᵀ go through T's factors
+//     by the Sherman–Morrison formula; an exactly zero Sherman–Morrison
+//     denominator (a singular periodic matrix) gives κ̂ = +Inf.
+//
+// The verdict (Status.Flags): BackwardErrorTooLarge when η exceeds
+// Options.Tol (0: DefaultTol[T](), 10³·ε), NonFinite when x is not
+// finite, IllConditioned when κ̂·ε ≥ 1/2 (ε = Epsilon[T](): no digit of
+// x can be trusted), and Singular when the pivoting factorization met an
+// all-zero column (κ̂ = +Inf).
+func (p *Plan[T]) Check(a, b, c, d, x []T) ([]Status, error) {
+	bt := Batch[T]{A: a, B: b, C: c, D: d, X: x}
+	if err := p.check(bt); err != nil {
+		return nil, err
+	}
+	return p.checkBatch(bt)
+}
+
+// CheckConst is Check for a batch solved by SolveConst: every row of
+// every system has the coefficients a, b and c.
+func (p *Plan[T]) CheckConst(a, b, c T, d, x []T) ([]Status, error) {
+	bt := Batch[T]{ConstA: a, ConstB: b, ConstC: c, Constant: true, D: d, X: x}
+	if err := p.check(bt); err != nil {
+		return nil, err
+	}
+	return p.checkBatch(bt)
+}
+
+// tol is the plan's backward error tolerance.
+func (p *Plan[T]) tol() float64 {
+	if p.spec.Tol > 0 {
+		return p.spec.Tol
+	}
+	return DefaultTol[T]()
+}
+
+// checkBatch checks every system of bt (lengths already validated) on
+// GOMAXPROCS goroutines.
+func (p *Plan[T]) checkBatch(bt Batch[T]) ([]Status, error) {
+	G, n := p.spec.G, p.spec.N
+	tol, eps := p.tol(), Epsilon[T]()
+	st := make([]Status, G)
+	workers := max(1, min(runtime.GOMAXPROCS(0), G))
+	chunk := max(1, min(256, G/(4*workers)))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ck := newChecker(n)
+			for {
+				g0 := int(next.Add(int64(chunk))) - chunk
+				if g0 >= G {
+					return
+				}
+				for g := g0; g < min(G, g0+chunk); g++ {
+					gather(ck, p.spec, bt, g)
+					st[g] = checkSystem(ck, p.spec.Cyclic)
+					st[g].Judge(tol, eps)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	var failed []SystemError
+	for g, s := range st {
+		if s.Failed() {
+			failed = append(failed, SystemError{System: g, Row: -1, Err: s.Err(tol), Status: s})
+		}
+	}
+	if len(failed) > 0 {
+		return st, &BatchError{G: G, Failed: failed}
+	}
+	return st, nil
+}
+
+// mergeCheck combines a solve's failures (be, possibly nil) with the
+// check's: the systems that broke down keep their error and get the
+// check's measures and the flags of their error; the systems that only
+// fail the check are added.
+func mergeCheck(G int, be *BatchError, st []Status, checkErr error) error {
+	var failed []SystemError
+	seen := map[int]bool{}
+	if be != nil {
+		for _, f := range be.Failed {
+			f.Status = st[f.System]
+			f.Status.Flags |= FlagsOf(f.Err)
+			failed = append(failed, f)
+			seen[f.System] = true
+		}
+	}
+	var ce *BatchError
+	if errors.As(checkErr, &ce) {
+		for _, f := range ce.Failed {
+			if !seen[f.System] {
+				failed = append(failed, f)
+			}
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	sort.Slice(failed, func(i, j int) bool { return failed[i].System < failed[j].System })
+	return &BatchError{G: G, Failed: failed}
+}
+
+// checker is one goroutine's float64 scratch for checking systems of n
+// rows.
+type checker struct {
+	n             int
+	a, b, c, d, x []float64
+	// LU with partial pivoting of T (gttrf): multipliers dl, the upper
+	// factor's diagonals dd, du, du2, and swap[i] when rows i and i+1
+	// were interchanged at step i.
+	dl, dd, du, du2 []float64
+	swap            []bool
+	// Sherman–Morrison: u, v and z = T⁻¹u, zt = T⁻ᵀv.
+	u, v, z, zt []float64
+}
+
+func newChecker(n int) *checker {
+	buf := make([]float64, 13*n)
+	k := &checker{n: n, swap: make([]bool, n)}
+	for i, p := range []*[]float64{&k.a, &k.b, &k.c, &k.d, &k.x, &k.dl, &k.dd, &k.du, &k.du2, &k.u, &k.v, &k.z, &k.zt} {
+		*p = buf[i*n : (i+1)*n : (i+1)*n]
+	}
+	return k
+}
+
+// gather copies system g of bt into k, in float64.
+func gather[T Float](k *checker, spec Spec, bt Batch[T], g int) {
+	l := spec.Layout
+	for i := 0; i < k.n; i++ {
+		j := l.Index(i, g)
+		if bt.Constant {
+			k.a[i], k.b[i], k.c[i] = float64(bt.ConstA), float64(bt.ConstB), float64(bt.ConstC)
+		} else {
+			k.a[i], k.b[i], k.c[i] = float64(bt.A[j]), float64(bt.B[j]), float64(bt.C[j])
+		}
+		k.d[i], k.x[i] = float64(bt.D[j]), float64(bt.X[j])
+	}
+}
+
+// checkSystem measures the backward error and κ̂ of the system in k.
+func checkSystem(k *checker, cyclic bool) Status {
+	n := k.n
+	a, b, c := k.a, k.b, k.c
+	// Periodic systems of one or two rows: the corners fold onto the
+	// diagonal or the off-diagonals, as the cyclic solve does.
+	if cyclic && n <= 2 {
+		if n == 1 {
+			b[0] += a[0] + c[0]
+		} else {
+			c[0] += a[0]
+			a[1] += c[1]
+		}
+		cyclic = false
+	}
+	if !cyclic {
+		a[0], c[n-1] = 0, 0
+	}
+	var s Status
+	s.BackwardError = backwardError(a, b, c, k.d, k.x, cyclic)
+	if math.IsInf(s.BackwardError, 0) || math.IsNaN(s.BackwardError) {
+		s.Flags |= NonFinite
+	}
+	cond, singular := k.cond(cyclic)
+	s.Cond = cond
+	if singular {
+		s.Flags |= Singular
+	}
+	return s
+}
+
+// backwardError is ‖d − A·x‖∞ / (‖A‖∞·‖x‖∞ + ‖d‖∞) for the system with
+// rows a[i]·x[i−1] + b[i]·x[i] + c[i]·x[i+1] (indices modulo n when
+// cyclic; a[0] and c[n−1] are zero otherwise).
+func backwardError(a, b, c, d, x []float64, cyclic bool) float64 {
+	n := len(b)
+	var rn, an, xn, dn float64
+	for i := 0; i < n; i++ {
+		xi := x[i]
+		if math.IsNaN(xi) || math.IsInf(xi, 0) {
+			return math.Inf(1)
+		}
+		r := d[i] - b[i]*xi
+		if i > 0 {
+			r -= a[i] * x[i-1]
+		} else if cyclic {
+			r -= a[i] * x[n-1]
+		}
+		if i < n-1 {
+			r -= c[i] * x[i+1]
+		} else if cyclic {
+			r -= c[i] * x[0]
+		}
+		rn = max(rn, math.Abs(r))
+		an = max(an, math.Abs(a[i])+math.Abs(b[i])+math.Abs(c[i]))
+		xn = max(xn, math.Abs(xi))
+		dn = max(dn, math.Abs(d[i]))
+	}
+	if math.IsNaN(rn) {
+		return math.NaN()
+	}
+	den := an*xn + dn
+	if rn == 0 {
+		return 0
+	}
+	return rn / den
+}
+
+// normInf is ‖A‖∞ of the system in k (corners included when cyclic; for
+// n ≤ 2 they were folded already).
+func (k *checker) normInf() float64 {
+	var an float64
+	for i := range k.b {
+		an = max(an, math.Abs(k.a[i])+math.Abs(k.b[i])+math.Abs(k.c[i]))
+	}
+	return an
+}
+
+// cond returns κ̂∞ of the system in k, and whether A was found singular.
+func (k *checker) cond(cyclic bool) (float64, bool) {
+	n := k.n
+	an := k.normInf()
+	if an == 0 {
+		return math.Inf(1), true
+	}
+	if math.IsNaN(an) || math.IsInf(an, 0) {
+		return math.Inf(1), false
+	}
+	if !cyclic {
+		if !k.factor(0, 0) {
+			return math.Inf(1), true
+		}
+		est := condest.InvNormInf(n, k.solve, k.solveT)
+		return an * est, false
+	}
+	// A = T + u·vᵀ with u = (γ, 0, …, 0, β), v = (1, 0, …, 0, α/γ) and T
+	// the matrix without corners whose ends are b[0] − γ and
+	// b[n−1] − αβ/γ (see solveCyclic). γ = −b[0] first, as the solve does;
+	// another γ where that T is singular (T depends on γ, A does not).
+	alpha, beta := k.a[0], k.c[n-1]
+	for _, gamma := range []float64{-k.b[0], -an, k.b[0] + an, 0.5 * an} {
+		if gamma == 0 {
+			continue
+		}
+		if !k.factor(gamma, alpha*beta/gamma) {
+			continue
+		}
+		u, v, z, zt := k.u, k.v, k.z, k.zt
+		clear(u)
+		clear(v)
+		u[0], u[n-1] = gamma, beta
+		v[0], v[n-1] = 1, alpha/gamma
+		copy(z, u)
+		k.solveT0(z, false)
+		copy(zt, v)
+		k.solveT0(zt, true)
+		den := 1 + dot(v, z)
+		if den == 0 || math.IsNaN(den) || math.IsInf(den, 0) {
+			return math.Inf(1), den == 0
+		}
+		solveA := func(w []float64) {
+			k.solveT0(w, false)
+			f := dot(v, w) / den
+			for i := range w {
+				w[i] -= f * z[i]
+			}
+		}
+		solveAT := func(w []float64) {
+			k.solveT0(w, true)
+			f := dot(u, w) / den
+			for i := range w {
+				w[i] -= f * zt[i]
+			}
+		}
+		return an * condest.InvNormInf(n, solveA, solveAT), false
+	}
+	return math.Inf(1), true
+}
+
+func dot(x, y []float64) float64 {
+	var s float64
+	for i := range x {
+		s += x[i] * y[i]
+	}
+	return s
+}
+
+// factor computes the LU factorization with partial pivoting (LAPACK
+// gttrf) of the tridiagonal part of the system in k, with gamma
+// subtracted from b[0] and delta from b[n−1]. It reports false when a
+// pivot is exactly zero (T singular).
+func (k *checker) factor(gamma, delta float64) bool {
+	n := k.n
+	dl, dd, du, du2 := k.dl, k.dd, k.du, k.du2
+	copy(dd, k.b)
+	dd[0] -= gamma
+	dd[n-1] -= delta
+	for i := 0; i < n-1; i++ {
+		dl[i], du[i], du2[i] = k.a[i+1], k.c[i], 0
+	}
+	for i := 0; i < n-1; i++ {
+		if math.Abs(dd[i]) >= math.Abs(dl[i]) {
+			k.swap[i] = false
+			if dd[i] != 0 {
+				f := dl[i] / dd[i]
+				dl[i] = f
+				dd[i+1] -= f * du[i]
+			}
+		} else {
+			k.swap[i] = true
+			f := dd[i] / dl[i]
+			dd[i] = dl[i]
+			dl[i] = f
+			t := du[i]
+			du[i] = dd[i+1]
+			dd[i+1] = t - f*dd[i+1]
+			if i < n-2 {
+				du2[i] = du[i+1]
+				du[i+1] = -f * du[i+1]
+			}
+		}
+	}
+	for _, p := range dd[:n] {
+		if p == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// solve overwrites w with A⁻¹·w for a non-cyclic system.
+func (k *checker) solve(w []float64) { k.solveT0(w, false) }
+
+// solveT overwrites w with A⁻ᵀ·w for a non-cyclic system.
+func (k *checker) solveT(w []float64) { k.solveT0(w, true) }
+
+// solveT0 applies the inverse of the factored T (LAPACK gtts2), or of
+// its transpose when trans.
+func (k *checker) solveT0(w []float64, trans bool) {
+	n := k.n
+	dl, dd, du, du2 := k.dl, k.dd, k.du, k.du2
+	if !trans {
+		for i := 0; i < n-1; i++ {
+			if !k.swap[i] {
+				w[i+1] -= dl[i] * w[i]
+			} else {
+				t := w[i]
+				w[i] = w[i+1]
+				w[i+1] = t - dl[i]*w[i]
+			}
+		}
+		w[n-1] /= dd[n-1]
+		if n > 1 {
+			w[n-2] = (w[n-2] - du[n-2]*w[n-1]) / dd[n-2]
+		}
+		for i := n - 3; i >= 0; i-- {
+			w[i] = (w[i] - du[i]*w[i+1] - du2[i]*w[i+2]) / dd[i]
+		}
+		return
+	}
+	w[0] /= dd[0]
+	if n > 1 {
+		w[1] = (w[1] - du[0]*w[0]) / dd[1]
+	}
+	for i := 2; i < n; i++ {
+		w[i] = (w[i] - du[i-1]*w[i-1] - du2[i-2]*w[i-2]) / dd[i]
+	}
+	for i := n - 2; i >= 0; i-- {
+		if !k.swap[i] {
+			w[i] -= dl[i] * w[i+1]
+		} else {
+			t := w[i+1]
+			w[i+1] = w[i] - dl[i]*t
+			w[i] = t
+		}
+	}
+}
