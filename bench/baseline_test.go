@@ -17,7 +17,7 @@ func partCSV(t *testing.T, grid string, rs ...Result) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	cw, err := NewCSVWriter(&buf, Provenance{Grid: grid, Device: "cuda:0 Test GPU", Driver: "1.0", Library: "cuSPARSE 1.0",
-		Bandwidth: 1e12, Date: "2030-01-02T00:00:00Z", Commit: "abc"}, "run of "+grid)
+		Bandwidth: 1e12, Date: "the date of the run", Commit: "abc"}, "run of "+grid)
 	require.NoError(t, err)
 	require.NoError(t, cw.Write(rs...))
 	return buf.Bytes()
