@@ -21,6 +21,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/bandsolve/bandsolve/banded"
+	"github.com/bandsolve/bandsolve/internal/atomicfile"
 	"github.com/bandsolve/bandsolve/krylov"
 	"github.com/bandsolve/bandsolve/spike"
 )
@@ -165,12 +166,20 @@ func runBanded(ctx context.Context, cfg *config, stdout, stderr io.Writer) error
 		fmt.Fprintln(stdout, "#", m)
 	}
 	var cw *recordWriter[BandResult]
+	var csvFile *atomicfile.File
 	if cfg.csvPath != "" {
-		f, err := os.Create(cfg.csvPath)
+		// Rows go to a temporary file as they come; it replaces the CSV
+		// path only when the run completes (a failed run leaves an
+		// existing file as it was).
+		if err := atomicfile.CheckNotInput(cfg.csvPath, cfg.anchors); err != nil {
+			return err
+		}
+		f, err := atomicfile.Create(cfg.csvPath)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
+		defer f.Abort()
+		csvFile = f
 		if cw, err = newRecordWriter[BandResult](f, bandCSVHeader, meta...); err != nil {
 			return fmt.Errorf("writing %s: %w", cfg.csvPath, err)
 		}
@@ -202,6 +211,11 @@ func runBanded(ctx context.Context, cfg *config, stdout, stderr io.Writer) error
 		}
 	}
 	r.prog.done(time.Since(start))
+	if csvFile != nil {
+		if err := csvFile.Commit(); err != nil {
+			return err
+		}
+	}
 	if stopped > 0 {
 		fmt.Fprintf(stdout, "# -time-limit %v reached: %d of %d cases not run\n", cfg.timeLimit, stopped, len(cases))
 	}
@@ -724,7 +738,7 @@ func WriteBandPlots(dir string, rs []BandResult) ([]string, error) {
 	}
 	fixRange(p)
 	path := filepath.Join(dir, "banded-d1.png")
-	if err := p.Save(10*vg.Inch, 7*vg.Inch, path); err != nil {
+	if err := savePlot(p, 10*vg.Inch, 7*vg.Inch, path); err != nil {
 		return nil, fmt.Errorf("bench: saving %s: %w", path, err)
 	}
 	return []string{path}, nil

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bandsolve/bandsolve/internal/atomicfile"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
@@ -124,7 +125,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&cfg.warmup, "warmup", 3, "untimed solves before the timed ones")
 	fs.StringVar(&cfg.device, "device", defDevice, "where this module's plans run: cpu or cuda")
 	fs.IntVar(&cfg.gpu, "gpu", 0, "CUDA device ordinal")
-	fs.StringVar(&cfg.csvPath, "csv", "", "write the results as CSV to this file (row by row as they come)")
+	fs.StringVar(&cfg.csvPath, "csv", "", "write the results as CSV to this file (row by row into a temporary file in its directory, renamed into place when the run completes; a failed run leaves an existing file unchanged)")
 	fs.StringVar(&cfg.plotDir, "plots", "", "write PNG plots into this directory")
 	fs.StringVar(&peers, "peers", "cusparse,cpu,gonum", "peers to time in the same run: cusparse, cpu, gonum, or none")
 	fs.StringVar(&maxBytes, "max-bytes", "auto", "skip a case on a side (device or host) when its arrays need more bytes than this (e.g. 8G); auto: 80% of free device memory, 50% of available host memory")
@@ -406,12 +407,20 @@ func run(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 	}
 
 	var cw *CSVWriter
+	var csvFile *atomicfile.File
 	if cfg.csvPath != "" {
-		f, err := os.Create(cfg.csvPath)
+		// Rows go to a temporary file as they come; it replaces the CSV
+		// path only when the run completes (a failed run leaves an
+		// existing file as it was).
+		if err := atomicfile.CheckNotInput(cfg.csvPath, cfg.anchors); err != nil {
+			return err
+		}
+		f, err := atomicfile.Create(cfg.csvPath)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
+		defer f.Abort()
+		csvFile = f
 		if cw, err = NewCSVWriter(f, meta...); err != nil {
 			return err
 		}
@@ -436,6 +445,11 @@ func run(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 		}
 	}
 	r.prog.done(time.Since(start))
+	if csvFile != nil {
+		if err := csvFile.Commit(); err != nil {
+			return err
+		}
+	}
 	if stopped > 0 {
 		fmt.Fprintf(stdout, "# -time-limit %v reached: %d of %d cases not run\n", cfg.timeLimit, stopped, len(cases))
 	}

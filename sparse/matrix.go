@@ -94,7 +94,7 @@ func (c *COO) CheckSolvable() error {
 	}
 	n := c.N
 	if nnz := c.NNZ(); nnz < n {
-		return fmt.Errorf("%w: a %d×%d matrix with %d stored entries has an empty row (a nonsingular matrix has an entry in each of its %d rows)", ErrStructurallySingular, n, n, nnz, n)
+		return fmt.Errorf("%w: a %d×%d matrix with %d stored %s has an empty row (a nonsingular matrix has an entry in each of its %d rows)", ErrStructurallySingular, n, n, nnz, plural(nnz, "entry", "entries"), n)
 	}
 	rows, cols := make([]uint64, (n+63)/64), make([]uint64, (n+63)/64)
 	for e := range c.Val {
@@ -574,4 +574,12 @@ func FromBand[T banded.Float](b *banded.Band[T]) (*CSR, error) {
 		a.RowPtr[i+1] = int32(len(a.Col))
 	}
 	return a, nil
+}
+
+// plural returns one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -308,7 +308,7 @@ func TestMatrixMarketBomb(t *testing.T) {
 	require.NoError(t, err, "a valid file")
 	err = c.CheckSolvable()
 	require.ErrorIs(t, err, ErrStructurallySingular)
-	assert.EqualError(t, err, "sparse: matrix is structurally singular: a 1000000000×1000000000 matrix with 1 stored entries has an empty row (a nonsingular matrix has an entry in each of its 1000000000 rows)")
+	assert.EqualError(t, err, "sparse: matrix is structurally singular: a 1000000000×1000000000 matrix with 1 stored entry has an empty row (a nonsingular matrix has an entry in each of its 1000000000 rows)")
 
 	defer memguard.SetLimit(memguard.SetLimit(1 << 30))
 	_, err = c.ToCSR()

@@ -188,7 +188,7 @@ func CheckNotInput(out string, inputs ...string) error {
 		}
 		if os.SameFile(oi, ii) {
 			if in == out {
-				return fmt.Errorf("%s: %w (it is read as an input)", out, ErrSameFile)
+				return fmt.Errorf("%s: %w", out, ErrSameFile)
 			}
 			return fmt.Errorf("%s: %w (the same file as %s)", out, ErrSameFile, in)
 		}
