@@ -84,25 +84,33 @@ func runLimited(t *testing.T, args ...string) (code int, stderr string, took tim
 	return code, errOut.String(), took
 }
 
-// sparseNPY writes a .npy header declaring shape and dtype, and extends
-// the file to the size the data needs with a hole (no disk used).
-func sparseNPY(t *testing.T, path, descr string, shape ...int) {
-	t.Helper()
+// npyHeader returns the preamble of a .npy file declaring descr and
+// shape, without data.
+func npyHeader(descr string, shape ...int) []byte {
 	dims := ""
-	count := int64(1)
 	for _, d := range shape {
 		dims += fmt.Sprintf("%d, ", d)
-		count *= int64(d)
 	}
 	h := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, dims)
 	h += strings.Repeat(" ", 63-(10+len(h))%64) + "\n"
 	var buf bytes.Buffer
 	buf.WriteString("\x93NUMPY\x01\x00")
-	require.NoError(t, binary.Write(&buf, binary.LittleEndian, uint16(len(h))))
+	_ = binary.Write(&buf, binary.LittleEndian, uint16(len(h)))
 	buf.WriteString(h)
-	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
-	size := int64(descr[2] - '0')
-	require.NoError(t, os.Truncate(path, int64(buf.Len())+count*size))
+	return buf.Bytes()
+}
+
+// sparseNPY writes a .npy header declaring shape and dtype, and extends
+// the file to the size the data needs with a hole (no disk used).
+func sparseNPY(t *testing.T, path, descr string, shape ...int) {
+	t.Helper()
+	pre := npyHeader(descr, shape...)
+	require.NoError(t, os.WriteFile(path, pre, 0o644))
+	count := int64(1)
+	for _, d := range shape {
+		count *= int64(d)
+	}
+	require.NoError(t, os.Truncate(path, int64(len(pre))+count*int64(descr[2]-'0')))
 }
 
 // Memory bombs get a one-line error, fast, in a process whose address
