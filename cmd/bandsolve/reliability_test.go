@@ -386,3 +386,21 @@ func TestBandedPrecisionFollowsData(t *testing.T) {
 		}
 	}
 }
+
+// Matrix Market files that cannot hold a nonsingular matrix are refused
+// before the CSR arrays are made, naming the shape or the empty row.
+func TestBandedMTXStructure(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ body, want string }{
+		{"3 4 4\n1 1 1\n2 2 1\n3 3 1\n1 4 1\n", "sparse: bad shape: the matrix is 3×4; a nonsingular matrix is square"},
+		{"3 3 3\n1 1 1\n2 2 1\n2 3 1\n", "sparse: matrix is structurally singular: row 3 of the 3×3 matrix has no stored entry"},
+		{"3 3 3\n1 1 1\n2 1 1\n3 3 1\n", "sparse: matrix is structurally singular: column 2 of the 3×3 matrix has no stored entry"},
+		{"10 10 5\n1 1 1\n", "sparse: Matrix Market line 4: found 1 entries at end of input, 5 declared"},
+	} {
+		path := filepath.Join(dir, "a.mtx")
+		require.NoError(t, os.WriteFile(path, []byte("%%MatrixMarket matrix coordinate real general\n"+c.body), 0o644))
+		code, _, errOut := runCmd(t, "banded", "-mtx", path)
+		assert.Equal(t, 1, code)
+		assert.Equal(t, "bandsolve banded: "+path+": "+c.want+"\n", errOut)
+	}
+}
