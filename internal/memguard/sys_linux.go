@@ -59,20 +59,27 @@ func addressSpace() uint64 {
 	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &rl); err != nil || rl.Cur == math.MaxUint64 || rl.Cur >= 1<<62 {
 		return math.MaxUint64
 	}
-	used := uint64(0)
-	if data, err := os.ReadFile("/proc/self/status"); err == nil {
-		for _, line := range strings.Split(string(data), "\n") {
-			if strings.HasPrefix(line, "VmSize:") {
-				if v := kB(line); v != math.MaxUint64 {
-					used = v
-				}
-			}
-		}
-	}
+	used := vmSize()
 	if used >= rl.Cur {
 		return 0
 	}
 	return rl.Cur - used
+}
+
+// vmSize is the address space the process uses (VmSize), 0 if unknown.
+func vmSize() uint64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "VmSize:") {
+			if v := kB(line); v != math.MaxUint64 {
+				return v
+			}
+		}
+	}
+	return 0
 }
 
 // noLimit is the smallest value a cgroup reports for "no limit" (v1
