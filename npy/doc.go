@@ -24,10 +24,11 @@
 // [Read] and [ReadFile] decode a file whose dtype matches the requested
 // element type exactly ('<f4' or '>f4' for float32, '<f8' or '>f8' for
 // float64); any other dtype is reported as an error wrapping [ErrDType].
-// [ReadAny] ([ReadAs] for float32) accepts every supported dtype (little- or big-endian floats
+// [ReadAny] accepts every supported dtype (little- or big-endian floats
 // f4/f8, signed integers i1/i2/i4/i8 and unsigned integers u1/u2/u4/u8)
 // and converts the values to float64; integers of magnitude above 2^53 may
-// lose precision in that conversion.
+// lose precision in that conversion. [ReadAs] does the same into float32
+// or float64, as the caller chooses.
 //
 // Arrays stored in Fortran order are transposed into C order, so the
 // returned data is always row-major. A scalar (shape ()) is returned with
