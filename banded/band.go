@@ -3,6 +3,8 @@ package banded
 import (
 	"errors"
 	"fmt"
+
+	"github.com/bandsolve/bandsolve/internal/memguard"
 )
 
 // Float is the element type of every banded matrix and solver: float32 or
@@ -14,6 +16,12 @@ type Float interface {
 // ErrShape is wrapped by every error about sizes: a non-positive order, a
 // negative half-bandwidth, K ≥ N, a slice of the wrong length.
 var ErrShape = errors.New("banded: bad shape")
+
+// ErrMemory is wrapped by the errors of constructors and factorizations
+// that refuse to allocate more than the process can have (physical
+// memory, cgroup limit, RLIMIT_AS). It is the same value as
+// npy.ErrMemory, sparse.ErrMemory and tridiag.ErrMemory.
+var ErrMemory = memguard.ErrTooLarge
 
 // Band is one N×N matrix with half-bandwidth K (a_ij = 0 for |i−j| > K), in
 // the "tall and thin" column-major storage of SPIKE::GPU (Li et al. 2014,
@@ -32,12 +40,45 @@ type Band[T Float] struct {
 }
 
 // New returns a zero N×N band matrix of half-bandwidth K. It fails with
-// ErrShape unless N ≥ 1 and 0 ≤ K < N (K = N−1 is a dense matrix).
+// ErrShape unless N ≥ 1 and 0 ≤ K < N (K = N−1 is a dense matrix), and
+// with an error wrapping ErrMemory when the (2K+1)·N elements do not fit
+// the memory the process can have.
 func New[T Float](n, k int) (*Band[T], error) {
 	if err := CheckShape(n, k); err != nil {
 		return nil, err
 	}
+	if err := CheckMemory[T](n, k, 1); err != nil {
+		return nil, err
+	}
 	return &Band[T]{N: n, K: k, Data: make([]T, (2*k+1)*n)}, nil
+}
+
+// CheckMemory reports, with an error wrapping ErrMemory that names the
+// sizes, whether copies band matrices of order N and half-bandwidth K fit
+// the memory the process can have. Shapes are not checked (CheckShape).
+func CheckMemory[T Float](n, k, copies int) error {
+	var zero T
+	what := fmt.Sprintf("banded: a %s band of N=%d, K=%d", typeName(zero), n, k)
+	if copies != 1 {
+		what = fmt.Sprintf("banded: %d %s bands of N=%d, K=%d", copies, typeName(zero), n, k)
+	}
+	return memguard.Check(what, memguard.Bytes(sizeOf(zero), 2*k+1, n, copies))
+}
+
+func typeName[T Float](T) string {
+	var zero T
+	if _, ok := any(zero).(float32); ok {
+		return "float32"
+	}
+	return "float64"
+}
+
+func sizeOf[T Float](T) int {
+	var zero T
+	if _, ok := any(zero).(float32); ok {
+		return 4
+	}
+	return 8
 }
 
 // CheckShape reports whether an N×N matrix of half-bandwidth K can be

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/bandsolve/bandsolve/internal/memguard"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
@@ -49,10 +50,16 @@ type Batch[T Float] struct {
 }
 
 // NewBatch returns G zero N×N matrices of half-bandwidth K. It fails with
-// ErrShape on a bad shape (as New), G < 1, or an unknown layout.
+// ErrShape on a bad shape (as New), G < 1, or an unknown layout, and with
+// an error wrapping ErrMemory when the batch does not fit in memory.
 func NewBatch[T Float](n, k, g int, layout Layout) (*Batch[T], error) {
 	b := &Batch[T]{N: n, K: k, G: g, Layout: layout}
 	if err := b.checkHead(); err != nil {
+		return nil, err
+	}
+	var zero T
+	if err := memguard.Check(fmt.Sprintf("banded: a batch of %d %s bands of N=%d, K=%d", g, typeName(zero), n, k),
+		memguard.Bytes(sizeOf(zero), 2*k+1, n, g)); err != nil {
 		return nil, err
 	}
 	b.Data = make([]T, (2*k+1)*n*g)

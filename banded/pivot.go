@@ -1,6 +1,11 @@
 package banded
 
-import "math"
+import (
+	"fmt"
+	"math"
+
+	"github.com/bandsolve/bandsolve/internal/memguard"
+)
 
 // PivotLU is the LU factorization with partial pivoting of a band matrix,
 // with the semantics of LAPACK's gbtrf/gbtrs (kl = ku = K): P·A = L·U,
@@ -55,6 +60,11 @@ func (f *PivotLU[T]) factor(m *Band[T]) error {
 		f.Data = f.Data[:size]
 		clear(f.Data[:k*n])
 	} else {
+		var zero T
+		if err := memguard.Check(fmt.Sprintf("banded: the pivoted LU factors of a %s band of N=%d, K=%d", typeName(zero), n, k),
+			memguard.Add(memguard.Bytes(sizeOf(zero), 3*k+1, n), memguard.Bytes(8, n))); err != nil {
+			return err
+		}
 		f.Data = make([]T, size)
 	}
 	copy(f.Data[k*n:], m.Data)

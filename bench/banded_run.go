@@ -21,6 +21,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/bandsolve/bandsolve/banded"
+	"github.com/bandsolve/bandsolve/internal/atomicfile"
 	"github.com/bandsolve/bandsolve/krylov"
 	"github.com/bandsolve/bandsolve/spike"
 	"github.com/bandsolve/bandsolve/tridiag"
@@ -172,6 +173,13 @@ func runBanded(ctx context.Context, cfg *config, stdout, stderr io.Writer) error
 	}
 	var cw *recordWriter[BandResult]
 	if cfg.csvPath != "" {
+		// Rows go to the file as they come, flushed one by one, so that a
+		// run cut short (a time limit, a killed process) keeps what it
+		// measured: the CSV is a log of the run, not a result to replace
+		// atomically.
+		if err := atomicfile.CheckNotInput(cfg.csvPath, cfg.anchors); err != nil {
+			return err
+		}
 		f, err := os.Create(cfg.csvPath)
 		if err != nil {
 			return err
@@ -810,7 +818,7 @@ func WriteBandPlots(dir string, rs []BandResult) ([]string, error) {
 	}
 	fixRange(p)
 	path := filepath.Join(dir, "banded-d1.png")
-	if err := p.Save(10*vg.Inch, 7*vg.Inch, path); err != nil {
+	if err := savePlot(p, 10*vg.Inch, 7*vg.Inch, path); err != nil {
 		return nil, fmt.Errorf("bench: saving %s: %w", path, err)
 	}
 	return []string{path}, nil

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/bandsolve/bandsolve/internal/atomicfile"
 )
 
 // seriesMinN is the number of distinct N a fixed-G group needs to get its
@@ -243,7 +246,7 @@ func WritePlots(dir string, rs []Result) ([]string, error) {
 		}
 		fixRange(p)
 		path := filepath.Join(dir, g.file())
-		if err := p.Save(9*vg.Inch, 6*vg.Inch, path); err != nil {
+		if err := savePlot(p, 9*vg.Inch, 6*vg.Inch, path); err != nil {
 			return files, fmt.Errorf("bench: saving %s: %w", path, err)
 		}
 		files = append(files, path)
@@ -304,7 +307,7 @@ func writeRoofline(dir, prec string, rs []Result, st styles) (string, error) {
 	fixRange(p)
 	p.Y.Max = math.Max(p.Y.Max, 1.5)
 	path := filepath.Join(dir, "roofline-"+prec+".png")
-	if err := p.Save(9*vg.Inch, 6*vg.Inch, path); err != nil {
+	if err := savePlot(p, 9*vg.Inch, 6*vg.Inch, path); err != nil {
 		return "", fmt.Errorf("bench: saving %s: %w", path, err)
 	}
 	return path, nil
@@ -340,4 +343,17 @@ func fixRange(p *plot.Plot) {
 			ax.Min = math.Pow(10, math.Floor(math.Log10(ax.Min)))
 		}
 	}
+}
+
+// savePlot writes p as a PNG of w×h at path, atomically: a failed write
+// leaves an existing file as it was.
+func savePlot(p *plot.Plot, w, h vg.Length, path string) error {
+	wt, err := p.WriterTo(w, h, "png")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, func(out io.Writer) error {
+		_, err := wt.WriteTo(out)
+		return err
+	})
 }

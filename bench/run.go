@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bandsolve/bandsolve/internal/atomicfile"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
@@ -158,7 +159,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&cfg.warmup, "warmup", 3, "untimed solves before the timed ones")
 	fs.StringVar(&cfg.device, "device", defDevice, "where this module's plans run: cpu or cuda")
 	fs.IntVar(&cfg.gpu, "gpu", 0, "CUDA device ordinal")
-	fs.StringVar(&cfg.csvPath, "csv", "", "write the results as CSV to this file (row by row as they come)")
+	fs.StringVar(&cfg.csvPath, "csv", "", "write the results as CSV to this file (row by row as they come, so that a run cut short keeps what it measured)")
 	fs.StringVar(&cfg.plotDir, "plots", "", "write PNG plots into this directory")
 	fs.StringVar(&peers, "peers", "cusparse,cpu,gonum", "peers to time in the same run: cusparse, cpu, gonum, or none")
 	fs.StringVar(&maxBytes, "max-bytes", "auto", "skip a case on a side (device or host) when its arrays need more bytes than this (e.g. 8G); auto: 80% of free device memory, 50% of available host memory")
@@ -452,6 +453,13 @@ func run(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 
 	var cw *CSVWriter
 	if cfg.csvPath != "" {
+		// Rows go to the file as they come, flushed one by one, so that a
+		// run cut short (a time limit, a killed process) keeps what it
+		// measured: the CSV is a log of the run, not a result to replace
+		// atomically.
+		if err := atomicfile.CheckNotInput(cfg.csvPath, cfg.anchors); err != nil {
+			return err
+		}
 		f, err := os.Create(cfg.csvPath)
 		if err != nil {
 			return err

@@ -27,7 +27,8 @@
 // [ReadAny] accepts every supported dtype (little- or big-endian floats
 // f4/f8, signed integers i1/i2/i4/i8 and unsigned integers u1/u2/u4/u8)
 // and converts the values to float64; integers of magnitude above 2^53 may
-// lose precision in that conversion.
+// lose precision in that conversion. [ReadAs] does the same into float32
+// or float64, as the caller chooses.
 //
 // Arrays stored in Fortran order are transposed into C order, so the
 // returned data is always row-major. A scalar (shape ()) is returned with
@@ -39,14 +40,24 @@
 // Keys may appear in any order; unknown, duplicate or missing keys are
 // errors. Headers longer than 1 MiB are rejected.
 //
-// The header is never trusted for memory allocation: data is read in
-// bounded chunks and the result grows only as bytes actually arrive, so a
-// header that claims an enormous shape over a short input fails with
-// [ErrTruncated] instead of exhausting memory. When the amount of
+// The header is never trusted for memory allocation. When the amount of
 // remaining input is known (a regular file, *bytes.Reader, *bytes.Buffer
-// or *strings.Reader), a short input is detected before any data is read.
+// or *strings.Reader), a header that claims more data than the input holds
+// fails with [ErrTruncated] before any data is read. The array the header
+// declares is then checked against the memory the process can have
+// (physical memory, cgroup limit, RLIMIT_AS) and refused with an error
+// wrapping [ErrMemory] that names the sizes; a stream of unknown length
+// is read in bounded chunks, so memory grows only as bytes arrive.
+// [ReadHeader] and [ReadFileHeader] read and check the header alone, so
+// that a caller can look at shapes and dtypes (and choose the element
+// type, [ReadAs]) before reading any data.
 //
 // # Writing
+//
+// [WriteFile] is atomic: it writes to a temporary file in the target's
+// directory, flushes it to disk and renames it over the target only when
+// the whole write succeeded, so a failure (a full disk) never leaves a
+// partial file or destroys an existing one.
 //
 // [Write] and [WriteFile] produce format version 1.0 files with dtype
 // '<f4' or '<f8' and fortran_order False, byte-for-byte identical to what

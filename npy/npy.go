@@ -10,6 +10,9 @@ import (
 	"os"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/bandsolve/bandsolve/internal/atomicfile"
+	"github.com/bandsolve/bandsolve/internal/memguard"
 )
 
 // Sentinel errors. Errors returned by this package wrap one of them where
@@ -25,6 +28,12 @@ var (
 	// ErrTruncated means the input ends before the header or the data
 	// that the header announces is complete.
 	ErrTruncated = errors.New("npy: truncated file")
+	// ErrMemory means the array the header declares does not fit in the
+	// memory the process can have (physical memory, cgroup limit,
+	// RLIMIT_AS). It is the same value in every package of the module
+	// that checks memory before allocating (tridiag, banded, sparse,
+	// spike).
+	ErrMemory = memguard.ErrTooLarge
 )
 
 // Float is the set of element types that Read and Write handle.
@@ -88,15 +97,84 @@ func ReadFile[T Float](path string) (Array[T], error) {
 // the header was valid but the data is not, dtype is still returned
 // alongside the error.
 func ReadAny(r io.Reader) (shape []int, f64 []float64, dtype string, err error) {
+	return ReadAs[float64](r)
+}
+
+// ReadAs is ReadAny converting to T: float64 holds every f4 and f8 value
+// exactly, float32 rounds f8 values (and integers beyond ±2^24) to
+// nearest. Reading a float32 file as float32 needs half the memory of
+// ReadAny.
+func ReadAs[T Float](r io.Reader) (shape []int, data []T, dtype string, err error) {
 	h, err := readPreamble(r)
 	if err != nil {
 		return nil, nil, "", err
 	}
-	data, err := readData[float64](r, h, remaining(r))
+	data, err = readData[T](r, h, remaining(r))
 	if err != nil {
 		return nil, nil, h.dt.descr, err
 	}
 	return h.shape, data, h.dt.descr, nil
+}
+
+// Header is what the preamble of a .npy file declares.
+type Header struct {
+	Shape   []int  // dimensions; empty for a scalar
+	DType   string // the descriptor, such as "<f4" or "|u1"
+	Fortran bool   // data in Fortran (column-major) order
+}
+
+// Count is the number of elements, the product of Shape.
+func (h Header) Count() int {
+	n, _ := elementCount(h.Shape) // validated by ReadHeader
+	return n
+}
+
+// IsFloat32 reports whether the dtype is a 4-byte float ('<f4' or '>f4').
+func (h Header) IsFloat32() bool {
+	d, err := parseDescr(h.DType)
+	return err == nil && d.kind == 'f' && d.size == 4
+}
+
+// ReadHeader reads and validates the preamble of a .npy file (magic,
+// version, header dict and dtype) without reading the data, so that a
+// caller can choose the element type or check sizes first.
+func ReadHeader(r io.Reader) (Header, error) {
+	h, err := readPreamble(r)
+	if err != nil {
+		return Header{}, err
+	}
+	return Header{Shape: h.shape, DType: h.dt.descr, Fortran: h.fortran}, nil
+}
+
+// ReadFileHeader reads the header of the .npy file at path with
+// ReadHeader and checks that the file holds the data it declares; errors
+// name the path.
+func ReadFileHeader(path string) (Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Header{}, err
+	}
+	defer f.Close()
+	h, err := readPreamble(f)
+	if err != nil {
+		return Header{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if avail := remaining(f); avail >= 0 && avail < h.nbytes {
+		return Header{}, fmt.Errorf("%s: %w", path, truncated(h, avail))
+	}
+	return Header{Shape: h.shape, DType: h.dt.descr, Fortran: h.fortran}, nil
+}
+
+func floatTypeName[T Float](T) string {
+	name, _ := floatName[T]()
+	return name
+}
+
+func sizeOfFloat[T Float](T) uintptr {
+	if _, code := floatName[T](); code == "f4" {
+		return 4
+	}
+	return 8
 }
 
 // floatName returns the Go name and the dtype code of T.
@@ -199,12 +277,22 @@ func readPreamble(r io.Reader) (header, error) {
 
 // readData reads the h.nbytes data bytes announced by h from r, decodes
 // them into T and returns them in C order. avail is the number of bytes
-// known to remain in r, or -1 if unknown. Memory is allocated in
-// proportion to what is actually read, never just because the header
-// says so.
+// known to remain in r, or -1 if unknown. A declared size beyond the
+// input (when its length is known) or beyond the memory the process can
+// have is refused before anything is allocated; otherwise memory grows
+// in proportion to what is actually read.
 func readData[T Float](r io.Reader, h header, avail int64) ([]T, error) {
 	if avail >= 0 && avail < h.nbytes {
 		return nil, truncated(h, avail)
+	}
+	var zero T
+	copies := 1
+	if h.fortran {
+		copies = 2 // the transposition into C order needs a second array
+	}
+	if err := memguard.Check(fmt.Sprintf("the %s array of shape %s", floatTypeName(zero), shapeRepr(h.shape)),
+		memguard.Bytes(int(sizeOfFloat(zero)), h.count, copies)); err != nil {
+		return nil, fmt.Errorf("npy: %w", err)
 	}
 	capacity := h.count
 	if avail < 0 {
@@ -367,20 +455,11 @@ func Write[T Float](w io.Writer, shape []int, data []T) error {
 	return nil
 }
 
-// WriteFile writes the array to the file at path with Write, creating or
-// truncating it. If writing fails the partial file is removed.
+// WriteFile writes the array to the file at path with Write, atomically:
+// the data goes to a temporary file in the same directory, is flushed to
+// disk and renamed over path only when the whole write succeeded. If
+// anything fails (a full disk, a bad shape) the temporary file is removed
+// and a file already at path is left unchanged.
 func WriteFile[T Float](path string, shape []int, data []T) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	err = Write(f, shape, data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path)
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+	return atomicfile.WriteFile(path, func(w io.Writer) error { return Write(w, shape, data) })
 }

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/bandsolve/bandsolve/internal/memguard"
 )
 
 // buildNPY assembles a .npy file by hand: magic, version major.0, header
@@ -504,18 +506,81 @@ func TestTrailingDataIsNotConsumed(t *testing.T) {
 func TestHugeShapeDoesNotAllocate(t *testing.T) {
 	hdr := "{'descr': '<f8', 'fortran_order': False, 'shape': (1099511627776,), }" // 8 TiB
 	file := buildNPY(1, hdr, encodeF64(binary.LittleEndian, 1, 2))
-	for name, r := range map[string]func() io.Reader{
-		"sized":    func() io.Reader { return bytes.NewReader(file) },
-		"streamed": func() io.Reader { return onlyReader{bytes.NewReader(file)} },
+	for name, c := range map[string]struct {
+		r    func() io.Reader
+		want error
+		msg  string
+	}{
+		// The input's length is known: the shape is checked against it.
+		"sized": {func() io.Reader { return bytes.NewReader(file) }, ErrTruncated, "needs 8796093022208 data bytes, got 16"},
+		// A stream: the shape is checked against the memory there is.
+		"streamed": {func() io.Reader { return onlyReader{bytes.NewReader(file)} }, ErrMemory, "the float64 array of shape (1099511627776,) needs 8 TiB, more than the"},
 	} {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		_, err := Read[float64](r())
+		_, err := Read[float64](c.r())
 		runtime.ReadMemStats(&after)
-		require.ErrorIs(t, err, ErrTruncated, name)
-		assert.Contains(t, err.Error(), "needs 8796093022208 data bytes, got 16", name)
+		require.ErrorIs(t, err, c.want, name)
+		assert.Contains(t, err.Error(), c.msg, name)
 		assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(4<<20), name)
 	}
+}
+
+// A file that really holds the data its header declares is still refused
+// when the array does not fit the memory the process can have, before
+// anything is allocated. The file is sparse (a hole), so it takes no disk.
+func TestDeclaredShapeBeyondMemory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.npy")
+	pre := formatPreamble("<f4", []int{1 << 16, 1 << 10}) // 256 MiB of float32
+	require.NoError(t, os.WriteFile(path, pre, 0o644))
+	require.NoError(t, os.Truncate(path, int64(len(pre))+1<<28))
+	defer memguard.SetLimit(memguard.SetLimit(64 << 20))
+
+	h, err := ReadFileHeader(path)
+	require.NoError(t, err, "the header is consistent with the file")
+	assert.Equal(t, []int{1 << 16, 1 << 10}, h.Shape)
+	assert.True(t, h.IsFloat32())
+	assert.Equal(t, 1<<26, h.Count())
+
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = ReadFile[float32](path)
+	runtime.ReadMemStats(&after)
+	require.ErrorIs(t, err, ErrMemory)
+	assert.Contains(t, err.Error(), path+": npy: the float32 array of shape (65536, 1024) needs 256 MiB, more than the 56 MiB this process can have")
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(4<<20))
+
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	_, _, _, err = ReadAny(f) // float64: twice the memory
+	require.ErrorIs(t, err, ErrMemory)
+	assert.Contains(t, err.Error(), "the float64 array of shape (65536, 1024) needs 512 MiB")
+}
+
+// ReadFileHeader checks the declared data against the file's size.
+func TestReadFileHeaderTruncated(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "short.npy")
+	require.NoError(t, os.WriteFile(path, buildNPY(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000,), }", make([]byte, 16)), 0o644))
+	_, err := ReadFileHeader(path)
+	require.ErrorIs(t, err, ErrTruncated)
+	assert.Contains(t, err.Error(), path+": npy: truncated file: shape (1000000000,) of <f8 needs 8000000000 data bytes, got 16")
+}
+
+func TestReadAs(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, Write(&buf, []int{3}, []float64{1.5, 1 + 1e-12, -2}))
+	raw := bytes.Clone(buf.Bytes())
+	shape, x32, dtype, err := ReadAs[float32](bytes.NewReader(raw))
+	require.NoError(t, err)
+	assert.Equal(t, []int{3}, shape)
+	assert.Equal(t, "<f8", dtype)
+	assert.Equal(t, []float32{1.5, 1, -2}, x32, "f8 rounds to float32")
+
+	h, err := ReadHeader(bytes.NewReader(raw))
+	require.NoError(t, err)
+	assert.Equal(t, Header{Shape: []int{3}, DType: "<f8"}, h)
+	assert.False(t, h.IsFloat32())
 }
 
 func TestReadAnyIntegers(t *testing.T) {

@@ -7,7 +7,8 @@ import (
 )
 
 // ErrStructurallySingular is wrapped by the error of MaxProductMatching
-// when no permutation puts nonzero entries on the whole diagonal.
+// when no permutation puts nonzero entries on the whole diagonal, and by
+// (*COO).CheckSolvable for an empty row or column.
 var ErrStructurallySingular = errors.New("sparse: matrix is structurally singular")
 
 // SingularError reports a structurally singular matrix: a maximum matching

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/bandsolve/bandsolve/banded"
+	"github.com/bandsolve/bandsolve/internal/memguard"
 )
 
 // ErrShape is wrapped by every error about sizes and indices: a negative
@@ -19,6 +20,13 @@ import (
 // length, a matrix too large for int32 indices, a non-square matrix where
 // a square one is needed.
 var ErrShape = errors.New("sparse: bad shape")
+
+// ErrMemory is wrapped by the errors of functions that refuse to allocate
+// more than the process can have (physical memory, cgroup limit,
+// RLIMIT_AS): ReadMatrixMarket for a declared entry count, ToCSR for the
+// order of the matrix. It is the same value as npy.ErrMemory,
+// banded.ErrMemory and tridiag.ErrMemory.
+var ErrMemory = memguard.ErrTooLarge
 
 // maxIndex is the largest order and nonzero count CSR can hold with int32
 // indices.
@@ -70,16 +78,77 @@ func (c *COO) Check() error {
 	return nil
 }
 
+// CheckSolvable reports whether c can be a nonsingular matrix, in time
+// O(nnz) and memory O(N) that is only spent when there are at least N
+// entries: it must be square with an entry in every row and every column.
+// Otherwise the error wraps ErrShape (not square) or
+// ErrStructurallySingular, and names the sizes or the first empty row or
+// column. A 10⁹×10⁹ matrix with one entry is refused at once, before
+// ToCSR allocates for 10⁹ rows.
+func (c *COO) CheckSolvable() error {
+	if c.N != c.M {
+		return fmt.Errorf("%w: the matrix is %d×%d; a nonsingular matrix is square", ErrShape, c.N, c.M)
+	}
+	if err := c.Check(); err != nil {
+		return err
+	}
+	n := c.N
+	if nnz := c.NNZ(); nnz < n {
+		return fmt.Errorf("%w: a %d×%d matrix with %d stored %s has an empty row (a nonsingular matrix has an entry in each of its %d rows)", ErrStructurallySingular, n, n, nnz, plural(nnz, "entry", "entries"), n)
+	}
+	rows, cols := make([]uint64, (n+63)/64), make([]uint64, (n+63)/64)
+	for e := range c.Val {
+		i, j := c.Row[e], c.Col[e]
+		rows[i/64] |= 1 << (i % 64)
+		cols[j/64] |= 1 << (j % 64)
+	}
+	for _, m := range []struct {
+		name string
+		bits []uint64
+	}{{"row", rows}, {"column", cols}} {
+		for w, b := range m.bits {
+			if b == ^uint64(0) {
+				continue
+			}
+			for k := range 64 {
+				if i := 64*w + k; i < n && b&(1<<k) == 0 {
+					return fmt.Errorf("%w: %s %d of the %d×%d matrix has no stored entry", ErrStructurallySingular, m.name, i+1, n, n)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// csrBuildBytes is the memory ToCSR allocates for an N×M matrix with nnz
+// entries: the column and row counts and cursors (int), the sort orders
+// (int), and the CSR arrays (int32 row pointers and columns, float64
+// values).
+func csrBuildBytes(n, m, nnz int) uint64 {
+	return memguard.Add(
+		memguard.Bytes(8, m+1, 2), memguard.Bytes(8, n+1, 2), // colPtr, next; rowPtr, nextR
+		memguard.Bytes(8, nnz, 2), // byCol, order
+		memguard.Bytes(4, n+1),    // RowPtr
+		memguard.Bytes(4+8, nnz),  // Col, Val
+	)
+}
+
 // ToCSR converts to CSR: repeated entries are summed (a sum that cancels to
 // zero stays as an explicit zero) and the columns of every row are sorted.
 // It fails with ErrShape when Check does, or when the entries do not fit
-// int32 indices.
+// int32 indices, and with an error wrapping ErrMemory, before allocating,
+// when the O(N + M + nnz) arrays it needs do not fit the memory the
+// process can have.
 func (c *COO) ToCSR() (*CSR, error) {
 	if err := c.Check(); err != nil {
 		return nil, err
 	}
 	if len(c.Val) > maxIndex {
 		return nil, fmt.Errorf("%w: %d entries exceed int32 indices", ErrShape, len(c.Val))
+	}
+	if err := memguard.Check(fmt.Sprintf("sparse: converting a %d×%d matrix with %d entries to CSR", c.N, c.M, len(c.Val)),
+		csrBuildBytes(c.N, c.M, len(c.Val))); err != nil {
+		return nil, err
 	}
 	// Counting sort by column, then by row (stable): rows come out with
 	// sorted columns and repeats next to each other.
@@ -505,4 +574,12 @@ func FromBand[T banded.Float](b *banded.Band[T]) (*CSR, error) {
 		a.RowPtr[i+1] = int32(len(a.Col))
 	}
 	return a, nil
+}
+
+// plural returns one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

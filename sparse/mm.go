@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/bandsolve/bandsolve/internal/memguard"
 )
 
 // ErrMatrixMarket is wrapped by every error of ReadMatrixMarket about the
@@ -37,6 +39,9 @@ func mmErr(line int, format string, args ...any) error {
 // maxLine bounds one line of input (a banner, a comment or an entry).
 const maxLine = 1 << 20
 
+// cooEntryBytes is the memory of one COO entry (row, column, value).
+const cooEntryBytes = 8 + 8 + 8
+
 // ReadMatrixMarket reads a matrix in the Matrix Market exchange format:
 //
 //   - "coordinate" with field real, integer or pattern (pattern entries
@@ -54,6 +59,11 @@ const maxLine = 1 << 20
 // an unsupported format, field or symmetry, a bad size line, an entry line
 // with the wrong number of values, an index out of range, an unparsable or
 // non-finite number, more or fewer entries than the size line declares.
+// A declared entry count whose entries cannot fit in the memory the
+// process can have is refused at the size line with an error wrapping
+// ErrMemory. The dimensions alone allocate nothing: a matrix that must
+// be nonsingular should pass (*COO).CheckSolvable before ToCSR, which
+// allocates O(N + M).
 func ReadMatrixMarket(r io.Reader) (*COO, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), maxLine)
@@ -158,6 +168,17 @@ func ReadMatrixMarket(r io.Reader) (*COO, error) {
 				return nil, mmErr(line, "%d entries declared for an empty %d×%d matrix", count, n, m)
 			}
 		}
+	}
+	// The entries are stored as they arrive (the COO grows with the input,
+	// never with the header), but a declared count whose entries cannot
+	// fit in memory is refused here rather than after reading gigabytes.
+	stored := count
+	if symm != "general" {
+		stored = 2 * count // the mirrored triangle
+	}
+	if err := memguard.Check(fmt.Sprintf("storing the %d declared entries of a %d×%d matrix", count, n, m),
+		memguard.Bytes(cooEntryBytes, stored)); err != nil {
+		return nil, fmt.Errorf("sparse: Matrix Market line %d: %w", line, err)
 	}
 	c := NewCOO(n, m, min(count, 1<<16))
 

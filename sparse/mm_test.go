@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/bandsolve/bandsolve/internal/memguard"
 )
 
 func readString(t *testing.T, s string) (*COO, error) {
@@ -241,6 +243,13 @@ func testdataFiles() []testdataFile {
 	}
 }
 
+// fuzzMemory caps what the fuzz targets may allocate, so that a declared
+// size the memory guard lets through cannot take the machine.
+const fuzzMemory = 256 << 20
+
+// FuzzReadMatrixMarket reads any input and builds the CSR matrix of
+// whatever it accepts, whatever the declared size: the memory guard must
+// refuse what does not fit (ErrMemory), never end in a Go fatal error.
 func FuzzReadMatrixMarket(f *testing.F) {
 	f.Add("%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1\n3 2 -1e3\n")
 	f.Add("%%MatrixMarket matrix coordinate pattern symmetric\n% c\n\n2 2 2\n1 1\n2 1\n")
@@ -248,29 +257,87 @@ func FuzzReadMatrixMarket(f *testing.F) {
 	f.Add("%%MatrixMarket matrix array real general\n2 2\n1\n0\n0\n1\n")
 	f.Add("%%MatrixMarket matrix array real general\n0 5\n")
 	f.Add("%%MatrixMarket matrix coordinate real general\n2147483647 2147483647 1\n2147483647 1 1\n")
+	f.Add("%%MatrixMarket matrix coordinate real general\n1000000000 1000000000 1\n1 1 1\n") // the 76-byte bomb
+	f.Add("%%MatrixMarket matrix coordinate real general\n3000000 1 1\n1 1 1\n")
+	f.Add("%%MatrixMarket matrix coordinate real symmetric\n5 5 2000000000\n1 1 1\n")
 	f.Add("%%MatrixMarket matrix array real general\n2147483647 2147483647\n1\n")
 	f.Add("")
+	defer memguard.SetLimit(memguard.SetLimit(fuzzMemory))
 	f.Fuzz(func(t *testing.T, in string) {
 		c, err := ReadMatrixMarket(strings.NewReader(in))
 		if err != nil {
-			require.ErrorIs(t, err, ErrMatrixMarket)
+			if !errors.Is(err, ErrMemory) {
+				require.ErrorIs(t, err, ErrMatrixMarket)
+			}
 			return
 		}
 		require.NoError(t, c.Check())
-		if c.N <= 200 && c.M <= 200 {
-			a, err := c.ToCSR()
-			require.NoError(t, err)
-			var buf bytes.Buffer
-			require.NoError(t, WriteMatrixMarket(&buf, c))
-			back, err := ReadMatrixMarket(&buf)
-			require.NoError(t, err)
-			b, err := back.ToCSR()
-			require.NoError(t, err)
-			if a.N > 0 && a.M > 0 {
-				requireDenseEqual(t, a.Dense(), b.Dense(), 0)
-			}
+		if err := c.CheckSolvable(); err == nil {
+			require.Equal(t, c.N, c.M)
+			require.GreaterOrEqual(t, c.NNZ(), c.N)
+		} else if c.N == c.M {
+			require.ErrorIs(t, err, ErrStructurallySingular)
 		}
+		a, err := c.ToCSR()
+		if err != nil {
+			require.ErrorIs(t, err, ErrMemory)
+			require.Greater(t, csrBuildBytes(c.N, c.M, c.NNZ()), uint64(fuzzMemory/8*7), "refused although it fits")
+			return
+		}
+		require.NoError(t, a.Check())
+		var buf bytes.Buffer
+		require.NoError(t, WriteMatrixMarket(&buf, c))
+		back, err := ReadMatrixMarket(&buf)
+		require.NoError(t, err)
+		b, err := back.ToCSR()
+		require.NoError(t, err)
+		require.Equal(t, a.RowPtr, b.RowPtr)
+		require.Equal(t, a.Col, b.Col)
+		require.Equal(t, a.Val, b.Val)
 	})
 }
 
 var _ mat.Matrix = (*mat.Dense)(nil)
+
+// The 76-byte file that declares a 10⁹×10⁹ matrix with one entry: reading
+// it allocates nothing large, CheckSolvable refuses it at once, and ToCSR
+// refuses the O(N) arrays it would need under a cap.
+func TestMatrixMarketBomb(t *testing.T) {
+	const bomb = "%%MatrixMarket matrix coordinate real general\n1000000000 1000000000 1\n1 1 1\n"
+	c, err := readString(t, bomb)
+	require.NoError(t, err, "a valid file")
+	err = c.CheckSolvable()
+	require.ErrorIs(t, err, ErrStructurallySingular)
+	assert.EqualError(t, err, "sparse: matrix is structurally singular: a 1000000000×1000000000 matrix with 1 stored entry has an empty row (a nonsingular matrix has an entry in each of its 1000000000 rows)")
+
+	defer memguard.SetLimit(memguard.SetLimit(1 << 30))
+	_, err = c.ToCSR()
+	require.ErrorIs(t, err, ErrMemory)
+	assert.Contains(t, err.Error(), "sparse: converting a 1000000000×1000000000 matrix with 1 entries to CSR needs 33.5 GiB, more than the 896 MiB this process can have")
+}
+
+func TestMatrixMarketDeclaredCountBeyondMemory(t *testing.T) {
+	defer memguard.SetLimit(memguard.SetLimit(1 << 30))
+	_, err := readString(t, "%%MatrixMarket matrix coordinate real symmetric\n% big\n100000000 100000000 100000000\n1 1 1\n")
+	require.ErrorIs(t, err, ErrMemory)
+	assert.EqualError(t, err, "sparse: Matrix Market line 3: storing the 100000000 declared entries of a 100000000×100000000 matrix needs 4.47 GiB, more than the 896 MiB this process can have (memory cap of BANDSOLVE_MEMORY_LIMIT or memguard.SetLimit)")
+	// Declared more than present, within memory: counted at the end.
+	_, err = readString(t, "%%MatrixMarket matrix coordinate real general\n10 10 5\n1 1 1\n")
+	assert.EqualError(t, err, "sparse: Matrix Market line 4: found 1 entries at end of input, 5 declared")
+}
+
+func TestCheckSolvable(t *testing.T) {
+	c := NewCOO(3, 3, 0)
+	c.Add(0, 0, 1)
+	c.Add(1, 2, 1)
+	c.Add(2, 1, 1)
+	require.NoError(t, c.CheckSolvable())
+	c.Row[2] = 0 // row 3 empty, 3 entries
+	err := c.CheckSolvable()
+	require.ErrorIs(t, err, ErrStructurallySingular)
+	assert.EqualError(t, err, "sparse: matrix is structurally singular: row 3 of the 3×3 matrix has no stored entry")
+	c.Row[2], c.Col[2] = 2, 2 // column 2 empty
+	assert.EqualError(t, c.CheckSolvable(), "sparse: matrix is structurally singular: column 2 of the 3×3 matrix has no stored entry")
+	r := NewCOO(3, 4, 0)
+	assert.ErrorIs(t, r.CheckSolvable(), ErrShape)
+}

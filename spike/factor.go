@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/bandsolve/bandsolve/banded"
+	"github.com/bandsolve/bandsolve/internal/memguard"
 )
 
 // Float is the element type of a factorization: float32 or float64.
@@ -143,7 +144,9 @@ type workspace[T Float] struct {
 //     column of a NaN or ±Inf entry of A;
 //   - a *banded.RowError wrapping banded.ErrZeroPivot (boosting off) or
 //     banded.ErrNonFinite (a pivot overflowed) from a block
-//     factorization, wrapped with the partition's index.
+//     factorization, wrapped with the partition's index;
+//   - banded.ErrMemory, before anything is allocated, when the factors
+//     do not fit the memory the process can have.
 func Factor[T Float](A *banded.Band[T], opts Options) (*Factorization[T], error) {
 	if A == nil {
 		return nil, fmt.Errorf("%w: nil band matrix", banded.ErrShape)
@@ -183,6 +186,9 @@ func Factor[T Float](A *banded.Band[T], opts Options) (*Factorization[T], error)
 	}
 	if err := scanFinite(A.Data, n, k); err != nil {
 		return nil, fmt.Errorf("spike: %w", err)
+	}
+	if err := checkFactorMemory[T](n, k, p, min(workers, p), opts); err != nil {
+		return nil, err
 	}
 	f := &Factorization[T]{
 		n: n, k: k, bounds: Partitions(n, p), method: opts.Method,
@@ -405,4 +411,28 @@ func parallelFor(count, workers int, body func(worker, i int) error) error {
 		}
 	}
 	return nil
+}
+
+// checkFactorMemory reports, with an error wrapping banded.ErrMemory,
+// whether the factorization of an N×N band of half-bandwidth K in p
+// partitions fits the memory the process can have: the copy of the band
+// that holds the LU factors, the three K×K blocks (V, W, R) of every
+// interface with its pivots, and a UL scratch band for each of the
+// workers.
+func checkFactorMemory[T Float](n, k, p, workers int, opts Options) error {
+	var zero T
+	size := 8
+	if _, ok := any(zero).(float32); ok {
+		size = 4
+	}
+	scratchRows := (n + p - 1) / p
+	if opts.ULBlock > 0 {
+		scratchRows = min(scratchRows, opts.ULBlock)
+	}
+	need := memguard.Add(
+		memguard.Bytes(size, 2*k+1, n),
+		memguard.Bytes(3*size, p-1, k, k), memguard.Bytes(8, p-1, k),
+		memguard.Bytes(size, 2*k+1, scratchRows, workers),
+	)
+	return memguard.Check(fmt.Sprintf("spike: factoring a band of N=%d, K=%d in %d partitions", n, k, p), need)
 }

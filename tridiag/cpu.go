@@ -12,6 +12,8 @@ import (
 
 	"github.com/klauspost/cpuid/v2"
 
+	"github.com/bandsolve/bandsolve/internal/memguard"
+
 	"github.com/bandsolve/bandsolve/tridiag/cr"
 	"github.com/bandsolve/bandsolve/tridiag/internal/tri"
 	"github.com/bandsolve/bandsolve/tridiag/partition"
@@ -89,6 +91,11 @@ func newCPUSolver[T Float](dev *CPU, spec Spec) (*cpuSolver[T], error) {
 		s = tpr.DefaultSliceSize(n)
 	}
 	nw := min(dev.workers, spec.G)
+	var zero T
+	if err := memguard.Check(fmt.Sprintf("tridiag: the %s workspace of %d workers for N=%d (%s)", typeName(zero), nw, n, spec.Algorithm),
+		memguard.Bytes(int(sizeOf(zero)), nw, workerElems(spec.Algorithm, n, s))); err != nil {
+		return nil, err
+	}
 	ws := make([]*cpuWorker[T], nw)
 	for i := range ws {
 		w := &cpuWorker[T]{slice: s}
@@ -111,12 +118,49 @@ func newCPUSolver[T Float](dev *CPU, spec Spec) (*cpuSolver[T], error) {
 		}
 		ws[i] = w
 	}
-	var zero T
 	rowBytes := 5 * int(sizeOf(zero))
 	chunk := max(1, dev.cache/(rowBytes*n))
 	// Keep every worker busy: at least 4 tasks per worker when G allows.
 	chunk = max(1, min(chunk, spec.G/(4*nw)))
 	return &cpuSolver[T]{spec: spec, workers: ws, chunk: chunk}, nil
+}
+
+// workerElems bounds the elements one worker allocates for systems of n
+// rows: the gathered copies of a system (9n) and the algorithm's
+// workspace. It saturates instead of overflowing.
+func workerElems(alg Algorithm, n, slice int) int {
+	const big = math.MaxInt / 64
+	if n > big {
+		return math.MaxInt
+	}
+	var w int
+	switch alg {
+	case Auto, GTSV:
+		w = 4 * n
+	case CR:
+		w = 8 * n
+	case PCR:
+		w = 9 * n
+	case WangMou:
+		p := 1
+		for p < n {
+			p *= 2
+		}
+		w = 24 * p // two levels of triads, 12 values a padded row
+	case TPR:
+		w = 6*n + 4*max(slice, 2)
+	case Partition:
+		w = 13 * n
+	}
+	return 9*n + w
+}
+
+func typeName[T Float](T) string {
+	var zero T
+	if _, ok := any(zero).(float32); ok {
+		return "float32"
+	}
+	return "float64"
 }
 
 func sizeOf[T Float](v T) uintptr {

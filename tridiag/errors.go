@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/bandsolve/bandsolve/internal/memguard"
 	"github.com/bandsolve/bandsolve/tridiag/internal/tri"
 )
 
@@ -32,6 +33,11 @@ var (
 	ErrBreakdown = fmt.Errorf("%w or %w", ErrZeroPivot, ErrNonFiniteResult)
 	// ErrOptions reports an invalid option (algorithm, slice size, …).
 	ErrOptions = errors.New("tridiag: bad options")
+	// ErrMemory reports a plan whose workspace does not fit the memory
+	// the process can have (physical memory, cgroup limit, RLIMIT_AS). It
+	// is the same value as npy.ErrMemory, sparse.ErrMemory and
+	// banded.ErrMemory.
+	ErrMemory = memguard.ErrTooLarge
 	// ErrClosed reports use of a plan after Close.
 	ErrClosed = errors.New("tridiag: plan is closed")
 )

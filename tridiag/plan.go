@@ -20,7 +20,9 @@ type Plan[T Float] struct {
 }
 
 // NewPlan makes a plan for batches of the given shape on dev (nil means
-// the CPU device with one worker per core).
+// the CPU device with one worker per core). A shape whose workspace does
+// not fit the memory the process can have is refused, before anything is
+// allocated, with an error wrapping ErrMemory that names the sizes.
 func NewPlan[T Float](dev Device, shape Shape, opts Options) (*Plan[T], error) {
 	if err := shape.Validate(); err != nil {
 		return nil, err

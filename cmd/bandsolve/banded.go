@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bandsolve/bandsolve/banded"
+	"github.com/bandsolve/bandsolve/internal/atomicfile"
 	"github.com/bandsolve/bandsolve/krylov"
 	"github.com/bandsolve/bandsolve/npy"
 	"github.com/bandsolve/bandsolve/sparse"
@@ -53,7 +54,12 @@ made as b = A·x̃ with x̃ from U(−1, 1) (-seed), in which case the error
 
 Precision: f64 everywhere; f32 factors and solves in float32 (direct and
 pivot); mixed factors the preconditioner in float32 and iterates in
-float64 (iterative, the paper's §4 strategy).
+float64 (iterative, the paper's §4 strategy). The default, auto, follows
+the data: a float32 band from -npy (with a float32 -rhs, or none) is
+solved in f32 by direct and pivot and in mixed by iterative, and x is
+written as float32; any other input (float64 or mixed dtypes, -mtx, a
+generated band) is solved in f64. x (-o) is float32 when the solve is
+f32 or auto chose from float32 data, else float64.
 
 The report (stdout) gives N, K, the degree of diagonal dominance d of
 the band that is factored, the partitions, for -mtx the half-bandwidth
@@ -95,7 +101,23 @@ cuda (or cuda:N) runs the same truncated SPIKE on the GPU
 P defaults to the GPU's tuning) and, for -method iterative, BiCGStab(2)
 on device vectors with CSR products of the band or of the reordered
 sparse matrix; the report then adds the time of the uploads, which the
-factor and solve times exclude. -method pivot runs on the CPU only.`,
+factor and solve times exclude. -method pivot runs on the CPU only.
+
+Guarantees:
+  - Sizes are checked before memory is asked for: a generated band
+    (-n, -k), the (2K+1, N) shape of -npy (against the file's size and
+    memory), the Matrix Market header of -mtx (entries declared against
+    memory, and against the order: a nonsingular N×N matrix needs an
+    entry in every row and column, so a 76-byte file declaring a
+    10⁹×10⁹ matrix with one entry is refused at once), and the band the
+    reordering produces. A refusal is one line with the size asked for
+    and the size the process can have (physical memory, cgroup limit,
+    RLIMIT_AS), never an out-of-memory crash.
+  - x is written to a temporary file in the directory of -o, flushed to
+    disk and renamed over -o only when complete: a failed write (a full
+    disk) leaves an existing file unchanged.
+  - -o may not name one of the inputs (-npy, -mtx, -rhs), however
+    spelled.`,
 	examples: `  bandsolve banded -n 100000 -k 16 -d 1 -method direct
   bandsolve banded -n 100000 -k 50 -d 0.3 -p 8 -ul 2k -precision mixed
   bandsolve banded -n 20000 -k 10 -d 0.5 -precond block-jacobi
@@ -121,6 +143,9 @@ type bandedProblem struct {
 	reorder  *sparse.Reordering
 	xTrue    []float64 // manufactured solution (original ordering), or nil
 	reorderT time.Duration
+	// float32 says the band came from a float32 file, rhsFloat32 the
+	// right-hand side (-precision auto follows them).
+	float32, rhsFloat32 bool
 }
 
 func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
@@ -132,12 +157,12 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 	npyPath := fs.String("npy", "", "band `file` (.npy): a (2K+1, N) array in scipy solve_banded storage")
 	mtxPath := fs.String("mtx", "", "sparse Matrix Market `file`, reordered into a band")
 	rhsPath := fs.String("rhs", "", "right-hand side `file` (.npy vector of length N); default b = A·x̃")
-	out := fs.String("o", "", "output `file` for the solution x (.npy, float64)")
+	out := fs.String("o", "", "output `file` for the solution x (.npy; float32 when the solve is f32 or auto chose float32 from the data, else float64)")
 	method := fs.String("method", "iterative", "method: direct (truncated SPIKE), iterative (BiCGStab(2) preconditioned) or pivot (banded LU with partial pivoting)")
 	precond := fs.String("precond", "spike", "preconditioner of -method iterative: spike, block-jacobi or none")
 	parts := fs.Int("p", 0, "number of partitions P (0: spike.ChoosePartitions for the CPU's workers, the tuning of the GPU; for -method iterative and d < 1 at most spike.PreconditionerPartitions)")
 	ul := fs.String("ul", "full", "UL block for the left spikes: full (whole partition, exact), 2k (the paper's l = 2K) or an integer l > K")
-	prec := fs.String("precision", "f64", "precision: f64, f32 (direct, pivot) or mixed (iterative)")
+	prec := fs.String("precision", "auto", "precision: auto (from the data: f32 or mixed for a float32 -npy band, else f64), f64, f32 (direct, pivot) or mixed (iterative)")
 	tol := fs.Float64("tol", 1e-10, "relative residual target of -method iterative")
 	maxIter := fs.Int("maxiter", 0, "most BiCG steps of -method iterative (0: krylov's default)")
 	boost := fs.Float64("boost", 0, "relative diagonal boosting threshold (0: the machine epsilon; negative: off)")
@@ -187,7 +212,7 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 		return usageErrorf("-precond %s applies to -method iterative only", *precond)
 	}
 	switch *prec {
-	case "f64":
+	case "auto", "f64":
 	case "f32":
 		if *method == "iterative" {
 			return usageErrorf("-precision f32 with -method iterative: use mixed (float32 preconditioner, float64 iteration) or f64")
@@ -198,7 +223,7 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 		}
 		opts.Precision = spike.Mixed
 	default:
-		return usageErrorf("unknown precision %q (want f64, f32 or mixed)", *prec)
+		return usageErrorf("unknown precision %q (want auto, f64, f32 or mixed)", *prec)
 	}
 	if *parts < 0 {
 		return usageErrorf("-p %d: want ≥ 0", *parts)
@@ -239,6 +264,12 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 		return usageErrorf("-method pivot runs on the CPU only (banded LU with partial pivoting is the host reference); use -device cpu")
 	}
 
+	if *out != "" {
+		if err := atomicfile.CheckNotInput(*out, *npyPath, *mtxPath, *rhsPath); err != nil {
+			return usageErrorf("-o %v", err)
+		}
+	}
+
 	// The problem.
 	var pb *bandedProblem
 	switch {
@@ -247,6 +278,10 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 	case *mtxPath != "":
 		pb, err = bandFromMTX(*mtxPath, *delta)
 	default:
+		// The band and the copy a factorization makes of it.
+		if err := banded.CheckMemory[float64](*n, *k, 2); err != nil {
+			return fmt.Errorf("-n %d -k %d: %w", *n, *k, err)
+		}
 		pb = &bandedProblem{
 			source: fmt.Sprintf("generated (N=%d, K=%d, d=%g, seed %d)", *n, *k, *d, *seed),
 			band:   banded.Random[float64](*n, *k, *d, rand.New(rand.NewPCG(*seed, 0xba4d))),
@@ -258,6 +293,21 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 	}
 	if err := pb.rightHandSide(*rhsPath, *seed); err != nil {
 		return err
+	}
+	// -precision auto: float32 data (a float32 band, and a float32
+	// right-hand side or none) is solved in float32 (mixed for the
+	// iteration) and x written as float32.
+	outF32 := *prec == "f32"
+	if *prec == "auto" {
+		*prec = "f64"
+		if pb.float32 && (*rhsPath == "" || pb.rhsFloat32) {
+			outF32 = true
+			*prec = "f32"
+			if *method == "iterative" {
+				*prec = "mixed"
+				opts.Precision = spike.Mixed
+			}
+		}
 	}
 	A := pb.band
 	opts.Options.Partitions = *parts
@@ -359,8 +409,14 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 	writeBandedReport(stdout, pb, &rep, workers)
 	failed := solveErr != nil || rep.status.Failed()
 	if *out != "" && (!failed || *force) {
-		if err := npy.WriteFile(*out, []int{len(x)}, x); err != nil {
-			return err
+		var werr error
+		if outF32 {
+			werr = npy.WriteFile(*out, []int{len(x)}, convertVec[float32](x))
+		} else {
+			werr = npy.WriteFile(*out, []int{len(x)}, x)
+		}
+		if werr != nil {
+			return werr
 		}
 	}
 	if !failed {
@@ -549,12 +605,15 @@ func copyVec[T, U banded.Float](dst []T, src []U) {
 	}
 }
 
-// bandFromNPY reads a (2K+1, N) band in solve_banded storage.
+// bandFromNPY reads a (2K+1, N) band in solve_banded storage. The shape
+// is checked from the header, against the file's size and the memory,
+// before the data is read; the array read is the band's storage itself.
 func bandFromNPY(path string) (*bandedProblem, error) {
-	shape, data, err := readArray("-npy", path)
+	h, err := npy.ReadFileHeader(path)
 	if err != nil {
-		return nil, err
+		return nil, inputError("-npy", err)
 	}
+	shape := h.Shape
 	if len(shape) != 2 || shape[0]%2 == 0 || shape[1] < 1 {
 		return nil, fmt.Errorf("%s: shape %s; want (2K+1, N) with an odd number of rows (scipy solve_banded storage ab[K+i−j, j] = a_ij)", path, shapeString(shape))
 	}
@@ -562,17 +621,24 @@ func bandFromNPY(path string) (*bandedProblem, error) {
 	if k >= n {
 		return nil, fmt.Errorf("%s: shape %s gives K=%d ≥ N=%d; want K < N", path, shapeString(shape), k, n)
 	}
-	A, _ := banded.New[float64](n, k)
+	// The band and the copy a factorization makes of it.
+	if err := banded.CheckMemory[float64](n, k, 2); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	_, data, err := readArray("-npy", path)
+	if err != nil {
+		return nil, err
+	}
 	// Row s of ab, column j is a_{j+s−K, j}: Band's storage exactly, but
 	// the corners outside the matrix are zeroed.
-	for s := 0; s <= 2*k; s++ {
-		for j := 0; j < n; j++ {
-			if i := j + s - k; i >= 0 && i < n {
-				A.Data[s*n+j] = data[s*n+j]
-			}
-		}
+	A := &banded.Band[float64]{N: n, K: k, Data: data}
+	for s := 0; s < k; s++ {
+		clear(data[s*n : s*n+k-s]) // super-diagonal K−s: columns j < K−s
 	}
-	return &bandedProblem{source: "npy " + path, band: A, op: A}, nil
+	for s := k + 1; s <= 2*k; s++ {
+		clear(data[s*n+n-(s-k) : (s+1)*n]) // sub-diagonal s−K: columns j ≥ N−(s−K)
+	}
+	return &bandedProblem{source: "npy " + path, band: A, op: A, float32: h.IsFloat32()}, nil
 }
 
 // bandFromMTX reads a Matrix Market file, reorders it (matching with
@@ -587,12 +653,14 @@ func bandFromMTX(path string, delta float64) (*bandedProblem, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	// Square, with an entry in every row and column, before ToCSR
+	// allocates for N rows.
+	if err := coo.CheckSolvable(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	a, err := coo.ToCSR()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if a.N != a.M {
-		return nil, fmt.Errorf("%s: the matrix is %d×%d; want a square matrix", path, a.N, a.M)
 	}
 	start := time.Now()
 	r, err := sparse.Reorder(a, sparse.ReorderOptions{Matching: true, Scale: true, RCM: true, Delta: delta})
@@ -619,6 +687,14 @@ func (pb *bandedProblem) rightHandSide(path string, seed uint64) error {
 	n := pb.band.N
 	var b []float64
 	if path != "" {
+		h, err := npy.ReadFileHeader(path)
+		if err != nil {
+			return inputError("-rhs", err)
+		}
+		if len(h.Shape) != 1 || h.Shape[0] != n {
+			return fmt.Errorf("%s: shape %s; want (%d,), a vector of length N", path, shapeString(h.Shape), n)
+		}
+		pb.rhsFloat32 = h.IsFloat32()
 		shape, data, err := readArray("-rhs", path)
 		if err != nil {
 			return err

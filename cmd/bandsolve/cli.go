@@ -144,6 +144,14 @@ Commands:
 
 Run "bandsolve <command> -h" for the flags and examples of a command.
 The default build solves on the CPU; build with -tags cuda for NVIDIA GPUs.
+The CUDA build checks for a GPU before anything else and, without one,
+says in one line what is missing (driver, device) and exits with status 1.
+
+Sizes read from files and flags are checked against the memory the
+process can have (physical memory, cgroup limit, RLIMIT_AS) before any
+is asked for; BANDSOLVE_MEMORY_LIMIT (e.g. 8GiB) caps it further. Output
+files are written to a temporary file and renamed into place when
+complete, so a failure never leaves a partial or truncated file.
 
 Examples:
   bandsolve stability -n 512 -format markdown

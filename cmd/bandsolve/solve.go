@@ -5,12 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
+	"github.com/bandsolve/bandsolve/internal/atomicfile"
+	"github.com/bandsolve/bandsolve/internal/memguard"
 	"github.com/bandsolve/bandsolve/npy"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
@@ -21,8 +25,8 @@ var solveCommand = &command{
 	synopsis: "solve (-a A.npy -b B.npy -c C.npy | -const \"a,b,c\") -d D.npy -o X.npy [flags]",
 	about: `Solve reads the coefficients and right-hand sides of a batch of
 tridiagonal systems from NumPy .npy files, solves them and writes the
-solutions x to a .npy file with the shape of d (float64 or float32, as
--precision says). Row i of a system reads
+solutions x to a .npy file with the shape of d and the precision of the
+solve. Row i of a system reads
 
     a[i]·x[i−1] + b[i]·x[i] + c[i]·x[i+1] = d[i]
 
@@ -36,6 +40,12 @@ is accepted):
   (G, N)   G systems, one per row of the array (contiguous layout)
   (N, G)   with -layout interleaved: G systems, one per column; row i of
            system g is element (i, g), i.e. index i·G + g
+
+Precision follows the data: when every input file is float32 ('<f4'),
+the systems are solved in float32 and x is written as float32, as
+NumPy users expect; any other dtype, or a mix, solves in float64 and
+writes float64. -precision f32 or f64 overrides this (the inputs are
+then rounded or widened). -device cuda makes the same choice.
 
 A one-line summary goes to stderr: N, G, algorithm (with auto: what it
 ran, e.g. "auto (thomas, gtsv for the systems where thomas breaks down)"
@@ -56,7 +66,21 @@ written unless -force is given.
 
 When some systems cannot be solved at all (a zero pivot without
 pivoting, or a singular matrix found by pivoting) x is still written,
-with NaN in their rows, and the command exits with status 1.`,
+with NaN in their rows, and the command exits with status 1.
+
+Guarantees:
+  - The headers of all input files are read and checked first: shapes,
+    dtypes, and that each file holds the data its header declares; the
+    memory the solve needs (the arrays and the plan's workspace) is
+    checked against what the process can have (physical memory, cgroup
+    limit, RLIMIT_AS), and refused with the size asked for and the size
+    available, before any array is read.
+  - x is written to a temporary file in the directory of -o, flushed to
+    disk and renamed over -o only when complete: a failed write (a full
+    disk) leaves an existing file unchanged.
+  - -o may not name one of the inputs (the same file, however spelled).
+  - Every error is one line naming the file, and the system and row
+    where one is at fault.`,
 	examples: `  bandsolve solve -a a.npy -b b.npy -c c.npy -d d.npy -o x.npy
   bandsolve solve -const "-1,2,-1" -d d.npy -o x.npy -precision f32
   bandsolve solve -const "1,4,1" -cyclic -d d.npy -o x.npy      # periodic spline
@@ -65,11 +89,11 @@ with NaN in their rows, and the command exits with status 1.`,
 	run: runSolve,
 }
 
-// solveInput is a batch read from the command line's files.
+// solveInput is what the command line says of the batch: the shape of
+// d and the constant coefficients; solveFiles reads the arrays.
 type solveInput struct {
 	shape      []int // of d, written back for x
 	shape3     tridiag.Shape
-	a, b, c, d []float64
 	constant   bool
 	ca, cb, cc float64
 	cyclic     bool
@@ -85,7 +109,7 @@ func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
 	constant := fs.String("const", "", "constant coefficients \"a,b,c\" of every row, instead of -a, -b and -c")
 	layout := fs.String("layout", "contiguous", "layout of 2-D arrays: contiguous (G, N) or interleaved (N, G)")
 	alg := fs.String("algorithm", "auto", "algorithm: "+algorithmList())
-	prec := fs.String("precision", "f64", "precision of the solve and of x: f64 or f32")
+	prec := fs.String("precision", "auto", "precision of the solve and of x: auto (float32 when every input file is float32, else float64), f32 or f64")
 	device := fs.String("device", "cpu", "device: cpu, cpu:WORKERS, cuda or cuda:N (see 'bandsolve devices')")
 	cyclic := fs.Bool("cyclic", false, "periodic systems: a[0] and c[N−1] are the corner entries")
 	slice := fs.Int("slice", 0, "TPR slice size S, a power of two ≥ 2 (0: the default for N)")
@@ -135,9 +159,12 @@ func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageErrorf("unknown algorithm %q (want %s)", *alg, algorithmList())
 	}
-	precision, ok := parsePrecision(*prec)
-	if !ok {
-		return usageErrorf("unknown precision %q (want f64 or f32)", *prec)
+	precision := strings.ToLower(*prec)
+	if precision != "auto" {
+		var ok bool
+		if precision, ok = parsePrecision(*prec); !ok {
+			return usageErrorf("unknown precision %q (want auto, f64 or f32)", *prec)
+		}
 	}
 	if s := *slice; s != 0 && (s < 2 || s&(s-1) != 0) {
 		return usageErrorf("-slice %d: the TPR slice size must be 0 or a power of two ≥ 2", s)
@@ -149,28 +176,40 @@ func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	// Read the arrays.
-	var dShape []int
-	if dShape, in.d, err = readArray("-d", *dPath); err != nil {
-		return err
-	}
-	if in.shape3, err = batchShape(*dPath, dShape, interleaved); err != nil {
-		return err
-	}
-	in.shape = dShape
+	inputs := []string{*dPath}
 	if !in.constant {
-		for _, f := range []struct {
-			flag, path string
-			dst        *[]float64
-		}{{"-a", *aPath, &in.a}, {"-b", *bPath, &in.b}, {"-c", *cPath, &in.c}} {
-			shape, data, err := readArray(f.flag, f.path)
+		inputs = append(inputs, *aPath, *bPath, *cPath)
+	}
+	if err := atomicfile.CheckNotInput(*out, inputs...); err != nil {
+		return usageErrorf("-o %v", err)
+	}
+
+	// The headers first: shapes, dtypes and sizes, before any data.
+	dHead, err := npy.ReadFileHeader(*dPath)
+	if err != nil {
+		return inputError("-d", err)
+	}
+	if in.shape3, err = batchShape(*dPath, dHead.Shape, interleaved); err != nil {
+		return err
+	}
+	in.shape = dHead.Shape
+	allF32 := dHead.IsFloat32()
+	if !in.constant {
+		for _, f := range []struct{ flag, path string }{{"-a", *aPath}, {"-b", *bPath}, {"-c", *cPath}} {
+			h, err := npy.ReadFileHeader(f.path)
 			if err != nil {
-				return err
+				return inputError(f.flag, err)
 			}
-			if !sameShape(shape, dShape) {
-				return fmt.Errorf("%s: shape %s does not match the shape %s of %s (-d)", f.path, shapeString(shape), shapeString(dShape), *dPath)
+			if !sameShape(h.Shape, dHead.Shape) {
+				return fmt.Errorf("%s: shape %s does not match the shape %s of %s (-d)", f.path, shapeString(h.Shape), shapeString(dHead.Shape), *dPath)
 			}
-			*f.dst = data
+			allF32 = allF32 && h.IsFloat32()
+		}
+	}
+	if precision == "auto" {
+		precision = "f64"
+		if allF32 {
+			precision = "f32"
 		}
 	}
 
@@ -182,9 +221,9 @@ func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
 	opts := tridiag.Options{Algorithm: algorithm, SliceSize: *slice, Cyclic: *cyclic, Tol: *tol}
 	var res solveResult
 	if precision == "f32" {
-		res, err = solveBatch[float32](dev, in, opts, *out, *force)
+		res, err = solveFiles[float32](dev, in, *aPath, *bPath, *cPath, *dPath, opts, *out, *force)
 	} else {
-		res, err = solveBatch[float64](dev, in, opts, *out, *force)
+		res, err = solveFiles[float64](dev, in, *aPath, *bPath, *cPath, *dPath, opts, *out, *force)
 	}
 	if err != nil && res.failed == 0 {
 		return err
@@ -256,16 +295,31 @@ func parseConst(s string) ([3]float64, error) {
 
 // readArray reads a .npy file of any numeric dtype as float64.
 func readArray(flagName, path string) ([]int, []float64, error) {
+	return readArrayAs[float64](flagName, path)
+}
+
+// readArrayAs reads a .npy file of any numeric dtype as T.
+func readArrayAs[T npy.Float](flagName, path string) ([]int, []T, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", flagName, err)
 	}
 	defer f.Close()
-	shape, data, _, err := npy.ReadAny(f)
+	shape, data, _, err := npy.ReadAs[T](f)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return shape, data, nil
+}
+
+// inputError names the flag of a file that cannot be opened (the npy
+// errors of a file that opens name its path already).
+func inputError(flagName string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Op == "open" {
+		return fmt.Errorf("%s: %w", flagName, err)
+	}
+	return err
 }
 
 // batchShape turns the shape of d into a batch shape.
@@ -334,12 +388,43 @@ type solveResult struct {
 	written          bool // x was written to out
 }
 
+// solveFiles checks that the batch's arrays fit in memory, reads them in
+// precision T (a, b and c only without constant coefficients) and solves
+// them with solveBatch.
+func solveFiles[T tridiag.Float](dev tridiag.Device, in *solveInput, aPath, bPath, cPath, dPath string, opts tridiag.Options, out string, force bool) (solveResult, error) {
+	arrays := 2 // d and x
+	if !in.constant {
+		arrays += 3
+	}
+	sh := in.shape3
+	var zero T
+	if err := memguard.Check(fmt.Sprintf("solving %d systems of %d rows (%d %T arrays)", sh.G, sh.N, arrays, zero),
+		memguard.Bytes(int(unsafe.Sizeof(zero)), sh.N, sh.G, arrays)); err != nil {
+		return solveResult{}, err
+	}
+	var a, b, c, d []T
+	for _, f := range []struct {
+		flag, path string
+		dst        *[]T
+	}{{"-d", dPath, &d}, {"-a", aPath, &a}, {"-b", bPath, &b}, {"-c", cPath, &c}} {
+		if f.flag != "-d" && in.constant {
+			continue
+		}
+		_, data, err := readArrayAs[T](f.flag, f.path)
+		if err != nil {
+			return solveResult{}, err
+		}
+		*f.dst = data
+	}
+	return solveBatch(dev, in, a, b, c, d, opts, out, force)
+}
+
 // solveBatch solves the batch in precision T, checks the accuracy of
 // every solved system (Plan.Check, on the host) and writes x to out
 // unless some solved system fails the check (and force is off). When
 // some systems fail to solve it still writes x and returns the
 // *BatchError with res.failed > 0.
-func solveBatch[T tridiag.Float](dev tridiag.Device, in *solveInput, opts tridiag.Options, out string, force bool) (solveResult, error) {
+func solveBatch[T tridiag.Float](dev tridiag.Device, in *solveInput, a, b, c, d []T, opts tridiag.Options, out string, force bool) (solveResult, error) {
 	var res solveResult
 	sh := in.shape3
 	plan, err := tridiag.NewPlan[T](dev, sh, opts)
@@ -348,17 +433,6 @@ func solveBatch[T tridiag.Float](dev tridiag.Device, in *solveInput, opts tridia
 	}
 	defer plan.Close()
 	res.plan = plan.Describe()
-	conv := func(v []float64) []T {
-		if v == nil {
-			return nil
-		}
-		t := make([]T, len(v))
-		for i, f := range v {
-			t[i] = T(f)
-		}
-		return t
-	}
-	a, b, c, d := conv(in.a), conv(in.b), conv(in.c), conv(in.d)
 	ca, cb, cc := T(in.ca), T(in.cb), T(in.cc)
 	x := make([]T, len(d))
 	ctx := context.Background()

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/bandsolve/bandsolve/internal/atomicfile"
 	"github.com/bandsolve/bandsolve/stability"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tridiag/tpr"
@@ -54,7 +54,12 @@ The csv format is long: one record per type × precision × algorithm with
 the fields type,description,precision,algorithm,n,rel_error,status (status
 is ok, nan, breakdown, singular, no-ref, n/a or error), after one CSV
 header line; the title line (device, n, seed) goes to stderr so that the
-output stays plain CSV.`,
+output stays plain CSV.
+
+With -o the table is written to a temporary file in the target's
+directory, flushed to disk and renamed over the target only when it is
+complete: a failure (a full disk, a failed device) leaves an existing
+file unchanged.`,
 	examples: `  bandsolve stability                        # n = 512, all algorithms, f32 and f64
   bandsolve stability -n 1024 -seed 7 -format markdown -o table.md
   bandsolve stability -types extended -algorithms thomas,gtsv,tpr -precision f64
@@ -144,12 +149,12 @@ func runStability(c *command, args []string, stdout, stderr io.Writer) error {
 	defer release()
 
 	w := stdout
-	var f *os.File
+	var f *atomicfile.File
 	if cfg.out != "" {
-		if f, err = os.Create(cfg.out); err != nil {
+		if f, err = atomicfile.Create(cfg.out); err != nil {
 			return err
 		}
-		defer f.Close()
+		defer f.Abort()
 		w = f
 	}
 
@@ -171,7 +176,7 @@ func runStability(c *command, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if f != nil {
-		if err := f.Close(); err != nil {
+		if err := f.Commit(); err != nil {
 			return err
 		}
 	}
