@@ -14,6 +14,9 @@ flags=(-tags cuda -trimpath -ldflags=-s\ -w)
 for pkg in $(go list -tags cuda -f '{{if .TestGoFiles}}{{.ImportPath}}{{end}}' ./... | grep -E '/cuda$|/bench$|/examples/|/cmd/bandsolve$' || true); do
   name=$(basename "$pkg")
   go test -c "${flags[@]}" -o ".gpu/$name.test" "$pkg"
+  # The package's folder: run.sh runs the binary there, as go test does,
+  # so that tests reading files of the repository (docs, baselines) find them.
+  go list -tags cuda -f '{{.Dir}}' "$pkg" | sed "s|^$root/||" > ".gpu/$name.dir"
 done
 if [ -d cmd/bandsolve ]; then
   # -buildvcs: the bench records the commit in its CSV records.

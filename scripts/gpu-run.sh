@@ -19,23 +19,31 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > 
 SLOW='TestTPRLargePaths|TestTPRStagesBitExact|TestTPRSolveBitExact|TestWMBitExact'
 L='TestLanes|TestPartitionTooLarge|TestPartitionLanes|Transposed|TestConstStreamAuto|TestResident|TestSegment|TestCluster|TestAuto'
 : > "$out/summary.txt"
+# Each binary runs in its package's folder of the checkout beside .gpu/
+# (NAME.dir, written by build-gpu.sh), as go test runs it, when that folder
+# is there; else in .gpu/.
+pkgdir() {
+  local d
+  d=$(cat "$here/$1.dir" 2>/dev/null) && [ -d "$here/../$d" ] && { echo "$here/../$d"; return; }
+  echo "$here"
+}
 run() {
   local name=$1 t=$2 s rc
   shift 2
   s=$(date +%s)
-  (cd "$here" && timeout "$t" "$@") > "$out/$name.txt" 2>&1
+  (cd "$(pkgdir "${name%%-*}")" && timeout "$t" "$@") > "$out/$name.txt" 2>&1
   rc=$?
   echo "$name rc=$rc $(($(date +%s) - s))s $(grep -cE '^--- PASS' "$out/$name.txt") pass $(grep -cE '^--- FAIL' "$out/$name.txt") fail" >> "$out/summary.txt"
 }
 if [ -x "$here/cuda.test" ]; then
-  [ -n "${2:-}" ] || run cuda-slow 400 ./cuda.test -test.v -test.run "$SLOW" -test.timeout 395s &
-  run cuda-lseg 300 ./cuda.test -test.v -test.run "$L" -test.timeout 295s &
-  run cuda-a 300 ./cuda.test -test.v -test.skip "$SLOW|$L" -test.run 'Test[A-O]|Example' -test.timeout 295s &
-  run cuda-b 300 ./cuda.test -test.v -test.skip "$SLOW|$L" -test.run 'Test[P-Z]' -test.timeout 295s &
+  [ -n "${2:-}" ] || run cuda-slow 400 "$here/cuda.test" -test.v -test.run "$SLOW" -test.timeout 395s &
+  run cuda-lseg 300 "$here/cuda.test" -test.v -test.run "$L" -test.timeout 295s &
+  run cuda-a 300 "$here/cuda.test" -test.v -test.skip "$SLOW|$L" -test.run 'Test[A-O]|Example' -test.timeout 295s &
+  run cuda-b 300 "$here/cuda.test" -test.v -test.skip "$SLOW|$L" -test.run 'Test[P-Z]' -test.timeout 295s &
 fi
 for b in "$here"/*.test; do
   name=$(basename "$b" .test)
-  [ "$name" = cuda ] || run "$name" 300 "./$name.test" -test.v -test.timeout 295s &
+  [ "$name" = cuda ] || run "$name" 300 "$here/$name.test" -test.v -test.timeout 295s &
 done
 wait
 cat "$out/summary.txt"
