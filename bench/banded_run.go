@@ -687,36 +687,8 @@ func (r BandResult) record() []string {
 // (comment lines and repeated header records are skipped, so that the CSV
 // files of several runs may be concatenated).
 func ReadBandCSV(rd io.Reader) ([]BandResult, error) {
-	cr := csv.NewReader(rd)
-	cr.Comment = '#'
-	cr.FieldsPerRecord = -1
-	recs, err := cr.ReadAll()
-	if err != nil {
-		return nil, fmt.Errorf("bench: banded CSV: %w", err)
-	}
-	if len(recs) == 0 {
-		return nil, nil
-	}
-	col := map[string]int{}
-	for i, h := range recs[0] {
-		col[h] = i
-	}
-	for _, h := range bandCSVHeader {
-		if _, ok := col[h]; !ok {
-			return nil, fmt.Errorf("bench: banded CSV has no column %q", h)
-		}
-	}
 	var out []BandResult
-	for ln, rec := range recs[1:] {
-		if slices.Equal(rec, recs[0]) {
-			continue
-		}
-		get := func(h string) string {
-			if i, ok := col[h]; ok && i < len(rec) {
-				return rec[i]
-			}
-			return ""
-		}
+	err := readRecords(rd, bandCSVHeader, func(get func(string) string) error {
 		var errs []error
 		atoi := func(h string) int {
 			v, err := strconv.Atoi(get(h))
@@ -743,11 +715,12 @@ func ReadBandCSV(rd io.Reader) ([]BandResult, error) {
 			Prov: parseProvenance(get),
 		}
 		if err := errors.Join(errs...); err != nil {
-			return out, fmt.Errorf("bench: banded CSV record %d: %w", ln+1, err)
+			return err
 		}
 		out = append(out, r)
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 // WriteBandPlots writes the banded plots into dir (created if need be)

@@ -204,46 +204,58 @@ func (r Result) record() []string {
 // are skipped, and so are repeated header records, so that the CSV files
 // of several runs may simply be concatenated, as bench/baselines are).
 func ReadCSV(rd io.Reader) ([]Result, error) {
+	var out []Result
+	err := readRecords(rd, csvHeader, func(get func(string) string) error {
+		r, err := parseRecord(get)
+		if err == nil {
+			out = append(out, r)
+		}
+		return err
+	})
+	return out, err
+}
+
+// readRecords reads CSV records under a header that has the columns
+// required, skipping comment lines and repeated header records, and calls
+// each with a getter of its fields by column name ("" when absent).
+func readRecords(rd io.Reader, required []string, each func(get func(string) string) error) error {
 	cr := csv.NewReader(rd)
 	cr.Comment = '#'
 	cr.FieldsPerRecord = -1
 	recs, err := cr.ReadAll()
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("bench: CSV: %w", err)
 	}
 	if len(recs) == 0 {
-		return nil, nil
+		return nil
 	}
 	col := map[string]int{}
 	for i, h := range recs[0] {
 		col[h] = i
 	}
-	for _, h := range csvHeader {
+	for _, h := range required {
 		if _, ok := col[h]; !ok {
-			return nil, fmt.Errorf("bench: CSV has no column %q", h)
+			return fmt.Errorf("bench: CSV has no column %q", h)
 		}
 	}
-	var out []Result
 	for ln, rec := range recs[1:] {
 		if slices.Equal(rec, recs[0]) {
 			continue
 		}
-		r, err := parseRecord(rec, col)
-		if err != nil {
-			return out, fmt.Errorf("bench: CSV record %d: %w", ln+1, err)
+		get := func(h string) string {
+			if i, ok := col[h]; ok && i < len(rec) {
+				return rec[i]
+			}
+			return ""
 		}
-		out = append(out, r)
+		if err := each(get); err != nil {
+			return fmt.Errorf("bench: CSV record %d: %w", ln+1, err)
+		}
 	}
-	return out, nil
+	return nil
 }
 
-func parseRecord(rec []string, col map[string]int) (Result, error) {
-	get := func(h string) string {
-		if i, ok := col[h]; ok && i < len(rec) {
-			return rec[i]
-		}
-		return ""
-	}
+func parseRecord(get func(string) string) (Result, error) {
 	var errs []error
 	atoi := func(h string) int {
 		v, err := strconv.Atoi(get(h))
