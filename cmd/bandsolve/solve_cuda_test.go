@@ -3,9 +3,15 @@
 package main
 
 import (
+	"fmt"
+	"math"
+	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
+
+	"github.com/bandsolve/bandsolve/npy"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,5 +29,64 @@ func TestSolveSummaryAutoCUDA(t *testing.T) {
 		require.Equal(t, 0, code, errOut)
 		assert.Regexp(t, regexp.MustCompile(` algorithm=auto \((thomas|gtsv|cr|pcr|wangmou|tpr|partition|batches)`), errOut)
 		assert.NotContains(t, errOut, "algorithm=auto precision")
+	}
+}
+
+// TestSolveAccuracyCheckCUDA: the accuracy verdict runs on the host after
+// a GPU solve as after a CPU one: the periodic Poisson matrix (singular)
+// and a batch of Neumann operators of which some are singular fail with
+// exit status 1 and x is not written, for every algorithm, both
+// precisions and both layouts; the non-singular batch passes.
+func TestSolveAccuracyCheckCUDA(t *testing.T) {
+	dir := t.TempDir()
+	d := make([]float64, 8)
+	for i := range d {
+		d[i] = math.Sin(float64(i + 1))
+	}
+	dPath := filepath.Join(dir, "d8.npy")
+	require.NoError(t, npy.WriteFile(dPath, []int{8}, d))
+	failed := func(what, errOut, out string) {
+		if strings.Contains(errOut, "systems failed") || strings.Contains(errOut, "singular matrix") {
+			return // a breakdown the solver reports itself
+		}
+		assert.Contains(t, errOut, "accuracy check failed", what)
+		assert.Contains(t, errOut, "ill-conditioned", what)
+		assert.NoFileExists(t, out, what)
+	}
+	for _, alg := range allAlgorithms {
+		for _, prec := range []string{"f64", "f32"} {
+			what := "periodic Poisson " + alg + " " + prec
+			out := filepath.Join(dir, "x-"+alg+prec+".npy")
+			code, _, errOut := runCmd(t, "solve", "-device", "cuda", "-const", "-1,2,-1", "-cyclic", "-d", dPath, "-o", out, "-algorithm", alg, "-precision", prec)
+			assert.Equal(t, exitFail, code, "%s: %s", what, errOut)
+			failed(what, errOut, out)
+		}
+	}
+	singular := map[int]bool{1: true, 3: true, 4: true}
+	for _, interleaved := range []bool{false, true} {
+		bt := neumannBatch(40, 6, interleaved, singular, 7)
+		files := bt.write(t, dir, false)
+		ok := neumannBatch(40, 6, interleaved, nil, 7)
+		okDir := t.TempDir()
+		okFiles := ok.write(t, okDir, false)
+		if interleaved {
+			files = append(files, "-layout", "interleaved")
+			okFiles = append(okFiles, "-layout", "interleaved")
+		}
+		for _, alg := range allAlgorithms {
+			for _, prec := range []string{"f64", "f32"} {
+				what := fmt.Sprintf("Neumann interleaved=%v %s %s", interleaved, alg, prec)
+				out := filepath.Join(dir, "x.npy")
+				_ = os.Remove(out)
+				code, _, errOut := runCmd(t, append([]string{"solve", "-device", "cuda", "-o", out, "-algorithm", alg, "-precision", prec}, files...)...)
+				assert.Equal(t, exitFail, code, "%s: %s", what, errOut)
+				if !strings.Contains(errOut, "systems failed") {
+					assert.Contains(t, errOut, "accuracy check failed for 3 of 6 systems (systems 1, 3, 4)", what)
+				}
+				failed(what, errOut, out)
+			}
+		}
+		code, _, errOut := runCmd(t, append([]string{"solve", "-device", "cuda", "-o", filepath.Join(okDir, "x.npy")}, okFiles...)...)
+		assert.Equal(t, 0, code, errOut)
 	}
 }
