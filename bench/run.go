@@ -86,6 +86,15 @@ host's banded LU with partial pivoting (cpu:gbsv, one goroutine; skipped
 above -host-cap) and package spike on all cores; and batches of
 pentadiagonal systems against cuSPARSE gpsvInterleavedBatch.
 
+Every CSV record carries its provenance (grid, device, driver, library,
+copy bandwidth, date, commit). Baselines (bench/baselines/NAME.csv and
+NAME-banded.csv) are such files concatenated: -baseline FILE compares a
+run with one (the speed of each case, REGRESSION where the runs' spreads
+do not overlap, exit status 1 then); -merge and -parts put the part files
+of scripts/baseline.sh into a baseline; -report DIR writes
+DIR/performance.md, its plots and the README's headline table from the
+baselines, without running anything.
+
 Flags:
 `
 
