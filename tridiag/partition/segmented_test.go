@@ -92,7 +92,7 @@ func TestSegmentedPoisson(t *testing.T) {
 		for i := range n {
 			a[i], b[i], c[i], d[i] = -1, 2, -1, 2*r.Float64()-1
 		}
-		want := tritest.Reference(t, a, b, c, d)
+		want := tritest.Reference(t, tritest.System{A: a, B: b, C: c, D: d})
 		x, y := make([]float64, n), make([]float64, n)
 		require.NoError(t, Solve(a, b, c, d, y, 16, nil))
 		require.NoError(t, SolveSegmented(a, b, c, d, x, 16, 1024, nil, ReducedCR[float64]))

@@ -21,13 +21,13 @@ type system struct{ a, b, c, d []float64 }
 // randSystem returns a diagonally dominant system: a, c, d from U(−1,1), b
 // from U(−1,1)+4. a[0] and c[n−1] are left random (they must be ignored).
 func randSystem(r *rand.Rand, n int) system {
-	a, b, c, d := tritest.RandSystem(r, n, 4)
-	return system{a, b, c, d}
+	s := tritest.RandSystem(r, n, 4)
+	return system{s.A, s.B, s.C, s.D}
 }
 
 // reference solves s with the pivoting oracle tri.GTSV in float64.
 func reference(t testing.TB, s system) []float64 {
-	return tritest.Reference(t, s.a, s.b, s.c, s.d)
+	return tritest.Reference(t, tritest.System{A: s.a, B: s.b, C: s.c, D: s.d})
 }
 
 // tol is the relative tolerance of precision T.
