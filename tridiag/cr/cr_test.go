@@ -42,8 +42,7 @@ func pivotRow(n, k int) int {
 // TestSolve runs the checks every solver shares (accuracy, aliasing,
 // workspaces, ignored entries, breakdowns, allocation, backward stability).
 func TestSolve(t *testing.T) {
-	t.Run("float32", func(t *testing.T) { tritest.Test(t, solver[float32]()) })
-	t.Run("float64", func(t *testing.T) { tritest.Test(t, solver[float64]()) })
+	tritest.Both(t, solver[float32](), solver[float64]())
 }
 
 func TestPivotRowRule(t *testing.T) {

@@ -51,13 +51,11 @@ func solverPCR[T tri.Float]() tritest.Solver[T, *Workspace[T]] {
 // workspaces, ignored entries, breakdowns, allocation, backward
 // stability) with every chunk size.
 func TestSolve(t *testing.T) {
-	t.Run("float32", func(t *testing.T) { tritest.Test(t, solver[float32]()) })
-	t.Run("float64", func(t *testing.T) { tritest.Test(t, solver[float64]()) })
+	tritest.Both(t, solver[float32](), solver[float64]())
 }
 
 func TestSolvePCR(t *testing.T) {
-	t.Run("float32", func(t *testing.T) { tritest.Test(t, solverPCR[float32]()) })
-	t.Run("float64", func(t *testing.T) { tritest.Test(t, solverPCR[float64]()) })
+	tritest.Both(t, solverPCR[float32](), solverPCR[float64]())
 }
 
 func TestSizes(t *testing.T) {

@@ -51,13 +51,11 @@ func hybrid[T tri.Float]() tritest.Solver[T, *Workspace[T]] {
 // SolveHybrid with every step count. PCR is not backward stable (see the
 // package documentation), so that check is not run.
 func TestSolve(t *testing.T) {
-	t.Run("float32", func(t *testing.T) { tritest.Test(t, solver[float32]()) })
-	t.Run("float64", func(t *testing.T) { tritest.Test(t, solver[float64]()) })
+	tritest.Both(t, solver[float32](), solver[float64]())
 }
 
 func TestSolveHybrid(t *testing.T) {
-	t.Run("float32", func(t *testing.T) { tritest.Test(t, hybrid[float32]()) })
-	t.Run("float64", func(t *testing.T) { tritest.Test(t, hybrid[float64]()) })
+	tritest.Both(t, hybrid[float32](), hybrid[float64]())
 }
 
 func TestSteps(t *testing.T) {

@@ -41,8 +41,7 @@ func solver[T tri.Float]() tritest.Solver[T, *Workspace[T]] {
 // workspaces, ignored entries, breakdowns, allocation, backward
 // stability) with every slice size.
 func TestSolve(t *testing.T) {
-	t.Run("float32", func(t *testing.T) { tritest.Test(t, solver[float32]()) })
-	t.Run("float64", func(t *testing.T) { tritest.Test(t, solver[float64]()) })
+	tritest.Both(t, solver[float32](), solver[float64]())
 }
 
 // A slice size beyond the next power of two ≥ n is clamped to it.

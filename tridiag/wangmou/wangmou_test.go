@@ -26,8 +26,7 @@ func solver[T tri.Float]() tritest.Solver[T, *Workspace[T]] {
 // workspaces, ignored entries, breakdowns, allocation, backward
 // stability).
 func TestSolve(t *testing.T) {
-	t.Run("float32", func(t *testing.T) { tritest.Test(t, solver[float32]()) })
-	t.Run("float64", func(t *testing.T) { tritest.Test(t, solver[float64]()) })
+	tritest.Both(t, solver[float32](), solver[float64]())
 }
 
 // The triads hold the invariants of the package documentation: after step k

@@ -89,6 +89,13 @@ func Test[T tri.Float, W any](t *testing.T, s Solver[T, W]) {
 	}
 }
 
+// Both runs Test on a solver's float32 and float64 instances, as the
+// subtests "float32" and "float64".
+func Both[W32, W64 any](t *testing.T, s32 Solver[float32, W32], s64 Solver[float64, W64]) {
+	t.Run("float32", func(t *testing.T) { Test(t, s32) })
+	t.Run("float64", func(t *testing.T) { Test(t, s64) })
+}
+
 type check[T tri.Float, W any] struct {
 	name string
 	run  func(testing.TB, Solver[T, W])

@@ -214,8 +214,7 @@ func unchecked[T tri.Float](a, b, c, d, x, cp []T) {
 // TestDriverPasses: Thomas's algorithm passes every check, in both
 // precisions, with a growing workspace too.
 func TestDriverPasses(t *testing.T) {
-	t.Run("float32", func(t *testing.T) { Test(t, thomas[float32](correct)) })
-	t.Run("float64", func(t *testing.T) { Test(t, thomas[float64](correct)) })
+	Both(t, thomas[float32](correct), thomas[float64](correct))
 	grows := thomas[float64](correct)
 	inner := grows.Solve
 	grows.Grows = true
