@@ -42,7 +42,7 @@ func TestToeplitzErrorVersusSliceSize(t *testing.T) {
 		a64[i], b64[i], c64[i] = -1, 2, -1
 	}
 	d64[0], d64[n-1] = 1, 1
-	x64 := reference(t, system{a64, b64, c64, d64})
+	x64 := tritest.Reference(t, tritest.System{A: a64, B: b64, C: c64, D: d64})
 	a, b, c, d := tritest.Conv[float32](a64), tritest.Conv[float32](b64), tritest.Conv[float32](c64), tritest.Conv[float32](d64)
 
 	x := make([]float32, n)
