@@ -76,36 +76,58 @@ func wrap[T tridiag.Float](x0, xn, t T) T {
 	return T(float64(x0) + s)
 }
 
-// weights are the coefficients of y_i, y_{i+1}, M_i and M_{i+1} in the
-// value, the slope and the second derivative at t in [x_i, x_{i+1}], with
-// h = x_{i+1} − x_i, a = (x_{i+1} − t)/h and b = (t − x_i)/h:
+// span is one interval [x0, x1] of a curve, h = x1 − x0, with what the
+// weights of a point need. With a = (x1 − t)/h and b = (t − x0)/h:
 //
 //	S   = a·y_i + b·y_{i+1} + a(a²−1)·h²/6·M_i + b(b²−1)·h²/6·M_{i+1}
 //	S′  = (y_{i+1} − y_i)/h + (1 − 3a²)·h/6·M_i + (3b² − 1)·h/6·M_{i+1}
 //	S″  = a·M_i + b·M_{i+1}
 //
 // The h² is folded into the weights before they meet M, so that a
-// product overflows only where the term itself does.
-type weights[T tridiag.Float] struct {
-	a, b, ca, cb, ih, da, db T
+// product overflows only where the term itself does. a and b are
+// (x1 − t)·(1/h) and (t − x0)·(1/h), one division per interval, set to 1
+// exactly at the knots so that S is the data there.
+type span[T tridiag.Float] struct {
+	i                  int
+	x0, x1, ih, h6, hs T // hs = h/6, h6 = h²/6
 }
 
-func weigh[T tridiag.Float](x0, x1, t T) weights[T] {
-	h := x1 - x0
-	a := (x1 - t) / h
-	b := (t - x0) / h
-	h6 := h * h / 6
-	return weights[T]{
-		a: a, b: b,
-		ca: a * (a*a - 1) * h6, cb: b * (b*b - 1) * h6,
-		ih: 1 / h,
-		da: (1 - 3*a*a) * (h / 6), db: (3*b*b - 1) * (h / 6),
+// at makes s interval i of the knots x, unless it is already.
+func (s *span[T]) at(x []T, i int) {
+	if i == s.i {
+		return
 	}
+	s.i, s.x0, s.x1 = i, x[i], x[i+1]
+	h := s.x1 - s.x0
+	s.ih, s.h6, s.hs = 1/h, h*h/6, h/6
 }
 
-func (w *weights[T]) value(y0, y1, m0, m1 T) T { return w.a*y0 + w.b*y1 + w.ca*m0 + w.cb*m1 }
-func (w *weights[T]) deriv(y0, y1, m0, m1 T) T { return (y1-y0)*w.ih + w.da*m0 + w.db*m1 }
-func (w *weights[T]) deriv2(m0, m1 T) T        { return w.a*m0 + w.b*m1 }
+func (s *span[T]) ab(t T) (a, b T) {
+	a, b = (s.x1-t)*s.ih, (t-s.x0)*s.ih
+	if t == s.x0 {
+		a = 1
+	} else if t == s.x1 {
+		b = 1
+	}
+	return a, b
+}
+
+// valueWeights are the weights of y_i, y_{i+1}, M_i and M_{i+1} in S(t).
+func (s *span[T]) valueWeights(t T) [4]T {
+	a, b := s.ab(t)
+	return [4]T{a, b, a * (a*a - 1) * s.h6, b * (b*b - 1) * s.h6}
+}
+
+// derivWeights are 1/h and the weights of M_i and M_{i+1} in S′(t).
+func (s *span[T]) derivWeights(t T) [4]T {
+	a, b := s.ab(t)
+	return [4]T{s.ih, (1 - 3*a*a) * s.hs, (3*b*b - 1) * s.hs, 0}
+}
+
+func value[T tridiag.Float](w *[4]T, y0, y1, m0, m1 T) T {
+	return w[0]*y0 + w[1]*y1 + w[2]*m0 + w[3]*m1
+}
+func deriv[T tridiag.Float](w *[4]T, y0, y1, m0, m1 T) T { return (y1-y0)*w[0] + w[1]*m0 + w[2]*m1 }
 
 // point is derivative q (0, 1, 2) of one curve at t.
 func point[T tridiag.Float](x, y, m []T, periodic bool, t T, q int) T {
@@ -114,15 +136,19 @@ func point[T tridiag.Float](x, y, m []T, periodic bool, t T, q int) T {
 		t = wrap(x[0], x[n-1], t)
 	}
 	i := search(x, t)
-	w := weigh(x[i], x[i+1], t)
+	s := span[T]{i: -1}
+	s.at(x, i)
 	var v T
 	switch q {
 	case 0:
-		v = w.value(y[i], y[i+1], m[i], m[i+1])
+		w := s.valueWeights(t)
+		v = value(&w, y[i], y[i+1], m[i], m[i+1])
 	case 1:
-		v = w.deriv(y[i], y[i+1], m[i], m[i+1])
+		w := s.derivWeights(t)
+		v = deriv(&w, y[i], y[i+1], m[i], m[i+1])
 	default:
-		v = w.deriv2(m[i], m[i+1])
+		a, b := s.ab(t)
+		v = a*m[i] + b*m[i+1]
 	}
 	if v-v != 0 { // NaN or ±Inf: overflow, or t is NaN or infinite
 		v = carefulAt(x, y, m, i, t, q)
@@ -462,6 +488,7 @@ func (e *Evaluator[T]) prepare(ctx context.Context, j *job[T]) error {
 	return parallel(ctx, e.cpu.Workers(), (p+bs-1)/bs, 1, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
 			i := 0
+			sp := span[T]{i: -1}
 			for q := b * bs; q < min(p, (b+1)*bs); q++ {
 				tq := t[q]
 				if j.periodic {
@@ -473,15 +500,16 @@ func (e *Evaluator[T]) prepare(ctx context.Context, j *job[T]) error {
 					i = search(x, tq)
 				}
 				j.idx[q], j.tw[q] = int32(i), tq
-				w := weigh(x[i], x[i+1], tq)
+				sp.at(x, i)
 				if j.wv != nil {
-					j.wv[q] = [4]T{w.a, w.b, w.ca, w.cb}
+					j.wv[q] = sp.valueWeights(tq)
 				}
 				if j.wd != nil {
-					j.wd[q] = [4]T{w.ih, w.da, w.db, 0}
+					j.wd[q] = sp.derivWeights(tq)
 				}
 				if j.w2 != nil {
-					j.w2[q] = [2]T{w.a, w.b}
+					a, b := sp.ab(tq)
+					j.w2[q] = [2]T{a, b}
 				}
 			}
 		}
@@ -526,8 +554,8 @@ func (j *job[T]) shared(k, j0, j1 int) {
 func sharedValue[T tridiag.Float](y, m []T, idx []int32, w [][4]T, o []T) (bad bool) {
 	w, o = w[:len(idx)], o[:len(idx)]
 	for q, i := range idx {
-		yy, mm, ww := y[i:i+2], m[i:i+2], &w[q]
-		v := ww[0]*yy[0] + ww[1]*yy[1] + ww[2]*mm[0] + ww[3]*mm[1]
+		yy, mm := y[i:i+2], m[i:i+2]
+		v := value(&w[q], yy[0], yy[1], mm[0], mm[1])
 		o[q] = v
 		if v-v != 0 {
 			bad = true
@@ -540,8 +568,8 @@ func sharedValue[T tridiag.Float](y, m []T, idx []int32, w [][4]T, o []T) (bad b
 func sharedDeriv[T tridiag.Float](y, m []T, idx []int32, w [][4]T, o []T) (bad bool) {
 	w, o = w[:len(idx)], o[:len(idx)]
 	for q, i := range idx {
-		yy, mm, ww := y[i:i+2], m[i:i+2], &w[q]
-		v := (yy[1]-yy[0])*ww[0] + ww[1]*mm[0] + ww[2]*mm[1]
+		yy, mm := y[i:i+2], m[i:i+2]
+		v := deriv(&w[q], yy[0], yy[1], mm[0], mm[1])
 		o[q] = v
 		if v-v != 0 {
 			bad = true
@@ -578,6 +606,7 @@ func (j *job[T]) generic(k, j0, j1 int) {
 	val, der, der2 := j.out.Value, j.out.Deriv, j.out.Deriv2
 	row := k * j.p
 	lo := 0
+	sp := span[T]{i: -1}
 	for jj := j0; jj < j1; jj++ {
 		q := jj
 		if perm != nil {
@@ -594,24 +623,27 @@ func (j *job[T]) generic(k, j0, j1 int) {
 		} else {
 			i = search(x, tq)
 		}
-		w := weigh(x[i], x[i+1], tq)
+		sp.at(x, i)
 		y0, y1, m0, m1 := y[i], y[i+1], m[i], m[i+1]
 		if val != nil {
-			v := w.value(y0, y1, m0, m1)
+			w := sp.valueWeights(tq)
+			v := value(&w, y0, y1, m0, m1)
 			if v-v != 0 {
 				v = carefulAt(x, y, m, i, tq, 0)
 			}
 			val[row+q] = v
 		}
 		if der != nil {
-			v := w.deriv(y0, y1, m0, m1)
+			w := sp.derivWeights(tq)
+			v := deriv(&w, y0, y1, m0, m1)
 			if v-v != 0 {
 				v = carefulAt(x, y, m, i, tq, 1)
 			}
 			der[row+q] = v
 		}
 		if der2 != nil {
-			v := w.deriv2(m0, m1)
+			a, b := sp.ab(tq)
+			v := a*m0 + b*m1
 			if v-v != 0 {
 				v = carefulAt(x, y, m, i, tq, 2)
 			}
