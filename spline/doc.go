@@ -35,9 +35,17 @@
 //     and the N−1 moments M_0 … M_{N−2} satisfy a cyclic system
 //     (tridiag.Options{Cyclic: true}). With N = 2 the spline is constant.
 //
-// The interior and periodic systems are written straight into the moment
-// array through a strided layout (system k, row i at k·N + 1 + i for the
-// natural spline), so no copy is made.
+// The systems are written straight into the moment array through a
+// strided layout (system k, row i at k·N + i; a natural curve's end rows
+// say M_0 = 0 and M_{N−1} = 0), so no copy is made. On the CPU, curves
+// that share their knots share one factorization of the moment matrix
+// (Thomas's pivots and multipliers, and the Sherman–Morrison correction
+// of a periodic fit): each curve then costs its right-hand side and one
+// forward and one backward substitution, run back to back on its row of M
+// in parallel over the curves, with tridiag's Thomas arithmetic, so that
+// the moments are bit for bit those of the same knots given per curve.
+// Fitters with options other than Auto or Thomas, or with Check, solve
+// through tridiag plans.
 //
 // Every fit checks its data first and refuses bad input with an error
 // wrapping ErrInput that names the curve and the index into x or y (or
@@ -46,7 +54,8 @@
 // repeated); fewer than two knots; a periodic curve whose ends differ;
 // knots spanning more than half the largest finite value of the element
 // type, since the diagonal 2(h_{i−1} + h_i) of the moment system would
-// overflow (±9e307 in float64, ±1.7e38 in float32). Values so large that
+// overflow (a span beyond 8.99e307 in float64, 1.7e38 in float32: knots
+// at ±9e307 are refused). Values so large that
 // the differences of slopes overflow are fitted by scaling the curve by a
 // power of two; a curve whose moments themselves overflow (values that
 // change too fast for the knot spacing) is refused, naming the knot.

@@ -114,26 +114,27 @@ func (f *Fitter[T]) Close() error {
 	return err
 }
 
-// system returns the shape of kind's batch and the offset of its first
-// row in the per-knot arrays. The rows of curve k are its unknown moments:
-// 1…N−2 (natural), 0…N−1 (clamped), 0…N−2 (periodic), all read in place
-// with a stride of one and N between curves.
-func (f *Fitter[T]) system(kind Kind) (tridiag.Shape, int) {
+// system returns the shape of kind's batch. The rows of curve k are its
+// moments, read in
+// place with a stride of one and N between curves: 0…N−2 (periodic, a
+// cyclic system), 0…N−1 otherwise. A natural curve's end rows say
+// M_0 = 0 and M_{N−1} = 0: solving them with the interior rows keeps the
+// batch contiguous (no copies on the CPU) and changes no bit of the
+// interior moments, since Thomas's elimination of a row (1, 0 | 0) leaves
+// its neighbour as it was.
+func (f *Fitter[T]) system(kind Kind) tridiag.Shape {
 	l := tridiag.Strided(1, f.n)
-	switch kind {
-	case KindNatural:
-		return tridiag.Shape{N: f.n - 2, G: f.count, Layout: l}, 1
-	case KindPeriodic:
-		return tridiag.Shape{N: f.n - 1, G: f.count, Layout: l}, 0
+	if kind == KindPeriodic {
+		return tridiag.Shape{N: f.n - 1, G: f.count, Layout: l}
 	}
-	return tridiag.Shape{N: f.n, G: f.count, Layout: l}, 0
+	return tridiag.Shape{N: f.n, G: f.count, Layout: l}
 }
 
 func (f *Fitter[T]) plan(kind Kind) (*tridiag.Plan[T], error) {
 	if p, ok := f.plans[kind]; ok {
 		return p, nil
 	}
-	shape, _ := f.system(kind)
+	shape := f.system(kind)
 	opts := f.opts
 	opts.Cyclic = kind == KindPeriodic
 	// Fit has checked the knots, the values and the right-hand sides.
@@ -191,10 +192,19 @@ func (f *Fitter[T]) Fit(ctx context.Context, x, y []T, bc Boundary) (*Curves[T],
 		// Both moments are zero.
 		return cv, nil
 	}
+	shared := len(x) == n
+	if shared && f.cpuWorkers() > 0 && (f.opts.Algorithm == tridiag.Auto || f.opts.Algorithm == tridiag.Thomas) &&
+		!f.opts.Check && f.system(bc.Kind).N >= 3 {
+		if done, err := f.fitShared(ctx, cv, bc); done {
+			if err != nil {
+				return nil, err
+			}
+			return cv, nil
+		}
+	}
 	if f.a == nil {
 		f.a, f.b, f.c = make([]T, n*count), make([]T, n*count), make([]T, n*count)
 	}
-	shared := len(x) == n
 	var scaled []scaledCurve // curves whose right-hand sides were scaled down
 	for k := range count {
 		if shared && k > 0 {
@@ -224,20 +234,13 @@ func (f *Fitter[T]) Fit(ctx context.Context, x, y []T, bc Boundary) (*Curves[T],
 	if err != nil {
 		return nil, err
 	}
-	_, off := f.system(bc.Kind)
-	m := cv.M[off:]
-	if err := p.Solve(ctx, f.a[off:], f.b[off:], f.c[off:], m, m); err != nil {
+	if err := p.Solve(ctx, f.a, f.b, f.c, cv.M, cv.M); err != nil {
 		var be *tridiag.BatchError
 		if errors.As(err, &be) && len(be.Failed) > 0 {
 			// The inputs are finite, so a failed system is one whose
 			// moments overflow.
 			f := be.Failed[0]
-			where := "the second derivatives at its knots overflow"
-			if f.Row >= 0 {
-				i := f.Row + off
-				where = fmt.Sprintf("the second derivative at knot %d (x = %v) overflows", i, cv.Knots(f.System)[i])
-			}
-			return nil, fmt.Errorf("%w: curve %d: %s: the values change too fast for the knot spacing (%d curve(s) failed)", ErrInput, f.System, where, len(be.Failed))
+			return nil, fmt.Errorf("%w: curve %d: the second derivatives at its knots overflow: the values change too fast for the knot spacing (%d curve(s) failed)", ErrInput, f.System, len(be.Failed))
 		}
 		return nil, fmt.Errorf("spline: solving for the moments: %w", err)
 	}
@@ -374,7 +377,10 @@ func (f *Fitter[T]) rows(x []T, kind Kind, a, b, c []T) {
 	}
 	switch kind {
 	case KindNatural:
-		a[1], c[n-2] = 0, 0 // unused: M_0 = M_{N−1} = 0
+		// M_0 = M_{N−1} = 0, uncoupled from the interior.
+		a[0], b[0], c[0] = 0, 1, 0
+		a[n-1], b[n-1], c[n-1] = 0, 1, 0
+		a[1], c[n-2] = 0, 0
 	case KindClamped:
 		h0, hn := x[1]-x[0], x[n-1]-x[n-2]
 		a[0], b[0], c[0] = 0, 2*h0, h0
@@ -393,11 +399,16 @@ func (f *Fitter[T]) rows(x []T, kind Kind, a, b, c []T) {
 func rhs[T tridiag.Float](x, y []T, bc Boundary, k int, d []T, s T) int {
 	n := len(x)
 	slope := func(i int) T { return (y[i+1]*s - y[i]*s) / (x[i+1] - x[i]) }
+	prev := slope(0)
 	for i := 1; i < n-1; i++ {
-		d[i] = 6 * (slope(i) - slope(i-1))
+		next := slope(i)
+		d[i] = 6 * (next - prev)
+		prev = next
 	}
 	lo, hi := 1, n-2 // the rows the kind solves for
 	switch bc.Kind {
+	case KindNatural:
+		d[0], d[n-1] = 0, 0
 	case KindClamped:
 		d[0] = 6 * (slope(0) - T(pick(bc.Start, k))*s)
 		d[n-1] = 6 * (T(pick(bc.End, k))*s - slope(n-2))
