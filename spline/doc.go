@@ -31,7 +31,7 @@
 //     h_{N−2}·M_{N−2} + 2h_{N−2}·M_{N−1} = 6(dn − Δ_{N−2}).
 //     A clamped spline reproduces any cubic exactly.
 //   - Periodic: the curve repeats with period x_{N−1} − x_0, so y_{N−1} must
-//     equal y_0 (to 64 ulps of the curve's largest value); M_{N−1} = M_0
+//     equal y_0 (to 64·ε·max(1, max|y|)); M_{N−1} = M_0
 //     and the N−1 moments M_0 … M_{N−2} satisfy a cyclic system
 //     (tridiag.Options{Cyclic: true}). With N = 2 the spline is constant.
 //
@@ -102,10 +102,13 @@
 // On the CPU, batched evaluation of 10⁴ curves with 10³ shared knots at
 // 10⁴ shared, unsorted points (10⁸ values, FP64) must be at least as fast
 // as SciPy's CubicSpline evaluating the same batch on the same machine,
-// and a fit at least twice as fast as SciPy's; scripts/spline-scipy.py
+// and a fit at least twice as fast as SciPy's. scripts/spline-scipy.py
 // times SciPy, and
 //
-//	go test ./spline -run '^$' -bench 'Eval|Fit' -benchtime 3x
+//	go test ./spline -run '^$' -bench 'Eval|Fit|Integrate' -benchtime 3x
 //
-// times this package (docs/splines.md lists the figures).
+// times this package: on a 2-core AMD EPYC, 0.18–0.21 s for the values
+// (SciPy 1.10: 0.53–0.58 s), 0.16–0.17 s for the first derivatives (0.86–
+// 0.88 s), 0.08–0.11 s for a fit (0.59–0.75 s). docs/splines.md lists
+// every figure.
 package spline

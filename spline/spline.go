@@ -335,7 +335,7 @@ func checkKnots[T tridiag.Float](x []T, who string, off int) error {
 	}
 	n := len(x)
 	if span := x[n-1] - x[0]; !(span <= maxFloat[T]()/2) {
-		return fmt.Errorf("%w: %s: knots 0 and %d (x[%d] = %v, x[%d] = %v) span more than %v, half the largest %s", ErrInput, who, n-1, off, x[0], off+n-1, x[n-1], maxFloat[T]()/2, typeName[T]())
+		return fmt.Errorf("%w: %s: knots 0 and %d (x[%d] = %v, x[%d] = %v) span more than %.3g, half the largest %s", ErrInput, who, n-1, off, x[0], off+n-1, x[n-1], float64(maxFloat[T]()/2), typeName[T]())
 	}
 	return nil
 }
