@@ -18,9 +18,9 @@ import (
 var ErrDevice = errors.New("spline: device cannot evaluate splines")
 
 // search returns the interval of t: the largest i ≤ len(x)−2 with
-// x[i] ≤ t, or 0 when t < x[0] or t is NaN. The loop has no
-// data-dependent branch but the comparison, which compiles to a
-// conditional move.
+// x[i] ≤ t, or 0 when t < x[0] or t is NaN. (Branch-free forms of the
+// loop measured slower: the load–compare chain of the levels is the
+// cost, and a predicted branch overlaps it.)
 func search[T tridiag.Float](x []T, t T) int {
 	base, size := 0, len(x)-1 // the interval is in [base, base+size)
 	for size > 1 {
@@ -102,6 +102,7 @@ func (s *span[T]) at(x []T, i int) {
 	s.ih, s.h6, s.hs = 1/h, h*h/6, h/6
 }
 
+// ab returns a and b at t.
 func (s *span[T]) ab(t T) (a, b T) {
 	a, b = (s.x1-t)*s.ih, (t-s.x0)*s.ih
 	if t == s.x0 {
@@ -124,10 +125,16 @@ func (s *span[T]) derivWeights(t T) [4]T {
 	return [4]T{s.ih, (1 - 3*a*a) * s.hs, (3*b*b - 1) * s.hs, 0}
 }
 
+// value is S from valueWeights; every evaluation path uses it, so that
+// they agree bit for bit.
 func value[T tridiag.Float](w *[4]T, y0, y1, m0, m1 T) T {
 	return w[0]*y0 + w[1]*y1 + w[2]*m0 + w[3]*m1
 }
-func deriv[T tridiag.Float](w *[4]T, y0, y1, m0, m1 T) T { return (y1-y0)*w[0] + w[1]*m0 + w[2]*m1 }
+
+// deriv is S′ from derivWeights.
+func deriv[T tridiag.Float](w *[4]T, y0, y1, m0, m1 T) T {
+	return (y1-y0)*w[0] + w[1]*m0 + w[2]*m1
+}
 
 // point is derivative q (0, 1, 2) of one curve at t.
 func point[T tridiag.Float](x, y, m []T, periodic bool, t T, q int) T {
@@ -228,8 +235,8 @@ type Out[T tridiag.Float] struct {
 
 // Evaluator evaluates and integrates batches of fitted curves on one
 // device. The CPU device runs on all its workers: each worker takes a
-// block of curves (or, with fewer curves than workers, of points) at a
-// time. An Evaluator may be used from several goroutines; its calls run
+// block of curves at a time (or of points, with fewer than four curves per
+// worker). An Evaluator may be used from several goroutines; its calls run
 // one at a time, reusing its scratch space.
 type Evaluator[T tridiag.Float] struct {
 	cpu *tridiag.CPU
@@ -309,10 +316,12 @@ func (e *Evaluator[T]) Eval(ctx context.Context, cv *Curves[T], pts Points[T], o
 	count := cv.Count
 	p := len(pts.T)
 	if pts.PerCurve {
-		if count == 0 || p%count != 0 {
+		if (count == 0 && p != 0) || (count != 0 && p%count != 0) {
 			return fmt.Errorf("%w: %d points are not the same number for each of %d curves", ErrInput, p, count)
 		}
-		p /= count
+		if count != 0 {
+			p /= count
+		}
 	}
 	if p > math.MaxInt32 {
 		return fmt.Errorf("%w: %d points per curve: at most %d", ErrInput, p, math.MaxInt32)
