@@ -1,38 +1,3 @@
-// Package spline fits interpolating cubic splines through many curves at
-// once, with natural, clamped or periodic ends, by solving one batch of
-// tridiagonal systems (package tridiag) for all the curves.
-//
-// A batch holds Count curves of N knots each. Curve k's values are
-// y[k·N … k·N+N−1]; its knots are either shared by every curve (x has N
-// entries) or its own (x has N·Count entries, laid out like y). Knots must
-// be strictly increasing.
-//
-// The spline is stored by its second derivatives M at the knots (the
-// "moments"): on [x_i, x_{i+1}], with h = x_{i+1} − x_i, A = (x_{i+1} − t)/h
-// and B = (t − x_i)/h,
-//
-//	S(t) = A·y_i + B·y_{i+1} + ((A³ − A)·M_i + (B³ − B)·M_{i+1})·h²/6.
-//
-// Continuity of S′ at the interior knots gives, for each i,
-//
-//	h_{i−1}·M_{i−1} + 2(h_{i−1} + h_i)·M_i + h_i·M_{i+1} = 6(Δ_i − Δ_{i−1}),
-//	Δ_i = (y_{i+1} − y_i)/h_i,
-//
-// a symmetric, strictly diagonally dominant tridiagonal system. The ends
-// close it:
-//
-//   - Natural: M_0 = M_{N−1} = 0; the N−2 interior moments are solved for.
-//   - Clamped(d0, dn): S′(x_0) = d0 and S′(x_{N−1}) = dn add the rows
-//     2h_0·M_0 + h_0·M_1 = 6(Δ_0 − d0) and
-//     h_{N−2}·M_{N−2} + 2h_{N−2}·M_{N−1} = 6(dn − Δ_{N−2}).
-//     A clamped spline reproduces any cubic exactly.
-//   - Periodic: the curve repeats with period x_{N−1} − x_0, so y_{N−1} must
-//     equal y_0; M_{N−1} = M_0 and the N−1 moments M_0 … M_{N−2} satisfy a
-//     cyclic system (tridiag.Options{Cyclic: true}).
-//
-// The interior and periodic systems are written straight into the moment
-// array through a strided layout (system k, row i at k·N + 1 + i for the
-// natural spline), so no copy is made.
 package spline
 
 import (
@@ -117,69 +82,6 @@ func (c *Curves[T]) Knots(k int) []T {
 	return c.X[k*c.N : (k+1)*c.N]
 }
 
-// locate returns the interval i (x[i] ≤ t < x[i+1], clamped to the first
-// and last intervals) and t, wrapped into the period for periodic curves.
-func (c *Curves[T]) locate(x []T, t T) (int, T) {
-	n := len(x)
-	if c.Kind == KindPeriodic {
-		p := float64(x[n-1] - x[0])
-		s := math.Mod(float64(t-x[0]), p)
-		if s < 0 {
-			s += p
-		}
-		t = x[0] + T(s)
-	}
-	lo, hi := 0, n-1 // x[lo] ≤ t < x[hi] once t is inside
-	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		if x[mid] <= t {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return lo, t
-}
-
-// Eval returns the value of curve k at t. Outside [x[0], x[N−1]] a natural
-// or clamped curve continues the cubic of its end interval; a periodic
-// curve repeats.
-func (c *Curves[T]) Eval(k int, t T) T {
-	x := c.Knots(k)
-	y, m := c.Y[k*c.N:(k+1)*c.N], c.M[k*c.N:(k+1)*c.N]
-	i, t := c.locate(x, t)
-	h := x[i+1] - x[i]
-	a := (x[i+1] - t) / h
-	b := (t - x[i]) / h
-	return a*y[i] + b*y[i+1] + ((a*a*a-a)*m[i]+(b*b*b-b)*m[i+1])*h*h/6
-}
-
-// Deriv returns the first derivative of curve k at t.
-func (c *Curves[T]) Deriv(k int, t T) T {
-	x := c.Knots(k)
-	y, m := c.Y[k*c.N:(k+1)*c.N], c.M[k*c.N:(k+1)*c.N]
-	i, t := c.locate(x, t)
-	h := x[i+1] - x[i]
-	a := (x[i+1] - t) / h
-	b := (t - x[i]) / h
-	return (y[i+1]-y[i])/h + ((1-3*a*a)*m[i]+(3*b*b-1)*m[i+1])*h/6
-}
-
-// EvalAll evaluates every curve at the points t: out[k·len(t) + j] is
-// curve k at t[j]. out must hold Count·len(t) values.
-func (c *Curves[T]) EvalAll(t, out []T) error {
-	if len(out) < c.Count*len(t) {
-		return fmt.Errorf("%w: out has %d values, %d curves at %d points need %d", ErrInput, len(out), c.Count, len(t), c.Count*len(t))
-	}
-	for k := range c.Count {
-		o := out[k*len(t) : (k+1)*len(t)]
-		for j, tj := range t {
-			o[j] = c.Eval(k, tj)
-		}
-	}
-	return nil
-}
-
 // Fitter fits batches of Count curves of N knots, reusing one tridiagonal
 // plan per end condition (made on first use). Keep one for a pipeline that
 // fits batches of the same size over and over. A Fitter is not safe for
@@ -194,8 +96,7 @@ type Fitter[T tridiag.Float] struct {
 
 // NewFitter returns a fitter for count curves of n knots whose systems are
 // solved on dev (nil: the CPU) with opts (its Cyclic field is set by the
-// fitter for periodic fits). n must be at least 2, and 3 for periodic
-// curves.
+// fitter for periodic fits). n must be at least 2.
 func NewFitter[T tridiag.Float](dev tridiag.Device, n, count int, opts tridiag.Options) (*Fitter[T], error) {
 	if n < 2 || count < 1 {
 		return nil, fmt.Errorf("%w: %d curves of %d knots: need n ≥ 2 and at least one curve", ErrInput, count, n)
@@ -213,28 +114,31 @@ func (f *Fitter[T]) Close() error {
 	return err
 }
 
-// system returns the shape of kind's batch and the offset of its first
-// row in the per-knot arrays. The rows of curve k are its unknown moments:
-// 1…N−2 (natural), 0…N−1 (clamped), 0…N−2 (periodic), all read in place
-// with a stride of one and N between curves.
-func (f *Fitter[T]) system(kind Kind) (tridiag.Shape, int) {
+// system returns the shape of kind's batch. The rows of curve k are its
+// moments, read in
+// place with a stride of one and N between curves: 0…N−2 (periodic, a
+// cyclic system), 0…N−1 otherwise. A natural curve's end rows say
+// M_0 = 0 and M_{N−1} = 0: solving them with the interior rows keeps the
+// batch contiguous (no copies on the CPU) and changes no bit of the
+// interior moments, since Thomas's elimination of a row (1, 0 | 0) leaves
+// its neighbour as it was.
+func (f *Fitter[T]) system(kind Kind) tridiag.Shape {
 	l := tridiag.Strided(1, f.n)
-	switch kind {
-	case KindNatural:
-		return tridiag.Shape{N: f.n - 2, G: f.count, Layout: l}, 1
-	case KindPeriodic:
-		return tridiag.Shape{N: f.n - 1, G: f.count, Layout: l}, 0
+	if kind == KindPeriodic {
+		return tridiag.Shape{N: f.n - 1, G: f.count, Layout: l}
 	}
-	return tridiag.Shape{N: f.n, G: f.count, Layout: l}, 0
+	return tridiag.Shape{N: f.n, G: f.count, Layout: l}
 }
 
 func (f *Fitter[T]) plan(kind Kind) (*tridiag.Plan[T], error) {
 	if p, ok := f.plans[kind]; ok {
 		return p, nil
 	}
-	shape, _ := f.system(kind)
+	shape := f.system(kind)
 	opts := f.opts
 	opts.Cyclic = kind == KindPeriodic
+	// Fit has checked the knots, the values and the right-hand sides.
+	opts.SkipFiniteCheck = true
 	p, err := tridiag.NewPlan[T](f.dev, shape, opts)
 	if err != nil {
 		return nil, err
@@ -245,6 +149,13 @@ func (f *Fitter[T]) plan(kind Kind) (*tridiag.Plan[T], error) {
 
 // Fit fits the curves with values y (N·Count) at knots x (N shared, or
 // N·Count) and end condition bc. The result keeps x and y (not copies).
+//
+// Bad input is refused with an error wrapping ErrInput that names the
+// curve and the index into x or y: a NaN or infinite value, knot or end
+// derivative; knots that do not increase strictly; knots spanning more
+// than half the largest finite value of T (the diagonal of the moment
+// system is up to twice the span); a periodic curve whose ends differ;
+// second derivatives that overflow although the data are finite.
 func (f *Fitter[T]) Fit(ctx context.Context, x, y []T, bc Boundary) (*Curves[T], error) {
 	n, count := f.n, f.count
 	if len(y) != n*count {
@@ -255,32 +166,46 @@ func (f *Fitter[T]) Fit(ctx context.Context, x, y []T, bc Boundary) (*Curves[T],
 	}
 	cv := &Curves[T]{N: n, Count: count, Kind: bc.Kind, X: x, Y: y, M: make([]T, n*count)}
 	switch bc.Kind {
-	case KindNatural:
+	case KindNatural, KindPeriodic:
 	case KindClamped:
-		for _, s := range [][]float64{bc.Start, bc.End} {
-			if len(s) != 1 && len(s) != count {
-				return nil, fmt.Errorf("%w: clamped end derivatives: %d values for %d curves (want 1 or %d)", ErrInput, len(s), count, count)
+		for _, s := range []struct {
+			name string
+			v    []float64
+		}{{"Start", bc.Start}, {"End", bc.End}} {
+			if len(s.v) != 1 && len(s.v) != count {
+				return nil, fmt.Errorf("%w: clamped end derivatives: %d values in %s for %d curves (want 1 or %d)", ErrInput, len(s.v), s.name, count, count)
 			}
-		}
-	case KindPeriodic:
-		if n < 3 {
-			return nil, fmt.Errorf("%w: a periodic spline needs 3 knots at least, have %d", ErrInput, n)
+			for k, v := range s.v {
+				if t := T(v); t-t != 0 {
+					return nil, fmt.Errorf("%w: clamped end derivative %s[%d] = %v is not finite in %s", ErrInput, s.name, k, v, typeName[T]())
+				}
+			}
 		}
 	default:
 		return nil, fmt.Errorf("%w: unknown end condition %v", ErrInput, bc.Kind)
 	}
-	for k := range count {
-		if err := checkCurve(cv, k); err != nil {
-			return nil, err
-		}
+	if err := checkData(cv); err != nil {
+		return nil, err
 	}
-	if bc.Kind == KindNatural && n == 2 {
-		return cv, nil // a straight line: both moments are zero
+	if n == 2 && bc.Kind != KindClamped {
+		// Natural: a straight line; periodic: a constant (y[1] = y[0]).
+		// Both moments are zero.
+		return cv, nil
+	}
+	shared := len(x) == n
+	if shared && f.cpuWorkers() > 0 && (f.opts.Algorithm == tridiag.Auto || f.opts.Algorithm == tridiag.Thomas) &&
+		!f.opts.Check && f.system(bc.Kind).N >= 3 {
+		if done, err := f.fitShared(ctx, cv, bc); done {
+			if err != nil {
+				return nil, err
+			}
+			return cv, nil
+		}
 	}
 	if f.a == nil {
 		f.a, f.b, f.c = make([]T, n*count), make([]T, n*count), make([]T, n*count)
 	}
-	shared := len(x) == n
+	var scaled []scaledCurve // curves whose right-hand sides were scaled down
 	for k := range count {
 		if shared && k > 0 {
 			// Same knots, same matrix: copy curve 0's rows.
@@ -290,15 +215,33 @@ func (f *Fitter[T]) Fit(ctx context.Context, x, y []T, bc Boundary) (*Curves[T],
 		} else {
 			f.rows(cv.Knots(k), bc.Kind, f.a[k*n:(k+1)*n], f.b[k*n:(k+1)*n], f.c[k*n:(k+1)*n])
 		}
-		rhs(cv.Knots(k), y[k*n:(k+1)*n], bc, k, cv.M[k*n:(k+1)*n])
+		xk, yk, mk := cv.Knots(k), y[k*n:(k+1)*n], cv.M[k*n:(k+1)*n]
+		if bad := rhs(xk, yk, bc, k, mk, 1); bad >= 0 {
+			// A slope or a difference of slopes overflows: solve for the
+			// moments of y·2^−e, with 2^e the curve's largest value or end
+			// slope, and scale them back after the solve.
+			e := scaleExponent(yk, bc, k)
+			if e <= 0 {
+				return nil, slopeError(cv, k, bad)
+			}
+			if bad = rhs(xk, yk, bc, k, mk, T(math.Ldexp(1, -e))); bad >= 0 {
+				return nil, slopeError(cv, k, bad)
+			}
+			scaled = append(scaled, scaledCurve{k, e})
+		}
 	}
 	p, err := f.plan(bc.Kind)
 	if err != nil {
 		return nil, err
 	}
-	_, off := f.system(bc.Kind)
-	m := cv.M[off:]
-	if err := p.Solve(ctx, f.a[off:], f.b[off:], f.c[off:], m, m); err != nil {
+	if err := p.Solve(ctx, f.a, f.b, f.c, cv.M, cv.M); err != nil {
+		var be *tridiag.BatchError
+		if errors.As(err, &be) && len(be.Failed) > 0 {
+			// The inputs are finite, so a failed system is one whose
+			// moments overflow.
+			f := be.Failed[0]
+			return nil, fmt.Errorf("%w: curve %d: the second derivatives at its knots overflow: the values change too fast for the knot spacing (%d curve(s) failed)", ErrInput, f.System, len(be.Failed))
+		}
 		return nil, fmt.Errorf("spline: solving for the moments: %w", err)
 	}
 	if bc.Kind == KindPeriodic {
@@ -306,33 +249,122 @@ func (f *Fitter[T]) Fit(ctx context.Context, x, y []T, bc Boundary) (*Curves[T],
 			cv.M[k*n+n-1] = cv.M[k*n]
 		}
 	}
+	for _, s := range scaled {
+		mk := cv.M[s.k*n : (s.k+1)*n]
+		for i, v := range mk {
+			mk[i] = T(math.Ldexp(float64(v), s.e))
+			if math.IsInf(float64(mk[i]), 0) {
+				return nil, fmt.Errorf("%w: curve %d: the second derivative at knot %d (x = %v) overflows: the values change too fast for the knot spacing", ErrInput, s.k, i, cv.Knots(s.k)[i])
+			}
+		}
+	}
 	return cv, nil
 }
 
-// checkCurve checks that curve k's knots increase and, for a periodic
-// curve, that its ends match.
-func checkCurve[T tridiag.Float](cv *Curves[T], k int) error {
+// scaledCurve is a curve whose moments were solved for with its values
+// scaled by 2^−e.
+type scaledCurve struct{ k, e int }
+
+// scaleExponent returns the binary exponent of curve k's largest value or
+// clamped end derivative.
+func scaleExponent[T tridiag.Float](y []T, bc Boundary, k int) int {
+	big := 0.0
+	for _, v := range y {
+		big = max(big, math.Abs(float64(v)))
+	}
+	if bc.Kind == KindClamped {
+		big = max(big, math.Abs(pick(bc.Start, k)), math.Abs(pick(bc.End, k)))
+	}
+	_, e := math.Frexp(big)
+	return e
+}
+
+// slopeError reports a curve whose slopes overflow in row i of its
+// right-hand side (the slopes between knots i−1, i and i+1).
+func slopeError[T tridiag.Float](cv *Curves[T], k, i int) error {
 	x := cv.Knots(k)
-	for i := 1; i < len(x); i++ {
-		if !(x[i] > x[i-1]) || math.IsInf(float64(x[i]-x[i-1]), 0) {
-			return fmt.Errorf("%w: curve %d: knots x[%d] = %v and x[%d] = %v do not increase", ErrInput, k, i-1, x[i-1], i, x[i])
+	lo, hi := max(i-1, 0), min(i+1, cv.N-1)
+	return fmt.Errorf("%w: curve %d: the slopes between knots %d and %d (x = %v … %v) overflow: the knots are too close for the values", ErrInput, k, lo, hi, x[lo], x[hi])
+}
+
+// checkData checks the knots (finite, strictly increasing, a span whose
+// double is finite) and the values (finite and, for a periodic curve,
+// equal ends). The errors name the curve and the index into x or y.
+func checkData[T tridiag.Float](cv *Curves[T]) error {
+	n := cv.N
+	if len(cv.X) == n {
+		if err := checkKnots(cv.X, "the shared knots", 0); err != nil {
+			return err
 		}
 	}
-	if cv.Kind == KindPeriodic {
-		y := cv.Y[k*cv.N : (k+1)*cv.N]
-		scale := 1.0
-		for _, v := range y {
-			scale = max(scale, math.Abs(float64(v)))
+	for k := range cv.Count {
+		if len(cv.X) != n {
+			if err := checkKnots(cv.Knots(k), fmt.Sprintf("curve %d", k), k*n); err != nil {
+				return err
+			}
 		}
-		eps := 0x1p-52
-		if _, ok := any(y[0]).(float32); ok {
-			eps = 0x1p-23
+		y := cv.Y[k*n : (k+1)*n]
+		for i, v := range y {
+			if v-v != 0 { // NaN or ±Inf
+				return fmt.Errorf("%w: curve %d: value %d, y[%d] = %v, is not finite", ErrInput, k, i, k*n+i, v)
+			}
 		}
-		if d := math.Abs(float64(y[len(y)-1] - y[0])); d > 64*eps*scale {
-			return fmt.Errorf("%w: periodic curve %d: y[0] = %v and y[N−1] = %v differ", ErrInput, k, y[0], y[len(y)-1])
+		if cv.Kind == KindPeriodic {
+			scale := 1.0
+			for _, v := range y {
+				scale = max(scale, math.Abs(float64(v)))
+			}
+			if d := math.Abs(float64(y[n-1]) - float64(y[0])); d > 64*epsilon[T]()*scale {
+				return fmt.Errorf("%w: periodic curve %d: y[%d] = %v and y[%d] = %v (its first and last values) differ", ErrInput, k, k*n, y[0], k*n+n-1, y[n-1])
+			}
 		}
 	}
 	return nil
+}
+
+// checkKnots checks one set of knots; off is the index of x[0] in the
+// caller's array.
+func checkKnots[T tridiag.Float](x []T, who string, off int) error {
+	for i, v := range x {
+		if v-v != 0 {
+			return fmt.Errorf("%w: %s: knot %d, x[%d] = %v, is not finite", ErrInput, who, i, off+i, v)
+		}
+		if i > 0 && !(v > x[i-1]) {
+			return fmt.Errorf("%w: %s: knots %d and %d (x[%d] = %v, x[%d] = %v) do not increase", ErrInput, who, i-1, i, off+i-1, x[i-1], off+i, v)
+		}
+	}
+	n := len(x)
+	if span := x[n-1] - x[0]; !(span <= maxFloat[T]()/2) {
+		return fmt.Errorf("%w: %s: knots 0 and %d (x[%d] = %v, x[%d] = %v) span more than %.3g, half the largest %s", ErrInput, who, n-1, off, x[0], off+n-1, x[n-1], float64(maxFloat[T]()/2), typeName[T]())
+	}
+	return nil
+}
+
+func maxFloat[T tridiag.Float]() T {
+	if isFloat32[T]() {
+		return T(float32(math.MaxFloat32))
+	}
+	m := math.MaxFloat64
+	return T(m)
+}
+
+func epsilon[T tridiag.Float]() float64 {
+	if isFloat32[T]() {
+		return 0x1p-23
+	}
+	return 0x1p-52
+}
+
+func isFloat32[T tridiag.Float]() bool {
+	_, ok := any(T(0)).(float32)
+	return ok
+}
+
+func typeName[T tridiag.Float]() string {
+	if isFloat32[T]() {
+		return "float32"
+	}
+	return "float64"
 }
 
 // rows fills one curve's tridiagonal rows, one per knot (rows the kind does
@@ -345,7 +377,10 @@ func (f *Fitter[T]) rows(x []T, kind Kind, a, b, c []T) {
 	}
 	switch kind {
 	case KindNatural:
-		a[1], c[n-2] = 0, 0 // unused: M_0 = M_{N−1} = 0
+		// M_0 = M_{N−1} = 0, uncoupled from the interior.
+		a[0], b[0], c[0] = 0, 1, 0
+		a[n-1], b[n-1], c[n-1] = 0, 1, 0
+		a[1], c[n-2] = 0, 0
 	case KindClamped:
 		h0, hn := x[1]-x[0], x[n-1]-x[n-2]
 		a[0], b[0], c[0] = 0, 2*h0, h0
@@ -358,21 +393,36 @@ func (f *Fitter[T]) rows(x []T, kind Kind, a, b, c []T) {
 	}
 }
 
-// rhs writes one curve's right-hand sides 6(Δ_i − Δ_{i−1}) into d, one per
-// knot, with the end rows of the kind.
-func rhs[T tridiag.Float](x, y []T, bc Boundary, k int, d []T) {
+// rhs writes one curve's right-hand sides 6(Δ_i − Δ_{i−1}) of the values
+// y·s into d, one per knot, with the end rows of the kind. It returns −1,
+// or the first row that is not finite.
+func rhs[T tridiag.Float](x, y []T, bc Boundary, k int, d []T, s T) int {
 	n := len(x)
-	slope := func(i int) T { return (y[i+1] - y[i]) / (x[i+1] - x[i]) }
+	slope := func(i int) T { return (y[i+1]*s - y[i]*s) / (x[i+1] - x[i]) }
+	prev := slope(0)
 	for i := 1; i < n-1; i++ {
-		d[i] = 6 * (slope(i) - slope(i-1))
+		next := slope(i)
+		d[i] = 6 * (next - prev)
+		prev = next
 	}
+	lo, hi := 1, n-2 // the rows the kind solves for
 	switch bc.Kind {
+	case KindNatural:
+		d[0], d[n-1] = 0, 0
 	case KindClamped:
-		d[0] = 6 * (slope(0) - T(pick(bc.Start, k)))
-		d[n-1] = 6 * (T(pick(bc.End, k)) - slope(n-2))
+		d[0] = 6 * (slope(0) - T(pick(bc.Start, k))*s)
+		d[n-1] = 6 * (T(pick(bc.End, k))*s - slope(n-2))
+		lo, hi = 0, n-1
 	case KindPeriodic:
 		d[0] = 6 * (slope(0) - slope(n-2))
+		lo = 0
 	}
+	for i := lo; i <= hi; i++ {
+		if d[i]-d[i] != 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 func pick(v []float64, k int) float64 {
