@@ -24,12 +24,7 @@ var allAlgorithms = []string{"auto", "thomas", "gtsv", "cr", "pcr", "wangmou", "
 // writes it and still exits 1.
 func TestSolvePeriodicPoisson(t *testing.T) {
 	dir := t.TempDir()
-	d := make([]float64, 8)
-	for i := range d {
-		d[i] = math.Sin(float64(i + 1))
-	}
-	dPath := filepath.Join(dir, "d8.npy")
-	require.NoError(t, npy.WriteFile(dPath, []int{8}, d))
+	dPath := writeSinRHS(t, dir)
 	for _, alg := range allAlgorithms {
 		for _, prec := range []string{"f64", "f32"} {
 			what := alg + " " + prec
@@ -57,6 +52,20 @@ func TestSolvePeriodicPoisson(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, errOut, "max backward error=")
 	assert.Contains(t, errOut, "max κ̂∞=")
+}
+
+// writeSinRHS writes d8.npy in dir, d_i = sin(i+1) for 8 rows (a right-hand
+// side with a component along the periodic Poisson matrix's null space),
+// and returns its path.
+func writeSinRHS(t *testing.T, dir string) string {
+	t.Helper()
+	d := make([]float64, 8)
+	for i := range d {
+		d[i] = math.Sin(float64(i + 1))
+	}
+	path := filepath.Join(dir, "d8.npy")
+	require.NoError(t, npy.WriteFile(path, []int{8}, d))
+	return path
 }
 
 // neumannBatch is g systems of n rows: those in singular are Neumann

@@ -4,14 +4,11 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/bandsolve/bandsolve/npy"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -39,12 +36,7 @@ func TestSolveSummaryAutoCUDA(t *testing.T) {
 // precisions and both layouts; the non-singular batch passes.
 func TestSolveAccuracyCheckCUDA(t *testing.T) {
 	dir := t.TempDir()
-	d := make([]float64, 8)
-	for i := range d {
-		d[i] = math.Sin(float64(i + 1))
-	}
-	dPath := filepath.Join(dir, "d8.npy")
-	require.NoError(t, npy.WriteFile(dPath, []int{8}, d))
+	dPath := writeSinRHS(t, dir)
 	failed := func(what, errOut, out string) {
 		if strings.Contains(errOut, "systems failed") || strings.Contains(errOut, "singular matrix") {
 			return // a breakdown the solver reports itself
