@@ -69,56 +69,22 @@ func WriteReport(baselineDir, docsDir, readme string) ([]string, error) {
 			if !s.plots || len(rs) == 0 {
 				continue
 			}
-			tmp, err := os.MkdirTemp("", "bench-plots")
+			files, err := drawPlots(imgDir, "perf-"+b.Name+"-"+s.grid+"-", func(dir string) ([]string, error) {
+				return WritePlots(dir, rs)
+			}, func(base string) (string, bool) { return base, !strings.HasPrefix(base, "roofline") })
 			if err != nil {
 				return nil, err
 			}
-			files, err := WritePlots(tmp, rs)
-			if err != nil {
-				os.RemoveAll(tmp)
-				return nil, err
-			}
-			for _, f := range files {
-				base := filepath.Base(f)
-				if strings.HasPrefix(base, "roofline") {
-					continue
-				}
-				name := fmt.Sprintf("perf-%s-%s-%s", b.Name, s.grid, base)
-				data, err := os.ReadFile(f)
-				if err == nil {
-					err = os.WriteFile(filepath.Join(imgDir, name), data, 0o644)
-				}
-				if err != nil {
-					os.RemoveAll(tmp)
-					return nil, err
-				}
-				written = append(written, filepath.Join(imgDir, name))
-			}
-			os.RemoveAll(tmp)
+			written = append(written, files...)
 		}
 		if singles := bandSingles(b.Band); len(singles) > 0 {
-			tmp, err := os.MkdirTemp("", "bench-plots")
+			files, err := drawPlots(imgDir, "perf-"+b.Name+"-"+GridBanded+"-", func(dir string) ([]string, error) {
+				return WriteBandPlots(dir, singles)
+			}, func(base string) (string, bool) { return strings.TrimPrefix(base, "banded-"), true })
 			if err != nil {
 				return nil, err
 			}
-			files, err := WriteBandPlots(tmp, singles)
-			if err == nil {
-				for _, f := range files {
-					name := fmt.Sprintf("perf-%s-%s-%s", b.Name, GridBanded, strings.TrimPrefix(filepath.Base(f), "banded-"))
-					var data []byte
-					if data, err = os.ReadFile(f); err == nil {
-						err = os.WriteFile(filepath.Join(imgDir, name), data, 0o644)
-					}
-					if err != nil {
-						break
-					}
-					written = append(written, filepath.Join(imgDir, name))
-				}
-			}
-			os.RemoveAll(tmp)
-			if err != nil {
-				return nil, err
-			}
+			written = append(written, files...)
 		}
 	}
 	plots, err := ReportPlots(docsDir, bs)
@@ -135,6 +101,38 @@ func WriteReport(baselineDir, docsDir, readme string) ([]string, error) {
 			return nil, err
 		}
 		written = append(written, readme)
+	}
+	return written, nil
+}
+
+// drawPlots has draw write its plots into a scratch folder and copies
+// those that keep accepts into imgDir as prefix + the name keep gives; it
+// returns the paths written.
+func drawPlots(imgDir, prefix string, draw func(dir string) ([]string, error), keep func(base string) (string, bool)) ([]string, error) {
+	tmp, err := os.MkdirTemp("", "bench-plots")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	files, err := draw(tmp)
+	if err != nil {
+		return nil, err
+	}
+	var written []string
+	for _, f := range files {
+		name, ok := keep(filepath.Base(f))
+		if !ok {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		path := filepath.Join(imgDir, prefix+name)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			return nil, err
+		}
+		written = append(written, path)
 	}
 	return written, nil
 }
@@ -563,10 +561,15 @@ func Headline(bs []Baseline) (string, error) {
 	fmt.Fprintln(&w, "| problem | bandsolve | peer (same run) | speed-up |")
 	fmt.Fprintln(&w, "|---|---:|---:|---:|")
 	for _, h := range headlineCases {
+		// The case may stand in several grids: the layouts grid's copy only
+		// where no other grid has it.
 		var ours Result
 		found := false
 		for _, r := range b.Tri {
-			if r.Case == h.c && r.Solver == ourSolver && r.OK() && (!found || r.Prov.Grid != "layouts") {
+			if r.Case != h.c || r.Solver != ourSolver || !r.OK() {
+				continue
+			}
+			if !found || ours.Prov.Grid == "layouts" {
 				ours, found = r, true
 			}
 		}
