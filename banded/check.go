@@ -50,13 +50,7 @@ func backwardError[T, U Float](A *Band[T], b []T, x []U, r []float64) float64 {
 	for _, v := range r {
 		rn = max(rn, math.Abs(v))
 	}
-	if math.IsNaN(rn) {
-		return math.NaN()
-	}
-	if rn == 0 {
-		return 0
-	}
-	return rn / (A.NormInf()*xn + bn)
+	return tridiag.NormwiseBackwardError(rn, A.NormInf(), xn, bn)
 }
 
 // SolveTrans solves Aᵀ·x = b in place with the factors (gbtrs with

@@ -229,14 +229,7 @@ func backwardError(a, b, c, d, x []float64, cyclic bool) float64 {
 		xn = max(xn, math.Abs(xi))
 		dn = max(dn, math.Abs(d[i]))
 	}
-	if math.IsNaN(rn) {
-		return math.NaN()
-	}
-	den := an*xn + dn
-	if rn == 0 {
-		return 0
-	}
-	return rn / den
+	return NormwiseBackwardError(rn, an, xn, dn)
 }
 
 // normInf is ‖A‖∞ of the system in k (corners included when cyclic; for

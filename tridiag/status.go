@@ -133,6 +133,19 @@ func Epsilon[T Float]() float64 {
 // for float64).
 func DefaultTol[T Float]() float64 { return 1e3 * Epsilon[T]() }
 
+// NormwiseBackwardError is ‖d − A·x‖∞ / (‖A‖∞·‖x‖∞ + ‖d‖∞) from the four
+// norms: 0 when the residual norm rn is 0, NaN when it is NaN (a caller
+// whose x holds NaN or ±Inf reports +Inf instead).
+func NormwiseBackwardError(rn, an, xn, dn float64) float64 {
+	switch {
+	case math.IsNaN(rn):
+		return math.NaN()
+	case rn == 0:
+		return 0
+	}
+	return rn / (an*xn + dn)
+}
+
 // Judge sets the verdict flags of s from its measures: BackwardErrorTooLarge
 // when BackwardError > tol (or is NaN), NonFinite when it is +Inf or NaN,
 // IllConditioned when Cond·eps ≥ 1/2. Other flags are kept.

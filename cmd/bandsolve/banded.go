@@ -477,13 +477,10 @@ func (pb *bandedProblem) check(x []float64, prec string, rep *bandedReport) erro
 		an = pb.band.NormInf()
 	}
 	st := &rep.status
-	switch {
-	case math.IsInf(rn, 1) || math.IsNaN(rn):
-		st.BackwardError = math.Inf(1)
-	case rn == 0:
-		st.BackwardError = 0
-	default:
-		st.BackwardError = rn / (an*xn + bn)
+	if math.IsNaN(rn) || math.IsInf(rn, 1) {
+		st.BackwardError = math.Inf(1) // x holds NaN or ±Inf: no solution at all
+	} else {
+		st.BackwardError = tridiag.NormwiseBackwardError(rn, an, xn, bn)
 	}
 	rep.condNote = ""
 	if pb.reorder != nil && pb.reorder.DroppedFraction > 0 {
