@@ -132,18 +132,18 @@ func NewBandBatchPlan[T tridiag.Float](d *Device, n, k, g int, layout banded.Lay
 		p.kernel = opts.kernel
 	}
 	var err error
-	if p.status, err = d.alloc(int64(4*g+1) * 4); err != nil {
+	if p.status, err = d.AllocBytes(int64(4*g+1) * 4); err != nil {
 		return nil, err
 	}
-	if err = d.do(func() error { return cu.MemsetD32(p.status, 0, int64(4*g+1)) }); err != nil {
+	if err = d.Enqueue(func() error { return cu.MemsetD32(p.status, 0, int64(4*g+1)) }); err != nil {
 		_ = p.Close()
 		return nil, fmt.Errorf("cuda: clearing status: %w", err)
 	}
-	if p.work, err = d.alloc(int64(k+1) * int64(n) * int64(p.gp) * elemSize[T]()); err != nil {
+	if p.work, err = d.AllocBytes(int64(k+1) * int64(n) * int64(p.gp) * elemSize[T]()); err != nil {
 		_ = p.Close()
 		return nil, fmt.Errorf("cuda: banded batch workspace: %w", err)
 	}
-	if err = d.do(func() error {
+	if err = d.Enqueue(func() error {
 		var e error
 		p.stream, e = cu.MakeStream(cu.DefaultStream)
 		return e
@@ -190,7 +190,7 @@ func (p *BandBatchPlan[T]) launch(a, d, x cu.DevicePtr) error {
 	if p.opts.CheckFinite {
 		flags |= bandCheckX
 	}
-	return p.dev.launch(p.kernel, dim3{X: p.gp / p.threads}, dim3{X: p.threads}, 0, p.stream,
+	return p.dev.Launch(p.kernel, Dim3{X: p.gp / p.threads}, Dim3{X: p.threads}, 0, p.stream,
 		a, d, x, p.work, int32(p.n), int32(p.g), int32(p.gp), aes, abs, des, dbs, p.tol, flags, p.status)
 }
 
@@ -235,7 +235,7 @@ func (p *BandBatchPlan[T]) SolveDevice(ctx context.Context, a, d, x *Buffer[T]) 
 		return res, tridiag.ErrClosed
 	}
 	var st []int32
-	err := p.dev.do(func() error {
+	err := p.dev.Enqueue(func() error {
 		if err := p.launch(a.ptr, d.ptr, x.ptr); err != nil {
 			_ = p.stream.Synchronize()
 			return err
@@ -408,7 +408,7 @@ func (p *BandBatchPlan[T]) Time(ctx context.Context, a, d, x *Buffer[T], warmup,
 	}
 	times := make([]time.Duration, reps)
 	var st []int32
-	err := p.dev.do(func() error {
+	err := p.dev.Enqueue(func() error {
 		events := make([]cu.Event, 0, reps+1)
 		defer func() {
 			for i := range events {
@@ -476,7 +476,7 @@ func (p *BandBatchPlan[T]) Close() error {
 			_ = b.Free()
 		}
 	}
-	return p.dev.do(func() error {
+	return p.dev.Enqueue(func() error {
 		if p.work != 0 {
 			_ = cu.MemFree(p.work)
 		}

@@ -89,14 +89,14 @@ func NewBandPartitions[T tridiag.Float](d *Device, n, k int, bounds []int) (*Ban
 	P := len(bounds) - 1
 	p := &BandPartitions[T]{dev: d, n: n, k: k, bounds: append([]int(nil), bounds...)}
 	var err error
-	if p.dbound, err = d.alloc(int64(4 * len(b32))); err != nil {
+	if p.dbound, err = d.AllocBytes(int64(4 * len(b32))); err != nil {
 		return nil, err
 	}
-	if p.status, err = d.alloc(int64(4 * (4*P + 1))); err != nil {
+	if p.status, err = d.AllocBytes(int64(4 * (4*P + 1))); err != nil {
 		_ = p.Close()
 		return nil, err
 	}
-	err = d.do(func() error {
+	err = d.Enqueue(func() error {
 		if err := cu.MemcpyHtoD(p.dbound, unsafe.Pointer(&b32[0]), int64(4*len(b32))); err != nil {
 			return fmt.Errorf("cuda: copying partition bounds: %w", err)
 		}
@@ -185,9 +185,9 @@ func (p *BandPartitions[T]) factor(ctx context.Context, band *Buffer[T], opt ban
 		return res, tridiag.ErrClosed
 	}
 	var st []int32
-	err := p.dev.do(func() error {
+	err := p.dev.Enqueue(func() error {
 		shmem := (p.k + 2) * (p.k + 2) * int(elemSize[T]())
-		if err := p.dev.launch("band_factor_window_"+p.prec(), dim3{X: P}, dim3{X: FactorThreads(p.k)}, shmem, p.stream,
+		if err := p.dev.Launch("band_factor_window_"+p.prec(), Dim3{X: P}, Dim3{X: FactorThreads(p.k)}, shmem, p.stream,
 			band.ptr, int32(p.n), int32(p.k), p.dbound, int32(P), boolInt(ul), tol, p.status); err != nil {
 			_ = p.stream.Synchronize()
 			return err
@@ -293,10 +293,10 @@ func (p *BandPartitions[T]) solve(ctx context.Context, band, b *Buffer[T], nrhs,
 		return tridiag.ErrClosed
 	}
 	cpb := solveColumnsPerBlock(p.k, nrhs)
-	return p.dev.do(func() error {
-		grid := dim3{X: p.Partitions(), Y: (nrhs + cpb - 1) / cpb}
+	return p.dev.Enqueue(func() error {
+		grid := Dim3{X: p.Partitions(), Y: (nrhs + cpb - 1) / cpb}
 		shmem := (p.k + 1) * cpb * int(elemSize[T]())
-		if err := p.dev.launch("band_solve_window_"+p.prec(), grid, dim3{X: p.k * cpb}, shmem, p.stream,
+		if err := p.dev.Launch("band_solve_window_"+p.prec(), grid, Dim3{X: p.k * cpb}, shmem, p.stream,
 			band.ptr, int32(p.n), int32(p.k), p.dbound, boolInt(ul), b.ptr, int32(nrhs), int64(ldb), int32(sweeps&SweepBoth)); err != nil {
 			_ = p.stream.Synchronize()
 			return err
@@ -316,7 +316,7 @@ func (p *BandPartitions[T]) Close() error {
 		return nil
 	}
 	p.closed = true
-	return p.dev.do(func() error {
+	return p.dev.Enqueue(func() error {
 		if p.dbound != 0 {
 			_ = cu.MemFree(p.dbound)
 		}

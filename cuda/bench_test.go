@@ -206,9 +206,9 @@ func benchVariant[T tridiag.Float](b *testing.B, v variant, n, g int, bw float64
 	}
 	if wb := kp.workBytes(); wb > 0 {
 		if p.work != 0 {
-			_ = dev.do(func() error { return cu.MemFree(p.work) })
+			_ = dev.Enqueue(func() error { return cu.MemFree(p.work) })
 		}
-		if p.work, err = dev.alloc(wb); err != nil {
+		if p.work, err = dev.AllocBytes(wb); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -315,7 +315,7 @@ func BenchmarkCompletion(b *testing.B) {
 	what := func() string { return "signal" }
 	b.Run("poll", func(b *testing.B) {
 		for b.Loop() {
-			if err := dev.do(func() error { return p.sig.enqueue(dev, p.stream, p.flagPtr()) }); err != nil {
+			if err := dev.Enqueue(func() error { return p.sig.enqueue(dev, p.stream, p.flagPtr()) }); err != nil {
 				b.Fatal(err)
 			}
 			if _, err := p.sig.wait(dev, p.stream, what); err != nil {
@@ -326,7 +326,7 @@ func BenchmarkCompletion(b *testing.B) {
 	})
 	b.Run("sync", func(b *testing.B) {
 		for b.Loop() {
-			if err := dev.do(func() error {
+			if err := dev.Enqueue(func() error {
 				if err := p.sig.enqueue(dev, p.stream, p.flagPtr()); err != nil {
 					return err
 				}
@@ -373,9 +373,9 @@ func benchInterleaved[T tridiag.Float](b *testing.B, bw float64) {
 					return nil, fmt.Errorf("spb %d does not fit", spb)
 				}
 				pp.cfg, pp.constCfg = cfg, nil
-				err = dev.do(func() error {
+				err = dev.Enqueue(func() error {
 					var err error
-					pp.direct, err = dev.prepareDirect("partition_p16"+suffixOf(f64), cfg.Blocks(spec.G), cfg.Threads, cfg.SharedBytes)
+					pp.direct, err = dev.PrepareDirect("partition_p16"+suffixOf(f64), cfg.Blocks(spec.G), cfg.Threads, cfg.SharedBytes)
 					return err
 				})
 				return pp, err
@@ -595,7 +595,7 @@ func benchConstStream[T tridiag.Float](b *testing.B, bw float64) {
 			b.Run(fmt.Sprintf("N=%d/%s/nocstream", n, lay), func(b *testing.B) { benchVariant(b, variant{"nocstream", il, noCStream, true}, n, g, bw, bufs) })
 			spec := tridiag.Spec{Shape: tridiag.Shape{N: n, G: g, Layout: l}.Normalize()}
 			for spb := 1; spb <= tuning.PartitionConstStreamMaxThreads; spb *= 2 {
-				if dev.do(func() error { _, _, err := constStreamLaunch(dev, spec, f64, spb); return err }) != nil {
+				if dev.Enqueue(func() error { _, _, err := constStreamLaunch(dev, spec, f64, spb); return err }) != nil {
 					continue // not a block this kernel takes for N
 				}
 				b.Run(fmt.Sprintf("N=%d/%s/cstream-spb%d", n, lay, spb), func(b *testing.B) {

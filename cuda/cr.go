@@ -34,7 +34,7 @@ func (p *crPlan) workBytes() int64 { return 0 }
 
 func (p *crPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 	sp := a.spec
-	return d.launch("cr"+a.suffix(), dim3{X: p.cfg.Blocks(sp.G)}, dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
+	return d.Launch("cr"+a.suffix(), Dim3{X: p.cfg.Blocks(sp.G)}, Dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
 		a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
 		int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
 		a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status, int32(p.cfg.SystemsPerBlock))

@@ -24,7 +24,7 @@ func constStreamPlan(spb int) func(spec tridiag.Spec, f64 bool) (kernelPlan, err
 		if err != nil {
 			return nil, err
 		}
-		err = dev.do(func() error {
+		err = dev.Enqueue(func() error {
 			cs, name, err := constStreamLaunch(dev, spec, f64, spb)
 			if err != nil {
 				return err
@@ -78,7 +78,7 @@ func testConstStream[T tridiag.Float](t *testing.T) {
 					continue
 				}
 				spec := tridiag.Spec{Shape: tridiag.Shape{N: n, G: g, Layout: l}.Normalize()}
-				if err := dev.do(func() error { _, _, err := constStreamLaunch(dev, spec, f64, 0); return err }); err != nil {
+				if err := dev.Enqueue(func() error { _, _, err := constStreamLaunch(dev, spec, f64, 0); return err }); err != nil {
 					// Only interleaved batches of longer systems: rows of
 					// whole 32-byte sectors take 8 FP32 systems (4 FP64)
 					// a block, above the rows kernel's 512 threads.

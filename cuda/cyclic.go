@@ -39,7 +39,7 @@ func (p *cyclicPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 	es, bs := int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride)
 	rows := sp.N * sp.G
 	const blk = 256
-	if err := d.launch("cyclic_prep"+a.suffix(), dim3{X: (rows + blk - 1) / blk}, dim3{X: blk}, 0, s,
+	if err := d.Launch("cyclic_prep"+a.suffix(), Dim3{X: (rows + blk - 1) / blk}, Dim3{X: blk}, 0, s,
 		a.a, a.b, a.c, a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(),
 		a2, b2, c2, u, int32(sp.N), int32(sp.G), es, bs); err != nil {
 		return err
@@ -58,7 +58,7 @@ func (p *cyclicPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 	if err := p.inner.launch(d, s, &in); err != nil {
 		return err
 	}
-	return d.launch("cyclic_combine"+a.suffix(), dim3{X: (sp.G + blk - 1) / blk}, dim3{X: blk}, 0, s,
+	return d.Launch("cyclic_combine"+a.suffix(), Dim3{X: (sp.G + blk - 1) / blk}, Dim3{X: blk}, 0, s,
 		a.a, a.b, a.c, a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(),
 		a.x, z, int32(sp.N), int32(sp.G), es, bs, a.status)
 }

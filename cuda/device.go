@@ -33,9 +33,10 @@ type Device struct {
 	ordinal int
 	props   tuning.Device
 
+	dev    cu.Device
 	mu     sync.Mutex // serialises driver calls; guards what follows
 	closed bool
-	ctx    cu.CUContext
+	ctx    cu.CUContext // the device's primary context, retained by Open
 	mod    cu.Module
 	bmod   cu.Module // the banded kernels (ptx.Banded), loaded on first use
 	bload  bool
@@ -49,18 +50,25 @@ type Device struct {
 	// hostPaced: Plan.Time without its gate (SetHostPaced).
 	hostPaced atomic.Bool
 
-	// The resident grids of plans (resident.go): resMu guards the set,
-	// resRunning counts those running.
-	resMu      sync.Mutex
-	residents  map[*resident]struct{}
-	resRunning atomic.Int32
+	// The persistent work of the device (AddPersistent): pmu guards the
+	// set, running counts those running.
+	pmu        sync.Mutex
+	persistent map[Persistent]struct{}
+	running    atomic.Int32
+
+	// values: state other packages attach to the device (Value).
+	vmu    sync.Mutex
+	values map[any]any
 }
 
 // Count returns the number of CUDA devices.
 func Count() (int, error) { return cu.NumDevices() }
 
-// Open creates a context on device ordinal (0 is the first GPU), loads the
-// kernels and reads the device's properties.
+// Open opens device ordinal (0 is the first GPU): it retains the device's
+// primary context, the one the CUDA runtime and libraries built on it
+// (CuPy, PyTorch, JAX, cuSPARSE) use, so that memory and streams pass
+// between bandsolve and other CUDA code in the process; it loads the
+// kernels and reads the device's properties. Close releases the context.
 func Open(ordinal int) (*Device, error) {
 	n, err := cu.NumDevices()
 	if err != nil {
@@ -69,7 +77,8 @@ func Open(ordinal int) (*Device, error) {
 	if ordinal < 0 || ordinal >= n {
 		return nil, fmt.Errorf("cuda: no device %d (%d present)", ordinal, n)
 	}
-	d := &Device{ordinal: ordinal, fns: map[string]cu.Function{}, attr: map[string]int{}, clusters: map[bool]clusterInfo{}}
+	d := &Device{ordinal: ordinal, fns: map[string]cu.Function{}, attr: map[string]int{}, clusters: map[bool]clusterInfo{},
+		persistent: map[Persistent]struct{}{}, values: map[any]any{}}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if err := d.init(); err != nil {
@@ -83,17 +92,22 @@ func (d *Device) init() error {
 	if err != nil {
 		return fmt.Errorf("cuda: device %d: %w", d.ordinal, err)
 	}
-	d.ctx, err = dev.MakeContext(cu.SchedAuto)
+	d.dev = dev
+	d.ctx, err = dev.RetainPrimaryCtx()
 	if err != nil {
-		return fmt.Errorf("cuda: creating context on device %d: %w", d.ordinal, err)
+		return fmt.Errorf("cuda: retaining the primary context of device %d: %w", d.ordinal, err)
+	}
+	if err := cu.SetCurrentContext(d.ctx); err != nil {
+		_ = dev.ReleasePrimaryCtx()
+		return fmt.Errorf("cuda: making the primary context of device %d current: %w", d.ordinal, err)
 	}
 	if d.props, err = readProps(dev); err != nil {
-		_ = d.ctx.Destroy()
+		_ = dev.ReleasePrimaryCtx()
 		return err
 	}
 	d.mod, err = cu.LoadData(ptx.Tridiag)
 	if err != nil {
-		_ = d.ctx.Destroy()
+		_ = dev.ReleasePrimaryCtx()
 		return fmt.Errorf("cuda: loading the tridiagonal kernels' PTX on %s: %w", d.props.Name, err)
 	}
 	return nil
@@ -130,9 +144,13 @@ func readProps(dev cu.Device) (tuning.Device, error) {
 	return p, nil
 }
 
-// do runs f with the device's context current on the calling goroutine's
-// OS thread and the device's lock held, and returns f's error.
-func (d *Device) do(f func() error) error {
+// Enqueue runs f with the device's context current on the calling
+// goroutine's OS thread and the device's lock held, and returns f's error.
+// It is the call for work that queues kernels and copies without waiting
+// for persistent work (AddPersistent) to end; f must not call another
+// method of the device that takes its lock (Enqueue, Do, Alloc, ...).
+// Calls that may wait for all of the device's work go through Do.
+func (d *Device) Enqueue(f func() error) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
@@ -149,12 +167,12 @@ func (d *Device) do(f func() error) error {
 // Do runs f with the device's CUDA context current on the calling
 // goroutine's OS thread and the device's lock held, and returns f's error.
 // It lets other CUDA code (a peer library, a custom kernel) share the
-// device: f must not call Do or any other method of the device. Resident
-// grids (Plan.SetResident) are stopped first, so that f may wait for the
-// device's work.
+// device: f must not call Do or any other method of the device that takes
+// its lock. Persistent work (AddPersistent) is stopped first, so that f
+// may wait for the device's work.
 func (d *Device) Do(f func() error) error {
-	d.stopResidents()
-	return d.do(f)
+	d.StopPersistent()
+	return d.Enqueue(f)
 }
 
 // Properties returns what the driver reports of the device.
@@ -170,7 +188,7 @@ func (d *Device) Name() string {
 
 // MemInfo returns the free and total device memory in bytes.
 func (d *Device) MemInfo() (free, total int64, err error) {
-	err = d.do(func() error {
+	err = d.Enqueue(func() error {
 		var e error
 		free, total, e = cu.MemInfo()
 		return e
@@ -178,17 +196,18 @@ func (d *Device) MemInfo() (free, total int64, err error) {
 	return
 }
 
-// Synchronize waits for all work on the device to finish; resident grids
-// (Plan.SetResident) are stopped first.
+// Synchronize waits for all work on the device to finish; persistent work
+// (AddPersistent) is stopped first.
 func (d *Device) Synchronize() error {
-	d.stopResidents()
-	return d.do(func() error { return cu.Synchronize() })
+	d.StopPersistent()
+	return d.Enqueue(func() error { return cu.Synchronize() })
 }
 
-// Close destroys the context. Buffers and plans of the device must not be
-// used afterwards; their methods then return ErrClosed.
+// Close unloads the kernels and releases the primary context (it is
+// destroyed when no other user holds it). Buffers and plans of the device
+// must not be used afterwards; their methods then return ErrClosed.
 func (d *Device) Close() error {
-	d.stopResidents()
+	d.StopPersistent()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
@@ -210,7 +229,7 @@ func (d *Device) Close() error {
 	if d.bload {
 		_ = d.bmod.Unload()
 	}
-	return d.ctx.Destroy()
+	return d.dev.ReleasePrimaryCtx()
 }
 
 // function returns the kernel name from the loaded modules (device
@@ -251,4 +270,67 @@ func (d *Device) function(name string) (cu.Function, error) {
 	}
 	d.fns[name] = f
 	return f, nil
+}
+
+// Persistent is work that keeps running on the device until it is
+// stopped, such as a persistent grid serving solves from mapped memory. A
+// call that waits for all of the device's work (Do, Synchronize,
+// Buffer.Free, Close) stops it first, or it would wait forever.
+type Persistent interface {
+	// Stop ends the work and waits for it; it must not call Do.
+	Stop() error
+}
+
+// AddPersistent registers p, to be stopped before calls that wait for
+// the device's work; RemovePersistent unregisters it.
+func (d *Device) AddPersistent(p Persistent) {
+	d.pmu.Lock()
+	d.persistent[p] = struct{}{}
+	d.pmu.Unlock()
+}
+
+// RemovePersistent unregisters p.
+func (d *Device) RemovePersistent(p Persistent) {
+	d.pmu.Lock()
+	delete(d.persistent, p)
+	d.pmu.Unlock()
+}
+
+// PersistentRunning adds delta (+1 when a persistent work starts, -1 when
+// it stops) to the count of those running, which lets StopPersistent and
+// SyncLegacyStream return at once when none runs.
+func (d *Device) PersistentRunning(delta int32) { d.running.Add(delta) }
+
+// StopPersistent stops every persistent work of the device.
+func (d *Device) StopPersistent() {
+	if d.running.Load() == 0 {
+		return
+	}
+	d.pmu.Lock()
+	ps := make([]Persistent, 0, len(d.persistent))
+	for p := range d.persistent {
+		ps = append(ps, p)
+	}
+	d.pmu.Unlock()
+	for _, p := range ps {
+		_ = p.Stop()
+	}
+}
+
+// Value returns the value attached to the device under key, made by mk on
+// first use (an error from mk is returned and nothing is kept). Packages
+// keep per-device state this way (what a device's kernels support, say)
+// without global maps; keys should be values of a package's own type.
+func (d *Device) Value(key any, mk func() (any, error)) (any, error) {
+	d.vmu.Lock()
+	defer d.vmu.Unlock()
+	if v, ok := d.values[key]; ok {
+		return v, nil
+	}
+	v, err := mk()
+	if err != nil {
+		return nil, err
+	}
+	d.values[key] = v
+	return v, nil
 }

@@ -38,7 +38,7 @@ var errGateHeld = errors.New("cuda: the gate already holds a stream")
 
 // newGate allocates a gate, open (device thread).
 func (d *Device) newGate() (*gate, error) {
-	p, dp, err := allocMapped(8, "the timing gate")
+	p, dp, err := AllocMapped(8, "the timing gate")
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func (g *gate) hold(s cu.Stream, limit time.Duration) error {
 	}
 	atomic.StoreUint32(&g.host[1], 0)
 	atomic.StoreUint32(&g.host[0], 0)
-	if err := g.dev.launch("gate_wait", dim3{X: 1}, dim3{X: 1}, 0, s, g.ptr, int64(limit.Nanoseconds())); err != nil {
+	if err := g.dev.Launch("gate_wait", Dim3{X: 1}, Dim3{X: 1}, 0, s, g.ptr, int64(limit.Nanoseconds())); err != nil {
 		atomic.StoreUint32(&g.host[0], 1)
 		return err
 	}

@@ -64,8 +64,8 @@ const (
 // newQueue makes a queue with room for partials partial sums.
 func newQueue(d *Device, partials int, what func() string) (*queue, error) {
 	q := &queue{dev: d, partials: partials, what: what}
-	err := d.do(func() error {
-		p, dp, err := allocMapped(8+8*mappedResults, "the Krylov queue's results")
+	err := d.Enqueue(func() error {
+		p, dp, err := AllocMapped(8+8*mappedResults, "the Krylov queue's results")
 		if err != nil {
 			return err
 		}
@@ -95,7 +95,7 @@ func newQueue(d *Device, partials int, what func() string) (*queue, error) {
 
 // close waits for the queue's work and frees it.
 func (q *queue) close() {
-	_ = q.dev.do(func() error {
+	_ = q.dev.Enqueue(func() error {
 		if q.stream != (cu.Stream{}) {
 			_ = q.stream.Synchronize()
 			_ = q.stream.Destroy()
@@ -116,7 +116,7 @@ func (q *queue) close() {
 // the sequence number from q.sig.next) and exec always waits.
 func (q *queue) exec(sync, selfSignal bool, work func() error) error {
 	wait := sync || selfSignal || !q.deferred
-	if err := q.dev.do(func() error {
+	if err := q.dev.Enqueue(func() error {
 		if err := work(); err != nil {
 			return err
 		}
@@ -126,7 +126,7 @@ func (q *queue) exec(sync, selfSignal bool, work func() error) error {
 		return q.sig.enqueue(q.dev, q.stream, q.scratch+scratchFlag)
 	}); err != nil {
 		// Let what was enqueued before the failure finish.
-		_ = q.dev.do(func() error { return q.stream.Synchronize() })
+		_ = q.dev.Enqueue(func() error { return q.stream.Synchronize() })
 		return fmt.Errorf("cuda: %s: %w", q.what(), err)
 	}
 	if !wait {
@@ -350,7 +350,7 @@ func (s *Space) Axpby(alpha float64, x *Buffer[float64], beta float64, y *Buffer
 		return err
 	}
 	return s.q.exec(false, false, func() error {
-		return s.dev.launch("vec_axpby_f64", dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, dim3{X: vecBlock}, 0, s.q.stream,
+		return s.dev.Launch("vec_axpby_f64", Dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, Dim3{X: vecBlock}, 0, s.q.stream,
 			int64(s.n), alpha, x.ptr, beta, y.ptr)
 	})
 }
@@ -364,7 +364,7 @@ func (s *Space) Mul(d, x, y *Buffer[float64]) error {
 		return err
 	}
 	return s.q.exec(false, false, func() error {
-		return s.dev.launch("vec_mul_f64", dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, dim3{X: vecBlock}, 0, s.q.stream,
+		return s.dev.Launch("vec_mul_f64", Dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, Dim3{X: vecBlock}, 0, s.q.stream,
 			int64(s.n), d.ptr, x.ptr, y.ptr)
 	})
 }
@@ -383,7 +383,7 @@ func (s *Space) Mul32(d, x, y *Buffer[float32]) error {
 		}
 	}
 	return s.q.exec(false, false, func() error {
-		return s.dev.launch("vec_mul_f32", dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, dim3{X: vecBlock}, 0, s.q.stream,
+		return s.dev.Launch("vec_mul_f32", Dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, Dim3{X: vecBlock}, 0, s.q.stream,
 			int64(s.n), d.ptr, x.ptr, y.ptr)
 	})
 }
@@ -405,7 +405,7 @@ func (s *Space) ToFloat32(scale float64, x *Buffer[float64], y *Buffer[float32])
 // toFloat32 enqueues the conversion (device thread); a non-zero scalep
 // holds the scale on the device.
 func (s *Space) toFloat32(scale float64, scalep cu.DevicePtr, x *Buffer[float64], y *Buffer[float32]) error {
-	return s.dev.launch("vec_f64_to_f32", dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, dim3{X: vecBlock}, 0, s.q.stream,
+	return s.dev.Launch("vec_f64_to_f32", Dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, Dim3{X: vecBlock}, 0, s.q.stream,
 		int64(s.n), scale, scalep, x.ptr, y.ptr)
 }
 
@@ -423,7 +423,7 @@ func (s *Space) FromFloat32(scale float64, x *Buffer[float32], y *Buffer[float64
 }
 
 func (s *Space) fromFloat32(scale float64, x *Buffer[float32], y *Buffer[float64]) error {
-	return s.dev.launch("vec_f32_to_f64", dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, dim3{X: vecBlock}, 0, s.q.stream,
+	return s.dev.Launch("vec_f32_to_f64", Dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, Dim3{X: vecBlock}, 0, s.q.stream,
 		int64(s.n), scale, cu.DevicePtr(0), x.ptr, y.ptr)
 }
 
@@ -476,7 +476,7 @@ func (s *Space) dots(xs, ys []*Buffer[float64], out []float64) error {
 			}
 			args = append(args, s.q.scratch+scratchPartial, s.q.scratch+scratchCounter,
 				s.q.resDev+cu.DevicePtr(8*lo), word, int32(seq))
-			if err := s.dev.launch("vec_dots_f64", dim3{X: grid}, dim3{X: vecBlock}, 0, s.q.stream, args...); err != nil {
+			if err := s.dev.Launch("vec_dots_f64", Dim3{X: grid}, Dim3{X: vecBlock}, 0, s.q.stream, args...); err != nil {
 				return err
 			}
 		}
@@ -510,7 +510,7 @@ func (s *Space) amax(x *Buffer[float64], scale cu.DevicePtr, signal bool) error 
 	if signal {
 		word, seq = s.q.sig.dev, s.q.sig.next()
 	}
-	return s.dev.launch("vec_amax_f64", dim3{X: s.q.grid(s.n, redBlocksPerSM)}, dim3{X: vecBlock}, 0, s.q.stream,
+	return s.dev.Launch("vec_amax_f64", Dim3{X: s.q.grid(s.n, redBlocksPerSM)}, Dim3{X: vecBlock}, 0, s.q.stream,
 		int64(s.n), x.ptr, s.q.scratch+scratchPartial, s.q.scratch+scratchCounter, s.q.resDev, scale, word, int32(seq))
 }
 
@@ -594,16 +594,16 @@ func uploadCSR(d *Device, n, m int, rowPtr, col []int32, val []float64) (*CSR, e
 		_ = a.Close()
 		return nil, err
 	}
-	if a.rowPtr, err = d.alloc(4 * int64(n+1)); err != nil {
+	if a.rowPtr, err = d.AllocBytes(4 * int64(n+1)); err != nil {
 		return fail(err)
 	}
-	if a.col, err = d.alloc(4 * int64(max(1, a.nnz))); err != nil {
+	if a.col, err = d.AllocBytes(4 * int64(max(1, a.nnz))); err != nil {
 		return fail(err)
 	}
 	if a.val, err = Alloc[float64](d, max(1, a.nnz)); err != nil {
 		return fail(err)
 	}
-	err = d.do(func() error {
+	err = d.Enqueue(func() error {
 		if e := cu.MemcpyHtoD(a.rowPtr, unsafe.Pointer(&rowPtr[0]), 4*int64(n+1)); e != nil {
 			return e
 		}
@@ -698,7 +698,7 @@ func (a *CSR) enqueue(st cu.Stream, x, y cu.DevicePtr, f64 bool) error {
 	shift := a.shift.Load()
 	threads := int64(a.n) << shift
 	grid := int((threads + vecBlock - 1) / vecBlock)
-	return a.dev.launch(name, dim3{X: grid}, dim3{X: vecBlock}, 0, st, int32(a.n), shift, a.rowPtr, a.col, val, x, y)
+	return a.dev.Launch(name, Dim3{X: grid}, Dim3{X: vecBlock}, 0, st, int32(a.n), shift, a.rowPtr, a.col, val, x, y)
 }
 
 // Apply sets y = A·x on the matrix's stream and returns when y is
@@ -732,7 +732,7 @@ func (a *CSR) Apply32(ctx context.Context, x, y *Buffer[float32]) error {
 			return err
 		}
 		if err := a.q.exec(true, false, func() error {
-			return a.dev.launch("vec_f64_to_f32", dim3{X: a.q.grid(a.val.n, elemBlocksPerSM)}, dim3{X: vecBlock}, 0, a.q.stream,
+			return a.dev.Launch("vec_f64_to_f32", Dim3{X: a.q.grid(a.val.n, elemBlocksPerSM)}, Dim3{X: vecBlock}, 0, a.q.stream,
 				int64(a.val.n), 1.0, cu.DevicePtr(0), a.val.ptr, v.ptr)
 		}); err != nil {
 			_ = v.Free()
@@ -772,7 +772,7 @@ func (a *CSR) Close() error {
 	var errs []error
 	for _, p := range []cu.DevicePtr{a.rowPtr, a.col} {
 		if p != 0 {
-			errs = append(errs, a.dev.do(func() error { return cu.MemFree(p) }))
+			errs = append(errs, a.dev.Enqueue(func() error { return cu.MemFree(p) }))
 		}
 	}
 	for _, b := range []*Buffer[float64]{a.val} {

@@ -26,7 +26,7 @@ func BenchmarkLatencyFloor(b *testing.B) {
 	})
 	b.Run("do-noop", func(b *testing.B) {
 		for b.Loop() {
-			_ = dev.do(func() error { return nil })
+			_ = dev.Enqueue(func() error { return nil })
 		}
 	})
 	for _, m := range []struct {
@@ -78,7 +78,7 @@ func BenchmarkLatencyFloor(b *testing.B) {
 
 // BenchmarkSmallPath is BenchmarkSmallCall for the partition method with
 // chunks of P rows (P16 is Auto's default), both precisions, through the
-// direct launch (launchDirect) or the older path through Device.do.
+// direct launch (LaunchDirect) or the older path through Device.do.
 func BenchmarkSmallPath(b *testing.B) {
 	for _, sz := range []struct{ n, g int }{{128, 1}, {512, 8}, {1024, 64}, {4096, 64}} {
 		for _, prec := range []string{"f32", "f64"} {

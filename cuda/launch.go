@@ -37,16 +37,16 @@ import (
 	"gorgonia.org/cu"
 )
 
-// dim3 is a grid or block size.
-type dim3 struct{ X, Y, Z int }
+// Dim3 is a grid or block size.
+type Dim3 struct{ X, Y, Z int }
 
 // launch starts kernel name on stream s; it must run on the device thread
 // (inside d.do). Arguments are passed by value and must have the kernel's
 // C types: cu.DevicePtr for pointers, int32 for int, int64 for long long,
 // float32 and float64. Shared memory above the default 48 KiB is opted
 // into once per kernel.
-func (d *Device) launch(name string, grid, block dim3, shmem int, s cu.Stream, args ...any) error {
-	fn, err := d.functionShared(name, shmem)
+func (d *Device) Launch(name string, grid, block Dim3, shmem int, s cu.Stream, args ...any) error {
+	fn, err := d.Kernel(name, shmem)
 	if err != nil {
 		return err
 	}
@@ -83,15 +83,15 @@ func (d *Device) launch(name string, grid, block dim3, shmem int, s cu.Stream, a
 	}
 	if r := C.bs_launch(cf, C.uint(grid.X), C.uint(grid.Y), C.uint(grid.Z), C.uint(block.X), C.uint(block.Y), C.uint(block.Z),
 		C.uint(shmem), cs, sp, C.int(len(slots))); r != C.CUDA_SUCCESS {
-		return fmt.Errorf("cuda: launching %s grid %v block %v shared %d B: %w", name, grid, block, shmem, driverError(r))
+		return fmt.Errorf("cuda: launching %s grid %v block %v shared %d B: %w", name, grid, block, shmem, DriverError(r))
 	}
 	return nil
 }
 
-// functionShared returns kernel name with its dynamic shared memory limit
+// Kernel returns kernel name with its dynamic shared memory limit
 // raised to shmem bytes where that is above the default 48 KiB (device
 // thread).
-func (d *Device) functionShared(name string, shmem int) (cu.Function, error) {
+func (d *Device) Kernel(name string, shmem int) (cu.Function, error) {
 	fn, err := d.function(name)
 	if err != nil {
 		return fn, err
@@ -102,38 +102,38 @@ func (d *Device) functionShared(name string, shmem int) (cu.Function, error) {
 		}
 		cf := *(*C.CUfunction)(unsafe.Pointer(&fn))
 		if r := C.cuFuncSetAttribute(cf, C.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, C.int(shmem)); r != C.CUDA_SUCCESS {
-			return fn, fmt.Errorf("cuda: raising kernel %s's shared memory to %d B: %w", name, shmem, driverError(r))
+			return fn, fmt.Errorf("cuda: raising kernel %s's shared memory to %d B: %w", name, shmem, DriverError(r))
 		}
 		d.attr[name] = shmem
 	}
 	return fn, nil
 }
 
-// directKernel is one launch of a kernel resolved in advance (1-D grid
-// and block), for launchDirect.
-type directKernel struct {
+// DirectKernel is one launch of a kernel resolved in advance (1-D grid
+// and block), for LaunchDirect.
+type DirectKernel struct {
 	name               string
 	fn                 cu.Function
 	grid, block, shmem int
 }
 
-// prepareDirect resolves kernel name for launches of grid × block threads
+// PrepareDirect resolves kernel name for launches of grid × block threads
 // with shmem bytes of dynamic shared memory (device thread).
-func (d *Device) prepareDirect(name string, grid, block, shmem int) (*directKernel, error) {
-	fn, err := d.functionShared(name, shmem)
+func (d *Device) PrepareDirect(name string, grid, block, shmem int) (*DirectKernel, error) {
+	fn, err := d.Kernel(name, shmem)
 	if err != nil {
 		return nil, err
 	}
-	return &directKernel{name: name, fn: fn, grid: grid, block: block, shmem: shmem}, nil
+	return &DirectKernel{name: name, fn: fn, grid: grid, block: block, shmem: shmem}, nil
 }
 
-// launchDirect launches k on stream s with its parameters' values in
+// LaunchDirect launches k on stream s with its parameters' values in
 // slots (one 8-byte slot each, as launch fills them), from any goroutine:
 // it holds the device's lock and makes the context current in the same C
 // call as the launch, so it pins no thread, resolves nothing and
 // allocates nothing. It is the launch of small solves, where the host's
 // share of the latency counts.
-func (d *Device) launchDirect(k *directKernel, s cu.Stream, slots []uint64) error {
+func (d *Device) LaunchDirect(k *DirectKernel, s cu.Stream, slots []uint64) error {
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()
@@ -144,13 +144,13 @@ func (d *Device) launchDirect(k *directKernel, s cu.Stream, slots []uint64) erro
 		(*C.ulonglong)(unsafe.Pointer(&slots[0])), C.int(len(slots)))
 	d.mu.Unlock()
 	if r != C.CUDA_SUCCESS {
-		return fmt.Errorf("cuda: launching %s grid %d block %d shared %d B: %w", k.name, k.grid, k.block, k.shmem, driverError(r))
+		return fmt.Errorf("cuda: launching %s grid %d block %d shared %d B: %w", k.name, k.grid, k.block, k.shmem, DriverError(r))
 	}
 	return nil
 }
 
-// kernelAttr reads an attribute of a kernel (device thread).
-func (d *Device) kernelAttr(name string, a cu.FunctionAttribute) (int, error) {
+// KernelAttr reads an attribute of a kernel (device thread).
+func (d *Device) KernelAttr(name string, a cu.FunctionAttribute) (int, error) {
 	fn, err := d.function(name)
 	if err != nil {
 		return 0, err
@@ -158,22 +158,22 @@ func (d *Device) kernelAttr(name string, a cu.FunctionAttribute) (int, error) {
 	return fn.Attribute(a)
 }
 
-// kernelRegs is the registers per thread of kernel name, from any
+// KernelRegs is the registers per thread of kernel name, from any
 // goroutine (it runs on the device thread).
-func (d *Device) kernelRegs(name string) (int, error) {
+func (d *Device) KernelRegs(name string) (int, error) {
 	var regs int
-	err := d.do(func() error {
+	err := d.Enqueue(func() error {
 		var err error
-		regs, err = d.kernelAttr(name, cu.NumRegs)
+		regs, err = d.KernelAttr(name, cu.NumRegs)
 		return err
 	})
 	return regs, err
 }
 
-// driverError describes a CUresult returned by a direct driver call.
-type driverError C.CUresult
+// DriverError describes a CUresult returned by a direct driver call.
+type DriverError C.CUresult
 
-func (e driverError) Error() string {
+func (e DriverError) Error() string {
 	var s *C.char
 	if C.cuGetErrorName(C.CUresult(e), &s) == C.CUDA_SUCCESS && s != nil {
 		return C.GoString(s)
@@ -187,27 +187,42 @@ const (
 	attrMaxBlocksPerSM      = cu.DeviceAttribute(C.CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR)
 )
 
-// allocMapped allocates bytes of page-locked host memory mapped into the
+// AllocMapped allocates bytes of page-locked host memory mapped into the
 // device's address space (device thread): the host's pointer and the
 // kernels'. what names the memory in errors.
-func allocMapped(bytes int, what string) (unsafe.Pointer, cu.DevicePtr, error) {
+func AllocMapped(bytes int, what string) (unsafe.Pointer, cu.DevicePtr, error) {
 	var p unsafe.Pointer
 	if r := C.cuMemHostAlloc(&p, C.size_t(bytes), C.CU_MEMHOSTALLOC_DEVICEMAP|C.CU_MEMHOSTALLOC_PORTABLE); r != C.CUDA_SUCCESS {
-		return nil, 0, fmt.Errorf("cuda: allocating %s (mapped host memory): %w", what, driverError(r))
+		return nil, 0, fmt.Errorf("cuda: allocating %s (mapped host memory): %w", what, DriverError(r))
 	}
 	var dp C.CUdeviceptr
 	if r := C.cuMemHostGetDevicePointer(&dp, p, 0); r != C.CUDA_SUCCESS {
 		C.cuMemFreeHost(p)
-		return nil, 0, fmt.Errorf("cuda: mapping %s into the device: %w", what, driverError(r))
+		return nil, 0, fmt.Errorf("cuda: mapping %s into the device: %w", what, DriverError(r))
 	}
 	return p, cu.DevicePtr(dp), nil
 }
 
-// memAllocHost allocates page-locked host memory (device thread).
-func memAllocHost(bytes int) (unsafe.Pointer, error) {
+// AllocHost allocates page-locked host memory (device thread).
+func AllocHost(bytes int) (unsafe.Pointer, error) {
 	var p unsafe.Pointer
 	if r := C.cuMemAllocHost(&p, C.size_t(bytes)); r != C.CUDA_SUCCESS {
-		return nil, fmt.Errorf("cuda: allocating %d B of pinned host memory: %w", bytes, driverError(r))
+		return nil, fmt.Errorf("cuda: allocating %d B of pinned host memory: %w", bytes, DriverError(r))
 	}
 	return p, nil
+}
+
+// SyncLegacyStream waits for the work of the legacy default stream while
+// persistent work runs (AddPersistent): a copy there may return before
+// its data lands, and a persistent grid on a non-blocking stream is not
+// ordered after it. It returns at once when nothing persistent runs.
+// Call it on the device thread (inside Enqueue).
+func (d *Device) SyncLegacyStream() error {
+	if d.running.Load() == 0 {
+		return nil
+	}
+	if rc := C.cuStreamSynchronize(nil); rc != C.CUDA_SUCCESS {
+		return fmt.Errorf("cuda: synchronising the default stream: %w", DriverError(rc))
+	}
+	return nil
 }

@@ -59,7 +59,7 @@ func newLanesSegPlanWith(d *Device, spec tridiag.Spec, f64 bool, rows, spb int, 
 	}
 	elem := reductionElem(f64)
 	kernel := "lseg_p16" + suffixOf(f64)
-	regs, err := d.kernelRegs(kernel)
+	regs, err := d.KernelRegs(kernel)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func (p *lanesSegPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 	at := func(off int64) cu.DevicePtr { return base + cu.DevicePtr(off) }
 	sp := a.spec
 	run := func(mode int32, word cu.DevicePtr, seq uint32) error {
-		return d.launch(p.kernel, dim3{X: p.cfg.Blocks()}, dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
+		return d.Launch(p.kernel, Dim3{X: p.cfg.Blocks()}, Dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
 			a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
 			int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
 			a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status,

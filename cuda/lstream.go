@@ -41,7 +41,7 @@ func newLanesStreamPlan(d *Device, spec tridiag.Spec, f64 bool, lanes *partition
 		return nil, fmt.Errorf("%w: the streamed lanes kernel takes batches of adjacent systems (batch stride 1)", tridiag.ErrShape)
 	}
 	kernel := fmt.Sprintf("partition_lanes_stream_p16_s%d%s", tuning.LanesStreamSystems, suffixOf(f64))
-	regs, err := d.kernelRegs(kernel)
+	regs, err := d.KernelRegs(kernel)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func (p *lanesStreamPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 		return p.lanes.launch(d, s, a)
 	}
 	sp := a.spec
-	return d.launch(p.kernel, dim3{X: p.cfg.Grid}, dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
+	return d.Launch(p.kernel, Dim3{X: p.cfg.Grid}, Dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
 		a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
 		int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
 		a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status,

@@ -76,8 +76,8 @@ func (p *Plan[T]) mul(ctx context.Context, la *launchArgs, alpha, beta T, bufs [
 	}
 	rows := sp.N * sp.G
 	const blk = 256
-	if err := p.dev.do(func() error {
-		if err := p.dev.launch("matvec"+la.suffix(), dim3{X: (rows + blk - 1) / blk}, dim3{X: blk}, 0, p.stream,
+	if err := p.dev.Enqueue(func() error {
+		if err := p.dev.Launch("matvec"+la.suffix(), Dim3{X: (rows + blk - 1) / blk}, Dim3{X: blk}, 0, p.stream,
 			la.a, la.b, la.c, la.scalar(la.ca), la.scalar(la.cb), la.scalar(la.cc), la.isConst(),
 			x.ptr, y.ptr, int32(sp.N), int32(sp.G), int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride), cyclic,
 			la.scalar(float64(alpha)), la.scalar(float64(beta))); err != nil {

@@ -12,18 +12,46 @@ import (
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
+// Elem is an element type of device arrays.
+type Elem interface {
+	~float32 | ~float64 | ~complex64 | ~complex128 | ~int32 | ~uint32 | ~int64 | ~uint64
+}
+
 // Buffer is an array of n elements in device memory, kept across solves.
 // Free it when done; the device does not track it. A Buffer may also be a
-// view of part of another (Slice).
-type Buffer[T tridiag.Float] struct {
+// view of part of another (Slice), or wrap memory that other code
+// allocated (Wrap).
+type Buffer[T Elem] struct {
 	dev  *Device
 	ptr  cu.DevicePtr
 	n    int
-	view bool
+	view    bool // a view or a wrapped pointer: Free does not release it
+	wrapped bool // Wrap made it
 }
 
+// Wrap returns a buffer of n elements at device address ptr, memory that
+// other CUDA code in the process allocated in the device's primary
+// context (a CuPy or PyTorch array, cudaMalloc'd memory). Solves read
+// and write it in place; Free does nothing, the memory stays its owner's.
+func Wrap[T Elem](d *Device, ptr cu.DevicePtr, n int) (*Buffer[T], error) {
+	if ptr == 0 {
+		return nil, fmt.Errorf("%w: wrapping a null device pointer", tridiag.ErrLength)
+	}
+	if n < 1 {
+		return nil, fmt.Errorf("%w: wrapping %d elements", tridiag.ErrLength, n)
+	}
+	if uint64(ptr)%uint64(elemSize[T]()) != 0 {
+		return nil, fmt.Errorf("%w: device address %#x is not aligned to the %d-byte element", tridiag.ErrLength, uint64(ptr), elemSize[T]())
+	}
+	return &Buffer[T]{dev: d, ptr: ptr, n: n, view: true, wrapped: true}, nil
+}
+
+// Device returns the device the buffer's memory is on.
+func (b *Buffer[T]) Device() *Device { return b.dev }
+
 // ErrView is returned by Free on a view made by Slice: free the buffer it
-// was cut from instead.
+// was cut from instead. (Free of a wrapped buffer does nothing and
+// returns nil.)
 var ErrView = errors.New("cuda: a view cannot be freed")
 
 // Slice returns a view of elements [off, off+n) of b. It shares b's
@@ -41,17 +69,17 @@ func (b *Buffer[T]) Slice(off, n int) (*Buffer[T], error) {
 	return &Buffer[T]{dev: b.dev, ptr: b.ptr + cu.DevicePtr(int64(off)*elemSize[T]()), n: n, view: true}, nil
 }
 
-func elemSize[T tridiag.Float]() int64 {
+func elemSize[T Elem]() int64 {
 	var v T
 	return int64(unsafe.Sizeof(v))
 }
 
 // Alloc allocates n elements of device memory (contents undefined).
-func Alloc[T tridiag.Float](d *Device, n int) (*Buffer[T], error) {
+func Alloc[T Elem](d *Device, n int) (*Buffer[T], error) {
 	if n < 1 {
 		return nil, fmt.Errorf("cuda: cannot allocate %d elements", n)
 	}
-	p, err := d.alloc(int64(n) * elemSize[T]())
+	p, err := d.AllocBytes(int64(n) * elemSize[T]())
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +87,7 @@ func Alloc[T tridiag.Float](d *Device, n int) (*Buffer[T], error) {
 }
 
 // Upload allocates a buffer holding a copy of host.
-func Upload[T tridiag.Float](d *Device, host []T) (*Buffer[T], error) {
+func Upload[T Elem](d *Device, host []T) (*Buffer[T], error) {
 	b, err := Alloc[T](d, len(host))
 	if err != nil {
 		return nil, err
@@ -73,9 +101,9 @@ func Upload[T tridiag.Float](d *Device, host []T) (*Buffer[T], error) {
 
 // alloc allocates bytes of device memory with plain cuMemAlloc; running out
 // gives an error saying how much was asked for and how much was free.
-func (d *Device) alloc(bytes int64) (cu.DevicePtr, error) {
+func (d *Device) AllocBytes(bytes int64) (cu.DevicePtr, error) {
 	var p cu.DevicePtr
-	err := d.do(func() error {
+	err := d.Enqueue(func() error {
 		var e error
 		p, e = cu.MemAlloc(bytes)
 		if e != nil {
@@ -104,11 +132,11 @@ func (b *Buffer[T]) CopyFrom(host []T) error {
 	if len(host) == 0 {
 		return nil
 	}
-	return b.dev.do(func() error {
+	return b.dev.Enqueue(func() error {
 		if err := cu.MemcpyHtoD(b.ptr, unsafe.Pointer(&host[0]), int64(len(host))*elemSize[T]()); err != nil {
 			return err
 		}
-		return b.dev.syncLegacyStream()
+		return b.dev.SyncLegacyStream()
 	})
 }
 
@@ -120,7 +148,7 @@ func (b *Buffer[T]) CopyTo(host []T) error {
 	if len(host) == 0 {
 		return nil
 	}
-	return b.dev.do(func() error {
+	return b.dev.Enqueue(func() error {
 		return cu.MemcpyDtoH(unsafe.Pointer(&host[0]), b.ptr, int64(len(host))*elemSize[T]())
 	})
 }
@@ -130,24 +158,27 @@ func (b *Buffer[T]) CopyFromBuffer(src *Buffer[T]) error {
 	if src.n != b.n {
 		return fmt.Errorf("cuda: copying a buffer of %d elements into one of %d", src.n, b.n)
 	}
-	return b.dev.do(func() error {
+	return b.dev.Enqueue(func() error {
 		if err := cu.MemcpyDtoD(b.ptr, src.ptr, int64(b.n)*elemSize[T]()); err != nil {
 			return err
 		}
-		return b.dev.syncLegacyStream()
+		return b.dev.SyncLegacyStream()
 	})
 }
 
 // Free releases the memory. The buffer cannot be used afterwards.
 func (b *Buffer[T]) Free() error {
 	if b.view {
+		if b.wrapped {
+			return nil
+		}
 		return ErrView
 	}
 	if b.ptr == 0 {
 		return nil
 	}
-	b.dev.stopResidents() // cuMemFree may wait for the device's work
-	err := b.dev.do(func() error { return cu.MemFree(b.ptr) })
+	b.dev.StopPersistent() // cuMemFree may wait for the device's work
+	err := b.dev.Enqueue(func() error { return cu.MemFree(b.ptr) })
 	b.ptr, b.n = 0, 0
 	return err
 }

@@ -30,19 +30,19 @@ type partitionPlan struct {
 	cfg    tuning.PartitionLaunch
 	kernel string // without the precision suffix
 	// direct is the kernel of the spec's precision resolved for
-	// launchDirect, slots its parameter values (filled per solve; a
+	// LaunchDirect, slots its parameter values (filled per solve; a
 	// plan's solves run one at a time).
-	direct *directKernel
+	direct *DirectKernel
 	slots  [18]uint64
 	// constCfg and constDirect: the launch of the constant-coefficient
 	// kernel (chunks of 16; nil otherwise), used by constant solves.
 	constCfg    *tuning.PartitionLaunch
-	constDirect *directKernel
+	constDirect *DirectKernel
 	// cstream and cstreamDirect: the launch of the constant streaming
 	// kernel (nil unless tuning.PreferConstStream chose it for the
 	// batch), which constant solves then take instead of constCfg's.
 	cstream       *tuning.ConstStreamLaunch
-	cstreamDirect *directKernel
+	cstreamDirect *DirectKernel
 	// latency: Auto's plan of a small batch with short chunks
 	// (latencyPlan).
 	latency bool
@@ -198,9 +198,9 @@ func newSharedPartitionPlan(d *Device, spec tridiag.Spec, f64 bool, p int) (*par
 	}
 	// The kernel's registers per thread enter the occupancy of the choice.
 	var regs int
-	if err := d.do(func() error {
+	if err := d.Enqueue(func() error {
 		var err error
-		regs, err = d.kernelAttr(kernel+suffix, cu.NumRegs)
+		regs, err = d.KernelAttr(kernel+suffix, cu.NumRegs)
 		return err
 	}); err != nil {
 		return nil, err
@@ -211,9 +211,9 @@ func newSharedPartitionPlan(d *Device, spec tridiag.Spec, f64 bool, p int) (*par
 		return nil, fmt.Errorf("%w: %w", tridiag.ErrShape, err)
 	}
 	pp := &partitionPlan{cfg: cfg, kernel: kernel}
-	if err := d.do(func() error {
+	if err := d.Enqueue(func() error {
 		var err error
-		if pp.direct, err = d.prepareDirect(kernel+suffix, cfg.Blocks(spec.G), cfg.Threads, cfg.SharedBytes); err != nil {
+		if pp.direct, err = d.PrepareDirect(kernel+suffix, cfg.Blocks(spec.G), cfg.Threads, cfg.SharedBytes); err != nil {
 			return err
 		}
 		if p != 16 || !useConstKernel {
@@ -221,7 +221,7 @@ func newSharedPartitionPlan(d *Device, spec tridiag.Spec, f64 bool, p int) (*par
 		}
 		// Solves with constant coefficients take the kernel that holds
 		// only d (partition_const_p16_*), with its own launch.
-		cregs, err := d.kernelAttr(constKernel+suffix, cu.NumRegs)
+		cregs, err := d.KernelAttr(constKernel+suffix, cu.NumRegs)
 		if err != nil {
 			return err
 		}
@@ -230,7 +230,7 @@ func newSharedPartitionPlan(d *Device, spec tridiag.Spec, f64 bool, p int) (*par
 			return nil // the general kernel serves (it fits wherever this one does; kept for safety)
 		}
 		pp.constCfg = &cc
-		if pp.constDirect, err = d.prepareDirect(constKernel+suffix, cc.Blocks(spec.G), cc.Threads, cc.SharedBytes); err != nil {
+		if pp.constDirect, err = d.PrepareDirect(constKernel+suffix, cc.Blocks(spec.G), cc.Threads, cc.SharedBytes); err != nil {
 			return err
 		}
 		return pp.attachConstStream(d, spec, f64)
@@ -266,14 +266,14 @@ func constStreamLaunch(d *Device, spec tridiag.Spec, f64 bool, spb int) (tuning.
 		name += "_rows"
 	}
 	name += "_p16" + suffixOf(f64)
-	regs, err := d.kernelAttr(name, cu.NumRegs)
+	regs, err := d.KernelAttr(name, cu.NumRegs)
 	if err != nil {
 		return tuning.ConstStreamLaunch{}, "", err
 	}
 	// The kernels' launch bounds differ (256, 512, 640 or 1024 threads:
 	// tuning.PartitionConstStreamMaxThreadsFor); the launch also keeps
 	// within the bound the driver reports for this one.
-	maxT, err := d.kernelAttr(name, cu.FnMaxThreadsPerBlock)
+	maxT, err := d.KernelAttr(name, cu.FnMaxThreadsPerBlock)
 	if err != nil {
 		return tuning.ConstStreamLaunch{}, "", err
 	}
@@ -303,7 +303,7 @@ func (pp *partitionPlan) attachConstStream(d *Device, spec tridiag.Spec, f64 boo
 // setConstStream makes pp's constant solves run kernel name with launch cs
 // (device thread).
 func (pp *partitionPlan) setConstStream(d *Device, cs tuning.ConstStreamLaunch, name string) error {
-	direct, err := d.prepareDirect(name, cs.Grid, cs.Threads, cs.SharedBytes)
+	direct, err := d.PrepareDirect(name, cs.Grid, cs.Threads, cs.SharedBytes)
 	if err != nil {
 		return err
 	}
@@ -332,8 +332,8 @@ var useLanesKernel = true
 // (it loads d alone then).
 func newLanesPlan(d *Device, spec tridiag.Spec, f64 bool, spb int) (*partitionPlan, error) {
 	pp := &partitionPlan{kernel: lanesKernel}
-	err := d.do(func() error {
-		regs, err := d.kernelAttr(lanesKernel+suffixOf(f64), cu.NumRegs)
+	err := d.Enqueue(func() error {
+		regs, err := d.KernelAttr(lanesKernel+suffixOf(f64), cu.NumRegs)
 		if err != nil {
 			return err
 		}
@@ -345,7 +345,7 @@ func newLanesPlan(d *Device, spec tridiag.Spec, f64 bool, spb int) (*partitionPl
 		if err != nil {
 			return fmt.Errorf("%w: %w", tridiag.ErrShape, err)
 		}
-		if pp.direct, err = d.prepareDirect(lanesKernel+suffixOf(f64), pp.cfg.Blocks(spec.G), pp.cfg.Threads, pp.cfg.SharedBytes); err != nil {
+		if pp.direct, err = d.PrepareDirect(lanesKernel+suffixOf(f64), pp.cfg.Blocks(spec.G), pp.cfg.Threads, pp.cfg.SharedBytes); err != nil {
 			return err
 		}
 		if spb > 0 {
@@ -387,12 +387,12 @@ func (p *partitionPlan) workBytes() int64 { return 0 }
 func (p *partitionPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 	sp := a.spec
 	if k, spb, tps, ok := p.constLaunch(); a.constant && ok {
-		return d.launch(k.name, dim3{X: k.grid}, dim3{X: k.block}, k.shmem, s,
+		return d.Launch(k.name, Dim3{X: k.grid}, Dim3{X: k.block}, k.shmem, s,
 			a.d, a.x, int32(sp.N), int32(sp.G), int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
 			a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.status,
 			int32(spb), int32(tps), a.word, int32(a.seq))
 	}
-	return d.launch(p.kernel+a.suffix(), dim3{X: p.cfg.Blocks(sp.G)}, dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
+	return d.Launch(p.kernel+a.suffix(), Dim3{X: p.cfg.Blocks(sp.G)}, Dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
 		a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
 		int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
 		a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status,
@@ -413,7 +413,7 @@ func (p *partitionPlan) constPlan() *partitionPlan {
 // systems a block and threads a system: the constant streaming kernel
 // where attached, else the constant kernel; ok is false where the general
 // kernel runs them.
-func (p *partitionPlan) constLaunch() (k *directKernel, spb, tps int, ok bool) {
+func (p *partitionPlan) constLaunch() (k *DirectKernel, spb, tps int, ok bool) {
 	p = p.constPlan()
 	if c := p.cstream; c != nil {
 		return p.cstreamDirect, c.SystemsPerBlock, c.ThreadsPerSystem, true
@@ -424,9 +424,9 @@ func (p *partitionPlan) constLaunch() (k *directKernel, spb, tps int, ok bool) {
 	return nil, 0, 0, false
 }
 
-// launchDirect enqueues the solve with Device.launchDirect (from any
+// LaunchDirect enqueues the solve with Device.LaunchDirect (from any
 // goroutine, outside Device.do): the parameters of launch, in its order.
-func (p *partitionPlan) launchDirect(d *Device, s cu.Stream, a *launchArgs) error {
+func (p *partitionPlan) LaunchDirect(d *Device, s cu.Stream, a *launchArgs) error {
 	sp := a.spec
 	if k, spb, tps, ok := p.constLaunch(); a.constant && ok {
 		sl := &p.slots
@@ -437,7 +437,7 @@ func (p *partitionPlan) launchDirect(d *Device, s cu.Stream, a *launchArgs) erro
 		sl[9] = uint64(a.status)
 		sl[10], sl[11] = uint64(uint32(int32(spb))), uint64(uint32(int32(tps)))
 		sl[12], sl[13] = uint64(a.word), uint64(a.seq)
-		return d.launchDirect(k, s, sl[:14])
+		return d.LaunchDirect(k, s, sl[:14])
 	}
 	sl := &p.slots
 	sl[0], sl[1], sl[2], sl[3], sl[4] = uint64(a.a), uint64(a.b), uint64(a.c), uint64(a.d), uint64(a.x)
@@ -447,7 +447,7 @@ func (p *partitionPlan) launchDirect(d *Device, s cu.Stream, a *launchArgs) erro
 	sl[12], sl[13] = uint64(uint32(a.isConst())), uint64(a.status)
 	sl[14], sl[15] = uint64(uint32(int32(p.cfg.SystemsPerBlock))), uint64(uint32(int32(p.cfg.ThreadsPerSystem)))
 	sl[16], sl[17] = uint64(a.word), uint64(a.seq)
-	return d.launchDirect(p.direct, s, sl[:])
+	return d.LaunchDirect(p.direct, s, sl[:])
 }
 
 // scalarBits is a constant in a kernel parameter slot.

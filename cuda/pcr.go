@@ -80,5 +80,5 @@ func (p *pcrPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 		name = "pcr_hybrid"
 		args = append(args, int32(p.steps))
 	}
-	return d.launch(name+a.suffix(), dim3{X: p.cfg.Blocks(sp.G)}, dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s, args...)
+	return d.Launch(name+a.suffix(), Dim3{X: p.cfg.Blocks(sp.G)}, Dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s, args...)
 }

@@ -126,16 +126,16 @@ func NewPlan[T tridiag.Float](d *Device, shape tridiag.Shape, opts tridiag.Optio
 		}
 	}
 	p := &Plan[T]{dev: d, spec: spec, algo: algo, kp: kp}
-	if p.status, err = d.alloc(int64(spec.G+2) * 4); err != nil {
+	if p.status, err = d.AllocBytes(int64(spec.G+2) * 4); err != nil {
 		return nil, err
 	}
 	// The status codes are kept all zero between solves: a solve that
 	// finds the flag set clears them again (checkStatus).
-	if err = d.do(func() error { return cu.MemsetD32(p.status, 0, int64(spec.G+2)) }); err != nil {
+	if err = d.Enqueue(func() error { return cu.MemsetD32(p.status, 0, int64(spec.G+2)) }); err != nil {
 		_ = p.Close()
 		return nil, fmt.Errorf("cuda: clearing status: %w", err)
 	}
-	if err = d.do(func() error {
+	if err = d.Enqueue(func() error {
 		var e error
 		p.sig, e = newDoneSignal()
 		return e
@@ -144,12 +144,12 @@ func NewPlan[T tridiag.Float](d *Device, shape tridiag.Shape, opts tridiag.Optio
 		return nil, err
 	}
 	if wb := kp.workBytes(); wb > 0 {
-		if p.work, err = d.alloc(wb); err != nil {
+		if p.work, err = d.AllocBytes(wb); err != nil {
 			_ = p.Close()
 			return nil, fmt.Errorf("cuda: %s workspace: %w", algo, err)
 		}
 	}
-	if err = d.do(func() error {
+	if err = d.Enqueue(func() error {
 		var e error
 		p.stream, e = cu.MakeStream(cu.DefaultStream)
 		return e
@@ -272,27 +272,27 @@ func (p *Plan[T]) start(ctx context.Context, la *launchArgs, bufs []*Buffer[T]) 
 		err = p.res.submit(la, p.sig.next())
 	} else if dl, ok := p.kp.(directLauncher); ok && useDirectLaunch {
 		la.word, la.seq = p.sig.dev, p.sig.next()
-		err = dl.launchDirect(p.dev, p.stream, la)
+		err = dl.LaunchDirect(p.dev, p.stream, la)
 	} else {
-		err = p.dev.do(func() error { return p.enqueue(la) })
+		err = p.dev.Enqueue(func() error { return p.enqueue(la) })
 	}
 	if err != nil {
 		// Wait for what was enqueued before the failure.
-		_ = p.dev.do(func() error { return p.stream.Synchronize() })
+		_ = p.dev.Enqueue(func() error { return p.stream.Synchronize() })
 		p.mu.Unlock()
 		return nil, err
 	}
 	return &Pending{wait: p.waitSolve}, nil
 }
 
-// useDirectLaunch enables launchDirect for the kernel plans that have it
+// useDirectLaunch enables LaunchDirect for the kernel plans that have it
 // (benchmarks switch it off to compare).
 var useDirectLaunch = true
 
 // directLauncher is a self-signalling kernel plan whose single kernel can
-// be launched with Device.launchDirect, outside Device.do.
+// be launched with Device.LaunchDirect, outside Device.do.
 type directLauncher interface {
-	launchDirect(d *Device, s cu.Stream, a *launchArgs) error
+	LaunchDirect(d *Device, s cu.Stream, a *launchArgs) error
 }
 
 // enqueue launches the solve's kernels and the completion signal (device
@@ -324,7 +324,7 @@ func (p *Plan[T]) waitSolve() error {
 		return err
 	}
 	var be *tridiag.BatchError
-	if err := p.dev.do(func() error {
+	if err := p.dev.Enqueue(func() error {
 		var err error
 		be, err = p.failures()
 		return err
@@ -370,7 +370,7 @@ func (p *Plan[T]) failures() (*tridiag.BatchError, error) {
 		return nil, fmt.Errorf("cuda: clearing status: %w", err)
 	}
 	// A resident grid is not ordered after the memset.
-	if err := p.dev.syncLegacyStream(); err != nil {
+	if err := p.dev.SyncLegacyStream(); err != nil {
 		return nil, err
 	}
 	be := &tridiag.BatchError{G: p.spec.G}
@@ -473,7 +473,7 @@ func (p *Plan[T]) Close() error {
 			_ = b.Free()
 		}
 	}
-	return p.dev.do(func() error {
+	return p.dev.Enqueue(func() error {
 		// A self-signalling kernel may still be retiring its last block
 		// after the host saw its completion word.
 		if p.stream != (cu.Stream{}) {

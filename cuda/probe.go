@@ -124,7 +124,7 @@ func probeNoop() { C.bs_noop() }
 // cu.NonBlocking.
 func (d *Device) probeFloorRun(mode, iters int, blocking bool) (probeFloor, error) {
 	var out probeFloor
-	err := d.do(func() error {
+	err := d.Enqueue(func() error {
 		fn, err := d.function("signal_done")
 		if err != nil {
 			return err
@@ -161,7 +161,7 @@ func (d *Device) probeFloorRun(mode, iters int, blocking bool) (probeFloor, erro
 			*(*C.CUstream)(unsafe.Pointer(&st)), *(*C.CUevent)(unsafe.Pointer(&ev)), C.int(mode), C.int(iters),
 			C.ulonglong(flag), C.ulonglong(sig.dev), (*C.uint)(unsafe.Pointer(sig.host)), 0, &total, &launch)
 		if r != C.CUDA_SUCCESS {
-			return fmt.Errorf("cuda: floor probe: %w", driverError(r))
+			return fmt.Errorf("cuda: floor probe: %w", DriverError(r))
 		}
 		out = probeFloor{float64(total), float64(launch)}
 		return st.Synchronize()
@@ -174,7 +174,7 @@ func (d *Device) probeFloorRun(mode, iters int, blocking bool) (probeFloor, erro
 func (d *Device) probeEcho(iters int) (float64, error) {
 	var in, out *doneSignal
 	var st cu.Stream
-	err := d.do(func() error {
+	err := d.Enqueue(func() error {
 		var err error
 		if in, err = newDoneSignal(); err != nil {
 			return err
@@ -191,7 +191,7 @@ func (d *Device) probeEcho(iters int) (float64, error) {
 		}
 		if r := C.bs_probe_launch_echo(*(*C.CUcontext)(unsafe.Pointer(&d.ctx)), *(*C.CUfunction)(unsafe.Pointer(&fn)),
 			*(*C.CUstream)(unsafe.Pointer(&st)), C.ulonglong(in.dev), C.ulonglong(out.dev)); r != C.CUDA_SUCCESS {
-			return fmt.Errorf("cuda: launching probe_echo: %w", driverError(r))
+			return fmt.Errorf("cuda: launching probe_echo: %w", DriverError(r))
 		}
 		return nil
 	})
@@ -203,7 +203,7 @@ func (d *Device) probeEcho(iters int) (float64, error) {
 	if ns < 0 {
 		return 0, errors.New("cuda: probe_echo did not answer within a second")
 	}
-	err = d.do(func() error {
+	err = d.Enqueue(func() error {
 		err := st.Synchronize()
 		_ = st.Destroy()
 		in.free()
@@ -217,7 +217,7 @@ func (d *Device) probeEcho(iters int) (float64, error) {
 // empty one-thread kernel over reps launches.
 func (d *Device) probeEventEmpty(reps int) (float64, error) {
 	ms := make([]float32, reps)
-	err := d.do(func() error {
+	err := d.Enqueue(func() error {
 		fn, err := d.function("probe_empty")
 		if err != nil {
 			return err
@@ -240,7 +240,7 @@ func (d *Device) probeEventEmpty(reps int) (float64, error) {
 		if r := C.bs_probe_event_empty(*(*C.CUcontext)(unsafe.Pointer(&d.ctx)), *(*C.CUfunction)(unsafe.Pointer(&fn)),
 			*(*C.CUstream)(unsafe.Pointer(&st)), *(*C.CUevent)(unsafe.Pointer(&e0)), *(*C.CUevent)(unsafe.Pointer(&e1)),
 			C.int(reps), (*C.float)(unsafe.Pointer(&ms[0]))); r != C.CUDA_SUCCESS {
-			return fmt.Errorf("cuda: empty-kernel probe: %w", driverError(r))
+			return fmt.Errorf("cuda: empty-kernel probe: %w", DriverError(r))
 		}
 		return nil
 	})
@@ -256,14 +256,14 @@ func (d *Device) probeEventEmpty(reps int) (float64, error) {
 // when the host's launch calls stay outside the events.
 func (d *Device) probeEventEmptyGated(reps int) (float64, error) {
 	var ts []time.Duration
-	err := d.do(func() error {
+	err := d.Enqueue(func() error {
 		st, err := cu.MakeStream(cu.NonBlocking)
 		if err != nil {
 			return err
 		}
 		defer func() { _ = st.Destroy() }()
 		ts, err = d.TimeEvents(st, 0, reps, nil, func() error {
-			return d.launch("probe_empty", dim3{X: 1}, dim3{X: 1}, 0, st)
+			return d.Launch("probe_empty", Dim3{X: 1}, Dim3{X: 1}, 0, st)
 		})
 		return err
 	})

@@ -39,7 +39,7 @@ type resident struct {
 	mboxDev cu.DevicePtr
 	dbox    cu.DevicePtr // the device mailbox (block 0 copies mbox there)
 	stream  cu.Stream    // non-blocking: the legacy default stream never waits for the grid
-	kernel  *directKernel
+	kernel  *DirectKernel
 	slots   [11]uint64
 	running bool
 	last    uint32      // low word of the last command written
@@ -165,9 +165,9 @@ func residentKernel(pp *partitionPlan, f64 bool) string {
 // newResident allocates the mailbox and the stream of a resident grid.
 func newResident(d *Device, pp *partitionPlan, spec tridiag.Spec, f64 bool, status, word cu.DevicePtr, idleFor time.Duration) (*resident, error) {
 	r := &resident{dev: d}
-	r.idle = idle.New(idleFor, func() { _ = r.stop() })
-	err := d.do(func() error {
-		p, dp, err := allocMapped(128, "a resident plan's mailbox")
+	r.idle = idle.New(idleFor, func() { _ = r.Stop() })
+	err := d.Enqueue(func() error {
+		p, dp, err := AllocMapped(128, "a resident plan's mailbox")
 		if err != nil {
 			return err
 		}
@@ -181,7 +181,7 @@ func newResident(d *Device, pp *partitionPlan, spec tridiag.Spec, f64 bool, stat
 		if r.stream, err = cu.MakeStream(cu.NonBlocking); err != nil {
 			return fmt.Errorf("cuda: creating a resident plan's stream: %w", err)
 		}
-		r.kernel, err = d.prepareDirect(residentKernel(pp, f64), pp.cfg.Blocks(spec.G), pp.cfg.Threads, pp.cfg.SharedBytes)
+		r.kernel, err = d.PrepareDirect(residentKernel(pp, f64), pp.cfg.Blocks(spec.G), pp.cfg.Threads, pp.cfg.SharedBytes)
 		return err
 	})
 	if err != nil {
@@ -194,12 +194,7 @@ func newResident(d *Device, pp *partitionPlan, spec tridiag.Spec, f64 bool, stat
 	sl[4] = uint64(status)
 	sl[5], sl[6] = uint64(uint32(int32(pp.cfg.SystemsPerBlock))), uint64(uint32(int32(pp.cfg.ThreadsPerSystem)))
 	sl[7], sl[8], sl[9] = uint64(word), uint64(r.mboxDev), uint64(r.dbox)
-	d.resMu.Lock()
-	if d.residents == nil {
-		d.residents = map[*resident]struct{}{}
-	}
-	d.residents[r] = struct{}{}
-	d.resMu.Unlock()
+	d.AddPersistent(r)
 	return r, nil
 }
 
@@ -226,29 +221,29 @@ func (r *resident) submit(la *launchArgs, seq uint32) error {
 		// stop (copied from the spare mbox[15] in stream order).
 		r.slots[10] = uint64(r.last)
 		atomic.StoreUint64(&r.mbox[15], uint64(r.last))
-		if err := r.dev.do(func() error {
+		if err := r.dev.Enqueue(func() error {
 			// The grid's non-blocking stream does not wait for the legacy
 			// default stream, and copies made there while no grid ran
 			// (Buffer.CopyFrom: from pageable memory cuMemcpyHtoD returns
-			// before its data lands; syncLegacyStream waits only while a
+			// before its data lands; SyncLegacyStream waits only while a
 			// grid runs) may still be in flight, and the grid's first
 			// solve would read stale inputs (TestResident).
 			if rc := C.cuStreamSynchronize(nil); rc != C.CUDA_SUCCESS {
-				return fmt.Errorf("cuda: synchronising the default stream before a resident grid starts: %w", driverError(rc))
+				return fmt.Errorf("cuda: synchronising the default stream before a resident grid starts: %w", DriverError(rc))
 			}
 			if rc := C.cuMemcpyHtoDAsync(C.CUdeviceptr(r.dbox), unsafe.Pointer(&r.mbox[15]), 8,
 				*(*C.CUstream)(unsafe.Pointer(&r.stream))); rc != C.CUDA_SUCCESS {
-				return fmt.Errorf("cuda: clearing a resident grid's device mailbox: %w", driverError(rc))
+				return fmt.Errorf("cuda: clearing a resident grid's device mailbox: %w", DriverError(rc))
 			}
 			return nil
 		}); err != nil {
 			return err
 		}
-		if err := r.dev.launchDirect(r.kernel, r.stream, r.slots[:]); err != nil {
+		if err := r.dev.LaunchDirect(r.kernel, r.stream, r.slots[:]); err != nil {
 			return err
 		}
 		r.running = true
-		r.dev.resRunning.Add(1)
+		r.dev.PersistentRunning(1)
 		r.idle.Start()
 	}
 	r.last = uint32(cmd)
@@ -275,7 +270,7 @@ func (r *resident) wait(s *doneSignal, what func() string) (bool, error) {
 			return v&1 != 0, nil
 		}
 		var rc C.CUresult
-		if err := r.dev.do(func() error {
+		if err := r.dev.Enqueue(func() error {
 			rc = C.cuStreamQuery(*(*C.CUstream)(unsafe.Pointer(&r.stream)))
 			return nil
 		}); err != nil {
@@ -291,7 +286,7 @@ func (r *resident) wait(s *doneSignal, what func() string) (bool, error) {
 		case C.CUDA_SUCCESS:
 			return false, fmt.Errorf("cuda: %s: the resident grid ended without completing the solve", what())
 		default:
-			return false, fmt.Errorf("cuda: %s (resident): %w", what(), driverError(rc))
+			return false, fmt.Errorf("cuda: %s (resident): %w", what(), DriverError(rc))
 		}
 	}
 }
@@ -299,19 +294,19 @@ func (r *resident) wait(s *doneSignal, what func() string) (bool, error) {
 // touch restarts the idle countdown after a solve (one atomic store).
 func (r *resident) touch() { r.idle.Touch() }
 
-// stop ends the grid after any solve posted, and waits for it to end.
-// It needs no plan lock: the stop bit joins the last command, which the
-// grid serves first if it has not yet.
-func (r *resident) stop() error {
+// Stop ends the grid after any solve posted, and waits for it to end
+// (cuda.Persistent). It needs no plan lock: the stop bit joins the last
+// command, which the grid serves first if it has not yet.
+func (r *resident) Stop() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.running {
 		return nil
 	}
 	atomic.StoreUint64(&r.mbox[0], uint64(r.last)|residentStop)
-	err := r.dev.do(func() error { return r.stream.Synchronize() })
+	err := r.dev.Enqueue(func() error { return r.stream.Synchronize() })
 	r.running = false
-	r.dev.resRunning.Add(-1)
+	r.dev.PersistentRunning(-1)
 	r.idle.Disarm()
 	if err != nil {
 		return fmt.Errorf("cuda: stopping a resident grid: %w", err)
@@ -322,16 +317,14 @@ func (r *resident) stop() error {
 // close stops the grid and frees the mailbox and the stream.
 func (r *resident) close() error {
 	r.idle.Disarm()
-	err := r.stop()
-	r.dev.resMu.Lock()
-	delete(r.dev.residents, r)
-	r.dev.resMu.Unlock()
+	err := r.Stop()
+	r.dev.RemovePersistent(r)
 	r.free()
 	return err
 }
 
 func (r *resident) free() {
-	_ = r.dev.do(func() error {
+	_ = r.dev.Enqueue(func() error {
 		if r.stream != (cu.Stream{}) {
 			_ = r.stream.Destroy()
 			r.stream = cu.Stream{}
@@ -348,50 +341,18 @@ func (r *resident) free() {
 	})
 }
 
-// stopResidents stops every resident grid of the device (before calls
-// that wait for all of the device's work, or may).
-func (d *Device) stopResidents() {
-	if d.resRunning.Load() == 0 {
-		return
-	}
-	d.resMu.Lock()
-	rs := make([]*resident, 0, len(d.residents))
-	for r := range d.residents {
-		rs = append(rs, r)
-	}
-	d.resMu.Unlock()
-	for _, r := range rs {
-		_ = r.stop()
-	}
-}
-
-// syncLegacyStream waits for the work of the legacy default stream, e.g.
-// a copy that returns before its data lands, when a resident grid (on a
-// non-blocking stream, not ordered after that work) may read it next; a
-// grid that starts waits for that stream itself (resident.submit)
-// (device thread).
-func (d *Device) syncLegacyStream() error {
-	if d.resRunning.Load() == 0 {
-		return nil
-	}
-	if rc := C.cuStreamSynchronize(nil); rc != C.CUDA_SUCCESS {
-		return fmt.Errorf("cuda: synchronising the default stream: %w", driverError(rc))
-	}
-	return nil
-}
-
 // residentFits reports an error wrapping tridiag.ErrOptions unless the
 // resident grid of plan pp for g systems fits on the device at once, with
 // the registers and static shared memory the driver gave its kernel.
 func residentFits(d *Device, pp *partitionPlan, g int, f64 bool) error {
 	name := residentKernel(pp, f64)
 	var regs, static int
-	if err := d.do(func() error {
+	if err := d.Enqueue(func() error {
 		var err error
-		if regs, err = d.kernelAttr(name, cu.NumRegs); err != nil {
+		if regs, err = d.KernelAttr(name, cu.NumRegs); err != nil {
 			return err
 		}
-		static, err = d.kernelAttr(name, cu.SharedSizeBytes)
+		static, err = d.KernelAttr(name, cu.SharedSizeBytes)
 		return err
 	}); err != nil {
 		return fmt.Errorf("cuda: resident kernel attributes: %w", err)

@@ -65,9 +65,9 @@ type segWork struct {
 func newSegmentPlan(d *Device, spec tridiag.Spec, f64 bool, rows int) (*segmentPlan, error) {
 	elem := reductionElem(f64)
 	o := tuning.SegmentOptions{Rows: rows}
-	if err := d.do(func() error {
+	if err := d.Enqueue(func() error {
 		var err error
-		if o.Regs, err = d.kernelAttr("segment_p16"+suffixOf(f64), cu.NumRegs); err != nil {
+		if o.Regs, err = d.KernelAttr("segment_p16"+suffixOf(f64), cu.NumRegs); err != nil {
 			return err
 		}
 		o.ClusterSizes, o.ClusterRegs = d.clusterSizes(f64)
@@ -253,7 +253,7 @@ func (p *segmentPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 	at := func(off int64) cu.DevicePtr { return base + cu.DevicePtr(off) }
 	sp := a.spec
 	run := func(mode int32, word cu.DevicePtr, seq uint32) error {
-		return d.launch(p.kernel, dim3{X: p.cfg.Blocks(sp.G)}, dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
+		return d.Launch(p.kernel, Dim3{X: p.cfg.Blocks(sp.G)}, Dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
 			a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
 			int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
 			a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status,
@@ -267,7 +267,7 @@ func (p *segmentPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 		if p.epoch == 0 {
 			p.epoch = 1
 		}
-		return d.launch(p.kernel, dim3{X: p.cfg.Blocks(sp.G)}, dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
+		return d.Launch(p.kernel, Dim3{X: p.cfg.Blocks(sp.G)}, Dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
 			a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
 			int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
 			a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status,

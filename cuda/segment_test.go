@@ -298,16 +298,16 @@ func testSegmentCluster[T tridiag.Float](t *testing.T) {
 	sizes, regs := func() ([]int, int) {
 		var s []int
 		var r int
-		require.NoError(t, dev.do(func() error { s, r = dev.clusterSizes(isF64[T]()); return nil }))
+		require.NoError(t, dev.Enqueue(func() error { s, r = dev.clusterSizes(isF64[T]()); return nil }))
 		return s, r
 	}()
 	t.Logf("cluster sizes %v, %d registers", sizes, regs)
 	require.Subset(t, sizes, []int{2, 4, 8}, "the portable sizes")
 	for _, q := range sizes {
 		var w int
-		require.NoError(t, dev.do(func() error {
+		require.NoError(t, dev.Enqueue(func() error {
 			var err error
-			w, err = dev.kernelAttr(clusterKernel(q, isF64[T]()), cu.FunctionAttribute(funcAttrRequiredClusterWidth))
+			w, err = dev.KernelAttr(clusterKernel(q, isF64[T]()), cu.FunctionAttribute(funcAttrRequiredClusterWidth))
 			return err
 		}))
 		assert.Equal(t, q, w, "REQUIRED_CLUSTER_WIDTH of %s", clusterKernel(q, isF64[T]()))

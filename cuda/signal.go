@@ -34,7 +34,7 @@ type doneSignal struct {
 
 // newDoneSignal allocates the mapped word (device thread).
 func newDoneSignal() (*doneSignal, error) {
-	p, dp, err := allocMapped(4, "the completion word")
+	p, dp, err := AllocMapped(4, "the completion word")
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func (s *doneSignal) free() {
 // enqueue launches signal_done on stream st after the work already there;
 // flag is the device address of an int32 status flag (device thread).
 func (s *doneSignal) enqueue(d *Device, st cu.Stream, flag cu.DevicePtr) error {
-	return d.launch("signal_done", dim3{X: 1}, dim3{X: 1}, 0, st, flag, s.dev, int32(s.next()))
+	return d.Launch("signal_done", Dim3{X: 1}, Dim3{X: 1}, 0, st, flag, s.dev, int32(s.next()))
 }
 
 // next advances to the sequence number of a new signal and returns it.
@@ -84,7 +84,7 @@ func (s *doneSignal) wait(d *Device, st cu.Stream, what func() string) (flag boo
 			}
 		}
 	}
-	if err := d.do(func() error { return st.Synchronize() }); err != nil {
+	if err := d.Enqueue(func() error { return st.Synchronize() }); err != nil {
 		return false, fmt.Errorf("cuda: %s: %w", what(), err)
 	}
 	if v := atomic.LoadUint32(s.host); v&^1 == want {

@@ -114,7 +114,7 @@ func newSpikePlan[T tridiag.Float](d *Device, n, k int, opts spike.Options, kern
 	p := &SpikePlan[T]{dev: d, opts: opts}
 	prec := p.prec()
 	var fregs, sregs int
-	if err := d.do(func() error {
+	if err := d.Enqueue(func() error {
 		// Registers per thread as the driver compiled the kernels, for
 		// the occupancy behind the choice of P (best effort).
 		fk := "band_factor_window_" + prec
@@ -124,8 +124,8 @@ func newSpikePlan[T tridiag.Float](d *Device, n, k int, opts spike.Options, kern
 		case kern.Wide(k):
 			fk = "band_spike_factor_wide_" + prec
 		}
-		fregs, _ = d.kernelAttr(fk, cu.NumRegs)
-		sregs, _ = d.kernelAttr("band_solve_window_"+prec, cu.NumRegs)
+		fregs, _ = d.KernelAttr(fk, cu.NumRegs)
+		sregs, _ = d.KernelAttr("band_solve_window_"+prec, cu.NumRegs)
 		return nil
 	}); err != nil {
 		return nil, err
@@ -142,7 +142,7 @@ func newSpikePlan[T tridiag.Float](d *Device, n, k int, opts spike.Options, kern
 		if err != nil || bytes == 0 {
 			return
 		}
-		if *dst, err = d.alloc(bytes); err != nil {
+		if *dst, err = d.AllocBytes(bytes); err != nil {
 			err = fmt.Errorf("cuda: SPIKE %s: %w", what, err)
 		}
 	}
@@ -170,7 +170,7 @@ func newSpikePlan[T tridiag.Float](d *Device, n, k int, opts spike.Options, kern
 		}
 		return cu.MemcpyHtoD(dst, unsafe.Pointer(&b32[0]), int64(4*len(b32)))
 	}
-	if err = d.do(func() error {
+	if err = d.Enqueue(func() error {
 		if err := up(p.bounds, l.Bounds); err != nil {
 			return fmt.Errorf("cuda: copying SPIKE bounds: %w", err)
 		}
@@ -334,7 +334,7 @@ func (p *SpikePlan[T]) factor(ctx context.Context, a *Buffer[T], host *banded.Ba
 	p.factored, p.boosts, p.reduced = false, nil, nil
 	l := p.l
 	var hdr int32
-	err := p.dev.do(func() error {
+	err := p.dev.Enqueue(func() error {
 		if err := p.enqueueFactor(a.ptr); err != nil {
 			_ = p.stream.Synchronize()
 			return err
@@ -397,7 +397,7 @@ func (p *SpikePlan[T]) enqueueFactor(a cu.DevicePtr) error {
 	if l.Coupled && !l.Compact {
 		ul2 = p.ul
 	}
-	if err := d.launch("band_spike_copy_"+prec, dim3{X: copyGrid(l.N), Y: 2*l.K + 1}, dim3{X: 256}, 0, s,
+	if err := d.Launch("band_spike_copy_"+prec, Dim3{X: copyGrid(l.N), Y: 2*l.K + 1}, Dim3{X: 256}, 0, s,
 		a, p.lu, ul2, n, k, bad); err != nil {
 		return err
 	}
@@ -405,7 +405,7 @@ func (p *SpikePlan[T]) enqueueFactor(a cu.DevicePtr) error {
 		return err
 	}
 	if l.Compact {
-		if err := d.launch("band_spike_ulblock_"+prec, dim3{X: copyGrid(l.ULN), Y: 2*l.K + 1}, dim3{X: 256}, 0, s,
+		if err := d.Launch("band_spike_ulblock_"+prec, Dim3{X: copyGrid(l.ULN), Y: 2*l.K + 1}, Dim3{X: 256}, 0, s,
 			a, n, k, p.bounds, int32(l.ULBlock), p.ul, int32(l.ULN)); err != nil {
 			return err
 		}
@@ -414,8 +414,8 @@ func (p *SpikePlan[T]) enqueueFactor(a cu.DevicePtr) error {
 		}
 	}
 	fk := p.factorKernel()
-	fblock := dim3{X: l.Factor.Threads}
-	if err := d.launch(fk, dim3{X: l.P}, fblock, l.Factor.Shared, s,
+	fblock := Dim3{X: l.Factor.Threads}
+	if err := d.Launch(fk, Dim3{X: l.P}, fblock, l.Factor.Shared, s,
 		p.lu, n, k, p.bounds, P, int32(0), l.Tol, p.status+cu.DevicePtr(4*l.StLU)); err != nil {
 		return err
 	}
@@ -426,7 +426,7 @@ func (p *SpikePlan[T]) enqueueFactor(a cu.DevicePtr) error {
 	nI := int32(l.P - 1)
 	if l.Coupled {
 		ulst, rst = p.status+cu.DevicePtr(4*l.StUL), p.status+cu.DevicePtr(4*l.StRed)
-		if err := d.launch(fk, dim3{X: l.P - 1}, fblock, l.Factor.Shared, s,
+		if err := d.Launch(fk, Dim3{X: l.P - 1}, fblock, l.Factor.Shared, s,
 			p.ul, int32(l.ULN), k, p.ubounds, nI, int32(1), l.Tol, ulst); err != nil {
 			return err
 		}
@@ -439,8 +439,8 @@ func (p *SpikePlan[T]) enqueueFactor(a cu.DevicePtr) error {
 		}
 		es := int(elemSize[T]())
 		if l.Factor.Blocked {
-			if err := d.launch("band_spike_tips_blocked_"+prec, dim3{X: l.P - 1, Y: 2, Z: (l.K + tuning.SpikeTipsColumns - 1) / tuning.SpikeTipsColumns},
-				dim3{X: tuning.SpikeTipsThreads}, tuning.SpikeTipsShared(l.K, es), s,
+			if err := d.Launch("band_spike_tips_blocked_"+prec, Dim3{X: l.P - 1, Y: 2, Z: (l.K + tuning.SpikeTipsColumns - 1) / tuning.SpikeTipsColumns},
+				Dim3{X: tuning.SpikeTipsThreads}, tuning.SpikeTipsShared(l.K, es), s,
 				p.lu, n, k, p.bounds, p.ul, int32(l.ULN), ulL, p.v, p.w); err != nil {
 				return err
 			}
@@ -448,26 +448,26 @@ func (p *SpikePlan[T]) enqueueFactor(a cu.DevicePtr) error {
 				return err
 			}
 			t32 := (l.K + 31) / 32
-			if err := d.launch("band_spike_rform_"+prec, dim3{X: t32, Y: t32, Z: l.P - 1}, dim3{X: 256}, 0, s,
+			if err := d.Launch("band_spike_rform_"+prec, Dim3{X: t32, Y: t32, Z: l.P - 1}, Dim3{X: 256}, 0, s,
 				p.v, p.w, k, p.r); err != nil {
 				return err
 			}
 			if err := p.mark("rform"); err != nil {
 				return err
 			}
-			if err := d.launch("band_spike_rlu_"+prec, dim3{X: l.P - 1}, dim3{X: l.ReducedThreads}, 0, s,
+			if err := d.Launch("band_spike_rlu_"+prec, Dim3{X: l.P - 1}, Dim3{X: l.ReducedThreads}, 0, s,
 				p.r, k, nI, p.piv, l.Tau, rst); err != nil {
 				return err
 			}
 		} else {
-			if err := d.launch("band_spike_tips_"+prec, dim3{X: l.P - 1, Y: 2}, dim3{X: l.K}, l.K*l.K*es, s,
+			if err := d.Launch("band_spike_tips_"+prec, Dim3{X: l.P - 1, Y: 2}, Dim3{X: l.K}, l.K*l.K*es, s,
 				p.lu, n, k, p.bounds, p.ul, int32(l.ULN), ulL, p.v, p.w); err != nil {
 				return err
 			}
 			if err := p.mark("tips"); err != nil {
 				return err
 			}
-			if err := d.launch("band_spike_reduced_"+prec, dim3{X: l.P - 1}, dim3{X: l.ReducedThreads}, l.K*l.K*es, s,
+			if err := d.Launch("band_spike_reduced_"+prec, Dim3{X: l.P - 1}, Dim3{X: l.ReducedThreads}, l.K*l.K*es, s,
 				p.v, p.w, k, nI, p.r, p.piv, l.Tau, rst); err != nil {
 				return err
 			}
@@ -476,7 +476,7 @@ func (p *SpikePlan[T]) enqueueFactor(a cu.DevicePtr) error {
 			return err
 		}
 	}
-	return d.launch("band_spike_flags", dim3{X: 1}, dim3{X: 1}, 0, s,
+	return d.Launch("band_spike_flags", Dim3{X: 1}, Dim3{X: 1}, 0, s,
 		p.status+cu.DevicePtr(4*l.StLU), P, ulst, nI, rst, nI, bad, p.status+cu.DevicePtr(4*l.StHdr))
 }
 
@@ -519,13 +519,13 @@ func (p *SpikePlan[T]) Solve(ctx context.Context, b, x *Buffer[T]) error {
 	if !p.factored {
 		return ErrNotFactored
 	}
-	if err := p.dev.do(func() error {
+	if err := p.dev.Enqueue(func() error {
 		if err := p.enqueueSolve(b.ptr, x.ptr); err != nil {
 			return err
 		}
 		return p.sig.enqueue(p.dev, p.stream, p.status+cu.DevicePtr(4*p.l.StFlagB))
 	}); err != nil {
-		_ = p.dev.do(func() error { return p.stream.Synchronize() })
+		_ = p.dev.Enqueue(func() error { return p.stream.Synchronize() })
 		return err
 	}
 	failed, err := p.sig.wait(p.dev, p.stream, func() string {
@@ -536,7 +536,7 @@ func (p *SpikePlan[T]) Solve(ctx context.Context, b, x *Buffer[T]) error {
 	}
 	l := p.l
 	var serr error
-	if err := p.dev.do(func() error {
+	if err := p.dev.Enqueue(func() error {
 		if err := cu.MemcpyDtoH(unsafe.Pointer(&p.st[l.StBadB]), p.status+cu.DevicePtr(4*l.StBadB), 12); err != nil {
 			return fmt.Errorf("cuda: reading status: %w", err)
 		}
@@ -566,19 +566,19 @@ func (p *SpikePlan[T]) enqueueSolve(b, x cu.DevicePtr) error {
 	prec := p.prec()
 	bad, flag := p.status+cu.DevicePtr(4*l.StBadB), p.status+cu.DevicePtr(4*l.StFlagB)
 	sweep := func(v cu.DevicePtr) error {
-		if err := d.launch("band_solve_window_"+prec, dim3{X: l.P, Y: 1}, dim3{X: l.K}, (l.K+1)*int(elemSize[T]()), s,
+		if err := d.Launch("band_solve_window_"+prec, Dim3{X: l.P, Y: 1}, Dim3{X: l.K}, (l.K+1)*int(elemSize[T]()), s,
 			p.lu, n, k, p.bounds, int32(0), v, int32(1), int64(l.N), int32(3)); err != nil {
 			return err
 		}
 		return p.mark("sweep")
 	}
 	if !l.Coupled {
-		if err := d.launch("band_spike_vcopy_"+prec, dim3{X: copyGrid(l.N)}, dim3{X: 256}, 0, s, b, x, n, bad, flag); err != nil {
+		if err := d.Launch("band_spike_vcopy_"+prec, Dim3{X: copyGrid(l.N)}, Dim3{X: 256}, 0, s, b, x, n, bad, flag); err != nil {
 			return err
 		}
 		return sweep(x)
 	}
-	if err := d.launch("band_spike_vcopy_"+prec, dim3{X: copyGrid(l.N)}, dim3{X: 256}, 0, s, b, p.g, n, bad, flag); err != nil {
+	if err := d.Launch("band_spike_vcopy_"+prec, Dim3{X: copyGrid(l.N)}, Dim3{X: 256}, 0, s, b, p.g, n, bad, flag); err != nil {
 		return err
 	}
 	if err := p.mark("vcopy"); err != nil {
@@ -592,7 +592,7 @@ func (p *SpikePlan[T]) enqueueSolve(b, x cu.DevicePtr) error {
 			return fmt.Errorf("cuda: copying b: %w", err)
 		}
 	}
-	if err := d.launch("band_spike_rsolve_"+prec, dim3{X: l.P - 1}, dim3{X: l.K}, 3*l.K*int(elemSize[T]()), s,
+	if err := d.Launch("band_spike_rsolve_"+prec, Dim3{X: l.P - 1}, Dim3{X: l.K}, 3*l.K*int(elemSize[T]()), s,
 		p.lu, n, k, p.bounds, p.v, p.w, p.r, p.piv, p.g, x); err != nil {
 		return err
 	}
@@ -654,7 +654,7 @@ func (p *SpikePlan[T]) Spikes(i int) (v, w []T, err error) {
 	kk := p.l.K * p.l.K
 	v, w = make([]T, kk), make([]T, kk)
 	off := cu.DevicePtr(int64(i*kk) * elemSize[T]())
-	err = p.dev.do(func() error {
+	err = p.dev.Enqueue(func() error {
 		if err := cu.MemcpyDtoH(unsafe.Pointer(&v[0]), p.v+off, int64(kk)*elemSize[T]()); err != nil {
 			return err
 		}
@@ -676,7 +676,7 @@ func (p *SpikePlan[T]) Close() error {
 			_ = b.Free()
 		}
 	}
-	return p.dev.do(func() error {
+	return p.dev.Enqueue(func() error {
 		if p.stream != (cu.Stream{}) {
 			_ = p.stream.Synchronize()
 			_ = p.stream.Destroy()

@@ -206,7 +206,7 @@ func stageTimes[T tridiag.Float](p *SpikePlan[T], da, db, dx *Buffer[T]) (map[st
 	}
 	var marks []mark
 	defer func() {
-		_ = dev.do(func() error {
+		_ = dev.Enqueue(func() error {
 			for i := range marks {
 				_ = cu.DestroyEvent(&marks[i].ev)
 			}
@@ -227,7 +227,7 @@ func stageTimes[T tridiag.Float](p *SpikePlan[T], da, db, dx *Buffer[T]) (map[st
 		func() error { return p.Solve(ctx, db, dx) },
 	} {
 		marks = marks[:0]
-		if err := dev.do(func() error { return record("start") }); err != nil {
+		if err := dev.Enqueue(func() error { return record("start") }); err != nil {
 			return nil, err
 		}
 		p.onStage = record
@@ -236,7 +236,7 @@ func stageTimes[T tridiag.Float](p *SpikePlan[T], da, db, dx *Buffer[T]) (map[st
 		if err != nil {
 			return nil, err
 		}
-		if err := dev.do(func() error {
+		if err := dev.Enqueue(func() error {
 			if err := p.stream.Synchronize(); err != nil {
 				return err
 			}

@@ -47,8 +47,8 @@ const perSystemBlock = 128
 
 func (p *perSystemPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 	sp := a.spec
-	grid := dim3{X: (sp.G + perSystemBlock - 1) / perSystemBlock}
-	return d.launch(p.kernel+a.suffix(), grid, dim3{X: perSystemBlock}, 0, s,
+	grid := Dim3{X: (sp.G + perSystemBlock - 1) / perSystemBlock}
+	return d.Launch(p.kernel+a.suffix(), grid, Dim3{X: perSystemBlock}, 0, s,
 		a.a, a.b, a.c, a.d, a.x, a.work, int32(sp.N), int32(sp.G),
 		int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
 		a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status)

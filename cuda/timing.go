@@ -69,7 +69,7 @@ func (p *Plan[T]) time(ctx context.Context, la *launchArgs, bufs []*Buffer[T], d
 	bytes := int64(need) * elemSize[T]()
 	var times []time.Duration
 	var be *tridiag.BatchError
-	err := p.dev.do(func() error {
+	err := p.dev.Enqueue(func() error {
 		restore := func() error {
 			if err := cu.MemcpyDtoDAsync(la.d, dSaved.ptr, bytes, p.stream); err != nil {
 				return fmt.Errorf("cuda: restoring d: %w", err)
@@ -209,17 +209,17 @@ func (d *Device) CopyBandwidth(bytes int64, reps int) (float64, error) {
 	if bytes < 1 || reps < 1 {
 		return 0, fmt.Errorf("cuda: copy bandwidth needs bytes ≥ 1 and reps ≥ 1, got %d and %d", bytes, reps)
 	}
-	src, err := d.alloc(bytes)
+	src, err := d.AllocBytes(bytes)
 	if err != nil {
 		return 0, err
 	}
-	dst, err := d.alloc(bytes)
+	dst, err := d.AllocBytes(bytes)
 	if err != nil {
-		_ = d.do(func() error { return cu.MemFree(src) })
+		_ = d.Enqueue(func() error { return cu.MemFree(src) })
 		return 0, err
 	}
 	ms := make([]float64, reps)
-	err = d.do(func() error {
+	err = d.Enqueue(func() error {
 		defer func() {
 			_ = cu.MemFree(src)
 			_ = cu.MemFree(dst)

@@ -177,7 +177,7 @@ func (p *tprPlan) stage1(d *Device, s cu.Stream, a *launchArgs, b tprBufs) error
 	if c.Stage1.Global {
 		name = "tpr_stage1g"
 	}
-	return d.launch(name+a.suffix(), dim3{X: c.Stage1.Blocks(c.G * c.M)}, dim3{X: c.Stage1.Threads}, c.Stage1.SharedBytes, s,
+	return d.Launch(name+a.suffix(), Dim3{X: c.Stage1.Blocks(c.G * c.M)}, Dim3{X: c.Stage1.Threads}, c.Stage1.SharedBytes, s,
 		a.a, a.b, a.c, a.d, a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(),
 		b.eq, b.bnd, b.keys, int32(c.N), int32(c.G), int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
 		int32(c.S), int32(c.M), int32(c.Stage1.SlicesPerBlock), int32(c.Stage1.ThreadsPerSlice),
@@ -192,26 +192,26 @@ func (p *tprPlan) stage2(d *Device, s cu.Stream, a *launchArgs, b tprBufs) error
 	c := p.cfg
 	t0 := c.Stage2.GlobalLevels
 	G, MP := int64(c.G), int64(c.MP)
-	blk := dim3{X: tuning.TPRGlobalBlock}
+	blk := Dim3{X: tuning.TPRGlobalBlock}
 	if t0 > 0 {
-		if err := d.launch("tpr_s2inter"+a.suffix(), dim3{X: globalBlocks(G * MP)}, blk, 0, s,
+		if err := d.Launch("tpr_s2inter"+a.suffix(), Dim3{X: globalBlocks(G * MP)}, blk, 0, s,
 			b.bnd, b.r, b.keys, int32(c.N), int32(c.G), int32(c.S), int32(c.M), int32(c.MP), p.w.bndPlane, p.w.rPlane); err != nil {
 			return err
 		}
 		for t := 1; t <= t0; t++ {
-			if err := d.launch("tpr_s2reduce"+a.suffix(), dim3{X: globalBlocks(G * (MP >> t))}, blk, 0, s,
+			if err := d.Launch("tpr_s2reduce"+a.suffix(), Dim3{X: globalBlocks(G * (MP >> t))}, blk, 0, s,
 				b.r, b.keys, int32(c.N), int32(c.G), int32(c.S), int32(c.MP), int32(t), p.w.rPlane); err != nil {
 				return err
 			}
 		}
 	}
-	if err := d.launch("tpr_stage2"+a.suffix(), dim3{X: c.Stage2.Blocks(c.G)}, dim3{X: c.Stage2.Threads}, c.Stage2.SharedBytes, s,
+	if err := d.Launch("tpr_stage2"+a.suffix(), Dim3{X: c.Stage2.Blocks(c.G)}, Dim3{X: c.Stage2.Threads}, c.Stage2.SharedBytes, s,
 		b.bnd, b.r, b.xb, b.keys, int32(c.N), int32(c.G), int32(c.S), int32(c.M), int32(c.MP), int32(t0),
 		int32(c.Stage2.SystemsPerBlock), int32(c.Stage2.ThreadsPerSystem), p.w.bndPlane, p.w.rPlane); err != nil {
 		return err
 	}
 	for t := t0; t >= 1; t-- {
-		if err := d.launch("tpr_s2subst"+a.suffix(), dim3{X: globalBlocks(G * (MP >> t))}, blk, 0, s,
+		if err := d.Launch("tpr_s2subst"+a.suffix(), Dim3{X: globalBlocks(G * (MP >> t))}, blk, 0, s,
 			b.r, b.xb, b.keys, int32(c.N), int32(c.G), int32(c.S), int32(c.MP), int32(t), p.w.rPlane); err != nil {
 			return err
 		}
@@ -225,7 +225,7 @@ func (p *tprPlan) stage3(d *Device, s cu.Stream, a *launchArgs, b tprBufs) error
 	if c.Stage3.Global {
 		name = "tpr_stage3g"
 	}
-	return d.launch(name+a.suffix(), dim3{X: c.Stage3.Blocks(c.G * c.M)}, dim3{X: c.Stage3.Threads}, c.Stage3.SharedBytes, s,
+	return d.Launch(name+a.suffix(), Dim3{X: c.Stage3.Blocks(c.G * c.M)}, Dim3{X: c.Stage3.Threads}, c.Stage3.SharedBytes, s,
 		a.a, a.b, a.c, a.d, a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(),
 		a.x, b.eq, b.xb, b.xs, b.keys, b.cnt, a.status, int32(c.N), int32(c.G),
 		int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),

@@ -51,11 +51,11 @@ func newTPRRun[T tridiag.Float](t *testing.T, spec tridiag.Spec, bt batch[T], co
 	}
 	r.a, r.b, r.c, r.d = up(bt.a), up(bt.b), up(bt.c), up(bt.d)
 	r.x = up(bt.d) // rows outside the batch keep their NaN
-	r.work, err = dev.alloc(max(workBytes, 8))
+	r.work, err = dev.AllocBytes(max(workBytes, 8))
 	require.NoError(t, err)
-	r.status, err = dev.alloc(4 * int64(spec.G+1))
+	r.status, err = dev.AllocBytes(4 * int64(spec.G+1))
 	require.NoError(t, err)
-	require.NoError(t, dev.do(func() error {
+	require.NoError(t, dev.Enqueue(func() error {
 		var e error
 		if r.stream, e = cu.MakeStream(cu.DefaultStream); e != nil {
 			return e
@@ -74,7 +74,7 @@ func newTPRRun[T tridiag.Float](t *testing.T, spec tridiag.Spec, bt batch[T], co
 // exec runs f on the device thread and waits for the stream.
 func (r *tprRun[T]) exec(f func(s cu.Stream, la *launchArgs) error) {
 	r.t.Helper()
-	require.NoError(r.t, dev.do(func() error {
+	require.NoError(r.t, dev.Enqueue(func() error {
 		if err := f(r.stream, &r.la); err != nil {
 			return err
 		}
@@ -87,7 +87,7 @@ func tprRead[E any](t *testing.T, p cu.DevicePtr, n int) []E {
 	out := make([]E, n)
 	if n > 0 {
 		var e E
-		require.NoError(t, dev.do(func() error {
+		require.NoError(t, dev.Enqueue(func() error {
 			return cu.MemcpyDtoH(unsafe.Pointer(&out[0]), p, int64(n)*int64(unsafe.Sizeof(e)))
 		}))
 	}
@@ -111,7 +111,7 @@ func (r *tprRun[T]) close() {
 	for _, b := range []*Buffer[T]{r.a, r.b, r.c, r.d, r.x} {
 		_ = b.Free()
 	}
-	_ = dev.do(func() error {
+	_ = dev.Enqueue(func() error {
 		_ = cu.MemFree(r.work)
 		_ = cu.MemFree(r.status)
 		return r.stream.Destroy()

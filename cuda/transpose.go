@@ -97,7 +97,7 @@ func (p *transposePlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 	at := func(off int64) cu.DevicePtr { return base + cu.DevicePtr(off) }
 	sp := a.spec
 	move := func(kernel string, z int, in, out [4]cu.DevicePtr) error {
-		return d.launch(kernel, dim3{X: p.grid, Z: z}, dim3{X: 32, Y: 8}, 0, s,
+		return d.Launch(kernel, Dim3{X: p.grid, Z: z}, Dim3{X: 32, Y: 8}, 0, s,
 			in[0], in[1], in[2], in[3], out[0], out[1], out[2], out[3], int32(sp.N), int32(sp.G),
 			int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride))
 	}

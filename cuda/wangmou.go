@@ -85,7 +85,7 @@ func (p *wmPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 		// wm_final leaves them zero; until it is enqueued they may be set.
 		p.zeroed[keys] = false
 	}
-	if err := d.launch("wm_local"+a.suffix(), dim3{X: c.Blocks()}, dim3{X: c.Threads}, c.SharedBytes, s,
+	if err := d.Launch("wm_local"+a.suffix(), Dim3{X: c.Blocks()}, Dim3{X: c.Threads}, c.SharedBytes, s,
 		a.a, a.b, a.c, a.d, a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(),
 		a.x, w, keys, a.status, int32(c.N), int32(c.G), es, bs,
 		int32(c.NP), int32(c.Chunk), int32(c.ChunksPerBlock), int32(c.ThreadsPerChunk), p.plane()); err != nil {
@@ -96,13 +96,13 @@ func (p *wmPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 	}
 	pairs := p.plane() / 2
 	for u := c.Chunk; u < c.NP; u *= 2 {
-		if err := d.launch("wm_step"+a.suffix(), dim3{X: globalBlocks(pairs)}, dim3{X: tuning.TPRGlobalBlock}, 0, s,
+		if err := d.Launch("wm_step"+a.suffix(), Dim3{X: globalBlocks(pairs)}, Dim3{X: tuning.TPRGlobalBlock}, 0, s,
 			w, keys, int32(c.G), int32(c.NP), int32(u), p.plane()); err != nil {
 			return err
 		}
 	}
 	parts := (c.N + tuning.WMFinalBlock - 1) / tuning.WMFinalBlock
-	if err := d.launch("wm_final"+a.suffix(), dim3{X: c.G * parts}, dim3{X: tuning.WMFinalBlock}, 0, s,
+	if err := d.Launch("wm_final"+a.suffix(), Dim3{X: c.G * parts}, Dim3{X: tuning.WMFinalBlock}, 0, s,
 		w, a.x, keys, cnt, a.status, int32(c.N), int32(c.G), es, bs, int32(c.NP), p.plane()); err != nil {
 		return err
 	}

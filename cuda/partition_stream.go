@@ -40,8 +40,8 @@ func newStreamPlan(d *Device, spec tridiag.Spec, f64 bool, other kernelPlan) (*s
 		return nil, fmt.Errorf("%w: the streaming partition kernel takes layouts with the rows first in memory", tridiag.ErrShape)
 	}
 	sp := &streamPlan{kernel: streamKernel + suffixOf(f64), other: other}
-	err := d.do(func() error {
-		regs, err := d.kernelAttr(sp.kernel, cu.NumRegs)
+	err := d.Enqueue(func() error {
+		regs, err := d.KernelAttr(sp.kernel, cu.NumRegs)
 		if err != nil {
 			return err
 		}
@@ -72,7 +72,7 @@ func (p *streamPlan) launch(d *Device, s cu.Stream, a *launchArgs) error {
 		return p.other.launch(d, s, a)
 	}
 	sp := a.spec
-	return d.launch(p.kernel, dim3{X: p.cfg.Grid}, dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
+	return d.Launch(p.kernel, Dim3{X: p.cfg.Grid}, Dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
 		a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
 		int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride), a.status, a.word, int32(a.seq))
 }
