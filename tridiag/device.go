@@ -2,6 +2,9 @@ package tridiag
 
 import (
 	"context"
+	"fmt"
+
+	"github.com/bandsolve/bandsolve/internal/registry"
 )
 
 // Float is the element type: float32 or float64.
@@ -9,15 +12,51 @@ type Float interface {
 	float32 | float64
 }
 
-// Device builds solvers. The CPU device (NewCPU) is always available;
-// package cuda provides a GPU device when built with the cuda tag. Users
-// call NewPlan rather than these methods.
+// Device is where solves run: the CPU (NewCPU, DefaultCPU) or a GPU
+// (cuda.Device, built with the cuda tag, with package
+// github.com/bandsolve/bandsolve/gpu imported to bring in the GPU
+// solvers). Every domain of the module (tridiag, banded, spike, krylov)
+// takes a Device, so that moving to a GPU is changing one argument.
 type Device interface {
 	// Name describes the device, e.g. "cpu (8 workers)".
 	Name() string
+}
+
+// Backend builds the solvers of one device. The CPU is its own backend;
+// other devices get theirs from the backends registered with
+// RegisterBackend. Users call NewPlan rather than these methods.
+type Backend interface {
 	// NewSolver32 and NewSolver64 build a solver for a validated spec.
 	NewSolver32(spec Spec) (Solver[float32], error)
 	NewSolver64(spec Spec) (Solver[float64], error)
+}
+
+var backends registry.Registry[Backend]
+
+// RegisterBackend adds the solvers of another kind of device: open
+// returns the backend of dev, or false when dev is not of its kind. The
+// GPU solvers register themselves when package
+// github.com/bandsolve/bandsolve/gpu is imported.
+func RegisterBackend(open func(dev Device) (Backend, bool)) {
+	backends.Add(func(dev any) (Backend, bool) {
+		d, ok := dev.(Device)
+		if !ok {
+			return nil, false
+		}
+		return open(d)
+	})
+}
+
+// BackendOf returns the backend that solves on dev: dev itself when it is
+// one (the CPU), else the registered backend that serves it.
+func BackendOf(dev Device) (Backend, error) {
+	if b, ok := dev.(Backend); ok {
+		return b, nil
+	}
+	if b, ok := backends.Find(dev); ok {
+		return b, nil
+	}
+	return nil, fmt.Errorf("%w: no tridiagonal solvers for device %s (%T): for a GPU, build with -tags cuda and import github.com/bandsolve/bandsolve/gpu", ErrOptions, dev.Name(), dev)
 }
 
 // Batch is the data of one solve. Either A, B and C hold one coefficient

@@ -43,18 +43,21 @@ func NewPlan[T Float](dev Device, shape Shape, opts Options) (*Plan[T], error) {
 		dev = DefaultCPU()
 	}
 	spec := Spec{Shape: shape.Normalize(), Options: opts}
+	be, err := BackendOf(dev)
+	if err != nil {
+		return nil, err
+	}
 	var s Solver[T]
-	var err error
 	switch any(*new(T)).(type) {
 	case float32:
 		var s32 Solver[float32]
-		s32, err = dev.NewSolver32(spec)
+		s32, err = be.NewSolver32(spec)
 		if err == nil {
 			s = any(s32).(Solver[T])
 		}
 	default:
 		var s64 Solver[float64]
-		s64, err = dev.NewSolver64(spec)
+		s64, err = be.NewSolver64(spec)
 		if err == nil {
 			s = any(s64).(Solver[T])
 		}
