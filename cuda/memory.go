@@ -22,9 +22,9 @@ type Elem interface {
 // view of part of another (Slice), or wrap memory that other code
 // allocated (Wrap).
 type Buffer[T Elem] struct {
-	dev  *Device
-	ptr  cu.DevicePtr
-	n    int
+	dev     *Device
+	ptr     cu.DevicePtr
+	n       int
 	view    bool // a view or a wrapped pointer: Free does not release it
 	wrapped bool // Wrap made it
 }
