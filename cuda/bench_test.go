@@ -315,10 +315,10 @@ func BenchmarkCompletion(b *testing.B) {
 	what := func() string { return "signal" }
 	b.Run("poll", func(b *testing.B) {
 		for b.Loop() {
-			if err := dev.Enqueue(func() error { return p.sig.enqueue(dev, p.stream, p.flagPtr()) }); err != nil {
+			if err := dev.Enqueue(func() error { return p.sig.Enqueue(dev, p.stream, p.flagPtr()) }); err != nil {
 				b.Fatal(err)
 			}
-			if _, err := p.sig.wait(dev, p.stream, what); err != nil {
+			if _, err := p.sig.Wait(dev, p.stream, what); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -327,7 +327,7 @@ func BenchmarkCompletion(b *testing.B) {
 	b.Run("sync", func(b *testing.B) {
 		for b.Loop() {
 			if err := dev.Enqueue(func() error {
-				if err := p.sig.enqueue(dev, p.stream, p.flagPtr()); err != nil {
+				if err := p.sig.Enqueue(dev, p.stream, p.flagPtr()); err != nil {
 					return err
 				}
 				return p.stream.Synchronize()

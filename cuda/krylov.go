@@ -44,7 +44,7 @@ var ErrSpace = krylov.ErrDimension
 type queue struct {
 	dev      *Device
 	stream   cu.Stream
-	sig      *doneSignal             // the word: the first 4 bytes of the mapped area
+	sig      *DoneSignal             // the word: the first 4 bytes of the mapped area
 	res      *[mappedResults]float64 // the results: the mapped area from byte 8
 	resDev   cu.DevicePtr            // res as kernels see it
 	scratch  cu.DevicePtr            // int32 flag (0) | uint32 block counter (0) | 2 float64 scales | partial sums
@@ -69,7 +69,7 @@ func newQueue(d *Device, partials int, what func() string) (*queue, error) {
 		if err != nil {
 			return err
 		}
-		q.sig = &doneSignal{host: (*uint32)(p), dev: dp}
+		q.sig = SignalAt((*uint32)(p), dp)
 		atomic.StoreUint32(q.sig.host, 0)
 		q.res = (*[mappedResults]float64)(unsafe.Add(p, 8))
 		q.resDev = dp + 8
@@ -105,7 +105,7 @@ func (q *queue) close() {
 			_ = cu.MemFree(q.scratch)
 			q.scratch = 0
 		}
-		q.sig.free()
+		q.sig.Free()
 		return nil
 	})
 }
@@ -123,7 +123,7 @@ func (q *queue) exec(sync, selfSignal bool, work func() error) error {
 		if !wait || selfSignal {
 			return nil
 		}
-		return q.sig.enqueue(q.dev, q.stream, q.scratch+scratchFlag)
+		return q.sig.Enqueue(q.dev, q.stream, q.scratch+scratchFlag)
 	}); err != nil {
 		// Let what was enqueued before the failure finish.
 		_ = q.dev.Enqueue(func() error { return q.stream.Synchronize() })
@@ -132,7 +132,7 @@ func (q *queue) exec(sync, selfSignal bool, work func() error) error {
 	if !wait {
 		return nil
 	}
-	_, err := q.sig.wait(q.dev, q.stream, q.what)
+	_, err := q.sig.Wait(q.dev, q.stream, q.what)
 	return err
 }
 
@@ -472,7 +472,7 @@ func (s *Space) dots(xs, ys []*Buffer[float64], out []float64) error {
 			// before it.
 			word, seq := cu.DevicePtr(0), uint32(0)
 			if hi == len(out) {
-				word, seq = s.q.sig.dev, s.q.sig.next()
+				word, seq = s.q.sig.Word(), s.q.sig.Next()
 			}
 			args = append(args, s.q.scratch+scratchPartial, s.q.scratch+scratchCounter,
 				s.q.resDev+cu.DevicePtr(8*lo), word, int32(seq))
@@ -508,7 +508,7 @@ func (s *Space) AbsMax(x *Buffer[float64]) (float64, error) {
 func (s *Space) amax(x *Buffer[float64], scale cu.DevicePtr, signal bool) error {
 	word, seq := cu.DevicePtr(0), uint32(0)
 	if signal {
-		word, seq = s.q.sig.dev, s.q.sig.next()
+		word, seq = s.q.sig.Word(), s.q.sig.Next()
 	}
 	return s.dev.Launch("vec_amax_f64", Dim3{X: s.q.grid(s.n, redBlocksPerSM)}, Dim3{X: vecBlock}, 0, s.q.stream,
 		int64(s.n), x.ptr, s.q.scratch+scratchPartial, s.q.scratch+scratchCounter, s.q.resDev, scale, word, int32(seq))

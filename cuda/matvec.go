@@ -83,11 +83,11 @@ func (p *Plan[T]) mul(ctx context.Context, la *launchArgs, alpha, beta T, bufs [
 			la.scalar(float64(alpha)), la.scalar(float64(beta))); err != nil {
 			return err
 		}
-		return p.sig.enqueue(p.dev, p.stream, p.flagPtr())
+		return p.sig.Enqueue(p.dev, p.stream, p.flagPtr())
 	}); err != nil {
 		return err
 	}
-	_, err := p.sig.wait(p.dev, p.stream, func() string {
+	_, err := p.sig.Wait(p.dev, p.stream, func() string {
 		return fmt.Sprintf("tridiagonal product of N=%d G=%d", sp.N, sp.G)
 	})
 	return err

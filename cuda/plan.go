@@ -100,7 +100,7 @@ type Plan[T tridiag.Float] struct {
 	stream cu.Stream
 	work   cu.DevicePtr
 	status cu.DevicePtr
-	sig    *doneSignal // completion word polled by the host
+	sig    *DoneSignal // completion word polled by the host
 	res    *resident   // the resident grid (SetResident), nil when solves launch
 	codes  []int32
 	// staging buffers for host solves, made on first use
@@ -137,7 +137,7 @@ func NewPlan[T tridiag.Float](d *Device, shape tridiag.Shape, opts tridiag.Optio
 	}
 	if err = d.Enqueue(func() error {
 		var e error
-		p.sig, e = newDoneSignal()
+		p.sig, e = NewDoneSignal()
 		return e
 	}); err != nil {
 		_ = p.Close()
@@ -269,9 +269,9 @@ func (p *Plan[T]) start(ctx context.Context, la *launchArgs, bufs []*Buffer[T]) 
 	la.spec, la.f64, la.work, la.status = p.spec, elemSize[T]() == 8, p.work, p.status
 	var err error
 	if p.res != nil {
-		err = p.res.submit(la, p.sig.next())
+		err = p.res.submit(la, p.sig.Next())
 	} else if dl, ok := p.kp.(directLauncher); ok && useDirectLaunch {
-		la.word, la.seq = p.sig.dev, p.sig.next()
+		la.word, la.seq = p.sig.Word(), p.sig.Next()
 		err = dl.LaunchDirect(p.dev, p.stream, la)
 	} else {
 		err = p.dev.Enqueue(func() error { return p.enqueue(la) })
@@ -299,13 +299,13 @@ type directLauncher interface {
 // thread).
 func (p *Plan[T]) enqueue(la *launchArgs) error {
 	if ss, ok := p.kp.(selfSignaler); ok && ss.signalsItself() {
-		la.word, la.seq = p.sig.dev, p.sig.next()
+		la.word, la.seq = p.sig.Word(), p.sig.Next()
 		return p.kp.launch(p.dev, p.stream, la)
 	}
 	if err := p.kp.launch(p.dev, p.stream, la); err != nil {
 		return err
 	}
-	return p.sig.enqueue(p.dev, p.stream, p.flagPtr())
+	return p.sig.Enqueue(p.dev, p.stream, p.flagPtr())
 }
 
 // waitSolve waits for the started solve, checks its status and releases
@@ -318,7 +318,7 @@ func (p *Plan[T]) waitSolve() error {
 		failed, err = p.res.wait(p.sig, p.what)
 		p.res.touch()
 	} else {
-		failed, err = p.sig.wait(p.dev, p.stream, p.what)
+		failed, err = p.sig.Wait(p.dev, p.stream, p.what)
 	}
 	if err != nil || !failed {
 		return err
@@ -488,7 +488,7 @@ func (p *Plan[T]) Close() error {
 		if p.stream != (cu.Stream{}) {
 			_ = p.stream.Destroy()
 		}
-		p.sig.free()
+		p.sig.Free()
 		return nil
 	})
 }

@@ -143,11 +143,11 @@ func (d *Device) probeFloorRun(mode, iters int, blocking bool) (probeFloor, erro
 			return err
 		}
 		defer func() { _ = cu.DestroyEvent(&ev) }()
-		sig, err := newDoneSignal()
+		sig, err := NewDoneSignal()
 		if err != nil {
 			return err
 		}
-		defer sig.free()
+		defer sig.Free()
 		flag, err := cu.MemAlloc(4)
 		if err != nil {
 			return err
@@ -159,7 +159,7 @@ func (d *Device) probeFloorRun(mode, iters int, blocking bool) (probeFloor, erro
 		var total, launch C.double
 		r := C.bs_probe_floor(*(*C.CUcontext)(unsafe.Pointer(&d.ctx)), *(*C.CUfunction)(unsafe.Pointer(&fn)),
 			*(*C.CUstream)(unsafe.Pointer(&st)), *(*C.CUevent)(unsafe.Pointer(&ev)), C.int(mode), C.int(iters),
-			C.ulonglong(flag), C.ulonglong(sig.dev), (*C.uint)(unsafe.Pointer(sig.host)), 0, &total, &launch)
+			C.ulonglong(flag), C.ulonglong(sig.Word()), (*C.uint)(unsafe.Pointer(sig.host)), 0, &total, &launch)
 		if r != C.CUDA_SUCCESS {
 			return fmt.Errorf("cuda: floor probe: %w", DriverError(r))
 		}
@@ -172,14 +172,14 @@ func (d *Device) probeFloorRun(mode, iters int, blocking bool) (probeFloor, erro
 // probeEcho measures the host → persistent kernel → host round trip over
 // mapped host memory (ns, mean of iters).
 func (d *Device) probeEcho(iters int) (float64, error) {
-	var in, out *doneSignal
+	var in, out *DoneSignal
 	var st cu.Stream
 	err := d.Enqueue(func() error {
 		var err error
-		if in, err = newDoneSignal(); err != nil {
+		if in, err = NewDoneSignal(); err != nil {
 			return err
 		}
-		if out, err = newDoneSignal(); err != nil {
+		if out, err = NewDoneSignal(); err != nil {
 			return err
 		}
 		if st, err = cu.MakeStream(cu.NonBlocking); err != nil {
@@ -190,7 +190,7 @@ func (d *Device) probeEcho(iters int) (float64, error) {
 			return err
 		}
 		if r := C.bs_probe_launch_echo(*(*C.CUcontext)(unsafe.Pointer(&d.ctx)), *(*C.CUfunction)(unsafe.Pointer(&fn)),
-			*(*C.CUstream)(unsafe.Pointer(&st)), C.ulonglong(in.dev), C.ulonglong(out.dev)); r != C.CUDA_SUCCESS {
+			*(*C.CUstream)(unsafe.Pointer(&st)), C.ulonglong(in.Word()), C.ulonglong(out.Word())); r != C.CUDA_SUCCESS {
 			return fmt.Errorf("cuda: launching probe_echo: %w", DriverError(r))
 		}
 		return nil
@@ -206,8 +206,8 @@ func (d *Device) probeEcho(iters int) (float64, error) {
 	err = d.Enqueue(func() error {
 		err := st.Synchronize()
 		_ = st.Destroy()
-		in.free()
-		out.free()
+		in.Free()
+		out.Free()
 		return err
 	})
 	return ns, err

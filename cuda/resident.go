@@ -139,7 +139,7 @@ func (p *Plan[T]) SetResident(idle time.Duration) error {
 		}
 		pp, replaced = p16, true
 	}
-	r, err := newResident(p.dev, pp, p.spec, f64, p.status, p.sig.dev, idle)
+	r, err := newResident(p.dev, pp, p.spec, f64, p.status, p.sig.Word(), idle)
 	if err != nil {
 		return err
 	}
@@ -251,22 +251,22 @@ func (r *resident) submit(la *launchArgs, seq uint32) error {
 }
 
 // wait returns when the solve with sequence number of s.seq is complete,
-// with its status flag: it polls the completion word, for up to spinFor
+// with its status flag: it polls the completion word, for up to SpinFor
 // without rest, then with pauses in which it checks that the grid did not
 // fail or end.
-func (r *resident) wait(s *doneSignal, what func() string) (bool, error) {
-	want := s.seq
+func (r *resident) wait(s *DoneSignal, what func() string) (bool, error) {
+	want := s.Seq()
 	start := time.Now()
 	for i := 1; ; i++ {
-		if v := atomic.LoadUint32(s.host); v&^1 == want {
+		if v := s.Load(); v&^1 == want {
 			return v&1 != 0, nil
 		}
-		if i%64 == 0 && time.Since(start) > spinFor {
+		if i%64 == 0 && time.Since(start) > SpinFor {
 			break
 		}
 	}
 	for {
-		if v := atomic.LoadUint32(s.host); v&^1 == want {
+		if v := s.Load(); v&^1 == want {
 			return v&1 != 0, nil
 		}
 		var rc C.CUresult
@@ -276,7 +276,7 @@ func (r *resident) wait(s *doneSignal, what func() string) (bool, error) {
 		}); err != nil {
 			return false, err
 		}
-		if v := atomic.LoadUint32(s.host); v&^1 == want {
+		if v := s.Load(); v&^1 == want {
 			return v&1 != 0, nil
 		}
 		switch rc {

@@ -67,7 +67,7 @@ type SpikePlan[T tridiag.Float] struct {
 
 	mu      sync.Mutex
 	stream  cu.Stream
-	sig     *doneSignal
+	sig     *DoneSignal
 	lu, ul  cu.DevicePtr // the LU and UL copies of A
 	v, w, r cu.DevicePtr // K×K blocks per interface
 	piv     cu.DevicePtr // int32 interchanges of R̄_i
@@ -190,7 +190,7 @@ func newSpikePlan[T tridiag.Float](d *Device, n, k int, opts spike.Options, kern
 		if p.stream, e = cu.MakeStream(cu.DefaultStream); e != nil {
 			return fmt.Errorf("cuda: creating a stream: %w", e)
 		}
-		if p.sig, e = newDoneSignal(); e != nil {
+		if p.sig, e = NewDoneSignal(); e != nil {
 			return e
 		}
 		return nil
@@ -523,12 +523,12 @@ func (p *SpikePlan[T]) Solve(ctx context.Context, b, x *Buffer[T]) error {
 		if err := p.enqueueSolve(b.ptr, x.ptr); err != nil {
 			return err
 		}
-		return p.sig.enqueue(p.dev, p.stream, p.status+cu.DevicePtr(4*p.l.StFlagB))
+		return p.sig.Enqueue(p.dev, p.stream, p.status+cu.DevicePtr(4*p.l.StFlagB))
 	}); err != nil {
 		_ = p.dev.Enqueue(func() error { return p.stream.Synchronize() })
 		return err
 	}
-	failed, err := p.sig.wait(p.dev, p.stream, func() string {
+	failed, err := p.sig.Wait(p.dev, p.stream, func() string {
 		return fmt.Sprintf("SPIKE solve N=%d K=%d P=%d", p.l.N, p.l.K, p.l.P)
 	})
 	if err != nil || !failed {
@@ -686,7 +686,7 @@ func (p *SpikePlan[T]) Close() error {
 				_ = cu.MemFree(ptr)
 			}
 		}
-		p.sig.free()
+		p.sig.Free()
 		return nil
 	})
 }
