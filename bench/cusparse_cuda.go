@@ -396,7 +396,7 @@ func (p *cusparsePeer) time(c *csCall, restores []devCopy, warmup, reps int) ([]
 			}
 			return nil
 		}
-		if times, err = p.dev.TimeEvents(p.stream, warmup, reps, restore, func() error { return p.call(c, buf) }); err != nil {
+		if times, err = p.dev.TimeEventsGated(p.stream, warmup, reps, restore, func() error { return p.call(c, buf) }); err != nil {
 			return fmt.Errorf("cuSPARSE solve: %w", err)
 		}
 		return nil

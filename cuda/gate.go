@@ -82,16 +82,19 @@ func (g *gate) hold(s cu.Stream, limit time.Duration) error {
 	return nil
 }
 
-// open lets the held stream go on.
-func (g *gate) open() {
+// Hold is hold with a limit of one second (cuda.Gate).
+func (g *gate) Hold(s cu.Stream) error { return g.hold(s, time.Second) }
+
+// Open lets the held stream go on.
+func (g *gate) Open() {
 	if g.host != nil {
 		atomic.StoreUint32(&g.host[0], 1)
 	}
 }
 
-// expired reports whether the last hold gave up waiting before open (read
+// Expired reports whether the last hold gave up waiting before Open (read
 // it after the stream has synchronized).
-func (g *gate) expired() bool {
+func (g *gate) Expired() bool {
 	return g.host != nil && atomic.LoadUint32(&g.host[1]) != 0
 }
 
@@ -101,7 +104,7 @@ func (g *gate) free() {
 	if g.host == nil {
 		return
 	}
-	g.open()
+	g.Open()
 	C.cuMemFreeHost(unsafe.Pointer(g.host))
 	g.host = nil
 }

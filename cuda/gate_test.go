@@ -36,10 +36,10 @@ func TestGate(t *testing.T) {
 		require.NoError(t, ev.Record(s))
 		time.Sleep(50 * time.Millisecond)
 		assert.ErrorIs(t, ev.Query(), cu.NotReady, "the gate let the event through before open")
-		g.open()
+		g.Open()
 		require.NoError(t, s.Synchronize())
 		assert.NoError(t, ev.Query())
-		assert.False(t, g.expired(), "opened within the limit")
+		assert.False(t, g.Expired(), "opened within the limit")
 
 		// Not opened within its limit: the gate gives up and says so.
 		require.NoError(t, g.hold(s, time.Millisecond))
@@ -49,15 +49,15 @@ func TestGate(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 		assert.NoError(t, ev.Query(), "the gate did not expire")
-		g.open()
+		g.Open()
 		require.NoError(t, s.Synchronize())
-		assert.True(t, g.expired(), "the gate expired but does not say so")
+		assert.True(t, g.Expired(), "the gate expired but does not say so")
 
 		// The next hold starts afresh.
 		require.NoError(t, g.hold(s, 10*time.Second))
-		g.open()
+		g.Open()
 		require.NoError(t, s.Synchronize())
-		assert.False(t, g.expired())
+		assert.False(t, g.Expired())
 		return nil
 	})
 	require.NoError(t, err)

@@ -262,7 +262,7 @@ func (d *Device) probeEventEmptyGated(reps int) (float64, error) {
 			return err
 		}
 		defer func() { _ = st.Destroy() }()
-		ts, err = d.TimeEvents(st, 0, reps, nil, func() error {
+		ts, err = d.timeEvents(st, 0, reps, nil, func() error {
 			return d.Launch("probe_empty", Dim3{X: 1}, Dim3{X: 1}, 0, st)
 		})
 		return err
