@@ -91,4 +91,3 @@ func (p *Plan[T]) time(ctx context.Context, la *launchArgs, bufs []*Buffer[T], d
 	}
 	return times, nil
 }
-

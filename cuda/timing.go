@@ -121,4 +121,3 @@ func TimeEvents(s cu.Stream, warmup, reps int, before, body func() error, g Gate
 	}
 	return times, nil
 }
-
