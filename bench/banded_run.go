@@ -106,6 +106,10 @@ func runBanded(ctx context.Context, cfg *config, stdout, stderr io.Writer) error
 		}
 		return nil
 	}
+	cases, err := selectCases(cases, cfg.cases)
+	if err != nil {
+		return err
+	}
 	r := &bandRunner{cfg: cfg, prog: newProgress(stderr, cfg.quiet), maxK: map[string]int{}}
 	r.br = bandRun{warmup: cfg.warmup, reps: cfg.reps, budget: 3 * time.Second, seed: cfg.seed, progress: r.prog.solver}
 	prov := newProvenance(cfg.grid)

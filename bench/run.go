@@ -43,6 +43,7 @@ type config struct {
 	table         bool
 	quiet         bool
 	list          bool
+	cases         string // -cases: the numbers of -list to run ("": all)
 	hostPaced     bool
 	// Banded grids (banded_run.go).
 	sweep     BandSweep
@@ -184,6 +185,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&cfg.table, "table", true, "print the full table (the per-case summary is always printed)")
 	fs.BoolVar(&cfg.quiet, "q", false, "no progress line")
 	fs.BoolVar(&cfg.list, "list", false, "list the grid's cases and exit")
+	fs.StringVar(&cfg.cases, "cases", "", "run only these cases of the grid, by their -list numbers (e.g. 1-4,9,12)")
 	fs.BoolVar(&cfg.hostPaced, "host-paced", false, "GPU timing without the gate: each timed solve is launched while the GPU waits for it, so a solve shorter than the host's launch call (≈ 5 µs) is timed at about that call's length")
 	fs.StringVar(&bandN, "band-n", "", "banded grids: orders N to sweep instead of the grid's (e.g. 1e4,1e6)")
 	fs.StringVar(&bandK, "band-k", "", "banded grids: half-bandwidths K to sweep instead of the grid's")
@@ -397,6 +399,10 @@ func run(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "%3d  %-40s  %s on each side\n", i+1, c, fmtBytes(c.Footprint()))
 		}
 		return nil
+	}
+	cases, err := selectCases(cases, cfg.cases)
+	if err != nil {
+		return err
 	}
 	r := &runner{cfg: cfg, prog: newProgress(stderr, cfg.quiet)}
 	prov := newProvenance(cfg.grid)
@@ -716,4 +722,36 @@ func (p *progress) done(d time.Duration) {
 		fmt.Fprint(p.w, "\r\x1b[K")
 	}
 	fmt.Fprintf(p.w, "bench: done in %s\n", d.Round(time.Millisecond))
+}
+
+// selectCases keeps the cases whose 1-based numbers (as -list prints
+// them) spec names: a comma-separated list of numbers and ranges a-b; ""
+// keeps all.
+func selectCases[C any](cases []C, spec string) ([]C, error) {
+	if strings.TrimSpace(spec) == "" {
+		return cases, nil
+	}
+	keep := make([]bool, len(cases))
+	for _, f := range strings.Split(spec, ",") {
+		f = strings.TrimSpace(f)
+		lo, hi, isRange := strings.Cut(f, "-")
+		a, err := strconv.Atoi(lo)
+		b := a
+		if err == nil && isRange {
+			b, err = strconv.Atoi(hi)
+		}
+		if err != nil || a < 1 || b < a || b > len(cases) {
+			return nil, fmt.Errorf("-cases %q: %q is not a case number or range within 1–%d (see -list)", spec, f, len(cases))
+		}
+		for i := a; i <= b; i++ {
+			keep[i-1] = true
+		}
+	}
+	var out []C
+	for i, c := range cases {
+		if keep[i] {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
