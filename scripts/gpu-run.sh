@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every GPU test binary on a machine with an NVIDIA GPU (copied to
 # .gpu/run.sh by scripts/build-gpu.sh), in parallel processes (the whole
-# suite takes about four minutes on an H100): cuda.test in four
-# groups (the four slow bit-exact TPR/Wang–Mou tests; lanes, segments,
+# suite takes about four minutes on an H100): the tridiagonal GPU tests
+# (tridiaggpu.test) in four groups (the four slow bit-exact TPR/Wang–Mou tests; lanes, segments,
 # clusters, residency and Auto; the other tests A–O with the examples; P–Z),
 # every other binary in one process each.
 # Usage: bash .gpu/run.sh [out-dir] [skip-slow]
@@ -35,15 +35,16 @@ run() {
   rc=$?
   echo "$name rc=$rc $(($(date +%s) - s))s $(grep -cE '^--- PASS' "$out/$name.txt") pass $(grep -cE '^--- FAIL' "$out/$name.txt") fail" >> "$out/summary.txt"
 }
-if [ -x "$here/cuda.test" ]; then
-  [ -n "${2:-}" ] || run cuda-slow 400 "$here/cuda.test" -test.v -test.run "$SLOW" -test.timeout 395s &
-  run cuda-lseg 300 "$here/cuda.test" -test.v -test.run "$L" -test.timeout 295s &
-  run cuda-a 300 "$here/cuda.test" -test.v -test.skip "$SLOW|$L" -test.run 'Test[A-O]|Example' -test.timeout 295s &
-  run cuda-b 300 "$here/cuda.test" -test.v -test.skip "$SLOW|$L" -test.run 'Test[P-Z]' -test.timeout 295s &
+big=tridiaggpu
+if [ -x "$here/$big.test" ]; then
+  [ -n "${2:-}" ] || run $big-slow 400 "$here/$big.test" -test.v -test.run "$SLOW" -test.timeout 395s &
+  run $big-lseg 300 "$here/$big.test" -test.v -test.run "$L" -test.timeout 295s &
+  run $big-a 300 "$here/$big.test" -test.v -test.skip "$SLOW|$L" -test.run 'Test[A-O]|Example' -test.timeout 295s &
+  run $big-b 300 "$here/$big.test" -test.v -test.skip "$SLOW|$L" -test.run 'Test[P-Z]' -test.timeout 295s &
 fi
 for b in "$here"/*.test; do
   name=$(basename "$b" .test)
-  [ "$name" = cuda ] || run "$name" 300 "$here/$name.test" -test.v -test.timeout 295s &
+  [ "$name" = $big ] || run "$name" 300 "$here/$name.test" -test.v -test.timeout 295s &
 done
 wait
 cat "$out/summary.txt"
