@@ -36,6 +36,8 @@ type gate struct {
 	ptr  cu.DevicePtr // the same words, as the kernel sees them
 }
 
+var _ cuda.Gate = (*gate)(nil)
+
 // errGateHeld is returned by hold when the gate still holds a stream.
 var errGateHeld = errors.New("gpuclock: the gate already holds a stream")
 
