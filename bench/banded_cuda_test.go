@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bandsolve/bandsolve/banded"
+	"github.com/bandsolve/bandsolve/bench/internal/gpuclock"
 	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
@@ -33,7 +34,7 @@ import (
 //	./bench.test -test.run '^$' -test.bench BandBatch -test.benchtime 1x
 func BenchmarkBandBatch(b *testing.B) {
 	dev := openTestDevice(b)
-	bw, err := dev.CopyBandwidth(1<<30, 20)
+	bw, err := gpuclock.CopyBandwidth(dev, 1<<30, 20)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -373,10 +373,10 @@ type devCopy struct {
 }
 
 // time runs the call warmup times untimed and reps times between CUDA
-// events on the peer's stream (cuda.Device.TimeEvents, as this module's
-// plans are timed), doing the restores before each call outside the timed
-// region. Everything runs on the device thread.
-func (p *cusparsePeer) time(c *csCall, restores []devCopy, warmup, reps int) ([]time.Duration, error) {
+// events on the peer's stream with timer (the backend's clock, as this
+// module's plans are timed), doing the restores before each call outside
+// the timed region. Everything runs on the device thread.
+func (p *cusparsePeer) time(c *csCall, restores []devCopy, timer cuda.Timer, warmup, reps int) ([]time.Duration, error) {
 	var times []time.Duration
 	err := p.dev.Do(func() error {
 		size, err := p.bufferSize(c)
@@ -396,7 +396,7 @@ func (p *cusparsePeer) time(c *csCall, restores []devCopy, warmup, reps int) ([]
 			}
 			return nil
 		}
-		if times, err = p.dev.TimeEventsGated(p.stream, warmup, reps, restore, func() error { return p.call(c, buf) }); err != nil {
+		if times, err = timer(p.stream, warmup, reps, restore, func() error { return p.call(c, buf) }); err != nil {
 			return fmt.Errorf("cuSPARSE solve: %w", err)
 		}
 		return nil

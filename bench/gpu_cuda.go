@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bandsolve/bandsolve/bench/internal/gpuclock"
 	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"gorgonia.org/cu"
@@ -21,6 +22,7 @@ const gpuBuiltIn = true
 // device.
 type cudaBackend struct {
 	dev     *cuda.Device
+	clock   *gpuclock.Clock // times the plans and the peers
 	bw      float64
 	peer    *cusparsePeer
 	peerErr error // why there is no peer
@@ -32,11 +34,18 @@ func openGPU(ordinal int, copyBytes int64, cusparsePath string) (gpuBackend, err
 	if err != nil {
 		return nil, err
 	}
-	b := &cudaBackend{dev: dev}
+	clock, err := gpuclock.New(dev)
+	if err != nil {
+		_ = dev.Close()
+		return nil, err
+	}
+	cuda.SetPlanTimer(dev, clock.Timer())
+	b := &cudaBackend{dev: dev, clock: clock}
 	if free, _, err := dev.MemInfo(); err == nil && copyBytes > free/4 {
 		copyBytes = max(1<<20, free/4)
 	}
-	if b.bw, err = dev.CopyBandwidth(copyBytes, 20); err != nil {
+	if b.bw, err = gpuclock.CopyBandwidth(dev, copyBytes, 20); err != nil {
+		_ = clock.Close()
 		_ = dev.Close()
 		return nil, fmt.Errorf("measuring the copy bandwidth: %w", err)
 	}
@@ -75,7 +84,7 @@ func (b *cudaBackend) Library() string {
 	return "cuSPARSE " + b.peer.versionString()
 }
 
-func (b *cudaBackend) SetHostPaced(on bool) { b.dev.SetHostPaced(on) }
+func (b *cudaBackend) SetHostPaced(on bool) { b.clock.SetHostPaced(on) }
 
 func (b *cudaBackend) FreeBytes() int64 {
 	free, _, err := b.dev.MemInfo()
@@ -89,6 +98,7 @@ func (b *cudaBackend) Close() {
 	if b.peer != nil {
 		b.peer.close()
 	}
+	_ = b.clock.Close()
 	_ = b.dev.Close()
 }
 
@@ -242,8 +252,8 @@ func (b *cudaBackend) timeGated(timeIt func() ([]time.Duration, error)) (times [
 	if !errors.Is(err, cuda.ErrGateExpired) {
 		return times, "", err
 	}
-	b.dev.SetHostPaced(true)
-	defer b.dev.SetHostPaced(false)
+	b.clock.SetHostPaced(true)
+	defer b.clock.SetHostPaced(false)
 	times, err = timeIt()
 	return times, "gate expired: timed host-paced", err
 }
@@ -306,7 +316,7 @@ func runCusparse[T tridiag.Float](be *cudaBackend, h *hostData[T], dd *deviceDat
 	timeOne := func(name string, call csCall, restores []devCopy) {
 		gr.progress(name)
 		times, paced, err := be.timeGated(func() ([]time.Duration, error) {
-			return be.peer.time(&call, restores, gr.warmup, gr.reps)
+			return be.peer.time(&call, restores, be.clock.Timer(), gr.warmup, gr.reps)
 		})
 		r := newResult(c, name, times, be.bw)
 		r.Note = joinNote(note, paced)

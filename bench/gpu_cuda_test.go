@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/bandsolve/bandsolve/bench/internal/gpuclock"
 	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
@@ -31,7 +32,7 @@ func openTestDevice(t testing.TB) *cuda.Device {
 
 func TestGPUCopyBandwidth(t *testing.T) {
 	dev := openTestDevice(t)
-	bw, err := dev.CopyBandwidth(256<<20, 10)
+	bw, err := gpuclock.CopyBandwidth(dev, 256<<20, 10)
 	require.NoError(t, err)
 	t.Logf("%s: device-to-device copy %.0f GB/s (read+written)", dev.Name(), bw/1e9)
 	assert.Greater(t, bw, 100e9, "a data-centre GPU copies faster than 100 GB/s")

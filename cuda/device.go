@@ -46,9 +46,6 @@ type Device struct {
 	clusters map[bool]clusterInfo
 	fns      map[string]cu.Function
 	attr     map[string]int // dynamic shared memory limit set per function
-	gate     *gate          // TimeEvents' gate, made on first use
-	// hostPaced: Plan.Time without its gate (SetHostPaced).
-	hostPaced atomic.Bool
 
 	// The persistent work of the device (AddPersistent): pmu guards the
 	// set, running counts those running.
@@ -218,9 +215,6 @@ func (d *Device) Close() error {
 	defer runtime.UnlockOSThread()
 	if err := cu.SetCurrentContext(d.ctx); err != nil {
 		return fmt.Errorf("cuda: closing device %d: %w", d.ordinal, err)
-	}
-	if d.gate != nil {
-		d.gate.free()
 	}
 	_ = d.mod.Unload()
 	if d.cload {

@@ -30,9 +30,10 @@
 // partition.Solve's with that chunk, resident (Plan.SetResident) or
 // launched.
 //
-// Plan.Time times solves with CUDA events (Device.TimeEvents), the timed
-// repetitions queued behind a gate kernel and released together, so that
-// the events hold GPU work only (Device.SetHostPaced: timed as launched, without the gate).
+// Plan.Time times solves with CUDA events (TimeEvents, or the Timer given
+// to the device with SetPlanTimer: a benchmark's clock queues the timed
+// repetitions behind a gate kernel and releases them together, so that
+// the events hold GPU work only).
 //
 // Batches of adjacent systems (interleaved: Layout.BatchStride = 1) run
 // kernels that put several systems across the lanes of a warp, so that a

@@ -117,10 +117,10 @@ func ExampleNewSpikePlan() {
 	// max error below 1e-10: true
 }
 
-// Timing a solve of data already on the GPU with CUDA events, as the bench
-// does: the timed repetitions are queued behind a gate and released
-// together, so the events hold the GPU's work only; d is restored from a
-// saved copy before each repetition, outside the events.
+// Timing a solve of data already on the GPU with CUDA events (the bench
+// gives the device a Timer that queues the timed repetitions behind a gate,
+// SetPlanTimer); d is restored from a saved copy before each repetition,
+// outside the events.
 func ExamplePlan_Time() {
 	dev, err := cuda.Open(0)
 	if err != nil {
@@ -156,9 +156,9 @@ func ExamplePlan_Time() {
 	for _, t := range times {
 		positive = positive && t > 0
 	}
-	fmt.Println("timed solves:", len(times), "all positive:", positive, "gated:", !dev.HostPaced())
+	fmt.Println("timed solves:", len(times), "all positive:", positive)
 	// Output:
-	// timed solves: 11 all positive: true gated: true
+	// timed solves: 11 all positive: true
 }
 
 // Which plan Auto makes for a shape on this device, without allocating

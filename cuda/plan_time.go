@@ -18,9 +18,8 @@ import (
 // ones. Before every solve, d is restored from dSaved by a device copy
 // outside the timed region; the timed region holds what SolveDevice
 // enqueues (the kernels) but not its status readback or synchronization.
-// The timing is Device.TimeEvents': the events bracket the GPU's work
-// alone, not the host's launch calls (see there, and SetHostPaced for
-// timing without the gate).
+// The timing is the Timer set with SetPlanTimer (TimeEvents without a
+// gate when none is set).
 // The status of the solves is checked
 // once at the end: systems that broke down give a *tridiag.BatchError
 // along with the times. x may be d; dSaved must be another buffer.

@@ -1,6 +1,6 @@
 //go:build cuda
 
-package cuda
+package gpuclock
 
 // #include <cuda.h>
 import "C"
@@ -12,14 +12,16 @@ import (
 	"unsafe"
 
 	"gorgonia.org/cu"
+
+	"github.com/bandsolve/bandsolve/cuda"
 )
 
 // gate holds a stream while the host queues timed work behind it
-// (Device.TimeEvents), so that CUDA events around a solve measure the
-// GPU's time for it and not the host's launch calls. Without it, a small
-// solve's events also count the time the host spends in cuLaunchKernel
-// after the first event has been recorded on an idle GPU (about 5 µs on
-// the lent H100s, against 2–4 µs of GPU work).
+// (cuda.TimeEvents with a Clock's gate), so that CUDA events around a
+// solve measure the GPU's time for it and not the host's launch calls.
+// Without it, a small solve's events also count the time the host spends
+// in cuLaunchKernel after the first event has been recorded on an idle GPU
+// (about 5 µs on the lent H100s, against 2–4 µs of GPU work).
 //
 // Use: hold on the stream, queue the repetitions (restores, events,
 // solves), open, synchronize the stream, then check expired. A held stream
@@ -27,37 +29,28 @@ import (
 // call that waits for the stream inside the queued work (a peer library
 // that synchronizes) cannot hang: the gate expires, the work runs paced by
 // the host, and expired says so. hold and free run on the device thread.
+// A gate implements cuda.Gate.
 type gate struct {
-	dev  *Device
+	dev  *cuda.Device
 	host *[2]uint32   // [0]: open (non-zero), [1]: expired, as the host sees them
 	ptr  cu.DevicePtr // the same words, as the kernel sees them
 }
 
-// errGateHeld is returned by hold when the gate still holds a stream.
-var errGateHeld = errors.New("cuda: the gate already holds a stream")
+var _ cuda.Gate = (*gate)(nil)
 
-// newGate allocates a gate, open (device thread).
-func (d *Device) newGate() (*gate, error) {
-	p, dp, err := AllocMapped(8, "the timing gate")
+// errGateHeld is returned by hold when the gate still holds a stream.
+var errGateHeld = errors.New("gpuclock: the gate already holds a stream")
+
+// newGate allocates a gate of dev, open (device thread).
+func newGate(dev *cuda.Device) (*gate, error) {
+	p, dp, err := cuda.AllocMapped(8, "the timing gate")
 	if err != nil {
 		return nil, err
 	}
-	g := &gate{dev: d, host: (*[2]uint32)(p), ptr: dp}
+	g := &gate{dev: dev, host: (*[2]uint32)(p), ptr: dp}
 	atomic.StoreUint32(&g.host[0], 1) // open: holds nothing
 	atomic.StoreUint32(&g.host[1], 0)
 	return g, nil
-}
-
-// timingGate is the device's gate, made on first use (device thread).
-func (d *Device) timingGate() (*gate, error) {
-	if d.gate == nil {
-		g, err := d.newGate()
-		if err != nil {
-			return nil, err
-		}
-		d.gate = g
-	}
-	return d.gate, nil
 }
 
 // hold closes the gate and queues on s a one-thread kernel (gate_wait)
@@ -75,7 +68,7 @@ func (g *gate) hold(s cu.Stream, limit time.Duration) error {
 	}
 	atomic.StoreUint32(&g.host[1], 0)
 	atomic.StoreUint32(&g.host[0], 0)
-	if err := g.dev.Launch("gate_wait", Dim3{X: 1}, Dim3{X: 1}, 0, s, g.ptr, int64(limit.Nanoseconds())); err != nil {
+	if err := g.dev.Launch("gate_wait", cuda.Dim3{X: 1}, cuda.Dim3{X: 1}, 0, s, g.ptr, int64(limit.Nanoseconds())); err != nil {
 		atomic.StoreUint32(&g.host[0], 1)
 		return err
 	}

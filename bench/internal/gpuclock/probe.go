@@ -1,6 +1,6 @@
 //go:build cuda
 
-package cuda
+package gpuclock
 
 // #include <cuda.h>
 // #include <time.h>
@@ -95,7 +95,6 @@ package cuda
 import "C"
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -104,6 +103,8 @@ import (
 	"unsafe"
 
 	"gorgonia.org/cu"
+
+	"github.com/bandsolve/bandsolve/cuda"
 )
 
 // This file holds latency probes for the benchmarks: the floors under a
@@ -117,15 +118,53 @@ type probeFloor struct {
 // probeNoop is one empty cgo call.
 func probeNoop() { C.bs_noop() }
 
+// currentContext is the context current on the calling thread (device
+// thread: the device's).
+func currentContext() (C.CUcontext, error) {
+	var ctx C.CUcontext
+	if r := C.cuCtxGetCurrent(&ctx); r != C.CUDA_SUCCESS {
+		return nil, fmt.Errorf("reading the current context: %w", cuda.DriverError(r))
+	}
+	return ctx, nil
+}
+
+// mappedWord is a word of page-locked host memory mapped into the device,
+// zeroed (device thread); free releases it.
+type mappedWord struct {
+	host *uint32      // the word, as the host sees it
+	dev  cu.DevicePtr // the same word, as kernels see it
+}
+
+func newMappedWord(what string) (*mappedWord, error) {
+	p, dp, err := cuda.AllocMapped(4, what)
+	if err != nil {
+		return nil, err
+	}
+	w := &mappedWord{host: (*uint32)(p), dev: dp}
+	atomic.StoreUint32(w.host, 0)
+	return w, nil
+}
+
+func (w *mappedWord) free() {
+	if w != nil && w.host != nil {
+		C.cuMemFreeHost(unsafe.Pointer(w.host))
+		w.host = nil
+	}
+}
+
 // probeFloorRun runs iters launch-and-wait iterations of signal_done in C
-// with the given wait mode (0 poll, 1 stream sync, 2 event query spin).
-// blocking makes the stream's flags those of the plans' streams
+// on dev with the given wait mode (0 poll, 1 stream sync, 2 event query
+// spin). blocking makes the stream's flags those of the plans' streams
 // (cu.DefaultStream, ordered with the legacy default stream) instead of
 // cu.NonBlocking.
-func (d *Device) probeFloorRun(mode, iters int, blocking bool) (probeFloor, error) {
+func probeFloorRun(dev *cuda.Device, mode, iters int, blocking bool) (probeFloor, error) {
 	var out probeFloor
-	err := d.Enqueue(func() error {
-		fn, err := d.function("signal_done")
+	err := dev.Enqueue(func() error {
+		ctx, err := currentContext()
+		if err != nil {
+			return err
+		}
+		fn, err := dev.Kernel("signal_done", 0)
 		if err != nil {
 			return err
 		}
@@ -143,11 +182,11 @@ func (d *Device) probeFloorRun(mode, iters int, blocking bool) (probeFloor, erro
 			return err
 		}
 		defer func() { _ = cu.DestroyEvent(&ev) }()
-		sig, err := NewDoneSignal()
+		sig, err := newMappedWord("the completion word")
 		if err != nil {
 			return err
 		}
-		defer sig.Free()
+		defer sig.free()
 		flag, err := cu.MemAlloc(4)
 		if err != nil {
 			return err
@@ -157,68 +196,78 @@ func (d *Device) probeFloorRun(mode, iters int, blocking bool) (probeFloor, erro
 			return err
 		}
 		var total, launch C.double
-		r := C.bs_probe_floor(*(*C.CUcontext)(unsafe.Pointer(&d.ctx)), *(*C.CUfunction)(unsafe.Pointer(&fn)),
+		r := C.bs_probe_floor(ctx, *(*C.CUfunction)(unsafe.Pointer(&fn)),
 			*(*C.CUstream)(unsafe.Pointer(&st)), *(*C.CUevent)(unsafe.Pointer(&ev)), C.int(mode), C.int(iters),
-			C.ulonglong(flag), C.ulonglong(sig.Word()), (*C.uint)(unsafe.Pointer(sig.host)), 0, &total, &launch)
+			C.ulonglong(flag), C.ulonglong(sig.dev), (*C.uint)(unsafe.Pointer(sig.host)), 0, &total, &launch)
 		if r != C.CUDA_SUCCESS {
-			return fmt.Errorf("cuda: floor probe: %w", DriverError(r))
+			return fmt.Errorf("floor probe: %w", cuda.DriverError(r))
 		}
 		out = probeFloor{float64(total), float64(launch)}
 		return st.Synchronize()
 	})
-	return out, err
+	if err != nil {
+		return out, fmt.Errorf("gpuclock: on %s: %w", dev.Name(), err)
+	}
+	return out, nil
 }
 
 // probeEcho measures the host → persistent kernel → host round trip over
-// mapped host memory (ns, mean of iters).
-func (d *Device) probeEcho(iters int) (float64, error) {
-	var in, out *DoneSignal
+// mapped host memory on dev (ns, mean of iters).
+func probeEcho(dev *cuda.Device, iters int) (float64, error) {
+	var in, out *mappedWord
 	var st cu.Stream
-	err := d.Enqueue(func() error {
-		var err error
-		if in, err = NewDoneSignal(); err != nil {
+	err := dev.Enqueue(func() error {
+		ctx, err := currentContext()
+		if err != nil {
 			return err
 		}
-		if out, err = NewDoneSignal(); err != nil {
+		if in, err = newMappedWord("the echo's input word"); err != nil {
+			return err
+		}
+		if out, err = newMappedWord("the echo's output word"); err != nil {
 			return err
 		}
 		if st, err = cu.MakeStream(cu.NonBlocking); err != nil {
 			return err
 		}
-		fn, err := d.function("probe_echo")
+		fn, err := dev.Kernel("probe_echo", 0)
 		if err != nil {
 			return err
 		}
-		if r := C.bs_probe_launch_echo(*(*C.CUcontext)(unsafe.Pointer(&d.ctx)), *(*C.CUfunction)(unsafe.Pointer(&fn)),
-			*(*C.CUstream)(unsafe.Pointer(&st)), C.ulonglong(in.Word()), C.ulonglong(out.Word())); r != C.CUDA_SUCCESS {
-			return fmt.Errorf("cuda: launching probe_echo: %w", DriverError(r))
+		if r := C.bs_probe_launch_echo(ctx, *(*C.CUfunction)(unsafe.Pointer(&fn)),
+			*(*C.CUstream)(unsafe.Pointer(&st)), C.ulonglong(in.dev), C.ulonglong(out.dev)); r != C.CUDA_SUCCESS {
+			return fmt.Errorf("launching probe_echo: %w", cuda.DriverError(r))
 		}
 		return nil
 	})
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("gpuclock: on %s: %w", dev.Name(), err)
 	}
 	ns := float64(C.bs_probe_echo((*C.uint)(unsafe.Pointer(in.host)), (*C.uint)(unsafe.Pointer(out.host)), C.int(iters)))
 	atomic.StoreUint32(in.host, 0xffffffff)
 	if ns < 0 {
-		return 0, errors.New("cuda: probe_echo did not answer within a second")
+		return 0, fmt.Errorf("gpuclock: on %s: probe_echo did not answer within a second", dev.Name())
 	}
-	err = d.Enqueue(func() error {
+	err = dev.Enqueue(func() error {
 		err := st.Synchronize()
 		_ = st.Destroy()
-		in.Free()
-		out.Free()
+		in.free()
+		out.free()
 		return err
 	})
 	return ns, err
 }
 
 // probeEventEmpty returns the median event-timed duration (ns) of an
-// empty one-thread kernel over reps launches.
-func (d *Device) probeEventEmpty(reps int) (float64, error) {
+// empty one-thread kernel over reps launches on dev.
+func probeEventEmpty(dev *cuda.Device, reps int) (float64, error) {
 	ms := make([]float32, reps)
-	err := d.Enqueue(func() error {
-		fn, err := d.function("probe_empty")
+	err := dev.Enqueue(func() error {
+		ctx, err := currentContext()
+		if err != nil {
+			return err
+		}
+		fn, err := dev.Kernel("probe_empty", 0)
 		if err != nil {
 			return err
 		}
@@ -237,38 +286,39 @@ func (d *Device) probeEventEmpty(reps int) (float64, error) {
 			return err
 		}
 		defer func() { _ = cu.DestroyEvent(&e1) }()
-		if r := C.bs_probe_event_empty(*(*C.CUcontext)(unsafe.Pointer(&d.ctx)), *(*C.CUfunction)(unsafe.Pointer(&fn)),
+		if r := C.bs_probe_event_empty(ctx, *(*C.CUfunction)(unsafe.Pointer(&fn)),
 			*(*C.CUstream)(unsafe.Pointer(&st)), *(*C.CUevent)(unsafe.Pointer(&e0)), *(*C.CUevent)(unsafe.Pointer(&e1)),
 			C.int(reps), (*C.float)(unsafe.Pointer(&ms[0]))); r != C.CUDA_SUCCESS {
-			return fmt.Errorf("cuda: empty-kernel probe: %w", DriverError(r))
+			return fmt.Errorf("empty-kernel probe: %w", cuda.DriverError(r))
 		}
 		return nil
 	})
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("gpuclock: on %s: %w", dev.Name(), err)
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i] < ms[j] })
 	return float64(ms[len(ms)/2]) * 1e6, nil
 }
 
-// probeEventEmptyGated is probeEventEmpty timed by TimeEvents (as
-// Plan.Time is): the median event-timed duration (ns) of an empty kernel
-// when the host's launch calls stay outside the events.
-func (d *Device) probeEventEmptyGated(reps int) (float64, error) {
+// probeEventEmptyGated is probeEventEmpty timed by the clock's Timer (as
+// the bench times plans): the median event-timed duration (ns) of an
+// empty kernel when the host's launch calls stay outside the events.
+func probeEventEmptyGated(c *Clock, reps int) (float64, error) {
+	dev := c.Device()
 	var ts []time.Duration
-	err := d.Enqueue(func() error {
+	err := dev.Enqueue(func() error {
 		st, err := cu.MakeStream(cu.NonBlocking)
 		if err != nil {
 			return err
 		}
 		defer func() { _ = st.Destroy() }()
-		ts, err = d.timeEvents(st, 0, reps, nil, func() error {
-			return d.Launch("probe_empty", Dim3{X: 1}, Dim3{X: 1}, 0, st)
+		ts, err = c.Timer()(st, 0, reps, nil, func() error {
+			return dev.Launch("probe_empty", cuda.Dim3{X: 1}, cuda.Dim3{X: 1}, 0, st)
 		})
 		return err
 	})
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("gpuclock: on %s: %w", dev.Name(), err)
 	}
 	slices.Sort(ts)
 	return float64(ts[len(ts)/2].Nanoseconds()), nil
