@@ -11,6 +11,11 @@ import (
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
+var (
+	_ krylov.SpaceCloser[*cuda.Buffer[float64]]    = (*Space)(nil)
+	_ krylov.OperatorCloser[*cuda.Buffer[float64]] = (*CSR)(nil)
+)
+
 // backend is the krylov.Backend of one GPU: Space and CSR on it.
 type backend struct{ d *cuda.Device }
 
