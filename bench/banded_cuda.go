@@ -10,6 +10,7 @@ import (
 
 	"github.com/bandsolve/bandsolve/banded"
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/krylovgpu"
 	"github.com/bandsolve/bandsolve/krylov"
 	"github.com/bandsolve/bandsolve/spike"
 	"github.com/bandsolve/bandsolve/tridiag"
@@ -24,7 +25,7 @@ func (b *cudaBackend) BandMaxK(elem int) int { return tuning.SpikeMaxK(b.dev.Pro
 // RunBand times the GPU solver of a single banded system: truncated SPIKE
 // (cuda.SpikePlan) in the case's precision for d ≥ Direct, BiCGStab(2) on
 // device vectors with the band's CSR product and an FP32 SpikePlan wrapped
-// by cuda.NewMixedPrecision below. Factor and Solve are synchronous calls
+// by krylovgpu.NewMixedPrecision below. Factor and Solve are synchronous calls
 // timed with the wall clock, the band and b already on the device.
 func (b *cudaBackend) RunBand(ctx context.Context, c BandCase, a *banded.Band[float64], rhs []float64, br bandRun) BandResult {
 	switch {
@@ -155,13 +156,13 @@ func runBandIterative(ctx context.Context, be *cudaBackend, c BandCase, a *bande
 		r.Err = shortErr(err)
 		return r
 	}
-	sp, err := cuda.NewSpace(be.dev, n)
+	sp, err := krylovgpu.NewSpace(be.dev, n)
 	if err != nil {
 		return fail(err)
 	}
 	defer func() { _ = sp.Close() }()
 	rowPtr, col, val := bandCSR(a)
-	dA, err := cuda.UploadCSR(be.dev, rowPtr, col, val)
+	dA, err := krylovgpu.UploadCSR(be.dev, rowPtr, col, val)
 	if err != nil {
 		return fail(err)
 	}
@@ -199,7 +200,7 @@ func runBandIterative(ctx context.Context, be *cudaBackend, c BandCase, a *bande
 		return fail(err)
 	}
 	defer func() { _ = da32.Free() }()
-	mp, err := cuda.NewMixedPrecision(sp, p32.Solve)
+	mp, err := krylovgpu.NewMixedPrecision(sp, p32.Solve)
 	if err != nil {
 		return fail(err)
 	}

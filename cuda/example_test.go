@@ -11,8 +11,6 @@ import (
 
 	"github.com/bandsolve/bandsolve/banded"
 	"github.com/bandsolve/bandsolve/cuda"
-	"github.com/bandsolve/bandsolve/krylov"
-	"github.com/bandsolve/bandsolve/sparse"
 	"github.com/bandsolve/bandsolve/spike"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
@@ -254,72 +252,4 @@ func ExampleNewBandBatchPlan() {
 		panic(err) // a *banded.BatchError names each failed system and row
 	}
 	fmt.Println("systems with boosted pivots:", len(res.Boosted))
-}
-
-// BiCGStab(2) on device vectors, preconditioned by truncated SPIKE in
-// float32 (mixed precision), with CSR products of the matrix. Not run by
-// go test (it needs a GPU).
-func ExampleNewSpace() {
-	dev, err := cuda.Open(0)
-	if err != nil {
-		panic(err)
-	}
-	defer dev.Close()
-	ctx := context.Background()
-	const n, k = 100_000, 10
-	A := banded.Random[float64](n, k, 0.5, rand.New(rand.NewPCG(1, 2))) // not diagonally dominant
-	csr, err := sparse.FromBand(A)
-	if err != nil {
-		panic(err)
-	}
-	sp, err := cuda.NewSpace(dev, n) // vectors of n float64 on the device
-	if err != nil {
-		panic(err)
-	}
-	defer sp.Close()
-	dA, err := cuda.UploadSparse(dev, csr)
-	if err != nil {
-		panic(err)
-	}
-	defer dA.Close()
-	op, err := sp.Operator(dA) // y = A·x by CSR products
-	if err != nil {
-		panic(err)
-	}
-	// The preconditioner: truncated SPIKE factored in float32 with long
-	// partitions (spike.PreconditionerPartitions for d < 1), applied to
-	// float64 residuals.
-	opts := spike.Options{Partitions: spike.PreconditionerPartitions(n, k)}
-	p32, err := cuda.NewSpikePlan[float32](dev, n, k, opts)
-	if err != nil {
-		panic(err)
-	}
-	defer p32.Close()
-	if err := p32.FactorBand(ctx, banded.Convert[float32](A)); err != nil {
-		panic(err)
-	}
-	M, err := cuda.NewMixedPrecision(sp, p32.Solve)
-	if err != nil {
-		panic(err)
-	}
-	defer M.Close()
-	b := make([]float64, n)
-	for i := range b {
-		b[i] = 1
-	}
-	db, err := cuda.Upload(dev, b)
-	if err != nil {
-		panic(err)
-	}
-	defer db.Free()
-	dx, err := sp.New() // the initial guess: 0
-	if err != nil {
-		panic(err)
-	}
-	defer sp.Free(dx)
-	res, err := krylov.BiCGStab2(ctx, sp, op, M, db, dx, krylov.Options{Tol: 1e-10})
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println("converged:", res.Converged, "BiCG steps:", res.Iterations)
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bandsolve/bandsolve/banded"
-	"github.com/bandsolve/bandsolve/krylov"
 	"github.com/bandsolve/bandsolve/spike"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tuning"
@@ -144,51 +143,3 @@ func testSpikeGPUBlockedBreakdowns[T tridiag.Float](t *testing.T) {
 
 func TestSpikeGPUBlockedBreakdownsF32(t *testing.T) { testSpikeGPUBlockedBreakdowns[float32](t) }
 func TestSpikeGPUBlockedBreakdownsF64(t *testing.T) { testSpikeGPUBlockedBreakdowns[float64](t) }
-
-// A float64 blocked plan (K = 200 > 167) as the preconditioner of
-// BiCGStab(2) on device vectors for a band that is not diagonally dominant.
-func TestSpikeGPUBlockedBiCGStab2(t *testing.T) {
-	ctx := context.Background()
-	r := rand.New(rand.NewPCG(25, 26))
-	const n, k, P = 24000, 200, 8
-	m := banded.Random[float64](n, k, 0.5, r)
-	a := bandCSR(m)
-	b := make([]float64, n)
-	for i := range b {
-		b[i] = r.Float64()*2 - 1
-	}
-	opt := krylov.Options{Tol: 1e-10, MaxIter: 500}
-	sp, err := NewSpace(dev, n)
-	require.NoError(t, err)
-	defer sp.Close()
-	da, err := UploadSparse(dev, a)
-	require.NoError(t, err)
-	defer da.Close()
-	gop, err := sp.Operator(da)
-	require.NoError(t, err)
-	plan, err := NewSpikePlan[float64](dev, n, k, spike.Options{Partitions: P})
-	require.NoError(t, err)
-	defer plan.Close()
-	require.True(t, plan.Blocked())
-	require.NoError(t, plan.FactorBand(ctx, m))
-	db, err := Upload(dev, b)
-	require.NoError(t, err)
-	defer db.Free()
-	dx, err := sp.New()
-	require.NoError(t, err)
-	defer sp.Free(dx)
-	res, err := krylov.BiCGStab2[*Buffer[float64]](ctx, sp, gop, plan, db, dx, opt)
-	require.NoError(t, err)
-	t.Logf("d=0.5, N=%d, K=%d, P=%d: %d steps (residual %.3g)", n, k, P, res.Iterations, res.Residual)
-	require.True(t, res.Converged)
-	x := make([]float64, n)
-	require.NoError(t, dx.CopyTo(x))
-	ax := make([]float64, n)
-	require.NoError(t, a.MulVec(x, ax))
-	var rr, bb float64
-	for i := range x {
-		rr += (b[i] - ax[i]) * (b[i] - ax[i])
-		bb += b[i] * b[i]
-	}
-	assert.LessOrEqual(t, math.Sqrt(rr/bb), 1.01e-10, "true residual")
-}

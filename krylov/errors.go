@@ -22,6 +22,8 @@ var (
 	// ErrDimension reports a vector whose length does not match the space.
 	ErrDimension = errors.New("krylov: vector length mismatch")
 
-	// ErrInvalidOption reports an Options field out of range.
+	// ErrInvalidOption reports an Options field out of range, or a device
+	// argument of NewSpace or NewCSROperator that cannot be used: a device
+	// with no Krylov backend, or a vector type the device does not take.
 	ErrInvalidOption = errors.New("krylov: invalid option")
 )

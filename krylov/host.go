@@ -45,6 +45,10 @@ func (s HostSpace) New() ([]float64, error) {
 // Free does nothing: the garbage collector owns host vectors.
 func (HostSpace) Free([]float64) {}
 
+// Close does nothing: a HostSpace holds no resources. It makes HostSpace
+// a SpaceCloser, the space NewSpace returns for the CPU.
+func (HostSpace) Close() error { return nil }
+
 // Copy sets dst = src.
 func (s HostSpace) Copy(dst, src []float64) error {
 	if err := s.check(dst); err != nil {

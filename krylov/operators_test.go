@@ -68,21 +68,21 @@ func randomBand(rng *rand.Rand, n, k int, dom float64, mixed bool) *band {
 }
 
 // tridiagPart returns the tridiagonal part of m.
-func (m *band) tridiagPart() *tridiag {
-	t := &tridiag{a: make([]float64, m.n), b: make([]float64, m.n), c: make([]float64, m.n)}
+func (m *band) tridiagPart() *triSystems {
+	t := &triSystems{a: make([]float64, m.n), b: make([]float64, m.n), c: make([]float64, m.n)}
 	for i := range m.n {
 		t.a[i], t.b[i], t.c[i] = m.at(i, i-1), m.at(i, i), m.at(i, i+1)
 	}
 	return t
 }
 
-// tridiag holds one or more independent tridiagonal systems back to back:
+// triSystems holds one or more independent tridiagonal systems back to back:
 // a[i]x[i−1] + b[i]x[i] + c[i]x[i+1] (a and c are zero across system
 // boundaries). Its methods solve with the Thomas algorithm.
-type tridiag struct{ a, b, c []float64 }
+type triSystems struct{ a, b, c []float64 }
 
 // solve sets z = T⁻¹r in float64.
-func (t *tridiag) solve(r, z []float64) {
+func (t *triSystems) solve(r, z []float64) {
 	n := len(t.b)
 	cp := make([]float64, n)
 	den := t.b[0]
@@ -99,7 +99,7 @@ func (t *tridiag) solve(r, z []float64) {
 }
 
 // precond returns T⁻¹ as a float64 preconditioner.
-func (t *tridiag) precond() Preconditioner[[]float64] {
+func (t *triSystems) precond() Preconditioner[[]float64] {
 	return PreconditionerFunc[[]float64](func(_ context.Context, r, z []float64) error {
 		t.solve(r, z)
 		return nil
@@ -108,7 +108,7 @@ func (t *tridiag) precond() Preconditioner[[]float64] {
 
 // solve32 returns T⁻¹ computed entirely in float32 (coefficients rounded
 // to float32 too), for MixedPrecision.
-func (t *tridiag) solve32() func(ctx context.Context, r, z []float32) error {
+func (t *triSystems) solve32() func(ctx context.Context, r, z []float32) error {
 	n := len(t.b)
 	a, b, c := make([]float32, n), make([]float32, n), make([]float32, n)
 	for i := range n {
@@ -173,10 +173,10 @@ func (o convDiff) Apply(_ context.Context, x, y []float64) error {
 
 // lines returns the x-direction tridiagonal part (one system per grid
 // line): the line-Jacobi preconditioner.
-func (o convDiff) lines() *tridiag {
+func (o convDiff) lines() *triSystems {
 	m := o.m
 	d, w, e, _, _ := o.coef()
-	t := &tridiag{a: make([]float64, m*m), b: make([]float64, m*m), c: make([]float64, m*m)}
+	t := &triSystems{a: make([]float64, m*m), b: make([]float64, m*m), c: make([]float64, m*m)}
 	for k := range m * m {
 		t.b[k] = d
 		if k%m > 0 {

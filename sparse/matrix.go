@@ -212,6 +212,12 @@ type CSR struct {
 // NNZ is the number of stored entries.
 func (a *CSR) NNZ() int { return len(a.Val) }
 
+// CSRArrays returns the order and the arrays of a, so that a is a
+// krylov.CSRMatrix (for krylov.NewCSROperator).
+func (a *CSR) CSRArrays() (rows, cols int, rowPtr, col []int32, val []float64) {
+	return a.N, a.M, a.RowPtr, a.Col, a.Val
+}
+
 // Check reports an error wrapping ErrShape unless the structure is valid:
 // len(RowPtr) = N+1, RowPtr starts at 0 and never decreases, ends at
 // len(Col) = len(Val), and every row's columns are strictly increasing and

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bandsolve/bandsolve/banded"
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/krylovgpu"
 	"github.com/bandsolve/bandsolve/krylov"
 	"github.com/bandsolve/bandsolve/sparse"
 	"github.com/bandsolve/bandsolve/spike"
@@ -18,7 +19,7 @@ import (
 // solveBandedCUDA solves pb on the GPU with ordinal idx: truncated SPIKE
 // on the device (cuda.SpikePlan) as a direct solver, or as the
 // preconditioner of BiCGStab(2) iterating on device vectors with CSR
-// products (cuda.Space). The solution, in the solver's ordering, goes to
+// products (krylovgpu.Space). The solution, in the solver's ordering, goes to
 // y. The error is the solver's (for iterative, krylov.ErrNotConverged and
 // krylov.ErrBreakdown leave y and rep filled in; so does
 // banded.ErrNotRefined for direct, whose refinement runs on the host
@@ -90,7 +91,7 @@ func spikeDirectCUDA[T tridiag.Float](ctx context.Context, d *cuda.Device, A *ba
 // spikeIterativeCUDA runs BiCGStab(2) on the device: the operator is the
 // CSR of the reordered sparse matrix (-mtx) or of the band, the
 // preconditioner a float64 SpikePlan, or a float32 one wrapped by
-// cuda.MixedPrecision (-precision mixed). The factor time includes the
+// krylovgpu.MixedPrecision (-precision mixed). The factor time includes the
 // band's upload; the solve time is the whole iteration.
 func spikeIterativeCUDA(ctx context.Context, d *cuda.Device, pb *bandedProblem, opts spike.IterativeOptions, y []float64, rep *bandedReport) error {
 	A := pb.band
@@ -103,12 +104,12 @@ func spikeIterativeCUDA(ctx context.Context, d *cuda.Device, pb *bandedProblem, 
 	} else if a, err = sparse.FromBand(A); err != nil {
 		return err
 	}
-	sp, err := cuda.NewSpace(d, n)
+	sp, err := krylovgpu.NewSpace(d, n)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = sp.Close() }()
-	da, err := cuda.UploadSparse(d, a)
+	da, err := krylovgpu.UploadSparse(d, a)
 	if err != nil {
 		return err
 	}
@@ -138,7 +139,7 @@ func spikeIterativeCUDA(ctx context.Context, d *cuda.Device, pb *bandedProblem, 
 				return err
 			}
 			defer func() { _ = p32.Close() }()
-			mp, err := cuda.NewMixedPrecision(sp, p32.Solve)
+			mp, err := krylovgpu.NewMixedPrecision(sp, p32.Solve)
 			if err != nil {
 				return err
 			}

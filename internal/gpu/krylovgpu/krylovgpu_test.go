@@ -1,6 +1,6 @@
 //go:build cuda
 
-package cuda
+package krylovgpu
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/krylov"
 	"github.com/bandsolve/bandsolve/sparse"
 )
@@ -42,7 +43,7 @@ func krylovModes(t *testing.T, n int, f func(t *testing.T, sp *Space)) {
 }
 
 // kryVec returns a vector of sp holding host.
-func kryVec(t *testing.T, sp *Space, host []float64) *Buffer[float64] {
+func kryVec(t *testing.T, sp *Space, host []float64) *cuda.Buffer[float64] {
 	t.Helper()
 	v, err := sp.New()
 	require.NoError(t, err)
@@ -52,7 +53,7 @@ func kryVec(t *testing.T, sp *Space, host []float64) *Buffer[float64] {
 }
 
 // kryGet downloads v (after the space's work on it).
-func kryGet[T float32 | float64](t *testing.T, sp *Space, v *Buffer[T]) []T {
+func kryGet[T float32 | float64](t *testing.T, sp *Space, v *cuda.Buffer[T]) []T {
 	t.Helper()
 	require.NoError(t, sp.Sync())
 	h := make([]T, v.Len())
@@ -142,7 +143,7 @@ func TestKrylovSpace(t *testing.T) {
 			// Dots: one pair, the Gram matrix of three vectors (six pairs,
 			// as BiCGStab2's MR step), more pairs than one launch takes,
 			// and more than the mapped results area holds.
-			vecs := []*Buffer[float64]{x, y, z, w}
+			vecs := []*cuda.Buffer[float64]{x, y, z, w}
 			hvecs := [][]float64{xh, yh, zh, kryRandom(r, n, 10)}
 			require.NoError(t, w.CopyFrom(hvecs[3]))
 			gram := [][2]int{{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}}
@@ -155,7 +156,7 @@ func TestKrylovSpace(t *testing.T) {
 				sets[fmt.Sprint(k)] = pairs
 			}
 			for name, pairs := range sets {
-				xs, ys := make([]*Buffer[float64], len(pairs)), make([]*Buffer[float64], len(pairs))
+				xs, ys := make([]*cuda.Buffer[float64], len(pairs)), make([]*cuda.Buffer[float64], len(pairs))
 				hx, hy := make([][]float64, len(pairs)), make([][]float64, len(pairs))
 				for k, p := range pairs {
 					xs[k], ys[k], hx[k], hy[k] = vecs[p[0]], vecs[p[1]], hvecs[p[0]], hvecs[p[1]]
@@ -189,7 +190,7 @@ func TestKrylovSpace(t *testing.T) {
 			}
 			require.NoError(t, w.CopyFrom(nan))
 			out := make([]float64, 2)
-			require.NoError(t, sp.Dots([]*Buffer[float64]{w, x}, []*Buffer[float64]{x, x}, out))
+			require.NoError(t, sp.Dots([]*cuda.Buffer[float64]{w, x}, []*cuda.Buffer[float64]{x, x}, out))
 			assert.True(t, math.IsNaN(out[0]), "NaN in a vector: %v", out[0])
 			assert.False(t, math.IsNaN(out[1]))
 			require.NoError(t, sp.Dots(nil, nil, nil))
@@ -216,8 +217,8 @@ func TestKrylovSpaceErrors(t *testing.T) {
 	assert.ErrorIs(t, sp.Copy(x, long), krylov.ErrDimension)
 	assert.ErrorIs(t, sp.Axpby(1, x, 1, nil), krylov.ErrDimension)
 	assert.ErrorIs(t, sp.Zero(long), krylov.ErrDimension)
-	assert.ErrorIs(t, sp.Dots([]*Buffer[float64]{x}, []*Buffer[float64]{x, x}, make([]float64, 1)), krylov.ErrDimension)
-	assert.ErrorIs(t, sp.Dots([]*Buffer[float64]{x}, []*Buffer[float64]{long}, make([]float64, 1)), krylov.ErrDimension)
+	assert.ErrorIs(t, sp.Dots([]*cuda.Buffer[float64]{x}, []*cuda.Buffer[float64]{x, x}, make([]float64, 1)), krylov.ErrDimension)
+	assert.ErrorIs(t, sp.Dots([]*cuda.Buffer[float64]{x}, []*cuda.Buffer[float64]{long}, make([]float64, 1)), krylov.ErrDimension)
 	view, err := long.Slice(1, 100)
 	require.NoError(t, err)
 	require.NoError(t, sp.Copy(view, x), "a view of the right length is a vector of the space")
@@ -229,9 +230,9 @@ func TestKrylovSpaceErrors(t *testing.T) {
 	closed, err := NewSpace(dev, 100)
 	require.NoError(t, err)
 	require.NoError(t, closed.Close())
-	assert.ErrorIs(t, closed.Zero(x), ErrClosed)
+	assert.ErrorIs(t, closed.Zero(x), cuda.ErrClosed)
 	_, err = closed.New()
-	assert.ErrorIs(t, err, ErrClosed)
+	assert.ErrorIs(t, err, cuda.ErrClosed)
 }
 
 func TestKrylovConvert(t *testing.T) {
@@ -247,7 +248,7 @@ func TestKrylovConvert(t *testing.T) {
 				}
 			}
 			x := kryVec(t, sp, xh)
-			x32, err := Alloc[float32](dev, n)
+			x32, err := cuda.Alloc[float32](dev, n)
 			require.NoError(t, err)
 			defer x32.Free()
 			y, err := sp.New()
@@ -286,10 +287,10 @@ func TestKrylovConvert(t *testing.T) {
 			kryBitsEqual(t, want, kryGet(t, sp, y), "Mul")
 			require.NoError(t, sp.Mul(d, xv, xv))
 			kryBitsEqual(t, want, kryGet(t, sp, xv), "Mul in place")
-			d32, err := Alloc[float32](dev, n)
+			d32, err := cuda.Alloc[float32](dev, n)
 			require.NoError(t, err)
 			defer d32.Free()
-			y32, err := Alloc[float32](dev, n)
+			y32, err := cuda.Alloc[float32](dev, n)
 			require.NoError(t, err)
 			defer y32.Free()
 			require.NoError(t, sp.ToFloat32(1, d, d32))
@@ -328,11 +329,11 @@ func TestKrylovConvert(t *testing.T) {
 // counting its calls.
 type kryJacobi32 struct {
 	sp    *Space
-	d     *Buffer[float32]
+	d     *cuda.Buffer[float32]
 	calls int
 }
 
-func (j *kryJacobi32) apply(_ context.Context, r, z *Buffer[float32]) error {
+func (j *kryJacobi32) apply(_ context.Context, r, z *cuda.Buffer[float32]) error {
 	j.calls++
 	return j.sp.Mul32(j.d, r, z)
 }
@@ -346,7 +347,7 @@ func TestKrylovMixedPrecision(t *testing.T) {
 			for i, v := range dh {
 				d32h[i] = float32(v)
 			}
-			d32, err := Upload(dev, d32h)
+			d32, err := cuda.Upload(dev, d32h)
 			require.NoError(t, err)
 			defer d32.Free()
 			jac := &kryJacobi32{sp: sp, d: d32}
@@ -463,10 +464,10 @@ func TestKrylovCSR(t *testing.T) {
 			assert.Equal(t, len(a.val), g.NNZ())
 			t.Logf("%d×%d, %d entries, %d threads per row by default", a.n, a.m, len(a.val), g.ThreadsPerRow())
 			xh := kryRandom(r, a.m, 1)
-			x, err := Upload(dev, xh)
+			x, err := cuda.Upload(dev, xh)
 			require.NoError(t, err)
 			defer x.Free()
-			y, err := Alloc[float64](dev, a.n)
+			y, err := cuda.Alloc[float64](dev, a.n)
 			require.NoError(t, err)
 			defer y.Free()
 			want, scale := a.mulRef(xh)
@@ -502,10 +503,10 @@ func TestKrylovCSR(t *testing.T) {
 			for i, v := range xh {
 				x32h[i] = float32(v)
 			}
-			x32, err := Upload(dev, x32h)
+			x32, err := cuda.Upload(dev, x32h)
 			require.NoError(t, err)
 			defer x32.Free()
-			y32, err := Alloc[float32](dev, a.n)
+			y32, err := cuda.Alloc[float32](dev, a.n)
 			require.NoError(t, err)
 			defer y32.Free()
 			require.NoError(t, g.Apply32(context.Background(), x32, y32))
@@ -618,9 +619,9 @@ func (p kryProblem) hostSolve(mixed bool, opt krylov.Options) (krylov.Result, []
 type gpuSolver struct {
 	sp    *Space
 	a     *CSR
-	op    krylov.Operator[*Buffer[float64]]
-	pc    krylov.Preconditioner[*Buffer[float64]]
-	b, x  *Buffer[float64]
+	op    krylov.Operator[*cuda.Buffer[float64]]
+	pc    krylov.Preconditioner[*cuda.Buffer[float64]]
+	b, x  *cuda.Buffer[float64]
 	frees []func()
 }
 
@@ -635,24 +636,24 @@ func newGPUSolver(tb testing.TB, p kryProblem, deferred, mixed bool) *gpuSolver 
 	require.NoError(tb, err)
 	g.op, err = g.sp.Operator(g.a)
 	require.NoError(tb, err)
-	g.b, err = Upload(dev, p.b)
+	g.b, err = cuda.Upload(dev, p.b)
 	require.NoError(tb, err)
 	g.x, err = g.sp.New()
 	require.NoError(tb, err)
-	d, err := Upload(dev, p.invDia)
+	d, err := cuda.Upload(dev, p.invDia)
 	require.NoError(tb, err)
 	g.frees = append(g.frees, func() { _ = d.Free() })
 	if mixed {
-		d32, err := Alloc[float32](dev, n)
+		d32, err := cuda.Alloc[float32](dev, n)
 		require.NoError(tb, err)
 		g.frees = append(g.frees, func() { _ = d32.Free() })
 		require.NoError(tb, g.sp.ToFloat32(1, d, d32))
-		mp, err := NewMixedPrecision(g.sp, func(_ context.Context, r, z *Buffer[float32]) error { return g.sp.Mul32(d32, r, z) })
+		mp, err := NewMixedPrecision(g.sp, func(_ context.Context, r, z *cuda.Buffer[float32]) error { return g.sp.Mul32(d32, r, z) })
 		require.NoError(tb, err)
 		g.frees = append(g.frees, func() { _ = mp.Close() })
 		g.pc = mp
 	} else {
-		g.pc = krylov.PreconditionerFunc[*Buffer[float64]](func(_ context.Context, r, z *Buffer[float64]) error { return g.sp.Mul(d, r, z) })
+		g.pc = krylov.PreconditionerFunc[*cuda.Buffer[float64]](func(_ context.Context, r, z *cuda.Buffer[float64]) error { return g.sp.Mul(d, r, z) })
 	}
 	return g
 }
@@ -798,7 +799,7 @@ func BenchmarkKrylovGPU(b *testing.B) {
 	defer a.Close()
 	op, err := sp.Operator(a)
 	require.NoError(b, err)
-	vs := make([]*Buffer[float64], 3)
+	vs := make([]*cuda.Buffer[float64], 3)
 	for i := range vs {
 		vs[i], err = sp.New()
 		require.NoError(b, err)
@@ -838,14 +839,14 @@ func BenchmarkKrylovGPU(b *testing.B) {
 		perCall(b, 24*float64(n), func() error { return sp.Axpby(1e-3, vs[0], 1, vs[1]) })
 	})
 	b.Run("dots-gram6", func(b *testing.B) {
-		xs := []*Buffer[float64]{vs[0], vs[0], vs[0], vs[1], vs[1], vs[2]}
-		ys := []*Buffer[float64]{vs[0], vs[1], vs[2], vs[1], vs[2], vs[2]}
+		xs := []*cuda.Buffer[float64]{vs[0], vs[0], vs[0], vs[1], vs[1], vs[2]}
+		ys := []*cuda.Buffer[float64]{vs[0], vs[1], vs[2], vs[1], vs[2], vs[2]}
 		out := make([]float64, 6)
 		perCall(b, 24*float64(n), func() error { return sp.Dots(xs, ys, out) })
 	})
 	b.Run("dots-1", func(b *testing.B) {
 		out := make([]float64, 1)
-		xs := []*Buffer[float64]{vs[0]}
+		xs := []*cuda.Buffer[float64]{vs[0]}
 		perCall(b, 8*float64(n), func() error { return sp.Dots(xs, xs, out) })
 	})
 }

@@ -1,9 +1,13 @@
 //go:build cuda
 
-package cuda
-
-// #include <cuda.h>
-import "C"
+// Package krylovgpu runs the vector arithmetic of package krylov on a GPU:
+// Space, the krylov.Space of float64 vectors in device memory
+// (*cuda.Buffer[float64]), CSR, sparse matrix–vector products on the
+// device, and MixedPrecision, a float32 preconditioner inside the float64
+// iteration. With them krylov.BiCGStab2 runs with every vector resident on
+// the GPU. Register makes them the backend of krylov.NewSpace and
+// krylov.NewCSROperator for a *cuda.Device.
+package krylovgpu
 
 import (
 	"context"
@@ -16,6 +20,7 @@ import (
 
 	"gorgonia.org/cu"
 
+	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/krylov"
 	"github.com/bandsolve/bandsolve/sparse"
 	"github.com/bandsolve/bandsolve/tridiag"
@@ -42,9 +47,10 @@ var ErrSpace = krylov.ErrDimension
 // reductions write their results to the mapped area, so the host reads them
 // without a copy. The owner serialises its use.
 type queue struct {
-	dev      *Device
+	dev      *cuda.Device
 	stream   cu.Stream
-	sig      *DoneSignal             // the word: the first 4 bytes of the mapped area
+	mapped   unsafe.Pointer          // the mapped area, as the host sees it
+	sig      *cuda.DoneSignal        // the word: the first 4 bytes of the mapped area
 	res      *[mappedResults]float64 // the results: the mapped area from byte 8
 	resDev   cu.DevicePtr            // res as kernels see it
 	scratch  cu.DevicePtr            // int32 flag (0) | uint32 block counter (0) | 2 float64 scales | partial sums
@@ -62,15 +68,16 @@ const (
 )
 
 // newQueue makes a queue with room for partials partial sums.
-func newQueue(d *Device, partials int, what func() string) (*queue, error) {
+func newQueue(d *cuda.Device, partials int, what func() string) (*queue, error) {
 	q := &queue{dev: d, partials: partials, what: what}
 	err := d.Enqueue(func() error {
-		p, dp, err := AllocMapped(8+8*mappedResults, "the Krylov queue's results")
+		p, dp, err := cuda.AllocMapped(8+8*mappedResults, "the Krylov queue's results")
 		if err != nil {
 			return err
 		}
-		q.sig = SignalAt((*uint32)(p), dp)
-		atomic.StoreUint32(q.sig.host, 0)
+		q.mapped = p
+		atomic.StoreUint32((*uint32)(p), 0)
+		q.sig = cuda.SignalAt((*uint32)(p), dp)
 		q.res = (*[mappedResults]float64)(unsafe.Add(p, 8))
 		q.resDev = dp + 8
 		bytes := int64(scratchPartial + 8*partials)
@@ -105,7 +112,10 @@ func (q *queue) close() {
 			_ = cu.MemFree(q.scratch)
 			q.scratch = 0
 		}
-		q.sig.Free()
+		if q.mapped != nil {
+			_ = cu.MemFreeHost(q.mapped)
+			q.mapped = nil
+		}
 		return nil
 	})
 }
@@ -142,11 +152,11 @@ func (q *queue) sync() error { return q.exec(true, false, func() error { return 
 // grid returns the blocks of a kernel over n elements with at most perSM
 // blocks per SM.
 func (q *queue) grid(n, perSM int) int {
-	return max(1, min((n+vecBlock-1)/vecBlock, perSM*q.dev.props.SMs))
+	return max(1, min((n+vecBlock-1)/vecBlock, perSM*q.dev.Properties().SMs))
 }
 
 // Space is the krylov.Space of float64 vectors of length n in device
-// memory (*Buffer[float64]), so that krylov.BiCGStab2 runs with its vectors
+// memory (*cuda.Buffer[float64]), so that krylov.BiCGStab2 runs with its vectors
 // on the GPU: the vector updates are kernels on the space's own stream and
 // the inner products of one Dots call are computed by one launch per eight
 // pairs, with deterministic reductions (the same bits on every call), and
@@ -167,25 +177,25 @@ func (q *queue) grid(n, perSM int) int {
 // A Space's methods may be called from several goroutines; they are
 // serialised.
 type Space struct {
-	dev  *Device
+	dev  *cuda.Device
 	n    int
 	mu   sync.Mutex
 	q    *queue
 	done bool
 }
 
-var _ krylov.Space[*Buffer[float64]] = (*Space)(nil)
+var _ krylov.Space[*cuda.Buffer[float64]] = (*Space)(nil)
 
 // NewSpace makes the space of vectors of length n ≥ 1 on d, with its own
 // stream and completion word.
-func NewSpace(d *Device, n int) (*Space, error) {
+func NewSpace(d *cuda.Device, n int) (*Space, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("%w: cuda: a space of length %d", ErrSpace, n)
 	}
 	s := &Space{dev: d, n: n}
 	var err error
 	// Partial sums: dotsPerLaunch per block of the largest reduction grid.
-	s.q, err = newQueue(d, dotsPerLaunch*redBlocksPerSM*max(1, d.props.SMs), s.what)
+	s.q, err = newQueue(d, dotsPerLaunch*redBlocksPerSM*max(1, d.Properties().SMs), s.what)
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +208,7 @@ func (s *Space) what() string { return fmt.Sprintf("vector operation of length %
 func (s *Space) Len() int { return s.n }
 
 // Device returns the space's device.
-func (s *Space) Device() *Device { return s.dev }
+func (s *Space) Device() *cuda.Device { return s.dev }
 
 // Stream returns the space's stream, so that other CUDA code can order its
 // work with the space's (in a deferred space, work enqueued on another
@@ -219,7 +229,7 @@ func (s *Space) SetDeferred(on bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.done {
-		return ErrClosed
+		return cuda.ErrClosed
 	}
 	if s.q.deferred && !on {
 		if err := s.q.sync(); err != nil {
@@ -236,7 +246,7 @@ func (s *Space) Sync() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.done {
-		return ErrClosed
+		return cuda.ErrClosed
 	}
 	return s.q.sync()
 }
@@ -255,9 +265,9 @@ func (s *Space) Close() error {
 }
 
 // check validates vectors of the space (the lock held).
-func (s *Space) check(vs ...*Buffer[float64]) error {
+func (s *Space) check(vs ...*cuda.Buffer[float64]) error {
 	if s.done {
-		return ErrClosed
+		return cuda.ErrClosed
 	}
 	for _, v := range vs {
 		if err := checkVec(s.dev, s.n, v); err != nil {
@@ -268,26 +278,26 @@ func (s *Space) check(vs ...*Buffer[float64]) error {
 }
 
 // checkVec validates a buffer of n elements on d.
-func checkVec[T tridiag.Float](d *Device, n int, v *Buffer[T]) error {
+func checkVec[T tridiag.Float](d *cuda.Device, n int, v *cuda.Buffer[T]) error {
 	switch {
-	case v == nil || v.ptr == 0:
+	case v == nil || v.Ptr() == 0:
 		return fmt.Errorf("%w: cuda: nil or freed buffer", ErrSpace)
-	case v.dev != d:
+	case v.Device() != d:
 		return fmt.Errorf("%w: cuda: buffer of another device", ErrSpace)
-	case v.n != n:
-		return fmt.Errorf("%w: cuda: buffer of %d elements in a space of length %d", ErrSpace, v.n, n)
+	case v.Len() != n:
+		return fmt.Errorf("%w: cuda: buffer of %d elements in a space of length %d", ErrSpace, v.Len(), n)
 	}
 	return nil
 }
 
 // New returns a zeroed vector of the space's length.
-func (s *Space) New() (*Buffer[float64], error) {
+func (s *Space) New() (*cuda.Buffer[float64], error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.done {
-		return nil, ErrClosed
+		return nil, cuda.ErrClosed
 	}
-	v, err := Alloc[float64](s.dev, s.n)
+	v, err := cuda.Alloc[float64](s.dev, s.n)
 	if err != nil {
 		return nil, err
 	}
@@ -299,8 +309,8 @@ func (s *Space) New() (*Buffer[float64], error) {
 }
 
 // Free releases a vector obtained from New (after the space's work on it).
-func (s *Space) Free(v *Buffer[float64]) {
-	if v == nil || v.ptr == 0 {
+func (s *Space) Free(v *cuda.Buffer[float64]) {
+	if v == nil || v.Ptr() == 0 {
 		return
 	}
 	s.mu.Lock()
@@ -312,22 +322,22 @@ func (s *Space) Free(v *Buffer[float64]) {
 }
 
 // Copy sets dst = src.
-func (s *Space) Copy(dst, src *Buffer[float64]) error {
+func (s *Space) Copy(dst, src *cuda.Buffer[float64]) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.check(dst, src); err != nil {
 		return err
 	}
-	if dst.ptr == src.ptr {
+	if dst.Ptr() == src.Ptr() {
 		return nil
 	}
 	return s.q.exec(false, false, func() error {
-		return cu.MemcpyDtoDAsync(dst.ptr, src.ptr, int64(s.n)*8, s.q.stream)
+		return cu.MemcpyDtoDAsync(dst.Ptr(), src.Ptr(), int64(s.n)*8, s.q.stream)
 	})
 }
 
 // Zero sets every entry of v to 0 (NaN included).
-func (s *Space) Zero(v *Buffer[float64]) error {
+func (s *Space) Zero(v *cuda.Buffer[float64]) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.check(v); err != nil {
@@ -336,61 +346,61 @@ func (s *Space) Zero(v *Buffer[float64]) error {
 	return s.zero(v, false)
 }
 
-func (s *Space) zero(v *Buffer[float64], sync bool) error {
+func (s *Space) zero(v *cuda.Buffer[float64], sync bool) error {
 	return s.q.exec(sync, false, func() error {
-		return cu.MemsetD32Async(v.ptr, 0, int64(2*s.n), s.q.stream)
+		return cu.MemsetD32Async(v.Ptr(), 0, int64(2*s.n), s.q.stream)
 	})
 }
 
 // Axpby sets y = α·x + β·y; y is not read when β = 0. x may be y.
-func (s *Space) Axpby(alpha float64, x *Buffer[float64], beta float64, y *Buffer[float64]) error {
+func (s *Space) Axpby(alpha float64, x *cuda.Buffer[float64], beta float64, y *cuda.Buffer[float64]) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.check(x, y); err != nil {
 		return err
 	}
 	return s.q.exec(false, false, func() error {
-		return s.dev.Launch("vec_axpby_f64", Dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, Dim3{X: vecBlock}, 0, s.q.stream,
-			int64(s.n), alpha, x.ptr, beta, y.ptr)
+		return s.dev.Launch("vec_axpby_f64", cuda.Dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, cuda.Dim3{X: vecBlock}, 0, s.q.stream,
+			int64(s.n), alpha, x.Ptr(), beta, y.Ptr())
 	})
 }
 
 // Mul sets y = d⊙x, the element-wise product (a Jacobi preconditioner
 // with d the inverse diagonal). y may be x.
-func (s *Space) Mul(d, x, y *Buffer[float64]) error {
+func (s *Space) Mul(d, x, y *cuda.Buffer[float64]) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.check(d, x, y); err != nil {
 		return err
 	}
 	return s.q.exec(false, false, func() error {
-		return s.dev.Launch("vec_mul_f64", Dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, Dim3{X: vecBlock}, 0, s.q.stream,
-			int64(s.n), d.ptr, x.ptr, y.ptr)
+		return s.dev.Launch("vec_mul_f64", cuda.Dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, cuda.Dim3{X: vecBlock}, 0, s.q.stream,
+			int64(s.n), d.Ptr(), x.Ptr(), y.Ptr())
 	})
 }
 
 // Mul32 is Mul for float32 vectors of the space's length, on the space's
 // stream: a float32 Jacobi preconditioner for MixedPrecision.
-func (s *Space) Mul32(d, x, y *Buffer[float32]) error {
+func (s *Space) Mul32(d, x, y *cuda.Buffer[float32]) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.done {
-		return ErrClosed
+		return cuda.ErrClosed
 	}
-	for _, v := range []*Buffer[float32]{d, x, y} {
+	for _, v := range []*cuda.Buffer[float32]{d, x, y} {
 		if err := checkVec(s.dev, s.n, v); err != nil {
 			return err
 		}
 	}
 	return s.q.exec(false, false, func() error {
-		return s.dev.Launch("vec_mul_f32", Dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, Dim3{X: vecBlock}, 0, s.q.stream,
-			int64(s.n), d.ptr, x.ptr, y.ptr)
+		return s.dev.Launch("vec_mul_f32", cuda.Dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, cuda.Dim3{X: vecBlock}, 0, s.q.stream,
+			int64(s.n), d.Ptr(), x.Ptr(), y.Ptr())
 	})
 }
 
 // ToFloat32 sets y = float32(x·scale), rounded to nearest like Go's
 // conversion.
-func (s *Space) ToFloat32(scale float64, x *Buffer[float64], y *Buffer[float32]) error {
+func (s *Space) ToFloat32(scale float64, x *cuda.Buffer[float64], y *cuda.Buffer[float32]) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.check(x); err != nil {
@@ -404,13 +414,13 @@ func (s *Space) ToFloat32(scale float64, x *Buffer[float64], y *Buffer[float32])
 
 // toFloat32 enqueues the conversion (device thread); a non-zero scalep
 // holds the scale on the device.
-func (s *Space) toFloat32(scale float64, scalep cu.DevicePtr, x *Buffer[float64], y *Buffer[float32]) error {
-	return s.dev.Launch("vec_f64_to_f32", Dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, Dim3{X: vecBlock}, 0, s.q.stream,
-		int64(s.n), scale, scalep, x.ptr, y.ptr)
+func (s *Space) toFloat32(scale float64, scalep cu.DevicePtr, x *cuda.Buffer[float64], y *cuda.Buffer[float32]) error {
+	return s.dev.Launch("vec_f64_to_f32", cuda.Dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, cuda.Dim3{X: vecBlock}, 0, s.q.stream,
+		int64(s.n), scale, scalep, x.Ptr(), y.Ptr())
 }
 
 // FromFloat32 sets y = float64(x)·scale.
-func (s *Space) FromFloat32(scale float64, x *Buffer[float32], y *Buffer[float64]) error {
+func (s *Space) FromFloat32(scale float64, x *cuda.Buffer[float32], y *cuda.Buffer[float64]) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.check(y); err != nil {
@@ -422,9 +432,9 @@ func (s *Space) FromFloat32(scale float64, x *Buffer[float32], y *Buffer[float64
 	return s.q.exec(false, false, func() error { return s.fromFloat32(scale, x, y) })
 }
 
-func (s *Space) fromFloat32(scale float64, x *Buffer[float32], y *Buffer[float64]) error {
-	return s.dev.Launch("vec_f32_to_f64", Dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, Dim3{X: vecBlock}, 0, s.q.stream,
-		int64(s.n), scale, cu.DevicePtr(0), x.ptr, y.ptr)
+func (s *Space) fromFloat32(scale float64, x *cuda.Buffer[float32], y *cuda.Buffer[float64]) error {
+	return s.dev.Launch("vec_f32_to_f64", cuda.Dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, cuda.Dim3{X: vecBlock}, 0, s.q.stream,
+		int64(s.n), scale, cu.DevicePtr(0), x.Ptr(), y.Ptr())
 }
 
 // Dots sets out[k] = xs[k]·ys[k] for every k. Pairs may share vectors and
@@ -432,7 +442,7 @@ func (s *Space) fromFloat32(scale float64, x *Buffer[float32], y *Buffer[float64
 // one per eight), all write their results into mapped host memory, and the
 // call waits once. The sums are deterministic: the same arguments give the
 // same bits on every call.
-func (s *Space) Dots(xs, ys []*Buffer[float64], out []float64) error {
+func (s *Space) Dots(xs, ys []*cuda.Buffer[float64], out []float64) error {
 	if len(xs) != len(ys) || len(xs) != len(out) {
 		return fmt.Errorf("%w: cuda: Dots with %d, %d vectors and %d results", ErrSpace, len(xs), len(ys), len(out))
 	}
@@ -454,7 +464,7 @@ func (s *Space) Dots(xs, ys []*Buffer[float64], out []float64) error {
 }
 
 // dots computes up to mappedResults inner products with one wait.
-func (s *Space) dots(xs, ys []*Buffer[float64], out []float64) error {
+func (s *Space) dots(xs, ys []*cuda.Buffer[float64], out []float64) error {
 	grid := s.q.grid(s.n, redBlocksPerSM)
 	err := s.q.exec(true, true, func() error {
 		for lo := 0; lo < len(out); lo += dotsPerLaunch {
@@ -463,7 +473,7 @@ func (s *Space) dots(xs, ys []*Buffer[float64], out []float64) error {
 			args = append(args, int64(s.n), int32(hi-lo))
 			for k := lo; k < lo+dotsPerLaunch; k++ {
 				if k < hi {
-					args = append(args, xs[k].ptr, ys[k].ptr)
+					args = append(args, xs[k].Ptr(), ys[k].Ptr())
 				} else {
 					args = append(args, cu.DevicePtr(0), cu.DevicePtr(0))
 				}
@@ -476,7 +486,7 @@ func (s *Space) dots(xs, ys []*Buffer[float64], out []float64) error {
 			}
 			args = append(args, s.q.scratch+scratchPartial, s.q.scratch+scratchCounter,
 				s.q.resDev+cu.DevicePtr(8*lo), word, int32(seq))
-			if err := s.dev.Launch("vec_dots_f64", Dim3{X: grid}, Dim3{X: vecBlock}, 0, s.q.stream, args...); err != nil {
+			if err := s.dev.Launch("vec_dots_f64", cuda.Dim3{X: grid}, cuda.Dim3{X: vecBlock}, 0, s.q.stream, args...); err != nil {
 				return err
 			}
 		}
@@ -490,7 +500,7 @@ func (s *Space) dots(xs, ys []*Buffer[float64], out []float64) error {
 }
 
 // AbsMax returns max |x_i|, NaN when some x_i is NaN.
-func (s *Space) AbsMax(x *Buffer[float64]) (float64, error) {
+func (s *Space) AbsMax(x *cuda.Buffer[float64]) (float64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.check(x); err != nil {
@@ -505,24 +515,24 @@ func (s *Space) AbsMax(x *Buffer[float64]) (float64, error) {
 // amax enqueues vec_amax_f64 (device thread): res[0] = max |x_i|, res[1]
 // and res[2] the float32 scalings, also stored at scale when it is not 0;
 // it writes the completion word when signal is set.
-func (s *Space) amax(x *Buffer[float64], scale cu.DevicePtr, signal bool) error {
+func (s *Space) amax(x *cuda.Buffer[float64], scale cu.DevicePtr, signal bool) error {
 	word, seq := cu.DevicePtr(0), uint32(0)
 	if signal {
 		word, seq = s.q.sig.Word(), s.q.sig.Next()
 	}
-	return s.dev.Launch("vec_amax_f64", Dim3{X: s.q.grid(s.n, redBlocksPerSM)}, Dim3{X: vecBlock}, 0, s.q.stream,
-		int64(s.n), x.ptr, s.q.scratch+scratchPartial, s.q.scratch+scratchCounter, s.q.resDev, scale, word, int32(seq))
+	return s.dev.Launch("vec_amax_f64", cuda.Dim3{X: s.q.grid(s.n, redBlocksPerSM)}, cuda.Dim3{X: vecBlock}, 0, s.q.stream,
+		int64(s.n), x.Ptr(), s.q.scratch+scratchPartial, s.q.scratch+scratchCounter, s.q.resDev, scale, word, int32(seq))
 }
 
 // Operator returns the product with a as a krylov.Operator on the space's
 // vectors: Apply enqueues y = A·x on the space's stream, ordered with its
 // vector operations (and, in a deferred space, returns without waiting).
 // a must be n×n and stay open while the operator is used.
-func (s *Space) Operator(a *CSR) (krylov.Operator[*Buffer[float64]], error) {
+func (s *Space) Operator(a *CSR) (krylov.Operator[*cuda.Buffer[float64]], error) {
 	if a == nil || a.dev != s.dev || a.n != s.n || a.m != s.n {
 		return nil, fmt.Errorf("%w: cuda: Operator needs a %d×%d matrix of the space's device", ErrSpace, s.n, s.n)
 	}
-	return krylov.OperatorFunc[*Buffer[float64]](func(ctx context.Context, x, y *Buffer[float64]) error {
+	return krylov.OperatorFunc[*cuda.Buffer[float64]](func(ctx context.Context, x, y *cuda.Buffer[float64]) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -531,10 +541,10 @@ func (s *Space) Operator(a *CSR) (krylov.Operator[*Buffer[float64]], error) {
 		if err := s.check(x, y); err != nil {
 			return err
 		}
-		if x.ptr == y.ptr {
+		if x.Ptr() == y.Ptr() {
 			return fmt.Errorf("%w: cuda: CSR product needs y apart from x", ErrSpace)
 		}
-		return s.q.exec(false, false, func() error { return a.enqueue(s.q.stream, x.ptr, y.ptr, true) })
+		return s.q.exec(false, false, func() error { return a.enqueue(s.q.stream, x.Ptr(), y.Ptr(), true) })
 	}), nil
 }
 
@@ -550,37 +560,37 @@ func (s *Space) Operator(a *CSR) (krylov.Operator[*Buffer[float64]], error) {
 // stream instead, ordered with the space's vector operations (use it, or
 // call the space's Sync before Apply, when the space is deferred).
 type CSR struct {
-	dev         *Device
+	dev         *cuda.Device
 	n, m, nnz   int
 	rowPtr, col cu.DevicePtr
-	val         *Buffer[float64]
-	val32       *Buffer[float32] // made on the first Apply32
-	shift       atomic.Int32     // log2 of the threads per row
+	val         *cuda.Buffer[float64]
+	val32       *cuda.Buffer[float32] // made on the first Apply32
+	shift       atomic.Int32          // log2 of the threads per row
 	mu          sync.Mutex
 	q           *queue
 	closed      bool
 }
 
-var _ krylov.Operator[*Buffer[float64]] = (*CSR)(nil)
+var _ krylov.Operator[*cuda.Buffer[float64]] = (*CSR)(nil)
 
 // UploadCSR copies the square n×n CSR matrix (n = len(rowPtr) − 1) given
 // by its arrays to d: the entries of row i are col[rowPtr[i]:rowPtr[i+1]]
 // with values val[rowPtr[i]:rowPtr[i+1]]. The structure is checked (rowPtr
 // starts at 0, never decreases and ends at len(col) = len(val); columns in
 // [0, n)), since the kernels trust it; columns need not be sorted.
-func UploadCSR(d *Device, rowPtr, col []int32, val []float64) (*CSR, error) {
+func UploadCSR(d *cuda.Device, rowPtr, col []int32, val []float64) (*CSR, error) {
 	return uploadCSR(d, len(rowPtr)-1, len(rowPtr)-1, rowPtr, col, val)
 }
 
 // UploadSparse copies a sparse.CSR (N×M) to d, like UploadCSR.
-func UploadSparse(d *Device, a *sparse.CSR) (*CSR, error) {
+func UploadSparse(d *cuda.Device, a *sparse.CSR) (*CSR, error) {
 	if a == nil {
 		return nil, fmt.Errorf("%w: cuda: nil matrix", ErrSpace)
 	}
 	return uploadCSR(d, a.N, a.M, a.RowPtr, a.Col, a.Val)
 }
 
-func uploadCSR(d *Device, n, m int, rowPtr, col []int32, val []float64) (*CSR, error) {
+func uploadCSR(d *cuda.Device, n, m int, rowPtr, col []int32, val []float64) (*CSR, error) {
 	if err := checkCSR(n, m, rowPtr, col, val); err != nil {
 		return nil, err
 	}
@@ -600,7 +610,7 @@ func uploadCSR(d *Device, n, m int, rowPtr, col []int32, val []float64) (*CSR, e
 	if a.col, err = d.AllocBytes(4 * int64(max(1, a.nnz))); err != nil {
 		return fail(err)
 	}
-	if a.val, err = Alloc[float64](d, max(1, a.nnz)); err != nil {
+	if a.val, err = cuda.Alloc[float64](d, max(1, a.nnz)); err != nil {
 		return fail(err)
 	}
 	err = d.Enqueue(func() error {
@@ -613,7 +623,7 @@ func uploadCSR(d *Device, n, m int, rowPtr, col []int32, val []float64) (*CSR, e
 		if e := cu.MemcpyHtoD(a.col, unsafe.Pointer(&col[0]), 4*int64(a.nnz)); e != nil {
 			return e
 		}
-		return cu.MemcpyHtoD(a.val.ptr, unsafe.Pointer(&val[0]), 8*int64(a.nnz))
+		return cu.MemcpyHtoD(a.val.Ptr(), unsafe.Pointer(&val[0]), 8*int64(a.nnz))
 	})
 	if err != nil {
 		return fail(fmt.Errorf("cuda: uploading a CSR matrix: %w", err))
@@ -691,63 +701,63 @@ func (a *CSR) SetThreadsPerRow(t int) error {
 
 // enqueue launches the product y = A·x on stream st (device thread).
 func (a *CSR) enqueue(st cu.Stream, x, y cu.DevicePtr, f64 bool) error {
-	name, val := "csr_spmv_f64", a.val.ptr
+	name, val := "csr_spmv_f64", a.val.Ptr()
 	if !f64 {
-		name, val = "csr_spmv_f32", a.val32.ptr
+		name, val = "csr_spmv_f32", a.val32.Ptr()
 	}
 	shift := a.shift.Load()
 	threads := int64(a.n) << shift
 	grid := int((threads + vecBlock - 1) / vecBlock)
-	return a.dev.Launch(name, Dim3{X: grid}, Dim3{X: vecBlock}, 0, st, int32(a.n), shift, a.rowPtr, a.col, val, x, y)
+	return a.dev.Launch(name, cuda.Dim3{X: grid}, cuda.Dim3{X: vecBlock}, 0, st, int32(a.n), shift, a.rowPtr, a.col, val, x, y)
 }
 
 // Apply sets y = A·x on the matrix's stream and returns when y is
 // complete. x has Cols() and y Rows() elements; y must not be x.
-func (a *CSR) Apply(ctx context.Context, x, y *Buffer[float64]) error {
+func (a *CSR) Apply(ctx context.Context, x, y *cuda.Buffer[float64]) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if err := a.checkXY(checkVec(a.dev, a.m, x), checkVec(a.dev, a.n, y), x == y || x != nil && y != nil && x.ptr == y.ptr); err != nil {
+	if err := a.checkXY(checkVec(a.dev, a.m, x), checkVec(a.dev, a.n, y), x == y || x != nil && y != nil && x.Ptr() == y.Ptr()); err != nil {
 		return err
 	}
-	return a.q.exec(true, false, func() error { return a.enqueue(a.q.stream, x.ptr, y.ptr, true) })
+	return a.q.exec(true, false, func() error { return a.enqueue(a.q.stream, x.Ptr(), y.Ptr(), true) })
 }
 
 // Apply32 is Apply in float32: y = A·x with the values rounded to float32
 // (copied on the device on the first call) and float32 vectors.
-func (a *CSR) Apply32(ctx context.Context, x, y *Buffer[float32]) error {
+func (a *CSR) Apply32(ctx context.Context, x, y *cuda.Buffer[float32]) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if err := a.checkXY(checkVec(a.dev, a.m, x), checkVec(a.dev, a.n, y), x == y || x != nil && y != nil && x.ptr == y.ptr); err != nil {
+	if err := a.checkXY(checkVec(a.dev, a.m, x), checkVec(a.dev, a.n, y), x == y || x != nil && y != nil && x.Ptr() == y.Ptr()); err != nil {
 		return err
 	}
 	if a.val32 == nil {
-		v, err := Alloc[float32](a.dev, a.val.n)
+		v, err := cuda.Alloc[float32](a.dev, a.val.Len())
 		if err != nil {
 			return err
 		}
 		if err := a.q.exec(true, false, func() error {
-			return a.dev.Launch("vec_f64_to_f32", Dim3{X: a.q.grid(a.val.n, elemBlocksPerSM)}, Dim3{X: vecBlock}, 0, a.q.stream,
-				int64(a.val.n), 1.0, cu.DevicePtr(0), a.val.ptr, v.ptr)
+			return a.dev.Launch("vec_f64_to_f32", cuda.Dim3{X: a.q.grid(a.val.Len(), elemBlocksPerSM)}, cuda.Dim3{X: vecBlock}, 0, a.q.stream,
+				int64(a.val.Len()), 1.0, cu.DevicePtr(0), a.val.Ptr(), v.Ptr())
 		}); err != nil {
 			_ = v.Free()
 			return err
 		}
 		a.val32 = v
 	}
-	return a.q.exec(true, false, func() error { return a.enqueue(a.q.stream, x.ptr, y.ptr, false) })
+	return a.q.exec(true, false, func() error { return a.enqueue(a.q.stream, x.Ptr(), y.Ptr(), false) })
 }
 
 // checkXY combines the argument checks of a product (the lock held).
 func (a *CSR) checkXY(ex, ey error, same bool) error {
 	switch {
 	case a.closed:
-		return ErrClosed
+		return cuda.ErrClosed
 	case ex != nil:
 		return fmt.Errorf("x: %w", ex)
 	case ey != nil:
@@ -775,7 +785,7 @@ func (a *CSR) Close() error {
 			errs = append(errs, a.dev.Enqueue(func() error { return cu.MemFree(p) }))
 		}
 	}
-	for _, b := range []*Buffer[float64]{a.val} {
+	for _, b := range []*cuda.Buffer[float64]{a.val} {
 		if b != nil {
 			errs = append(errs, b.Free())
 		}
@@ -801,24 +811,24 @@ func (a *CSR) Close() error {
 // holds a lock while it uses them.
 type MixedPrecision struct {
 	sp       *Space
-	apply    func(ctx context.Context, r, z *Buffer[float32]) error
+	apply    func(ctx context.Context, r, z *cuda.Buffer[float32]) error
 	mu       sync.Mutex
-	r32, z32 *Buffer[float32]
+	r32, z32 *cuda.Buffer[float32]
 }
 
-var _ krylov.Preconditioner[*Buffer[float64]] = (*MixedPrecision)(nil)
+var _ krylov.Preconditioner[*cuda.Buffer[float64]] = (*MixedPrecision)(nil)
 
 // NewMixedPrecision wraps apply, a float32 preconditioner on device
 // vectors of sp's length that sets z ≈ M⁻¹·r (and must not keep r or z),
 // into a krylov.Preconditioner for sp's vectors. It allocates the two
 // float32 vectors; Close frees them.
-func NewMixedPrecision(sp *Space, apply func(ctx context.Context, r, z *Buffer[float32]) error) (*MixedPrecision, error) {
+func NewMixedPrecision(sp *Space, apply func(ctx context.Context, r, z *cuda.Buffer[float32]) error) (*MixedPrecision, error) {
 	m := &MixedPrecision{sp: sp, apply: apply}
 	var err error
-	if m.r32, err = Alloc[float32](sp.dev, sp.n); err != nil {
+	if m.r32, err = cuda.Alloc[float32](sp.dev, sp.n); err != nil {
 		return nil, err
 	}
-	if m.z32, err = Alloc[float32](sp.dev, sp.n); err != nil {
+	if m.z32, err = cuda.Alloc[float32](sp.dev, sp.n); err != nil {
 		_ = m.r32.Free()
 		return nil, err
 	}
@@ -828,14 +838,14 @@ func NewMixedPrecision(sp *Space, apply func(ctx context.Context, r, z *Buffer[f
 // Apply sets z ≈ M⁻¹·r through the float32 preconditioner. It fails with
 // an error wrapping krylov.ErrNonFinite when r holds NaN or ±Inf, and sets
 // z = 0 without calling the preconditioner when r = 0.
-func (m *MixedPrecision) Apply(ctx context.Context, r, z *Buffer[float64]) error {
+func (m *MixedPrecision) Apply(ctx context.Context, r, z *cuda.Buffer[float64]) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.r32 == nil {
-		return ErrClosed
+		return cuda.ErrClosed
 	}
 	sp := m.sp
 	// max |r_i| and the scales (res[0..2], and the down scale in
