@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/bandsolve/bandsolve/banded"
-	"github.com/bandsolve/bandsolve/bench/internal/gpuclock"
+	"github.com/bandsolve/bandsolve/internal/gpu/gpuclock"
 	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/tridiag"
 )

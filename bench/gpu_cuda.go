@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bandsolve/bandsolve/bench/internal/gpuclock"
+	"github.com/bandsolve/bandsolve/internal/gpu/gpuclock"
 	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"gorgonia.org/cu"

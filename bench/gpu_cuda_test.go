@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/bandsolve/bandsolve/bench/internal/gpuclock"
+	"github.com/bandsolve/bandsolve/internal/gpu/gpuclock"
 	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
