@@ -544,10 +544,10 @@ func (p *Plan[T]) Solve(ctx context.Context, b, x *cuda.Buffer[T]) error {
 
 // Apply is Solve (z = M⁻¹·r, M the factored matrix), so that a
 // Plan[float64] is a krylov.Preconditioner of device vectors for
-// krylov.BiCGStab2 on a Space; a Space in deferred mode must be synced
-// before (the plan runs on its own stream). For the mixed-precision
-// strategy of SPIKE::GPU (§4) wrap a Plan[float32]'s Solve with
-// NewMixedPrecision.
+// krylov.BiCGStab2 on a GPU Space; a Space in deferred mode must be
+// synced before (the plan runs on its own stream). For the
+// mixed-precision strategy of SPIKE::GPU (§4) wrap a Plan[float32]'s
+// Solve with the GPU Krylov package's NewMixedPrecision.
 func (p *Plan[T]) Apply(ctx context.Context, r, z *cuda.Buffer[T]) error { return p.Solve(ctx, r, z) }
 
 // enqueueSolve launches the solve of b into x (device thread).
