@@ -188,11 +188,16 @@ func (b *Batch[T]) copyOut(g int, dst []T) {
 	}
 }
 
-// BatchOptions configure SolveBatch. The zero value solves with LU without
-// pivoting, default boosting, on GOMAXPROCS goroutines.
+// BatchOptions configure SolveBatch and BatchPlan. The zero value solves
+// with LU without pivoting, default boosting, on GOMAXPROCS goroutines.
+// Every field means the same on every device; Workers tunes the CPU only,
+// and CheckFinite is for devices that do not refine on the host. A device
+// that cannot honour a field refuses it (NewBatchPlan's error names the
+// field and the device).
 type BatchOptions struct {
 	// Pivot selects LU with partial pivoting (FactorPivot) instead of LU
-	// without pivoting (FactorLU with Factor's boosting).
+	// without pivoting (FactorLU with Factor's boosting). The CPU only: the
+	// GPU refuses it.
 	Pivot bool
 	// Factor configures boosting of the non-pivoting LU.
 	Factor FactorOptions
@@ -208,8 +213,16 @@ type BatchOptions struct {
 	// default. A singular system whose zero pivot was boosted is refined
 	// to a small backward error with a huge x: only κ̂ tells.
 	Check bool
-	// Workers is the number of goroutines; 0 means GOMAXPROCS.
+	// Workers is the number of goroutines of the CPU; 0 means GOMAXPROCS
+	// for SolveBatch and the device's workers for a BatchPlan on a
+	// tridiag.CPU. Other devices do not use it (their host work, the
+	// refinement and Check, runs on one goroutine).
 	Workers int
+	// CheckFinite also fails systems whose solution holds a NaN or ±Inf
+	// (from a right-hand side that is not finite, or overflow), naming the
+	// first such row. The GPU only: SolveBatch and the CPU refuse it (there
+	// Check measures every solution).
+	CheckFinite bool
 }
 
 // SystemBoosts are the boosted pivots of one system of a batch.
@@ -266,6 +279,9 @@ func SolveBatch[T Float](ctx context.Context, b *Batch[T], rhs, x []T, opt Batch
 	n, g := b.N, b.G
 	if err := opt.Refine.Check(); err != nil {
 		return res, err
+	}
+	if opt.CheckFinite {
+		return res, fmt.Errorf("%w: BatchOptions.CheckFinite is not available on the CPU (SolveBatch)", ErrOption)
 	}
 	if len(rhs) != n*g || len(x) != n*g {
 		return res, shapeErr("len(rhs)=%d, len(x)=%d, want N·G=%d", len(rhs), len(x), n*g)

@@ -8,23 +8,30 @@ import (
 	"fmt"
 	"time"
 
+	"gorgonia.org/cu"
+
 	"github.com/bandsolve/bandsolve/banded"
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/bandedgpu"
 	"github.com/bandsolve/bandsolve/internal/gpu/krylovgpu"
+	"github.com/bandsolve/bandsolve/internal/gpu/spikegpu"
 	"github.com/bandsolve/bandsolve/krylov"
 	"github.com/bandsolve/bandsolve/spike"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tuning"
 )
 
-var _ bandGPU = (*cudaBackend)(nil)
+var (
+	_ bandGPU    = (*cudaBackend)(nil)
+	_ cuda.Timer = backToBack
+)
 
 // BandMaxK is tuning.SpikeMaxK for the device.
 func (b *cudaBackend) BandMaxK(elem int) int { return tuning.SpikeMaxK(b.dev.Properties(), elem) }
 
 // RunBand times the GPU solver of a single banded system: truncated SPIKE
-// (cuda.SpikePlan) in the case's precision for d ≥ Direct, BiCGStab(2) on
-// device vectors with the band's CSR product and an FP32 SpikePlan wrapped
+// (spikegpu.Plan) in the case's precision for d ≥ Direct, BiCGStab(2) on
+// device vectors with the band's CSR product and an FP32 spikegpu.Plan wrapped
 // by krylovgpu.NewMixedPrecision below. Factor and Solve are synchronous calls
 // timed with the wall clock, the band and b already on the device.
 func (b *cudaBackend) RunBand(ctx context.Context, c BandCase, a *banded.Band[float64], rhs []float64, br bandRun) BandResult {
@@ -85,7 +92,7 @@ func runBandDirect[T tridiag.Float](ctx context.Context, be *cudaBackend, c Band
 		r.Err = shortErr(err)
 		return r
 	}
-	plan, err := cuda.NewSpikePlan[T](be.dev, n, c.K, spike.Options{})
+	plan, err := spikegpu.NewPlan[T](be.dev, n, c.K, spike.Options{})
 	if err != nil {
 		return fail(err)
 	}
@@ -181,7 +188,7 @@ func runBandIterative(ctx context.Context, be *cudaBackend, c BandCase, a *bande
 		return fail(err)
 	}
 	defer sp.Free(dx)
-	p32, err := cuda.NewSpikePlan[float32](be.dev, n, c.K, spike.Options{})
+	p32, err := spikegpu.NewPlan[float32](be.dev, n, c.K, spike.Options{})
 	if err != nil {
 		return fail(err)
 	}
@@ -190,7 +197,7 @@ func runBandIterative(ctx context.Context, be *cudaBackend, c BandCase, a *bande
 		// truncated preconditioner of a matrix that is not diagonally
 		// dominant is poor when partitions are short.
 		_ = p32.Close()
-		if p32, err = cuda.NewSpikePlan[float32](be.dev, n, c.K, spike.Options{Partitions: pmax}); err != nil {
+		if p32, err = spikegpu.NewPlan[float32](be.dev, n, c.K, spike.Options{Partitions: pmax}); err != nil {
 			return fail(err)
 		}
 	}
@@ -251,7 +258,7 @@ func runBandIterative(ctx context.Context, be *cudaBackend, c BandCase, a *bande
 	return r
 }
 
-// RunPenta times bandsolve's batched banded kernel (cuda.BandBatchPlan,
+// RunPenta times bandsolve's batched banded kernel (bandedgpu.BatchPlan,
 // one thread per system) and cuSPARSE's gpsvInterleavedBatch on the same
 // interleaved pentadiagonal batch, CUDA events around each call, median
 // of the repetitions after the warm-ups; cuSPARSE's six arrays are
@@ -327,13 +334,13 @@ func runPenta[T tridiag.Float](ctx context.Context, be *cudaBackend, c BandCase,
 			return
 		}
 		bufs = append(bufs, dx)
-		p, err := cuda.NewBandBatchPlan[T](be.dev, n, c.K, g, banded.Interleaved, cuda.BandBatchOptions{})
+		p, err := bandedgpu.NewBatchPlan[T](be.dev, n, c.K, g, banded.Interleaved, bandedgpu.Options{})
 		if err != nil {
 			ours.Err = shortErr(err)
 			return
 		}
 		defer func() { _ = p.Close() }()
-		ts, err := p.Time(ctx, da, dd, dx, br.warmup, max(br.reps, 3))
+		ts, err := p.Time(ctx, backToBack, da, dd, dx, br.warmup, max(br.reps, 3))
 		if err != nil {
 			ours.Err = shortErr(err)
 			return
@@ -392,4 +399,59 @@ func runPenta[T tridiag.Float](ctx context.Context, be *cudaBackend, c BandCase,
 		peer.Note = "cuSPARSE " + be.peer.versionString()
 	}()
 	return []BandResult{ours, peer}
+}
+
+// backToBack is the cuda.Timer of the batched banded solver's figures:
+// warmup untimed runs of body, then reps runs queued back to back on s
+// with one CUDA event between consecutive runs (event i+1 ends run i and
+// starts run i+1), without a gate. before must be nil (nothing runs
+// between the repetitions).
+func backToBack(s cu.Stream, warmup, reps int, before, body func() error) ([]time.Duration, error) {
+	if before != nil {
+		return nil, errors.New("bench: back-to-back timing runs nothing between the repetitions")
+	}
+	if reps < 1 {
+		return nil, fmt.Errorf("bench: timing needs reps ≥ 1, got %d", reps)
+	}
+	events := make([]cu.Event, 0, reps+1)
+	defer func() {
+		for i := range events {
+			_ = cu.DestroyEvent(&events[i])
+		}
+	}()
+	for i := 0; i <= reps; i++ {
+		ev, err := cu.MakeEvent(cu.DefaultEvent)
+		if err != nil {
+			return nil, fmt.Errorf("bench: creating an event: %w", err)
+		}
+		events = append(events, ev)
+	}
+	for i := 0; i < max(warmup, 0); i++ {
+		if err := body(); err != nil {
+			return nil, err
+		}
+	}
+	if err := events[0].Record(s); err != nil {
+		return nil, err
+	}
+	for i := 0; i < reps; i++ {
+		if err := body(); err != nil {
+			return nil, err
+		}
+		if err := events[i+1].Record(s); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.Synchronize(); err != nil {
+		return nil, err
+	}
+	times := make([]time.Duration, reps)
+	for i := range times {
+		ms, err := events[i].Elapsed(events[i+1])
+		if err != nil {
+			return nil, fmt.Errorf("bench: reading an event time: %w", err)
+		}
+		times[i] = time.Duration(ms * float64(time.Millisecond))
+	}
+	return times, nil
 }

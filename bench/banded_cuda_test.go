@@ -15,11 +15,12 @@ import (
 	"github.com/bandsolve/bandsolve/banded"
 	"github.com/bandsolve/bandsolve/internal/gpu/gpuclock"
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/bandedgpu"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
 // BenchmarkBandBatch puts bandsolve's batched banded solver (one thread per
-// system, LU without pivoting; cuda.BandBatchPlan with its default kernel)
+// system, LU without pivoting; bandedgpu.BatchPlan with its default kernel)
 // beside cuSPARSE's gpsvInterleavedBatch in the same process, on the
 // pentadiagonal (K = 2) cases of bench/anchors/banded-h200.csv: the
 // interleaved layout, coefficients [1 −4 10 −4 1] in every row (as the
@@ -142,11 +143,11 @@ func benchBandVsGpsv[T tridiag.Float](b *testing.B, dev *cuda.Device, peer *cusp
 		if err != nil {
 			b.Fatal(err)
 		}
-		p, err := cuda.NewBandBatchPlan[T](dev, n, k, g, banded.Interleaved, cuda.BandBatchOptions{})
+		p, err := bandedgpu.NewBatchPlan[T](dev, n, k, g, banded.Interleaved, bandedgpu.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		ts, err := p.Time(ctx, a, d, x, 3, 15)
+		ts, err := p.Time(ctx, backToBack, a, d, x, 3, 15)
 		if err != nil {
 			b.Fatal(err)
 		}

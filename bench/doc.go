@@ -38,7 +38,7 @@
 // against the host's banded LU with partial pivoting (cpu:gbsv, skipped
 // above -host-cap by a cost model fitted as it goes) and package spike on
 // all cores, with true residuals ‖b − A·x‖₂/‖b‖₂ checked on the host; and
-// batches of pentadiagonal systems (cuda.BandBatchPlan) against cuSPARSE
+// batches of pentadiagonal systems (bandedgpu.BatchPlan) against cuSPARSE
 // gpsvInterleavedBatch. They write their own table and CSV (BandResult)
 // and the plot banded-d1.png.
 //

@@ -64,7 +64,8 @@ type Options struct {
 	// Method is Truncated (the default) or BlockJacobi.
 	Method Method
 	// Workers bounds the goroutines Factor and Solve use; 0 means
-	// GOMAXPROCS.
+	// GOMAXPROCS (for a Plan, the workers of its tridiag.CPU). The CPU
+	// only: other devices do not use it.
 	Workers int
 	// Refine says when Factorization.Solve refines its solution (see
 	// banded.Refine): by default (banded.RefineBoosted) when a pivot of
@@ -76,8 +77,9 @@ type Options struct {
 	// backward error of every solve (one product with A) and refines
 	// whatever its cause (truncation, growth, float32 factors);
 	// banded.RefineOff never refines. Factor keeps a copy of A for the
-	// residuals when refinement may run. The Preconditioner and the GPU
-	// plan (package cuda) never refine.
+	// residuals when refinement may run. Plan refines on every device
+	// (on the host, with the device's solves); the Preconditioner and
+	// the device-resident GPU plan never refine.
 	Refine banded.RefineOptions
 }
 

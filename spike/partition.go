@@ -110,8 +110,7 @@ const (
 // precision) steps with partitions of 667 rows and does not converge in
 // 100 steps with partitions of 67 rows, which is what a GPU's tuning picks
 // for speed (tuning.SpikePartitions). Pass it as Options.Partitions, on
-// the CPU or to cuda.NewSpikePlan, or take the minimum with the device's
-// choice.
+// every device (NewPlan), or take the minimum with the device's choice.
 func PreconditionerPartitions(n, k int) int {
 	return max(1, n/max(PreconditionerRows, PreconditionerRowsPerK*k))
 }

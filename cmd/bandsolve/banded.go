@@ -97,7 +97,7 @@ the host with the GPU's factorization as preconditioner.
 
 Devices: -device cpu runs package spike on the host's cores; -device
 cuda (or cuda:N) runs the same truncated SPIKE on the GPU
-(cuda.SpikePlan, bit for bit the CPU's factors for the same partitions;
+(the GPU SPIKE plan, bit for bit the CPU's factors for the same partitions;
 P defaults to the GPU's tuning) and, for -method iterative, BiCGStab(2)
 on device vectors with CSR products of the band or of the reordered
 sparse matrix; the report then adds the time of the uploads, which the

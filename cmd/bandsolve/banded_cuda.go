@@ -10,6 +10,7 @@ import (
 	"github.com/bandsolve/bandsolve/banded"
 	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/internal/gpu/krylovgpu"
+	"github.com/bandsolve/bandsolve/internal/gpu/spikegpu"
 	"github.com/bandsolve/bandsolve/krylov"
 	"github.com/bandsolve/bandsolve/sparse"
 	"github.com/bandsolve/bandsolve/spike"
@@ -17,7 +18,7 @@ import (
 )
 
 // solveBandedCUDA solves pb on the GPU with ordinal idx: truncated SPIKE
-// on the device (cuda.SpikePlan) as a direct solver, or as the
+// on the device (spikegpu.Plan) as a direct solver, or as the
 // preconditioner of BiCGStab(2) iterating on device vectors with CSR
 // products (krylovgpu.Space). The solution, in the solver's ordering, goes to
 // y. The error is the solver's (for iterative, krylov.ErrNotConverged and
@@ -47,7 +48,7 @@ func solveBandedCUDA(ctx context.Context, idx int, pb *bandedProblem, method, pr
 // the factor and solve times exclude the uploads (reported apart).
 func spikeDirectCUDA[T tridiag.Float](ctx context.Context, d *cuda.Device, A *banded.Band[T], opts spike.Options, pb *bandedProblem, y []float64, rep *bandedReport) error {
 	b := pb.b
-	plan, err := cuda.NewSpikePlan[T](d, A.N, A.K, opts)
+	plan, err := spikegpu.NewPlan[T](d, A.N, A.K, opts)
 	if err != nil {
 		return err
 	}
@@ -90,7 +91,7 @@ func spikeDirectCUDA[T tridiag.Float](ctx context.Context, d *cuda.Device, A *ba
 
 // spikeIterativeCUDA runs BiCGStab(2) on the device: the operator is the
 // CSR of the reordered sparse matrix (-mtx) or of the band, the
-// preconditioner a float64 SpikePlan, or a float32 one wrapped by
+// preconditioner a float64 spikegpu.Plan, or a float32 one wrapped by
 // krylovgpu.MixedPrecision (-precision mixed). The factor time includes the
 // band's upload; the solve time is the whole iteration.
 func spikeIterativeCUDA(ctx context.Context, d *cuda.Device, pb *bandedProblem, opts spike.IterativeOptions, y []float64, rep *bandedReport) error {
@@ -167,8 +168,8 @@ func spikeIterativeCUDA(ctx context.Context, d *cuda.Device, pb *bandedProblem, 
 
 // factoredSpikePlan makes a SPIKE plan for A on d and factors A with it,
 // recording the partitions and boosted pivots in rep.
-func factoredSpikePlan[T tridiag.Float](ctx context.Context, d *cuda.Device, A *banded.Band[T], opts spike.Options, rep *bandedReport) (*cuda.SpikePlan[T], error) {
-	p, err := cuda.NewSpikePlan[T](d, A.N, A.K, opts)
+func factoredSpikePlan[T tridiag.Float](ctx context.Context, d *cuda.Device, A *banded.Band[T], opts spike.Options, rep *bandedReport) (*spikegpu.Plan[T], error) {
+	p, err := spikegpu.NewPlan[T](d, A.N, A.K, opts)
 	if err != nil {
 		return nil, err
 	}

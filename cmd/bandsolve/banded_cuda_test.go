@@ -16,7 +16,7 @@ import (
 )
 
 // The banded command on the GPU against the same command on the CPU: the
-// direct solves factor the same partitions bit for bit (cuda.SpikePlan
+// direct solves factor the same partitions bit for bit (spikegpu.Plan
 // follows package spike), so the errors agree to the printed digits; the
 // iterative solves converge in about as many steps.
 func TestBandedCUDA(t *testing.T) {

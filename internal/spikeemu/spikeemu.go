@@ -3,7 +3,7 @@
 // spikeemu runs the truncated SPIKE kernels of
 // ptx/src/band_spike.cuh, with the window kernels of band_window.cuh, on
 // the CPU through the fiber emulation of internal/bandemu, in the order
-// cuda.SpikePlan launches them and decoded by internal/spikegpu, so that
+// spikegpu.Plan launches them and decoded by internal/gpu/spikegpu, so that
 // the whole GPU pipeline can be checked against package spike bit for bit
 // without a GPU:
 //
@@ -51,7 +51,7 @@ import (
 	"unsafe"
 
 	"github.com/bandsolve/bandsolve/banded"
-	"github.com/bandsolve/bandsolve/internal/spikegpu"
+	"github.com/bandsolve/bandsolve/internal/gpu/spikegpu"
 	"github.com/bandsolve/bandsolve/spike"
 	"github.com/bandsolve/bandsolve/tuning"
 )
@@ -74,7 +74,7 @@ func ptr[T any](s []T) unsafe.Pointer {
 
 func fp[T Float](s []T) unsafe.Pointer { return ptr(s) }
 
-// Plan is cuda.SpikePlan with host slices for device memory and the
+// Plan is spikegpu.Plan with host slices for device memory and the
 // emulated kernels for launches.
 type Plan[T Float] struct {
 	L        *spikegpu.Layout

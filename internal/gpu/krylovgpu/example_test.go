@@ -10,6 +10,7 @@ import (
 	"github.com/bandsolve/bandsolve/banded"
 	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/internal/gpu/krylovgpu"
+	"github.com/bandsolve/bandsolve/internal/gpu/spikegpu"
 	"github.com/bandsolve/bandsolve/krylov"
 	"github.com/bandsolve/bandsolve/sparse"
 	"github.com/bandsolve/bandsolve/spike"
@@ -49,7 +50,7 @@ func ExampleNewSpace() {
 	// partitions (spike.PreconditionerPartitions for d < 1), applied to
 	// float64 residuals.
 	opts := spike.Options{Partitions: spike.PreconditionerPartitions(n, k)}
-	p32, err := cuda.NewSpikePlan[float32](dev, n, k, opts)
+	p32, err := spikegpu.NewPlan[float32](dev, n, k, opts)
 	if err != nil {
 		panic(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/bandsolve/bandsolve/banded"
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/spikegpu"
 	"github.com/bandsolve/bandsolve/krylov"
 	"github.com/bandsolve/bandsolve/sparse"
 	"github.com/bandsolve/bandsolve/spike"
@@ -63,7 +64,7 @@ func TestSpikeGPUMixedBiCGStab2(t *testing.T) {
 	defer da.Close()
 	gop, err := sp.Operator(da)
 	require.NoError(t, err)
-	plan, err := cuda.NewSpikePlan[float32](dev, n, k, opts)
+	plan, err := spikegpu.NewPlan[float32](dev, n, k, opts)
 	require.NoError(t, err)
 	defer plan.Close()
 	require.NoError(t, plan.FactorBand(ctx, banded.Convert[float32](m)))
@@ -97,7 +98,7 @@ func TestSpikeGPUMixedBiCGStab2(t *testing.T) {
 	assert.LessOrEqual(t, math.Sqrt(rr/bb), 1.01e-10, "true residual")
 
 	// The float64 plan is a krylov.Preconditioner of the device vectors.
-	p64, err := cuda.NewSpikePlan[float64](dev, n, k, opts)
+	p64, err := spikegpu.NewPlan[float64](dev, n, k, opts)
 	require.NoError(t, err)
 	defer p64.Close()
 	require.NoError(t, p64.FactorBand(ctx, m))
@@ -129,7 +130,7 @@ func TestSpikeGPUBlockedBiCGStab2(t *testing.T) {
 	defer da.Close()
 	gop, err := sp.Operator(da)
 	require.NoError(t, err)
-	plan, err := cuda.NewSpikePlan[float64](dev, n, k, spike.Options{Partitions: P})
+	plan, err := spikegpu.NewPlan[float64](dev, n, k, spike.Options{Partitions: P})
 	require.NoError(t, err)
 	defer plan.Close()
 	require.True(t, plan.Blocked())

@@ -1,6 +1,6 @@
 //go:build cuda
 
-package cuda
+package bandedgpu
 
 import (
 	"context"
@@ -13,10 +13,11 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/banded"
+	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
-// MaxBatchK is the largest half-bandwidth of BandBatchPlan (its kernels keep
+// MaxBatchK is the largest half-bandwidth of BatchPlan (its kernels keep
 // a (K+1)×(K+1) window of the matrix in registers).
 const MaxBatchK = 8
 
@@ -33,8 +34,8 @@ const (
 	bandCheckX = 1 // kernel flag: report non-finite solutions
 )
 
-// BandBatchOptions configure a BandBatchPlan.
-type BandBatchOptions struct {
+// Options configure a BatchPlan.
+type Options struct {
 	// Factor sets the diagonal boosting of the LU factorization without
 	// pivoting, exactly as for banded.FactorLU: a pivot p with |p| < τ =
 	// BoostTol·max|a_ij| of its system becomes sign(p)·τ; 0 means the
@@ -46,11 +47,10 @@ type BandBatchOptions struct {
 	// first such row. banded.SolveBatch does not check this, so it is off
 	// by default.
 	CheckFinite bool
-	kernel      string // kernel name override (benchmarks of variants)
-	discard     bool   // drop the workspace's L2 lines once read
+	kernel      string // kernel name override (tests and benchmarks of variants)
 }
 
-// BandBatchPlan solves batches of G banded systems of order N and
+// BatchPlan solves batches of G banded systems of order N and
 // half-bandwidth K (1 ≤ K ≤ MaxBatchK) on the GPU with one thread per
 // system: LU without pivoting with diagonal boosting, fused with the
 // forward and backward sweeps in one kernel. The results are bit for bit
@@ -66,13 +66,13 @@ type BandBatchOptions struct {
 // (K+1)·N·G elements (the upper factor's rows and the eliminated
 // right-hand side, always interleaved). Solves of one plan run one at a
 // time.
-type BandBatchPlan[T tridiag.Float] struct {
-	dev        *Device
+type BatchPlan[T tridiag.Float] struct {
+	dev        *cuda.Device
 	n, k, g    int
 	gp         int // G rounded up to the block size
 	threads    int
 	layout     banded.Layout
-	opts       BandBatchOptions
+	opts       Options
 	tol        float64 // resolved BoostTol; < 0: off
 	kernel     string
 	mu         sync.Mutex
@@ -80,14 +80,14 @@ type BandBatchPlan[T tridiag.Float] struct {
 	work       cu.DevicePtr
 	status     cu.DevicePtr
 	codes      []int32
-	ha, hd, hx *Buffer[T]
+	ha, hd, hx *cuda.Buffer[T]
 	closed     bool
 }
 
-// NewBandBatchPlan makes a plan for batches of g systems of order n and
+// NewBatchPlan makes a plan for batches of g systems of order n and
 // half-bandwidth k in the given layout. Shapes outside 1 ≤ k ≤ MaxBatchK,
 // k < n, g ≥ 1 give an error wrapping banded.ErrShape.
-func NewBandBatchPlan[T tridiag.Float](d *Device, n, k, g int, layout banded.Layout, opts BandBatchOptions) (*BandBatchPlan[T], error) {
+func NewBatchPlan[T tridiag.Float](d *cuda.Device, n, k, g int, layout banded.Layout, opts Options) (*BatchPlan[T], error) {
 	if err := banded.CheckShape(n, k); err != nil {
 		return nil, err
 	}
@@ -103,30 +103,20 @@ func NewBandBatchPlan[T tridiag.Float](d *Device, n, k, g int, layout banded.Lay
 	if int64(2*k+1)*int64(n)*int64(g) > 1<<40 {
 		return nil, fmt.Errorf("%w: batch too large", banded.ErrShape)
 	}
-	p := &BandBatchPlan[T]{dev: d, n: n, k: k, g: g, layout: layout, opts: opts}
-	p.tol = opts.Factor.BoostTol
-	if p.tol == 0 {
-		p.tol = 0x1p-23
-		if elemSize[T]() == 8 {
-			p.tol = 0x1p-52
-		}
-	} else if p.tol < 0 {
-		p.tol = -1
-	}
+	p := &BatchPlan[T]{dev: d, n: n, k: k, g: g, layout: layout, opts: opts}
+	p.tol = BoostTol[T](opts.Factor.BoostTol)
 	// Blocks of 64 threads while they fill the GPU twice over, else of 32
 	// (one warp) to spread small batches over every multiprocessor.
 	p.threads = 32
-	if (g+63)/64 >= 2*d.props.SMs {
+	if (g+63)/64 >= 2*d.Properties().SMs {
 		p.threads = 64
 	}
 	p.gp = (g + p.threads - 1) / p.threads * p.threads
-	prec := "f32"
-	if elemSize[T]() == 8 {
-		prec = "f64"
-	}
+	prec := Prec[T]()
 	// One kernel per K, with the deepest prefetch that fits in registers:
 	// on an H100 it is the fastest for small and full batches alike
-	// (go test -tags cuda -run '^$' -bench '^BenchmarkBandBatch$' ./cuda).
+	// (go test -tags cuda -run '^$' -bench '^BenchmarkBandBatch$'
+	// ./internal/gpu/bandedgpu).
 	p.kernel = fmt.Sprintf("band_batch_%s_k%d", prec, k)
 	if opts.kernel != "" {
 		p.kernel = opts.kernel
@@ -139,7 +129,7 @@ func NewBandBatchPlan[T tridiag.Float](d *Device, n, k, g int, layout banded.Lay
 		_ = p.Close()
 		return nil, fmt.Errorf("cuda: clearing status: %w", err)
 	}
-	if p.work, err = d.AllocBytes(int64(k+1) * int64(n) * int64(p.gp) * elemSize[T]()); err != nil {
+	if p.work, err = d.AllocBytes(int64(k+1) * int64(n) * int64(p.gp) * ElemSize[T]()); err != nil {
 		_ = p.Close()
 		return nil, fmt.Errorf("cuda: banded batch workspace: %w", err)
 	}
@@ -155,10 +145,10 @@ func NewBandBatchPlan[T tridiag.Float](d *Device, n, k, g int, layout banded.Lay
 }
 
 // Shape returns N, K and G.
-func (p *BandBatchPlan[T]) Shape() (n, k, g int) { return p.n, p.k, p.g }
+func (p *BatchPlan[T]) Shape() (n, k, g int) { return p.n, p.k, p.g }
 
 // Kernel names the kernel the plan launches.
-func (p *BandBatchPlan[T]) Kernel() string { return p.kernel }
+func (p *BatchPlan[T]) Kernel() string { return p.kernel }
 
 // Bytes returns the device-memory traffic of one solve as the kernel
 // issues it (bytes read plus written; lines that stay in L2 may spare some)
@@ -168,15 +158,15 @@ func (p *BandBatchPlan[T]) Kernel() string { return p.kernel }
 // U without its last entry, which is read again from the matrix, and the
 // eliminated right-hand side), reads that last entry and writes x_j:
 // 4K+6 elements against 2K+3.
-func (p *BandBatchPlan[T]) Bytes() (moved, floor int64) {
+func (p *BatchPlan[T]) Bytes() (moved, floor int64) {
 	rows := int64(p.n) * int64(p.g)
-	e := elemSize[T]()
+	e := ElemSize[T]()
 	k := int64(p.k)
 	tail := int64(p.k) * int64(p.g) // rows whose u_{j,j+K} is outside the matrix
 	return (rows*(4*k+6) - tail) * e, rows * (2*k + 3) * e
 }
 
-func (p *BandBatchPlan[T]) strides() (aes, abs, des, dbs int64) {
+func (p *BatchPlan[T]) strides() (aes, abs, des, dbs int64) {
 	if p.layout == banded.Interleaved {
 		return int64(p.g), 1, int64(p.g), 1
 	}
@@ -184,29 +174,29 @@ func (p *BandBatchPlan[T]) strides() (aes, abs, des, dbs int64) {
 }
 
 // launch enqueues the kernel (device thread).
-func (p *BandBatchPlan[T]) launch(a, d, x cu.DevicePtr) error {
+func (p *BatchPlan[T]) launch(a, d, x cu.DevicePtr) error {
 	aes, abs, des, dbs := p.strides()
 	flags := int32(0)
 	if p.opts.CheckFinite {
 		flags |= bandCheckX
 	}
-	return p.dev.Launch(p.kernel, Dim3{X: p.gp / p.threads}, Dim3{X: p.threads}, 0, p.stream,
+	return p.dev.Launch(p.kernel, cuda.Dim3{X: p.gp / p.threads}, cuda.Dim3{X: p.threads}, 0, p.stream,
 		a, d, x, p.work, int32(p.n), int32(p.g), int32(p.gp), aes, abs, des, dbs, p.tol, flags, p.status)
 }
 
-func (p *BandBatchPlan[T]) check(bufs ...*Buffer[T]) error {
+func (p *BatchPlan[T]) check(bufs ...*cuda.Buffer[T]) error {
 	coef := int64(2*p.k+1) * int64(p.n) * int64(p.g)
 	vec := int64(p.n) * int64(p.g)
 	for i, b := range bufs {
-		if b == nil || b.ptr == 0 {
+		if b == nil || b.Ptr() == 0 {
 			return fmt.Errorf("%w: nil or freed buffer", banded.ErrShape)
 		}
 		need := vec
 		if i == 0 {
 			need = coef
 		}
-		if int64(b.n) < need {
-			return fmt.Errorf("%w: buffer of %d elements, need %d", banded.ErrShape, b.n, need)
+		if int64(b.Len()) < need {
+			return fmt.Errorf("%w: buffer of %d elements, need %d", banded.ErrShape, b.Len(), need)
 		}
 	}
 	return nil
@@ -221,7 +211,7 @@ func (p *BandBatchPlan[T]) check(bufs ...*Buffer[T]) error {
 // Systems that failed (a NaN/Inf entry, a zero pivot with boosting off, a
 // pivot that overflowed) get x = NaN and are listed in a
 // *banded.BatchError, with the row and column of banded's *RowError.
-func (p *BandBatchPlan[T]) SolveDevice(ctx context.Context, a, d, x *Buffer[T]) (banded.BatchResult, error) {
+func (p *BatchPlan[T]) SolveDevice(ctx context.Context, a, d, x *cuda.Buffer[T]) (banded.BatchResult, error) {
 	var res banded.BatchResult
 	if err := p.check(a, d, x); err != nil {
 		return res, err
@@ -236,7 +226,7 @@ func (p *BandBatchPlan[T]) SolveDevice(ctx context.Context, a, d, x *Buffer[T]) 
 	}
 	var st []int32
 	err := p.dev.Enqueue(func() error {
-		if err := p.launch(a.ptr, d.ptr, x.ptr); err != nil {
+		if err := p.launch(a.Ptr(), d.Ptr(), x.Ptr()); err != nil {
 			_ = p.stream.Synchronize()
 			return err
 		}
@@ -252,7 +242,7 @@ func (p *BandBatchPlan[T]) SolveDevice(ctx context.Context, a, d, x *Buffer[T]) 
 
 // readStatus waits for the solve and returns the status arrays when the
 // flag is set, clearing them on the device (device thread).
-func (p *BandBatchPlan[T]) readStatus() ([]int32, error) {
+func (p *BatchPlan[T]) readStatus() ([]int32, error) {
 	if err := p.stream.Synchronize(); err != nil {
 		return nil, fmt.Errorf("cuda: banded batch solve N=%d K=%d G=%d: %w", p.n, p.k, p.g, err)
 	}
@@ -276,13 +266,13 @@ func (p *BandBatchPlan[T]) readStatus() ([]int32, error) {
 }
 
 // report turns the status arrays into banded's result and errors.
-func (p *BandBatchPlan[T]) report(a *Buffer[T], st []int32) (banded.BatchResult, error) {
+func (p *BatchPlan[T]) report(a *cuda.Buffer[T], st []int32) (banded.BatchResult, error) {
 	var res banded.BatchResult
 	g := p.g
 	flag := st[4*g]
 	var be *banded.BatchError
 	if flag&bandFlagFail != 0 {
-		be = &banded.BatchError{}
+		be = &banded.BatchError{G: g}
 		for s := 0; s < g; s++ {
 			kind := st[g+s]
 			if kind == 0 {
@@ -334,15 +324,15 @@ func (p *BandBatchPlan[T]) report(a *Buffer[T], st []int32) (banded.BatchResult,
 // Solve copies host slices to the device, solves and copies x back: a
 // holds the G matrices in the plan's layout (as banded.Batch.Data), rhs
 // and x the right-hand sides and solutions (x may be rhs).
-func (p *BandBatchPlan[T]) Solve(ctx context.Context, a, rhs, x []T) (banded.BatchResult, error) {
+func (p *BatchPlan[T]) Solve(ctx context.Context, a, rhs, x []T) (banded.BatchResult, error) {
 	coef, vec := (2*p.k+1)*p.n*p.g, p.n*p.g
 	if len(a) != coef || len(rhs) != vec || len(x) != vec {
 		return banded.BatchResult{}, fmt.Errorf("%w: len(a)=%d, len(rhs)=%d, len(x)=%d, want %d, %d, %d", banded.ErrShape, len(a), len(rhs), len(x), coef, vec, vec)
 	}
 	var err error
-	get := func(b **Buffer[T], n int) {
+	get := func(b **cuda.Buffer[T], n int) {
 		if *b == nil && err == nil {
-			*b, err = Alloc[T](p.dev, n)
+			*b, err = cuda.Alloc[T](p.dev, n)
 		}
 	}
 	p.mu.Lock()
@@ -372,7 +362,7 @@ func (p *BandBatchPlan[T]) Solve(ctx context.Context, a, rhs, x []T) (banded.Bat
 
 // SolveBatch solves a banded.Batch of the plan's shape and layout, like
 // banded.SolveBatch.
-func (p *BandBatchPlan[T]) SolveBatch(ctx context.Context, b *banded.Batch[T], rhs, x []T) (banded.BatchResult, error) {
+func (p *BatchPlan[T]) SolveBatch(ctx context.Context, b *banded.Batch[T], rhs, x []T) (banded.BatchResult, error) {
 	if err := b.Check(); err != nil {
 		return banded.BatchResult{}, err
 	}
@@ -383,73 +373,56 @@ func (p *BandBatchPlan[T]) SolveBatch(ctx context.Context, b *banded.Batch[T], r
 	return p.Solve(ctx, b.Data, rhs, x)
 }
 
-// Time measures the solve of the batch held in device buffers with CUDA
-// events: warmup untimed solves, then reps timed ones (the kernel only,
-// not the status readback). The inputs are not modified, so nothing is
-// restored between solves; x must not be d. The status is checked once at
-// the end.
-func (p *BandBatchPlan[T]) Time(ctx context.Context, a, d, x *Buffer[T], warmup, reps int) ([]time.Duration, error) {
+// Stream is the stream the plan's kernels run on.
+func (p *BatchPlan[T]) Stream() cu.Stream { return p.stream }
+
+// EnqueueSolve queues one solve of the batch held in device buffers on
+// the plan's stream (as SolveDevice, without waiting or reading the
+// status): for timing instruments. Call it on the device thread (inside
+// cuda.Device.Enqueue or Do); the next SolveDevice or Time reports the
+// failures of the solves queued before it.
+func (p *BatchPlan[T]) EnqueueSolve(a, d, x *cuda.Buffer[T]) error {
+	if err := p.check(a, d, x); err != nil {
+		return err
+	}
+	return p.launch(a.Ptr(), d.Ptr(), x.Ptr())
+}
+
+// Time measures the solve of the batch held in device buffers with
+// timer (nil: cuda.EventTimer(nil), CUDA events without a gate): warmup
+// untimed solves, then reps timed ones (the kernel only, not the status
+// readback). The inputs are not modified, so nothing is restored between
+// solves; x must not be d. The status is checked once at the end.
+func (p *BatchPlan[T]) Time(ctx context.Context, timer cuda.Timer, a, d, x *cuda.Buffer[T], warmup, reps int) ([]time.Duration, error) {
 	if reps < 1 {
 		return nil, fmt.Errorf("cuda: timing needs reps ≥ 1, got %d", reps)
 	}
 	if err := p.check(a, d, x); err != nil {
 		return nil, err
 	}
-	if d.ptr == x.ptr {
+	if d.Ptr() == x.Ptr() {
 		return nil, errors.New("cuda: timing needs x apart from d")
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if timer == nil {
+		timer = cuda.EventTimer(nil)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return nil, tridiag.ErrClosed
 	}
-	times := make([]time.Duration, reps)
+	var times []time.Duration
 	var st []int32
 	err := p.dev.Enqueue(func() error {
-		events := make([]cu.Event, 0, reps+1)
-		defer func() {
-			for i := range events {
-				_ = cu.DestroyEvent(&events[i])
-			}
-		}()
-		for i := 0; i <= reps; i++ {
-			ev, err := cu.MakeEvent(cu.DefaultEvent)
-			if err != nil {
-				return fmt.Errorf("cuda: creating an event: %w", err)
-			}
-			events = append(events, ev)
-		}
-		for i := 0; i < max(warmup, 0); i++ {
-			if err := p.launch(a.ptr, d.ptr, x.ptr); err != nil {
-				return err
-			}
-		}
-		// Back-to-back solves: event i+1 ends solve i and starts i+1.
-		if err := events[0].Record(p.stream); err != nil {
-			return err
-		}
-		for i := 0; i < reps; i++ {
-			if err := p.launch(a.ptr, d.ptr, x.ptr); err != nil {
-				return err
-			}
-			if err := events[i+1].Record(p.stream); err != nil {
-				return err
-			}
-		}
-		if err := p.stream.Synchronize(); err != nil {
+		var err error
+		times, err = timer(p.stream, warmup, reps, nil, func() error { return p.launch(a.Ptr(), d.Ptr(), x.Ptr()) })
+		if err != nil {
+			_ = p.stream.Synchronize()
 			return fmt.Errorf("cuda: banded batch solve: %w", err)
 		}
-		for i := range times {
-			ms, err := events[i].Elapsed(events[i+1])
-			if err != nil {
-				return fmt.Errorf("cuda: reading an event time: %w", err)
-			}
-			times[i] = time.Duration(ms * float64(time.Millisecond))
-		}
-		var err error
 		st, err = p.readStatus()
 		return err
 	})
@@ -463,15 +436,20 @@ func (p *BandBatchPlan[T]) Time(ctx context.Context, a, d, x *Buffer[T], warmup,
 	return times, nil
 }
 
+// Describe says how the plan solves: its kernel, block size and device.
+func (p *BatchPlan[T]) Describe() string {
+	return fmt.Sprintf("%s, %d threads per block, one thread per system, on %s", p.kernel, p.threads, p.dev.Name())
+}
+
 // Close frees the plan's device memory.
-func (p *BandBatchPlan[T]) Close() error {
+func (p *BatchPlan[T]) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return nil
 	}
 	p.closed = true
-	for _, b := range []*Buffer[T]{p.ha, p.hd, p.hx} {
+	for _, b := range []*cuda.Buffer[T]{p.ha, p.hd, p.hx} {
 		if b != nil {
 			_ = b.Free()
 		}

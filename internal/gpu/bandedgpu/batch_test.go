@@ -1,6 +1,6 @@
 //go:build cuda
 
-package cuda
+package bandedgpu
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bandsolve/bandsolve/banded"
+	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
@@ -22,10 +23,15 @@ import (
 // pivoting (banded.FactorPivot) through the backward error, and on
 // breakdowns. internal/bandemu runs the same kernels on the CPU.
 
-func bandEps[T tridiag.Float]() float64 { return eps[T]() }
+func bandEps[T tridiag.Float]() float64 {
+	if ElemSize[T]() == 8 {
+		return 0x1p-52
+	}
+	return 0x1p-23
+}
 
 func f64bits[T tridiag.Float](v T) uint64 {
-	if elemSize[T]() == 8 {
+	if ElemSize[T]() == 8 {
 		return math.Float64bits(float64(v))
 	}
 	return uint64(math.Float32bits(float32(v)))
@@ -93,10 +99,10 @@ func vecOf[T tridiag.Float](b *banded.Batch[T], v []T, s int) []T {
 // solutions bit for bit, failures and boosts; for a sample of solved
 // systems it also checks the backward error and the distance to the
 // pivoting LU's solution.
-func checkBandBatch[T tridiag.Float](t *testing.T, b *banded.Batch[T], rhs []T, opts BandBatchOptions, what string) {
+func checkBandBatch[T tridiag.Float](t *testing.T, b *banded.Batch[T], rhs []T, opts Options, what string) {
 	t.Helper()
 	ctx := context.Background()
-	p, err := NewBandBatchPlan[T](dev, b.N, b.K, b.G, b.Layout, opts)
+	p, err := NewBatchPlan[T](dev, b.N, b.K, b.G, b.Layout, opts)
 	require.NoError(t, err, what)
 	defer p.Close()
 	x := make([]T, len(rhs))
@@ -188,7 +194,7 @@ func testBandBatch[T tridiag.Float](t *testing.T) {
 				for _, lay := range bandLayouts {
 					b, rhs := bandBatch[T](r, n, k, g, lay, 1.5)
 					what := fmt.Sprintf("K=%d N=%d G=%d %v", k, n, g, lay)
-					checkBandBatch(t, b, rhs, BandBatchOptions{}, what)
+					checkBandBatch(t, b, rhs, Options{}, what)
 				}
 			}
 		}
@@ -204,7 +210,7 @@ func testBandBatchKernels[T tridiag.Float](t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	prec := "f32"
 	depths := []string{"_d4", "_d24"}
-	if elemSize[T]() == 8 {
+	if ElemSize[T]() == 8 {
 		prec = "f64"
 		depths = []string{"_d4"}
 	}
@@ -213,7 +219,7 @@ func testBandBatchKernels[T tridiag.Float](t *testing.T) {
 			n, g := 77+k, 129
 			b, rhs := bandBatch[T](r, n, k, g, lay, 0.6)
 			name := fmt.Sprintf("band_batch_%s_k%d", prec, k)
-			checkBandBatch(t, b, rhs, BandBatchOptions{kernel: name}, name+" "+lay.String())
+			checkBandBatch(t, b, rhs, Options{kernel: name}, name+" "+lay.String())
 		}
 	}
 	for _, v := range depths {
@@ -221,7 +227,7 @@ func testBandBatchKernels[T tridiag.Float](t *testing.T) {
 			for _, n := range []int{3, 64, 301} {
 				b, rhs := bandBatch[T](r, n, 2, 1000, lay, 1.5)
 				name := fmt.Sprintf("band_batch_%s_k2%s", prec, v)
-				checkBandBatch(t, b, rhs, BandBatchOptions{kernel: name}, fmt.Sprintf("%s N=%d %v", name, n, lay))
+				checkBandBatch(t, b, rhs, Options{kernel: name}, fmt.Sprintf("%s N=%d %v", name, n, lay))
 			}
 		}
 	}
@@ -246,7 +252,7 @@ func testBandBatchBreakdown[T tridiag.Float](t *testing.T) {
 			b.Set(6, 0, 0, 0) // zero pivot and a later NaN: the NaN is reported
 			b.Set(6, 30, 30, T(math.NaN()))
 			mf := math.MaxFloat32
-			if elemSize[T]() == 8 {
+			if ElemSize[T]() == 8 {
 				mf = math.MaxFloat64
 			}
 			b.Set(7, 10, 10, T(mf)) // the next pivot overflows
@@ -258,10 +264,10 @@ func testBandBatchBreakdown[T tridiag.Float](t *testing.T) {
 			b.Set(8, n-1, n-1, 1e3)
 			for _, tol := range []float64{0, -1, 1e-3} {
 				what := fmt.Sprintf("breakdown K=%d %v tol=%g", k, lay, tol)
-				checkBandBatch(t, b, rhs, BandBatchOptions{Factor: banded.FactorOptions{BoostTol: tol}}, what)
+				checkBandBatch(t, b, rhs, Options{Factor: banded.FactorOptions{BoostTol: tol}}, what)
 			}
 			// Boosting off: system 1 fails at row 0 with ErrZeroPivot.
-			p, err := NewBandBatchPlan[T](dev, n, k, g, lay, BandBatchOptions{Factor: banded.FactorOptions{BoostTol: -1}, CheckFinite: true})
+			p, err := NewBatchPlan[T](dev, n, k, g, lay, Options{Factor: banded.FactorOptions{BoostTol: -1}, CheckFinite: true})
 			require.NoError(t, err)
 			x := make([]T, n*g)
 			_, err = p.SolveBatch(context.Background(), b, rhs, x)
@@ -305,14 +311,14 @@ func TestBandBatchDevice(t *testing.T) {
 	want := make([]float64, n*g)
 	_, err := banded.SolveBatch(ctx, b, rhs, want, banded.BatchOptions{Refine: banded.RefineOptions{Mode: banded.RefineOff}})
 	require.NoError(t, err)
-	p, err := NewBandBatchPlan[float64](dev, n, k, g, banded.Interleaved, BandBatchOptions{})
+	p, err := NewBatchPlan[float64](dev, n, k, g, banded.Interleaved, Options{})
 	require.NoError(t, err)
 	defer p.Close()
-	a, err := Upload(dev, b.Data)
+	a, err := cuda.Upload(dev, b.Data)
 	require.NoError(t, err)
 	defer a.Free()
 	for rep := 0; rep < 3; rep++ {
-		d, err := Upload(dev, rhs)
+		d, err := cuda.Upload(dev, rhs)
 		require.NoError(t, err)
 		_, err = p.SolveDevice(ctx, a, d, d) // in place
 		require.NoError(t, err)
@@ -324,13 +330,13 @@ func TestBandBatchDevice(t *testing.T) {
 	// A failing solve, then a good one: no stale status.
 	bad := append([]float64(nil), b.Data...)
 	bad[b.Index(5, 0, 0)] = math.NaN()
-	ab, err := Upload(dev, bad)
+	ab, err := cuda.Upload(dev, bad)
 	require.NoError(t, err)
 	defer ab.Free()
-	d, err := Upload(dev, rhs)
+	d, err := cuda.Upload(dev, rhs)
 	require.NoError(t, err)
 	defer d.Free()
-	x, err := Alloc[float64](dev, n*g)
+	x, err := cuda.Alloc[float64](dev, n*g)
 	require.NoError(t, err)
 	defer x.Free()
 	_, err = p.SolveDevice(ctx, ab, d, x)
@@ -340,7 +346,7 @@ func TestBandBatchDevice(t *testing.T) {
 	assert.Equal(t, 5, be.Failed[0].System)
 	_, err = p.SolveDevice(ctx, a, d, x)
 	require.NoError(t, err)
-	times, err := p.Time(ctx, a, d, x, 1, 3)
+	times, err := p.Time(ctx, cuda.EventTimer(nil), a, d, x, 1, 3)
 	require.NoError(t, err)
 	require.Len(t, times, 3)
 	moved, floor := p.Bytes()
@@ -348,10 +354,10 @@ func TestBandBatchDevice(t *testing.T) {
 	assert.Greater(t, moved, floor)
 
 	for _, c := range []struct{ n, k, g int }{{1, 1, 1}, {5, 0, 1}, {5, 9, 1}, {20, 9, 1}, {5, 2, 0}} {
-		_, err := NewBandBatchPlan[float32](dev, c.n, c.k, c.g, banded.Interleaved, BandBatchOptions{})
+		_, err := NewBatchPlan[float32](dev, c.n, c.k, c.g, banded.Interleaved, Options{})
 		assert.ErrorIs(t, err, banded.ErrShape, "N=%d K=%d G=%d", c.n, c.k, c.g)
 	}
-	short, err := Alloc[float64](dev, 10)
+	short, err := cuda.Alloc[float64](dev, 10)
 	require.NoError(t, err)
 	defer short.Free()
 	_, err = p.SolveDevice(ctx, short, d, x)
@@ -407,9 +413,9 @@ func testBandPartitions[T tridiag.Float](t *testing.T) {
 							}
 							boosts[q] = bs.Count()
 						}
-						band, err := Upload(dev, m.Data)
+						band, err := cuda.Upload(dev, m.Data)
 						require.NoError(t, err)
-						pp, err := NewBandPartitions[T](dev, n, k, bounds)
+						pp, err := NewPartitions[T](dev, n, k, bounds)
 						require.NoError(t, err)
 						var res PartitionResult
 						if ul {
@@ -470,7 +476,7 @@ func testBandPartitions[T tridiag.Float](t *testing.T) {
 								}
 							}
 							for _, split := range []bool{false, true} {
-								bb, err := Upload(dev, b0)
+								bb, err := cuda.Upload(dev, b0)
 								require.NoError(t, err)
 								solve := pp.SolveLU
 								if ul {
@@ -537,7 +543,7 @@ func TestBandPartitionsErrors(t *testing.T) {
 	m := banded.Random[float64](n, k, 2, r)
 	m.Set(150, 147, math.NaN())
 	bounds := []int{0, 100, 200}
-	band, err := Upload(dev, m.Data)
+	band, err := cuda.Upload(dev, m.Data)
 	require.NoError(t, err)
 	defer band.Free()
 	res, err := FactorLUPartitions(ctx, band, n, k, bounds, banded.FactorOptions{})
@@ -563,7 +569,7 @@ func TestBandPartitionsErrors(t *testing.T) {
 	for i := range b {
 		b[i] = 1
 	}
-	db, err := Upload(dev, b)
+	db, err := cuda.Upload(dev, b)
 	require.NoError(t, err)
 	defer db.Free()
 	require.NoError(t, SolveLUPartitions(ctx, band, db, n, k, bounds, 1, n, SweepBoth))
@@ -575,7 +581,7 @@ func TestBandPartitionsErrors(t *testing.T) {
 		n, k   int
 		bounds []int
 	}{{200, 65, []int{0, 200}}, {200, 0, []int{0, 200}}, {200, 4, []int{0, 100}}, {200, 4, []int{0, 100, 100, 200}}, {200, 4, []int{1, 200}}} {
-		_, err := NewBandPartitions[float64](dev, c.n, c.k, c.bounds)
+		_, err := NewPartitions[float64](dev, c.n, c.k, c.bounds)
 		assert.ErrorIs(t, err, banded.ErrShape, "%+v", c)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build cuda
 
-package cuda
+package bandedgpu
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/banded"
+	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
@@ -19,7 +20,7 @@ import (
 // blocked factorization, not written yet).
 const MaxWindowK = 64
 
-// Sweeps select the triangular solves of BandPartitions.Solve.
+// Sweeps select the triangular solves of Partitions.Solve.
 type Sweeps int
 
 const (
@@ -41,7 +42,7 @@ type PartitionResult struct {
 	Boosts []int
 }
 
-// BandPartitions runs the window-sliding LU and UL factorizations and the
+// Partitions runs the window-sliding LU and UL factorizations and the
 // triangular sweeps of truncated SPIKE on the diagonal blocks (partitions)
 // of one band matrix of order N and half-bandwidth K ≤ MaxWindowK held on
 // the device in banded.Band's tall-and-thin storage ((2K+1)·N elements,
@@ -51,8 +52,8 @@ type PartitionResult struct {
 // leave them, bit for bit, and entries coupling partitions are untouched.
 // It holds the bounds and status on the device; calls of one value run
 // one at a time, each returning when its kernel is done.
-type BandPartitions[T tridiag.Float] struct {
-	dev    *Device
+type Partitions[T tridiag.Float] struct {
+	dev    *cuda.Device
 	n, k   int
 	bounds []int
 	mu     sync.Mutex
@@ -63,10 +64,10 @@ type BandPartitions[T tridiag.Float] struct {
 	closed bool
 }
 
-// NewBandPartitions prepares partitioned work on band matrices of order n
+// NewPartitions prepares partitioned work on band matrices of order n
 // and half-bandwidth k (1 ≤ k ≤ MaxWindowK, k < n) split at bounds:
 // bounds[0] = 0 < bounds[1] < … < bounds[P] = n.
-func NewBandPartitions[T tridiag.Float](d *Device, n, k int, bounds []int) (*BandPartitions[T], error) {
+func NewPartitions[T tridiag.Float](d *cuda.Device, n, k int, bounds []int) (*Partitions[T], error) {
 	if err := banded.CheckShape(n, k); err != nil {
 		return nil, err
 	}
@@ -87,7 +88,7 @@ func NewBandPartitions[T tridiag.Float](d *Device, n, k int, bounds []int) (*Ban
 		b32[i] = int32(b)
 	}
 	P := len(bounds) - 1
-	p := &BandPartitions[T]{dev: d, n: n, k: k, bounds: append([]int(nil), bounds...)}
+	p := &Partitions[T]{dev: d, n: n, k: k, bounds: append([]int(nil), bounds...)}
 	var err error
 	if p.dbound, err = d.AllocBytes(int64(4 * len(b32))); err != nil {
 		return nil, err
@@ -116,18 +117,11 @@ func NewBandPartitions[T tridiag.Float](d *Device, n, k int, bounds []int) (*Ban
 	return p, nil
 }
 
-// Partitions returns P, the number of partitions.
-func (p *BandPartitions[T]) Partitions() int { return len(p.bounds) - 1 }
+// P returns the number of partitions.
+func (p *Partitions[T]) P() int { return len(p.bounds) - 1 }
 
 // Bounds returns a copy of the partition bounds.
-func (p *BandPartitions[T]) Bounds() []int { return append([]int(nil), p.bounds...) }
-
-func (p *BandPartitions[T]) prec() string {
-	if elemSize[T]() == 8 {
-		return "f64"
-	}
-	return "f32"
-}
+func (p *Partitions[T]) Bounds() []int { return append([]int(nil), p.bounds...) }
 
 // FactorThreads is the block size of the factorization kernel for
 // half-bandwidth k: min(K², 1024), at least one warp.
@@ -140,45 +134,27 @@ func FactorThreads(k int) int { return max(32, min(k*k, 1024)) }
 // with boosting off; an overflowed pivot, leaving the block partly
 // factored) are listed in a *banded.BatchError whose System is the
 // partition index.
-func (p *BandPartitions[T]) FactorLU(ctx context.Context, band *Buffer[T], opt banded.FactorOptions) (PartitionResult, error) {
+func (p *Partitions[T]) FactorLU(ctx context.Context, band *cuda.Buffer[T], opt banded.FactorOptions) (PartitionResult, error) {
 	return p.factor(ctx, band, opt, false)
 }
 
 // FactorUL factors each partition in place as U·L without pivoting,
 // eliminating from its bottom-right corner (banded.FactorULRange on each
 // partition). Results and errors as for FactorLU.
-func (p *BandPartitions[T]) FactorUL(ctx context.Context, band *Buffer[T], opt banded.FactorOptions) (PartitionResult, error) {
+func (p *Partitions[T]) FactorUL(ctx context.Context, band *cuda.Buffer[T], opt banded.FactorOptions) (PartitionResult, error) {
 	return p.factor(ctx, band, opt, true)
 }
 
-func (p *BandPartitions[T]) checkBand(band *Buffer[T]) error {
-	if band == nil || band.ptr == 0 {
-		return fmt.Errorf("%w: nil or freed band buffer", banded.ErrShape)
-	}
-	if need := (2*p.k + 1) * p.n; band.n < need {
-		return fmt.Errorf("%w: band buffer of %d elements, N=%d K=%d needs %d", banded.ErrShape, band.n, p.n, p.k, need)
-	}
-	return nil
-}
-
-func (p *BandPartitions[T]) factor(ctx context.Context, band *Buffer[T], opt banded.FactorOptions, ul bool) (PartitionResult, error) {
+func (p *Partitions[T]) factor(ctx context.Context, band *cuda.Buffer[T], opt banded.FactorOptions, ul bool) (PartitionResult, error) {
 	var res PartitionResult
-	if err := p.checkBand(band); err != nil {
+	if err := CheckBand(band, p.n, p.k, false); err != nil {
 		return res, err
 	}
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}
-	tol := opt.BoostTol
-	switch {
-	case tol == 0 && elemSize[T]() == 8:
-		tol = 0x1p-52
-	case tol == 0:
-		tol = 0x1p-23
-	case tol < 0:
-		tol = -1
-	}
-	P := p.Partitions()
+	tol := BoostTol[T](opt.BoostTol)
+	P := p.P()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -186,9 +162,9 @@ func (p *BandPartitions[T]) factor(ctx context.Context, band *Buffer[T], opt ban
 	}
 	var st []int32
 	err := p.dev.Enqueue(func() error {
-		shmem := (p.k + 2) * (p.k + 2) * int(elemSize[T]())
-		if err := p.dev.Launch("band_factor_window_"+p.prec(), Dim3{X: P}, Dim3{X: FactorThreads(p.k)}, shmem, p.stream,
-			band.ptr, int32(p.n), int32(p.k), p.dbound, int32(P), boolInt(ul), tol, p.status); err != nil {
+		shmem := (p.k + 2) * (p.k + 2) * int(ElemSize[T]())
+		if err := p.dev.Launch("band_factor_window_"+Prec[T](), cuda.Dim3{X: P}, cuda.Dim3{X: FactorThreads(p.k)}, shmem, p.stream,
+			band.Ptr(), int32(p.n), int32(p.k), p.dbound, int32(P), boolInt(ul), tol, p.status); err != nil {
 			_ = p.stream.Synchronize()
 			return err
 		}
@@ -256,14 +232,14 @@ func boolInt(b bool) int32 {
 // (banded.SolveLURangeMulti on each partition). sweeps selects the forward
 // sweep with L, the backward one with U, or both. Partitions whose
 // factorization failed give NaN/Inf or garbage in their rows.
-func (p *BandPartitions[T]) SolveLU(ctx context.Context, band, b *Buffer[T], nrhs, ldb int, sweeps Sweeps) error {
+func (p *Partitions[T]) SolveLU(ctx context.Context, band, b *cuda.Buffer[T], nrhs, ldb int, sweeps Sweeps) error {
 	return p.solve(ctx, band, b, nrhs, ldb, sweeps, false)
 }
 
 // SolveUL is SolveLU with the UL factors of FactorUL
 // (banded.SolveULRangeMulti): the forward sweep is the one with the unit
 // upper factor, bottom to top, the backward one with L, top to bottom.
-func (p *BandPartitions[T]) SolveUL(ctx context.Context, band, b *Buffer[T], nrhs, ldb int, sweeps Sweeps) error {
+func (p *Partitions[T]) SolveUL(ctx context.Context, band, b *cuda.Buffer[T], nrhs, ldb int, sweeps Sweeps) error {
 	return p.solve(ctx, band, b, nrhs, ldb, sweeps, true)
 }
 
@@ -271,14 +247,14 @@ func (p *BandPartitions[T]) SolveUL(ctx context.Context, band, b *Buffer[T], nrh
 // kernel takes (K threads each, at most 1024 threads).
 func solveColumnsPerBlock(k, nrhs int) int { return max(1, min(nrhs, 1024/k, 32)) }
 
-func (p *BandPartitions[T]) solve(ctx context.Context, band, b *Buffer[T], nrhs, ldb int, sweeps Sweeps, ul bool) error {
-	if err := p.checkBand(band); err != nil {
+func (p *Partitions[T]) solve(ctx context.Context, band, b *cuda.Buffer[T], nrhs, ldb int, sweeps Sweeps, ul bool) error {
+	if err := CheckBand(band, p.n, p.k, false); err != nil {
 		return err
 	}
 	if nrhs < 1 || ldb < p.n {
 		return fmt.Errorf("%w: nrhs=%d, ldb=%d (N=%d)", banded.ErrShape, nrhs, ldb, p.n)
 	}
-	if b == nil || b.ptr == 0 || int64(b.n) < int64(nrhs-1)*int64(ldb)+int64(p.n) {
+	if b == nil || b.Ptr() == 0 || int64(b.Len()) < int64(nrhs-1)*int64(ldb)+int64(p.n) {
 		return fmt.Errorf("%w: right-hand side buffer too small for nrhs=%d, ldb=%d", banded.ErrShape, nrhs, ldb)
 	}
 	if sweeps&SweepBoth == 0 {
@@ -294,10 +270,10 @@ func (p *BandPartitions[T]) solve(ctx context.Context, band, b *Buffer[T], nrhs,
 	}
 	cpb := solveColumnsPerBlock(p.k, nrhs)
 	return p.dev.Enqueue(func() error {
-		grid := Dim3{X: p.Partitions(), Y: (nrhs + cpb - 1) / cpb}
-		shmem := (p.k + 1) * cpb * int(elemSize[T]())
-		if err := p.dev.Launch("band_solve_window_"+p.prec(), grid, Dim3{X: p.k * cpb}, shmem, p.stream,
-			band.ptr, int32(p.n), int32(p.k), p.dbound, boolInt(ul), b.ptr, int32(nrhs), int64(ldb), int32(sweeps&SweepBoth)); err != nil {
+		grid := cuda.Dim3{X: p.P(), Y: (nrhs + cpb - 1) / cpb}
+		shmem := (p.k + 1) * cpb * int(ElemSize[T]())
+		if err := p.dev.Launch("band_solve_window_"+Prec[T](), grid, cuda.Dim3{X: p.k * cpb}, shmem, p.stream,
+			band.Ptr(), int32(p.n), int32(p.k), p.dbound, boolInt(ul), b.Ptr(), int32(nrhs), int64(ldb), int32(sweeps&SweepBoth)); err != nil {
 			_ = p.stream.Synchronize()
 			return err
 		}
@@ -309,7 +285,7 @@ func (p *BandPartitions[T]) solve(ctx context.Context, band, b *Buffer[T], nrhs,
 }
 
 // Close frees the device memory.
-func (p *BandPartitions[T]) Close() error {
+func (p *Partitions[T]) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -332,44 +308,44 @@ func (p *BandPartitions[T]) Close() error {
 
 // FactorLUPartitions factors the partitions [bounds[p], bounds[p+1]) of
 // the band matrix in band (order n, half-bandwidth k, tall-and-thin
-// storage) in place with the window-sliding LU; see BandPartitions.FactorLU.
-// For repeated work on the same partitions keep a BandPartitions instead.
-func FactorLUPartitions[T tridiag.Float](ctx context.Context, band *Buffer[T], n, k int, bounds []int, opt banded.FactorOptions) (PartitionResult, error) {
-	return withPartitions(band, n, k, bounds, func(p *BandPartitions[T]) (PartitionResult, error) {
+// storage) in place with the window-sliding LU; see Partitions.FactorLU.
+// For repeated work on the same partitions keep a Partitions instead.
+func FactorLUPartitions[T tridiag.Float](ctx context.Context, band *cuda.Buffer[T], n, k int, bounds []int, opt banded.FactorOptions) (PartitionResult, error) {
+	return withPartitions(band, n, k, bounds, func(p *Partitions[T]) (PartitionResult, error) {
 		return p.FactorLU(ctx, band, opt)
 	})
 }
 
 // FactorULPartitions is FactorLUPartitions with the UL factorization.
-func FactorULPartitions[T tridiag.Float](ctx context.Context, band *Buffer[T], n, k int, bounds []int, opt banded.FactorOptions) (PartitionResult, error) {
-	return withPartitions(band, n, k, bounds, func(p *BandPartitions[T]) (PartitionResult, error) {
+func FactorULPartitions[T tridiag.Float](ctx context.Context, band *cuda.Buffer[T], n, k int, bounds []int, opt banded.FactorOptions) (PartitionResult, error) {
+	return withPartitions(band, n, k, bounds, func(p *Partitions[T]) (PartitionResult, error) {
 		return p.FactorUL(ctx, band, opt)
 	})
 }
 
 // SolveLUPartitions solves each partition with its LU factors for nrhs
 // right-hand sides in b (column c at element c·ldb); see
-// BandPartitions.SolveLU.
-func SolveLUPartitions[T tridiag.Float](ctx context.Context, band, b *Buffer[T], n, k int, bounds []int, nrhs, ldb int, sweeps Sweeps) error {
-	_, err := withPartitions(band, n, k, bounds, func(p *BandPartitions[T]) (PartitionResult, error) {
+// Partitions.SolveLU.
+func SolveLUPartitions[T tridiag.Float](ctx context.Context, band, b *cuda.Buffer[T], n, k int, bounds []int, nrhs, ldb int, sweeps Sweeps) error {
+	_, err := withPartitions(band, n, k, bounds, func(p *Partitions[T]) (PartitionResult, error) {
 		return PartitionResult{}, p.SolveLU(ctx, band, b, nrhs, ldb, sweeps)
 	})
 	return err
 }
 
 // SolveULPartitions is SolveLUPartitions with the UL factors.
-func SolveULPartitions[T tridiag.Float](ctx context.Context, band, b *Buffer[T], n, k int, bounds []int, nrhs, ldb int, sweeps Sweeps) error {
-	_, err := withPartitions(band, n, k, bounds, func(p *BandPartitions[T]) (PartitionResult, error) {
+func SolveULPartitions[T tridiag.Float](ctx context.Context, band, b *cuda.Buffer[T], n, k int, bounds []int, nrhs, ldb int, sweeps Sweeps) error {
+	_, err := withPartitions(band, n, k, bounds, func(p *Partitions[T]) (PartitionResult, error) {
 		return PartitionResult{}, p.SolveUL(ctx, band, b, nrhs, ldb, sweeps)
 	})
 	return err
 }
 
-func withPartitions[T tridiag.Float](band *Buffer[T], n, k int, bounds []int, f func(*BandPartitions[T]) (PartitionResult, error)) (PartitionResult, error) {
-	if band == nil || band.dev == nil {
+func withPartitions[T tridiag.Float](band *cuda.Buffer[T], n, k int, bounds []int, f func(*Partitions[T]) (PartitionResult, error)) (PartitionResult, error) {
+	if band == nil || band.Device() == nil {
 		return PartitionResult{}, fmt.Errorf("%w: nil band buffer", banded.ErrShape)
 	}
-	p, err := NewBandPartitions[T](band.dev, n, k, bounds)
+	p, err := NewPartitions[T](band.Device(), n, k, bounds)
 	if err != nil {
 		return PartitionResult{}, err
 	}

@@ -1,6 +1,6 @@
 //go:build cuda
 
-package cuda
+package spikegpu
 
 import (
 	"context"
@@ -13,12 +13,13 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/banded"
+	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/spike"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tuning"
 )
 
-// BenchmarkSpikeGPU times SpikePlan.Factor and Solve (synchronous calls,
+// BenchmarkSpikeGPU times Plan.Factor and Solve (synchronous calls,
 // wall clock: launches, kernels and the status readback) for N = 10⁶,
 // d = 1 and K = 2, 16, 64, 100 in FP32 and FP64, with the partitions of
 // package tuning. K = 100, d = 1 is the case of Fig. 5b of Li et al.
@@ -72,7 +73,7 @@ func BenchmarkSpikeGPUBlocked(b *testing.B) {
 					m32 := banded.Convert[float32](m)
 					m = nil
 					benchSpike(b, "f32", m32, spike.Options{}, auto)
-					if !tuning.SpikeBlocked(dev.props, k, 4, auto) {
+					if !tuning.SpikeBlocked(dev.Properties(), k, 4, auto) {
 						benchSpike(b, "f32-blocked", m32, spike.Options{}, tuning.SpikeKernelBlocked)
 					}
 				})
@@ -119,7 +120,7 @@ func BenchmarkSpikeHostPivot(b *testing.B) {
 
 func benchSpike[T tridiag.Float](b *testing.B, name string, m *banded.Band[T], opts spike.Options, kern tuning.SpikeKernel) {
 	ctx := context.Background()
-	da, err := Upload(dev, m.Data)
+	da, err := cuda.Upload(dev, m.Data)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -128,17 +129,17 @@ func benchSpike[T tridiag.Float](b *testing.B, name string, m *banded.Band[T], o
 	for i := range rhs {
 		rhs[i] = T(math.Sin(float64(i)))
 	}
-	db, err := Upload(dev, rhs)
+	db, err := cuda.Upload(dev, rhs)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer db.Free()
-	dx, err := Alloc[T](dev, m.N)
+	dx, err := cuda.Alloc[T](dev, m.N)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer dx.Free()
-	p, err := newSpikePlan[T](dev, m.N, m.K, opts, kern)
+	p, err := newPlan[T](dev, m.N, m.K, opts, kern)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -198,7 +199,7 @@ func benchSpike[T tridiag.Float](b *testing.B, name string, m *banded.Band[T], o
 // stageTimes runs one factorization and one solve with a CUDA event
 // recorded after every stage and returns each stage's milliseconds
 // (stages of the same name summed: the two sweeps of a solve).
-func stageTimes[T tridiag.Float](p *SpikePlan[T], da, db, dx *Buffer[T]) (map[string]float64, error) {
+func stageTimes[T tridiag.Float](p *Plan[T], da, db, dx *cuda.Buffer[T]) (map[string]float64, error) {
 	ctx := context.Background()
 	type mark struct {
 		name string

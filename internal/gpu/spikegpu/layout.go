@@ -1,8 +1,9 @@
-// Package spikegpu is the part of truncated SPIKE on the GPU that needs no
-// driver: the plan's layout (partitions, launch sizes, where each status
-// word lives) and the decoding of the kernels' status words into package
-// spike's errors and boost reports. cuda.SpikePlan (tag cuda) and the CPU
-// emulation of the kernels (internal/spikeemu, tag cudaemu) share it, so the
+// Package spikegpu is truncated SPIKE on the GPU. Plan, Register and the
+// backend of spike.Plan need the driver (tag cuda); the rest needs none:
+// the plan's layout (partitions, launch sizes, where each status word
+// lives) and the decoding of the kernels' status words into package
+// spike's errors and boost reports. Plan (tag cuda) and the CPU emulation
+// of the kernels (internal/spikeemu, tag cudaemu) share it, so the
 // emulated pipeline tests the same decoding as the GPU one.
 package spikegpu
 

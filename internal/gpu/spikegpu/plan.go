@@ -1,6 +1,6 @@
 //go:build cuda
 
-package cuda
+package spikegpu
 
 import (
 	"context"
@@ -12,16 +12,18 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/banded"
-	"github.com/bandsolve/bandsolve/internal/spikegpu"
+	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/bandedgpu"
 	"github.com/bandsolve/bandsolve/spike"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tuning"
 )
 
-// ErrNotFactored is returned by SpikePlan.Solve before a successful Factor.
-var ErrNotFactored = errors.New("cuda: SPIKE plan has no factorization")
+// ErrNotFactored is returned by Plan.Solve before a successful Factor
+// (spike.ErrNotFactored).
+var ErrNotFactored = spike.ErrNotFactored
 
-// SpikePlan is truncated SPIKE (Li et al. 2014 §2.2, §4) for one band
+// Plan is truncated SPIKE (Li et al. 2014 §2.2, §4) for one band
 // matrix of order N and half-bandwidth K on the GPU: package spike's
 // algorithm, kernel for kernel, with the same partitions (spike.Partitions)
 // and results bit for bit (spike/doc.go numbers the steps):
@@ -60,14 +62,14 @@ var ErrNotFactored = errors.New("cuda: SPIKE plan has no factorization")
 // Device memory: 2 × (2K+1)·N elements for the factors (the second only
 // (2K+1)·(P−1)·l with ULBlock = l), 3·(P−1)·K² for V, W and R̄, N for g.
 // Calls of one plan run one at a time.
-type SpikePlan[T tridiag.Float] struct {
-	dev  *Device
-	l    *spikegpu.Layout
+type Plan[T tridiag.Float] struct {
+	dev  *cuda.Device
+	l    *Layout
 	opts spike.Options
 
 	mu      sync.Mutex
 	stream  cu.Stream
-	sig     *DoneSignal
+	sig     *cuda.DoneSignal
 	lu, ul  cu.DevicePtr // the LU and UL copies of A
 	v, w, r cu.DevicePtr // K×K blocks per interface
 	piv     cu.DevicePtr // int32 interchanges of R̄_i
@@ -77,8 +79,8 @@ type SpikePlan[T tridiag.Float] struct {
 	status  cu.DevicePtr // l.StLen int32 words
 	st      []int32
 
-	stageA   *Buffer[T] // FactorBand's upload
-	stageB   *Buffer[T] // SolveHost's right-hand side and solution
+	stageA   *cuda.Buffer[T] // FactorBand's upload
+	stageB   *cuda.Buffer[T] // SolveHost's right-hand side and solution
 	factored bool
 	boosts   []spike.Boost
 	reduced  []int
@@ -89,37 +91,37 @@ type SpikePlan[T tridiag.Float] struct {
 }
 
 // mark calls onStage (device thread).
-func (p *SpikePlan[T]) mark(stage string) error {
+func (p *Plan[T]) mark(stage string) error {
 	if p.onStage == nil {
 		return nil
 	}
 	return p.onStage(stage)
 }
 
-// NewSpikePlan makes a plan for band matrices of order n and half-bandwidth
+// NewPlan makes a plan for band matrices of order n and half-bandwidth
 // k with spike.Options: Partitions (0: tuning.SpikePartitions for this
 // device), ULBlock, BoostTol and Method as for spike.Factor (Workers is
 // not used). Errors are spike.Factor's for the shape and options, plus
 // banded.ErrShape for K = 0 or K above the blocked path's limit on the
 // device (tuning.SpikeMaxK on an H100: 717 in FP64, 1024 in FP32; K above 167 in FP64
 // and 238 in FP32 takes the blocked path).
-func NewSpikePlan[T tridiag.Float](d *Device, n, k int, opts spike.Options) (*SpikePlan[T], error) {
-	return newSpikePlan[T](d, n, k, opts, tuning.SpikeKernelAuto)
+func NewPlan[T tridiag.Float](d *cuda.Device, n, k int, opts spike.Options) (*Plan[T], error) {
+	return newPlan[T](d, n, k, opts, tuning.SpikeKernelAuto)
 }
 
-func newSpikePlan[T tridiag.Float](d *Device, n, k int, opts spike.Options, kern tuning.SpikeKernel) (*SpikePlan[T], error) {
+func newPlan[T tridiag.Float](d *cuda.Device, n, k int, opts spike.Options, kern tuning.SpikeKernel) (*Plan[T], error) {
 	if d == nil {
 		return nil, fmt.Errorf("%w: nil device", banded.ErrShape)
 	}
-	p := &SpikePlan[T]{dev: d, opts: opts}
-	prec := p.prec()
+	p := &Plan[T]{dev: d, opts: opts}
+	prec := bandedgpu.Prec[T]()
 	var fregs, sregs int
 	if err := d.Enqueue(func() error {
 		// Registers per thread as the driver compiled the kernels, for
 		// the occupancy behind the choice of P (best effort).
 		fk := "band_factor_window_" + prec
 		switch {
-		case tuning.SpikeBlocked(d.props, k, int(elemSize[T]()), kern):
+		case tuning.SpikeBlocked(d.Properties(), k, int(bandedgpu.ElemSize[T]()), kern):
 			fk = "band_spike_factor_blocked_" + prec
 		case kern.Wide(k):
 			fk = "band_spike_factor_wide_" + prec
@@ -130,13 +132,13 @@ func newSpikePlan[T tridiag.Float](d *Device, n, k int, opts spike.Options, kern
 	}); err != nil {
 		return nil, err
 	}
-	l, err := spikegpu.NewLayout(n, k, int(elemSize[T]()), opts, d.props, fregs, sregs, kern)
+	l, err := NewLayout(n, k, int(bandedgpu.ElemSize[T]()), opts, d.Properties(), fregs, sregs, kern)
 	if err != nil {
 		return nil, err
 	}
 	p.l = l
 	p.st = make([]int32, l.StLen)
-	es := elemSize[T]()
+	es := bandedgpu.ElemSize[T]()
 	band := int64(2*k+1) * int64(n) * es
 	alloc := func(dst *cu.DevicePtr, bytes int64, what string) {
 		if err != nil || bytes == 0 {
@@ -190,7 +192,7 @@ func newSpikePlan[T tridiag.Float](d *Device, n, k int, opts spike.Options, kern
 		if p.stream, e = cu.MakeStream(cu.DefaultStream); e != nil {
 			return fmt.Errorf("cuda: creating a stream: %w", e)
 		}
-		if p.sig, e = NewDoneSignal(); e != nil {
+		if p.sig, e = cuda.NewDoneSignal(); e != nil {
 			return e
 		}
 		return nil
@@ -201,53 +203,52 @@ func newSpikePlan[T tridiag.Float](d *Device, n, k int, opts spike.Options, kern
 	return p, nil
 }
 
-func (p *SpikePlan[T]) prec() string {
-	if elemSize[T]() == 8 {
-		return "f64"
-	}
-	return "f32"
-}
-
 // N is the order of the matrix.
-func (p *SpikePlan[T]) N() int { return p.l.N }
+func (p *Plan[T]) N() int { return p.l.N }
 
 // K is the half-bandwidth.
-func (p *SpikePlan[T]) K() int { return p.l.K }
+func (p *Plan[T]) K() int { return p.l.K }
 
 // P is the number of partitions.
-func (p *SpikePlan[T]) P() int { return p.l.P }
+func (p *Plan[T]) P() int { return p.l.P }
 
 // Bounds returns a copy of the partition bounds: partition i is rows
 // [Bounds()[i], Bounds()[i+1]), as spike.Partitions(N, P).
-func (p *SpikePlan[T]) Bounds() []int { return append([]int(nil), p.l.Bounds...) }
+func (p *Plan[T]) Bounds() []int { return append([]int(nil), p.l.Bounds...) }
 
 // Method is the method of the plan (spike.Truncated or BlockJacobi).
-func (p *SpikePlan[T]) Method() spike.Method { return p.l.Method }
+func (p *Plan[T]) Method() spike.Method { return p.l.Method }
 
 // ULBlock is spike.Options.ULBlock as given (0: whole partitions).
-func (p *SpikePlan[T]) ULBlock() int { return p.l.ULBlock }
+func (p *Plan[T]) ULBlock() int { return p.l.ULBlock }
 
 // Kernel names the partition factorization kernel the plan launches.
-func (p *SpikePlan[T]) Kernel() string { return p.factorKernel() }
+func (p *Plan[T]) Kernel() string { return p.factorKernel() }
+
+// Describe says how the plan runs: its factorization kernel, P and
+// device.
+func (p *Plan[T]) Describe() string {
+	return fmt.Sprintf("%s, %d partitions, on %s", p.factorKernel(), p.l.P, p.dev.Name())
+}
 
 // Blocked reports whether the plan takes the blocked path
 // (tuning.SpikeBlocked).
-func (p *SpikePlan[T]) Blocked() bool { return p.l.Factor.Blocked }
+func (p *Plan[T]) Blocked() bool { return p.l.Factor.Blocked }
 
-func (p *SpikePlan[T]) factorKernel() string {
+func (p *Plan[T]) factorKernel() string {
 	switch {
 	case p.l.Factor.Blocked:
-		return "band_spike_factor_blocked_" + p.prec()
+		return "band_spike_factor_blocked_" + bandedgpu.Prec[T]()
 	case p.l.Factor.Wide:
-		return "band_spike_factor_wide_" + p.prec()
+		return "band_spike_factor_wide_" + bandedgpu.Prec[T]()
 	}
-	return "band_factor_window_" + p.prec()
+	return "band_factor_window_" + bandedgpu.Prec[T]()
 }
 
 // Boosts returns the partitions where the last factorization boosted a
 // pivot, as spike.Factorization.Boosts (rows from the CPU twins of the
 // boosted partitions; nil when none was).
-func (p *SpikePlan[T]) Boosts() []spike.Boost {
+func (p *Plan[T]) Boosts() []spike.Boost {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.boosts
@@ -255,7 +256,7 @@ func (p *SpikePlan[T]) Boosts() []spike.Boost {
 
 // BoostCount is the number of boosted pivots of the last factorization
 // (LU and UL).
-func (p *SpikePlan[T]) BoostCount() int {
+func (p *Plan[T]) BoostCount() int {
 	c := 0
 	for _, b := range p.Boosts() {
 		c += b.LU.Count() + b.UL.Count()
@@ -265,20 +266,10 @@ func (p *SpikePlan[T]) BoostCount() int {
 
 // ReducedBoosts returns the interfaces whose reduced matrix R̄_i was
 // exactly singular and got a boosted pivot.
-func (p *SpikePlan[T]) ReducedBoosts() []int {
+func (p *Plan[T]) ReducedBoosts() []int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.reduced
-}
-
-func (p *SpikePlan[T]) checkBand(a *Buffer[T]) error {
-	if a == nil || a.ptr == 0 {
-		return fmt.Errorf("%w: nil or freed band buffer", banded.ErrShape)
-	}
-	if need := (2*p.l.K + 1) * p.l.N; a.n != need {
-		return fmt.Errorf("%w: band buffer of %d elements, N=%d K=%d needs (2K+1)·N=%d", banded.ErrShape, a.n, p.l.N, p.l.K, need)
-	}
-	return nil
 }
 
 // Factor computes the factorization of the band matrix held in a (its
@@ -288,15 +279,15 @@ func (p *SpikePlan[T]) checkBand(a *Buffer[T]) error {
 // off) or overflow (partition, row), a reduced system's non-finite pivot;
 // the plan then has no factorization. When pivots were boosted, a is read
 // back to list their rows (Boosts).
-func (p *SpikePlan[T]) Factor(ctx context.Context, a *Buffer[T]) error {
-	if err := p.checkBand(a); err != nil {
+func (p *Plan[T]) Factor(ctx context.Context, a *cuda.Buffer[T]) error {
+	if err := bandedgpu.CheckBand(a, p.l.N, p.l.K, true); err != nil {
 		return err
 	}
 	return p.factor(ctx, a, nil)
 }
 
 // FactorBand uploads m (of the plan's N and K) and factors it like Factor.
-func (p *SpikePlan[T]) FactorBand(ctx context.Context, m *banded.Band[T]) error {
+func (p *Plan[T]) FactorBand(ctx context.Context, m *banded.Band[T]) error {
 	if m == nil || m.N != p.l.N || m.K != p.l.K || len(m.Data) != (2*m.K+1)*m.N {
 		if m == nil {
 			return fmt.Errorf("%w: nil band matrix", banded.ErrShape)
@@ -306,7 +297,7 @@ func (p *SpikePlan[T]) FactorBand(ctx context.Context, m *banded.Band[T]) error 
 	p.mu.Lock()
 	var err error
 	if p.stageA == nil && !p.closed {
-		p.stageA, err = Alloc[T](p.dev, len(m.Data))
+		p.stageA, err = cuda.Alloc[T](p.dev, len(m.Data))
 	}
 	stage := p.stageA
 	p.mu.Unlock()
@@ -322,7 +313,7 @@ func (p *SpikePlan[T]) FactorBand(ctx context.Context, m *banded.Band[T]) error 
 	return p.factor(ctx, stage, m)
 }
 
-func (p *SpikePlan[T]) factor(ctx context.Context, a *Buffer[T], host *banded.Band[T]) error {
+func (p *Plan[T]) factor(ctx context.Context, a *cuda.Buffer[T], host *banded.Band[T]) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -335,7 +326,7 @@ func (p *SpikePlan[T]) factor(ctx context.Context, a *Buffer[T], host *banded.Ba
 	l := p.l
 	var hdr int32
 	err := p.dev.Enqueue(func() error {
-		if err := p.enqueueFactor(a.ptr); err != nil {
+		if err := p.enqueueFactor(a.Ptr()); err != nil {
 			_ = p.stream.Synchronize()
 			return err
 		}
@@ -365,12 +356,12 @@ func (p *SpikePlan[T]) factor(ctx context.Context, a *Buffer[T], host *banded.Ba
 	}
 	lu, ul, red := l.BoostCounts(p.st)
 	if host == nil {
-		host = &banded.Band[T]{N: l.N, K: l.K, Data: make([]T, a.n)}
+		host = &banded.Band[T]{N: l.N, K: l.K, Data: make([]T, a.Len())}
 		if err := a.CopyTo(host.Data); err != nil {
 			return err
 		}
 	}
-	b, err := spikegpu.Boosts(l, lu, ul, host, p.opts)
+	b, err := Boosts(l, lu, ul, host, p.opts)
 	if err != nil {
 		return err
 	}
@@ -382,10 +373,10 @@ func (p *SpikePlan[T]) factor(ctx context.Context, a *Buffer[T], host *banded.Ba
 func copyGrid(n int) int { return max(1, min((n+255)/256, 1<<16)) }
 
 // enqueueFactor launches the factorization of a (device thread).
-func (p *SpikePlan[T]) enqueueFactor(a cu.DevicePtr) error {
+func (p *Plan[T]) enqueueFactor(a cu.DevicePtr) error {
 	l, d, s := p.l, p.dev, p.stream
 	n, k, P := int32(l.N), int32(l.K), int32(l.P)
-	prec := p.prec()
+	prec := bandedgpu.Prec[T]()
 	if err := cu.MemsetD32Async(p.status, 0, int64(l.StBad), s); err != nil {
 		return fmt.Errorf("cuda: clearing status: %w", err)
 	}
@@ -397,7 +388,7 @@ func (p *SpikePlan[T]) enqueueFactor(a cu.DevicePtr) error {
 	if l.Coupled && !l.Compact {
 		ul2 = p.ul
 	}
-	if err := d.Launch("band_spike_copy_"+prec, Dim3{X: copyGrid(l.N), Y: 2*l.K + 1}, Dim3{X: 256}, 0, s,
+	if err := d.Launch("band_spike_copy_"+prec, cuda.Dim3{X: copyGrid(l.N), Y: 2*l.K + 1}, cuda.Dim3{X: 256}, 0, s,
 		a, p.lu, ul2, n, k, bad); err != nil {
 		return err
 	}
@@ -405,7 +396,7 @@ func (p *SpikePlan[T]) enqueueFactor(a cu.DevicePtr) error {
 		return err
 	}
 	if l.Compact {
-		if err := d.Launch("band_spike_ulblock_"+prec, Dim3{X: copyGrid(l.ULN), Y: 2*l.K + 1}, Dim3{X: 256}, 0, s,
+		if err := d.Launch("band_spike_ulblock_"+prec, cuda.Dim3{X: copyGrid(l.ULN), Y: 2*l.K + 1}, cuda.Dim3{X: 256}, 0, s,
 			a, n, k, p.bounds, int32(l.ULBlock), p.ul, int32(l.ULN)); err != nil {
 			return err
 		}
@@ -414,8 +405,8 @@ func (p *SpikePlan[T]) enqueueFactor(a cu.DevicePtr) error {
 		}
 	}
 	fk := p.factorKernel()
-	fblock := Dim3{X: l.Factor.Threads}
-	if err := d.Launch(fk, Dim3{X: l.P}, fblock, l.Factor.Shared, s,
+	fblock := cuda.Dim3{X: l.Factor.Threads}
+	if err := d.Launch(fk, cuda.Dim3{X: l.P}, fblock, l.Factor.Shared, s,
 		p.lu, n, k, p.bounds, P, int32(0), l.Tol, p.status+cu.DevicePtr(4*l.StLU)); err != nil {
 		return err
 	}
@@ -426,7 +417,7 @@ func (p *SpikePlan[T]) enqueueFactor(a cu.DevicePtr) error {
 	nI := int32(l.P - 1)
 	if l.Coupled {
 		ulst, rst = p.status+cu.DevicePtr(4*l.StUL), p.status+cu.DevicePtr(4*l.StRed)
-		if err := d.Launch(fk, Dim3{X: l.P - 1}, fblock, l.Factor.Shared, s,
+		if err := d.Launch(fk, cuda.Dim3{X: l.P - 1}, fblock, l.Factor.Shared, s,
 			p.ul, int32(l.ULN), k, p.ubounds, nI, int32(1), l.Tol, ulst); err != nil {
 			return err
 		}
@@ -437,10 +428,10 @@ func (p *SpikePlan[T]) enqueueFactor(a cu.DevicePtr) error {
 		if l.Compact {
 			ulL = int32(l.ULBlock)
 		}
-		es := int(elemSize[T]())
+		es := int(bandedgpu.ElemSize[T]())
 		if l.Factor.Blocked {
-			if err := d.Launch("band_spike_tips_blocked_"+prec, Dim3{X: l.P - 1, Y: 2, Z: (l.K + tuning.SpikeTipsColumns - 1) / tuning.SpikeTipsColumns},
-				Dim3{X: tuning.SpikeTipsThreads}, tuning.SpikeTipsShared(l.K, es), s,
+			if err := d.Launch("band_spike_tips_blocked_"+prec, cuda.Dim3{X: l.P - 1, Y: 2, Z: (l.K + tuning.SpikeTipsColumns - 1) / tuning.SpikeTipsColumns},
+				cuda.Dim3{X: tuning.SpikeTipsThreads}, tuning.SpikeTipsShared(l.K, es), s,
 				p.lu, n, k, p.bounds, p.ul, int32(l.ULN), ulL, p.v, p.w); err != nil {
 				return err
 			}
@@ -448,26 +439,26 @@ func (p *SpikePlan[T]) enqueueFactor(a cu.DevicePtr) error {
 				return err
 			}
 			t32 := (l.K + 31) / 32
-			if err := d.Launch("band_spike_rform_"+prec, Dim3{X: t32, Y: t32, Z: l.P - 1}, Dim3{X: 256}, 0, s,
+			if err := d.Launch("band_spike_rform_"+prec, cuda.Dim3{X: t32, Y: t32, Z: l.P - 1}, cuda.Dim3{X: 256}, 0, s,
 				p.v, p.w, k, p.r); err != nil {
 				return err
 			}
 			if err := p.mark("rform"); err != nil {
 				return err
 			}
-			if err := d.Launch("band_spike_rlu_"+prec, Dim3{X: l.P - 1}, Dim3{X: l.ReducedThreads}, 0, s,
+			if err := d.Launch("band_spike_rlu_"+prec, cuda.Dim3{X: l.P - 1}, cuda.Dim3{X: l.ReducedThreads}, 0, s,
 				p.r, k, nI, p.piv, l.Tau, rst); err != nil {
 				return err
 			}
 		} else {
-			if err := d.Launch("band_spike_tips_"+prec, Dim3{X: l.P - 1, Y: 2}, Dim3{X: l.K}, l.K*l.K*es, s,
+			if err := d.Launch("band_spike_tips_"+prec, cuda.Dim3{X: l.P - 1, Y: 2}, cuda.Dim3{X: l.K}, l.K*l.K*es, s,
 				p.lu, n, k, p.bounds, p.ul, int32(l.ULN), ulL, p.v, p.w); err != nil {
 				return err
 			}
 			if err := p.mark("tips"); err != nil {
 				return err
 			}
-			if err := d.Launch("band_spike_reduced_"+prec, Dim3{X: l.P - 1}, Dim3{X: l.ReducedThreads}, l.K*l.K*es, s,
+			if err := d.Launch("band_spike_reduced_"+prec, cuda.Dim3{X: l.P - 1}, cuda.Dim3{X: l.ReducedThreads}, l.K*l.K*es, s,
 				p.v, p.w, k, nI, p.r, p.piv, l.Tau, rst); err != nil {
 				return err
 			}
@@ -476,16 +467,16 @@ func (p *SpikePlan[T]) enqueueFactor(a cu.DevicePtr) error {
 			return err
 		}
 	}
-	return d.Launch("band_spike_flags", Dim3{X: 1}, Dim3{X: 1}, 0, s,
+	return d.Launch("band_spike_flags", cuda.Dim3{X: 1}, cuda.Dim3{X: 1}, 0, s,
 		p.status+cu.DevicePtr(4*l.StLU), P, ulst, nI, rst, nI, bad, p.status+cu.DevicePtr(4*l.StHdr))
 }
 
-func (p *SpikePlan[T]) checkVec(b *Buffer[T], what string) error {
-	if b == nil || b.ptr == 0 {
+func (p *Plan[T]) checkVec(b *cuda.Buffer[T], what string) error {
+	if b == nil || b.Ptr() == 0 {
 		return fmt.Errorf("%w: nil or freed %s buffer", banded.ErrShape, what)
 	}
-	if b.n != p.l.N {
-		return fmt.Errorf("%w: %s buffer of %d elements for N=%d", banded.ErrShape, what, b.n, p.l.N)
+	if b.Len() != p.l.N {
+		return fmt.Errorf("%w: %s buffer of %d elements for N=%d", banded.ErrShape, what, b.Len(), p.l.N)
 	}
 	return nil
 }
@@ -495,16 +486,16 @@ func (p *SpikePlan[T]) checkVec(b *Buffer[T], what string) error {
 // otherwise unchanged). It returns when x is ready. A NaN or ±Inf in b
 // gives an error naming its first row (x then holds NaN/Inf), as
 // spike.Factorization.Solve.
-func (p *SpikePlan[T]) Solve(ctx context.Context, b, x *Buffer[T]) error {
+func (p *Plan[T]) Solve(ctx context.Context, b, x *cuda.Buffer[T]) error {
 	if err := p.checkVec(b, "right-hand side"); err != nil {
 		return err
 	}
 	if err := p.checkVec(x, "solution"); err != nil {
 		return err
 	}
-	if b.ptr != x.ptr {
-		bytes := cu.DevicePtr(int64(p.l.N) * elemSize[T]())
-		if b.ptr < x.ptr+bytes && x.ptr < b.ptr+bytes {
+	if b.Ptr() != x.Ptr() {
+		bytes := cu.DevicePtr(int64(p.l.N) * bandedgpu.ElemSize[T]())
+		if b.Ptr() < x.Ptr()+bytes && x.Ptr() < b.Ptr()+bytes {
 			return fmt.Errorf("%w: b and x overlap without being the same buffer", banded.ErrShape)
 		}
 	}
@@ -520,7 +511,7 @@ func (p *SpikePlan[T]) Solve(ctx context.Context, b, x *Buffer[T]) error {
 		return ErrNotFactored
 	}
 	if err := p.dev.Enqueue(func() error {
-		if err := p.enqueueSolve(b.ptr, x.ptr); err != nil {
+		if err := p.enqueueSolve(b.Ptr(), x.Ptr()); err != nil {
 			return err
 		}
 		return p.sig.Enqueue(p.dev, p.stream, p.status+cu.DevicePtr(4*p.l.StFlagB))
@@ -552,33 +543,33 @@ func (p *SpikePlan[T]) Solve(ctx context.Context, b, x *Buffer[T]) error {
 }
 
 // Apply is Solve (z = M⁻¹·r, M the factored matrix), so that a
-// SpikePlan[float64] is a krylov.Preconditioner of device vectors for
-// krylov.BiCGStab2 on a Space; a Space in deferred mode must be synced
-// before (the plan runs on its own stream). For the mixed-precision
-// strategy of SPIKE::GPU (§4) wrap a SpikePlan[float32]'s Solve with
-// NewMixedPrecision.
-func (p *SpikePlan[T]) Apply(ctx context.Context, r, z *Buffer[T]) error { return p.Solve(ctx, r, z) }
+// Plan[float64] is a krylov.Preconditioner of device vectors for
+// krylov.BiCGStab2 on a GPU Space; a Space in deferred mode must be
+// synced before (the plan runs on its own stream). For the
+// mixed-precision strategy of SPIKE::GPU (§4) wrap a Plan[float32]'s
+// Solve with the GPU Krylov package's NewMixedPrecision.
+func (p *Plan[T]) Apply(ctx context.Context, r, z *cuda.Buffer[T]) error { return p.Solve(ctx, r, z) }
 
 // enqueueSolve launches the solve of b into x (device thread).
-func (p *SpikePlan[T]) enqueueSolve(b, x cu.DevicePtr) error {
+func (p *Plan[T]) enqueueSolve(b, x cu.DevicePtr) error {
 	l, d, s := p.l, p.dev, p.stream
 	n, k := int32(l.N), int32(l.K)
-	prec := p.prec()
+	prec := bandedgpu.Prec[T]()
 	bad, flag := p.status+cu.DevicePtr(4*l.StBadB), p.status+cu.DevicePtr(4*l.StFlagB)
 	sweep := func(v cu.DevicePtr) error {
-		if err := d.Launch("band_solve_window_"+prec, Dim3{X: l.P, Y: 1}, Dim3{X: l.K}, (l.K+1)*int(elemSize[T]()), s,
+		if err := d.Launch("band_solve_window_"+prec, cuda.Dim3{X: l.P, Y: 1}, cuda.Dim3{X: l.K}, (l.K+1)*int(bandedgpu.ElemSize[T]()), s,
 			p.lu, n, k, p.bounds, int32(0), v, int32(1), int64(l.N), int32(3)); err != nil {
 			return err
 		}
 		return p.mark("sweep")
 	}
 	if !l.Coupled {
-		if err := d.Launch("band_spike_vcopy_"+prec, Dim3{X: copyGrid(l.N)}, Dim3{X: 256}, 0, s, b, x, n, bad, flag); err != nil {
+		if err := d.Launch("band_spike_vcopy_"+prec, cuda.Dim3{X: copyGrid(l.N)}, cuda.Dim3{X: 256}, 0, s, b, x, n, bad, flag); err != nil {
 			return err
 		}
 		return sweep(x)
 	}
-	if err := d.Launch("band_spike_vcopy_"+prec, Dim3{X: copyGrid(l.N)}, Dim3{X: 256}, 0, s, b, p.g, n, bad, flag); err != nil {
+	if err := d.Launch("band_spike_vcopy_"+prec, cuda.Dim3{X: copyGrid(l.N)}, cuda.Dim3{X: 256}, 0, s, b, p.g, n, bad, flag); err != nil {
 		return err
 	}
 	if err := p.mark("vcopy"); err != nil {
@@ -588,11 +579,11 @@ func (p *SpikePlan[T]) enqueueSolve(b, x cu.DevicePtr) error {
 		return err
 	}
 	if x != b {
-		if err := cu.MemcpyDtoDAsync(x, b, int64(l.N)*elemSize[T](), s); err != nil {
+		if err := cu.MemcpyDtoDAsync(x, b, int64(l.N)*bandedgpu.ElemSize[T](), s); err != nil {
 			return fmt.Errorf("cuda: copying b: %w", err)
 		}
 	}
-	if err := d.Launch("band_spike_rsolve_"+prec, Dim3{X: l.P - 1}, Dim3{X: l.K}, 3*l.K*int(elemSize[T]()), s,
+	if err := d.Launch("band_spike_rsolve_"+prec, cuda.Dim3{X: l.P - 1}, cuda.Dim3{X: l.K}, 3*l.K*int(bandedgpu.ElemSize[T]()), s,
 		p.lu, n, k, p.bounds, p.v, p.w, p.r, p.piv, p.g, x); err != nil {
 		return err
 	}
@@ -603,14 +594,14 @@ func (p *SpikePlan[T]) enqueueSolve(b, x cu.DevicePtr) error {
 }
 
 // SolveHost copies b to the device, solves and copies x back (x may be b).
-func (p *SpikePlan[T]) SolveHost(ctx context.Context, b, x []T) error {
+func (p *Plan[T]) SolveHost(ctx context.Context, b, x []T) error {
 	if len(b) != p.l.N || len(x) != p.l.N {
 		return fmt.Errorf("%w: Solve with len(b)=%d, len(x)=%d for N=%d", banded.ErrShape, len(b), len(x), p.l.N)
 	}
 	p.mu.Lock()
 	var err error
 	if p.stageB == nil && !p.closed {
-		p.stageB, err = Alloc[T](p.dev, p.l.N)
+		p.stageB, err = cuda.Alloc[T](p.dev, p.l.N)
 	}
 	stage := p.stageB
 	p.mu.Unlock()
@@ -636,7 +627,7 @@ func (p *SpikePlan[T]) SolveHost(ctx context.Context, b, x []T) error {
 // Spikes returns copies of V_i⁽ᵇ⁾ and W_{i+1}⁽ᵗ⁾ of interface i (0 ≤ i <
 // P−1) as K×K column-major blocks, like spike.Factorization.Spikes (nil
 // for BlockJacobi or P = 1).
-func (p *SpikePlan[T]) Spikes(i int) (v, w []T, err error) {
+func (p *Plan[T]) Spikes(i int) (v, w []T, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -653,25 +644,25 @@ func (p *SpikePlan[T]) Spikes(i int) (v, w []T, err error) {
 	}
 	kk := p.l.K * p.l.K
 	v, w = make([]T, kk), make([]T, kk)
-	off := cu.DevicePtr(int64(i*kk) * elemSize[T]())
+	off := cu.DevicePtr(int64(i*kk) * bandedgpu.ElemSize[T]())
 	err = p.dev.Enqueue(func() error {
-		if err := cu.MemcpyDtoH(unsafe.Pointer(&v[0]), p.v+off, int64(kk)*elemSize[T]()); err != nil {
+		if err := cu.MemcpyDtoH(unsafe.Pointer(&v[0]), p.v+off, int64(kk)*bandedgpu.ElemSize[T]()); err != nil {
 			return err
 		}
-		return cu.MemcpyDtoH(unsafe.Pointer(&w[0]), p.w+off, int64(kk)*elemSize[T]())
+		return cu.MemcpyDtoH(unsafe.Pointer(&w[0]), p.w+off, int64(kk)*bandedgpu.ElemSize[T]())
 	})
 	return v, w, err
 }
 
 // Close frees the plan's device memory.
-func (p *SpikePlan[T]) Close() error {
+func (p *Plan[T]) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return nil
 	}
 	p.closed = true
-	for _, b := range []*Buffer[T]{p.stageA, p.stageB} {
+	for _, b := range []*cuda.Buffer[T]{p.stageA, p.stageB} {
 		if b != nil {
 			_ = b.Free()
 		}

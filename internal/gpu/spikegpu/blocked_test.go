@@ -1,6 +1,6 @@
 //go:build cuda
 
-package cuda
+package spikegpu
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bandsolve/bandsolve/banded"
+	"github.com/bandsolve/bandsolve/internal/gpu/bandedgpu"
 	"github.com/bandsolve/bandsolve/spike"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tuning"
@@ -25,8 +26,8 @@ import (
 // partial pivoting where the partitions have at least 16K rows.
 
 func testSpikeGPUBlocked[T tridiag.Float](t *testing.T) {
-	r := rand.New(rand.NewPCG(21, uint64(elemSize[T]())))
-	elem := int(elemSize[T]())
+	r := rand.New(rand.NewPCG(21, uint64(bandedgpu.ElemSize[T]())))
+	elem := int(bandedgpu.ElemSize[T]())
 	type sc struct {
 		k, p int
 		long bool // partitions of 16K rows: also against LU with pivoting
@@ -44,11 +45,11 @@ func testSpikeGPUBlocked[T tridiag.Float](t *testing.T) {
 		if c.ul {
 			opts.ULBlock = 2 * c.k
 		}
-		p, err := NewSpikePlan[T](dev, n, c.k, opts)
+		p, err := NewPlan[T](dev, n, c.k, opts)
 		require.NoError(t, err)
 		blocked := p.Blocked()
 		require.NoError(t, p.Close())
-		assert.Equal(t, c.k > tuning.SpikeWideMaxK(dev.props, elem), blocked, "K=%d: the path", c.k)
+		assert.Equal(t, c.k > tuning.SpikeWideMaxK(dev.Properties(), elem), blocked, "K=%d: the path", c.k)
 		what := fmt.Sprintf("N=%d K=%d P=%d ULBlock=%d blocked=%v", n, c.k, c.p, opts.ULBlock, blocked)
 		spikeCase(t, what, m, opts, tuning.SpikeKernelAuto, r)
 		if !blocked { // FP32 below 239: the blocked path forced too
@@ -84,7 +85,7 @@ func TestSpikeGPUBlockedSmallK(t *testing.T) {
 // error names partition and row) and on (Boosts), non-finite entries (row
 // and column), and K above the path's limit.
 func testSpikeGPUBlockedBreakdowns[T tridiag.Float](t *testing.T) {
-	r := rand.New(rand.NewPCG(24, uint64(elemSize[T]())))
+	r := rand.New(rand.NewPCG(24, uint64(bandedgpu.ElemSize[T]())))
 	const k, P = 250, 5
 	n := P*(3*k) + 7
 	bounds := spike.Partitions(n, P)
@@ -104,7 +105,7 @@ func testSpikeGPUBlockedBreakdowns[T tridiag.Float](t *testing.T) {
 		m = banded.Random[T](n, k, 2, r)
 		m.Set(bounds[2], bounds[2], 0)
 		spikeCase(t, base+" zero first pivot", m, opts, kern, r)
-		p, err := newSpikePlan[T](dev, n, k, opts, kern)
+		p, err := newPlan[T](dev, n, k, opts, kern)
 		require.NoError(t, err)
 		err = p.FactorBand(ctx, m)
 		if tol < 0 {
@@ -125,7 +126,7 @@ func testSpikeGPUBlockedBreakdowns[T tridiag.Float](t *testing.T) {
 	m := banded.Random[T](n, k, 2, r)
 	m.Set(bounds[4]+2, bounds[4]+200, T(math.NaN()))
 	spikeCase(t, "blocked NaN", m, spike.Options{Partitions: P}, kern, r)
-	p, err := newSpikePlan[T](dev, n, k, spike.Options{Partitions: P}, kern)
+	p, err := newPlan[T](dev, n, k, spike.Options{Partitions: P}, kern)
 	require.NoError(t, err)
 	err = p.FactorBand(ctx, m)
 	var re *banded.RowError
@@ -135,8 +136,8 @@ func testSpikeGPUBlockedBreakdowns[T tridiag.Float](t *testing.T) {
 	require.NoError(t, p.FactorBand(ctx, banded.Random[T](n, k, 2, r)), "factors again after a failure")
 	require.NoError(t, p.Close())
 
-	maxK := tuning.SpikeMaxK(dev.props, int(elemSize[T]()))
-	_, err = NewSpikePlan[T](dev, 4*(maxK+1), maxK+1, spike.Options{})
+	maxK := tuning.SpikeMaxK(dev.Properties(), int(bandedgpu.ElemSize[T]()))
+	_, err = NewPlan[T](dev, 4*(maxK+1), maxK+1, spike.Options{})
 	require.ErrorIs(t, err, banded.ErrShape)
 	assert.Contains(t, err.Error(), fmt.Sprintf("K ≤ %d", maxK))
 }

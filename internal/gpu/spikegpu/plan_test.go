@@ -1,6 +1,6 @@
 //go:build cuda
 
-package cuda
+package spikegpu
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bandsolve/bandsolve/banded"
+	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/bandedgpu"
 	"github.com/bandsolve/bandsolve/spike"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tuning"
@@ -58,7 +60,7 @@ func ulps[T tridiag.Float](a, b []T) float64 {
 func spikeCase[T tridiag.Float](t *testing.T, what string, m *banded.Band[T], opts spike.Options, kern tuning.SpikeKernel, r *rand.Rand) {
 	t.Helper()
 	ctx := context.Background()
-	p, err := newSpikePlan[T](dev, m.N, m.K, opts, kern)
+	p, err := newPlan[T](dev, m.N, m.K, opts, kern)
 	require.NoError(t, err, what)
 	defer p.Close()
 	opts.Partitions = p.P()
@@ -94,7 +96,7 @@ func spikeCase[T tridiag.Float](t *testing.T, what string, m *banded.Band[T], op
 	require.NoError(t, p.SolveHost(ctx, b, gx), what)
 	assert.Zero(t, ulps(gx, cx), "%s: x differs from the CPU's by up to %g ulp", what, ulps(gx, cx))
 	// In place, device-resident.
-	db, err := Upload(dev, b)
+	db, err := cuda.Upload(dev, b)
 	require.NoError(t, err)
 	defer db.Free()
 	require.NoError(t, p.Solve(ctx, db, db), what)
@@ -116,7 +118,7 @@ func spikeCase[T tridiag.Float](t *testing.T, what string, m *banded.Band[T], op
 			den = math.Max(den, math.Abs(float64(px[i])))
 		}
 		tol := 1e-4
-		if elemSize[T]() == 8 {
+		if bandedgpu.ElemSize[T]() == 8 {
 			tol = 1e-11
 		}
 		assert.LessOrEqual(t, num/den, tol, "%s: error against LU with pivoting", what)
@@ -124,12 +126,12 @@ func spikeCase[T tridiag.Float](t *testing.T, what string, m *banded.Band[T], op
 }
 
 func testSpikeGPU[T tridiag.Float](t *testing.T) {
-	r := rand.New(rand.NewPCG(11, uint64(elemSize[T]())))
+	r := rand.New(rand.NewPCG(11, uint64(bandedgpu.ElemSize[T]())))
 	type sc struct{ n, k int }
 	cases := []sc{{1001, 1}, {1001, 2}, {1001, 5}, {1001, 16}, {1001, 33},
 		{4099, 1}, {4099, 5}, {4099, 16}, {4099, 33}, {4099, 64}, {4099, 100},
 		{100003, 2}, {100003, 16}, {100003, 64}}
-	if elemSize[T]() == 4 {
+	if bandedgpu.ElemSize[T]() == 4 {
 		cases = append(cases, sc{100003, 100})
 	}
 	for _, c := range cases {
@@ -173,7 +175,7 @@ func TestSpikeGPUVariants(t *testing.T) {
 	}
 	// Default P from package tuning.
 	m := banded.Random[float64](200003, 8, 1, r)
-	p, err := NewSpikePlan[float64](dev, m.N, m.K, spike.Options{})
+	p, err := NewPlan[float64](dev, m.N, m.K, spike.Options{})
 	require.NoError(t, err)
 	t.Logf("N=%d K=%d: P=%d (%s)", m.N, m.K, p.P(), p.Kernel())
 	assert.Greater(t, p.P(), 1)
@@ -182,7 +184,7 @@ func TestSpikeGPUVariants(t *testing.T) {
 }
 
 func testSpikeGPUBreakdowns[T tridiag.Float](t *testing.T) {
-	r := rand.New(rand.NewPCG(14, uint64(elemSize[T]())))
+	r := rand.New(rand.NewPCG(14, uint64(bandedgpu.ElemSize[T]())))
 	const n, k, P = 997, 5, 9
 	bounds := spike.Partitions(n, P)
 	ctx := context.Background()
@@ -200,7 +202,7 @@ func testSpikeGPUBreakdowns[T tridiag.Float](t *testing.T) {
 			spikeCase(t, base+" zero UL pivot", m, opts, kern, r)
 			if tol < 0 {
 				// The error names the partition and the row.
-				p, err := newSpikePlan[T](dev, n, k, opts, kern)
+				p, err := newPlan[T](dev, n, k, opts, kern)
 				require.NoError(t, err)
 				err = p.FactorBand(ctx, m)
 				var re *banded.RowError
@@ -217,7 +219,7 @@ func testSpikeGPUBreakdowns[T tridiag.Float](t *testing.T) {
 		m := banded.Random[T](n, k, 2, r)
 		m.Set(bounds[4]+2, bounds[4]+4, T(math.NaN()))
 		spikeCase(t, "NaN in a block", m, spike.Options{Partitions: P}, kern, r)
-		p, err := newSpikePlan[T](dev, n, k, spike.Options{Partitions: P}, kern)
+		p, err := newPlan[T](dev, n, k, spike.Options{Partitions: P}, kern)
 		require.NoError(t, err)
 		err = p.FactorBand(ctx, m)
 		var re *banded.RowError
@@ -260,20 +262,20 @@ func TestSpikeGPUShapes(t *testing.T) {
 		{100, 5, spike.Options{Partitions: 2, ULBlock: 5}, spike.ErrOption},
 		{100, 5, spike.Options{Method: 7}, spike.ErrOption},
 	} {
-		_, err := NewSpikePlan[float64](dev, c.n, c.k, c.opts)
+		_, err := NewPlan[float64](dev, c.n, c.k, c.opts)
 		assert.ErrorIs(t, err, c.want, "N=%d K=%d %+v", c.n, c.k, c.opts)
 	}
-	p, err := NewSpikePlan[float32](dev, 100, 3, spike.Options{Partitions: 4})
+	p, err := NewPlan[float32](dev, 100, 3, spike.Options{Partitions: 4})
 	require.NoError(t, err)
 	assert.ErrorIs(t, p.SolveHost(ctx, make([]float32, 100), make([]float32, 100)), ErrNotFactored)
 	assert.ErrorIs(t, p.FactorBand(ctx, banded.Random[float32](101, 3, 1, rand.New(rand.NewPCG(1, 1)))), banded.ErrShape)
-	short, err := Alloc[float32](dev, 7*100-1)
+	short, err := cuda.Alloc[float32](dev, 7*100-1)
 	require.NoError(t, err)
 	defer short.Free()
 	assert.ErrorIs(t, p.Factor(ctx, short), banded.ErrShape)
 	require.NoError(t, p.FactorBand(ctx, banded.Random[float32](100, 3, 1, rand.New(rand.NewPCG(1, 1)))))
 	assert.ErrorIs(t, p.SolveHost(ctx, make([]float32, 99), make([]float32, 100)), banded.ErrShape)
-	v, err := Alloc[float32](dev, 150)
+	v, err := cuda.Alloc[float32](dev, 150)
 	require.NoError(t, err)
 	defer v.Free()
 	a, _ := v.Slice(0, 100)

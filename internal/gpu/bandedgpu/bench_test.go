@@ -1,6 +1,6 @@
 //go:build cuda
 
-package cuda
+package bandedgpu
 
 import (
 	"context"
@@ -12,7 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"gorgonia.org/cu"
+
 	"github.com/bandsolve/bandsolve/banded"
+	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/gpuclock"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
@@ -24,7 +28,7 @@ import (
 // per second over the device's copy bandwidth, %moved = the bytes the
 // kernel issues per second over it. Run on the GPU machine with
 //
-//	./cuda.test -test.run '^$' -test.bench BandBatch -test.benchtime 1x
+//	./bandedgpu.test -test.run '^$' -test.bench BandBatch -test.benchtime 1x
 //
 // bench's BenchmarkBandBatch puts the default kernel beside cuSPARSE.
 func BenchmarkBandBatch(b *testing.B) {
@@ -47,7 +51,7 @@ func BenchmarkBandBatch(b *testing.B) {
 						if kernel != "" {
 							kernel = "band_batch_" + prec + "_" + kernel
 						}
-						opts := BandBatchOptions{kernel: kernel}
+						opts := Options{kernel: kernel}
 						if prec == "f32" {
 							benchBandBatch[float32](b, c.n, 2, c.g, lay, opts, bw)
 						} else {
@@ -68,7 +72,7 @@ var (
 func bandCopyBandwidth(b *testing.B) float64 {
 	bandBWOnce.Do(func() {
 		var err error
-		if bandBW, err = dev.CopyBandwidth(1<<30, 20); err != nil {
+		if bandBW, err = gpuclock.CopyBandwidth(dev, 1<<30, 20); err != nil {
 			b.Fatal(err)
 		}
 		fmt.Printf("# %s: device-to-device copy %.0f GB/s (bytes read + written, 1 GiB, median of 20)\n", dev.Name(), bandBW/1e9)
@@ -124,9 +128,9 @@ var bandBenchLast struct {
 	a, d any
 }
 
-func benchBandBatch[T tridiag.Float](b *testing.B, n, k, g int, layout banded.Layout, opts BandBatchOptions, bw float64) {
+func benchBandBatch[T tridiag.Float](b *testing.B, n, k, g int, layout banded.Layout, opts Options, bw float64) {
 	ctx := context.Background()
-	key := fmt.Sprintf("%d/%d/%d/%v/%d", n, k, g, layout, elemSize[T]())
+	key := fmt.Sprintf("%d/%d/%d/%v/%d", n, k, g, layout, ElemSize[T]())
 	if bandBenchLast.key != key {
 		bandBenchLast.key = ""
 		bandBenchLast.a, bandBenchLast.d = nil, nil
@@ -134,22 +138,22 @@ func benchBandBatch[T tridiag.Float](b *testing.B, n, k, g int, layout banded.La
 		bandBenchLast.key, bandBenchLast.a, bandBenchLast.d = key, ha, hd
 	}
 	ha, hd := bandBenchLast.a.([]T), bandBenchLast.d.([]T)
-	a, err := Upload(dev, ha)
+	a, err := cuda.Upload(dev, ha)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer a.Free()
-	d, err := Upload(dev, hd)
+	d, err := cuda.Upload(dev, hd)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer d.Free()
-	x, err := Alloc[T](dev, n*g)
+	x, err := cuda.Alloc[T](dev, n*g)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer x.Free()
-	p, err := NewBandBatchPlan[T](dev, n, k, g, layout, opts)
+	p, err := NewBatchPlan[T](dev, n, k, g, layout, opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -157,7 +161,7 @@ func benchBandBatch[T tridiag.Float](b *testing.B, n, k, g int, layout banded.La
 	var med time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		ts, err := p.Time(ctx, a, d, x, 3, 15)
+		ts, err := p.Time(ctx, backToBack, a, d, x, 3, 15)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -184,12 +188,12 @@ func BenchmarkBandPartitions(b *testing.B) {
 		for _, parts := range []int{132, 528} {
 			b.Run(fmt.Sprintf("f64/N=%d/K=%d/P=%d", n, k, parts), func(b *testing.B) {
 				m := banded.Random[float64](n, k, 1, rand.New(rand.NewPCG(uint64(k), uint64(parts))))
-				band, err := Upload(dev, m.Data)
+				band, err := cuda.Upload(dev, m.Data)
 				if err != nil {
 					b.Fatal(err)
 				}
 				defer band.Free()
-				work, err := Alloc[float64](dev, len(m.Data))
+				work, err := cuda.Alloc[float64](dev, len(m.Data))
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -198,12 +202,12 @@ func BenchmarkBandPartitions(b *testing.B) {
 				for i := range rhs {
 					rhs[i] = 1
 				}
-				x, err := Upload(dev, rhs)
+				x, err := cuda.Upload(dev, rhs)
 				if err != nil {
 					b.Fatal(err)
 				}
 				defer x.Free()
-				pp, err := NewBandPartitions[float64](dev, n, k, partitionBounds(n, parts))
+				pp, err := NewPartitions[float64](dev, n, k, partitionBounds(n, parts))
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -251,11 +255,64 @@ func BenchmarkBandBatchK(b *testing.B) {
 		for k := 1; k <= MaxBatchK; k++ {
 			b.Run(fmt.Sprintf("%s/K=%d", prec, k), func(b *testing.B) {
 				if prec == "f32" {
-					benchBandBatch[float32](b, 1024, k, 16384, banded.Interleaved, BandBatchOptions{}, bw)
+					benchBandBatch[float32](b, 1024, k, 16384, banded.Interleaved, Options{}, bw)
 				} else {
-					benchBandBatch[float64](b, 1024, k, 16384, banded.Interleaved, BandBatchOptions{}, bw)
+					benchBandBatch[float64](b, 1024, k, 16384, banded.Interleaved, Options{}, bw)
 				}
 			})
 		}
 	}
+}
+
+// backToBack is a cuda.Timer that times reps runs of body queued back to
+// back on s, one event between consecutive runs (event i+1 ends run i and
+// starts run i+1), after warmup untimed runs; before is not supported.
+func backToBack(s cu.Stream, warmup, reps int, before, body func() error) ([]time.Duration, error) {
+	if before != nil {
+		return nil, fmt.Errorf("back-to-back timing cannot run work between the runs")
+	}
+	if reps < 1 {
+		return nil, fmt.Errorf("timing needs reps ≥ 1, got %d", reps)
+	}
+	events := make([]cu.Event, 0, reps+1)
+	defer func() {
+		for i := range events {
+			_ = cu.DestroyEvent(&events[i])
+		}
+	}()
+	for i := 0; i <= reps; i++ {
+		ev, err := cu.MakeEvent(cu.DefaultEvent)
+		if err != nil {
+			return nil, fmt.Errorf("creating an event: %w", err)
+		}
+		events = append(events, ev)
+	}
+	for i := 0; i < max(warmup, 0); i++ {
+		if err := body(); err != nil {
+			return nil, err
+		}
+	}
+	if err := events[0].Record(s); err != nil {
+		return nil, err
+	}
+	for i := 0; i < reps; i++ {
+		if err := body(); err != nil {
+			return nil, err
+		}
+		if err := events[i+1].Record(s); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.Synchronize(); err != nil {
+		return nil, err
+	}
+	times := make([]time.Duration, reps)
+	for i := range times {
+		ms, err := events[i].Elapsed(events[i+1])
+		if err != nil {
+			return nil, fmt.Errorf("reading an event time: %w", err)
+		}
+		times[i] = time.Duration(ms * float64(time.Millisecond))
+	}
+	return times, nil
 }
