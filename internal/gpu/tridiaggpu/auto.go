@@ -15,9 +15,10 @@ import (
 // first; the first whose kernels accept the spec is used.
 func autoPreference(d *gpu, spec tridiag.Spec) []tridiag.Algorithm {
 	// The partition kernel stages systems through shared memory with
-	// coalesced loads in any layout. On an H100 with 2^24-row batches
-	// (go test -tags cuda -run '^$' -bench '^BenchmarkBatch$' ./cuda) it
-	// beats one thread per system (Thomas) in the interleaved layout too, at
+	// coalesced loads in any layout. On an H100 with 2^24-row batches (go
+	// test -tags cuda -run '^$' -bench '^BenchmarkBatch$'
+	// ./internal/gpu/tridiaggpu) it beats one thread per system (Thomas)
+	// in the interleaved layout too, at
 	// every N from 64 to 4096 (e.g. N = 256: 58% against 21% of the limit
 	// in FP32). Thomas stays the fallback for systems larger than shared
 	// memory when there are enough of them to fill the GPU.

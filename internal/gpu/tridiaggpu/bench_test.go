@@ -22,7 +22,7 @@ import (
 // (N·G = 2^24 rows) to choose Auto's rules; bandsolve bench is the
 // instrument for reported figures. Run on the GPU machine with
 //
-//	./cuda.test -test.run '^$' -test.bench Batch -test.benchtime 3x
+//	./tridiaggpu.test -test.run '^$' -test.bench Batch -test.benchtime 3x
 
 // variant builds a kernel plan for a spec.
 type variant struct {
@@ -120,7 +120,7 @@ func benchPrecision[T tridiag.Float](b *testing.B, bw float64) {
 // 2048 and 4096 rows, each with the cluster kernels (where Q is a cluster
 // size) and with the global-memory kernel:
 //
-//	./cuda.test -test.run '^$' -test.bench Segments -test.benchtime 3x
+//	./tridiaggpu.test -test.run '^$' -test.bench Segments -test.benchtime 3x
 func BenchmarkSegments(b *testing.B) {
 	bw, err := dev.CopyBandwidth(1<<30, 5)
 	if err != nil {
@@ -343,7 +343,7 @@ func BenchmarkCompletion(b *testing.B) {
 // (Auto's rule keeps at least one 32-byte sector of systems per row), to
 // choose that rule, next to Auto (the lanes kernel up to its largest N):
 //
-//	./cuda.test -test.run '^$' -test.bench Interleaved -test.benchtime 3x
+//	./tridiaggpu.test -test.run '^$' -test.bench Interleaved -test.benchtime 3x
 func BenchmarkInterleaved(b *testing.B) {
 	bw, err := dev.CopyBandwidth(1<<30, 5)
 	if err != nil {
@@ -412,7 +412,7 @@ func benchInterleaved[T tridiag.Float](b *testing.B, bw float64) {
 // while it solves the current ones) with the lanes kernel, to set
 // tuning.PreferLanesStream:
 //
-//	./cuda.test -test.run '^$' -test.bench LanesStream -test.benchtime 3x
+//	./tridiaggpu.test -test.run '^$' -test.bench LanesStream -test.benchtime 3x
 func BenchmarkLanesStream(b *testing.B) {
 	bw, err := dev.CopyBandwidth(1<<30, 5)
 	if err != nil {
@@ -454,7 +454,7 @@ func benchLanesStream[T tridiag.Float](b *testing.B, bw float64) {
 // (the lanes kernel or one block a system in place), to set
 // tuning.LanesSegmentMinN and LanesSegmentRows:
 //
-//	./cuda.test -test.run '^$' -test.bench LanesSegments -test.benchtime 3x
+//	./tridiaggpu.test -test.run '^$' -test.bench LanesSegments -test.benchtime 3x
 func BenchmarkLanesSegments(b *testing.B) {
 	bw, err := dev.CopyBandwidth(1<<30, 5)
 	if err != nil {
@@ -519,7 +519,7 @@ func benchLanesSegments[T tridiag.Float](b *testing.B, bw float64) {
 // it (one block per system, or segments where that leaves one block per
 // SM) and with the one-block kernel:
 //
-//	./cuda.test -test.run '^$' -test.bench Stream -test.benchtime 3x
+//	./tridiaggpu.test -test.run '^$' -test.bench Stream -test.benchtime 3x
 func BenchmarkStream(b *testing.B) {
 	bw, err := dev.CopyBandwidth(1<<30, 5)
 	if err != nil {
@@ -602,7 +602,7 @@ func benchConstStream[T tridiag.Float](b *testing.B, bw float64) {
 // the constant systems itself (d alone loaded, 64- or 128-byte rows of
 // adjacent systems), to set the constant path of interleaved batches:
 //
-//	./cuda.test -test.run '^$' -test.bench InterleavedConst -test.benchtime 3x
+//	./tridiaggpu.test -test.run '^$' -test.bench InterleavedConst -test.benchtime 3x
 func BenchmarkInterleavedConst(b *testing.B) {
 	bw, err := dev.CopyBandwidth(1<<30, 5)
 	if err != nil {

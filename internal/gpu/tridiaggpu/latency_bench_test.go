@@ -15,7 +15,7 @@ import (
 
 // BenchmarkSmallPath is BenchmarkSmallCall for the partition method with
 // chunks of P rows (P16 is Auto's default), both precisions, through the
-// direct launch (LaunchDirect) or the older path through Device.do.
+// direct launch (LaunchDirect) or the path through Device.Enqueue.
 func BenchmarkSmallPath(b *testing.B) {
 	for _, sz := range []struct{ n, g int }{{128, 1}, {512, 8}, {1024, 64}, {4096, 64}} {
 		for _, prec := range []string{"f32", "f64"} {

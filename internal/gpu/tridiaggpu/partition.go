@@ -155,7 +155,7 @@ func newSegmentsOrWhole(d *gpu, spec tridiag.Spec, f64 bool, whole kernelPlan, e
 // leaves fewer than two blocks on an SM (one block computing while none
 // loads: FP64 N = 4096 reaches 62% of the bandwidth limit that way on an
 // H100, FP32 N = 8192 55%; the "whole" cases of go test -tags cuda -run
-// '^$' -bench Stream ./cuda).
+// '^$' -bench Stream ./internal/gpu/tridiaggpu).
 func wantSegments(d *gpu, spec tridiag.Spec, whole kernelPlan, err error) bool {
 	l := spec.Layout
 	if l.BatchStride < l.ElemStride || spec.N < 2 {
@@ -411,7 +411,7 @@ func (p *partitionPlan) constLaunch() (k *directKernel, spb, tps int, ok bool) {
 }
 
 // LaunchDirect enqueues the solve with Device.LaunchDirect (from any
-// goroutine, outside Device.do): the parameters of launch, in its order.
+// goroutine, outside Device.Enqueue): the parameters of launch, in its order.
 func (p *partitionPlan) LaunchDirect(d *gpu, s cu.Stream, a *launchArgs) error {
 	sp := a.spec
 	if k, spb, tps, ok := p.constLaunch(); a.constant && ok {

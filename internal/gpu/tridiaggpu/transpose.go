@@ -26,7 +26,7 @@ import (
 // (against the kernels that read the strided layout directly, one thread
 // a system or TPR's strided loads, it is still several times faster:
 // thomas-interleaved against partition-interleaved in go test -tags cuda
-// -run '^$' -bench '^BenchmarkBatch$' ./cuda).
+// -run '^$' -bench '^BenchmarkBatch$' ./internal/gpu/tridiaggpu).
 type transposePlan struct {
 	ispec           tridiag.Spec // the systems stored contiguously
 	inner           kernelPlan

@@ -340,22 +340,6 @@ func TestTridiagPlanOnGPU(t *testing.T) {
 	assert.Contains(t, err.Error(), "system 1, row 3")
 }
 
-func TestOutOfMemory(t *testing.T) {
-	_, total, err := dev.MemInfo()
-	require.NoError(t, err)
-	_, err = cuda.Alloc[float64](dev, int(total/8)*2)
-	require.ErrorIs(t, err, cuda.ErrOutOfMemory)
-	assert.Contains(t, err.Error(), "free")
-}
-
-func TestDeviceProperties(t *testing.T) {
-	p := dev.Properties()
-	assert.Positive(t, p.SMs)
-	assert.GreaterOrEqual(t, p.Major, 8)
-	assert.GreaterOrEqual(t, p.SharedPerBlockOptin, p.SharedPerBlock)
-	t.Logf("%s: %+v", dev.Name(), p)
-}
-
 // TestStartWait: a started solve overlaps with host work and gives the
 // same result as SolveDevice.
 func TestStartWait(t *testing.T) {
