@@ -174,7 +174,7 @@ func testAutoSmallResident[T tridiag.Float](t *testing.T, r *rand.Rand, cases []
 }
 
 // TestHostPlanDescribe checks that a tridiag.Plan on the GPU says what
-// Auto chose, as the cuda.Plan of the same shape does.
+// Auto chose, as the Plan of the same shape does.
 func TestHostPlanDescribe(t *testing.T) {
 	for _, shape := range []tridiag.Shape{{N: 256, G: 64}, {N: 1 << 16, G: 4}, {N: 512, G: 512, Layout: tridiag.Interleaved(512)}} {
 		p, err := tridiag.NewPlan[float32](dev, shape, tridiag.Options{})
