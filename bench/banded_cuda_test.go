@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/bandsolve/bandsolve/banded"
-	"github.com/bandsolve/bandsolve/internal/gpu/gpuclock"
 	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/internal/gpu/bandedgpu"
+	"github.com/bandsolve/bandsolve/internal/gpu/gpuclock"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 

@@ -12,7 +12,7 @@
 // several repetitions, with the right-hand side restored before each one
 // outside the timed region:
 //
-//   - gpu:<algorithm> (with the cuda build tag): cuda.Plan.Time, CUDA
+//   - gpu:<algorithm> (with the cuda build tag): tridiaggpu.Plan.Time, CUDA
 //     events around the enqueued solve on the plan's stream, data already
 //     on the device;
 //   - cusparse:gtsv2StridedBatch (contiguous), cusparse:gtsvInterleavedBatch

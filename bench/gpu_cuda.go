@@ -9,8 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bandsolve/bandsolve/internal/gpu/gpuclock"
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/gpuclock"
+	"github.com/bandsolve/bandsolve/internal/gpu/tridiaggpu"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"gorgonia.org/cu"
 )
@@ -39,7 +40,6 @@ func openGPU(ordinal int, copyBytes int64, cusparsePath string) (gpuBackend, err
 		_ = dev.Close()
 		return nil, err
 	}
-	cuda.SetPlanTimer(dev, clock.Timer())
 	b := &cudaBackend{dev: dev, clock: clock}
 	if free, _, err := dev.MemInfo(); err == nil && copyBytes > free/4 {
 		copyBytes = max(1<<20, free/4)
@@ -214,16 +214,16 @@ func runGPUCase[T tridiag.Float](ctx context.Context, be *cudaBackend, h *hostDa
 		if err := ctx.Err(); err != nil {
 			return fail(err)
 		}
-		p, err := cuda.NewPlan[T](dev, c.Shape(), sv.opts)
+		p, err := tridiaggpu.NewPlan[T](dev, c.Shape(), sv.opts)
 		if err != nil {
 			out = append(out, Result{Case: c, Solver: name, Err: "unsupported: " + shortErr(err), Resid: -1})
 			continue
 		}
 		times, paced, err := be.timeGated(func() ([]time.Duration, error) {
 			if c.Constant {
-				return p.TimeConst(ctx, h.ka, h.kb, h.kc, dd.d, dd.x, dd.dSaved, gr.warmup, gr.reps)
+				return p.TimeConst(ctx, be.timer(), h.ka, h.kb, h.kc, dd.d, dd.x, dd.dSaved, gr.warmup, gr.reps)
 			}
-			return p.Time(ctx, dd.a, dd.b, dd.c, dd.d, dd.x, dd.dSaved, gr.warmup, gr.reps)
+			return p.Time(ctx, be.timer(), dd.a, dd.b, dd.c, dd.d, dd.x, dd.dSaved, gr.warmup, gr.reps)
 		})
 		r := newResult(c, name, times, be.bw)
 		if algo == tridiag.Auto {
@@ -244,6 +244,11 @@ func runGPUCase[T tridiag.Float](ctx context.Context, be *cudaBackend, h *hostDa
 	}
 	return out
 }
+
+// timer is the timing of this module's plans: CUDA events, the
+// repetitions queued behind the device's gate unless host-paced
+// (SetHostPaced).
+func (b *cudaBackend) timer() cuda.Timer { return b.clock.Timer() }
 
 // timeGated runs a timing; when its gate expired (cuda.ErrGateExpired) it
 // runs it again host-paced and says so in paced.

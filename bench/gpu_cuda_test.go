@@ -13,8 +13,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/bandsolve/bandsolve/internal/gpu/gpuclock"
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/gpuclock"
+	"github.com/bandsolve/bandsolve/internal/gpu/tridiaggpu"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
@@ -54,10 +55,13 @@ func TestGPUTime(t *testing.T) {
 	}
 	a, b, cc, d, dSaved := up(h.a), up(h.b), up(h.c), up(h.d), up(h.d)
 	x := up(make([]float64, c.Len()))
-	p, err := cuda.NewPlan[float64](dev, c.Shape(), tridiag.Options{})
+	p, err := tridiaggpu.NewPlan[float64](dev, c.Shape(), tridiag.Options{})
 	require.NoError(t, err)
 	defer p.Close()
-	times, err := p.Time(context.Background(), a, b, cc, d, d, dSaved, 2, 5) // in place: needs the restore
+	clk, err := gpuclock.New(dev)
+	require.NoError(t, err)
+	defer clk.Close()
+	times, err := p.Time(context.Background(), clk.Timer(), a, b, cc, d, d, dSaved, 2, 5) // in place: needs the restore
 	require.NoError(t, err)
 	require.Len(t, times, 5)
 	for _, tm := range times {
@@ -67,9 +71,9 @@ func TestGPUTime(t *testing.T) {
 	hx := make([]float64, c.Len())
 	require.NoError(t, d.CopyTo(hx))
 	assert.Less(t, h.backwardError(hx), 1e-12, "in-place solve after 7 restores")
-	_, err = p.Time(context.Background(), a, b, cc, d, x, d, 0, 1)
+	_, err = p.Time(context.Background(), clk.Timer(), a, b, cc, d, x, d, 0, 1)
 	assert.Error(t, err, "dSaved must differ from d")
-	times, err = p.TimeConst(context.Background(), 0.5, 4, -0.5, d, x, dSaved, 1, 3)
+	times, err = p.TimeConst(context.Background(), clk.Timer(), 0.5, 4, -0.5, d, x, dSaved, 1, 3)
 	require.NoError(t, err)
 	assert.Len(t, times, 3)
 }
@@ -141,7 +145,7 @@ func BenchmarkGPUSolve(b *testing.B) {
 // benchGPU times SolveDevice, which includes the status readback and
 // synchronization (what a caller of SolveDevice waits for).
 func benchGPU[T tridiag.Float](b *testing.B, dev *cuda.Device, c Case, algo tridiag.Algorithm) {
-	p, err := cuda.NewPlan[T](dev, c.Shape(), tridiag.Options{Algorithm: algo, SkipFiniteCheck: true})
+	p, err := tridiaggpu.NewPlan[T](dev, c.Shape(), tridiag.Options{Algorithm: algo, SkipFiniteCheck: true})
 	if err != nil {
 		b.Skip(err)
 	}

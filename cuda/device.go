@@ -42,10 +42,8 @@ type Device struct {
 	bload  bool
 	cmod   cu.Module // the cluster kernels (ptx.Cluster), loaded on first use
 	cload  bool
-	// clusters: the cluster sizes the device runs, per precision (f64).
-	clusters map[bool]clusterInfo
-	fns      map[string]cu.Function
-	attr     map[string]int // dynamic shared memory limit set per function
+	fns    map[string]cu.Function
+	attr   map[string]int // dynamic shared memory limit set per function
 
 	// The persistent work of the device (AddPersistent): pmu guards the
 	// set, running counts those running.
@@ -74,7 +72,7 @@ func Open(ordinal int) (*Device, error) {
 	if ordinal < 0 || ordinal >= n {
 		return nil, fmt.Errorf("cuda: no device %d (%d present)", ordinal, n)
 	}
-	d := &Device{ordinal: ordinal, fns: map[string]cu.Function{}, attr: map[string]int{}, clusters: map[bool]clusterInfo{},
+	d := &Device{ordinal: ordinal, fns: map[string]cu.Function{}, attr: map[string]int{},
 		persistent: map[Persistent]struct{}{}, values: map[any]any{}}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()

@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/tridiaggpu"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
@@ -34,6 +35,7 @@ func openDevice(name string) (*device, error) {
 		if err != nil {
 			return nil, err
 		}
+		tridiaggpu.Register() // tridiag.NewPlan on the GPU (the 3D stepper)
 		return &device{name: gpu.Name(), dev: gpu, gpu: gpu, close: func() { _ = gpu.Close() },
 			note3D: "fields resident on the GPU; the 3D y-axis runs slab by slab (one call per z-slab, through buffer views)"}, nil
 	}
@@ -54,7 +56,7 @@ func newPR[T tridiag.Float](d *device, g grid) (stepper, error) {
 // (SolveDeviceConst), both along one axis of the row-major array through
 // the plan of that axis. Nothing crosses the bus between steps.
 type gpuPR[T tridiag.Float] struct {
-	px, py *cuda.Plan[T]
+	px, py *tridiaggpu.Plan[T]
 	u, w   *cuda.Buffer[T]
 	r      T
 }
@@ -68,10 +70,10 @@ func newGPUPR[T tridiag.Float](dev *cuda.Device, g grid) (s *gpuPR[T], err error
 			s.Close()
 		}
 	}()
-	if s.px, err = cuda.NewPlan[T](dev, ax[0].shape, opts); err != nil {
+	if s.px, err = tridiaggpu.NewPlan[T](dev, ax[0].shape, opts); err != nil {
 		return nil, err
 	}
-	if s.py, err = cuda.NewPlan[T](dev, ax[1].shape, opts); err != nil {
+	if s.py, err = tridiaggpu.NewPlan[T](dev, ax[1].shape, opts); err != nil {
 		return nil, err
 	}
 	if s.u, err = cuda.Upload(dev, toT[T](g.mode(0))); err != nil {
@@ -123,7 +125,7 @@ func (s *gpuPR[T]) Close() error {
 			err = errors.Join(err, b.Free())
 		}
 	}
-	for _, p := range []*cuda.Plan[T]{s.px, s.py} {
+	for _, p := range []*tridiaggpu.Plan[T]{s.px, s.py} {
 		if p != nil {
 			err = errors.Join(err, p.Close())
 		}
@@ -145,7 +147,7 @@ func newDouglas[T tridiag.Float](d *device, g grid) (stepper, error) {
 // MulAddDeviceConst with the identity. The y-axis lines of one z-slab are
 // one batch, so that axis runs slab by slab on views of the fields.
 type gpuDouglas[T tridiag.Float] struct {
-	plans  []*cuda.Plan[T] // along x, y (one slab), z
+	plans  []*tridiaggpu.Plan[T] // along x, y (one slab), z
 	u, f   *cuda.Buffer[T]
 	uz, fz []*cuda.Buffer[T] // views of the z-slabs
 	ax     []axis
@@ -161,7 +163,7 @@ func newGPUDouglas[T tridiag.Float](dev *cuda.Device, g grid) (s *gpuDouglas[T],
 	}()
 	opts := tridiag.Options{Cyclic: g.periodic}
 	for _, a := range s.ax {
-		p, err := cuda.NewPlan[T](dev, a.shape, opts)
+		p, err := tridiaggpu.NewPlan[T](dev, a.shape, opts)
 		if err != nil {
 			return nil, err
 		}

@@ -3,8 +3,6 @@
 package gpuclock
 
 import (
-	"context"
-	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -13,7 +11,6 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/cuda"
-	"github.com/bandsolve/bandsolve/tridiag"
 )
 
 // A gate holds the work queued behind it until open, expires (and says
@@ -176,52 +173,6 @@ func TestClockClose(t *testing.T) {
 
 	_, err = New(nil)
 	assert.Error(t, err)
-}
-
-// Gated and host-paced timing of a tridiagonal plan (the device's plan
-// Timer set to the clock's) leave in x the plan's own solve of the batch,
-// bit for bit, and report positive times.
-func TestPlanTimeGated(t *testing.T) {
-	defer clk.SetHostPaced(false)
-	cuda.SetPlanTimer(dev, clk.Timer())
-	defer cuda.SetPlanTimer(dev, nil)
-	r := rand.New(rand.NewPCG(7, 8))
-	for _, paced := range []bool{false, true} {
-		clk.SetHostPaced(paced)
-		for _, n := range []int{100, 3000} {
-			shape := tridiag.Shape{N: n, G: 7}
-			a, b, c, d := make([]float64, n*7), make([]float64, n*7), make([]float64, n*7), make([]float64, n*7)
-			for k := range a {
-				a[k], b[k], c[k], d[k] = r.Float64()*2-1, r.Float64()*2+3, r.Float64()*2-1, r.Float64()*2-1
-			}
-			p, err := cuda.NewPlan[float64](dev, shape, tridiag.Options{})
-			require.NoError(t, err)
-			want := make([]float64, len(d))
-			require.NoError(t, p.Solve(context.Background(), a, b, c, d, want))
-			bufs := make([]*cuda.Buffer[float64], 6)
-			for i, h := range [][]float64{a, b, c, d, d, d} {
-				bufs[i], err = cuda.Upload(dev, h)
-				require.NoError(t, err)
-			}
-			reps := 5
-			if n == 100 {
-				reps = GateMaxReps + 6 // beyond the gate's repetitions: timed host-paced
-			}
-			times, err := p.Time(context.Background(), bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5], 1, reps)
-			require.NoError(t, err, "host-paced %v, N=%d", paced, n)
-			require.Len(t, times, reps)
-			for _, tm := range times {
-				assert.Greater(t, tm, time.Duration(0))
-			}
-			got := make([]float64, len(want))
-			require.NoError(t, bufs[4].CopyTo(got))
-			assert.Equal(t, want, got, "host-paced %v, N=%d: x after timing", paced, n)
-			for _, b := range bufs {
-				require.NoError(t, b.Free())
-			}
-			require.NoError(t, p.Close())
-		}
-	}
 }
 
 // CopyBandwidth reports a data-centre GPU's device copy in a sensible

@@ -1,0 +1,448 @@
+//go:build cuda
+
+package tridiaggpu
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gorgonia.org/cu"
+
+	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/tridiag"
+	"github.com/bandsolve/bandsolve/tridiag/partition"
+	"github.com/bandsolve/bandsolve/tuning"
+)
+
+func init() { algorithms[tridiag.Partition] = newPartitionPlan }
+
+// partitionPlan runs the partition method (kernels partition_p<P>_*,
+// ptx/src/partition.cuh) with the launch of tuning.PartitionLaunchChunk:
+// one thread per chunk of P rows, the systems of a block in shared memory,
+// global memory read once and written once, no workspace. The plan of
+// tridiag.Partition uses P = partition.DefaultChunk(N), the CPU device's
+// choice, and so computes partition.Solve's bits. Systems larger than
+// tuning.PartitionMaxN do not fit a block: the factory fails with
+// tridiag.ErrShape (Auto then tries the next algorithm). Solves with
+// constant coefficients run partition_const_p16_* (d alone in shared
+// memory; the same bits) when the chunk is 16.
+type partitionPlan struct {
+	cfg    tuning.PartitionLaunch
+	kernel string // without the precision suffix
+	// direct is the kernel of the spec's precision resolved for
+	// LaunchDirect, slots its parameter values (filled per solve; a
+	// plan's solves run one at a time).
+	direct *directKernel
+	slots  [18]uint64
+	// constCfg and constDirect: the launch of the constant-coefficient
+	// kernel (chunks of 16; nil otherwise), used by constant solves.
+	constCfg    *tuning.PartitionLaunch
+	constDirect *directKernel
+	// cstream and cstreamDirect: the launch of the constant streaming
+	// kernel (nil unless tuning.PreferConstStream chose it for the
+	// batch), which constant solves then take instead of constCfg's.
+	cstream       *tuning.ConstStreamLaunch
+	cstreamDirect *directKernel
+	// latency: Auto's plan of a small batch with short chunks
+	// (latencyPlan).
+	latency bool
+	// chunk16, on such a plan where tuning.LatencyConstChunk16 says so:
+	// the plan with chunks of 16 whose constant kernels its constant
+	// solves run, and which a resident grid of it takes (SetResident).
+	chunk16 *partitionPlan
+}
+
+// newPartitionPlan makes the plan of tridiag.Partition: one block per
+// system (partitionPlan) or segments of several blocks (segmentPlan), as
+// Options.SegmentRows asks or, when it is 0, as wantSegments decides;
+// batches of adjacent systems (batch stride 1: interleaved) of at least
+// tuning.LanesSegmentMinN rows are cut into segments with the systems
+// across the lanes (lanesSegPlan), other batches stored systems first of
+// at least tuning.GatherMinN rows are gathered into contiguous ones
+// (transposePlan).
+func newPartitionPlan(d *gpu, spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+	return newPartitionPlanLanes(d, spec, f64, !d.cfg.noLanesSegments)
+}
+
+// newPartitionPlanLanes is newPartitionPlan, with the lanes segment kernel
+// or without it (the plan of its constant solves).
+func newPartitionPlanLanes(d *gpu, spec tridiag.Spec, f64, lanesSegments bool) (kernelPlan, error) {
+	l := spec.Layout
+	sysFirst := l.BatchStride < l.ElemStride
+	adjacent := sysFirst && l.BatchStride == 1 && lanesSegments
+	if m := spec.SegmentRows; m > 0 {
+		if spec.N <= m {
+			return newPartitionPlanChunk(d, spec, f64, partition.DefaultChunk(spec.N))
+		}
+		if adjacent && tuning.LanesSegmentRowsOK(m, reductionElem(f64)) {
+			return newLanesSegPlan(d, spec, f64, m)
+		}
+		if !tuning.SegmentRowsOK(m) {
+			return nil, fmt.Errorf("%w: segments of %d rows: a GPU takes 16·t rows, t a multiple of 32 in %v", tridiag.ErrOptions, m, tuning.SegmentThreads)
+		}
+		return newSegmentPlan(d, spec, f64, m)
+	}
+	if adjacent && spec.N >= tuning.LanesSegmentMinN {
+		// Long systems adjacent in memory: segments with the systems
+		// across the lanes, in place (unless no segment size suits N).
+		if lp, err := newLanesSegPlan(d, spec, f64, 0); err == nil {
+			// Constant solves move two arrays, not five: the plan without
+			// the lanes segments runs them faster (one block a system or
+			// gathered; BenchmarkLanesSegments).
+			if lp.constPlan, err = newPartitionPlanLanes(d, spec, f64, false); err != nil {
+				return nil, err
+			}
+			if tp, ok := lp.constPlan.(*transposePlan); ok {
+				tp.forConstantOnly() // no room for copies of a, b, c
+			}
+			return lp, nil
+		}
+	}
+	if sysFirst && !d.cfg.noTranspose && spec.N >= tuning.GatherMinN {
+		// Batches stored systems first, long: gathered into contiguous
+		// systems (whose plan may cut them into segments).
+		return newTransposePlan(d, spec, f64)
+	}
+	whole, err := newPartitionPlanChunk(d, spec, f64, partition.DefaultChunk(spec.N))
+	kp := whole
+	if wantSegments(d, spec, whole, err) {
+		if kp, err = newSegmentsOrWhole(d, spec, f64, whole, err); err != nil {
+			return nil, err
+		}
+	} else if err != nil {
+		if sysFirst && !d.cfg.noTranspose && errors.Is(err, tridiag.ErrShape) {
+			return newTransposePlan(d, spec, f64) // too long for one block on this device
+		}
+		return nil, err
+	}
+	// The streaming kernel, where tuning.PreferStream says so, solves the
+	// general systems (one block a system, the next one loading while it
+	// computes) and kp the constant ones.
+	if pp, ok := whole.(*partitionPlan); ok && pp != nil && !d.cfg.noStreamKernel && pp.kernel == "partition_p16" && !sysFirst {
+		if sp, serr := newStreamPlan(d, spec, f64, kp); serr == nil && tuning.PreferStream(d.props, pp.cfg, sp.cfg, spec.G) {
+			return sp, nil
+		}
+	}
+	return kp, nil
+}
+
+// newSegmentsOrWhole is the plan for systems that wantSegments sends to
+// segments: the segment plan, or whole (with its error err) when no
+// segment size suits N.
+func newSegmentsOrWhole(d *gpu, spec tridiag.Spec, f64 bool, whole kernelPlan, err error) (kernelPlan, error) {
+	seg, serr := newSegmentPlan(d, spec, f64, 0)
+	if serr != nil {
+		if err == nil {
+			return whole, nil // no segment size suits N: one block per system
+		}
+		return nil, fmt.Errorf("%w; segments: %w", err, serr)
+	}
+	// Constant solves hold less per system: where the constant streaming
+	// kernel takes the batch, or the constant kernel keeps two blocks on
+	// an SM, they stay one block per system (FP64 N = 4096: 28% of the
+	// limit in segments).
+	if pp, ok := whole.(*partitionPlan); ok && err == nil && (pp.cstream != nil || pp.constCfg != nil && pp.constCfg.BlocksPerSM >= 2) {
+		seg.constWhole = pp
+	}
+	return seg, nil
+}
+
+// wantSegments decides, for SegmentRows = 0, whether a partition plan cuts
+// its systems into segments: only when the rows of a system are closer
+// together in memory than the systems (a segment's loads are then
+// coalesced), and then when one block per system does not fit (err) or
+// leaves fewer than two blocks on an SM (one block computing while none
+// loads: FP64 N = 4096 reaches 62% of the bandwidth limit that way on an
+// H100, FP32 N = 8192 55%; the "whole" cases of go test -tags cuda -run
+// '^$' -bench Stream ./internal/gpu/tridiaggpu).
+func wantSegments(d *gpu, spec tridiag.Spec, whole kernelPlan, err error) bool {
+	l := spec.Layout
+	if l.BatchStride < l.ElemStride || spec.N < 2 {
+		return false
+	}
+	if err != nil {
+		return true
+	}
+	pp, ok := whole.(*partitionPlan)
+	return ok && pp.cfg.BlocksPerSM < 2
+}
+
+// newPartitionPlanChunk makes a partition plan with chunks of p rows, one
+// of tuning.PartitionChunks (the GPU results are partition.Solve's with
+// the same p): the lanes kernel where it applies, else the kernel with the
+// systems in shared memory.
+func newPartitionPlanChunk(d *gpu, spec tridiag.Spec, f64 bool, p int) (kernelPlan, error) {
+	l := spec.Layout
+	if p == 16 && !d.cfg.noLanesKernel && l.BatchStride == 1 && l.ElemStride > 1 && spec.N <= tuning.PartitionLanesMaxN(reductionElem(f64)) {
+		pp, err := newLanesPlan(d, spec, f64, 0)
+		if err != nil || d.cfg.noLanesStream {
+			return pp, err
+		}
+		// Large batches: the streamed lanes kernel for the general solves.
+		if sp, serr := newLanesStreamPlan(d, spec, f64, pp); serr == nil && (tuning.PreferLanesStream(sp.cfg) || d.cfg.forceLanesStream && sp.cfg.G >= 16*sp.cfg.Grid) {
+			return sp, nil
+		}
+		return pp, nil
+	}
+	return newSharedPartitionPlan(d, spec, f64, p)
+}
+
+// newSharedPartitionPlan makes the plan of partition_p<p>_*: the block's
+// systems in shared memory.
+func newSharedPartitionPlan(d *gpu, spec tridiag.Spec, f64 bool, p int) (*partitionPlan, error) {
+	kernel := fmt.Sprintf("partition_p%d", p)
+	suffix := suffixOf(f64)
+	elem := reductionElem(f64)
+	if !tuning.PartitionKernelBuilt(p, elem) {
+		return nil, fmt.Errorf("%w: no partition kernel for chunks of %d %d-byte rows (chunks: %v)", tridiag.ErrOptions, p, elem, tuning.PartitionChunks)
+	}
+	// The kernel's registers per thread enter the occupancy of the choice.
+	var regs int
+	if err := d.Enqueue(func() error {
+		var err error
+		regs, err = d.KernelAttr(kernel+suffix, cu.NumRegs)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	l := spec.Layout
+	cfg, err := tuning.PartitionLaunchChunk(d.props, spec.N, elem, p, spec.G, l.BatchStride < l.ElemStride, regs)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", tridiag.ErrShape, err)
+	}
+	pp := &partitionPlan{cfg: cfg, kernel: kernel}
+	if err := d.Enqueue(func() error {
+		var err error
+		if pp.direct, err = d.prepareDirect(kernel+suffix, cfg.Blocks(spec.G), cfg.Threads, cfg.SharedBytes); err != nil {
+			return err
+		}
+		if p != 16 || d.cfg.noConstKernel {
+			return nil
+		}
+		// Solves with constant coefficients take the kernel that holds
+		// only d (partition_const_p16_*), with its own launch.
+		cregs, err := d.KernelAttr(constKernel+suffix, cu.NumRegs)
+		if err != nil {
+			return err
+		}
+		cc, err := tuning.PartitionLaunchConst(d.props, spec.N, elem, spec.G, l.BatchStride < l.ElemStride, cregs)
+		if err != nil {
+			return nil // the general kernel serves (it fits wherever this one does; kept for safety)
+		}
+		pp.constCfg = &cc
+		if pp.constDirect, err = d.prepareDirect(constKernel+suffix, cc.Blocks(spec.G), cc.Threads, cc.SharedBytes); err != nil {
+			return err
+		}
+		return pp.attachConstStream(d, spec, f64)
+	}); err != nil {
+		return nil, err
+	}
+	return pp, nil
+}
+
+// constKernel is the constant-coefficient partition kernel (chunks of 16).
+const constKernel = "partition_const_p16"
+
+// constStreamLaunch is the launch of the constant streaming kernel for
+// spec (spb > 0: that many systems a block) and the kernel's name with the
+// precision suffix: partition_cstream_warp_p16_* when a system takes at
+// most a warp, partition_cstream_p16_* otherwise, with _rows_ (d and x
+// row-major in shared memory) where the systems are closer together in
+// memory than their rows (device thread).
+func constStreamLaunch(d *gpu, spec tridiag.Spec, f64 bool, spb int) (tuning.ConstStreamLaunch, string, error) {
+	elem := reductionElem(f64)
+	l := spec.Layout
+	sysFirst := l.BatchStride < l.ElemStride
+	name := "partition_cstream"
+	if tuning.PartitionConstStreamWarp(spec.N) {
+		name += "_warp"
+	}
+	if sysFirst {
+		name += "_rows"
+	}
+	name += "_p16" + suffixOf(f64)
+	regs, err := d.KernelAttr(name, cu.NumRegs)
+	if err != nil {
+		return tuning.ConstStreamLaunch{}, "", err
+	}
+	// The kernels' launch bounds differ (256, 512, 640 or 1024 threads:
+	// tuning.PartitionConstStreamMaxThreadsFor); the launch also keeps
+	// within the bound the driver reports for this one.
+	maxT, err := d.KernelAttr(name, cu.FnMaxThreadsPerBlock)
+	if err != nil {
+		return tuning.ConstStreamLaunch{}, "", err
+	}
+	props := d.props
+	props.MaxThreadsPerBlock = min(props.MaxThreadsPerBlock, maxT)
+	cs, err := tuning.PartitionConstStreamLaunchFor(props, spec.N, elem, spec.G, sysFirst, regs, spb)
+	if err != nil {
+		return cs, "", fmt.Errorf("%w: %w", tridiag.ErrShape, err)
+	}
+	return cs, name, nil
+}
+
+// attachConstStream gives pp the constant streaming kernel for its
+// constant solves where tuning.PreferConstStream takes it for spec (device
+// thread); elsewhere pp keeps its own constant path.
+func (pp *partitionPlan) attachConstStream(d *gpu, spec tridiag.Spec, f64 bool) error {
+	if d.cfg.noConstStream {
+		return nil
+	}
+	cs, name, err := constStreamLaunch(d, spec, f64, 0)
+	if err != nil || !tuning.PreferConstStream(d.props, cs) {
+		return nil // N too large for it, rows not in whole sectors, or a batch too small to gain
+	}
+	return pp.setConstStream(d, cs, name)
+}
+
+// setConstStream makes pp's constant solves run kernel name with launch cs
+// (device thread).
+func (pp *partitionPlan) setConstStream(d *gpu, cs tuning.ConstStreamLaunch, name string) error {
+	direct, err := d.prepareDirect(name, cs.Grid, cs.Threads, cs.SharedBytes)
+	if err != nil {
+		return err
+	}
+	pp.cstream, pp.cstreamDirect = &cs, direct
+	return nil
+}
+
+// describeConstStream is the part of a plan's description that says how
+// launch c runs its constant solves.
+func describeConstStream(c *tuning.ConstStreamLaunch) string {
+	return fmt.Sprintf("; constant coefficients: %d blocks of %d systems streaming through the batch", c.Grid, c.SystemsPerBlock)
+}
+
+// lanesKernel is the partition kernel with the systems across the lanes
+// (chunks of 16, a thread a chunk), for batches of adjacent systems.
+const lanesKernel = "partition_lanes_p16"
+
+// newLanesPlan is the partition plan of the lanes kernel
+// (tuning.PartitionLanesLaunch; spb > 0: that many systems a block): the
+// parameters of partition_p16_*, the constant solves in the same kernel
+// (it loads d alone then).
+func newLanesPlan(d *gpu, spec tridiag.Spec, f64 bool, spb int) (*partitionPlan, error) {
+	pp := &partitionPlan{kernel: lanesKernel}
+	err := d.Enqueue(func() error {
+		regs, err := d.KernelAttr(lanesKernel+suffixOf(f64), cu.NumRegs)
+		if err != nil {
+			return err
+		}
+		if spb > 0 {
+			pp.cfg, err = tuning.PartitionLanesLaunchSystems(d.props, spec.N, reductionElem(f64), spb, spec.G, regs)
+		} else {
+			pp.cfg, err = tuning.PartitionLanesLaunch(d.props, spec.N, reductionElem(f64), spec.G, regs)
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %w", tridiag.ErrShape, err)
+		}
+		if pp.direct, err = d.prepareDirect(lanesKernel+suffixOf(f64), pp.cfg.Blocks(spec.G), pp.cfg.Threads, pp.cfg.SharedBytes); err != nil {
+			return err
+		}
+		if spb > 0 {
+			return nil // a forced launch (benchmarks): constant solves in the lanes kernel too
+		}
+		return pp.attachConstStream(d, spec, f64)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return pp, nil
+}
+
+func (p *partitionPlan) describe() string {
+	s := fmt.Sprintf("partition: one block per system (%d systems per block, chunks of %d)", p.cfg.SystemsPerBlock, p.cfg.Chunk)
+	if p.kernel == lanesKernel {
+		s = fmt.Sprintf("partition: %d systems across the lanes of a block (chunks of %d, a thread a chunk)", p.cfg.SystemsPerBlock, p.cfg.Chunk)
+	}
+	if p.latency {
+		s += ", short chunks for a small batch"
+	}
+	cp := p.constPlan()
+	if c := cp.cstream; c != nil {
+		s += describeConstStream(c)
+	} else if cp.constCfg != nil {
+		s += fmt.Sprintf("; constant coefficients: %d systems per block", cp.constCfg.SystemsPerBlock)
+	}
+	return s
+}
+
+// workBytes: everything is in shared memory.
+func (p *partitionPlan) workBytes() int64 { return 0 }
+
+func (p *partitionPlan) launch(d *gpu, s cu.Stream, a *launchArgs) error {
+	sp := a.spec
+	if k, spb, tps, ok := p.constLaunch(); a.constant && ok {
+		return d.Launch(k.name, cuda.Dim3{X: k.grid}, cuda.Dim3{X: k.block}, k.shmem, s,
+			a.d, a.x, int32(sp.N), int32(sp.G), int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
+			a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.status,
+			int32(spb), int32(tps), a.word, int32(a.seq))
+	}
+	return d.Launch(p.kernel+a.suffix(), cuda.Dim3{X: p.cfg.Blocks(sp.G)}, cuda.Dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
+		a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
+		int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
+		a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status,
+		int32(p.cfg.SystemsPerBlock), int32(p.cfg.ThreadsPerSystem), a.word, int32(a.seq))
+}
+
+// constPlan is the plan whose kernels run p's constant solves: chunk16
+// where set (Auto's short chunks where tuning.LatencyConstChunk16 says
+// so), else p.
+func (p *partitionPlan) constPlan() *partitionPlan {
+	if p.chunk16 != nil {
+		return p.chunk16
+	}
+	return p
+}
+
+// constLaunch is the kernel of p's constant solves (constPlan's) with its
+// systems a block and threads a system: the constant streaming kernel
+// where attached, else the constant kernel; ok is false where the general
+// kernel runs them.
+func (p *partitionPlan) constLaunch() (k *directKernel, spb, tps int, ok bool) {
+	p = p.constPlan()
+	if c := p.cstream; c != nil {
+		return p.cstreamDirect, c.SystemsPerBlock, c.ThreadsPerSystem, true
+	}
+	if c := p.constCfg; c != nil {
+		return p.constDirect, c.SystemsPerBlock, c.ThreadsPerSystem, true
+	}
+	return nil, 0, 0, false
+}
+
+// LaunchDirect enqueues the solve with Device.LaunchDirect (from any
+// goroutine, outside Device.Enqueue): the parameters of launch, in its order.
+func (p *partitionPlan) LaunchDirect(d *gpu, s cu.Stream, a *launchArgs) error {
+	sp := a.spec
+	if k, spb, tps, ok := p.constLaunch(); a.constant && ok {
+		sl := &p.slots
+		sl[0], sl[1] = uint64(a.d), uint64(a.x)
+		sl[2], sl[3] = uint64(uint32(int32(sp.N))), uint64(uint32(int32(sp.G)))
+		sl[4], sl[5] = uint64(int64(sp.Layout.ElemStride)), uint64(int64(sp.Layout.BatchStride))
+		sl[6], sl[7], sl[8] = scalarBits(a.f64, a.ca), scalarBits(a.f64, a.cb), scalarBits(a.f64, a.cc)
+		sl[9] = uint64(a.status)
+		sl[10], sl[11] = uint64(uint32(int32(spb))), uint64(uint32(int32(tps)))
+		sl[12], sl[13] = uint64(a.word), uint64(a.seq)
+		return d.LaunchDirect(k.k, s, sl[:14])
+	}
+	sl := &p.slots
+	sl[0], sl[1], sl[2], sl[3], sl[4] = uint64(a.a), uint64(a.b), uint64(a.c), uint64(a.d), uint64(a.x)
+	sl[5], sl[6] = uint64(uint32(int32(sp.N))), uint64(uint32(int32(sp.G)))
+	sl[7], sl[8] = uint64(int64(sp.Layout.ElemStride)), uint64(int64(sp.Layout.BatchStride))
+	sl[9], sl[10], sl[11] = scalarBits(a.f64, a.ca), scalarBits(a.f64, a.cb), scalarBits(a.f64, a.cc)
+	sl[12], sl[13] = uint64(uint32(a.isConst())), uint64(a.status)
+	sl[14], sl[15] = uint64(uint32(int32(p.cfg.SystemsPerBlock))), uint64(uint32(int32(p.cfg.ThreadsPerSystem)))
+	sl[16], sl[17] = uint64(a.word), uint64(a.seq)
+	return d.LaunchDirect(p.direct.k, s, sl[:])
+}
+
+// scalarBits is a constant in a kernel parameter slot.
+func scalarBits(f64 bool, v float64) uint64 {
+	if f64 {
+		return math.Float64bits(v)
+	}
+	return uint64(math.Float32bits(float32(v)))
+}
+
+// signalsItself: the partition kernel ends with block_done_signal.
+func (p *partitionPlan) signalsItself() bool { return true }

@@ -1,0 +1,123 @@
+//go:build cuda
+
+package tridiaggpu
+
+import (
+	"fmt"
+
+	"gorgonia.org/cu"
+
+	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/tridiag"
+)
+
+// transposePlan solves batches stored systems first (interleaved, or any
+// layout with BatchStride < ElemStride) of at least tuning.GatherMinN rows,
+// or too long for one block:
+// layout_gather_* copies a, b, c, d (d alone for constant coefficients)
+// into contiguous systems in the workspace, inner (a contiguous partition
+// plan: segments, the streaming kernel, …) solves them into a contiguous
+// x, and layout_scatter_* writes x back in the caller's layout. The
+// results are inner's bit for bit (the copies are exact); system and row
+// numbers in the status are the caller's (the rows keep their numbers).
+//
+// The price: five arrays of the batch's size in the workspace, and the
+// bytes of a, b, c, d and x moved twice more than a solve in place
+// (against the kernels that read the strided layout directly, one thread
+// a system or TPR's strided loads, it is still several times faster:
+// thomas-interleaved against partition-interleaved in go test -tags cuda
+// -run '^$' -bench '^BenchmarkBatch$' ./internal/gpu/tridiaggpu).
+type transposePlan struct {
+	ispec           tridiag.Spec // the systems stored contiguously
+	inner           kernelPlan
+	grid            int    // blocks of the layout kernels
+	gather, scatter string // their names with the precision suffix (named once, not per solve)
+	size            int64  // bytes of an array of the batch
+	constOnly       bool   // constant solves only (forConstantOnly)
+	w               struct{ a, b, c, d, x, inner, total int64 }
+}
+
+// newTransposePlan makes the gathering plan for spec (systems first): inner
+// is the partition plan of the same systems stored contiguously.
+func newTransposePlan(d *gpu, spec tridiag.Spec, f64 bool) (*transposePlan, error) {
+	l := spec.Layout
+	if l.BatchStride >= l.ElemStride {
+		return nil, fmt.Errorf("%w: layout gathering is for batches stored systems first", tridiag.ErrShape)
+	}
+	ispec := spec
+	ispec.Layout = tridiag.Contiguous(spec.N)
+	inner, err := newPartitionPlan(d, ispec, f64)
+	if err != nil {
+		return nil, err
+	}
+	p := &transposePlan{ispec: ispec, inner: inner, gather: "layout_gather" + suffixOf(f64), scatter: "layout_scatter" + suffixOf(f64)}
+	tiles := int64((spec.N+31)/32) * int64((spec.G+31)/32)
+	p.grid = int(min(tiles, int64(d.props.SMs)*16))
+	p.size = int64(spec.N) * int64(spec.G) * int64(reductionElem(f64))
+	p.layout()
+	return p, nil
+}
+
+// layout places the workspace's arrays: a, b, c, d, x of the batch's size
+// (d and x alone for a plan of constant solves), then inner's workspace.
+func (p *transposePlan) layout() {
+	var pk packer
+	if !p.constOnly {
+		p.w.a, p.w.b, p.w.c = pk.take(p.size), pk.take(p.size), pk.take(p.size)
+	}
+	p.w.d, p.w.x = pk.take(p.size), pk.take(p.size)
+	p.w.inner = pk.take(p.inner.workBytes())
+	p.w.total = pk.off
+}
+
+// forConstantOnly makes p a plan of constant solves only (another plan
+// runs the general ones): its workspace drops the copies of a, b, c.
+func (p *transposePlan) forConstantOnly() {
+	p.constOnly = true
+	p.layout()
+}
+
+func (p *transposePlan) describe() string {
+	in := "partition"
+	if d, ok := p.inner.(describer); ok {
+		in = d.describe()
+	}
+	return "batches stored systems first gathered into contiguous ones, then " + in + ", x scattered back"
+}
+
+// workBytes: the five contiguous arrays, inner's workspace, room to align.
+func (p *transposePlan) workBytes() int64 { return p.w.total + tprAlign }
+
+func (p *transposePlan) launch(d *gpu, s cu.Stream, a *launchArgs) error {
+	base := cu.DevicePtr(alignUp(int64(a.work), tprAlign))
+	at := func(off int64) cu.DevicePtr { return base + cu.DevicePtr(off) }
+	sp := a.spec
+	move := func(kernel string, z int, in, out [4]cu.DevicePtr) error {
+		return d.Launch(kernel, cuda.Dim3{X: p.grid, Z: z}, cuda.Dim3{X: 32, Y: 8}, 0, s,
+			in[0], in[1], in[2], in[3], out[0], out[1], out[2], out[3], int32(sp.N), int32(sp.G),
+			int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride))
+	}
+	in := *a
+	in.spec, in.work, in.word, in.seq = p.ispec, at(p.w.inner), 0, 0
+	in.d, in.x = at(p.w.d), at(p.w.x)
+	var err error
+	switch {
+	case a.constant:
+		err = move(p.gather, 1, [4]cu.DevicePtr{a.d}, [4]cu.DevicePtr{in.d})
+	case p.constOnly:
+		return fmt.Errorf("cuda: a gathering plan of constant solves given coefficient arrays")
+	default:
+		in.a, in.b, in.c = at(p.w.a), at(p.w.b), at(p.w.c)
+		err = move(p.gather, 4, [4]cu.DevicePtr{a.a, a.b, a.c, a.d}, [4]cu.DevicePtr{in.a, in.b, in.c, in.d})
+	}
+	if err != nil {
+		return fmt.Errorf("cuda: gathering the systems: %w", err)
+	}
+	if err := p.inner.launch(d, s, &in); err != nil {
+		return err
+	}
+	if err := move(p.scatter, 1, [4]cu.DevicePtr{in.x}, [4]cu.DevicePtr{a.x}); err != nil {
+		return fmt.Errorf("cuda: scattering x: %w", err)
+	}
+	return nil
+}
