@@ -9,8 +9,11 @@ import (
 
 	"gorgonia.org/cu"
 
-	"github.com/bandsolve/bandsolve/tridiag"
 )
+
+// ErrRange is wrapped by the errors of Slice and Wrap: a view outside its
+// buffer, a freed buffer, a null or misaligned address, a length below 1.
+var ErrRange = errors.New("cuda: outside the buffer")
 
 // Elem is an element type of device arrays.
 type Elem interface {
@@ -35,13 +38,13 @@ type Buffer[T Elem] struct {
 // and write it in place; Free does nothing, the memory stays its owner's.
 func Wrap[T Elem](d *Device, ptr cu.DevicePtr, n int) (*Buffer[T], error) {
 	if ptr == 0 {
-		return nil, fmt.Errorf("%w: wrapping a null device pointer", tridiag.ErrLength)
+		return nil, fmt.Errorf("%w: wrapping a null device pointer", ErrRange)
 	}
 	if n < 1 {
-		return nil, fmt.Errorf("%w: wrapping %d elements", tridiag.ErrLength, n)
+		return nil, fmt.Errorf("%w: wrapping %d elements", ErrRange, n)
 	}
 	if uint64(ptr)%uint64(elemSize[T]()) != 0 {
-		return nil, fmt.Errorf("%w: device address %#x is not aligned to the %d-byte element", tridiag.ErrLength, uint64(ptr), elemSize[T]())
+		return nil, fmt.Errorf("%w: device address %#x is not aligned to the %d-byte element", ErrRange, uint64(ptr), elemSize[T]())
 	}
 	return &Buffer[T]{dev: d, ptr: ptr, n: n, view: true, wrapped: true}, nil
 }
@@ -61,10 +64,10 @@ var ErrView = errors.New("cuda: a view cannot be freed")
 // itself.
 func (b *Buffer[T]) Slice(off, n int) (*Buffer[T], error) {
 	if b.ptr == 0 {
-		return nil, fmt.Errorf("%w: slicing a freed buffer", tridiag.ErrLength)
+		return nil, fmt.Errorf("%w: slicing a freed buffer", ErrRange)
 	}
 	if off < 0 || n < 1 || off+n > b.n {
-		return nil, fmt.Errorf("%w: view [%d, %d) of a buffer of %d elements", tridiag.ErrLength, off, off+n, b.n)
+		return nil, fmt.Errorf("%w: view [%d, %d) of a buffer of %d elements", ErrRange, off, off+n, b.n)
 	}
 	return &Buffer[T]{dev: b.dev, ptr: b.ptr + cu.DevicePtr(int64(off)*elemSize[T]()), n: n, view: true}, nil
 }
