@@ -8,7 +8,6 @@ import (
 	"unsafe"
 
 	"gorgonia.org/cu"
-
 )
 
 // ErrRange is wrapped by the errors of Slice and Wrap: a view outside its
