@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -38,10 +37,7 @@ type Device struct {
 	closed bool
 	ctx    cu.CUContext // the device's primary context, retained by Open
 	mod    cu.Module
-	bmod   cu.Module // the banded kernels (ptx.Banded), loaded on first use
-	bload  bool
-	cmod   cu.Module // the cluster kernels (ptx.Cluster), loaded on first use
-	cload  bool
+	mods   []cu.Module // ptx.Modules, each loaded on first use (zero until then)
 	fns    map[string]cu.Function
 	attr   map[string]int // dynamic shared memory limit set per function
 
@@ -100,10 +96,10 @@ func (d *Device) init() error {
 		_ = dev.ReleasePrimaryCtx()
 		return err
 	}
-	d.mod, err = cu.LoadData(ptx.Tridiag)
-	if err != nil {
+	d.mods = make([]cu.Module, len(ptx.Modules))
+	if _, err = d.module(0); err != nil {
 		_ = dev.ReleasePrimaryCtx()
-		return fmt.Errorf("cuda: loading the tridiagonal kernels' PTX on %s: %w", d.props.Name, err)
+		return err
 	}
 	return nil
 }
@@ -214,54 +210,52 @@ func (d *Device) Close() error {
 	if err := cu.SetCurrentContext(d.ctx); err != nil {
 		return fmt.Errorf("cuda: closing device %d: %w", d.ordinal, err)
 	}
-	_ = d.mod.Unload()
-	if d.cload {
-		_ = d.cmod.Unload()
-	}
-	if d.bload {
-		_ = d.bmod.Unload()
+	for _, m := range d.mods {
+		if m != (cu.Module{}) {
+			_ = m.Unload()
+		}
 	}
 	return d.dev.ReleasePrimaryCtx()
 }
 
-// function returns the kernel name from the loaded modules (device
-// thread): the tridiagonal module, for names that start with "band_" the
-// banded one and for "segc" the cluster one (compute capability ≥ 9.0),
-// each loaded (JIT-compiled) on first use so that programs that do not
-// need them do not pay for them.
+// function returns kernel name from its PTX module (ptx.ModuleOf), the
+// module loaded (JIT-compiled) on first use so that programs that do not
+// need its kernels do not pay for them (device thread).
 func (d *Device) function(name string) (cu.Function, error) {
 	if f, ok := d.fns[name]; ok {
 		return f, nil
 	}
-	mod := d.mod
-	if strings.HasPrefix(name, "segc") {
-		if d.props.Major < 9 {
-			return cu.Function{}, fmt.Errorf("cuda: kernel %s needs thread-block clusters (compute capability 9.0), %s has %d.%d", name, d.props.Name, d.props.Major, d.props.Minor)
-		}
-		if !d.cload {
-			m, err := cu.LoadData(ptx.Cluster)
-			if err != nil {
-				return cu.Function{}, fmt.Errorf("cuda: loading the cluster kernels' PTX on %s: %w", d.props.Name, err)
-			}
-			d.cmod, d.cload = m, true
-		}
-		mod = d.cmod
-	} else if strings.HasPrefix(name, "band_") {
-		if !d.bload {
-			m, err := cu.LoadData(ptx.Banded)
-			if err != nil {
-				return cu.Function{}, fmt.Errorf("cuda: loading the banded kernels' PTX on %s: %w", d.props.Name, err)
-			}
-			d.bmod, d.bload = m, true
-		}
-		mod = d.bmod
+	i, ok := ptx.ModuleOf(name)
+	if !ok {
+		return cu.Function{}, fmt.Errorf("cuda: no kernel %s in bandsolve's PTX", name)
+	}
+	mod, err := d.module(i)
+	if err != nil {
+		return cu.Function{}, err
 	}
 	f, err := mod.Function(name)
 	if err != nil {
-		return f, fmt.Errorf("cuda: kernel %s not in the PTX module: %w", name, err)
+		return f, fmt.Errorf("cuda: kernel %s not in the %s PTX module: %w", name, ptx.Modules[i].Name, err)
 	}
 	d.fns[name] = f
 	return f, nil
+}
+
+// module returns ptx.Modules[i], loading it on first use (device thread).
+func (d *Device) module(i int) (cu.Module, error) {
+	if d.mods[i] != (cu.Module{}) {
+		return d.mods[i], nil
+	}
+	m := ptx.Modules[i]
+	if d.props.Major < m.MinMajor {
+		return cu.Module{}, fmt.Errorf("cuda: the %s kernels need compute capability %d.0, %s has %d.%d", m.Name, m.MinMajor, d.props.Name, d.props.Major, d.props.Minor)
+	}
+	mod, err := cu.LoadData(m.PTX)
+	if err != nil {
+		return cu.Module{}, fmt.Errorf("cuda: loading the %s kernels' PTX on %s: %w", m.Name, d.props.Name, err)
+	}
+	d.mods[i] = mod
+	return mod, nil
 }
 
 // Persistent is work that keeps running on the device until it is

@@ -1,6 +1,7 @@
 // Package ptx holds the CUDA C sources of bandsolve's kernels (src/) and the
 // PTX built from them, committed and embedded so that a Go program needs no
-// CUDA compiler at run time. The PTX is loaded by package cuda.
+// CUDA compiler at run time. The PTX is loaded by package cuda, each
+// module on the first launch of one of its kernels (ModuleOf).
 //
 // Rebuild the PTX with the pinned toolkit (CUDA 11.8 from Debian's
 // non-free nvidia-cuda-toolkit, installed by scripts/install-cuda-toolkit.sh):
@@ -13,6 +14,8 @@ package ptx
 
 import (
 	_ "embed"
+	"strings"
+	"sync"
 )
 
 //go:generate bash ../scripts/gen-ptx.sh
@@ -35,3 +38,50 @@ var Banded string
 //
 //go:embed cluster.ptx
 var Cluster string
+
+// Module is one PTX module: its name, its text and the compute capability
+// its kernels need.
+type Module struct {
+	Name     string
+	PTX      string
+	MinMajor int // the compute capability's major version it needs
+}
+
+// Modules are the PTX modules, the tridiagonal one first.
+var Modules = []Module{
+	{Name: "tridiag", PTX: Tridiag, MinMajor: 8},
+	{Name: "banded", PTX: Banded, MinMajor: 8},
+	{Name: "cluster", PTX: Cluster, MinMajor: 9},
+}
+
+// entries maps each kernel's name to its module's index in Modules, from
+// the modules' .entry directives.
+var entries = sync.OnceValue(func() map[string]int {
+	m := map[string]int{}
+	for i, mod := range Modules {
+		for _, name := range Entries(mod.PTX) {
+			m[name] = i
+		}
+	}
+	return m
+})
+
+// ModuleOf returns the index in Modules of the module that holds kernel.
+func ModuleOf(kernel string) (int, bool) {
+	i, ok := entries()[kernel]
+	return i, ok
+}
+
+// Entries lists the kernels (.entry directives) of a PTX text, in order.
+func Entries(text string) []string {
+	var names []string
+	for _, line := range strings.Split(text, "\n") {
+		_, rest, ok := strings.Cut(line, ".entry ")
+		if !ok {
+			continue
+		}
+		name, _, _ := strings.Cut(rest, "(")
+		names = append(names, strings.TrimSpace(name))
+	}
+	return names
+}
