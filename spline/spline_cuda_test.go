@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bandsolve/bandsolve/cuda"
-	"github.com/bandsolve/bandsolve/internal/gpu/tridiaggpu"
+	_ "github.com/bandsolve/bandsolve/gpu" // registers the GPU solvers
 	"github.com/bandsolve/bandsolve/spline"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
@@ -21,7 +21,6 @@ import (
 // per-curve knots, both precisions (the algorithms differ, so not bit for
 // bit).
 func TestFitterCUDA(t *testing.T) {
-	tridiaggpu.Register() // tridiag.NewPlan (inside spline.Fitter) on the GPU
 	dev, err := cuda.Open(0)
 	require.NoError(t, err)
 	defer dev.Close()

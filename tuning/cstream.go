@@ -68,7 +68,7 @@ func PartitionConstStreamMaxThreadsFor(elem int, warp, rows bool) int {
 // the warp rows kernels reads where its threads allow: a block of
 // interleaved systems reads spb·elem bytes of a row, and the fraction of
 // the limit follows them whatever N (the cstream-spb cases of
-// go test -tags cuda -run '^$' -bench ConstStream ./cuda; H100, 2^24
+// go test -tags cuda -run '^$' -bench ConstStream ./internal/gpu/tridiaggpu; H100, 2^24
 // rows): 32 bytes 58–62%, 64 bytes 68–74%, 128 bytes 75–82%, 256 bytes
 // 76–85%.
 const PartitionConstStreamRowBytes = 128
@@ -78,7 +78,7 @@ const PartitionConstStreamRowBytes = 128
 // smallest number of systems that hold as much, one system when one holds
 // more): blocks of 256 threads in FP32 and 128 in FP64 for N ≤ 1024, the
 // best or within 2 points of the best block for every N from 64 to 4096
-// (go test -tags cuda -run '^$' -bench ConstStream ./cuda, H100); FP32
+// (go test -tags cuda -run '^$' -bench ConstStream ./internal/gpu/tridiaggpu, H100); FP32
 // N ≥ 1024 gains 2–3 points with half as much, FP64 N = 2048 6 points
 // with twice as much (PartitionConstStreamLaunchFor).
 const PartitionConstStreamBlockBytes = 16 << 10
@@ -168,7 +168,7 @@ func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, regs
 		// 128 threads (two systems of N = 1024, one of 2048): 69.6% /
 		// 67.4% of the limit against 67.1% / 64.7% with 256 threads
 		// (the cstream-spb cases of go test -tags cuda -run '^$' -bench
-		// ConstStream ./cuda; H100, 2^24 rows).
+		// ConstStream ./internal/gpu/tridiaggpu; H100, 2^24 rows).
 		want = max(lo, want/2)
 	}
 	if spb > 0 {
@@ -189,7 +189,7 @@ func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, regs
 		// Twice the systems where that keeps more threads on an SM: FP64
 		// N = 2048, 2 blocks of 256 threads instead of 3 of 128 (shared
 		// memory), 81.7% of the limit against 75.1% (the cstream-spb cases
-		// of go test -tags cuda -run '^$' -bench ConstStream ./cuda; H100,
+		// of go test -tags cuda -run '^$' -bench ConstStream ./internal/gpu/tridiaggpu; H100,
 		// 2^24 rows); nowhere else on an H100.
 		sh := PartitionConstStreamSharedBytes(n, elem, s, sysFirst)
 		_, now := partitionResidency(d, best*tps, PartitionConstStreamSharedBytes(n, elem, best, sysFirst), regs)

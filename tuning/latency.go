@@ -10,7 +10,7 @@ package tuning
 //
 // LatencyChunk's bounds are where short chunks beat Auto's default plan in
 //
-//	go test -tags cuda -run '^$' -bench ChunkLatency ./cuda
+//	go test -tags cuda -run '^$' -bench ChunkLatency ./internal/gpu/tridiaggpu
 //
 // (the TPR paper's G = 1, 8, 64; LargerG: G = 128 to 1024; Interleaved:
 // adjacent systems), median kernel µs with gated events on an H100, where

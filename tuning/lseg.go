@@ -24,7 +24,7 @@ import (
 // one-row segment. Where none gives one pass (Q ≤ SegmentOnePassMax), it
 // takes LanesSegmentRowsThreePass.
 //
-// On an H200 (go test -tags cuda -run '^$' -bench LanesSegments ./cuda,
+// On an H200 (go test -tags cuda -run '^$' -bench LanesSegments ./internal/gpu/tridiaggpu,
 // 2^24-row interleaved batches): in one pass
 // segments of 512 rows beat 256 by 2–10% and 128 by 15–40%; in three
 // passes 128 rows beat 256 by 5–10% and 512 by 10–20% (FP32 N = 32768:
@@ -131,7 +131,7 @@ func LanesSegmentLaunchFor(d Device, n, elem, g, rows, regs int) (LanesSegmentLa
 // LanesSegmentMinN is the smallest N at which partition plans of batches
 // of adjacent systems (batch stride 1) with elements of elem bytes take the
 // lanes segment kernel for their general solves. On an H200 (go test
-// -tags cuda -run '^$' -bench LanesSegments ./cuda), MRows/s of the lanes
+// -tags cuda -run '^$' -bench LanesSegments ./internal/gpu/tridiaggpu), MRows/s of the lanes
 // segments against the best of the other plans (the lanes kernel, one
 // block a system in place, or gathered): FP32 N = 1024 64 600 / 84 600
 // (the lanes kernel), 2048 62 700 / 57 200; FP64 N = 1024 35 000 / 36 800

@@ -70,7 +70,7 @@ func LanesStreamLaunchFor(d Device, n, elem, g, regs int) (LanesStreamLaunch, er
 // registers is then alone on an SM, 8 warps), where every block of the
 // persistent grid has at least two groups of systems to solve (one
 // loading while the other computes). On an H200 (go test -tags cuda -run
-// '^$' -bench LanesStream ./cuda, 2^24-row interleaved batches), MRows/s
+// '^$' -bench LanesStream ./internal/gpu/tridiaggpu, 2^24-row interleaved batches), MRows/s
 // streamed against the lanes kernel: FP64 N = 512 54 800 / 45 300;
 // everywhere else the lanes kernel is faster (FP64 N = 256 59 000 / 66 200, FP32 N = 256
 // 101 900 / 123 200, N = 1024 79 700 / 84 900, N ≤ 128 by 1.6×: blocks

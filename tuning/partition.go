@@ -232,7 +232,7 @@ func partitionLaunch(d Device, n, elem, p, g int, sysFirst bool, regs int, const
 	// systems: L2 65% busy, DRAM 28%), so fewer blocks on an SM cost less
 	// than narrower rows: on an H100, FP32 N = 2048 runs at 32% of the
 	// limit with 4 systems a block (one block an SM) against 22% with 2
-	// (three; go test -tags cuda -run '^$' -bench Interleaved ./cuda,
+	// (three; go test -tags cuda -run '^$' -bench Interleaved ./internal/gpu/tridiaggpu,
 	// 2^24 rows).
 	widest := false
 	if sysFirst {
@@ -272,7 +272,7 @@ func partitionLaunch(d Device, n, elem, p, g int, sysFirst bool, regs int, const
 	// Equal residency: two blocks an SM or more before one (one block
 	// computing while none loads: FP64 N = 3072 in one block of two
 	// systems reaches 75% of the limit on an H100, go test -tags cuda
-	// -run '^$' -bench Stream ./cuda), then the block closest to 256
+	// -run '^$' -bench Stream ./internal/gpu/tridiaggpu), then the block closest to 256
 	// threads.
 	better := func(c, best cand) bool {
 		if c.res != best.res {
@@ -364,7 +364,7 @@ func PartitionLanesSharedBytes(n, elem, spb int) int {
 // n rows of elem bytes (chunks of 16 rows, partition.DefaultChunk): 64
 // bytes of systems a block (16 FP32, 8 FP64), 8 when the threads would
 // exceed the kernel's bound. On an H100 (2^24-row interleaved batches,
-// go test -tags cuda -run '^$' -bench Interleaved ./cuda) that is the
+// go test -tags cuda -run '^$' -bench Interleaved ./internal/gpu/tridiaggpu) that is the
 // fastest or within 1% of it at every N: FP32 N = 256 runs at 71% of the
 // limit with 16 systems against 63% with 32 and 52% with 8; FP64 N = 64
 // at 83% with 8 against 80% with 32. regs is the kernel's registers per thread (0:
@@ -406,7 +406,7 @@ func PartitionLanesLaunchSystems(d Device, n, elem, spb, g, regs int) (Partition
 // them into contiguous systems (layout_gather, a contiguous plan, x
 // scattered back) even where one block holds a system in place. Measured
 // on an H100 with 2^24-row interleaved batches (go test -tags cuda -run
-// '^$' -bench Interleaved ./cuda), fraction of the limit in place against
+// '^$' -bench Interleaved ./internal/gpu/tridiaggpu), fraction of the limit in place against
 // gathered: FP32 N = 1024 52% / 31%, 2048 34% / 30%, 4096
 // 23% / 30%, 8192 14% / 27%; FP64 N = 1024 44% / 32%, 2048 34% / 32%,
 // 4096 24% / 31%. Beyond N = 2048 the few systems a block leaves too few

@@ -76,7 +76,7 @@ func (l SegmentLaunch) Blocks(g int) int { return g * l.Segments }
 // of 16 (above the portable 8; the H100 runs them) are slower than the
 // global-memory kernel: 41% of the bandwidth limit against 51% for FP32
 // N = 16384 in segments of 1024 rows, 32% against 47% for FP64 N = 65536
-// (H100, go test -tags cuda -run '^$' -bench Segments ./cuda).
+// (H100, go test -tags cuda -run '^$' -bench Segments ./internal/gpu/tridiaggpu).
 var SegmentClusterSizes = []int{2, 4, 8}
 
 // SegmentOptions are what SegmentLaunchFor takes beyond the shape.
@@ -154,7 +154,7 @@ func SegmentLaunchFor(d Device, n, elem, g int, o SegmentOptions) (SegmentLaunch
 	// two with at least two blocks per SM (FP64 N = 131072 in one pass
 	// with one block of 4096 rows per SM reaches 31% of the limit, in
 	// three passes of 1024-row segments 43%, in a batch of 2^24 rows;
-	// go test -tags cuda -run '^$' -bench Segments ./cuda),
+	// go test -tags cuda -run '^$' -bench Segments ./internal/gpu/tridiaggpu),
 	// but for one pass without clusters where the launch's blocks take at
 	// most two waves of the device: a small batch is latency-bound and the
 	// nested solve and second read of three passes cost more (FP64 N =

@@ -1,6 +1,6 @@
 package tuning
 
-// Truncated SPIKE on the GPU (cuda.SpikePlan, ptx/src/band_spike.cuh)
+// Truncated SPIKE on the GPU (gpu.SpikePlan, ptx/src/band_spike.cuh)
 // factors each partition of the band with one thread block, sequentially
 // over its rows: the window-sliding LU/UL of band_window.cuh for
 // K ≤ SpikeWindowMaxK (min(K², 1024) threads, (K+2)² elements of shared
@@ -29,7 +29,7 @@ package tuning
 // partition keeps few SMs busy when N/(16K) is small (N = 10⁵, K = 500:
 // 12 partitions; FP64 factor+solve 607 ms on an H100 against 25 s for
 // banded.FactorPivot on one core: go test -tags cuda -run '^$' -bench
-// 'SpikeGPUBlocked|SpikeHostPivot' ./cuda).
+// 'SpikeGPUBlocked|SpikeHostPivot' ./internal/gpu/spikegpu).
 
 // SpikeWindowMaxK is the largest K of the window-sliding kernels of
 // band_window.cuh (at most four entries of the K×K update per thread).
@@ -38,7 +38,7 @@ const SpikeWindowMaxK = 64
 // SpikeWideFromK is the K from which the wide kernel is the default: it
 // is the faster on an H100 at K = 16 (FP64 LU of N = 10⁶ in 3168–3696
 // partitions: 1.17 ms against 1.52 ms) and K = 64 (6.75 ms against
-// 10.0 ms; go test -tags cuda -run '^$' -bench SpikeGPU ./cuda). Its blocks
+// 10.0 ms; go test -tags cuda -run '^$' -bench SpikeGPU ./internal/gpu/spikegpu). Its blocks
 // need fewer registers (two of 1024 threads per SM) and each thread
 // reads one entry of U's row per step instead of one per entry.
 const SpikeWideFromK = 16

@@ -85,7 +85,7 @@ func PartitionStreamLaunchFor(d Device, n, elem, g, regs int) (StreamLaunch, err
 // kernel (launch s) rather than the one-block-per-system partition
 // kernel (launch whole, for the same systems; its fallback for one block
 // an SM is segments). On an H100 (2^24 rows, contiguous, go test -tags
-// cuda -run '^$' -bench Stream ./cuda):
+// cuda -run '^$' -bench Stream ./internal/gpu/tridiaggpu):
 //   - only when every block gets at least two systems on average (g ≥
 //     2·BlocksPerSM·SMs): the gain is the next system's copy; a smaller
 //     batch keeps the self-signalling one-shot kernel (small calls);

@@ -9,8 +9,7 @@ import (
 
 	"github.com/bandsolve/bandsolve/banded"
 	"github.com/bandsolve/bandsolve/cuda"
-	"github.com/bandsolve/bandsolve/internal/gpu/krylovgpu"
-	"github.com/bandsolve/bandsolve/internal/gpu/spikegpu"
+	"github.com/bandsolve/bandsolve/gpu"
 	"github.com/bandsolve/bandsolve/krylov"
 	"github.com/bandsolve/bandsolve/sparse"
 	"github.com/bandsolve/bandsolve/spike"
@@ -20,7 +19,7 @@ import (
 // solveBandedCUDA solves pb on the GPU with ordinal idx: truncated SPIKE
 // on the device (spikegpu.Plan) as a direct solver, or as the
 // preconditioner of BiCGStab(2) iterating on device vectors with CSR
-// products (krylovgpu.Space). The solution, in the solver's ordering, goes to
+// products (gpu.Space). The solution, in the solver's ordering, goes to
 // y. The error is the solver's (for iterative, krylov.ErrNotConverged and
 // krylov.ErrBreakdown leave y and rep filled in; so does
 // banded.ErrNotRefined for direct, whose refinement runs on the host
@@ -48,7 +47,7 @@ func solveBandedCUDA(ctx context.Context, idx int, pb *bandedProblem, method, pr
 // the factor and solve times exclude the uploads (reported apart).
 func spikeDirectCUDA[T tridiag.Float](ctx context.Context, d *cuda.Device, A *banded.Band[T], opts spike.Options, pb *bandedProblem, y []float64, rep *bandedReport) error {
 	b := pb.b
-	plan, err := spikegpu.NewPlan[T](d, A.N, A.K, opts)
+	plan, err := gpu.NewSpikePlan[T](d, A.N, A.K, opts)
 	if err != nil {
 		return err
 	}
@@ -92,7 +91,7 @@ func spikeDirectCUDA[T tridiag.Float](ctx context.Context, d *cuda.Device, A *ba
 // spikeIterativeCUDA runs BiCGStab(2) on the device: the operator is the
 // CSR of the reordered sparse matrix (-mtx) or of the band, the
 // preconditioner a float64 spikegpu.Plan, or a float32 one wrapped by
-// krylovgpu.MixedPrecision (-precision mixed). The factor time includes the
+// gpu.MixedPrecision (-precision mixed). The factor time includes the
 // band's upload; the solve time is the whole iteration.
 func spikeIterativeCUDA(ctx context.Context, d *cuda.Device, pb *bandedProblem, opts spike.IterativeOptions, y []float64, rep *bandedReport) error {
 	A := pb.band
@@ -105,12 +104,12 @@ func spikeIterativeCUDA(ctx context.Context, d *cuda.Device, pb *bandedProblem, 
 	} else if a, err = sparse.FromBand(A); err != nil {
 		return err
 	}
-	sp, err := krylovgpu.NewSpace(d, n)
+	sp, err := gpu.NewSpace(d, n)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = sp.Close() }()
-	da, err := krylovgpu.UploadSparse(d, a)
+	da, err := gpu.UploadSparse(d, a)
 	if err != nil {
 		return err
 	}
@@ -140,7 +139,7 @@ func spikeIterativeCUDA(ctx context.Context, d *cuda.Device, pb *bandedProblem, 
 				return err
 			}
 			defer func() { _ = p32.Close() }()
-			mp, err := krylovgpu.NewMixedPrecision(sp, p32.Solve)
+			mp, err := gpu.NewMixedPrecision(sp, p32.Solve)
 			if err != nil {
 				return err
 			}
@@ -168,8 +167,8 @@ func spikeIterativeCUDA(ctx context.Context, d *cuda.Device, pb *bandedProblem, 
 
 // factoredSpikePlan makes a SPIKE plan for A on d and factors A with it,
 // recording the partitions and boosted pivots in rep.
-func factoredSpikePlan[T tridiag.Float](ctx context.Context, d *cuda.Device, A *banded.Band[T], opts spike.Options, rep *bandedReport) (*spikegpu.Plan[T], error) {
-	p, err := spikegpu.NewPlan[T](d, A.N, A.K, opts)
+func factoredSpikePlan[T tridiag.Float](ctx context.Context, d *cuda.Device, A *banded.Band[T], opts spike.Options, rep *bandedReport) (*gpu.SpikePlan[T], error) {
+	p, err := gpu.NewSpikePlan[T](d, A.N, A.K, opts)
 	if err != nil {
 		return nil, err
 	}

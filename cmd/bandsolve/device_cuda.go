@@ -7,7 +7,7 @@ import (
 	"io"
 
 	"github.com/bandsolve/bandsolve/cuda"
-	"github.com/bandsolve/bandsolve/internal/gpu/tridiaggpu"
+	"github.com/bandsolve/bandsolve/gpu"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tuning"
 )
@@ -29,7 +29,6 @@ func openDevice(name string) (tridiag.Device, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("device %q: %w", name, err)
 	}
-	tridiaggpu.Register() // tridiag.NewPlan on the GPU
 	return d, func() { _ = d.Close() }, nil
 }
 
@@ -75,9 +74,9 @@ func writeTuning(w io.Writer, d *cuda.Device) {
 			var alg tridiag.Algorithm
 			var err error
 			if prec == "f32" {
-				alg, err = tridiaggpu.AutoAlgorithm[float32](d, sh, tridiag.Options{})
+				alg, err = gpu.AutoAlgorithm[float32](d, sh, tridiag.Options{})
 			} else {
-				alg, err = tridiaggpu.AutoAlgorithm[float64](d, sh, tridiag.Options{})
+				alg, err = gpu.AutoAlgorithm[float64](d, sh, tridiag.Options{})
 			}
 			layout := "contiguous"
 			if sh.Layout.IsInterleaved(sh.G) {

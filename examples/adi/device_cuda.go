@@ -8,7 +8,7 @@ import (
 	"fmt"
 
 	"github.com/bandsolve/bandsolve/cuda"
-	"github.com/bandsolve/bandsolve/internal/gpu/tridiaggpu"
+	"github.com/bandsolve/bandsolve/gpu"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
@@ -35,7 +35,6 @@ func openDevice(name string) (*device, error) {
 		if err != nil {
 			return nil, err
 		}
-		tridiaggpu.Register() // tridiag.NewPlan on the GPU (the 3D stepper)
 		return &device{name: gpu.Name(), dev: gpu, gpu: gpu, close: func() { _ = gpu.Close() },
 			note3D: "fields resident on the GPU; the 3D y-axis runs slab by slab (one call per z-slab, through buffer views)"}, nil
 	}
@@ -56,7 +55,7 @@ func newPR[T tridiag.Float](d *device, g grid) (stepper, error) {
 // (SolveDeviceConst), both along one axis of the row-major array through
 // the plan of that axis. Nothing crosses the bus between steps.
 type gpuPR[T tridiag.Float] struct {
-	px, py *tridiaggpu.Plan[T]
+	px, py *gpu.TridiagPlan[T]
 	u, w   *cuda.Buffer[T]
 	r      T
 }
@@ -70,10 +69,10 @@ func newGPUPR[T tridiag.Float](dev *cuda.Device, g grid) (s *gpuPR[T], err error
 			s.Close()
 		}
 	}()
-	if s.px, err = tridiaggpu.NewPlan[T](dev, ax[0].shape, opts); err != nil {
+	if s.px, err = gpu.NewTridiagPlan[T](dev, ax[0].shape, opts); err != nil {
 		return nil, err
 	}
-	if s.py, err = tridiaggpu.NewPlan[T](dev, ax[1].shape, opts); err != nil {
+	if s.py, err = gpu.NewTridiagPlan[T](dev, ax[1].shape, opts); err != nil {
 		return nil, err
 	}
 	if s.u, err = cuda.Upload(dev, toT[T](g.mode(0))); err != nil {
@@ -125,7 +124,7 @@ func (s *gpuPR[T]) Close() error {
 			err = errors.Join(err, b.Free())
 		}
 	}
-	for _, p := range []*tridiaggpu.Plan[T]{s.px, s.py} {
+	for _, p := range []*gpu.TridiagPlan[T]{s.px, s.py} {
 		if p != nil {
 			err = errors.Join(err, p.Close())
 		}
@@ -147,7 +146,7 @@ func newDouglas[T tridiag.Float](d *device, g grid) (stepper, error) {
 // MulAddDeviceConst with the identity. The y-axis lines of one z-slab are
 // one batch, so that axis runs slab by slab on views of the fields.
 type gpuDouglas[T tridiag.Float] struct {
-	plans  []*tridiaggpu.Plan[T] // along x, y (one slab), z
+	plans  []*gpu.TridiagPlan[T] // along x, y (one slab), z
 	u, f   *cuda.Buffer[T]
 	uz, fz []*cuda.Buffer[T] // views of the z-slabs
 	ax     []axis
@@ -163,7 +162,7 @@ func newGPUDouglas[T tridiag.Float](dev *cuda.Device, g grid) (s *gpuDouglas[T],
 	}()
 	opts := tridiag.Options{Cyclic: g.periodic}
 	for _, a := range s.ax {
-		p, err := tridiaggpu.NewPlan[T](dev, a.shape, opts)
+		p, err := gpu.NewTridiagPlan[T](dev, a.shape, opts)
 		if err != nil {
 			return nil, err
 		}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/bandsolve/bandsolve/cuda"
-	"github.com/bandsolve/bandsolve/internal/gpu/tridiaggpu"
+	_ "github.com/bandsolve/bandsolve/gpu" // registers the GPU solvers
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
@@ -25,7 +25,6 @@ func openDevice(name string) (tridiag.Device, func(), error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		tridiaggpu.Register() // tridiag.NewPlan on the GPU
 		return d, func() { _ = d.Close() }, nil
 	}
 	return nil, nil, fmt.Errorf("device %q: want cpu or cuda", name)

@@ -140,7 +140,7 @@ func SolveWindow[T Float](a []T, n, k int, bounds []int32, ul bool, b []T, nrhs,
 }
 
 // Layout runs the tridiagonal module's layout kernels (ptx/src/transpose.cuh,
-// launched by cuda/transpose.go) over len(in) ≤ 4 arrays with grid blocks:
+// launched by internal/gpu/tridiaggpu/transpose.go) over len(in) ≤ 4 arrays with grid blocks:
 // gather copies row i of system g from in[k][i·es + g·bs] to
 // out[k][g·n + i], scatter the other way.
 func Layout[T Float](gather bool, in, out [][]T, n, g int, es, bs int64, grid int) error {

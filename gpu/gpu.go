@@ -1,0 +1,23 @@
+//go:build cuda
+
+package gpu
+
+import (
+	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/bandedgpu"
+	"github.com/bandsolve/bandsolve/internal/gpu/krylovgpu"
+	"github.com/bandsolve/bandsolve/internal/gpu/spikegpu"
+	"github.com/bandsolve/bandsolve/internal/gpu/tridiaggpu"
+)
+
+func init() {
+	tridiaggpu.Register()
+	bandedgpu.Register()
+	spikegpu.Register()
+	krylovgpu.Register()
+}
+
+// Open opens GPU ordinal (0 is the first) with its primary context: it is
+// cuda.Open, named here so that a program that solves only host slices
+// needs no other import.
+func Open(ordinal int) (*cuda.Device, error) { return cuda.Open(ordinal) }

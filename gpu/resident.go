@@ -1,0 +1,107 @@
+//go:build cuda
+
+package gpu
+
+import (
+	"context"
+
+	"github.com/bandsolve/bandsolve/banded"
+	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/bandedgpu"
+	"github.com/bandsolve/bandsolve/internal/gpu/krylovgpu"
+	"github.com/bandsolve/bandsolve/internal/gpu/spikegpu"
+	"github.com/bandsolve/bandsolve/internal/gpu/tridiaggpu"
+	"github.com/bandsolve/bandsolve/sparse"
+	"github.com/bandsolve/bandsolve/spike"
+	"github.com/bandsolve/bandsolve/tridiag"
+)
+
+// TridiagPlan solves batches of tridiagonal systems held in device
+// buffers: SolveDevice and SolveDeviceConst in place or not, Start for a
+// solve that overlaps host work, SetResident for a persistent grid that
+// saves the launch of small solves, SetStream to queue on a caller's
+// stream, MulDevice for the products of a time-stepper.
+type TridiagPlan[T tridiag.Float] = tridiaggpu.Plan[T]
+
+// Pending is a solve started by TridiagPlan.Start.
+type Pending = tridiaggpu.Pending
+
+// NewTridiagPlan makes a device-resident tridiagonal plan on dev.
+func NewTridiagPlan[T tridiag.Float](dev *cuda.Device, shape tridiag.Shape, opts tridiag.Options) (*TridiagPlan[T], error) {
+	return tridiaggpu.NewPlan[T](dev, shape, opts)
+}
+
+// AutoAlgorithm is the algorithm a plan with opts.Algorithm = Auto runs
+// on dev for shape.
+func AutoAlgorithm[T tridiag.Float](dev *cuda.Device, shape tridiag.Shape, opts tridiag.Options) (tridiag.Algorithm, error) {
+	return tridiaggpu.AutoAlgorithm[T](dev, shape, opts)
+}
+
+// BandBatchPlan solves batches of small banded systems (K ≤ MaxBatchK)
+// held in device buffers, one thread per system.
+type BandBatchPlan[T tridiag.Float] = bandedgpu.BatchPlan[T]
+
+// BandBatchOptions are a BandBatchPlan's options.
+type BandBatchOptions = bandedgpu.Options
+
+// MaxBatchK is the largest half-bandwidth of a BandBatchPlan.
+const MaxBatchK = bandedgpu.MaxBatchK
+
+// NewBandBatchPlan makes a device-resident plan for g banded systems of
+// order n and half-bandwidth k stored in layout.
+func NewBandBatchPlan[T tridiag.Float](dev *cuda.Device, n, k, g int, layout banded.Layout, opts BandBatchOptions) (*BandBatchPlan[T], error) {
+	return bandedgpu.NewBatchPlan[T](dev, n, k, g, layout, opts)
+}
+
+// BandPartitions factors and solves the diagonal blocks of a band
+// partitioned into row ranges, one block per partition, the band in a
+// device buffer: the building block of SPIKE and of block-Jacobi.
+type BandPartitions[T tridiag.Float] = bandedgpu.Partitions[T]
+
+// NewBandPartitions makes the partitions bounds of a band of order n and
+// half-bandwidth k (K ≤ bandedgpu's window limit) on dev.
+func NewBandPartitions[T tridiag.Float](dev *cuda.Device, n, k int, bounds []int) (*BandPartitions[T], error) {
+	return bandedgpu.NewPartitions[T](dev, n, k, bounds)
+}
+
+// SpikePlan is truncated SPIKE on the GPU with the band and vectors in
+// device buffers: Factor once, then Solve (or Apply, as a preconditioner)
+// many times.
+type SpikePlan[T tridiag.Float] = spikegpu.Plan[T]
+
+// NewSpikePlan makes a SPIKE plan for a band of order n and
+// half-bandwidth k on dev.
+func NewSpikePlan[T tridiag.Float](dev *cuda.Device, n, k int, opts spike.Options) (*SpikePlan[T], error) {
+	return spikegpu.NewPlan[T](dev, n, k, opts)
+}
+
+// Space is the vector space of krylov.BiCGStab2 on the GPU: float64
+// vectors in device buffers, with fused inner products.
+type Space = krylovgpu.Space
+
+// NewSpace makes a space of vectors of length n on dev.
+func NewSpace(dev *cuda.Device, n int) (*Space, error) { return krylovgpu.NewSpace(dev, n) }
+
+// CSR is a sparse matrix in device memory, the operator of a Krylov
+// solve on the GPU.
+type CSR = krylovgpu.CSR
+
+// UploadCSR copies a CSR matrix given by its arrays to dev.
+func UploadCSR(dev *cuda.Device, rowPtr, col []int32, val []float64) (*CSR, error) {
+	return krylovgpu.UploadCSR(dev, rowPtr, col, val)
+}
+
+// UploadSparse copies a sparse.CSR matrix to dev.
+func UploadSparse(dev *cuda.Device, a *sparse.CSR) (*CSR, error) {
+	return krylovgpu.UploadSparse(dev, a)
+}
+
+// MixedPrecision applies a float32 preconditioner (a SpikePlan[float32],
+// say) to the float64 vectors of a Space.
+type MixedPrecision = krylovgpu.MixedPrecision
+
+// NewMixedPrecision wraps apply, which sets z ≈ M⁻¹·r in float32, as a
+// preconditioner of sp's float64 vectors.
+func NewMixedPrecision(sp *Space, apply func(ctx context.Context, r, z *cuda.Buffer[float32]) error) (*MixedPrecision, error) {
+	return krylovgpu.NewMixedPrecision(sp, apply)
+}
