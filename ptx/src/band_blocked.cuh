@@ -56,7 +56,7 @@ __device__ __forceinline__ int spike_blk_skew(int i) { return i + (i >> 2); }
 // u (spike_blk_skew). FULL: every
 // entry of the tile is in the trailing block and has kmin = 0.
 template <typename T, bool FULL>
-__device__ __forceinline__ void spike_blk_tile(const SpikeIO<T> &io, int K, int j, int b, int E, int d0, int co0,
+__device__ __forceinline__ void spike_blk_tile(const BandIO<T> &io, int K, int j, int b, int E, int d0, int co0,
                                                const T *Lp, int LS, const T *Up, int US) {
     T acc[4][4];
     int ok = 0; // bit 4t+u: entry (t, u) is in the trailing block
@@ -134,7 +134,7 @@ __device__ void band_spike_factor_blocked(T *a, int n, int K, const int *bounds,
 #define LPX(s, r) Lp[(s) * LS + spike_blk_skew(r)]
 #define UPX(r, c) Up[(r) * US + spike_blk_skew(c)]
     double *red = (double *)spike_blk_smem;
-    SpikeIO<T> io{a, n, K, r0 + r1 - 1, ul != 0};
+    BandIO<T> io{a, n, K, r0 + r1 - 1, ul != 0};
 
     // 1. Non-finite entries and the max-abs norm (banded.scanBlock).
     if (!band_scan_block(a, n, K, r0, r1, p, P, status, red, firstbad)) return;

@@ -153,3 +153,80 @@ __device__ __noinline__ bool band_scan_block(const T *a, int n, int K, int r0, i
     }
     return false;
 }
+
+// BandIO addresses entry (s, j) of a band's storage (storage column s,
+// storage row j: a + s·n + j), or of its mirror image when ul is set: with
+// R = r0+r1−1 for the block [r0, r1), entry (s, j) of the mirror is entry
+// (2K−s, R−j) of the band, so that a UL factorization of the block is the
+// LU code run on the mirror (its rows and columns reversed).
+template <typename T> struct BandIO {
+    T *a;
+    int n, K, R;
+    bool ul;
+    __device__ __forceinline__ T *at(int s, int j) const {
+        return ul ? a + (i64)(2 * K - s) * n + (R - j) : a + (i64)s * n + j;
+    }
+};
+
+// BandWindow loads the active window of a window-sliding factorization of
+// the block [r0, r1), rows and columns j … j+K of the (mirrored) band at
+// step j, into a circular buffer S of M×M entries of shared memory, M =
+// K+2: entry a_{x,y} at S[(x mod M)·M + (y mod M)], counting x and y from
+// r0, so that the pivot a_{j,j} is at slot (jm, jm), jm = (j−r0) mod M.
+//
+// load_first (every thread of the block, a stride loop over t < nt) puts
+// rows and columns r0 … r0+K into slots 0 … K, the entries inside the
+// block; then the 2K+1 loader threads t ≤ 2K read their entry of row and
+// column r0+1+K into nxt. The caller puts a barrier before the window is
+// read.
+//
+// Loader thread q of row and column e = j+1+K holds one entry:
+//   q ≤ K:  a_{e, e−K+q} (row e),        storage (2K−q, e+q−K), window
+//           (row K, column q) relative to e−K;
+//   q > K:  a_{e−K+r, e}, r = q−K−1 (column e), storage (r, e), window
+//           (row r, column K) relative to e−K.
+// advance, called by every thread at step j (pivot slot jm) after the
+// step's update and before its closing barrier, has each loader thread of
+// a row e = j+1+K < r1 store nxt into the buffer's spare row and column
+// (slot ≡ e ≡ j−1 mod M, which step j does not touch; slot e−K = j+1 is
+// jm+1 mod M) and read its entry of row and column e+1 into nxt when
+// e+1 < r1.
+template <typename T> struct BandWindow {
+    T *S;
+    int M;
+    bool loader;
+    int ls, lo, lr, lc; // storage column, storage row − e, window row, window column
+    T nxt;
+
+    __device__ __forceinline__ void load_first(const BandIO<T> &io, T *s, int r0, int r1, int t, int nt) {
+        const int K = io.K;
+        S = s;
+        M = K + 2;
+        for (int idx = t; idx < (K + 1) * (K + 1); idx += nt) {
+            const int r = idx / (K + 1), c = idx % (K + 1);
+            if (r0 + r < r1 && r0 + c < r1) S[r * M + c] = *io.at(K + r - c, r0 + c);
+        }
+        loader = t < 2 * K + 1;
+        ls = t <= K ? 2 * K - t : t - K - 1;
+        lo = t <= K ? t - K : 0;
+        lr = t <= K ? K : t - K - 1;
+        lc = t <= K ? t : K;
+        nxt = T(0);
+        if (loader && r0 + 1 + K < r1) nxt = *io.at(ls, r0 + 1 + K + lo);
+    }
+
+    __device__ __forceinline__ void advance(const BandIO<T> &io, int j, int jm, int r1) {
+        const int e = j + 1 + io.K;
+        if (loader && e < r1) {
+            // Slots are reduced mod M by one subtraction (every index is
+            // below 2M).
+            int e0 = jm + 1;
+            if (e0 >= M) e0 -= M;
+            int sr = e0 + lr, sc = e0 + lc;
+            if (sr >= M) sr -= M;
+            if (sc >= M) sc -= M;
+            S[sr * M + sc] = nxt;
+            if (e + 1 < r1) nxt = *io.at(ls, e + 1 + lo);
+        }
+    }
+};

@@ -36,19 +36,6 @@
 #pragma once
 #include "band_common.cuh"
 
-// SpikeIO addresses entry (s, j) of a band's storage, or of its mirror
-// image when ul is set: with R = r0+r1−1, entry (s, j) of the mirror is
-// entry (2K−s, R−j) of the band, so a UL factorization is the LU code run
-// on the mirror (rows and columns of the block reversed).
-template <typename T> struct SpikeIO {
-    T *a;
-    int n, K, R;
-    bool ul;
-    __device__ __forceinline__ T *at(int s, int j) const {
-        return ul ? a + (i64)(2 * K - s) * n + (R - j) : a + (i64)s * n + j;
-    }
-};
-
 // band_spike_copy: grid (x, 2K+1), storage column s = blockIdx.y. Copies
 // src to dst1 and, when dst2 is not null, to dst2; the smallest storage
 // index of a non-finite entry inside the matrix (corner slots excluded)
@@ -112,7 +99,7 @@ __device__ void band_spike_factor_wide(T *a, int n, int K, const int *bounds, in
     T *S = (T *)spike_wide_smem;
     T *Lsh = S + M * M;
     double *red = (double *)spike_wide_smem;
-    SpikeIO<T> io{a, n, K, r0 + r1 - 1, ul != 0};
+    BandIO<T> io{a, n, K, r0 + r1 - 1, ul != 0};
 
     // 1. Non-finite entries (the first in storage order) and the max-abs
     // norm of the block, in the real storage (banded.scanBlock).
@@ -121,21 +108,10 @@ __device__ void band_spike_factor_wide(T *a, int n, int K, const int *bounds, in
     const double tau = band_tau(tol, red[0]);
     __syncthreads(); // red aliases the window
 
-    // 2. The first window, rows and columns r0 … r0+K.
-    for (int idx = t; idx < (K + 1) * (K + 1); idx += nt) {
-        const int r = idx / (K + 1), c = idx % (K + 1);
-        if (r0 + r < r1 && r0 + c < r1) S[r * M + c] = *io.at(K + r - c, r0 + c);
-    }
-    // Loader q < 2K+1 holds its entry of row/column e = j+1+K one step
-    // ahead. q ≤ K: a_{e, e−K+q}, window row K, column q (relative to
-    // e−K); q > K: a_{e−K+r, e} with r = q−K−1, window row r, column K.
-    const bool loader = t < 2 * K + 1;
-    const int ls = t <= K ? 2 * K - t : t - K - 1; // storage column
-    const int lo = t <= K ? t - K : 0;             // storage row − e
-    const int lr = t <= K ? K : t - K - 1;
-    const int lc = t <= K ? t : K;
-    T nxt = T(0);
-    if (loader && r0 + 1 + K < r1) nxt = *io.at(ls, r0 + 1 + K + lo);
+    // 2. The first window, rows and columns r0 … r0+K, and the loader
+    // threads' entries of row and column r0+1+K.
+    BandWindow<T> win;
+    win.load_first(io, S, r0, r1, t, nt);
     const bool worker = t < G * K;
     const int g = t / K, c = t % K + 1;
     __syncthreads();
@@ -182,16 +158,8 @@ __device__ void band_spike_factor_wide(T *a, int n, int K, const int *bounds, in
                 while (sr >= M) sr -= M;
             }
         }
-        const int e = j + 1 + K;
-        if (loader && e < r1) {
-            int e0 = jm + 1;
-            if (e0 >= M) e0 -= M;
-            int sr = e0 + lr, sc = e0 + lc;
-            if (sr >= M) sr -= M;
-            if (sc >= M) sc -= M;
-            S[sr * M + sc] = nxt;
-            if (e + 1 < r1) nxt = *io.at(ls, e + 1 + lo);
-        }
+        // Row and column j+1+K into the spare row and column.
+        win.advance(io, j, jm, r1);
         jm = jm + 1 == M ? 0 : jm + 1;
         __syncthreads();
     }

@@ -32,16 +32,6 @@
 #pragma once
 #include "band_common.cuh"
 
-template <typename T> struct WinIO {
-    T *a;
-    int n, K, R;
-    bool ul;
-    // at returns entry (s, j) of the (mirrored) storage.
-    __device__ __forceinline__ T *at(int s, int j) const {
-        return ul ? a + (i64)(2 * K - s) * n + (R - j) : a + (i64)s * n + j;
-    }
-};
-
 #define BAND_WIN_MAXT 1024
 #define BAND_WIN_MAXK 64
 #define BAND_WIN_MAXE 4 // entries per thread: K² / min(K², 1024) ≤ 4 for K ≤ 64
@@ -61,27 +51,17 @@ __device__ void band_factor_window(T *a, int n, int K, const int *bounds, int P,
     if (r1 <= r0) return;
     const int t = threadIdx.x, nt = blockDim.x;
     const int M = K + 2;
-    WinIO<T> io{a, n, K, r0 + r1 - 1, ul != 0};
+    BandIO<T> io{a, n, K, r0 + r1 - 1, ul != 0};
 
     // 1. Scan the block in the real storage (banded.scanBlock).
     if (!band_scan_block(a, n, K, r0, r1, p, P, status, red, firstbad)) return;
     const bool boost = tol >= 0;
     const double tau = band_tau(tol, red[0]);
 
-    // 2. Load the first window, rows and columns r0…r0+K.
-    for (int idx = t; idx < (K + 1) * (K + 1); idx += nt) {
-        const int r = idx / (K + 1), c = idx % (K + 1);
-        if (r0 + r < r1 && r0 + c < r1) S[r * M + c] = *io.at(K + r - c, r0 + c);
-    }
-    // Loader thread q < 2K+1 holds the entry it writes at the next step.
-    // q ≤ K: a_{e, e−K+q} (row e); q > K: a_{e−K+r, e}, r = q−K−1 (column e).
-    const bool loader = t < 2 * K + 1;
-    const int qs = t <= K ? 2 * K - t : t - K - 1;  // storage column of its entry
-    const int qo = t <= K ? t - K : 0;               // storage row = e + qo
-    const int qr = t <= K ? K : t - K - 1;           // window row (relative to e−K)
-    const int qc = t <= K ? t : K;                   // window column (relative to e−K)
-    T nxt = T(0);
-    if (loader && r0 + 1 + K < r1) nxt = *io.at(qs, r0 + 1 + K + qo);
+    // 2. Load the first window, rows and columns r0…r0+K, and the loader
+    // threads' entries of row and column r0+1+K.
+    BandWindow<T> win;
+    win.load_first(io, S, r0, r1, t, nt);
     __syncthreads();
 
     // This thread's entries of the K×K update, (row, column) relative to
@@ -140,17 +120,8 @@ __device__ void band_factor_window(T *a, int n, int K, const int *bounds, int P,
             if (r == 1) *io.at(K - c, j + c) = u;
         }
         if (t == 0) *io.at(K, j) = piv;
-        const int e = j + 1 + K;
-        if (loader && e < r1) {
-            // Row/column e lands in the buffer's spare row/column (index
-            // ≡ e ≡ j−1 mod K+2); e0 is the slot of row/column e−K = j+1.
-            const int e0 = jm + 1 >= M ? jm + 1 - M : jm + 1;
-            int sr = e0 + qr, sc = e0 + qc;
-            if (sr >= M) sr -= M;
-            if (sc >= M) sc -= M;
-            S[sr * M + sc] = nxt;
-            if (e + 1 < r1) nxt = *io.at(qs, e + 1 + qo);
-        }
+        // Row and column j+1+K into the spare row and column.
+        win.advance(io, j, jm, r1);
         jm = jm + 1 == M ? 0 : jm + 1;
         __syncthreads();
     }
@@ -181,7 +152,7 @@ __device__ void band_solve_window(const T *a, int n, int K, const int *bounds, i
     const int M = K + 1;
     T *ring = (T *)band_win_smem + cl * M;
     const int R = r0 + r1 - 1;
-    WinIO<T> io{(T *)a, n, K, R, ul != 0};
+    BandIO<T> io{(T *)a, n, K, R, ul != 0};
     T *bc = b + (i64)(act ? col : 0) * ldb;
     auto B = [&](int j) -> T * { return ul ? bc + (R - j) : bc + j; };
 
