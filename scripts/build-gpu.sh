@@ -11,8 +11,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 mkdir -p .gpu
 flags=(-tags cuda -trimpath -ldflags=-s\ -w)
-for pkg in $(go list -tags cuda -f '{{if .TestGoFiles}}{{.ImportPath}}{{end}}' ./... | grep -E '/cuda$|/internal/gpu/|/bench$|/examples/|/cmd/bandsolve$|/spline$' || true); do
+for pkg in $(go list -tags cuda -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./... | grep -E '/cuda$|/gpu$|/internal/gpu/|/bench$|/examples/|/cmd/bandsolve$|/spline$' || true); do
   name=$(basename "$pkg")
+  # The examples' binaries are example_NAME: examples/spline and spline
+  # would both be spline.test.
+  case $pkg in */examples/*) name=example_$name ;; esac
   go test -c "${flags[@]}" -o ".gpu/$name.test" "$pkg"
   # The package's folder: run.sh runs the binary there, as go test does,
   # so that tests reading files of the repository (docs, baselines) find them.
