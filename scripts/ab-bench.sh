@@ -25,16 +25,16 @@ sets=(
   "pentadiag 1-6"
 )
 one() { # side bin round
-  local side=$1 bin=$2 r=$3
-  for s in "${sets[@]}"; do
-    read -r grid cases <<<"$s"
+  local side=$1 bin=$2 r=$3 set grid cases
+  for set in "${sets[@]}"; do
+    read -r grid cases <<<"$set"
     "$bin" bench -q -table=false -grid "$grid" -cases "$cases" -algorithms auto -peers none \
       -check=false -reps 10 -warmup 3 -csv "$out/$side-$grid-$r.csv" >"$out/$side-$grid-$r.txt" 2>&1 ||
       { echo "ab-bench: $side $grid round $r failed, see $out/$side-$grid-$r.txt" >&2; tail -3 "$out/$side-$grid-$r.txt" >&2; }
   done
 }
 for r in $(seq 1 "$rounds"); do
-  s=$(date +%s)
+  start=$(date +%s)
   if (( r % 2 )); then one A "$a" "$r"; one B "$b" "$r"; else one B "$b" "$r"; one A "$a" "$r"; fi
-  echo "round $r: $(( $(date +%s) - s )) s"
+  echo "round $r: $(( $(date +%s) - start )) s"
 done

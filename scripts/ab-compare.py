@@ -2,7 +2,8 @@
 """Compares the two sides of scripts/ab-bench.sh: for every case and solver,
 the median over rounds of each side's per-round median time, and their
 ratio (speed of B relative to A: A's time / B's time, so < 1 means B is
-slower). Banded cases compare factor and solve times apart.
+slower). Banded cases compare factor and solve times apart (a batch's
+solve, which has none, its total).
 
 Usage: python3 scripts/ab-compare.py OUTDIR [THRESHOLD (default 0.97)]
 Exit status 1 when a ratio is below the threshold.
@@ -20,7 +21,8 @@ def collect(out, side):
         for r in rows(path):
             if 'factor_us' in r:  # banded
                 case = f"{grid} {r['precision']} N={r['N']} K={r['K']} G={r['G']} d={r['d']} {r['solver']}"
-                for part in ('factor_us', 'solve_us'):
+                parts = [p for p in ('factor_us', 'solve_us') if r.get(p)] or ['total_us']
+                for part in parts:
                     if r.get(part):
                         t.setdefault(f'{case} {part[:-3]}', []).append(float(r[part]))
             else:
