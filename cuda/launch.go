@@ -74,6 +74,26 @@ func (d *Device) Launch(name string, grid, block Dim3, shmem int, s cu.Stream, a
 			return fmt.Errorf("cuda: kernel %s argument %d has unsupported type %T", name, i, a)
 		}
 	}
+	return d.launchSlots(fn, name, grid, block, shmem, s, slots)
+}
+
+// LaunchSlots launches kernel name on stream s with its parameters'
+// values in slots, one 8-byte slot each (4-byte values in the low half),
+// as the generated launchers of package internal/gpu/kernels fill them;
+// it must run on the device thread (inside Enqueue or Do). Shared memory
+// above the default 48 KiB is opted into once per kernel.
+func (d *Device) LaunchSlots(name string, grid, block Dim3, shmem int, s cu.Stream, slots []uint64) error {
+	fn, err := d.Kernel(name, shmem)
+	if err != nil {
+		return err
+	}
+	return d.launchSlots(fn, name, grid, block, shmem, s, slots)
+}
+
+func (d *Device) launchSlots(fn cu.Function, name string, grid, block Dim3, shmem int, s cu.Stream, slots []uint64) error {
+	if len(slots) > 40 {
+		return fmt.Errorf("cuda: kernel %s has %d parameters, at most 40 supported", name, len(slots))
+	}
 	grid.Y, grid.Z, block.Y, block.Z = max(grid.Y, 1), max(grid.Z, 1), max(block.Y, 1), max(block.Z, 1)
 	cf := *(*C.CUfunction)(unsafe.Pointer(&fn))
 	cs := *(*C.CUstream)(unsafe.Pointer(&s))
