@@ -16,3 +16,8 @@ for src in "$root"/ptx/src/*.cu; do
   [ "$name" = cluster ] && arch=compute_90
   nvcc "${NVCCFLAGS[@]}" -arch=$arch -I"$root/ptx/src" -o "$out/$name.ptx" "$src"
 done
+# The kernel table (internal/gpu/kernels) follows the kernels' declarations
+# and the PTX; regenerate it with the PTX it describes.
+if [ "$out" = "$root/ptx" ]; then
+  (cd "$root/internal/gpu/kernels" && go run ./gen)
+fi
