@@ -119,7 +119,7 @@ func NewSpace[V any](dev tridiag.Device, n int) (SpaceCloser[V], error) {
 // whose arrays are inconsistent fails with an error wrapping ErrDimension.
 //
 // On a GPU each product returns when y is complete, so the operator may be
-// used with the (synchronous) space of NewSpace; package krylovgpu's
+// used with the (synchronous) space of NewSpace; package gpu's
 // Space.Operator orders the products with a deferred space's work instead.
 func NewCSROperator[V any](dev tridiag.Device, a CSRMatrix) (OperatorCloser[V], error) {
 	if err := checkCSRMatrix(a); err != nil {
