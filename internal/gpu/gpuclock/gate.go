@@ -14,6 +14,7 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 )
 
 // gate holds a stream while the host queues timed work behind it
@@ -53,7 +54,7 @@ func newGate(dev *cuda.Device) (*gate, error) {
 	return g, nil
 }
 
-// hold closes the gate and queues on s a one-thread kernel (gate_wait)
+// hold closes the gate and queues on s a one-thread kernel (GateWait)
 // that waits for open, or for limit to pass on the device's clock; the
 // work queued on s after it waits with it. limit ≤ 0 means one second.
 func (g *gate) hold(s cu.Stream, limit time.Duration) error {
@@ -68,7 +69,8 @@ func (g *gate) hold(s cu.Stream, limit time.Duration) error {
 	}
 	atomic.StoreUint32(&g.host[1], 0)
 	atomic.StoreUint32(&g.host[0], 0)
-	if err := g.dev.Launch("gate_wait", cuda.Dim3{X: 1}, cuda.Dim3{X: 1}, 0, s, g.ptr, int64(limit.Nanoseconds())); err != nil {
+	if err := (kernels.GateWait{}).Launch(g.dev, cuda.Dim3{X: 1}, cuda.Dim3{X: 1}, 0, s,
+		&kernels.GateWaitArgs{Gate: g.ptr, LimitNs: uint64(limit.Nanoseconds())}); err != nil {
 		atomic.StoreUint32(&g.host[0], 1)
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 )
 
 // A gate holds the work queued behind it until open, expires (and says
@@ -79,7 +80,7 @@ func timeCopies(t *testing.T, timer cuda.Timer, src, dst *cuda.Buffer[float64], 
 			if err := cu.MemcpyDtoDAsync(dst.Ptr(), src.Ptr(), bytes, s); err != nil {
 				return err
 			}
-			return dev.Launch("probe_empty", cuda.Dim3{X: 1}, cuda.Dim3{X: 1}, 0, s)
+			return kernels.ProbeEmpty{}.Launch(dev, cuda.Dim3{X: 1}, cuda.Dim3{X: 1}, 0, s, &kernels.ProbeEmptyArgs{})
 		})
 		return err
 	})
@@ -136,7 +137,7 @@ func TestTimerExpired(t *testing.T) {
 					first = false
 					time.Sleep(1200 * time.Millisecond) // beyond the gate's second
 				}
-				return dev.Launch("probe_empty", cuda.Dim3{X: 1}, cuda.Dim3{X: 1}, 0, st)
+				return kernels.ProbeEmpty{}.Launch(dev, cuda.Dim3{X: 1}, cuda.Dim3{X: 1}, 0, st, &kernels.ProbeEmptyArgs{})
 			})
 			return err
 		})

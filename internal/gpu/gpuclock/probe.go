@@ -105,6 +105,7 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 )
 
 // This file holds latency probes for the benchmarks: the floors under a
@@ -164,7 +165,9 @@ func probeFloorRun(dev *cuda.Device, mode, iters int, blocking bool) (probeFloor
 		if err != nil {
 			return err
 		}
-		fn, err := dev.Kernel("signal_done", 0)
+		// The C loop fills the parameters of kernels.SignalDoneArgs:
+		// flag, word, seq.
+		fn, err := dev.Kernel(kernels.SignalDone{}.Kernel().Name(), 0)
 		if err != nil {
 			return err
 		}
@@ -230,13 +233,15 @@ func probeEcho(dev *cuda.Device, iters int) (float64, error) {
 		if st, err = cu.MakeStream(cu.NonBlocking); err != nil {
 			return err
 		}
-		fn, err := dev.Kernel("probe_echo", 0)
+		// The C call fills the parameters of kernels.ProbeEchoArgs: in,
+		// out.
+		fn, err := dev.Kernel(kernels.ProbeEcho{}.Kernel().Name(), 0)
 		if err != nil {
 			return err
 		}
 		if r := C.bs_probe_launch_echo(ctx, *(*C.CUfunction)(unsafe.Pointer(&fn)),
 			*(*C.CUstream)(unsafe.Pointer(&st)), C.ulonglong(in.dev), C.ulonglong(out.dev)); r != C.CUDA_SUCCESS {
-			return fmt.Errorf("launching probe_echo: %w", cuda.DriverError(r))
+			return fmt.Errorf("launching %s: %w", kernels.ProbeEcho{}.Kernel().Name(), cuda.DriverError(r))
 		}
 		return nil
 	})
@@ -246,7 +251,7 @@ func probeEcho(dev *cuda.Device, iters int) (float64, error) {
 	ns := float64(C.bs_probe_echo((*C.uint)(unsafe.Pointer(in.host)), (*C.uint)(unsafe.Pointer(out.host)), C.int(iters)))
 	atomic.StoreUint32(in.host, 0xffffffff)
 	if ns < 0 {
-		return 0, fmt.Errorf("gpuclock: on %s: probe_echo did not answer within a second", dev.Name())
+		return 0, fmt.Errorf("gpuclock: on %s: %s did not answer within a second", dev.Name(), kernels.ProbeEcho{}.Kernel().Name())
 	}
 	err = dev.Enqueue(func() error {
 		err := st.Synchronize()
@@ -267,7 +272,7 @@ func probeEventEmpty(dev *cuda.Device, reps int) (float64, error) {
 		if err != nil {
 			return err
 		}
-		fn, err := dev.Kernel("probe_empty", 0)
+		fn, err := dev.Kernel(kernels.ProbeEmpty{}.Kernel().Name(), 0)
 		if err != nil {
 			return err
 		}
@@ -313,7 +318,7 @@ func probeEventEmptyGated(c *Clock, reps int) (float64, error) {
 		}
 		defer func() { _ = st.Destroy() }()
 		ts, err = c.Timer()(st, 0, reps, nil, func() error {
-			return dev.Launch("probe_empty", cuda.Dim3{X: 1}, cuda.Dim3{X: 1}, 0, st)
+			return kernels.ProbeEmpty{}.Launch(dev, cuda.Dim3{X: 1}, cuda.Dim3{X: 1}, 0, st, &kernels.ProbeEmptyArgs{})
 		})
 		return err
 	})

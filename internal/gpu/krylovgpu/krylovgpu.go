@@ -21,6 +21,8 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/done"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/krylov"
 	"github.com/bandsolve/bandsolve/sparse"
 	"github.com/bandsolve/bandsolve/tridiag"
@@ -41,16 +43,55 @@ const (
 // for either.
 var ErrSpace = krylov.ErrDimension
 
+// vecKernels are the kernels of Space, CSR and MixedPrecision; the
+// conversions are the zero values kernels.VecF64ToF32 and
+// kernels.VecF32ToF64.
+type vecKernels struct {
+	axpby          kernels.VecAxpby
+	mul64, mul32   kernels.VecMul
+	dots           kernels.VecDots
+	amax           kernels.VecAmax
+	spmv64, spmv32 kernels.CsrSpmv
+}
+
+// theKernels resolves the kernels once.
+var theKernels = sync.OnceValues(func() (*vecKernels, error) {
+	var k vecKernels
+	var err error
+	if k.axpby, err = kernels.VecAxpbyFor(true); err != nil {
+		return nil, err
+	}
+	if k.mul64, err = kernels.VecMulFor(true); err != nil {
+		return nil, err
+	}
+	if k.mul32, err = kernels.VecMulFor(false); err != nil {
+		return nil, err
+	}
+	if k.dots, err = kernels.VecDotsFor(true); err != nil {
+		return nil, err
+	}
+	if k.amax, err = kernels.VecAmaxFor(true); err != nil {
+		return nil, err
+	}
+	if k.spmv64, err = kernels.CsrSpmvFor(true); err != nil {
+		return nil, err
+	}
+	if k.spmv32, err = kernels.CsrSpmvFor(false); err != nil {
+		return nil, err
+	}
+	return &k, nil
+})
+
 // queue is a stream with its own completion word and results area in
 // mapped host memory, and device scratch for reductions. Work is enqueued
-// and, unless deferred, waited for through the word (signal.go); the
+// and, unless deferred, waited for through the word (done.Signal); the
 // reductions write their results to the mapped area, so the host reads them
 // without a copy. The owner serialises its use.
 type queue struct {
 	dev      *cuda.Device
 	stream   cu.Stream
 	mapped   unsafe.Pointer          // the mapped area, as the host sees it
-	sig      *cuda.DoneSignal        // the word: the first 4 bytes of the mapped area
+	sig      *done.Signal            // the word: the first 4 bytes of the mapped area
 	res      *[mappedResults]float64 // the results: the mapped area from byte 8
 	resDev   cu.DevicePtr            // res as kernels see it
 	scratch  cu.DevicePtr            // int32 flag (0) | uint32 block counter (0) | 2 float64 scales | partial sums
@@ -77,7 +118,7 @@ func newQueue(d *cuda.Device, partials int, what func() string) (*queue, error) 
 		}
 		q.mapped = p
 		atomic.StoreUint32((*uint32)(p), 0)
-		q.sig = cuda.SignalAt((*uint32)(p), dp)
+		q.sig = done.At((*uint32)(p), dp)
 		q.res = (*[mappedResults]float64)(unsafe.Add(p, 8))
 		q.resDev = dp + 8
 		bytes := int64(scratchPartial + 8*partials)
@@ -123,7 +164,7 @@ func (q *queue) close() {
 // exec enqueues work (device thread) and then, unless the queue is
 // deferred and sync is false, the completion signal, which it waits for.
 // When selfSignal is set the work writes the completion word itself (with
-// the sequence number from q.sig.next) and exec always waits.
+// the sequence number from q.sig.Next) and exec always waits.
 func (q *queue) exec(sync, selfSignal bool, work func() error) error {
 	wait := sync || selfSignal || !q.deferred
 	if err := q.dev.Enqueue(func() error {
@@ -179,6 +220,7 @@ func (q *queue) grid(n, perSM int) int {
 type Space struct {
 	dev  *cuda.Device
 	n    int
+	k    *vecKernels
 	mu   sync.Mutex
 	q    *queue
 	done bool
@@ -192,8 +234,11 @@ func NewSpace(d *cuda.Device, n int) (*Space, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("%w: cuda: a space of length %d", ErrSpace, n)
 	}
-	s := &Space{dev: d, n: n}
-	var err error
+	k, err := theKernels()
+	if err != nil {
+		return nil, fmt.Errorf("cuda: a space of length %d: %w", n, err)
+	}
+	s := &Space{dev: d, n: n, k: k}
 	// Partial sums: dotsPerLaunch per block of the largest reduction grid.
 	s.q, err = newQueue(d, dotsPerLaunch*redBlocksPerSM*max(1, d.Properties().SMs), s.what)
 	if err != nil {
@@ -360,8 +405,8 @@ func (s *Space) Axpby(alpha float64, x *cuda.Buffer[float64], beta float64, y *c
 		return err
 	}
 	return s.q.exec(false, false, func() error {
-		return s.dev.Launch("vec_axpby_f64", cuda.Dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, cuda.Dim3{X: vecBlock}, 0, s.q.stream,
-			int64(s.n), alpha, x.Ptr(), beta, y.Ptr())
+		return s.k.axpby.Launch(s.dev, cuda.Dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, cuda.Dim3{X: vecBlock}, 0, s.q.stream,
+			&kernels.VecAxpbyArgs{N: int64(s.n), Alpha: alpha, X: x.Ptr(), Beta: beta, Y: y.Ptr()})
 	})
 }
 
@@ -374,8 +419,8 @@ func (s *Space) Mul(d, x, y *cuda.Buffer[float64]) error {
 		return err
 	}
 	return s.q.exec(false, false, func() error {
-		return s.dev.Launch("vec_mul_f64", cuda.Dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, cuda.Dim3{X: vecBlock}, 0, s.q.stream,
-			int64(s.n), d.Ptr(), x.Ptr(), y.Ptr())
+		return s.k.mul64.Launch(s.dev, cuda.Dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, cuda.Dim3{X: vecBlock}, 0, s.q.stream,
+			&kernels.VecMulArgs{N: int64(s.n), D: d.Ptr(), X: x.Ptr(), Y: y.Ptr()})
 	})
 }
 
@@ -393,8 +438,8 @@ func (s *Space) Mul32(d, x, y *cuda.Buffer[float32]) error {
 		}
 	}
 	return s.q.exec(false, false, func() error {
-		return s.dev.Launch("vec_mul_f32", cuda.Dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, cuda.Dim3{X: vecBlock}, 0, s.q.stream,
-			int64(s.n), d.Ptr(), x.Ptr(), y.Ptr())
+		return s.k.mul32.Launch(s.dev, cuda.Dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, cuda.Dim3{X: vecBlock}, 0, s.q.stream,
+			&kernels.VecMulArgs{N: int64(s.n), D: d.Ptr(), X: x.Ptr(), Y: y.Ptr()})
 	})
 }
 
@@ -415,8 +460,8 @@ func (s *Space) ToFloat32(scale float64, x *cuda.Buffer[float64], y *cuda.Buffer
 // toFloat32 enqueues the conversion (device thread); a non-zero scalep
 // holds the scale on the device.
 func (s *Space) toFloat32(scale float64, scalep cu.DevicePtr, x *cuda.Buffer[float64], y *cuda.Buffer[float32]) error {
-	return s.dev.Launch("vec_f64_to_f32", cuda.Dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, cuda.Dim3{X: vecBlock}, 0, s.q.stream,
-		int64(s.n), scale, scalep, x.Ptr(), y.Ptr())
+	return kernels.VecF64ToF32{}.Launch(s.dev, cuda.Dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, cuda.Dim3{X: vecBlock}, 0, s.q.stream,
+		&kernels.VecF64ToF32Args{N: int64(s.n), Scale: scale, Scalep: scalep, X: x.Ptr(), Y: y.Ptr()})
 }
 
 // FromFloat32 sets y = float64(x)·scale.
@@ -433,8 +478,8 @@ func (s *Space) FromFloat32(scale float64, x *cuda.Buffer[float32], y *cuda.Buff
 }
 
 func (s *Space) fromFloat32(scale float64, x *cuda.Buffer[float32], y *cuda.Buffer[float64]) error {
-	return s.dev.Launch("vec_f32_to_f64", cuda.Dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, cuda.Dim3{X: vecBlock}, 0, s.q.stream,
-		int64(s.n), scale, cu.DevicePtr(0), x.Ptr(), y.Ptr())
+	return kernels.VecF32ToF64{}.Launch(s.dev, cuda.Dim3{X: s.q.grid(s.n, elemBlocksPerSM)}, cuda.Dim3{X: vecBlock}, 0, s.q.stream,
+		&kernels.VecF32ToF64Args{N: int64(s.n), Scale: scale, Scalep: 0, X: x.Ptr(), Y: y.Ptr()})
 }
 
 // Dots sets out[k] = xs[k]·ys[k] for every k. Pairs may share vectors and
@@ -469,14 +514,10 @@ func (s *Space) dots(xs, ys []*cuda.Buffer[float64], out []float64) error {
 	err := s.q.exec(true, true, func() error {
 		for lo := 0; lo < len(out); lo += dotsPerLaunch {
 			hi := min(lo+dotsPerLaunch, len(out))
-			args := make([]any, 0, 2+2*dotsPerLaunch+5)
-			args = append(args, int64(s.n), int32(hi-lo))
-			for k := lo; k < lo+dotsPerLaunch; k++ {
-				if k < hi {
-					args = append(args, xs[k].Ptr(), ys[k].Ptr())
-				} else {
-					args = append(args, cu.DevicePtr(0), cu.DevicePtr(0))
-				}
+			// The pairs past hi are null.
+			var xp, yp [dotsPerLaunch]cu.DevicePtr
+			for k := lo; k < hi; k++ {
+				xp[k-lo], yp[k-lo] = xs[k].Ptr(), ys[k].Ptr()
 			}
 			// Only the last launch signals; the stream orders the others
 			// before it.
@@ -484,9 +525,14 @@ func (s *Space) dots(xs, ys []*cuda.Buffer[float64], out []float64) error {
 			if hi == len(out) {
 				word, seq = s.q.sig.Word(), s.q.sig.Next()
 			}
-			args = append(args, s.q.scratch+scratchPartial, s.q.scratch+scratchCounter,
-				s.q.resDev+cu.DevicePtr(8*lo), word, int32(seq))
-			if err := s.dev.Launch("vec_dots_f64", cuda.Dim3{X: grid}, cuda.Dim3{X: vecBlock}, 0, s.q.stream, args...); err != nil {
+			a := &kernels.VecDotsArgs{
+				N: int64(s.n), K: int32(hi - lo),
+				X0: xp[0], Y0: yp[0], X1: xp[1], Y1: yp[1], X2: xp[2], Y2: yp[2], X3: xp[3], Y3: yp[3],
+				X4: xp[4], Y4: yp[4], X5: xp[5], Y5: yp[5], X6: xp[6], Y6: yp[6], X7: xp[7], Y7: yp[7],
+				Partial: s.q.scratch + scratchPartial, Counter: s.q.scratch + scratchCounter,
+				Out: s.q.resDev + cu.DevicePtr(8*lo), Word: word, Seq: seq,
+			}
+			if err := s.k.dots.Launch(s.dev, cuda.Dim3{X: grid}, cuda.Dim3{X: vecBlock}, 0, s.q.stream, a); err != nil {
 				return err
 			}
 		}
@@ -512,7 +558,7 @@ func (s *Space) AbsMax(x *cuda.Buffer[float64]) (float64, error) {
 	return s.q.res[0], nil
 }
 
-// amax enqueues vec_amax_f64 (device thread): res[0] = max |x_i|, res[1]
+// amax enqueues the kernel of max |x_i| (device thread): res[0] = max |x_i|, res[1]
 // and res[2] the float32 scalings, also stored at scale when it is not 0;
 // it writes the completion word when signal is set.
 func (s *Space) amax(x *cuda.Buffer[float64], scale cu.DevicePtr, signal bool) error {
@@ -520,8 +566,9 @@ func (s *Space) amax(x *cuda.Buffer[float64], scale cu.DevicePtr, signal bool) e
 	if signal {
 		word, seq = s.q.sig.Word(), s.q.sig.Next()
 	}
-	return s.dev.Launch("vec_amax_f64", cuda.Dim3{X: s.q.grid(s.n, redBlocksPerSM)}, cuda.Dim3{X: vecBlock}, 0, s.q.stream,
-		int64(s.n), x.Ptr(), s.q.scratch+scratchPartial, s.q.scratch+scratchCounter, s.q.resDev, scale, word, int32(seq))
+	return s.k.amax.Launch(s.dev, cuda.Dim3{X: s.q.grid(s.n, redBlocksPerSM)}, cuda.Dim3{X: vecBlock}, 0, s.q.stream,
+		&kernels.VecAmaxArgs{N: int64(s.n), X: x.Ptr(), Partial: s.q.scratch + scratchPartial, Counter: s.q.scratch + scratchCounter,
+			Out: s.q.resDev, Scale: scale, Word: word, Seq: seq})
 }
 
 // Operator returns the product with a as a krylov.Operator on the space's
@@ -563,6 +610,7 @@ type CSR struct {
 	dev         *cuda.Device
 	n, m, nnz   int
 	rowPtr, col cu.DevicePtr
+	k           *vecKernels
 	val         *cuda.Buffer[float64]
 	val32       *cuda.Buffer[float32] // made on the first Apply32
 	shift       atomic.Int32          // log2 of the threads per row
@@ -594,9 +642,12 @@ func uploadCSR(d *cuda.Device, n, m int, rowPtr, col []int32, val []float64) (*C
 	if err := checkCSR(n, m, rowPtr, col, val); err != nil {
 		return nil, err
 	}
-	a := &CSR{dev: d, n: n, m: m, nnz: len(val)}
+	k, err := theKernels()
+	if err != nil {
+		return nil, fmt.Errorf("cuda: a CSR matrix of order %d×%d: %w", n, m, err)
+	}
+	a := &CSR{dev: d, n: n, m: m, nnz: len(val), k: k}
 	a.shift.Store(int32(threadsPerRowShift(a.nnz, n)))
-	var err error
 	if a.q, err = newQueue(d, 0, a.what); err != nil {
 		return nil, err
 	}
@@ -701,14 +752,15 @@ func (a *CSR) SetThreadsPerRow(t int) error {
 
 // enqueue launches the product y = A·x on stream st (device thread).
 func (a *CSR) enqueue(st cu.Stream, x, y cu.DevicePtr, f64 bool) error {
-	name, val := "csr_spmv_f64", a.val.Ptr()
+	k, val := a.k.spmv64, a.val.Ptr()
 	if !f64 {
-		name, val = "csr_spmv_f32", a.val32.Ptr()
+		k, val = a.k.spmv32, a.val32.Ptr()
 	}
 	shift := a.shift.Load()
 	threads := int64(a.n) << shift
 	grid := int((threads + vecBlock - 1) / vecBlock)
-	return a.dev.Launch(name, cuda.Dim3{X: grid}, cuda.Dim3{X: vecBlock}, 0, st, int32(a.n), shift, a.rowPtr, a.col, val, x, y)
+	return k.Launch(a.dev, cuda.Dim3{X: grid}, cuda.Dim3{X: vecBlock}, 0, st,
+		&kernels.CsrSpmvArgs{N: int32(a.n), Shift: shift, RowPtr: a.rowPtr, Col: a.col, Val: val, X: x, Y: y})
 }
 
 // Apply sets y = A·x on the matrix's stream and returns when y is
@@ -742,8 +794,8 @@ func (a *CSR) Apply32(ctx context.Context, x, y *cuda.Buffer[float32]) error {
 			return err
 		}
 		if err := a.q.exec(true, false, func() error {
-			return a.dev.Launch("vec_f64_to_f32", cuda.Dim3{X: a.q.grid(a.val.Len(), elemBlocksPerSM)}, cuda.Dim3{X: vecBlock}, 0, a.q.stream,
-				int64(a.val.Len()), 1.0, cu.DevicePtr(0), a.val.Ptr(), v.Ptr())
+			return kernels.VecF64ToF32{}.Launch(a.dev, cuda.Dim3{X: a.q.grid(a.val.Len(), elemBlocksPerSM)}, cuda.Dim3{X: vecBlock}, 0, a.q.stream,
+				&kernels.VecF64ToF32Args{N: int64(a.val.Len()), Scale: 1, Scalep: 0, X: a.val.Ptr(), Y: v.Ptr()})
 		}); err != nil {
 			_ = v.Free()
 			return err
