@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag/partition"
 	"github.com/bandsolve/bandsolve/tuning"
 )
@@ -178,21 +179,49 @@ func testBlocksBitExact[T Float](t *testing.T) {
 		}{{contiguous, 9}, {strided, 9}, {interleaved, 9}, {interleaved, 40}, {interleavedUnaligned, 40}} {
 			lay := lg.lay
 			b := newBlocksBatch[T](r, n, lg.g, lay, true)
-			cl, err := tuning.PartitionConstStreamLaunchFor(dev, n, elem, b.g, sysFirst(b), 0, 0)
-			if err != nil {
-				continue // FP64 N > 2048, or interleaved without whole sectors in a block
-			}
+			warp := tuning.PartitionConstStreamWarp(n)
 			kern := ConstStream
 			switch {
-			case cl.Warp && sysFirst(b):
+			case warp && sysFirst(b):
 				kern = ConstStreamWarpRows
-			case cl.Warp:
+			case warp:
 				kern = ConstStreamWarp
 			case sysFirst(b):
 				kern = ConstStreamRows
+			}
+			cl, err := tuning.PartitionConstStreamLaunchFor(dev, n, elem, b.g, sysFirst(b), cstreamMaxThreads(t, kern, elem), 0, 0)
+			if err != nil {
+				continue // FP64 N > 2048, or interleaved without whole sectors in a block
 			}
 			l := Blocks{Grid: 2, Threads: cl.Threads, SharedBytes: cl.SharedBytes, SPB: cl.SystemsPerBlock, TPS: cl.ThreadsPerSystem}
 			runBlocks(t, fmt.Sprintf("cstream kernel %d N=%d %s (%d systems × %d threads)", kern, n, lay.name, l.SPB, l.TPS), kern, l, b, 16)
 		}
 	}
+}
+
+// cstreamMaxThreads is the launch bound (.maxntid) of the GPU kernel that
+// kern, a constant streaming kernel, emulates for elements of elem bytes,
+// from the kernel table.
+func cstreamMaxThreads(t *testing.T, kern Kernel, elem int) int {
+	t.Helper()
+	family := map[Kernel]string{
+		ConstStream:         "partition_cstream_p",
+		ConstStreamWarp:     "partition_cstream_warp_p",
+		ConstStreamRows:     "partition_cstream_rows_p",
+		ConstStreamWarpRows: "partition_cstream_warp_rows_p",
+	}[kern]
+	ctype := map[int]string{4: "float", 8: "double"}[elem]
+	for _, k := range kernels.All() {
+		info := k.Info()
+		if info.Family != family {
+			continue
+		}
+		for _, prm := range info.Params {
+			if prm.Name == "ca" && prm.CType == ctype {
+				return info.MaxThreads
+			}
+		}
+	}
+	require.Failf(t, "no kernel", "no kernel of the family %q for %d-byte elements", family, elem)
+	return 0
 }
