@@ -156,12 +156,13 @@ func testBlocksBitExact[T Float](t *testing.T) {
 
 	// The streaming kernel: two blocks loop over the systems.
 	for _, n := range []int{2, 100, 2048, 3000, 4096, 8192} {
-		if n > tuning.PartitionStreamMaxN(dev, elem) {
+		maxT := kernelMaxThreads(t, Stream, elem)
+		if n > tuning.PartitionStreamMaxN(dev, elem, maxT) {
 			continue
 		}
 		for _, lay := range []layout{contiguous, unaligned} {
 			b := newBlocksBatch[T](r, n, g, lay, false)
-			sl, err := tuning.PartitionStreamLaunchFor(dev, n, elem, g, 0)
+			sl, err := tuning.PartitionStreamLaunchFor(dev, n, elem, g, maxT, 0)
 			require.NoError(t, err)
 			l := Blocks{Grid: 2, Threads: sl.Threads, SharedBytes: sl.SharedBytes}
 			runBlocks(t, fmt.Sprintf("stream N=%d %s", n, lay.name), Stream, l, b, 16)
@@ -189,7 +190,7 @@ func testBlocksBitExact[T Float](t *testing.T) {
 			case sysFirst(b):
 				kern = ConstStreamRows
 			}
-			cl, err := tuning.PartitionConstStreamLaunchFor(dev, n, elem, b.g, sysFirst(b), cstreamMaxThreads(t, kern, elem), 0, 0)
+			cl, err := tuning.PartitionConstStreamLaunchFor(dev, n, elem, b.g, sysFirst(b), kernelMaxThreads(t, kern, elem), 0, 0)
 			if err != nil {
 				continue // FP64 N > 2048, or interleaved without whole sectors in a block
 			}
@@ -199,12 +200,13 @@ func testBlocksBitExact[T Float](t *testing.T) {
 	}
 }
 
-// cstreamMaxThreads is the launch bound (.maxntid) of the GPU kernel that
-// kern, a constant streaming kernel, emulates for elements of elem bytes,
-// from the kernel table.
-func cstreamMaxThreads(t *testing.T, kern Kernel, elem int) int {
+// kernelMaxThreads is the launch bound (.maxntid) of the GPU kernel that
+// kern, the streaming kernel or a constant streaming kernel, emulates for
+// elements of elem bytes, from the kernel table.
+func kernelMaxThreads(t *testing.T, kern Kernel, elem int) int {
 	t.Helper()
 	family := map[Kernel]string{
+		Stream:              "partition_stream_p",
 		ConstStream:         "partition_cstream_p",
 		ConstStreamWarp:     "partition_cstream_warp_p",
 		ConstStreamRows:     "partition_cstream_rows_p",
@@ -217,7 +219,7 @@ func cstreamMaxThreads(t *testing.T, kern Kernel, elem int) int {
 			continue
 		}
 		for _, prm := range info.Params {
-			if prm.Name == "ca" && prm.CType == ctype {
+			if prm.CType == ctype || prm.CType == "const "+ctype+"*" {
 				return info.MaxThreads
 			}
 		}

@@ -44,7 +44,7 @@ func newStreamPlan(d *gpu, spec tridiag.Spec, f64 bool, other kernelPlan) (*stre
 		if err != nil {
 			return err
 		}
-		if sp.cfg, err = tuning.PartitionStreamLaunchFor(d.props, spec.N, reductionElem(f64), spec.G, regs); err != nil {
+		if sp.cfg, err = tuning.PartitionStreamLaunchFor(d.props, spec.N, reductionElem(f64), spec.G, k.Kernel().Info().MaxThreads, regs); err != nil {
 			return fmt.Errorf("%w: %w", tridiag.ErrShape, err)
 		}
 		return nil
