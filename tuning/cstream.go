@@ -35,35 +35,6 @@ func PartitionConstStreamMaxN(elem int) int {
 // exchange by shuffles (partition_cstream_warp_p16_*) serve it.
 func PartitionConstStreamWarp(n int) bool { return partitionThreads(n, 16) <= 32 }
 
-// PartitionConstStreamMaxThreads is the most threads a block of the
-// constant streaming kernels takes but for the rows kernels
-// (PartitionConstStreamMaxThreadsFor): 256, with registers for three or
-// four blocks of them an SM in FP32, two in FP64 (ptx/src/cstream.cuh).
-const PartitionConstStreamMaxThreads = 256
-
-// PartitionConstStreamMaxThreadsFor is the __launch_bounds__ of the
-// constant streaming kernel for elements of elem bytes, warp (tps ≤ 32)
-// and rows (d and x row-major, the batches whose systems are closer
-// together than their rows): the warp rows kernels take up to 1024
-// threads in FP32 (64 registers, as four blocks of 256) and 640 in FP64
-// (96 registers), so that a block reads PartitionConstStreamRowBytes of
-// each row; the other rows kernels (tps > 32) 512 (one block an SM), so
-// that FP32 systems of up to 1024 rows take whole 32-byte sectors of a row
-// and FP64 ones 64 bytes; the others PartitionConstStreamMaxThreads.
-// TestConstStreamMaxThreadsMatchPTX holds it to the committed PTX's
-// .maxntid of each kernel.
-func PartitionConstStreamMaxThreadsFor(elem int, warp, rows bool) int {
-	switch {
-	case !rows:
-		return PartitionConstStreamMaxThreads
-	case !warp:
-		return 512
-	case elem == 8:
-		return 640
-	}
-	return 1024
-}
-
 // PartitionConstStreamRowBytes is the bytes of each row that a block of
 // the warp rows kernels reads where its threads allow: a block of
 // interleaved systems reads spb·elem bytes of a row, and the fraction of
@@ -122,8 +93,14 @@ type ConstStreamLaunch struct {
 
 // PartitionConstStreamLaunchFor is the launch of a constant streaming
 // kernel for g systems of n rows of elem bytes (sysFirst: the systems are
-// closer together in memory than the rows); regs is the kernel's
-// registers per thread (0: the most its launch bounds allow); spb > 0
+// closer together in memory than the rows, the _rows_ kernels);
+// maxThreads is the kernel's launch bound (its .maxntid: 256 threads
+// but for the rows kernels, whose blocks read PartitionConstStreamRowBytes
+// of each row: up to 1024 threads for the warp rows kernels in FP32, 640
+// in FP64, 512 for the other rows kernels, so that FP32 systems of up to
+// 1024 rows take whole 32-byte sectors of a row and FP64 ones 64 bytes);
+// regs is the kernel's registers per thread (0: the most its launch
+// bounds allow); spb > 0
 // forces the systems a block (benchmarks), else the block holds
 // PartitionConstStreamBlockBytes of d (fewer systems if that many do not
 // fit an SM, twice as many if that keeps more threads on an SM; half as
@@ -138,15 +115,15 @@ type ConstStreamLaunch struct {
 // (FP32 N = 1024) and 170 µs (FP64 N = 2048) on an H100, where the plans
 // without the rows kernels take 150 and 245 µs, and rows kernels of 256
 // threads reading 16-byte units of a row 165 and 312 µs.)
-func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, regs, spb int) (ConstStreamLaunch, error) {
+func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, maxThreads, regs, spb int) (ConstStreamLaunch, error) {
 	l := ConstStreamLaunch{N: n, ElemSize: elem}
-	if n < 1 || g < 1 || (elem != 4 && elem != 8) {
-		return l, fmt.Errorf("tuning: constant streaming launch for N=%d G=%d, element size %d", n, g, elem)
+	if n < 1 || g < 1 || (elem != 4 && elem != 8) || maxThreads < 1 {
+		return l, fmt.Errorf("tuning: constant streaming launch for N=%d G=%d, element size %d, at most %d threads", n, g, elem, maxThreads)
 	}
 	if mx := PartitionConstStreamMaxN(elem); n > mx {
 		return l, fmt.Errorf("%w: the constant streaming kernel takes N ≤ %d (%d-byte elements); N=%d", ErrTooLargeForShared, mx, elem, n)
 	}
-	maxT := PartitionConstStreamMaxThreadsFor(elem, PartitionConstStreamWarp(n), sysFirst)
+	maxT := maxThreads
 	if d.MaxThreadsPerBlock > 0 {
 		maxT = min(maxT, d.MaxThreadsPerBlock)
 	}

@@ -1,17 +1,17 @@
 package tuning
 
 import (
-	"regexp"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/bandsolve/bandsolve/ptx"
 	"github.com/bandsolve/bandsolve/tridiag/partition"
 )
+
+// cstreamBound is the launch bound of the constant streaming kernels but
+// for the rows kernels (.maxntid 256).
+const cstreamBound = 256
 
 // TestConstStreamLaunch: two arrays of the block's units, the Stage 1
 // table, 3·spb keys and the factor table; warp kernels up to 32 threads a
@@ -44,13 +44,13 @@ func TestConstStreamLaunch(t *testing.T) {
 		}
 		assert.LessOrEqual(t, k, 9, "N=%d", n)
 		for _, elem := range []int{4, 8} {
-			l, err := PartitionConstStreamLaunchFor(H100, n, elem, 1<<20, false, 128, 0)
+			l, err := PartitionConstStreamLaunchFor(H100, n, elem, 1<<20, false, cstreamBound, 128, 0)
 			if n > PartitionConstStreamMaxN(elem) {
 				assert.ErrorIs(t, err, ErrTooLargeForShared, "N=%d elem %d", n, elem)
 				continue
 			}
 			require.NoError(t, err, "N=%d elem %d", n, elem)
-			assert.LessOrEqual(t, l.Threads, PartitionConstStreamMaxThreads)
+			assert.LessOrEqual(t, l.Threads, cstreamBound)
 			assert.LessOrEqual(t, l.SharedBytes, H100.MaxShared())
 			assert.GreaterOrEqual(t, l.BlocksPerSM, 1)
 		}
@@ -62,12 +62,14 @@ func TestConstStreamLaunch(t *testing.T) {
 	assert.True(t, PartitionConstStreamWarp(512))
 	assert.False(t, PartitionConstStreamWarp(513))
 
-	_, err := PartitionConstStreamLaunchFor(H100, 4097, 4, 1000, false, 0, 0)
+	_, err := PartitionConstStreamLaunchFor(H100, 4097, 4, 1000, false, cstreamBound, 0, 0)
 	assert.ErrorIs(t, err, ErrTooLargeForShared)
-	_, err = PartitionConstStreamLaunchFor(H100, 2049, 8, 1000, false, 0, 0)
+	_, err = PartitionConstStreamLaunchFor(H100, 2049, 8, 1000, false, cstreamBound, 0, 0)
 	assert.ErrorIs(t, err, ErrTooLargeForShared)
-	_, err = PartitionConstStreamLaunchFor(H100, 64, 4, 0, false, 0, 0)
+	_, err = PartitionConstStreamLaunchFor(H100, 64, 4, 0, false, cstreamBound, 0, 0)
 	assert.Error(t, err)
+	_, err = PartitionConstStreamLaunchFor(H100, 64, 4, 1000, false, 0, 0, 0)
+	assert.Error(t, err, "no launch bound")
 
 	// 16 KiB of d a block: 64 FP32 systems of 64 rows (256 threads), 32
 	// FP64 ones (128 threads); FP32 systems of 1024 rows or more get half
@@ -78,7 +80,7 @@ func TestConstStreamLaunch(t *testing.T) {
 		{64, 4, 64, 256}, {64, 8, 32, 128}, {256, 4, 16, 256}, {256, 8, 8, 128},
 		{1024, 4, 2, 128}, {1024, 8, 2, 128}, {2048, 4, 1, 128}, {2048, 8, 2, 256}, {4096, 4, 1, 256},
 	} {
-		l, err := PartitionConstStreamLaunchFor(H100, c.n, c.elem, 1<<18, false, 80, 0)
+		l, err := PartitionConstStreamLaunchFor(H100, c.n, c.elem, 1<<18, false, cstreamBound, 80, 0)
 		require.NoError(t, err)
 		assert.Equal(t, c.spb, l.SystemsPerBlock, "N=%d elem %d", c.n, c.elem)
 		assert.Equal(t, c.threads, l.Threads, "N=%d elem %d", c.n, c.elem)
@@ -87,7 +89,7 @@ func TestConstStreamLaunch(t *testing.T) {
 		assert.Equal(t, l.BlocksPerSM*132, l.Grid)
 	}
 	// 96 registers: 640 threads an SM at most (20 warps of 3072).
-	l, err := PartitionConstStreamLaunchFor(H100, 64, 4, 1<<18, false, 96, 0)
+	l, err := PartitionConstStreamLaunchFor(H100, 64, 4, 1<<18, false, cstreamBound, 96, 0)
 	require.NoError(t, err)
 	assert.LessOrEqual(t, l.BlocksPerSM*l.Threads, 640)
 
@@ -95,7 +97,7 @@ func TestConstStreamLaunch(t *testing.T) {
 	// KB of shared memory) would give three blocks an SM, 384 threads;
 	// two (256 threads, 96 KB) give two, 512 threads. A batch smaller
 	// than the grid: 3 groups, 3 blocks.
-	l, err = PartitionConstStreamLaunchFor(H100, 2048, 8, 5, false, 126, 0)
+	l, err = PartitionConstStreamLaunchFor(H100, 2048, 8, 5, false, cstreamBound, 126, 0)
 	require.NoError(t, err)
 	assert.False(t, l.Warp)
 	assert.Equal(t, 256, l.Threads)
@@ -103,19 +105,19 @@ func TestConstStreamLaunch(t *testing.T) {
 	assert.Equal(t, 98720, l.SharedBytes)
 	assert.Equal(t, 2, l.BlocksPerSM)
 	assert.Equal(t, 3, l.Grid)
-	one, err := PartitionConstStreamLaunchFor(H100, 2048, 8, 5, false, 126, 1)
+	one, err := PartitionConstStreamLaunchFor(H100, 2048, 8, 5, false, cstreamBound, 126, 1)
 	require.NoError(t, err)
 	assert.Equal(t, 65952, one.SharedBytes)
 	assert.Equal(t, 3, one.BlocksPerSM)
 	assert.Equal(t, 5, one.Grid)
 
 	// A forced block size, and ones the kernel cannot take.
-	l, err = PartitionConstStreamLaunchFor(H100, 1024, 4, 1000, false, 78, 2)
+	l, err = PartitionConstStreamLaunchFor(H100, 1024, 4, 1000, false, cstreamBound, 78, 2)
 	require.NoError(t, err)
 	assert.Equal(t, 128, l.Threads)
-	_, err = PartitionConstStreamLaunchFor(H100, 1024, 4, 1000, false, 78, 8)
+	_, err = PartitionConstStreamLaunchFor(H100, 1024, 4, 1000, false, cstreamBound, 78, 8)
 	assert.Error(t, err, "8 systems of 64 threads: above 256")
-	_, err = PartitionConstStreamLaunchFor(H100, 1024, 4, 1000, false, 78, 3)
+	_, err = PartitionConstStreamLaunchFor(H100, 1024, 4, 1000, false, cstreamBound, 78, 3)
 	assert.Error(t, err, "not a power of two")
 
 	// Systems first: whole 32-byte sectors of a row, or no launch; the
@@ -123,68 +125,38 @@ func TestConstStreamLaunch(t *testing.T) {
 	// 640 threads) read 128 bytes of a row or more where the threads
 	// allow, the other rows kernels (up to 512 threads) what 512 threads
 	// take.
-	for _, c := range []struct{ n, elem, regs, spb int }{
-		{64, 4, 64, 64}, {256, 4, 64, 32}, {512, 4, 64, 32}, {512, 4, 80, 16},
-		{64, 8, 96, 32}, {256, 8, 96, 16}, {512, 8, 96, 16},
-		{1024, 4, 106, 8}, {1024, 8, 126, 8}, {2048, 8, 126, 4},
+	for _, c := range []struct{ n, elem, maxT, regs, spb int }{
+		{64, 4, 1024, 64, 64}, {256, 4, 1024, 64, 32}, {512, 4, 1024, 64, 32}, {512, 4, 1024, 80, 16},
+		{64, 8, 640, 96, 32}, {256, 8, 640, 96, 16}, {512, 8, 640, 96, 16},
+		{1024, 4, 512, 106, 8}, {1024, 8, 512, 126, 8}, {2048, 8, 512, 126, 4},
 	} {
-		l, err = PartitionConstStreamLaunchFor(H100, c.n, c.elem, 1<<14, true, c.regs, 0)
+		l, err = PartitionConstStreamLaunchFor(H100, c.n, c.elem, 1<<14, true, c.maxT, c.regs, 0)
 		require.NoError(t, err, "N=%d elem %d", c.n, c.elem)
 		assert.Equal(t, c.spb, l.SystemsPerBlock, "N=%d elem %d regs %d", c.n, c.elem, c.regs)
 		assert.GreaterOrEqual(t, l.SystemsPerBlock*c.elem, 32)
-		assert.LessOrEqual(t, l.Threads, PartitionConstStreamMaxThreadsFor(c.elem, PartitionConstStreamWarp(c.n), true))
+		assert.LessOrEqual(t, l.Threads, c.maxT)
 	}
 	for _, c := range []struct{ n, elem int }{{1025, 4}, {2048, 4}, {4096, 4}} {
-		_, err = PartitionConstStreamLaunchFor(H100, c.n, c.elem, 1<<14, true, 80, 0)
+		_, err = PartitionConstStreamLaunchFor(H100, c.n, c.elem, 1<<14, true, 512, 80, 0)
 		assert.ErrorIs(t, err, ErrTooLargeForShared, "N=%d elem %d", c.n, c.elem)
 	}
 }
 
 // TestPreferConstStream: only batches that give every block two groups.
 func TestPreferConstStream(t *testing.T) {
-	l, err := PartitionConstStreamLaunchFor(H100, 1024, 4, 1<<14, false, 78, 0)
+	l, err := PartitionConstStreamLaunchFor(H100, 1024, 4, 1<<14, false, cstreamBound, 78, 0)
 	require.NoError(t, err)
 	assert.True(t, PreferConstStream(H100, l))
-	small, err := PartitionConstStreamLaunchFor(H100, 1024, 4, 64, false, 78, 0)
+	small, err := PartitionConstStreamLaunchFor(H100, 1024, 4, 64, false, cstreamBound, 78, 0)
 	require.NoError(t, err)
 	assert.False(t, PreferConstStream(H100, small))
-	edge, err := PartitionConstStreamLaunchFor(H100, 1024, 4, 2*l.BlocksPerSM*132*l.SystemsPerBlock, false, 78, 0)
+	edge, err := PartitionConstStreamLaunchFor(H100, 1024, 4, 2*l.BlocksPerSM*132*l.SystemsPerBlock, false, cstreamBound, 78, 0)
 	require.NoError(t, err)
 	assert.True(t, PreferConstStream(H100, edge))
-	edge, err = PartitionConstStreamLaunchFor(H100, 1024, 4, 2*l.BlocksPerSM*132*l.SystemsPerBlock-l.SystemsPerBlock, false, 78, 0)
+	edge, err = PartitionConstStreamLaunchFor(H100, 1024, 4, 2*l.BlocksPerSM*132*l.SystemsPerBlock-l.SystemsPerBlock, false, cstreamBound, 78, 0)
 	require.NoError(t, err)
 	assert.False(t, PreferConstStream(H100, edge))
-	tab, err := PartitionConstStreamLaunchFor(H100, 2048, 8, 1<<13, false, 126, 0)
+	tab, err := PartitionConstStreamLaunchFor(H100, 2048, 8, 1<<13, false, cstreamBound, 126, 0)
 	require.NoError(t, err)
 	assert.True(t, PreferConstStream(H100, tab))
-}
-
-// TestConstStreamMaxThreadsMatchPTX: PartitionConstStreamMaxThreadsFor
-// states the launch bounds of the kernels in ptx/src/cstream.cuh; it must
-// say what the committed PTX says (.maxntid), kernel by kernel.
-func TestConstStreamMaxThreadsMatchPTX(t *testing.T) {
-	maxntid := regexp.MustCompile(`\.maxntid (\d+), 1, 1`)
-	for _, elem := range []int{4, 8} {
-		for _, warp := range []bool{false, true} {
-			for _, rows := range []bool{false, true} {
-				name := "partition_cstream"
-				if warp {
-					name += "_warp"
-				}
-				if rows {
-					name += "_rows"
-				}
-				name += map[int]string{4: "_p16_f32", 8: "_p16_f64"}[elem]
-				i := strings.Index(ptx.Tridiag, ".entry "+name+"(")
-				require.GreaterOrEqual(t, i, 0, name)
-				head := ptx.Tridiag[i:]
-				head = head[:strings.Index(head, "{")] // the parameters and directives
-				m := maxntid.FindStringSubmatch(head)
-				require.NotNil(t, m, "%s: no .maxntid", name)
-				got, err := strconv.Atoi(m[1])
-				require.NoError(t, err)
-				assert.Equal(t, got, PartitionConstStreamMaxThreadsFor(elem, warp, rows), name)
-			}
-		}
-	}
 }

@@ -15,16 +15,6 @@ import (
 // Rows first in memory (element stride ≤ batch stride). Auto's rule is
 // PreferStream.
 
-// PartitionStreamMaxThreads is the __launch_bounds__ of the streaming
-// kernel for elements of elem bytes: 512 in FP32, 256 in FP64 (a thread
-// keeps 42 values of its chunk in registers).
-func PartitionStreamMaxThreads(elem int) int {
-	if elem == 8 {
-		return 256
-	}
-	return 512
-}
-
 // PartitionStreamSharedBytes is the dynamic shared memory of a block of
 // the streaming kernel for systems of n rows: five arrays (a, b, c, d and
 // the exchange, where x also passes) of the system's units of 16 bytes in
@@ -35,10 +25,12 @@ func PartitionStreamSharedBytes(n, elem int) int {
 }
 
 // PartitionStreamMaxN is the largest N the streaming kernel takes on d:
-// 16 rows a thread of at most PartitionStreamMaxThreads, within the
-// shared memory a block may opt in to.
-func PartitionStreamMaxN(d Device, elem int) int {
-	n := PartitionStreamMaxThreads(elem) * 16
+// 16 rows a thread of at most maxThreads, the kernel's launch bound (its
+// .maxntid: 512 in FP32, 256 in FP64, where a thread keeps 42 values of
+// its chunk in registers), within the shared memory a block may opt in
+// to.
+func PartitionStreamMaxN(d Device, elem, maxThreads int) int {
+	n := max(maxThreads, 0) * 16
 	for n > 0 && PartitionStreamSharedBytes(n, elem) > d.MaxShared() {
 		n -= 16 * 32
 	}
@@ -57,19 +49,20 @@ type StreamLaunch struct {
 }
 
 // PartitionStreamLaunchFor is the launch of the streaming kernel for g
-// systems of n rows of elem bytes; regs is the kernel's registers per
-// thread (0: the most its launch bounds allow). It fails when N is above
-// PartitionStreamMaxN or no block fits an SM.
-func PartitionStreamLaunchFor(d Device, n, elem, g, regs int) (StreamLaunch, error) {
+// systems of n rows of elem bytes; maxThreads is the kernel's launch
+// bound (PartitionStreamMaxN), regs its registers per thread (0: the most
+// its launch bounds allow). It fails when N is above PartitionStreamMaxN
+// or no block fits an SM.
+func PartitionStreamLaunchFor(d Device, n, elem, g, maxThreads, regs int) (StreamLaunch, error) {
 	l := StreamLaunch{N: n, ElemSize: elem}
-	if n < 2 || g < 1 || (elem != 4 && elem != 8) {
-		return l, fmt.Errorf("tuning: streaming launch for N=%d G=%d, element size %d", n, g, elem)
+	if n < 2 || g < 1 || (elem != 4 && elem != 8) || maxThreads < 1 {
+		return l, fmt.Errorf("tuning: streaming launch for N=%d G=%d, element size %d, at most %d threads", n, g, elem, maxThreads)
 	}
-	if mx := PartitionStreamMaxN(d, elem); n > mx {
+	if mx := PartitionStreamMaxN(d, elem, maxThreads); n > mx {
 		return l, fmt.Errorf("%w: the streaming partition kernel takes N ≤ %d on %s (%d-byte elements); N=%d", ErrTooLargeForShared, mx, d.Name, elem, n)
 	}
 	if regs <= 0 {
-		regs = 65536 / PartitionStreamMaxThreads(elem)
+		regs = 65536 / maxThreads
 	}
 	l.Threads = (partition.Chunks(n, 16) + 31) / 32 * 32
 	l.SharedBytes = PartitionStreamSharedBytes(n, elem)

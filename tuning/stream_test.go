@@ -7,6 +7,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// streamBound is the launch bound of the streaming kernel for elements of
+// elem bytes (.maxntid: 512 in FP32, 256 in FP64).
+func streamBound(elem int) int { return map[int]int{4: 512, 8: 256}[elem] }
+
 // TestPartitionStreamLaunch: five arrays of the system's units and two
 // keys; the largest N by threads and shared memory; the grid is every
 // block the SMs hold, or the batch when smaller.
@@ -14,37 +18,39 @@ func TestPartitionStreamLaunch(t *testing.T) {
 	assert.Equal(t, 5*2048*16+8, PartitionStreamSharedBytes(8192, 4))
 	assert.Equal(t, 5*2048*16+8, PartitionStreamSharedBytes(4096, 8))
 	assert.Equal(t, 5*1504*16+8, PartitionStreamSharedBytes(6000, 4)) // 375 chunks of 4 units: 1500 → 1504
-	assert.Equal(t, 8192, PartitionStreamMaxN(H100, 4))
-	assert.Equal(t, 4096, PartitionStreamMaxN(H100, 8))
-	assert.Less(t, PartitionStreamMaxN(GTX980, 4), 8192, "48 KiB of shared memory")
+	assert.Equal(t, 8192, PartitionStreamMaxN(H100, 4, streamBound(4)))
+	assert.Equal(t, 4096, PartitionStreamMaxN(H100, 8, streamBound(8)))
+	assert.Less(t, PartitionStreamMaxN(GTX980, 4, streamBound(4)), 8192, "48 KiB of shared memory")
 	for _, d := range recorded {
 		for _, elem := range []int{4, 8} {
-			mx := PartitionStreamMaxN(d, elem)
+			mx := PartitionStreamMaxN(d, elem, streamBound(elem))
 			if mx == 0 {
 				continue
 			}
 			assert.LessOrEqual(t, PartitionStreamSharedBytes(mx, elem), d.MaxShared(), d.Name)
-			_, err := PartitionStreamLaunchFor(d, mx+1, elem, 100, 0)
+			_, err := PartitionStreamLaunchFor(d, mx+1, elem, 100, streamBound(elem), 0)
 			assert.ErrorIs(t, err, ErrTooLargeForShared, d.Name)
 		}
 	}
 
-	l, err := PartitionStreamLaunchFor(H100, 8192, 4, 2048, 109)
+	l, err := PartitionStreamLaunchFor(H100, 8192, 4, 2048, streamBound(4), 109)
 	require.NoError(t, err)
 	assert.Equal(t, 512, l.Threads)
 	assert.Equal(t, 1, l.BlocksPerSM) // 109 registers × 512 threads
 	assert.Equal(t, 132, l.Grid)
-	l, err = PartitionStreamLaunchFor(H100, 2048, 4, 8192, 109)
+	l, err = PartitionStreamLaunchFor(H100, 2048, 4, 8192, streamBound(4), 109)
 	require.NoError(t, err)
 	assert.Equal(t, 128, l.Threads)
 	assert.Equal(t, 4, l.BlocksPerSM) // registers: 4 × 128 × 112
 	assert.Equal(t, 528, l.Grid)
-	l, err = PartitionStreamLaunchFor(H100, 4000, 8, 7, 160)
+	l, err = PartitionStreamLaunchFor(H100, 4000, 8, 7, streamBound(8), 160)
 	require.NoError(t, err)
 	assert.Equal(t, 256, l.Threads) // 250 chunks
 	assert.Equal(t, 7, l.Grid)
-	_, err = PartitionStreamLaunchFor(H100, 1, 4, 7, 0)
+	_, err = PartitionStreamLaunchFor(H100, 1, 4, 7, streamBound(4), 0)
 	assert.Error(t, err)
+	_, err = PartitionStreamLaunchFor(H100, 64, 4, 7, 0, 0)
+	assert.Error(t, err, "no launch bound")
 }
 
 // TestPreferStream: the rules measured on an H100 (PreferStream's
@@ -54,7 +60,7 @@ func TestPreferStream(t *testing.T) {
 	launch := func(n, elem, g, regs int) (PartitionLaunch, StreamLaunch) {
 		w, err := PartitionLaunchFor(H100, n, elem, g, false, 64)
 		require.NoError(t, err)
-		s, err := PartitionStreamLaunchFor(H100, n, elem, g, regs)
+		s, err := PartitionStreamLaunchFor(H100, n, elem, g, streamBound(elem), regs)
 		require.NoError(t, err)
 		return w, s
 	}

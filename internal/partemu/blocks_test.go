@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag/partition"
 	"github.com/bandsolve/bandsolve/tuning"
 )
@@ -155,12 +156,13 @@ func testBlocksBitExact[T Float](t *testing.T) {
 
 	// The streaming kernel: two blocks loop over the systems.
 	for _, n := range []int{2, 100, 2048, 3000, 4096, 8192} {
-		if n > tuning.PartitionStreamMaxN(dev, elem) {
+		maxT := kernelMaxThreads(t, Stream, elem)
+		if n > tuning.PartitionStreamMaxN(dev, elem, maxT) {
 			continue
 		}
 		for _, lay := range []layout{contiguous, unaligned} {
 			b := newBlocksBatch[T](r, n, g, lay, false)
-			sl, err := tuning.PartitionStreamLaunchFor(dev, n, elem, g, 0)
+			sl, err := tuning.PartitionStreamLaunchFor(dev, n, elem, g, maxT, 0)
 			require.NoError(t, err)
 			l := Blocks{Grid: 2, Threads: sl.Threads, SharedBytes: sl.SharedBytes}
 			runBlocks(t, fmt.Sprintf("stream N=%d %s", n, lay.name), Stream, l, b, 16)
@@ -178,21 +180,50 @@ func testBlocksBitExact[T Float](t *testing.T) {
 		}{{contiguous, 9}, {strided, 9}, {interleaved, 9}, {interleaved, 40}, {interleavedUnaligned, 40}} {
 			lay := lg.lay
 			b := newBlocksBatch[T](r, n, lg.g, lay, true)
-			cl, err := tuning.PartitionConstStreamLaunchFor(dev, n, elem, b.g, sysFirst(b), 0, 0)
-			if err != nil {
-				continue // FP64 N > 2048, or interleaved without whole sectors in a block
-			}
+			warp := tuning.PartitionConstStreamWarp(n)
 			kern := ConstStream
 			switch {
-			case cl.Warp && sysFirst(b):
+			case warp && sysFirst(b):
 				kern = ConstStreamWarpRows
-			case cl.Warp:
+			case warp:
 				kern = ConstStreamWarp
 			case sysFirst(b):
 				kern = ConstStreamRows
+			}
+			cl, err := tuning.PartitionConstStreamLaunchFor(dev, n, elem, b.g, sysFirst(b), kernelMaxThreads(t, kern, elem), 0, 0)
+			if err != nil {
+				continue // FP64 N > 2048, or interleaved without whole sectors in a block
 			}
 			l := Blocks{Grid: 2, Threads: cl.Threads, SharedBytes: cl.SharedBytes, SPB: cl.SystemsPerBlock, TPS: cl.ThreadsPerSystem}
 			runBlocks(t, fmt.Sprintf("cstream kernel %d N=%d %s (%d systems × %d threads)", kern, n, lay.name, l.SPB, l.TPS), kern, l, b, 16)
 		}
 	}
+}
+
+// kernelMaxThreads is the launch bound (.maxntid) of the GPU kernel that
+// kern, the streaming kernel or a constant streaming kernel, emulates for
+// elements of elem bytes, from the kernel table.
+func kernelMaxThreads(t *testing.T, kern Kernel, elem int) int {
+	t.Helper()
+	family := map[Kernel]string{
+		Stream:              "partition_stream_p",
+		ConstStream:         "partition_cstream_p",
+		ConstStreamWarp:     "partition_cstream_warp_p",
+		ConstStreamRows:     "partition_cstream_rows_p",
+		ConstStreamWarpRows: "partition_cstream_warp_rows_p",
+	}[kern]
+	ctype := map[int]string{4: "float", 8: "double"}[elem]
+	for _, k := range kernels.All() {
+		info := k.Info()
+		if info.Family != family {
+			continue
+		}
+		for _, prm := range info.Params {
+			if prm.CType == ctype || prm.CType == "const "+ctype+"*" {
+				return info.MaxThreads
+			}
+		}
+	}
+	require.Failf(t, "no kernel", "no kernel of the family %q for %d-byte elements", family, elem)
+	return 0
 }

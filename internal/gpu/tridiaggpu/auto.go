@@ -83,7 +83,7 @@ func latencyPlan(d *gpu, spec tridiag.Spec, f64 bool) (kernelPlan, bool) {
 		// Constant solves, which read d alone, keep the constant kernels
 		// of chunks of 16 here (where that plan has them).
 		if p16, err := newSharedPartitionPlan(d, spec, f64, 16); err == nil {
-			if _, _, _, ok := p16.constLaunch(); ok {
+			if _, _, _, _, ok := p16.constLaunch(); ok {
 				pp.chunk16 = p16
 			}
 		}

@@ -375,7 +375,7 @@ func benchInterleaved[T tridiag.Float](b *testing.B, bw float64) {
 				pp.cfg, pp.constCfg = cfg, nil
 				err = dev.Enqueue(func() error {
 					var err error
-					pp.direct, err = gdev.prepareDirect("partition_p16"+suffixOf(f64), cfg.Blocks(spec.G), cfg.Threads, cfg.SharedBytes)
+					pp.direct, err = gdev.prepareDirect(pp.kernel.Kernel(), cfg.Blocks(spec.G), cfg.Threads, cfg.SharedBytes)
 					return err
 				})
 				return pp, err
@@ -586,7 +586,7 @@ func benchConstStream[T tridiag.Float](b *testing.B, bw float64) {
 			b.Run(fmt.Sprintf("N=%d/%s/auto", n, lay), func(b *testing.B) { benchVariant(b, variant{"auto", il, auto, true}, n, g, bw, bufs) })
 			b.Run(fmt.Sprintf("N=%d/%s/nocstream", n, lay), func(b *testing.B) { benchVariant(b, variant{"nocstream", il, noCStream, true}, n, g, bw, bufs) })
 			spec := tridiag.Spec{Shape: tridiag.Shape{N: n, G: g, Layout: l}.Normalize()}
-			for spb := 1; spb <= tuning.PartitionConstStreamMaxThreads; spb *= 2 {
+			for spb := 1; spb <= cstreamBound(b, n, false, f64); spb *= 2 {
 				if dev.Enqueue(func() error { _, _, err := constStreamLaunch(gdev, spec, f64, spb); return err }) != nil {
 					continue // not a block this kernel takes for N
 				}

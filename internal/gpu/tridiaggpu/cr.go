@@ -8,6 +8,7 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tuning"
 )
@@ -19,7 +20,8 @@ func init() { algorithms[tridiag.CR] = newCRPlan }
 // with the launch of tuning.CRLaunch. Systems larger than tuning.CRMaxN
 // are not supported.
 type crPlan struct {
-	cfg tuning.ReductionLaunch
+	cfg    tuning.ReductionLaunch
+	kernel kernels.Cr
 }
 
 func newCRPlan(d *gpu, spec tridiag.Spec, f64 bool) (kernelPlan, error) {
@@ -27,7 +29,11 @@ func newCRPlan(d *gpu, spec tridiag.Spec, f64 bool) (kernelPlan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", tridiag.ErrShape, err)
 	}
-	return &crPlan{cfg: cfg}, nil
+	k, err := kernels.CrFor(f64)
+	if err != nil {
+		return nil, err
+	}
+	return &crPlan{cfg: cfg, kernel: k}, nil
 }
 
 // workBytes: everything is in shared memory.
@@ -35,8 +41,8 @@ func (p *crPlan) workBytes() int64 { return 0 }
 
 func (p *crPlan) launch(d *gpu, s cu.Stream, a *launchArgs) error {
 	sp := a.spec
-	return d.Launch("cr"+a.suffix(), cuda.Dim3{X: p.cfg.Blocks(sp.G)}, cuda.Dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
-		a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
-		int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
-		a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status, int32(p.cfg.SystemsPerBlock))
+	return p.kernel.Launch(d.Device, cuda.Dim3{X: p.cfg.Blocks(sp.G)}, cuda.Dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s, &kernels.CrArgs{
+		A: a.a, B: a.b, C: a.c, D: a.d, X: a.x, N: int32(sp.N), G: int32(sp.G),
+		ES: int64(sp.Layout.ElemStride), BS: int64(sp.Layout.BatchStride),
+		CA: a.ca, CB: a.cb, CC: a.cc, IsConst: a.isConst(), Status: a.status, Spb: int32(p.cfg.SystemsPerBlock)})
 }

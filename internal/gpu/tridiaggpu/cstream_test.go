@@ -25,14 +25,23 @@ func constStreamPlan(spb int) func(spec tridiag.Spec, f64 bool) (kernelPlan, err
 			return nil, err
 		}
 		err = dev.Enqueue(func() error {
-			cs, name, err := constStreamLaunch(gdev, spec, f64, spb)
+			cs, k, err := constStreamLaunch(gdev, spec, f64, spb)
 			if err != nil {
 				return err
 			}
-			return pp.setConstStream(gdev, cs, name)
+			return pp.setConstStream(gdev, cs, k)
 		})
 		return pp, err
 	}
+}
+
+// cstreamBound is the launch bound (threads a block) of the constant
+// streaming kernel for systems of n rows, the rows kernel where rows.
+func cstreamBound(t testing.TB, n int, rows, f64 bool) int {
+	t.Helper()
+	k, err := constStreamFamily(tuning.PartitionConstStreamWarp(n), rows, f64)
+	require.NoError(t, err)
+	return k.Kernel().Info().MaxThreads
 }
 
 func TestConstStream(t *testing.T) {
@@ -58,7 +67,7 @@ func testConstStream[T tridiag.Float](t *testing.T) {
 		// The grid of a large batch with the default choice: G = 2·grid·spb
 		// + spb/2 + 3 gives every block two or three groups, the last one
 		// partial.
-		cs, err := tuning.PartitionConstStreamLaunchFor(props, n, elem, 1<<22, false, 0, 0)
+		cs, err := tuning.PartitionConstStreamLaunchFor(props, n, elem, 1<<22, false, cstreamBound(t, n, false, f64), 0, 0)
 		if n > tuning.PartitionConstStreamMaxN(elem) {
 			require.ErrorIs(t, err, tuning.ErrTooLargeForShared, "N=%d", n)
 			continue
@@ -120,8 +129,8 @@ func testConstStream[T tridiag.Float](t *testing.T) {
 	// Every block size the kernels take, on a batch of several groups a
 	// block.
 	for _, n := range []int{64, 300, 1024} {
-		for spb := 1; spb <= tuning.PartitionConstStreamMaxThreads; spb *= 2 {
-			if _, err := tuning.PartitionConstStreamLaunchFor(props, n, elem, 1, false, 0, spb); err != nil {
+		for spb := 1; spb <= cstreamBound(t, n, false, f64); spb *= 2 {
+			if _, err := tuning.PartitionConstStreamLaunchFor(props, n, elem, 1, false, cstreamBound(t, n, false, f64), 0, spb); err != nil {
 				continue // not a block size of this N
 			}
 			g := 3*props.SMs*spb + 7

@@ -6,6 +6,7 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
@@ -14,9 +15,11 @@ import (
 // and the second right-hand side u, solve for d into x and for u into z,
 // then combine.
 type cyclicPlan struct {
-	inner kernelPlan
-	spec  tridiag.Spec
-	elem  int64
+	prep    kernels.CyclicPrep
+	combine kernels.CyclicCombine
+	inner   kernelPlan
+	spec    tridiag.Spec
+	elem    int64
 }
 
 func newCyclicPlan(d *gpu, spec tridiag.Spec, f64 bool, inner kernelPlan) (kernelPlan, error) {
@@ -24,7 +27,15 @@ func newCyclicPlan(d *gpu, spec tridiag.Spec, f64 bool, inner kernelPlan) (kerne
 	if f64 {
 		elem = 8
 	}
-	return &cyclicPlan{inner: inner, spec: spec, elem: elem}, nil
+	p := &cyclicPlan{inner: inner, spec: spec, elem: elem}
+	var err error
+	if p.prep, err = kernels.CyclicPrepFor(f64); err != nil {
+		return nil, err
+	}
+	if p.combine, err = kernels.CyclicCombineFor(f64); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // workBytes: a2, b2, c2, u, z (one batch each), then the inner workspace.
@@ -40,9 +51,9 @@ func (p *cyclicPlan) launch(d *gpu, s cu.Stream, a *launchArgs) error {
 	es, bs := int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride)
 	rows := sp.N * sp.G
 	const blk = 256
-	if err := d.Launch("cyclic_prep"+a.suffix(), cuda.Dim3{X: (rows + blk - 1) / blk}, cuda.Dim3{X: blk}, 0, s,
-		a.a, a.b, a.c, a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(),
-		a2, b2, c2, u, int32(sp.N), int32(sp.G), es, bs); err != nil {
+	if err := p.prep.Launch(d.Device, cuda.Dim3{X: (rows + blk - 1) / blk}, cuda.Dim3{X: blk}, 0, s, &kernels.CyclicPrepArgs{
+		A: a.a, B: a.b, C: a.c, CA: a.ca, CB: a.cb, CC: a.cc, IsConst: a.isConst(),
+		A2: a2, B2: b2, C2: c2, U: u, N: int32(sp.N), G: int32(sp.G), ES: es, BS: bs}); err != nil {
 		return err
 	}
 	in := *a
@@ -59,7 +70,7 @@ func (p *cyclicPlan) launch(d *gpu, s cu.Stream, a *launchArgs) error {
 	if err := p.inner.launch(d, s, &in); err != nil {
 		return err
 	}
-	return d.Launch("cyclic_combine"+a.suffix(), cuda.Dim3{X: (sp.G + blk - 1) / blk}, cuda.Dim3{X: blk}, 0, s,
-		a.a, a.b, a.c, a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(),
-		a.x, z, int32(sp.N), int32(sp.G), es, bs, a.status)
+	return p.combine.Launch(d.Device, cuda.Dim3{X: (sp.G + blk - 1) / blk}, cuda.Dim3{X: blk}, 0, s, &kernels.CyclicCombineArgs{
+		A: a.a, B: a.b, C: a.c, CA: a.ca, CB: a.cb, CC: a.cc, IsConst: a.isConst(),
+		X: a.x, Z: z, N: int32(sp.N), G: int32(sp.G), ES: es, BS: bs, Status: a.status})
 }

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tuning"
 )
@@ -129,19 +130,19 @@ var (
 )
 
 // directKernel is a kernel resolved for Device.LaunchDirect, with the
-// launch it was resolved for (which Device.Launch takes too).
+// launch it was resolved for (which the kernel's typed launcher takes
+// too).
 type directKernel struct {
 	k                  *cuda.DirectKernel
-	name               string
 	grid, block, shmem int
 }
 
-// prepareDirect resolves kernel name for launches of grid × block
-// threads with shmem bytes of dynamic shared memory (device thread).
-func (d *gpu) prepareDirect(name string, grid, block, shmem int) (*directKernel, error) {
-	k, err := d.PrepareDirect(name, grid, block, shmem)
+// prepareDirect resolves kernel k for launches of grid × block threads
+// with shmem bytes of dynamic shared memory (device thread).
+func (d *gpu) prepareDirect(k kernels.Kernel, grid, block, shmem int) (*directKernel, error) {
+	dk, err := d.PrepareDirect(k.Name(), grid, block, shmem)
 	if err != nil {
 		return nil, err
 	}
-	return &directKernel{k: k, name: name, grid: grid, block: block, shmem: shmem}, nil
+	return &directKernel{k: dk, grid: grid, block: block, shmem: shmem}, nil
 }

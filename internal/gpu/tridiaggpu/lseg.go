@@ -8,6 +8,7 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tuning"
 )
@@ -32,7 +33,7 @@ type lanesSegPlan struct {
 	nspec  tridiag.Spec
 	w      segWork
 	zeroed map[cu.DevicePtr]bool
-	kernel string
+	kernel kernels.LsegP
 	// constPlan, when set (Auto's choice), runs the constant solves: the
 	// plan the batch had without the lanes segments.
 	constPlan kernelPlan
@@ -53,8 +54,11 @@ func newLanesSegPlanWith(d *gpu, spec tridiag.Spec, f64 bool, rows, spb int, thr
 		return nil, fmt.Errorf("%w: the lanes segment kernel takes batches of adjacent systems (batch stride 1)", tridiag.ErrShape)
 	}
 	elem := reductionElem(f64)
-	kernel := "lseg_p16" + suffixOf(f64)
-	regs, err := d.KernelRegs(kernel)
+	kernel, err := kernels.LsegPFor(16, f64)
+	if err != nil {
+		return nil, err
+	}
+	regs, err := d.KernelRegs(kernel.Kernel().Name())
 	if err != nil {
 		return nil, err
 	}
@@ -140,12 +144,12 @@ func (p *lanesSegPlan) launch(d *gpu, s cu.Stream, a *launchArgs) error {
 	at := func(off int64) cu.DevicePtr { return base + cu.DevicePtr(off) }
 	sp := a.spec
 	run := func(mode int32, word cu.DevicePtr, seq uint32) error {
-		return d.Launch(p.kernel, cuda.Dim3{X: p.cfg.Blocks()}, cuda.Dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
-			a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
-			int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
-			a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status,
-			int32(p.cfg.Rows), int32(p.cfg.Segments), int32(p.cfg.Systems), mode, at(p.w.ctl),
-			at(p.w.ra), at(p.w.rb), at(p.w.rc), at(p.w.rd), at(p.w.xr), at(p.w.nst), word, int32(seq))
+		return p.kernel.Launch(d.Device, cuda.Dim3{X: p.cfg.Blocks()}, cuda.Dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s, &kernels.LsegPArgs{
+			A: a.a, B: a.b, C: a.c, D: a.d, X: a.x, N: int32(sp.N), G: int32(sp.G),
+			ES: int64(sp.Layout.ElemStride), BS: int64(sp.Layout.BatchStride),
+			CA: a.ca, CB: a.cb, CC: a.cc, IsConst: a.isConst(), Status: a.status,
+			M: int32(p.cfg.Rows), Q: int32(p.cfg.Segments), Spb: int32(p.cfg.Systems), Mode: mode, Ctl: at(p.w.ctl),
+			RA: at(p.w.ra), RB: at(p.w.rb), RC: at(p.w.rc), RD: at(p.w.rd), XR: at(p.w.xr), Nst: at(p.w.nst), Word: word, Seq: seq})
 	}
 	return p.w.runPasses(d, s, a, base, p.cfg.OnePass, p.nested, p.nspec, run)
 }

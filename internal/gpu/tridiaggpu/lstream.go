@@ -8,6 +8,7 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tuning"
 )
@@ -21,7 +22,7 @@ import (
 // bit. Constant solves, and the plan's twin for them, are lanes's.
 type lanesStreamPlan struct {
 	cfg    tuning.LanesStreamLaunch
-	kernel string
+	kernel kernels.PartitionLanesStreamPS
 	lanes  *partitionPlan // the lanes kernel's plan of the same batch
 }
 
@@ -32,8 +33,11 @@ func newLanesStreamPlan(d *gpu, spec tridiag.Spec, f64 bool, lanes *partitionPla
 	if l := spec.Layout; l.BatchStride != 1 || l.ElemStride <= 1 {
 		return nil, fmt.Errorf("%w: the streamed lanes kernel takes batches of adjacent systems (batch stride 1)", tridiag.ErrShape)
 	}
-	kernel := fmt.Sprintf("partition_lanes_stream_p16_s%d%s", tuning.LanesStreamSystems, suffixOf(f64))
-	regs, err := d.KernelRegs(kernel)
+	kernel, err := kernels.PartitionLanesStreamPSFor(16, tuning.LanesStreamSystems, f64)
+	if err != nil {
+		return nil, err
+	}
+	regs, err := d.KernelRegs(kernel.Kernel().Name())
 	if err != nil {
 		return nil, err
 	}
@@ -60,9 +64,9 @@ func (p *lanesStreamPlan) launch(d *gpu, s cu.Stream, a *launchArgs) error {
 		return p.lanes.launch(d, s, a)
 	}
 	sp := a.spec
-	return d.Launch(p.kernel, cuda.Dim3{X: p.cfg.Grid}, cuda.Dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
-		a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
-		int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
-		a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status,
-		int32(tuning.LanesStreamSystems), int32(p.cfg.Threads/tuning.LanesStreamSystems), a.word, int32(a.seq))
+	return p.kernel.Launch(d.Device, cuda.Dim3{X: p.cfg.Grid}, cuda.Dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s, &kernels.PartitionLanesStreamPSArgs{
+		A: a.a, B: a.b, C: a.c, D: a.d, X: a.x, N: int32(sp.N), G: int32(sp.G),
+		ES: int64(sp.Layout.ElemStride), BS: int64(sp.Layout.BatchStride),
+		CA: a.ca, CB: a.cb, CC: a.cc, IsConst: a.isConst(), Status: a.status,
+		Spb: int32(tuning.LanesStreamSystems), Tps: int32(p.cfg.Threads / tuning.LanesStreamSystems), Word: a.word, Seq: a.seq})
 }

@@ -9,6 +9,7 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
@@ -78,10 +79,10 @@ func (p *Plan[T]) mul(ctx context.Context, la *launchArgs, alpha, beta T, bufs [
 	rows := sp.N * sp.G
 	const blk = 256
 	if err := p.dev.Enqueue(func() error {
-		if err := p.dev.Launch("matvec"+la.suffix(), cuda.Dim3{X: (rows + blk - 1) / blk}, cuda.Dim3{X: blk}, 0, p.stream,
-			la.a, la.b, la.c, la.scalar(la.ca), la.scalar(la.cb), la.scalar(la.cc), la.isConst(),
-			x.Ptr(), y.Ptr(), int32(sp.N), int32(sp.G), int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride), cyclic,
-			la.scalar(float64(alpha)), la.scalar(float64(beta))); err != nil {
+		if err := p.matvec.Launch(p.dev.Device, cuda.Dim3{X: (rows + blk - 1) / blk}, cuda.Dim3{X: blk}, 0, p.stream, &kernels.MatvecArgs{
+			A: la.a, B: la.b, C: la.c, CA: la.ca, CB: la.cb, CC: la.cc, IsConst: la.isConst(),
+			X: x.Ptr(), Y: y.Ptr(), N: int32(sp.N), G: int32(sp.G), ES: int64(sp.Layout.ElemStride), BS: int64(sp.Layout.BatchStride),
+			Cyclic: cyclic, Alpha: float64(alpha), Beta: float64(beta)}); err != nil {
 			return err
 		}
 		return p.sig.Enqueue(p.dev.Device, p.stream, p.flagPtr())

@@ -10,6 +10,7 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tridiag/partition"
 	"github.com/bandsolve/bandsolve/tuning"
@@ -28,8 +29,11 @@ func init() { algorithms[tridiag.Partition] = newPartitionPlan }
 // constant coefficients run partition_const_p16_* (d alone in shared
 // memory; the same bits) when the chunk is 16.
 type partitionPlan struct {
-	cfg    tuning.PartitionLaunch
-	kernel string // without the precision suffix
+	cfg tuning.PartitionLaunch
+	// kernel runs the general solves: the kernel with the systems in
+	// shared memory (kernels.PartitionP) or the lanes kernel
+	// (kernels.PartitionLanesP).
+	kernel solveFamily
 	// direct is the kernel of the spec's precision resolved for
 	// LaunchDirect, slots its parameter values (filled per solve; a
 	// plan's solves run one at a time).
@@ -38,11 +42,13 @@ type partitionPlan struct {
 	// constCfg and constDirect: the launch of the constant-coefficient
 	// kernel (chunks of 16; nil otherwise), used by constant solves.
 	constCfg    *tuning.PartitionLaunch
+	constKernel kernels.PartitionConstP
 	constDirect *directKernel
 	// cstream and cstreamDirect: the launch of the constant streaming
 	// kernel (nil unless tuning.PreferConstStream chose it for the
 	// batch), which constant solves then take instead of constCfg's.
 	cstream       *tuning.ConstStreamLaunch
+	cstreamKernel constFamily
 	cstreamDirect *directKernel
 	// latency: Auto's plan of a small batch with short chunks
 	// (latencyPlan).
@@ -119,7 +125,7 @@ func newPartitionPlanLanes(d *gpu, spec tridiag.Spec, f64, lanesSegments bool) (
 	// The streaming kernel, where tuning.PreferStream says so, solves the
 	// general systems (one block a system, the next one loading while it
 	// computes) and kp the constant ones.
-	if pp, ok := whole.(*partitionPlan); ok && pp != nil && !d.cfg.noStreamKernel && pp.kernel == "partition_p16" && !sysFirst {
+	if pp, ok := whole.(*partitionPlan); ok && pp != nil && !d.cfg.noStreamKernel && pp.sharedChunk(16) && !sysFirst {
 		if sp, serr := newStreamPlan(d, spec, f64, kp); serr == nil && tuning.PreferStream(d.props, pp.cfg, sp.cfg, spec.G) {
 			return sp, nil
 		}
@@ -191,17 +197,19 @@ func newPartitionPlanChunk(d *gpu, spec tridiag.Spec, f64 bool, p int) (kernelPl
 // newSharedPartitionPlan makes the plan of partition_p<p>_*: the block's
 // systems in shared memory.
 func newSharedPartitionPlan(d *gpu, spec tridiag.Spec, f64 bool, p int) (*partitionPlan, error) {
-	kernel := fmt.Sprintf("partition_p%d", p)
-	suffix := suffixOf(f64)
 	elem := reductionElem(f64)
 	if !tuning.PartitionKernelBuilt(p, elem) {
 		return nil, fmt.Errorf("%w: no partition kernel for chunks of %d %d-byte rows (chunks: %v)", tridiag.ErrOptions, p, elem, tuning.PartitionChunks)
+	}
+	kernel, err := kernels.PartitionPFor(p, f64)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", tridiag.ErrOptions, err)
 	}
 	// The kernel's registers per thread enter the occupancy of the choice.
 	var regs int
 	if err := d.Enqueue(func() error {
 		var err error
-		regs, err = d.KernelAttr(kernel+suffix, cu.NumRegs)
+		regs, err = d.KernelAttr(kernel.Kernel().Name(), cu.NumRegs)
 		return err
 	}); err != nil {
 		return nil, err
@@ -214,7 +222,7 @@ func newSharedPartitionPlan(d *gpu, spec tridiag.Spec, f64 bool, p int) (*partit
 	pp := &partitionPlan{cfg: cfg, kernel: kernel}
 	if err := d.Enqueue(func() error {
 		var err error
-		if pp.direct, err = d.prepareDirect(kernel+suffix, cfg.Blocks(spec.G), cfg.Threads, cfg.SharedBytes); err != nil {
+		if pp.direct, err = d.prepareDirect(kernel.Kernel(), cfg.Blocks(spec.G), cfg.Threads, cfg.SharedBytes); err != nil {
 			return err
 		}
 		if p != 16 || d.cfg.noConstKernel {
@@ -222,7 +230,11 @@ func newSharedPartitionPlan(d *gpu, spec tridiag.Spec, f64 bool, p int) (*partit
 		}
 		// Solves with constant coefficients take the kernel that holds
 		// only d (partition_const_p16_*), with its own launch.
-		cregs, err := d.KernelAttr(constKernel+suffix, cu.NumRegs)
+		ck, err := kernels.PartitionConstPFor(16, f64)
+		if err != nil {
+			return err
+		}
+		cregs, err := d.KernelAttr(ck.Kernel().Name(), cu.NumRegs)
 		if err != nil {
 			return err
 		}
@@ -230,8 +242,8 @@ func newSharedPartitionPlan(d *gpu, spec tridiag.Spec, f64 bool, p int) (*partit
 		if err != nil {
 			return nil // the general kernel serves (it fits wherever this one does; kept for safety)
 		}
-		pp.constCfg = &cc
-		if pp.constDirect, err = d.prepareDirect(constKernel+suffix, cc.Blocks(spec.G), cc.Threads, cc.SharedBytes); err != nil {
+		pp.constCfg, pp.constKernel = &cc, ck
+		if pp.constDirect, err = d.prepareDirect(ck.Kernel(), cc.Blocks(spec.G), cc.Threads, cc.SharedBytes); err != nil {
 			return err
 		}
 		return pp.attachConstStream(d, spec, f64)
@@ -241,45 +253,99 @@ func newSharedPartitionPlan(d *gpu, spec tridiag.Spec, f64 bool, p int) (*partit
 	return pp, nil
 }
 
-// constKernel is the constant-coefficient partition kernel (chunks of 16).
-const constKernel = "partition_const_p16"
+// solveFamily is a kernel of a partition plan's general solves, with the
+// parameters of kernels.PartitionPArgs: kernels.PartitionP (the systems
+// in shared memory) or kernels.PartitionLanesP (the systems across the
+// lanes).
+type solveFamily interface{ Kernel() kernels.Kernel }
+
+// launchSolve launches k with the arguments a (inside Device.Enqueue).
+func launchSolve(k solveFamily, d *gpu, grid, block cuda.Dim3, shmem int, s cu.Stream, a *kernels.PartitionPArgs) error {
+	switch k := k.(type) {
+	case kernels.PartitionP:
+		return k.Launch(d.Device, grid, block, shmem, s, a)
+	case kernels.PartitionLanesP:
+		return k.Launch(d.Device, grid, block, shmem, s, (*kernels.PartitionLanesPArgs)(a))
+	}
+	return fmt.Errorf("cuda: %s is not a kernel of general partition solves", k.Kernel())
+}
+
+// constFamily is a kernel of a partition plan's constant solves, with the
+// parameters of kernels.PartitionConstPArgs: kernels.PartitionConstP or
+// one of the constant streaming kernels (constStreamFamily).
+type constFamily interface{ Kernel() kernels.Kernel }
+
+// launchConst launches k with the arguments a (inside Device.Enqueue).
+func launchConst(k constFamily, d *gpu, grid, block cuda.Dim3, shmem int, s cu.Stream, a *kernels.PartitionConstPArgs) error {
+	switch k := k.(type) {
+	case kernels.PartitionConstP:
+		return k.Launch(d.Device, grid, block, shmem, s, a)
+	case kernels.PartitionCstreamP:
+		return k.Launch(d.Device, grid, block, shmem, s, (*kernels.PartitionCstreamPArgs)(a))
+	case kernels.PartitionCstreamWarpP:
+		return k.Launch(d.Device, grid, block, shmem, s, (*kernels.PartitionCstreamWarpPArgs)(a))
+	case kernels.PartitionCstreamRowsP:
+		return k.Launch(d.Device, grid, block, shmem, s, (*kernels.PartitionCstreamRowsPArgs)(a))
+	case kernels.PartitionCstreamWarpRowsP:
+		return k.Launch(d.Device, grid, block, shmem, s, (*kernels.PartitionCstreamWarpRowsPArgs)(a))
+	}
+	return fmt.Errorf("cuda: %s is not a kernel of constant partition solves", k.Kernel())
+}
+
+// constStreamFamily is the constant streaming kernel (chunks of 16) for
+// systems of at most a warp (warp: partition_cstream_warp_p16_*, else
+// partition_cstream_p16_*), with d and x row-major in shared memory where
+// rows (the _rows_ kernels: the systems closer together in memory than
+// their rows).
+func constStreamFamily(warp, rows, f64 bool) (constFamily, error) {
+	var k constFamily
+	var err error
+	switch {
+	case warp && rows:
+		k, err = kernels.PartitionCstreamWarpRowsPFor(16, f64)
+	case warp:
+		k, err = kernels.PartitionCstreamWarpPFor(16, f64)
+	case rows:
+		k, err = kernels.PartitionCstreamRowsPFor(16, f64)
+	default:
+		k, err = kernels.PartitionCstreamPFor(16, f64)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return k, nil
+}
 
 // constStreamLaunch is the launch of the constant streaming kernel for
-// spec (spb > 0: that many systems a block) and the kernel's name with the
-// precision suffix: partition_cstream_warp_p16_* when a system takes at
-// most a warp, partition_cstream_p16_* otherwise, with _rows_ (d and x
-// row-major in shared memory) where the systems are closer together in
-// memory than their rows (device thread).
-func constStreamLaunch(d *gpu, spec tridiag.Spec, f64 bool, spb int) (tuning.ConstStreamLaunch, string, error) {
+// spec (spb > 0: that many systems a block) and the kernel
+// (constStreamFamily), within the kernel's launch bounds (device thread).
+func constStreamLaunch(d *gpu, spec tridiag.Spec, f64 bool, spb int) (tuning.ConstStreamLaunch, constFamily, error) {
 	elem := reductionElem(f64)
 	l := spec.Layout
 	sysFirst := l.BatchStride < l.ElemStride
-	name := "partition_cstream"
-	if tuning.PartitionConstStreamWarp(spec.N) {
-		name += "_warp"
+	k, err := constStreamFamily(tuning.PartitionConstStreamWarp(spec.N), sysFirst, f64)
+	if err != nil {
+		return tuning.ConstStreamLaunch{}, nil, err
 	}
-	if sysFirst {
-		name += "_rows"
-	}
-	name += "_p16" + suffixOf(f64)
+	name := k.Kernel().Name()
 	regs, err := d.KernelAttr(name, cu.NumRegs)
 	if err != nil {
-		return tuning.ConstStreamLaunch{}, "", err
+		return tuning.ConstStreamLaunch{}, nil, err
 	}
-	// The kernels' launch bounds differ (256, 512, 640 or 1024 threads:
-	// tuning.PartitionConstStreamMaxThreadsFor); the launch also keeps
-	// within the bound the driver reports for this one.
+	// The kernels' launch bounds differ (256, 512, 640 or 1024 threads);
+	// the launch also keeps within the bound the driver reports for this
+	// one.
 	maxT, err := d.KernelAttr(name, cu.FnMaxThreadsPerBlock)
 	if err != nil {
-		return tuning.ConstStreamLaunch{}, "", err
+		return tuning.ConstStreamLaunch{}, nil, err
 	}
 	props := d.props
 	props.MaxThreadsPerBlock = min(props.MaxThreadsPerBlock, maxT)
-	cs, err := tuning.PartitionConstStreamLaunchFor(props, spec.N, elem, spec.G, sysFirst, regs, spb)
+	cs, err := tuning.PartitionConstStreamLaunchFor(props, spec.N, elem, spec.G, sysFirst, k.Kernel().Info().MaxThreads, regs, spb)
 	if err != nil {
-		return cs, "", fmt.Errorf("%w: %w", tridiag.ErrShape, err)
+		return cs, nil, fmt.Errorf("%w: %w", tridiag.ErrShape, err)
 	}
-	return cs, name, nil
+	return cs, k, nil
 }
 
 // attachConstStream gives pp the constant streaming kernel for its
@@ -289,21 +355,21 @@ func (pp *partitionPlan) attachConstStream(d *gpu, spec tridiag.Spec, f64 bool) 
 	if d.cfg.noConstStream {
 		return nil
 	}
-	cs, name, err := constStreamLaunch(d, spec, f64, 0)
+	cs, k, err := constStreamLaunch(d, spec, f64, 0)
 	if err != nil || !tuning.PreferConstStream(d.props, cs) {
 		return nil // N too large for it, rows not in whole sectors, or a batch too small to gain
 	}
-	return pp.setConstStream(d, cs, name)
+	return pp.setConstStream(d, cs, k)
 }
 
-// setConstStream makes pp's constant solves run kernel name with launch cs
+// setConstStream makes pp's constant solves run kernel k with launch cs
 // (device thread).
-func (pp *partitionPlan) setConstStream(d *gpu, cs tuning.ConstStreamLaunch, name string) error {
-	direct, err := d.prepareDirect(name, cs.Grid, cs.Threads, cs.SharedBytes)
+func (pp *partitionPlan) setConstStream(d *gpu, cs tuning.ConstStreamLaunch, k constFamily) error {
+	direct, err := d.prepareDirect(k.Kernel(), cs.Grid, cs.Threads, cs.SharedBytes)
 	if err != nil {
 		return err
 	}
-	pp.cstream, pp.cstreamDirect = &cs, direct
+	pp.cstream, pp.cstreamKernel, pp.cstreamDirect = &cs, k, direct
 	return nil
 }
 
@@ -313,18 +379,19 @@ func describeConstStream(c *tuning.ConstStreamLaunch) string {
 	return fmt.Sprintf("; constant coefficients: %d blocks of %d systems streaming through the batch", c.Grid, c.SystemsPerBlock)
 }
 
-// lanesKernel is the partition kernel with the systems across the lanes
-// (chunks of 16, a thread a chunk), for batches of adjacent systems.
-const lanesKernel = "partition_lanes_p16"
-
 // newLanesPlan is the partition plan of the lanes kernel
-// (tuning.PartitionLanesLaunch; spb > 0: that many systems a block): the
-// parameters of partition_p16_*, the constant solves in the same kernel
-// (it loads d alone then).
+// (partition_lanes_p16_*: chunks of 16, a thread a chunk, for batches of
+// adjacent systems; tuning.PartitionLanesLaunch; spb > 0: that many
+// systems a block): the parameters of partition_p16_*, the constant
+// solves in the same kernel (it loads d alone then).
 func newLanesPlan(d *gpu, spec tridiag.Spec, f64 bool, spb int) (*partitionPlan, error) {
-	pp := &partitionPlan{kernel: lanesKernel}
-	err := d.Enqueue(func() error {
-		regs, err := d.KernelAttr(lanesKernel+suffixOf(f64), cu.NumRegs)
+	lanes, err := kernels.PartitionLanesPFor(16, f64)
+	if err != nil {
+		return nil, err
+	}
+	pp := &partitionPlan{kernel: lanes}
+	err = d.Enqueue(func() error {
+		regs, err := d.KernelAttr(lanes.Kernel().Name(), cu.NumRegs)
 		if err != nil {
 			return err
 		}
@@ -336,7 +403,7 @@ func newLanesPlan(d *gpu, spec tridiag.Spec, f64 bool, spb int) (*partitionPlan,
 		if err != nil {
 			return fmt.Errorf("%w: %w", tridiag.ErrShape, err)
 		}
-		if pp.direct, err = d.prepareDirect(lanesKernel+suffixOf(f64), pp.cfg.Blocks(spec.G), pp.cfg.Threads, pp.cfg.SharedBytes); err != nil {
+		if pp.direct, err = d.prepareDirect(lanes.Kernel(), pp.cfg.Blocks(spec.G), pp.cfg.Threads, pp.cfg.SharedBytes); err != nil {
 			return err
 		}
 		if spb > 0 {
@@ -350,9 +417,22 @@ func newLanesPlan(d *gpu, spec tridiag.Spec, f64 bool, spb int) (*partitionPlan,
 	return pp, nil
 }
 
+// lanes reports whether p runs the lanes kernel.
+func (p *partitionPlan) lanes() bool {
+	_, ok := p.kernel.(kernels.PartitionLanesP)
+	return ok
+}
+
+// sharedChunk reports whether p runs the kernel with the systems in
+// shared memory with chunks of c rows.
+func (p *partitionPlan) sharedChunk(c int) bool {
+	_, ok := p.kernel.(kernels.PartitionP)
+	return ok && p.cfg.Chunk == c
+}
+
 func (p *partitionPlan) describe() string {
 	s := fmt.Sprintf("partition: one block per system (%d systems per block, chunks of %d)", p.cfg.SystemsPerBlock, p.cfg.Chunk)
-	if p.kernel == lanesKernel {
+	if p.lanes() {
 		s = fmt.Sprintf("partition: %d systems across the lanes of a block (chunks of %d, a thread a chunk)", p.cfg.SystemsPerBlock, p.cfg.Chunk)
 	}
 	if p.latency {
@@ -372,17 +452,17 @@ func (p *partitionPlan) workBytes() int64 { return 0 }
 
 func (p *partitionPlan) launch(d *gpu, s cu.Stream, a *launchArgs) error {
 	sp := a.spec
-	if k, spb, tps, ok := p.constLaunch(); a.constant && ok {
-		return d.Launch(k.name, cuda.Dim3{X: k.grid}, cuda.Dim3{X: k.block}, k.shmem, s,
-			a.d, a.x, int32(sp.N), int32(sp.G), int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
-			a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.status,
-			int32(spb), int32(tps), a.word, int32(a.seq))
+	if k, dk, spb, tps, ok := p.constLaunch(); a.constant && ok {
+		return launchConst(k, d, cuda.Dim3{X: dk.grid}, cuda.Dim3{X: dk.block}, dk.shmem, s, &kernels.PartitionConstPArgs{
+			D: a.d, X: a.x, N: int32(sp.N), G: int32(sp.G), ES: int64(sp.Layout.ElemStride), BS: int64(sp.Layout.BatchStride),
+			CA: a.ca, CB: a.cb, CC: a.cc, Status: a.status,
+			Spb: int32(spb), Tps: int32(tps), Word: a.word, Seq: a.seq})
 	}
-	return d.Launch(p.kernel+a.suffix(), cuda.Dim3{X: p.cfg.Blocks(sp.G)}, cuda.Dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
-		a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
-		int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
-		a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status,
-		int32(p.cfg.SystemsPerBlock), int32(p.cfg.ThreadsPerSystem), a.word, int32(a.seq))
+	return launchSolve(p.kernel, d, cuda.Dim3{X: p.cfg.Blocks(sp.G)}, cuda.Dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s, &kernels.PartitionPArgs{
+		A: a.a, B: a.b, C: a.c, D: a.d, X: a.x, N: int32(sp.N), G: int32(sp.G),
+		ES: int64(sp.Layout.ElemStride), BS: int64(sp.Layout.BatchStride),
+		CA: a.ca, CB: a.cb, CC: a.cc, IsConst: a.isConst(), Status: a.status,
+		Spb: int32(p.cfg.SystemsPerBlock), Tps: int32(p.cfg.ThreadsPerSystem), Word: a.word, Seq: a.seq})
 }
 
 // constPlan is the plan whose kernels run p's constant solves: chunk16
@@ -395,26 +475,26 @@ func (p *partitionPlan) constPlan() *partitionPlan {
 	return p
 }
 
-// constLaunch is the kernel of p's constant solves (constPlan's) with its
-// systems a block and threads a system: the constant streaming kernel
-// where attached, else the constant kernel; ok is false where the general
-// kernel runs them.
-func (p *partitionPlan) constLaunch() (k *directKernel, spb, tps int, ok bool) {
+// constLaunch is the kernel of p's constant solves (constPlan's), resolved
+// for its launch, with its systems a block and threads a system: the
+// constant streaming kernel where attached, else the constant kernel; ok
+// is false where the general kernel runs them.
+func (p *partitionPlan) constLaunch() (k constFamily, dk *directKernel, spb, tps int, ok bool) {
 	p = p.constPlan()
 	if c := p.cstream; c != nil {
-		return p.cstreamDirect, c.SystemsPerBlock, c.ThreadsPerSystem, true
+		return p.cstreamKernel, p.cstreamDirect, c.SystemsPerBlock, c.ThreadsPerSystem, true
 	}
 	if c := p.constCfg; c != nil {
-		return p.constDirect, c.SystemsPerBlock, c.ThreadsPerSystem, true
+		return p.constKernel, p.constDirect, c.SystemsPerBlock, c.ThreadsPerSystem, true
 	}
-	return nil, 0, 0, false
+	return nil, nil, 0, 0, false
 }
 
 // LaunchDirect enqueues the solve with Device.LaunchDirect (from any
 // goroutine, outside Device.Enqueue): the parameters of launch, in its order.
 func (p *partitionPlan) LaunchDirect(d *gpu, s cu.Stream, a *launchArgs) error {
 	sp := a.spec
-	if k, spb, tps, ok := p.constLaunch(); a.constant && ok {
+	if _, k, spb, tps, ok := p.constLaunch(); a.constant && ok {
 		sl := &p.slots
 		sl[0], sl[1] = uint64(a.d), uint64(a.x)
 		sl[2], sl[3] = uint64(uint32(int32(sp.N))), uint64(uint32(int32(sp.G)))

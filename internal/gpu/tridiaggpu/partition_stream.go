@@ -8,22 +8,21 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tuning"
 )
 
-// streamKernel is the streaming partition kernel (ptx/src/stream.cuh):
-// one system a block in a persistent grid that loads the next system
-// while it solves the current one.
-const streamKernel = "partition_stream_p16"
-
-// streamPlan runs partition_stream_p16_* (tuning.PartitionStreamLaunchFor)
+// streamPlan runs the streaming partition kernel partition_stream_p16_*
+// (ptx/src/stream.cuh: one system a block in a persistent grid that loads
+// the next system while it solves the current one;
+// tuning.PartitionStreamLaunchFor)
 // for the solves with general coefficients: the results are
 // partition.Solve's with chunks of 16, as partitionPlan's. Constant solves
 // go to other, the plan Auto would have made without the streaming kernel.
 type streamPlan struct {
 	cfg    tuning.StreamLaunch
-	kernel string // with the precision suffix
+	kernel kernels.PartitionStreamP
 	other  kernelPlan
 }
 
@@ -35,13 +34,17 @@ func newStreamPlan(d *gpu, spec tridiag.Spec, f64 bool, other kernelPlan) (*stre
 	if l.BatchStride < l.ElemStride {
 		return nil, fmt.Errorf("%w: the streaming partition kernel takes layouts with the rows first in memory", tridiag.ErrShape)
 	}
-	sp := &streamPlan{kernel: streamKernel + suffixOf(f64), other: other}
-	err := d.Enqueue(func() error {
-		regs, err := d.KernelAttr(sp.kernel, cu.NumRegs)
+	k, err := kernels.PartitionStreamPFor(16, f64)
+	if err != nil {
+		return nil, err
+	}
+	sp := &streamPlan{kernel: k, other: other}
+	err = d.Enqueue(func() error {
+		regs, err := d.KernelAttr(k.Kernel().Name(), cu.NumRegs)
 		if err != nil {
 			return err
 		}
-		if sp.cfg, err = tuning.PartitionStreamLaunchFor(d.props, spec.N, reductionElem(f64), spec.G, regs); err != nil {
+		if sp.cfg, err = tuning.PartitionStreamLaunchFor(d.props, spec.N, reductionElem(f64), spec.G, k.Kernel().Info().MaxThreads, regs); err != nil {
 			return fmt.Errorf("%w: %w", tridiag.ErrShape, err)
 		}
 		return nil
@@ -68,7 +71,7 @@ func (p *streamPlan) launch(d *gpu, s cu.Stream, a *launchArgs) error {
 		return p.other.launch(d, s, a)
 	}
 	sp := a.spec
-	return d.Launch(p.kernel, cuda.Dim3{X: p.cfg.Grid}, cuda.Dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
-		a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
-		int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride), a.status, a.word, int32(a.seq))
+	return p.kernel.Launch(d.Device, cuda.Dim3{X: p.cfg.Grid}, cuda.Dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s, &kernels.PartitionStreamPArgs{
+		A: a.a, B: a.b, C: a.c, D: a.d, X: a.x, N: int32(sp.N), G: int32(sp.G),
+		ES: int64(sp.Layout.ElemStride), BS: int64(sp.Layout.BatchStride), Status: a.status, Word: a.word, Seq: a.seq})
 }

@@ -8,6 +8,7 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tuning"
 )
@@ -27,7 +28,9 @@ func init() { algorithms[tridiag.PCR] = newPCRPlan }
 type pcrPlan struct {
 	cfg    tuning.ReductionLaunch
 	hybrid bool
-	steps  int // PCR steps of the hybrid before its Thomas stage
+	pcr    kernels.Pcr       // plain PCR
+	hyb    kernels.PcrHybrid // the hybrid
+	steps  int               // PCR steps of the hybrid before its Thomas stage
 }
 
 func reductionElem(f64 bool) int {
@@ -43,7 +46,11 @@ func newPCRPlan(d *gpu, spec tridiag.Spec, f64 bool) (kernelPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pcrPlan{cfg: cfg}, nil
+	k, err := kernels.PcrFor(f64)
+	if err != nil {
+		return nil, err
+	}
+	return &pcrPlan{cfg: cfg, pcr: k}, nil
 }
 
 // newPCRHybridPlan makes a PCR→Thomas hybrid plan: steps PCR steps, then
@@ -57,7 +64,11 @@ func newPCRHybridPlan(d *gpu, spec tridiag.Spec, f64 bool, steps int) (kernelPla
 	if steps < 0 {
 		steps = cfg.HybridSteps
 	}
-	return &pcrPlan{cfg: cfg, hybrid: true, steps: min(steps, tuning.PCRSteps(spec.N))}, nil
+	k, err := kernels.PcrHybridFor(f64)
+	if err != nil {
+		return nil, err
+	}
+	return &pcrPlan{cfg: cfg, hybrid: true, hyb: k, steps: min(steps, tuning.PCRSteps(spec.N))}, nil
 }
 
 func pcrLaunch(d *gpu, spec tridiag.Spec, f64 bool) (tuning.ReductionLaunch, error) {
@@ -73,13 +84,15 @@ func (p *pcrPlan) workBytes() int64 { return 0 }
 
 func (p *pcrPlan) launch(d *gpu, s cu.Stream, a *launchArgs) error {
 	sp := a.spec
-	args := []any{a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
-		int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
-		a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status, int32(p.cfg.SystemsPerBlock)}
-	name := "pcr"
+	grid, block := cuda.Dim3{X: p.cfg.Blocks(sp.G)}, cuda.Dim3{X: p.cfg.Threads}
+	args := kernels.PcrHybridArgs{A: a.a, B: a.b, C: a.c, D: a.d, X: a.x, N: int32(sp.N), G: int32(sp.G),
+		ES: int64(sp.Layout.ElemStride), BS: int64(sp.Layout.BatchStride),
+		CA: a.ca, CB: a.cb, CC: a.cc, IsConst: a.isConst(), Status: a.status, Spb: int32(p.cfg.SystemsPerBlock),
+		Steps: int32(p.steps)}
 	if p.hybrid {
-		name = "pcr_hybrid"
-		args = append(args, int32(p.steps))
+		return p.hyb.Launch(d.Device, grid, block, p.cfg.SharedBytes, s, &args)
 	}
-	return d.Launch(name+a.suffix(), cuda.Dim3{X: p.cfg.Blocks(sp.G)}, cuda.Dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s, args...)
+	return p.pcr.Launch(d.Device, grid, block, p.cfg.SharedBytes, s, &kernels.PcrArgs{A: args.A, B: args.B, C: args.C, D: args.D, X: args.X,
+		N: args.N, G: args.G, ES: args.ES, BS: args.BS, CA: args.CA, CB: args.CB, CC: args.CC, IsConst: args.IsConst,
+		Status: args.Status, Spb: args.Spb})
 }

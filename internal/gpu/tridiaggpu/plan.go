@@ -12,6 +12,7 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
@@ -56,25 +57,6 @@ type selfSignaler interface {
 	signalsItself() bool
 }
 
-// suffix returns the kernel-name suffix of the precision.
-func (l *launchArgs) suffix() string { return suffixOf(l.f64) }
-
-// suffixOf is the kernel-name suffix of a precision.
-func suffixOf(f64 bool) string {
-	if f64 {
-		return "_f64"
-	}
-	return "_f32"
-}
-
-// scalar converts a constant to the kernel's element type.
-func (l *launchArgs) scalar(v float64) any {
-	if l.f64 {
-		return v
-	}
-	return float32(v)
-}
-
 // isConst is the kernels' int flag for constant coefficients.
 func (l *launchArgs) isConst() int32 {
 	if l.constant {
@@ -98,7 +80,9 @@ type Plan[T tridiag.Float] struct {
 	spec tridiag.Spec
 	algo tridiag.Algorithm // resolved (never Auto)
 	kp   kernelPlan
-	mu   sync.Mutex
+	// matvec is the product kernel of the plan's precision (MulAddDevice).
+	matvec kernels.Matvec
+	mu     sync.Mutex
 	// stream is where the plan's work is queued: own, the stream the plan
 	// made, or ext's, the caller's (SetStream).
 	stream cu.Stream
@@ -140,7 +124,11 @@ func newPlan[T tridiag.Float](dev *cuda.Device, shape tridiag.Shape, opts tridia
 			return nil, err
 		}
 	}
-	p := &Plan[T]{dev: d, spec: spec, algo: algo, kp: kp}
+	mv, err := kernels.MatvecFor(f64)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan[T]{dev: d, spec: spec, algo: algo, kp: kp, matvec: mv}
 	if p.status, err = d.AllocBytes(int64(spec.G+2) * 4); err != nil {
 		return nil, err
 	}

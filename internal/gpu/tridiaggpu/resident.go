@@ -18,6 +18,7 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/internal/idle"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tuning"
@@ -25,10 +26,6 @@ import (
 
 // residentStop is the stop bit of a resident grid's command word.
 const residentStop = uint64(1) << 32
-
-// residentMaxThreads is the block size the resident kernels are built for
-// (their __launch_bounds__).
-const residentMaxThreads = 512
 
 // resident is a plan's resident grid (partition_resident_p<P>_*, see
 // ptx/src/partition.cuh): the partition launch of the plan, started once
@@ -66,7 +63,8 @@ type resident struct {
 // fails for it with tridiag.ErrOptions.
 //
 // Only plans of the partition method with chunks of 16 rows (Auto's and
-// tridiag.Partition's; Auto's 4 or 8 for small batches) of at most 512 threads a block, not cyclic, whose
+// tridiag.Partition's; Auto's 4 or 8 for small batches) of at most 512
+// threads a block (the resident kernels' launch bounds), not cyclic, whose
 // blocks all fit on the device at once (tuning.ResidentBlocks per
 // multiprocessor; a few hundred blocks on an H100, so batches of small
 // systems up to thousands of them), can be resident; others get
@@ -105,7 +103,7 @@ func (p *Plan[T]) SetResident(idle time.Duration) error {
 	pp, ok := p.kp.(*partitionPlan)
 	_, gathered := p.kp.(*transposePlan)
 	_, lstream := p.kp.(*lanesStreamPlan)
-	if _, lseg := p.kp.(*lanesSegPlan); gathered || lseg || lstream || ok && pp.kernel == lanesKernel {
+	if _, lseg := p.kp.(*lanesSegPlan); gathered || lseg || lstream || ok && pp.lanes() {
 		// The resident grid runs the kernel with the systems in shared
 		// memory (partition_resident_p16_* is built on it), one block a
 		// system, in place: for the lanes kernel's batches the same bits,
@@ -118,11 +116,11 @@ func (p *Plan[T]) SetResident(idle time.Duration) error {
 		}
 		ok = true
 	}
-	if !ok || !residentChunk(pp) || pp.cfg.Threads > residentMaxThreads {
-		return fmt.Errorf("%w: a resident plan needs the partition method with chunks of 16 rows (or Auto's 4 or 8 for small batches) and at most %d threads a block (%s plan of N=%d G=%d)",
-			tridiag.ErrOptions, residentMaxThreads, p.algo, p.spec.N, p.spec.G)
-	}
 	f64 := elemSize[T]() == 8
+	if !ok || !residentChunk(pp) || pp.cfg.Threads > residentMaxThreads(pp.cfg.Chunk, f64) {
+		return fmt.Errorf("%w: a resident plan needs the partition method with chunks of 16 rows (or Auto's 4 or 8 for small batches) and at most %d threads a block (%s plan of N=%d G=%d)",
+			tridiag.ErrOptions, residentMaxThreads(16, f64), p.algo, p.spec.N, p.spec.G)
+	}
 	// replaced: the grid runs Auto's small batch with chunks of 16; the
 	// plan takes them too once the grid runs (launched solves then keep
 	// the resident grid's bits).
@@ -163,12 +161,22 @@ func (p *Plan[T]) SetResident(idle time.Duration) error {
 // rows, or 4 and 8 for Auto's small batches (latencyPlan).
 func residentChunk(pp *partitionPlan) bool {
 	c := pp.cfg.Chunk
-	return pp.kernel == fmt.Sprintf("partition_p%d", c) && (c == 16 || pp.latency && (c == 4 || c == 8))
+	return pp.sharedChunk(c) && (c == 16 || pp.latency && (c == 4 || c == 8))
 }
 
-// residentKernel is the name of the resident kernel for pp's chunks.
-func residentKernel(pp *partitionPlan, f64 bool) string {
-	return fmt.Sprintf("partition_resident_p%d%s", pp.cfg.Chunk, suffixOf(f64))
+// residentKernel is the resident kernel for pp's chunks.
+func residentKernel(pp *partitionPlan, f64 bool) (kernels.PartitionResidentP, error) {
+	return kernels.PartitionResidentPFor(pp.cfg.Chunk, f64)
+}
+
+// residentMaxThreads is the block size the resident kernel of chunks of
+// chunk rows is built for (its launch bounds; 0 where there is none).
+func residentMaxThreads(chunk int, f64 bool) int {
+	k, err := kernels.PartitionResidentPFor(chunk, f64)
+	if err != nil {
+		return 0
+	}
+	return k.Kernel().Info().MaxThreads
 }
 
 // newResident allocates the mailbox and the stream of a resident grid.
@@ -190,7 +198,11 @@ func newResident(d *gpu, pp *partitionPlan, spec tridiag.Spec, f64 bool, status,
 		if r.stream, err = cu.MakeStream(cu.NonBlocking); err != nil {
 			return fmt.Errorf("cuda: creating a resident plan's stream: %w", err)
 		}
-		r.kernel, err = d.prepareDirect(residentKernel(pp, f64), pp.cfg.Blocks(spec.G), pp.cfg.Threads, pp.cfg.SharedBytes)
+		k, err := residentKernel(pp, f64)
+		if err != nil {
+			return err
+		}
+		r.kernel, err = d.prepareDirect(k.Kernel(), pp.cfg.Blocks(spec.G), pp.cfg.Threads, pp.cfg.SharedBytes)
 		return err
 	})
 	if err != nil {
@@ -354,7 +366,11 @@ func (r *resident) free() {
 // resident grid of plan pp for g systems fits on the device at once, with
 // the registers and static shared memory the driver gave its kernel.
 func residentFits(d *gpu, pp *partitionPlan, g int, f64 bool) error {
-	name := residentKernel(pp, f64)
+	k, err := residentKernel(pp, f64)
+	if err != nil {
+		return fmt.Errorf("%w: %w", tridiag.ErrOptions, err)
+	}
+	name := k.Kernel().Name()
 	var regs, static int
 	if err := d.Enqueue(func() error {
 		var err error

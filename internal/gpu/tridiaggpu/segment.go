@@ -8,6 +8,7 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tuning"
 )
@@ -48,9 +49,10 @@ type segmentPlan struct {
 	// constWhole, when set (Auto only), runs the constant solves one
 	// block per system (partitionPlan's constant kernel).
 	constWhole *partitionPlan
-	// kernel is the segment kernel of the plan's precision, the cluster
-	// kernel's name when cfg.Cluster (named once, not per solve).
-	kernel string
+	// kernel is the segment kernel of the plan's precision, cluster the
+	// cluster kernel of cfg.Segments blocks when cfg.Cluster.
+	kernel  kernels.SegmentP
+	cluster kernels.SegcP
 }
 
 // segWork is the workspace layout: byte offsets from a 256-byte aligned
@@ -65,10 +67,14 @@ type segWork struct {
 // size suits N (N ≡ 1 mod every one).
 func newSegmentPlan(d *gpu, spec tridiag.Spec, f64 bool, rows int) (*segmentPlan, error) {
 	elem := reductionElem(f64)
+	kernel, err := kernels.SegmentPFor(16, f64)
+	if err != nil {
+		return nil, err
+	}
 	o := tuning.SegmentOptions{Rows: rows}
 	if err := d.Enqueue(func() error {
 		var err error
-		if o.Regs, err = d.KernelAttr("segment_p16"+suffixOf(f64), cu.NumRegs); err != nil {
+		if o.Regs, err = d.KernelAttr(kernel.Kernel().Name(), cu.NumRegs); err != nil {
 			return err
 		}
 		o.ClusterSizes, o.ClusterRegs = d.clusterSizes(f64)
@@ -83,9 +89,11 @@ func newSegmentPlan(d *gpu, spec tridiag.Spec, f64 bool, rows int) (*segmentPlan
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", tridiag.ErrShape, err)
 	}
-	p := &segmentPlan{spec: spec, cfg: cfg, elem: int64(elem), zeroed: map[cu.DevicePtr]bool{}, kernel: "segment_p16" + suffixOf(f64)}
+	p := &segmentPlan{spec: spec, cfg: cfg, elem: int64(elem), zeroed: map[cu.DevicePtr]bool{}, kernel: kernel}
 	if cfg.Cluster {
-		p.kernel = clusterKernel(cfg.Segments, f64)
+		if p.cluster, err = clusterKernel(cfg.Segments, f64); err != nil {
+			return nil, err
+		}
 	}
 	if !cfg.OnePass {
 		// The reduced systems: G contiguous systems of 2Q rows, solved by
@@ -112,8 +120,8 @@ func newNestedPlan(d *gpu, spec tridiag.Spec, f64 bool) (kernelPlan, error) {
 	return newPartitionPlan(d, spec, f64)
 }
 
-// clusterKernel is the name of the cluster kernel for q segments a system.
-func clusterKernel(q int, f64 bool) string { return fmt.Sprintf("segc%d_p16%s", q, suffixOf(f64)) }
+// clusterKernel is the cluster kernel for q segments a system.
+func clusterKernel(q int, f64 bool) (kernels.SegcP, error) { return kernels.SegcPFor(q, 16, f64) }
 
 // clusterSizes returns the cluster sizes of tuning.SegmentClusterSizes the
 // device runs, and the cluster kernels' registers per thread (device
@@ -134,8 +142,11 @@ func (d *gpu) clusterSizes(f64 bool) ([]int, int) {
 	}
 	var c clusterInfo
 	for _, q := range tuning.SegmentClusterSizes {
-		name := clusterKernel(q, f64)
-		fn, err := d.Kernel(name, 0)
+		k, err := clusterKernel(q, f64)
+		if err != nil {
+			continue
+		}
+		fn, err := d.Kernel(k.Kernel().Name(), 0)
 		if err != nil {
 			continue
 		}
@@ -260,12 +271,12 @@ func (p *segmentPlan) launch(d *gpu, s cu.Stream, a *launchArgs) error {
 	at := func(off int64) cu.DevicePtr { return base + cu.DevicePtr(off) }
 	sp := a.spec
 	run := func(mode int32, word cu.DevicePtr, seq uint32) error {
-		return d.Launch(p.kernel, cuda.Dim3{X: p.cfg.Blocks(sp.G)}, cuda.Dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
-			a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
-			int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
-			a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status,
-			int32(p.cfg.Rows), int32(p.cfg.Segments), mode, at(p.w.ctl),
-			at(p.w.ra), at(p.w.rb), at(p.w.rc), at(p.w.rd), at(p.w.xr), at(p.w.nst), word, int32(seq))
+		return p.kernel.Launch(d.Device, cuda.Dim3{X: p.cfg.Blocks(sp.G)}, cuda.Dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s, &kernels.SegmentPArgs{
+			A: a.a, B: a.b, C: a.c, D: a.d, X: a.x, N: int32(sp.N), G: int32(sp.G),
+			ES: int64(sp.Layout.ElemStride), BS: int64(sp.Layout.BatchStride),
+			CA: a.ca, CB: a.cb, CC: a.cc, IsConst: a.isConst(), Status: a.status,
+			M: int32(p.cfg.Rows), Q: int32(p.cfg.Segments), Mode: mode, Ctl: at(p.w.ctl),
+			RA: at(p.w.ra), RB: at(p.w.rb), RC: at(p.w.rc), RD: at(p.w.rd), XR: at(p.w.xr), Nst: at(p.w.nst), Word: word, Seq: seq})
 	}
 	if p.cfg.Cluster {
 		// The systems' key words (the control words' place: a cluster
@@ -274,11 +285,11 @@ func (p *segmentPlan) launch(d *gpu, s cu.Stream, a *launchArgs) error {
 		if p.epoch == 0 {
 			p.epoch = 1
 		}
-		return d.Launch(p.kernel, cuda.Dim3{X: p.cfg.Blocks(sp.G)}, cuda.Dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s,
-			a.a, a.b, a.c, a.d, a.x, int32(sp.N), int32(sp.G),
-			int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
-			a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status,
-			int32(p.cfg.Rows), at(p.w.ctl), int32(p.epoch), a.word, int32(a.seq))
+		return p.cluster.Launch(d.Device, cuda.Dim3{X: p.cfg.Blocks(sp.G)}, cuda.Dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s, &kernels.SegcPArgs{
+			A: a.a, B: a.b, C: a.c, D: a.d, X: a.x, N: int32(sp.N), G: int32(sp.G),
+			ES: int64(sp.Layout.ElemStride), BS: int64(sp.Layout.BatchStride),
+			CA: a.ca, CB: a.cb, CC: a.cc, IsConst: a.isConst(), Status: a.status,
+			M: int32(p.cfg.Rows), Gkey: at(p.w.ctl), Epoch: p.epoch, Word: a.word, Seq: a.seq})
 	}
 	return p.w.runPasses(d, s, a, base, p.cfg.OnePass, p.nested, p.nspec, run)
 }

@@ -308,13 +308,15 @@ func testSegmentCluster[T tridiag.Float](t *testing.T) {
 	t.Logf("cluster sizes %v, %d registers", sizes, regs)
 	require.Subset(t, sizes, []int{2, 4, 8}, "the portable sizes")
 	for _, q := range sizes {
+		k, err := clusterKernel(q, isF64[T]())
+		require.NoError(t, err)
 		var w int
 		require.NoError(t, dev.Enqueue(func() error {
 			var err error
-			w, err = dev.KernelAttr(clusterKernel(q, isF64[T]()), cu.FunctionAttribute(funcAttrRequiredClusterWidth))
+			w, err = dev.KernelAttr(k.Kernel().Name(), cu.FunctionAttribute(funcAttrRequiredClusterWidth))
 			return err
 		}))
-		assert.Equal(t, q, w, "REQUIRED_CLUSTER_WIDTH of %s", clusterKernel(q, isF64[T]()))
+		assert.Equal(t, q, w, "REQUIRED_CLUSTER_WIDTH of %s", k.Kernel())
 	}
 	r := rand.New(rand.NewPCG(39, 40))
 	clustered := false

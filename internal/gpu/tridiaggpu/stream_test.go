@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tuning"
 )
@@ -19,6 +20,15 @@ import (
 func TestPartitionStream(t *testing.T) {
 	t.Run("float32", testPartitionStream[float32])
 	t.Run("float64", testPartitionStream[float64])
+}
+
+// streamBound is the launch bound (threads a block) of the streaming
+// kernel.
+func streamBound(t testing.TB, f64 bool) int {
+	t.Helper()
+	k, err := kernels.PartitionStreamPFor(16, f64)
+	require.NoError(t, err)
+	return k.Kernel().Info().MaxThreads
 }
 
 // streamKernelPlan is the streaming plan of spec with the shared-memory
@@ -43,7 +53,7 @@ func testPartitionStream[T tridiag.Float](t *testing.T) {
 	r := rand.New(rand.NewPCG(41, 42))
 	f64 := isF64[T]()
 	elem := reductionElem(f64)
-	maxN := tuning.PartitionStreamMaxN(dev.Properties(), elem)
+	maxN := tuning.PartitionStreamMaxN(dev.Properties(), elem, streamBound(t, f64))
 	require.Greater(t, maxN, 2048)
 	for _, n := range []int{2, 17, 1000, 2049, maxN/2 + 1, maxN - 15, maxN} {
 		// The grid of a large batch: G = 2·grid + 5 gives every block two
@@ -107,7 +117,7 @@ func TestPartitionStreamAuto(t *testing.T) {
 
 func testPartitionStreamAuto[T tridiag.Float](t *testing.T) {
 	r := rand.New(rand.NewPCG(43, 44))
-	n := tuning.PartitionStreamMaxN(dev.Properties(), int(elemSize[T]()))
+	n := tuning.PartitionStreamMaxN(dev.Properties(), int(elemSize[T]()), streamBound(t, isF64[T]()))
 	shape := tridiag.Shape{N: n, G: 600, Layout: tridiag.Contiguous(n)}
 	bt := newBatch[T](r, shape, 4)
 	bt.zero(7, 100, true)

@@ -6,15 +6,24 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
 func init() {
 	algorithms[tridiag.Thomas] = func(d *gpu, spec tridiag.Spec, f64 bool) (kernelPlan, error) {
-		return newPerSystemPlan("thomas", 1, spec, f64), nil
+		p, err := newPerSystemPlan(false, spec, f64)
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
 	}
 	algorithms[tridiag.GTSV] = func(d *gpu, spec tridiag.Spec, f64 bool) (kernelPlan, error) {
-		return newPerSystemPlan("gtsv", 3, spec, f64), nil
+		p, err := newPerSystemPlan(true, spec, f64)
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
 	}
 }
 
@@ -26,18 +35,33 @@ func init() {
 // in the interleaved layout (Thomas: c'; gtsv: the upper factor's three
 // diagonals).
 type perSystemPlan struct {
-	kernel string
+	pivot  bool           // gtsv's kernel, else thomas's
+	thomas kernels.Thomas // without pivot
+	gtsv   kernels.Gtsv   // with pivot; its parameters are thomas's
 	planes int64
 	spec   tridiag.Spec
 	elem   int64
 }
 
-func newPerSystemPlan(kernel string, planes int64, spec tridiag.Spec, f64 bool) *perSystemPlan {
+// newPerSystemPlan is the plan of Gaussian elimination with partial
+// pivoting (pivot) or of the Thomas algorithm.
+func newPerSystemPlan(pivot bool, spec tridiag.Spec, f64 bool) (*perSystemPlan, error) {
 	elem := int64(4)
 	if f64 {
 		elem = 8
 	}
-	return &perSystemPlan{kernel: kernel, planes: planes, spec: spec, elem: elem}
+	p := &perSystemPlan{pivot: pivot, planes: 1, spec: spec, elem: elem}
+	var err error
+	if pivot {
+		p.planes = 3
+		p.gtsv, err = kernels.GtsvFor(f64)
+	} else {
+		p.thomas, err = kernels.ThomasFor(f64)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 func (p *perSystemPlan) workBytes() int64 {
@@ -48,9 +72,12 @@ const perSystemBlock = 128
 
 func (p *perSystemPlan) launch(d *gpu, s cu.Stream, a *launchArgs) error {
 	sp := a.spec
-	grid := cuda.Dim3{X: (sp.G + perSystemBlock - 1) / perSystemBlock}
-	return d.Launch(p.kernel+a.suffix(), grid, cuda.Dim3{X: perSystemBlock}, 0, s,
-		a.a, a.b, a.c, a.d, a.x, a.work, int32(sp.N), int32(sp.G),
-		int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
-		a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(), a.status)
+	grid, block := cuda.Dim3{X: (sp.G + perSystemBlock - 1) / perSystemBlock}, cuda.Dim3{X: perSystemBlock}
+	args := &kernels.ThomasArgs{A: a.a, B: a.b, C: a.c, D: a.d, X: a.x, Work: a.work, N: int32(sp.N), G: int32(sp.G),
+		ES: int64(sp.Layout.ElemStride), BS: int64(sp.Layout.BatchStride),
+		CA: a.ca, CB: a.cb, CC: a.cc, IsConst: a.isConst(), Status: a.status}
+	if p.pivot {
+		return p.gtsv.Launch(d.Device, grid, block, 0, s, (*kernels.GtsvArgs)(args))
+	}
+	return p.thomas.Launch(d.Device, grid, block, 0, s, args)
 }

@@ -9,6 +9,7 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tridiag/tpr"
 	"github.com/bandsolve/bandsolve/tuning"
@@ -40,6 +41,37 @@ type tprPlan struct {
 	// zeroed holds the workspaces (aligned bases) whose keys and counters
 	// are known to be zero before the next launch.
 	zeroed map[cu.DevicePtr]bool
+	k      tprKernels
+}
+
+// tprKernels are a TPR plan's kernels in its precision. Stages 1 and 3
+// run the kernel with the slices in shared memory or, where
+// cfg.Stage1.Global (cfg.Stage3.Global), the one with them in the
+// workspace; their parameters are the same.
+type tprKernels struct {
+	stage1   kernels.TprStage1
+	stage1g  kernels.TprStage1g
+	stage2   kernels.TprStage2
+	s2inter  kernels.TprS2inter
+	s2reduce kernels.TprS2reduce
+	s2subst  kernels.TprS2subst
+	stage3   kernels.TprStage3
+	stage3g  kernels.TprStage3g
+}
+
+// newTPRKernels resolves the TPR kernels of a precision.
+func newTPRKernels(f64 bool) (tprKernels, error) {
+	var k tprKernels
+	var errs [8]error
+	k.stage1, errs[0] = kernels.TprStage1For(f64)
+	k.stage1g, errs[1] = kernels.TprStage1gFor(f64)
+	k.stage2, errs[2] = kernels.TprStage2For(f64)
+	k.s2inter, errs[3] = kernels.TprS2interFor(f64)
+	k.s2reduce, errs[4] = kernels.TprS2reduceFor(f64)
+	k.s2subst, errs[5] = kernels.TprS2substFor(f64)
+	k.stage3, errs[6] = kernels.TprStage3For(f64)
+	k.stage3g, errs[7] = kernels.TprStage3gFor(f64)
+	return k, errors.Join(errs[:]...)
 }
 
 // tprWork is the workspace layout: byte offsets from a 256-byte aligned
@@ -84,7 +116,11 @@ func newTPRPlanWith(d *gpu, spec tridiag.Spec, f64 bool, o tuning.TPROptions) (*
 		}
 		return nil, fmt.Errorf("%w: %w", tridiag.ErrShape, err)
 	}
-	p := &tprPlan{spec: spec, cfg: cfg, elem: elem, zeroed: map[cu.DevicePtr]bool{}}
+	k, err := newTPRKernels(f64)
+	if err != nil {
+		return nil, err
+	}
+	p := &tprPlan{spec: spec, cfg: cfg, elem: elem, zeroed: map[cu.DevicePtr]bool{}, k: k}
 	p.w = p.layout()
 	return p, nil
 }
@@ -174,15 +210,16 @@ func (p *tprPlan) clear(s cu.Stream, b tprBufs) error {
 
 func (p *tprPlan) stage1(d *gpu, s cu.Stream, a *launchArgs, b tprBufs) error {
 	c, sp := p.cfg, a.spec
-	name := "tpr_stage1"
+	grid, block := cuda.Dim3{X: c.Stage1.Blocks(c.G * c.M)}, cuda.Dim3{X: c.Stage1.Threads}
+	args := &kernels.TprStage1Args{A: a.a, B: a.b, C: a.c, D: a.d, CA: a.ca, CB: a.cb, CC: a.cc, IsConst: a.isConst(),
+		EQ: b.eq, Bnd: b.bnd, Keys: b.keys, N: int32(c.N), G: int32(c.G),
+		ES: int64(sp.Layout.ElemStride), BS: int64(sp.Layout.BatchStride),
+		S: int32(c.S), M: int32(c.M), Spb: int32(c.Stage1.SlicesPerBlock), Tps: int32(c.Stage1.ThreadsPerSlice),
+		EqPitch: p.w.eqPitch, EqPlane: p.w.eqPlane, BndPlane: p.w.bndPlane}
 	if c.Stage1.Global {
-		name = "tpr_stage1g"
+		return p.k.stage1g.Launch(d.Device, grid, block, c.Stage1.SharedBytes, s, (*kernels.TprStage1gArgs)(args))
 	}
-	return d.Launch(name+a.suffix(), cuda.Dim3{X: c.Stage1.Blocks(c.G * c.M)}, cuda.Dim3{X: c.Stage1.Threads}, c.Stage1.SharedBytes, s,
-		a.a, a.b, a.c, a.d, a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(),
-		b.eq, b.bnd, b.keys, int32(c.N), int32(c.G), int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
-		int32(c.S), int32(c.M), int32(c.Stage1.SlicesPerBlock), int32(c.Stage1.ThreadsPerSlice),
-		p.w.eqPitch, p.w.eqPlane, p.w.bndPlane)
+	return p.k.stage1.Launch(d.Device, grid, block, c.Stage1.SharedBytes, s, args)
 }
 
 func globalBlocks(work int64) int {
@@ -195,25 +232,26 @@ func (p *tprPlan) stage2(d *gpu, s cu.Stream, a *launchArgs, b tprBufs) error {
 	G, MP := int64(c.G), int64(c.MP)
 	blk := cuda.Dim3{X: tuning.TPRGlobalBlock}
 	if t0 > 0 {
-		if err := d.Launch("tpr_s2inter"+a.suffix(), cuda.Dim3{X: globalBlocks(G * MP)}, blk, 0, s,
-			b.bnd, b.r, b.keys, int32(c.N), int32(c.G), int32(c.S), int32(c.M), int32(c.MP), p.w.bndPlane, p.w.rPlane); err != nil {
+		if err := p.k.s2inter.Launch(d.Device, cuda.Dim3{X: globalBlocks(G * MP)}, blk, 0, s, &kernels.TprS2interArgs{
+			Bnd: b.bnd, R: b.r, Keys: b.keys, N: int32(c.N), G: int32(c.G), S: int32(c.S), M: int32(c.M), MP: int32(c.MP),
+			BndPlane: p.w.bndPlane, RPlane: p.w.rPlane}); err != nil {
 			return err
 		}
 		for t := 1; t <= t0; t++ {
-			if err := d.Launch("tpr_s2reduce"+a.suffix(), cuda.Dim3{X: globalBlocks(G * (MP >> t))}, blk, 0, s,
-				b.r, b.keys, int32(c.N), int32(c.G), int32(c.S), int32(c.MP), int32(t), p.w.rPlane); err != nil {
+			if err := p.k.s2reduce.Launch(d.Device, cuda.Dim3{X: globalBlocks(G * (MP >> t))}, blk, 0, s, &kernels.TprS2reduceArgs{
+				R: b.r, Keys: b.keys, N: int32(c.N), G: int32(c.G), S: int32(c.S), MP: int32(c.MP), T: int32(t), RPlane: p.w.rPlane}); err != nil {
 				return err
 			}
 		}
 	}
-	if err := d.Launch("tpr_stage2"+a.suffix(), cuda.Dim3{X: c.Stage2.Blocks(c.G)}, cuda.Dim3{X: c.Stage2.Threads}, c.Stage2.SharedBytes, s,
-		b.bnd, b.r, b.xb, b.keys, int32(c.N), int32(c.G), int32(c.S), int32(c.M), int32(c.MP), int32(t0),
-		int32(c.Stage2.SystemsPerBlock), int32(c.Stage2.ThreadsPerSystem), p.w.bndPlane, p.w.rPlane); err != nil {
+	if err := p.k.stage2.Launch(d.Device, cuda.Dim3{X: c.Stage2.Blocks(c.G)}, cuda.Dim3{X: c.Stage2.Threads}, c.Stage2.SharedBytes, s, &kernels.TprStage2Args{
+		Bnd: b.bnd, R: b.r, XB: b.xb, Keys: b.keys, N: int32(c.N), G: int32(c.G), S: int32(c.S), M: int32(c.M), MP: int32(c.MP), T0: int32(t0),
+		Spb: int32(c.Stage2.SystemsPerBlock), Tps: int32(c.Stage2.ThreadsPerSystem), BndPlane: p.w.bndPlane, RPlane: p.w.rPlane}); err != nil {
 		return err
 	}
 	for t := t0; t >= 1; t-- {
-		if err := d.Launch("tpr_s2subst"+a.suffix(), cuda.Dim3{X: globalBlocks(G * (MP >> t))}, blk, 0, s,
-			b.r, b.xb, b.keys, int32(c.N), int32(c.G), int32(c.S), int32(c.MP), int32(t), p.w.rPlane); err != nil {
+		if err := p.k.s2subst.Launch(d.Device, cuda.Dim3{X: globalBlocks(G * (MP >> t))}, blk, 0, s, &kernels.TprS2substArgs{
+			R: b.r, XB: b.xb, Keys: b.keys, N: int32(c.N), G: int32(c.G), S: int32(c.S), MP: int32(c.MP), T: int32(t), RPlane: p.w.rPlane}); err != nil {
 			return err
 		}
 	}
@@ -222,14 +260,14 @@ func (p *tprPlan) stage2(d *gpu, s cu.Stream, a *launchArgs, b tprBufs) error {
 
 func (p *tprPlan) stage3(d *gpu, s cu.Stream, a *launchArgs, b tprBufs) error {
 	c, sp := p.cfg, a.spec
-	name := "tpr_stage3"
+	grid, block := cuda.Dim3{X: c.Stage3.Blocks(c.G * c.M)}, cuda.Dim3{X: c.Stage3.Threads}
+	args := &kernels.TprStage3Args{A: a.a, B: a.b, C: a.c, D: a.d, CA: a.ca, CB: a.cb, CC: a.cc, IsConst: a.isConst(),
+		X: a.x, EQ: b.eq, XB: b.xb, XS: b.xs, Keys: b.keys, Cnt: b.cnt, Status: a.status, N: int32(c.N), G: int32(c.G),
+		ES: int64(sp.Layout.ElemStride), BS: int64(sp.Layout.BatchStride),
+		S: int32(c.S), M: int32(c.M), MP: int32(c.MP), Spb: int32(c.Stage3.SlicesPerBlock), Tps: int32(c.Stage3.ThreadsPerSlice),
+		EqPitch: p.w.eqPitch, EqPlane: p.w.eqPlane, EqShift: p.w.eqShift}
 	if c.Stage3.Global {
-		name = "tpr_stage3g"
+		return p.k.stage3g.Launch(d.Device, grid, block, c.Stage3.SharedBytes, s, (*kernels.TprStage3gArgs)(args))
 	}
-	return d.Launch(name+a.suffix(), cuda.Dim3{X: c.Stage3.Blocks(c.G * c.M)}, cuda.Dim3{X: c.Stage3.Threads}, c.Stage3.SharedBytes, s,
-		a.a, a.b, a.c, a.d, a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(),
-		a.x, b.eq, b.xb, b.xs, b.keys, b.cnt, a.status, int32(c.N), int32(c.G),
-		int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride),
-		int32(c.S), int32(c.M), int32(c.MP), int32(c.Stage3.SlicesPerBlock), int32(c.Stage3.ThreadsPerSlice),
-		p.w.eqPitch, p.w.eqPlane, p.w.eqShift)
+	return p.k.stage3.Launch(d.Device, grid, block, c.Stage3.SharedBytes, s, args)
 }

@@ -8,6 +8,7 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
@@ -28,13 +29,14 @@ import (
 // thomas-interleaved against partition-interleaved in go test -tags cuda
 // -run '^$' -bench '^BenchmarkBatch$' ./internal/gpu/tridiaggpu).
 type transposePlan struct {
-	ispec           tridiag.Spec // the systems stored contiguously
-	inner           kernelPlan
-	grid            int    // blocks of the layout kernels
-	gather, scatter string // their names with the precision suffix (named once, not per solve)
-	size            int64  // bytes of an array of the batch
-	constOnly       bool   // constant solves only (forConstantOnly)
-	w               struct{ a, b, c, d, x, inner, total int64 }
+	ispec     tridiag.Spec // the systems stored contiguously
+	inner     kernelPlan
+	grid      int // blocks of the layout kernels
+	gather    kernels.LayoutGather
+	scatter   kernels.LayoutScatter // its parameters are gather's
+	size      int64                 // bytes of an array of the batch
+	constOnly bool                  // constant solves only (forConstantOnly)
+	w         struct{ a, b, c, d, x, inner, total int64 }
 }
 
 // newTransposePlan makes the gathering plan for spec (systems first): inner
@@ -50,7 +52,13 @@ func newTransposePlan(d *gpu, spec tridiag.Spec, f64 bool) (*transposePlan, erro
 	if err != nil {
 		return nil, err
 	}
-	p := &transposePlan{ispec: ispec, inner: inner, gather: "layout_gather" + suffixOf(f64), scatter: "layout_scatter" + suffixOf(f64)}
+	p := &transposePlan{ispec: ispec, inner: inner}
+	if p.gather, err = kernels.LayoutGatherFor(f64); err != nil {
+		return nil, err
+	}
+	if p.scatter, err = kernels.LayoutScatterFor(f64); err != nil {
+		return nil, err
+	}
 	tiles := int64((spec.N+31)/32) * int64((spec.G+31)/32)
 	p.grid = int(min(tiles, int64(d.props.SMs)*16))
 	p.size = int64(spec.N) * int64(spec.G) * int64(reductionElem(f64))
@@ -92,10 +100,16 @@ func (p *transposePlan) launch(d *gpu, s cu.Stream, a *launchArgs) error {
 	base := cu.DevicePtr(alignUp(int64(a.work), tprAlign))
 	at := func(off int64) cu.DevicePtr { return base + cu.DevicePtr(off) }
 	sp := a.spec
-	move := func(kernel string, z int, in, out [4]cu.DevicePtr) error {
-		return d.Launch(kernel, cuda.Dim3{X: p.grid, Z: z}, cuda.Dim3{X: 32, Y: 8}, 0, s,
-			in[0], in[1], in[2], in[3], out[0], out[1], out[2], out[3], int32(sp.N), int32(sp.G),
-			int64(sp.Layout.ElemStride), int64(sp.Layout.BatchStride))
+	// move runs the gather kernel (gather) or the scatter kernel on z
+	// arrays.
+	move := func(gather bool, z int, in, out [4]cu.DevicePtr) error {
+		grid, block := cuda.Dim3{X: p.grid, Z: z}, cuda.Dim3{X: 32, Y: 8}
+		args := &kernels.LayoutGatherArgs{I0: in[0], I1: in[1], I2: in[2], I3: in[3], O0: out[0], O1: out[1], O2: out[2], O3: out[3],
+			N: int32(sp.N), G: int32(sp.G), ES: int64(sp.Layout.ElemStride), BS: int64(sp.Layout.BatchStride)}
+		if gather {
+			return p.gather.Launch(d.Device, grid, block, 0, s, args)
+		}
+		return p.scatter.Launch(d.Device, grid, block, 0, s, (*kernels.LayoutScatterArgs)(args))
 	}
 	in := *a
 	in.spec, in.work, in.word, in.seq = p.ispec, at(p.w.inner), 0, 0
@@ -103,12 +117,12 @@ func (p *transposePlan) launch(d *gpu, s cu.Stream, a *launchArgs) error {
 	var err error
 	switch {
 	case a.constant:
-		err = move(p.gather, 1, [4]cu.DevicePtr{a.d}, [4]cu.DevicePtr{in.d})
+		err = move(true, 1, [4]cu.DevicePtr{a.d}, [4]cu.DevicePtr{in.d})
 	case p.constOnly:
 		return fmt.Errorf("cuda: a gathering plan of constant solves given coefficient arrays")
 	default:
 		in.a, in.b, in.c = at(p.w.a), at(p.w.b), at(p.w.c)
-		err = move(p.gather, 4, [4]cu.DevicePtr{a.a, a.b, a.c, a.d}, [4]cu.DevicePtr{in.a, in.b, in.c, in.d})
+		err = move(true, 4, [4]cu.DevicePtr{a.a, a.b, a.c, a.d}, [4]cu.DevicePtr{in.a, in.b, in.c, in.d})
 	}
 	if err != nil {
 		return fmt.Errorf("cuda: gathering the systems: %w", err)
@@ -116,7 +130,7 @@ func (p *transposePlan) launch(d *gpu, s cu.Stream, a *launchArgs) error {
 	if err := p.inner.launch(d, s, &in); err != nil {
 		return err
 	}
-	if err := move(p.scatter, 1, [4]cu.DevicePtr{in.x}, [4]cu.DevicePtr{a.x}); err != nil {
+	if err := move(false, 1, [4]cu.DevicePtr{in.x}, [4]cu.DevicePtr{a.x}); err != nil {
 		return fmt.Errorf("cuda: scattering x: %w", err)
 	}
 	return nil

@@ -3,11 +3,13 @@
 package tridiaggpu
 
 import (
+	"errors"
 	"fmt"
 
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tuning"
 )
@@ -31,6 +33,9 @@ type wmPlan struct {
 	elem int64
 	// zeroed: workspaces whose keys and counters are zero (see tprPlan).
 	zeroed map[cu.DevicePtr]bool
+	local  kernels.WmLocal
+	step   kernels.WmStep
+	final  kernels.WmFinal
 }
 
 func newWMPlan(d *gpu, spec tridiag.Spec, f64 bool) (kernelPlan, error) {
@@ -48,7 +53,15 @@ func newWMPlanChunk(d *gpu, spec tridiag.Spec, f64 bool, maxChunk int) (*wmPlan,
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", tridiag.ErrShape, err)
 	}
-	return &wmPlan{spec: spec, cfg: cfg, elem: elem, zeroed: map[cu.DevicePtr]bool{}}, nil
+	p := &wmPlan{spec: spec, cfg: cfg, elem: elem, zeroed: map[cu.DevicePtr]bool{}}
+	var errs [3]error
+	p.local, errs[0] = kernels.WmLocalFor(f64)
+	p.step, errs[1] = kernels.WmStepFor(f64)
+	p.final, errs[2] = kernels.WmFinalFor(f64)
+	if err := errors.Join(errs[:]...); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // wmLayout: G keys (8 bytes) and G counters (4 bytes), then 12 planes of
@@ -86,10 +99,10 @@ func (p *wmPlan) launch(d *gpu, s cu.Stream, a *launchArgs) error {
 		// wm_final leaves them zero; until it is enqueued they may be set.
 		p.zeroed[keys] = false
 	}
-	if err := d.Launch("wm_local"+a.suffix(), cuda.Dim3{X: c.Blocks()}, cuda.Dim3{X: c.Threads}, c.SharedBytes, s,
-		a.a, a.b, a.c, a.d, a.scalar(a.ca), a.scalar(a.cb), a.scalar(a.cc), a.isConst(),
-		a.x, w, keys, a.status, int32(c.N), int32(c.G), es, bs,
-		int32(c.NP), int32(c.Chunk), int32(c.ChunksPerBlock), int32(c.ThreadsPerChunk), p.plane()); err != nil {
+	if err := p.local.Launch(d.Device, cuda.Dim3{X: c.Blocks()}, cuda.Dim3{X: c.Threads}, c.SharedBytes, s, &kernels.WmLocalArgs{
+		A: a.a, B: a.b, C: a.c, D: a.d, CA: a.ca, CB: a.cb, CC: a.cc, IsConst: a.isConst(),
+		X: a.x, W: w, Keys: keys, Status: a.status, N: int32(c.N), G: int32(c.G), ES: es, BS: bs,
+		NP: int32(c.NP), C_: int32(c.Chunk), Cpb: int32(c.ChunksPerBlock), Tpc: int32(c.ThreadsPerChunk), WPlane: p.plane()}); err != nil {
 		return err
 	}
 	if c.Single {
@@ -97,14 +110,15 @@ func (p *wmPlan) launch(d *gpu, s cu.Stream, a *launchArgs) error {
 	}
 	pairs := p.plane() / 2
 	for u := c.Chunk; u < c.NP; u *= 2 {
-		if err := d.Launch("wm_step"+a.suffix(), cuda.Dim3{X: globalBlocks(pairs)}, cuda.Dim3{X: tuning.TPRGlobalBlock}, 0, s,
-			w, keys, int32(c.G), int32(c.NP), int32(u), p.plane()); err != nil {
+		if err := p.step.Launch(d.Device, cuda.Dim3{X: globalBlocks(pairs)}, cuda.Dim3{X: tuning.TPRGlobalBlock}, 0, s, &kernels.WmStepArgs{
+			W: w, Keys: keys, G: int32(c.G), NP: int32(c.NP), U: int32(u), WPlane: p.plane()}); err != nil {
 			return err
 		}
 	}
 	parts := (c.N + tuning.WMFinalBlock - 1) / tuning.WMFinalBlock
-	if err := d.Launch("wm_final"+a.suffix(), cuda.Dim3{X: c.G * parts}, cuda.Dim3{X: tuning.WMFinalBlock}, 0, s,
-		w, a.x, keys, cnt, a.status, int32(c.N), int32(c.G), es, bs, int32(c.NP), p.plane()); err != nil {
+	if err := p.final.Launch(d.Device, cuda.Dim3{X: c.G * parts}, cuda.Dim3{X: tuning.WMFinalBlock}, 0, s, &kernels.WmFinalArgs{
+		W: w, X: a.x, Keys: keys, Cnt: cnt, Status: a.status, N: int32(c.N), G: int32(c.G), ES: es, BS: bs,
+		NP: int32(c.NP), WPlane: p.plane()}); err != nil {
 		return err
 	}
 	p.zeroed[keys] = true
