@@ -205,25 +205,33 @@ func testBlocksBitExact[T Float](t *testing.T) {
 // elements of elem bytes, from the kernel table.
 func kernelMaxThreads(t *testing.T, kern Kernel, elem int) int {
 	t.Helper()
-	family := map[Kernel]string{
-		Stream:              "partition_stream_p",
-		ConstStream:         "partition_cstream_p",
-		ConstStreamWarp:     "partition_cstream_warp_p",
-		ConstStreamRows:     "partition_cstream_rows_p",
-		ConstStreamWarpRows: "partition_cstream_warp_rows_p",
-	}[kern]
-	ctype := map[int]string{4: "float", 8: "double"}[elem]
-	for _, k := range kernels.All() {
-		info := k.Info()
-		if info.Family != family {
-			continue
-		}
-		for _, prm := range info.Params {
-			if prm.CType == ctype || prm.CType == "const "+ctype+"*" {
-				return info.MaxThreads
-			}
-		}
+	f64 := elem == 8
+	var k kernels.Kernel
+	var err error
+	switch kern {
+	case Stream:
+		var f kernels.PartitionStreamP
+		f, err = kernels.PartitionStreamPFor(16, f64)
+		k = f.Kernel()
+	case ConstStream:
+		var f kernels.PartitionCstreamP
+		f, err = kernels.PartitionCstreamPFor(16, f64)
+		k = f.Kernel()
+	case ConstStreamWarp:
+		var f kernels.PartitionCstreamWarpP
+		f, err = kernels.PartitionCstreamWarpPFor(16, f64)
+		k = f.Kernel()
+	case ConstStreamRows:
+		var f kernels.PartitionCstreamRowsP
+		f, err = kernels.PartitionCstreamRowsPFor(16, f64)
+		k = f.Kernel()
+	case ConstStreamWarpRows:
+		var f kernels.PartitionCstreamWarpRowsP
+		f, err = kernels.PartitionCstreamWarpRowsPFor(16, f64)
+		k = f.Kernel()
+	default:
+		require.Failf(t, "no kernel", "kernel %d has no GPU twin with a launch bound", kern)
 	}
-	require.Failf(t, "no kernel", "no kernel of the family %q for %d-byte elements", family, elem)
-	return 0
+	require.NoError(t, err)
+	return k.Info().MaxThreads
 }

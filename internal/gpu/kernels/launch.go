@@ -5,8 +5,6 @@
 package kernels
 
 import (
-	"fmt"
-
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/cuda"
@@ -31,27 +29,13 @@ type ThomasArgs struct {
 	Status  cu.DevicePtr // status
 }
 
-// Thomas is a kernel of the family thomas_f32, thomas_f64.
-type Thomas struct{ k Kernel }
+// ThomasSlots is the number of launch slots of Thomas.
+const ThomasSlots = 15
 
-// ThomasFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func ThomasFor(f64 bool) (Thomas, error) {
-	if !f64 {
-		return Thomas{thomasF32}, nil
-	}
-	if f64 {
-		return Thomas{thomasF64}, nil
-	}
-	return Thomas{}, fmt.Errorf("%w: thomas with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f Thomas) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f Thomas) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *ThomasArgs) error {
-	var slots [15]uint64
+// Pack puts a in slots[:ThomasSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f Thomas) Pack(a *ThomasArgs, slots []uint64) {
+	_ = slots[14]
 	slots[0] = uint64(a.A)
 	slots[1] = uint64(a.B)
 	slots[2] = uint64(a.C)
@@ -67,6 +51,12 @@ func (f Thomas) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.
 	slots[12] = packFloat(table[f.Kernel()].Params[12].CType, a.CC)
 	slots[13] = uint64(uint32(a.IsConst))
 	slots[14] = uint64(a.Status)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f Thomas) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *ThomasArgs) error {
+	var slots [15]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:15])
 }
 
@@ -89,27 +79,13 @@ type CyclicPrepArgs struct {
 	BS      int64        // bs
 }
 
-// CyclicPrep is a kernel of the family cyclic_prep_f32, cyclic_prep_f64.
-type CyclicPrep struct{ k Kernel }
+// CyclicPrepSlots is the number of launch slots of CyclicPrep.
+const CyclicPrepSlots = 15
 
-// CyclicPrepFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func CyclicPrepFor(f64 bool) (CyclicPrep, error) {
-	if !f64 {
-		return CyclicPrep{cyclicPrepF32}, nil
-	}
-	if f64 {
-		return CyclicPrep{cyclicPrepF64}, nil
-	}
-	return CyclicPrep{}, fmt.Errorf("%w: cyclic_prep with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f CyclicPrep) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f CyclicPrep) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *CyclicPrepArgs) error {
-	var slots [15]uint64
+// Pack puts a in slots[:CyclicPrepSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f CyclicPrep) Pack(a *CyclicPrepArgs, slots []uint64) {
+	_ = slots[14]
 	slots[0] = uint64(a.A)
 	slots[1] = uint64(a.B)
 	slots[2] = uint64(a.C)
@@ -125,6 +101,12 @@ func (f CyclicPrep) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s
 	slots[12] = uint64(uint32(a.G))
 	slots[13] = uint64(a.ES)
 	slots[14] = uint64(a.BS)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f CyclicPrep) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *CyclicPrepArgs) error {
+	var slots [15]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:15])
 }
 
@@ -146,27 +128,13 @@ type CyclicCombineArgs struct {
 	Status  cu.DevicePtr // status
 }
 
-// CyclicCombine is a kernel of the family cyclic_combine_f32, cyclic_combine_f64.
-type CyclicCombine struct{ k Kernel }
+// CyclicCombineSlots is the number of launch slots of CyclicCombine.
+const CyclicCombineSlots = 14
 
-// CyclicCombineFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func CyclicCombineFor(f64 bool) (CyclicCombine, error) {
-	if !f64 {
-		return CyclicCombine{cyclicCombineF32}, nil
-	}
-	if f64 {
-		return CyclicCombine{cyclicCombineF64}, nil
-	}
-	return CyclicCombine{}, fmt.Errorf("%w: cyclic_combine with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f CyclicCombine) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f CyclicCombine) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *CyclicCombineArgs) error {
-	var slots [14]uint64
+// Pack puts a in slots[:CyclicCombineSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f CyclicCombine) Pack(a *CyclicCombineArgs, slots []uint64) {
+	_ = slots[13]
 	slots[0] = uint64(a.A)
 	slots[1] = uint64(a.B)
 	slots[2] = uint64(a.C)
@@ -181,6 +149,12 @@ func (f CyclicCombine) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int
 	slots[11] = uint64(a.ES)
 	slots[12] = uint64(a.BS)
 	slots[13] = uint64(a.Status)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f CyclicCombine) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *CyclicCombineArgs) error {
+	var slots [14]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:14])
 }
 
@@ -203,27 +177,13 @@ type GtsvArgs struct {
 	Status  cu.DevicePtr // status
 }
 
-// Gtsv is a kernel of the family gtsv_f32, gtsv_f64.
-type Gtsv struct{ k Kernel }
+// GtsvSlots is the number of launch slots of Gtsv.
+const GtsvSlots = 15
 
-// GtsvFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func GtsvFor(f64 bool) (Gtsv, error) {
-	if !f64 {
-		return Gtsv{gtsvF32}, nil
-	}
-	if f64 {
-		return Gtsv{gtsvF64}, nil
-	}
-	return Gtsv{}, fmt.Errorf("%w: gtsv with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f Gtsv) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f Gtsv) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *GtsvArgs) error {
-	var slots [15]uint64
+// Pack puts a in slots[:GtsvSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f Gtsv) Pack(a *GtsvArgs, slots []uint64) {
+	_ = slots[14]
 	slots[0] = uint64(a.A)
 	slots[1] = uint64(a.B)
 	slots[2] = uint64(a.C)
@@ -239,6 +199,12 @@ func (f Gtsv) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.St
 	slots[12] = packFloat(table[f.Kernel()].Params[12].CType, a.CC)
 	slots[13] = uint64(uint32(a.IsConst))
 	slots[14] = uint64(a.Status)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f Gtsv) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *GtsvArgs) error {
+	var slots [15]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:15])
 }
 
@@ -262,27 +228,13 @@ type MatvecArgs struct {
 	Beta    float64      // beta
 }
 
-// Matvec is a kernel of the family matvec_f32, matvec_f64.
-type Matvec struct{ k Kernel }
+// MatvecSlots is the number of launch slots of Matvec.
+const MatvecSlots = 16
 
-// MatvecFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func MatvecFor(f64 bool) (Matvec, error) {
-	if !f64 {
-		return Matvec{matvecF32}, nil
-	}
-	if f64 {
-		return Matvec{matvecF64}, nil
-	}
-	return Matvec{}, fmt.Errorf("%w: matvec with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f Matvec) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f Matvec) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *MatvecArgs) error {
-	var slots [16]uint64
+// Pack puts a in slots[:MatvecSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f Matvec) Pack(a *MatvecArgs, slots []uint64) {
+	_ = slots[15]
 	slots[0] = uint64(a.A)
 	slots[1] = uint64(a.B)
 	slots[2] = uint64(a.C)
@@ -299,6 +251,12 @@ func (f Matvec) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.
 	slots[13] = uint64(uint32(a.Cyclic))
 	slots[14] = packFloat(table[f.Kernel()].Params[14].CType, a.Alpha)
 	slots[15] = packFloat(table[f.Kernel()].Params[15].CType, a.Beta)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f Matvec) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *MatvecArgs) error {
+	var slots [16]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:16])
 }
 
@@ -321,27 +279,13 @@ type PcrArgs struct {
 	Spb     int32        // spb
 }
 
-// Pcr is a kernel of the family pcr_f32, pcr_f64.
-type Pcr struct{ k Kernel }
+// PcrSlots is the number of launch slots of Pcr.
+const PcrSlots = 15
 
-// PcrFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func PcrFor(f64 bool) (Pcr, error) {
-	if !f64 {
-		return Pcr{pcrF32}, nil
-	}
-	if f64 {
-		return Pcr{pcrF64}, nil
-	}
-	return Pcr{}, fmt.Errorf("%w: pcr with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f Pcr) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f Pcr) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PcrArgs) error {
-	var slots [15]uint64
+// Pack puts a in slots[:PcrSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f Pcr) Pack(a *PcrArgs, slots []uint64) {
+	_ = slots[14]
 	slots[0] = uint64(a.A)
 	slots[1] = uint64(a.B)
 	slots[2] = uint64(a.C)
@@ -357,6 +301,12 @@ func (f Pcr) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Str
 	slots[12] = uint64(uint32(a.IsConst))
 	slots[13] = uint64(a.Status)
 	slots[14] = uint64(uint32(a.Spb))
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f Pcr) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PcrArgs) error {
+	var slots [15]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:15])
 }
 
@@ -380,27 +330,13 @@ type PcrHybridArgs struct {
 	Steps   int32        // steps
 }
 
-// PcrHybrid is a kernel of the family pcr_hybrid_f32, pcr_hybrid_f64.
-type PcrHybrid struct{ k Kernel }
+// PcrHybridSlots is the number of launch slots of PcrHybrid.
+const PcrHybridSlots = 16
 
-// PcrHybridFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func PcrHybridFor(f64 bool) (PcrHybrid, error) {
-	if !f64 {
-		return PcrHybrid{pcrHybridF32}, nil
-	}
-	if f64 {
-		return PcrHybrid{pcrHybridF64}, nil
-	}
-	return PcrHybrid{}, fmt.Errorf("%w: pcr_hybrid with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f PcrHybrid) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f PcrHybrid) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PcrHybridArgs) error {
-	var slots [16]uint64
+// Pack puts a in slots[:PcrHybridSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f PcrHybrid) Pack(a *PcrHybridArgs, slots []uint64) {
+	_ = slots[15]
 	slots[0] = uint64(a.A)
 	slots[1] = uint64(a.B)
 	slots[2] = uint64(a.C)
@@ -417,6 +353,12 @@ func (f PcrHybrid) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s 
 	slots[13] = uint64(a.Status)
 	slots[14] = uint64(uint32(a.Spb))
 	slots[15] = uint64(uint32(a.Steps))
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f PcrHybrid) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PcrHybridArgs) error {
+	var slots [16]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:16])
 }
 
@@ -439,27 +381,13 @@ type CrArgs struct {
 	Spb     int32        // spb
 }
 
-// Cr is a kernel of the family cr_f32, cr_f64.
-type Cr struct{ k Kernel }
+// CrSlots is the number of launch slots of Cr.
+const CrSlots = 15
 
-// CrFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func CrFor(f64 bool) (Cr, error) {
-	if !f64 {
-		return Cr{crF32}, nil
-	}
-	if f64 {
-		return Cr{crF64}, nil
-	}
-	return Cr{}, fmt.Errorf("%w: cr with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f Cr) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f Cr) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *CrArgs) error {
-	var slots [15]uint64
+// Pack puts a in slots[:CrSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f Cr) Pack(a *CrArgs, slots []uint64) {
+	_ = slots[14]
 	slots[0] = uint64(a.A)
 	slots[1] = uint64(a.B)
 	slots[2] = uint64(a.C)
@@ -475,6 +403,12 @@ func (f Cr) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stre
 	slots[12] = uint64(uint32(a.IsConst))
 	slots[13] = uint64(a.Status)
 	slots[14] = uint64(uint32(a.Spb))
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f Cr) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *CrArgs) error {
+	var slots [15]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:15])
 }
 
@@ -504,27 +438,13 @@ type TprStage1Args struct {
 	BndPlane int64        // bndPlane
 }
 
-// TprStage1 is a kernel of the family tpr_stage1_f32, tpr_stage1_f64.
-type TprStage1 struct{ k Kernel }
+// TprStage1Slots is the number of launch slots of TprStage1.
+const TprStage1Slots = 22
 
-// TprStage1For returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func TprStage1For(f64 bool) (TprStage1, error) {
-	if !f64 {
-		return TprStage1{tprStage1F32}, nil
-	}
-	if f64 {
-		return TprStage1{tprStage1F64}, nil
-	}
-	return TprStage1{}, fmt.Errorf("%w: tpr_stage1 with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f TprStage1) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f TprStage1) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TprStage1Args) error {
-	var slots [22]uint64
+// Pack puts a in slots[:TprStage1Slots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TprStage1) Pack(a *TprStage1Args, slots []uint64) {
+	_ = slots[21]
 	slots[0] = uint64(a.A)
 	slots[1] = uint64(a.B)
 	slots[2] = uint64(a.C)
@@ -547,6 +467,12 @@ func (f TprStage1) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s 
 	slots[19] = uint64(a.EqPitch)
 	slots[20] = uint64(a.EqPlane)
 	slots[21] = uint64(a.BndPlane)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TprStage1) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TprStage1Args) error {
+	var slots [22]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:22])
 }
 
@@ -576,27 +502,13 @@ type TprStage1gArgs struct {
 	BndPlane int64        // bndPlane
 }
 
-// TprStage1g is a kernel of the family tpr_stage1g_f32, tpr_stage1g_f64.
-type TprStage1g struct{ k Kernel }
+// TprStage1gSlots is the number of launch slots of TprStage1g.
+const TprStage1gSlots = 22
 
-// TprStage1gFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func TprStage1gFor(f64 bool) (TprStage1g, error) {
-	if !f64 {
-		return TprStage1g{tprStage1gF32}, nil
-	}
-	if f64 {
-		return TprStage1g{tprStage1gF64}, nil
-	}
-	return TprStage1g{}, fmt.Errorf("%w: tpr_stage1g with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f TprStage1g) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f TprStage1g) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TprStage1gArgs) error {
-	var slots [22]uint64
+// Pack puts a in slots[:TprStage1gSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TprStage1g) Pack(a *TprStage1gArgs, slots []uint64) {
+	_ = slots[21]
 	slots[0] = uint64(a.A)
 	slots[1] = uint64(a.B)
 	slots[2] = uint64(a.C)
@@ -619,6 +531,12 @@ func (f TprStage1g) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s
 	slots[19] = uint64(a.EqPitch)
 	slots[20] = uint64(a.EqPlane)
 	slots[21] = uint64(a.BndPlane)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TprStage1g) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TprStage1gArgs) error {
+	var slots [22]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:22])
 }
 
@@ -640,27 +558,13 @@ type TprStage2Args struct {
 	RPlane   int64        // rPlane
 }
 
-// TprStage2 is a kernel of the family tpr_stage2_f32, tpr_stage2_f64.
-type TprStage2 struct{ k Kernel }
+// TprStage2Slots is the number of launch slots of TprStage2.
+const TprStage2Slots = 14
 
-// TprStage2For returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func TprStage2For(f64 bool) (TprStage2, error) {
-	if !f64 {
-		return TprStage2{tprStage2F32}, nil
-	}
-	if f64 {
-		return TprStage2{tprStage2F64}, nil
-	}
-	return TprStage2{}, fmt.Errorf("%w: tpr_stage2 with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f TprStage2) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f TprStage2) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TprStage2Args) error {
-	var slots [14]uint64
+// Pack puts a in slots[:TprStage2Slots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TprStage2) Pack(a *TprStage2Args, slots []uint64) {
+	_ = slots[13]
 	slots[0] = uint64(a.Bnd)
 	slots[1] = uint64(a.R)
 	slots[2] = uint64(a.XB)
@@ -675,6 +579,12 @@ func (f TprStage2) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s 
 	slots[11] = uint64(uint32(a.Tps))
 	slots[12] = uint64(a.BndPlane)
 	slots[13] = uint64(a.RPlane)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TprStage2) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TprStage2Args) error {
+	var slots [14]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:14])
 }
 
@@ -692,27 +602,13 @@ type TprS2interArgs struct {
 	RPlane   int64        // rPlane
 }
 
-// TprS2inter is a kernel of the family tpr_s2inter_f32, tpr_s2inter_f64.
-type TprS2inter struct{ k Kernel }
+// TprS2interSlots is the number of launch slots of TprS2inter.
+const TprS2interSlots = 10
 
-// TprS2interFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func TprS2interFor(f64 bool) (TprS2inter, error) {
-	if !f64 {
-		return TprS2inter{tprS2interF32}, nil
-	}
-	if f64 {
-		return TprS2inter{tprS2interF64}, nil
-	}
-	return TprS2inter{}, fmt.Errorf("%w: tpr_s2inter with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f TprS2inter) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f TprS2inter) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TprS2interArgs) error {
-	var slots [10]uint64
+// Pack puts a in slots[:TprS2interSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TprS2inter) Pack(a *TprS2interArgs, slots []uint64) {
+	_ = slots[9]
 	slots[0] = uint64(a.Bnd)
 	slots[1] = uint64(a.R)
 	slots[2] = uint64(a.Keys)
@@ -723,6 +619,12 @@ func (f TprS2inter) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s
 	slots[7] = uint64(uint32(a.MP))
 	slots[8] = uint64(a.BndPlane)
 	slots[9] = uint64(a.RPlane)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TprS2inter) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TprS2interArgs) error {
+	var slots [10]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:10])
 }
 
@@ -738,27 +640,13 @@ type TprS2reduceArgs struct {
 	RPlane int64        // rPlane
 }
 
-// TprS2reduce is a kernel of the family tpr_s2reduce_f32, tpr_s2reduce_f64.
-type TprS2reduce struct{ k Kernel }
+// TprS2reduceSlots is the number of launch slots of TprS2reduce.
+const TprS2reduceSlots = 8
 
-// TprS2reduceFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func TprS2reduceFor(f64 bool) (TprS2reduce, error) {
-	if !f64 {
-		return TprS2reduce{tprS2reduceF32}, nil
-	}
-	if f64 {
-		return TprS2reduce{tprS2reduceF64}, nil
-	}
-	return TprS2reduce{}, fmt.Errorf("%w: tpr_s2reduce with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f TprS2reduce) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f TprS2reduce) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TprS2reduceArgs) error {
-	var slots [8]uint64
+// Pack puts a in slots[:TprS2reduceSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TprS2reduce) Pack(a *TprS2reduceArgs, slots []uint64) {
+	_ = slots[7]
 	slots[0] = uint64(a.R)
 	slots[1] = uint64(a.Keys)
 	slots[2] = uint64(uint32(a.N))
@@ -767,6 +655,12 @@ func (f TprS2reduce) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, 
 	slots[5] = uint64(uint32(a.MP))
 	slots[6] = uint64(uint32(a.T))
 	slots[7] = uint64(a.RPlane)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TprS2reduce) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TprS2reduceArgs) error {
+	var slots [8]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:8])
 }
 
@@ -783,27 +677,13 @@ type TprS2substArgs struct {
 	RPlane int64        // rPlane
 }
 
-// TprS2subst is a kernel of the family tpr_s2subst_f32, tpr_s2subst_f64.
-type TprS2subst struct{ k Kernel }
+// TprS2substSlots is the number of launch slots of TprS2subst.
+const TprS2substSlots = 9
 
-// TprS2substFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func TprS2substFor(f64 bool) (TprS2subst, error) {
-	if !f64 {
-		return TprS2subst{tprS2substF32}, nil
-	}
-	if f64 {
-		return TprS2subst{tprS2substF64}, nil
-	}
-	return TprS2subst{}, fmt.Errorf("%w: tpr_s2subst with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f TprS2subst) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f TprS2subst) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TprS2substArgs) error {
-	var slots [9]uint64
+// Pack puts a in slots[:TprS2substSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TprS2subst) Pack(a *TprS2substArgs, slots []uint64) {
+	_ = slots[8]
 	slots[0] = uint64(a.R)
 	slots[1] = uint64(a.XB)
 	slots[2] = uint64(a.Keys)
@@ -813,6 +693,12 @@ func (f TprS2subst) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s
 	slots[6] = uint64(uint32(a.MP))
 	slots[7] = uint64(uint32(a.T))
 	slots[8] = uint64(a.RPlane)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TprS2subst) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TprS2substArgs) error {
+	var slots [9]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:9])
 }
 
@@ -847,27 +733,13 @@ type TprStage3Args struct {
 	EqShift int32        // eqShift
 }
 
-// TprStage3 is a kernel of the family tpr_stage3_f32, tpr_stage3_f64.
-type TprStage3 struct{ k Kernel }
+// TprStage3Slots is the number of launch slots of TprStage3.
+const TprStage3Slots = 27
 
-// TprStage3For returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func TprStage3For(f64 bool) (TprStage3, error) {
-	if !f64 {
-		return TprStage3{tprStage3F32}, nil
-	}
-	if f64 {
-		return TprStage3{tprStage3F64}, nil
-	}
-	return TprStage3{}, fmt.Errorf("%w: tpr_stage3 with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f TprStage3) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f TprStage3) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TprStage3Args) error {
-	var slots [27]uint64
+// Pack puts a in slots[:TprStage3Slots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TprStage3) Pack(a *TprStage3Args, slots []uint64) {
+	_ = slots[26]
 	slots[0] = uint64(a.A)
 	slots[1] = uint64(a.B)
 	slots[2] = uint64(a.C)
@@ -895,6 +767,12 @@ func (f TprStage3) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s 
 	slots[24] = uint64(a.EqPitch)
 	slots[25] = uint64(a.EqPlane)
 	slots[26] = uint64(uint32(a.EqShift))
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TprStage3) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TprStage3Args) error {
+	var slots [27]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:27])
 }
 
@@ -929,27 +807,13 @@ type TprStage3gArgs struct {
 	EqShift int32        // eqShift
 }
 
-// TprStage3g is a kernel of the family tpr_stage3g_f32, tpr_stage3g_f64.
-type TprStage3g struct{ k Kernel }
+// TprStage3gSlots is the number of launch slots of TprStage3g.
+const TprStage3gSlots = 27
 
-// TprStage3gFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func TprStage3gFor(f64 bool) (TprStage3g, error) {
-	if !f64 {
-		return TprStage3g{tprStage3gF32}, nil
-	}
-	if f64 {
-		return TprStage3g{tprStage3gF64}, nil
-	}
-	return TprStage3g{}, fmt.Errorf("%w: tpr_stage3g with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f TprStage3g) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f TprStage3g) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TprStage3gArgs) error {
-	var slots [27]uint64
+// Pack puts a in slots[:TprStage3gSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TprStage3g) Pack(a *TprStage3gArgs, slots []uint64) {
+	_ = slots[26]
 	slots[0] = uint64(a.A)
 	slots[1] = uint64(a.B)
 	slots[2] = uint64(a.C)
@@ -977,6 +841,12 @@ func (f TprStage3g) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s
 	slots[24] = uint64(a.EqPitch)
 	slots[25] = uint64(a.EqPlane)
 	slots[26] = uint64(uint32(a.EqShift))
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TprStage3g) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TprStage3gArgs) error {
+	var slots [27]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:27])
 }
 
@@ -1005,27 +875,13 @@ type WmLocalArgs struct {
 	WPlane  int64        // wPlane
 }
 
-// WmLocal is a kernel of the family wm_local_f32, wm_local_f64.
-type WmLocal struct{ k Kernel }
+// WmLocalSlots is the number of launch slots of WmLocal.
+const WmLocalSlots = 21
 
-// WmLocalFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func WmLocalFor(f64 bool) (WmLocal, error) {
-	if !f64 {
-		return WmLocal{wmLocalF32}, nil
-	}
-	if f64 {
-		return WmLocal{wmLocalF64}, nil
-	}
-	return WmLocal{}, fmt.Errorf("%w: wm_local with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f WmLocal) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f WmLocal) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *WmLocalArgs) error {
-	var slots [21]uint64
+// Pack puts a in slots[:WmLocalSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f WmLocal) Pack(a *WmLocalArgs, slots []uint64) {
+	_ = slots[20]
 	slots[0] = uint64(a.A)
 	slots[1] = uint64(a.B)
 	slots[2] = uint64(a.C)
@@ -1047,6 +903,12 @@ func (f WmLocal) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu
 	slots[18] = uint64(uint32(a.Cpb))
 	slots[19] = uint64(uint32(a.Tpc))
 	slots[20] = uint64(a.WPlane)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f WmLocal) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *WmLocalArgs) error {
+	var slots [21]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:21])
 }
 
@@ -1060,33 +922,25 @@ type WmStepArgs struct {
 	WPlane int64        // wPlane
 }
 
-// WmStep is a kernel of the family wm_step_f32, wm_step_f64.
-type WmStep struct{ k Kernel }
+// WmStepSlots is the number of launch slots of WmStep.
+const WmStepSlots = 6
 
-// WmStepFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func WmStepFor(f64 bool) (WmStep, error) {
-	if !f64 {
-		return WmStep{wmStepF32}, nil
-	}
-	if f64 {
-		return WmStep{wmStepF64}, nil
-	}
-	return WmStep{}, fmt.Errorf("%w: wm_step with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f WmStep) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f WmStep) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *WmStepArgs) error {
-	var slots [6]uint64
+// Pack puts a in slots[:WmStepSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f WmStep) Pack(a *WmStepArgs, slots []uint64) {
+	_ = slots[5]
 	slots[0] = uint64(a.W)
 	slots[1] = uint64(a.Keys)
 	slots[2] = uint64(uint32(a.G))
 	slots[3] = uint64(uint32(a.NP))
 	slots[4] = uint64(uint32(a.U))
 	slots[5] = uint64(a.WPlane)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f WmStep) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *WmStepArgs) error {
+	var slots [6]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:6])
 }
 
@@ -1105,27 +959,13 @@ type WmFinalArgs struct {
 	WPlane int64        // wPlane
 }
 
-// WmFinal is a kernel of the family wm_final_f32, wm_final_f64.
-type WmFinal struct{ k Kernel }
+// WmFinalSlots is the number of launch slots of WmFinal.
+const WmFinalSlots = 11
 
-// WmFinalFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func WmFinalFor(f64 bool) (WmFinal, error) {
-	if !f64 {
-		return WmFinal{wmFinalF32}, nil
-	}
-	if f64 {
-		return WmFinal{wmFinalF64}, nil
-	}
-	return WmFinal{}, fmt.Errorf("%w: wm_final with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f WmFinal) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f WmFinal) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *WmFinalArgs) error {
-	var slots [11]uint64
+// Pack puts a in slots[:WmFinalSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f WmFinal) Pack(a *WmFinalArgs, slots []uint64) {
+	_ = slots[10]
 	slots[0] = uint64(a.W)
 	slots[1] = uint64(a.X)
 	slots[2] = uint64(a.Keys)
@@ -1137,6 +977,12 @@ func (f WmFinal) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu
 	slots[8] = uint64(a.BS)
 	slots[9] = uint64(uint32(a.NP))
 	slots[10] = uint64(a.WPlane)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f WmFinal) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *WmFinalArgs) error {
+	var slots [11]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:11])
 }
 
@@ -1147,18 +993,22 @@ type SignalDoneArgs struct {
 	Seq  uint32       // seq
 }
 
-// SignalDone launches the kernel signal_done (its zero value).
-type SignalDone struct{ k Kernel }
+// SignalDoneSlots is the number of launch slots of SignalDone.
+const SignalDoneSlots = 3
 
-// Kernel returns the kernel.
-func (f SignalDone) Kernel() Kernel { return signalDone }
+// Pack puts a in slots[:SignalDoneSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f SignalDone) Pack(a *SignalDoneArgs, slots []uint64) {
+	_ = slots[2]
+	slots[0] = uint64(a.Flag)
+	slots[1] = uint64(a.Word)
+	slots[2] = uint64(a.Seq)
+}
 
 // Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
 func (f SignalDone) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *SignalDoneArgs) error {
 	var slots [3]uint64
-	slots[0] = uint64(a.Flag)
-	slots[1] = uint64(a.Word)
-	slots[2] = uint64(a.Seq)
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:3])
 }
 
@@ -1168,17 +1018,21 @@ type GateWaitArgs struct {
 	LimitNs uint64       // limitNs
 }
 
-// GateWait launches the kernel gate_wait (its zero value).
-type GateWait struct{ k Kernel }
+// GateWaitSlots is the number of launch slots of GateWait.
+const GateWaitSlots = 2
 
-// Kernel returns the kernel.
-func (f GateWait) Kernel() Kernel { return gateWait }
+// Pack puts a in slots[:GateWaitSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f GateWait) Pack(a *GateWaitArgs, slots []uint64) {
+	_ = slots[1]
+	slots[0] = uint64(a.Gate)
+	slots[1] = uint64(a.LimitNs)
+}
 
 // Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
 func (f GateWait) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *GateWaitArgs) error {
 	var slots [2]uint64
-	slots[0] = uint64(a.Gate)
-	slots[1] = uint64(a.LimitNs)
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:2])
 }
 
@@ -1186,15 +1040,18 @@ func (f GateWait) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s c
 type ProbeEmptyArgs struct {
 }
 
-// ProbeEmpty launches the kernel probe_empty (its zero value).
-type ProbeEmpty struct{ k Kernel }
+// ProbeEmptySlots is the number of launch slots of ProbeEmpty.
+const ProbeEmptySlots = 0
 
-// Kernel returns the kernel.
-func (f ProbeEmpty) Kernel() Kernel { return probeEmpty }
+// Pack puts a in slots[:ProbeEmptySlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f ProbeEmpty) Pack(a *ProbeEmptyArgs, slots []uint64) {
+}
 
 // Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
 func (f ProbeEmpty) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *ProbeEmptyArgs) error {
 	var slots [1]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:0])
 }
 
@@ -1204,17 +1061,21 @@ type ProbeEchoArgs struct {
 	Out cu.DevicePtr // out
 }
 
-// ProbeEcho launches the kernel probe_echo (its zero value).
-type ProbeEcho struct{ k Kernel }
+// ProbeEchoSlots is the number of launch slots of ProbeEcho.
+const ProbeEchoSlots = 2
 
-// Kernel returns the kernel.
-func (f ProbeEcho) Kernel() Kernel { return probeEcho }
+// Pack puts a in slots[:ProbeEchoSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f ProbeEcho) Pack(a *ProbeEchoArgs, slots []uint64) {
+	_ = slots[1]
+	slots[0] = uint64(a.IN)
+	slots[1] = uint64(a.Out)
+}
 
 // Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
 func (f ProbeEcho) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *ProbeEchoArgs) error {
 	var slots [2]uint64
-	slots[0] = uint64(a.IN)
-	slots[1] = uint64(a.Out)
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:2])
 }
 
@@ -1240,42 +1101,13 @@ type PartitionPArgs struct {
 	Seq     uint32       // seq
 }
 
-// PartitionP is a kernel of the family partition_p16_f32, partition_p16_f64, partition_p32_f32, partition_p4_f32, partition_p4_f64, partition_p8_f32, partition_p8_f64.
-type PartitionP struct{ k Kernel }
+// PartitionPSlots is the number of launch slots of PartitionP.
+const PartitionPSlots = 18
 
-// PartitionPFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func PartitionPFor(p int, f64 bool) (PartitionP, error) {
-	if p == 4 && !f64 {
-		return PartitionP{partitionP4F32}, nil
-	}
-	if p == 8 && !f64 {
-		return PartitionP{partitionP8F32}, nil
-	}
-	if p == 16 && !f64 {
-		return PartitionP{partitionP16F32}, nil
-	}
-	if p == 32 && !f64 {
-		return PartitionP{partitionP32F32}, nil
-	}
-	if p == 4 && f64 {
-		return PartitionP{partitionP4F64}, nil
-	}
-	if p == 8 && f64 {
-		return PartitionP{partitionP8F64}, nil
-	}
-	if p == 16 && f64 {
-		return PartitionP{partitionP16F64}, nil
-	}
-	return PartitionP{}, fmt.Errorf("%w: partition_p with p=%d f64=%t", ErrNoKernel, p, f64)
-}
-
-// Kernel returns the kernel.
-func (f PartitionP) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f PartitionP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionPArgs) error {
-	var slots [18]uint64
+// Pack puts a in slots[:PartitionPSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f PartitionP) Pack(a *PartitionPArgs, slots []uint64) {
+	_ = slots[17]
 	slots[0] = uint64(a.A)
 	slots[1] = uint64(a.B)
 	slots[2] = uint64(a.C)
@@ -1294,6 +1126,12 @@ func (f PartitionP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s
 	slots[15] = uint64(uint32(a.Tps))
 	slots[16] = uint64(a.Word)
 	slots[17] = uint64(a.Seq)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f PartitionP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionPArgs) error {
+	var slots [18]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:18])
 }
 
@@ -1315,27 +1153,13 @@ type PartitionConstPArgs struct {
 	Seq    uint32       // seq
 }
 
-// PartitionConstP is a kernel of the family partition_const_p16_f32, partition_const_p16_f64.
-type PartitionConstP struct{ k Kernel }
+// PartitionConstPSlots is the number of launch slots of PartitionConstP.
+const PartitionConstPSlots = 14
 
-// PartitionConstPFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func PartitionConstPFor(p int, f64 bool) (PartitionConstP, error) {
-	if p == 16 && !f64 {
-		return PartitionConstP{partitionConstP16F32}, nil
-	}
-	if p == 16 && f64 {
-		return PartitionConstP{partitionConstP16F64}, nil
-	}
-	return PartitionConstP{}, fmt.Errorf("%w: partition_const_p with p=%d f64=%t", ErrNoKernel, p, f64)
-}
-
-// Kernel returns the kernel.
-func (f PartitionConstP) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f PartitionConstP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionConstPArgs) error {
-	var slots [14]uint64
+// Pack puts a in slots[:PartitionConstPSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f PartitionConstP) Pack(a *PartitionConstPArgs, slots []uint64) {
+	_ = slots[13]
 	slots[0] = uint64(a.D)
 	slots[1] = uint64(a.X)
 	slots[2] = uint64(uint32(a.N))
@@ -1350,6 +1174,12 @@ func (f PartitionConstP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem i
 	slots[11] = uint64(uint32(a.Tps))
 	slots[12] = uint64(a.Word)
 	slots[13] = uint64(a.Seq)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f PartitionConstP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionConstPArgs) error {
+	var slots [14]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:14])
 }
 
@@ -1368,39 +1198,13 @@ type PartitionResidentPArgs struct {
 	Last   uint32       // last
 }
 
-// PartitionResidentP is a kernel of the family partition_resident_p16_f32, partition_resident_p16_f64, partition_resident_p4_f32, partition_resident_p4_f64, partition_resident_p8_f32, partition_resident_p8_f64.
-type PartitionResidentP struct{ k Kernel }
+// PartitionResidentPSlots is the number of launch slots of PartitionResidentP.
+const PartitionResidentPSlots = 11
 
-// PartitionResidentPFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func PartitionResidentPFor(p int, f64 bool) (PartitionResidentP, error) {
-	if p == 16 && !f64 {
-		return PartitionResidentP{partitionResidentP16F32}, nil
-	}
-	if p == 16 && f64 {
-		return PartitionResidentP{partitionResidentP16F64}, nil
-	}
-	if p == 8 && !f64 {
-		return PartitionResidentP{partitionResidentP8F32}, nil
-	}
-	if p == 8 && f64 {
-		return PartitionResidentP{partitionResidentP8F64}, nil
-	}
-	if p == 4 && !f64 {
-		return PartitionResidentP{partitionResidentP4F32}, nil
-	}
-	if p == 4 && f64 {
-		return PartitionResidentP{partitionResidentP4F64}, nil
-	}
-	return PartitionResidentP{}, fmt.Errorf("%w: partition_resident_p with p=%d f64=%t", ErrNoKernel, p, f64)
-}
-
-// Kernel returns the kernel.
-func (f PartitionResidentP) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f PartitionResidentP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionResidentPArgs) error {
-	var slots [11]uint64
+// Pack puts a in slots[:PartitionResidentPSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f PartitionResidentP) Pack(a *PartitionResidentPArgs, slots []uint64) {
+	_ = slots[10]
 	slots[0] = uint64(uint32(a.N))
 	slots[1] = uint64(uint32(a.G))
 	slots[2] = uint64(a.ES)
@@ -1412,6 +1216,12 @@ func (f PartitionResidentP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shme
 	slots[8] = uint64(a.Mbox)
 	slots[9] = uint64(a.Dbox)
 	slots[10] = uint64(a.Last)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f PartitionResidentP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionResidentPArgs) error {
+	var slots [11]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:11])
 }
 
@@ -1445,27 +1255,13 @@ type SegmentPArgs struct {
 	Seq     uint32       // seq
 }
 
-// SegmentP is a kernel of the family segment_p16_f32, segment_p16_f64.
-type SegmentP struct{ k Kernel }
+// SegmentPSlots is the number of launch slots of SegmentP.
+const SegmentPSlots = 26
 
-// SegmentPFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func SegmentPFor(p int, f64 bool) (SegmentP, error) {
-	if p == 16 && !f64 {
-		return SegmentP{segmentP16F32}, nil
-	}
-	if p == 16 && f64 {
-		return SegmentP{segmentP16F64}, nil
-	}
-	return SegmentP{}, fmt.Errorf("%w: segment_p with p=%d f64=%t", ErrNoKernel, p, f64)
-}
-
-// Kernel returns the kernel.
-func (f SegmentP) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f SegmentP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *SegmentPArgs) error {
-	var slots [26]uint64
+// Pack puts a in slots[:SegmentPSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f SegmentP) Pack(a *SegmentPArgs, slots []uint64) {
+	_ = slots[25]
 	slots[0] = uint64(a.A)
 	slots[1] = uint64(a.B)
 	slots[2] = uint64(a.C)
@@ -1492,6 +1288,12 @@ func (f SegmentP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s c
 	slots[23] = uint64(a.Nst)
 	slots[24] = uint64(a.Word)
 	slots[25] = uint64(a.Seq)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f SegmentP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *SegmentPArgs) error {
+	var slots [26]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:26])
 }
 
@@ -1517,27 +1319,13 @@ type PartitionLanesPArgs struct {
 	Seq     uint32       // seq
 }
 
-// PartitionLanesP is a kernel of the family partition_lanes_p16_f32, partition_lanes_p16_f64.
-type PartitionLanesP struct{ k Kernel }
+// PartitionLanesPSlots is the number of launch slots of PartitionLanesP.
+const PartitionLanesPSlots = 18
 
-// PartitionLanesPFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func PartitionLanesPFor(p int, f64 bool) (PartitionLanesP, error) {
-	if p == 16 && !f64 {
-		return PartitionLanesP{partitionLanesP16F32}, nil
-	}
-	if p == 16 && f64 {
-		return PartitionLanesP{partitionLanesP16F64}, nil
-	}
-	return PartitionLanesP{}, fmt.Errorf("%w: partition_lanes_p with p=%d f64=%t", ErrNoKernel, p, f64)
-}
-
-// Kernel returns the kernel.
-func (f PartitionLanesP) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f PartitionLanesP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionLanesPArgs) error {
-	var slots [18]uint64
+// Pack puts a in slots[:PartitionLanesPSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f PartitionLanesP) Pack(a *PartitionLanesPArgs, slots []uint64) {
+	_ = slots[17]
 	slots[0] = uint64(a.A)
 	slots[1] = uint64(a.B)
 	slots[2] = uint64(a.C)
@@ -1556,6 +1344,12 @@ func (f PartitionLanesP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem i
 	slots[15] = uint64(uint32(a.Tps))
 	slots[16] = uint64(a.Word)
 	slots[17] = uint64(a.Seq)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f PartitionLanesP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionLanesPArgs) error {
+	var slots [18]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:18])
 }
 
@@ -1590,27 +1384,13 @@ type LsegPArgs struct {
 	Seq     uint32       // seq
 }
 
-// LsegP is a kernel of the family lseg_p16_f32, lseg_p16_f64.
-type LsegP struct{ k Kernel }
+// LsegPSlots is the number of launch slots of LsegP.
+const LsegPSlots = 27
 
-// LsegPFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func LsegPFor(p int, f64 bool) (LsegP, error) {
-	if p == 16 && !f64 {
-		return LsegP{lsegP16F32}, nil
-	}
-	if p == 16 && f64 {
-		return LsegP{lsegP16F64}, nil
-	}
-	return LsegP{}, fmt.Errorf("%w: lseg_p with p=%d f64=%t", ErrNoKernel, p, f64)
-}
-
-// Kernel returns the kernel.
-func (f LsegP) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f LsegP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *LsegPArgs) error {
-	var slots [27]uint64
+// Pack puts a in slots[:LsegPSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f LsegP) Pack(a *LsegPArgs, slots []uint64) {
+	_ = slots[26]
 	slots[0] = uint64(a.A)
 	slots[1] = uint64(a.B)
 	slots[2] = uint64(a.C)
@@ -1638,6 +1418,12 @@ func (f LsegP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.S
 	slots[24] = uint64(a.Nst)
 	slots[25] = uint64(a.Word)
 	slots[26] = uint64(a.Seq)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f LsegP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *LsegPArgs) error {
+	var slots [27]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:27])
 }
 
@@ -1663,27 +1449,13 @@ type PartitionLanesStreamPSArgs struct {
 	Seq     uint32       // seq
 }
 
-// PartitionLanesStreamPS is a kernel of the family partition_lanes_stream_p16_s8_f32, partition_lanes_stream_p16_s8_f64.
-type PartitionLanesStreamPS struct{ k Kernel }
+// PartitionLanesStreamPSSlots is the number of launch slots of PartitionLanesStreamPS.
+const PartitionLanesStreamPSSlots = 18
 
-// PartitionLanesStreamPSFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func PartitionLanesStreamPSFor(p int, s int, f64 bool) (PartitionLanesStreamPS, error) {
-	if p == 16 && s == 8 && !f64 {
-		return PartitionLanesStreamPS{partitionLanesStreamP16S8F32}, nil
-	}
-	if p == 16 && s == 8 && f64 {
-		return PartitionLanesStreamPS{partitionLanesStreamP16S8F64}, nil
-	}
-	return PartitionLanesStreamPS{}, fmt.Errorf("%w: partition_lanes_stream_p_s with p=%d s=%d f64=%t", ErrNoKernel, p, s, f64)
-}
-
-// Kernel returns the kernel.
-func (f PartitionLanesStreamPS) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f PartitionLanesStreamPS) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionLanesStreamPSArgs) error {
-	var slots [18]uint64
+// Pack puts a in slots[:PartitionLanesStreamPSSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f PartitionLanesStreamPS) Pack(a *PartitionLanesStreamPSArgs, slots []uint64) {
+	_ = slots[17]
 	slots[0] = uint64(a.A)
 	slots[1] = uint64(a.B)
 	slots[2] = uint64(a.C)
@@ -1702,6 +1474,12 @@ func (f PartitionLanesStreamPS) Launch(dev *cuda.Device, grid, block cuda.Dim3, 
 	slots[15] = uint64(uint32(a.Tps))
 	slots[16] = uint64(a.Word)
 	slots[17] = uint64(a.Seq)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f PartitionLanesStreamPS) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionLanesStreamPSArgs) error {
+	var slots [18]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:18])
 }
 
@@ -1721,27 +1499,13 @@ type PartitionStreamPArgs struct {
 	Seq    uint32       // seq
 }
 
-// PartitionStreamP is a kernel of the family partition_stream_p16_f32, partition_stream_p16_f64.
-type PartitionStreamP struct{ k Kernel }
+// PartitionStreamPSlots is the number of launch slots of PartitionStreamP.
+const PartitionStreamPSlots = 12
 
-// PartitionStreamPFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func PartitionStreamPFor(p int, f64 bool) (PartitionStreamP, error) {
-	if p == 16 && !f64 {
-		return PartitionStreamP{partitionStreamP16F32}, nil
-	}
-	if p == 16 && f64 {
-		return PartitionStreamP{partitionStreamP16F64}, nil
-	}
-	return PartitionStreamP{}, fmt.Errorf("%w: partition_stream_p with p=%d f64=%t", ErrNoKernel, p, f64)
-}
-
-// Kernel returns the kernel.
-func (f PartitionStreamP) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f PartitionStreamP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionStreamPArgs) error {
-	var slots [12]uint64
+// Pack puts a in slots[:PartitionStreamPSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f PartitionStreamP) Pack(a *PartitionStreamPArgs, slots []uint64) {
+	_ = slots[11]
 	slots[0] = uint64(a.A)
 	slots[1] = uint64(a.B)
 	slots[2] = uint64(a.C)
@@ -1754,6 +1518,12 @@ func (f PartitionStreamP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem 
 	slots[9] = uint64(a.Status)
 	slots[10] = uint64(a.Word)
 	slots[11] = uint64(a.Seq)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f PartitionStreamP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionStreamPArgs) error {
+	var slots [12]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:12])
 }
 
@@ -1775,27 +1545,13 @@ type PartitionCstreamPArgs struct {
 	Seq    uint32       // seq
 }
 
-// PartitionCstreamP is a kernel of the family partition_cstream_p16_f32, partition_cstream_p16_f64.
-type PartitionCstreamP struct{ k Kernel }
+// PartitionCstreamPSlots is the number of launch slots of PartitionCstreamP.
+const PartitionCstreamPSlots = 14
 
-// PartitionCstreamPFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func PartitionCstreamPFor(p int, f64 bool) (PartitionCstreamP, error) {
-	if p == 16 && !f64 {
-		return PartitionCstreamP{partitionCstreamP16F32}, nil
-	}
-	if p == 16 && f64 {
-		return PartitionCstreamP{partitionCstreamP16F64}, nil
-	}
-	return PartitionCstreamP{}, fmt.Errorf("%w: partition_cstream_p with p=%d f64=%t", ErrNoKernel, p, f64)
-}
-
-// Kernel returns the kernel.
-func (f PartitionCstreamP) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f PartitionCstreamP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionCstreamPArgs) error {
-	var slots [14]uint64
+// Pack puts a in slots[:PartitionCstreamPSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f PartitionCstreamP) Pack(a *PartitionCstreamPArgs, slots []uint64) {
+	_ = slots[13]
 	slots[0] = uint64(a.D)
 	slots[1] = uint64(a.X)
 	slots[2] = uint64(uint32(a.N))
@@ -1810,6 +1566,12 @@ func (f PartitionCstreamP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem
 	slots[11] = uint64(uint32(a.Tps))
 	slots[12] = uint64(a.Word)
 	slots[13] = uint64(a.Seq)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f PartitionCstreamP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionCstreamPArgs) error {
+	var slots [14]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:14])
 }
 
@@ -1831,27 +1593,13 @@ type PartitionCstreamWarpPArgs struct {
 	Seq    uint32       // seq
 }
 
-// PartitionCstreamWarpP is a kernel of the family partition_cstream_warp_p16_f32, partition_cstream_warp_p16_f64.
-type PartitionCstreamWarpP struct{ k Kernel }
+// PartitionCstreamWarpPSlots is the number of launch slots of PartitionCstreamWarpP.
+const PartitionCstreamWarpPSlots = 14
 
-// PartitionCstreamWarpPFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func PartitionCstreamWarpPFor(p int, f64 bool) (PartitionCstreamWarpP, error) {
-	if p == 16 && !f64 {
-		return PartitionCstreamWarpP{partitionCstreamWarpP16F32}, nil
-	}
-	if p == 16 && f64 {
-		return PartitionCstreamWarpP{partitionCstreamWarpP16F64}, nil
-	}
-	return PartitionCstreamWarpP{}, fmt.Errorf("%w: partition_cstream_warp_p with p=%d f64=%t", ErrNoKernel, p, f64)
-}
-
-// Kernel returns the kernel.
-func (f PartitionCstreamWarpP) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f PartitionCstreamWarpP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionCstreamWarpPArgs) error {
-	var slots [14]uint64
+// Pack puts a in slots[:PartitionCstreamWarpPSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f PartitionCstreamWarpP) Pack(a *PartitionCstreamWarpPArgs, slots []uint64) {
+	_ = slots[13]
 	slots[0] = uint64(a.D)
 	slots[1] = uint64(a.X)
 	slots[2] = uint64(uint32(a.N))
@@ -1866,6 +1614,12 @@ func (f PartitionCstreamWarpP) Launch(dev *cuda.Device, grid, block cuda.Dim3, s
 	slots[11] = uint64(uint32(a.Tps))
 	slots[12] = uint64(a.Word)
 	slots[13] = uint64(a.Seq)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f PartitionCstreamWarpP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionCstreamWarpPArgs) error {
+	var slots [14]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:14])
 }
 
@@ -1887,27 +1641,13 @@ type PartitionCstreamRowsPArgs struct {
 	Seq    uint32       // seq
 }
 
-// PartitionCstreamRowsP is a kernel of the family partition_cstream_rows_p16_f32, partition_cstream_rows_p16_f64.
-type PartitionCstreamRowsP struct{ k Kernel }
+// PartitionCstreamRowsPSlots is the number of launch slots of PartitionCstreamRowsP.
+const PartitionCstreamRowsPSlots = 14
 
-// PartitionCstreamRowsPFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func PartitionCstreamRowsPFor(p int, f64 bool) (PartitionCstreamRowsP, error) {
-	if p == 16 && !f64 {
-		return PartitionCstreamRowsP{partitionCstreamRowsP16F32}, nil
-	}
-	if p == 16 && f64 {
-		return PartitionCstreamRowsP{partitionCstreamRowsP16F64}, nil
-	}
-	return PartitionCstreamRowsP{}, fmt.Errorf("%w: partition_cstream_rows_p with p=%d f64=%t", ErrNoKernel, p, f64)
-}
-
-// Kernel returns the kernel.
-func (f PartitionCstreamRowsP) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f PartitionCstreamRowsP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionCstreamRowsPArgs) error {
-	var slots [14]uint64
+// Pack puts a in slots[:PartitionCstreamRowsPSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f PartitionCstreamRowsP) Pack(a *PartitionCstreamRowsPArgs, slots []uint64) {
+	_ = slots[13]
 	slots[0] = uint64(a.D)
 	slots[1] = uint64(a.X)
 	slots[2] = uint64(uint32(a.N))
@@ -1922,6 +1662,12 @@ func (f PartitionCstreamRowsP) Launch(dev *cuda.Device, grid, block cuda.Dim3, s
 	slots[11] = uint64(uint32(a.Tps))
 	slots[12] = uint64(a.Word)
 	slots[13] = uint64(a.Seq)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f PartitionCstreamRowsP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionCstreamRowsPArgs) error {
+	var slots [14]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:14])
 }
 
@@ -1943,27 +1689,13 @@ type PartitionCstreamWarpRowsPArgs struct {
 	Seq    uint32       // seq
 }
 
-// PartitionCstreamWarpRowsP is a kernel of the family partition_cstream_warp_rows_p16_f32, partition_cstream_warp_rows_p16_f64.
-type PartitionCstreamWarpRowsP struct{ k Kernel }
+// PartitionCstreamWarpRowsPSlots is the number of launch slots of PartitionCstreamWarpRowsP.
+const PartitionCstreamWarpRowsPSlots = 14
 
-// PartitionCstreamWarpRowsPFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func PartitionCstreamWarpRowsPFor(p int, f64 bool) (PartitionCstreamWarpRowsP, error) {
-	if p == 16 && !f64 {
-		return PartitionCstreamWarpRowsP{partitionCstreamWarpRowsP16F32}, nil
-	}
-	if p == 16 && f64 {
-		return PartitionCstreamWarpRowsP{partitionCstreamWarpRowsP16F64}, nil
-	}
-	return PartitionCstreamWarpRowsP{}, fmt.Errorf("%w: partition_cstream_warp_rows_p with p=%d f64=%t", ErrNoKernel, p, f64)
-}
-
-// Kernel returns the kernel.
-func (f PartitionCstreamWarpRowsP) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f PartitionCstreamWarpRowsP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionCstreamWarpRowsPArgs) error {
-	var slots [14]uint64
+// Pack puts a in slots[:PartitionCstreamWarpRowsPSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f PartitionCstreamWarpRowsP) Pack(a *PartitionCstreamWarpRowsPArgs, slots []uint64) {
+	_ = slots[13]
 	slots[0] = uint64(a.D)
 	slots[1] = uint64(a.X)
 	slots[2] = uint64(uint32(a.N))
@@ -1978,6 +1710,12 @@ func (f PartitionCstreamWarpRowsP) Launch(dev *cuda.Device, grid, block cuda.Dim
 	slots[11] = uint64(uint32(a.Tps))
 	slots[12] = uint64(a.Word)
 	slots[13] = uint64(a.Seq)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f PartitionCstreamWarpRowsP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionCstreamWarpRowsPArgs) error {
+	var slots [14]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:14])
 }
 
@@ -1990,32 +1728,24 @@ type VecAxpbyArgs struct {
 	Y     cu.DevicePtr // y
 }
 
-// VecAxpby is a kernel of the family vec_axpby_f32, vec_axpby_f64.
-type VecAxpby struct{ k Kernel }
+// VecAxpbySlots is the number of launch slots of VecAxpby.
+const VecAxpbySlots = 5
 
-// VecAxpbyFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func VecAxpbyFor(f64 bool) (VecAxpby, error) {
-	if f64 {
-		return VecAxpby{vecAxpbyF64}, nil
-	}
-	if !f64 {
-		return VecAxpby{vecAxpbyF32}, nil
-	}
-	return VecAxpby{}, fmt.Errorf("%w: vec_axpby with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f VecAxpby) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f VecAxpby) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *VecAxpbyArgs) error {
-	var slots [5]uint64
+// Pack puts a in slots[:VecAxpbySlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f VecAxpby) Pack(a *VecAxpbyArgs, slots []uint64) {
+	_ = slots[4]
 	slots[0] = uint64(a.N)
 	slots[1] = packFloat(table[f.Kernel()].Params[1].CType, a.Alpha)
 	slots[2] = uint64(a.X)
 	slots[3] = packFloat(table[f.Kernel()].Params[3].CType, a.Beta)
 	slots[4] = uint64(a.Y)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f VecAxpby) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *VecAxpbyArgs) error {
+	var slots [5]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:5])
 }
 
@@ -2027,31 +1757,23 @@ type VecMulArgs struct {
 	Y cu.DevicePtr // y
 }
 
-// VecMul is a kernel of the family vec_mul_f32, vec_mul_f64.
-type VecMul struct{ k Kernel }
+// VecMulSlots is the number of launch slots of VecMul.
+const VecMulSlots = 4
 
-// VecMulFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func VecMulFor(f64 bool) (VecMul, error) {
-	if f64 {
-		return VecMul{vecMulF64}, nil
-	}
-	if !f64 {
-		return VecMul{vecMulF32}, nil
-	}
-	return VecMul{}, fmt.Errorf("%w: vec_mul with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f VecMul) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f VecMul) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *VecMulArgs) error {
-	var slots [4]uint64
+// Pack puts a in slots[:VecMulSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f VecMul) Pack(a *VecMulArgs, slots []uint64) {
+	_ = slots[3]
 	slots[0] = uint64(a.N)
 	slots[1] = uint64(a.D)
 	slots[2] = uint64(a.X)
 	slots[3] = uint64(a.Y)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f VecMul) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *VecMulArgs) error {
+	var slots [4]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:4])
 }
 
@@ -2064,20 +1786,24 @@ type VecF64ToF32Args struct {
 	Y      cu.DevicePtr // y
 }
 
-// VecF64ToF32 launches the kernel vec_f64_to_f32 (its zero value).
-type VecF64ToF32 struct{ k Kernel }
+// VecF64ToF32Slots is the number of launch slots of VecF64ToF32.
+const VecF64ToF32Slots = 5
 
-// Kernel returns the kernel.
-func (f VecF64ToF32) Kernel() Kernel { return vecF64ToF32 }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f VecF64ToF32) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *VecF64ToF32Args) error {
-	var slots [5]uint64
+// Pack puts a in slots[:VecF64ToF32Slots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f VecF64ToF32) Pack(a *VecF64ToF32Args, slots []uint64) {
+	_ = slots[4]
 	slots[0] = uint64(a.N)
 	slots[1] = packFloat(table[f.Kernel()].Params[1].CType, a.Scale)
 	slots[2] = uint64(a.Scalep)
 	slots[3] = uint64(a.X)
 	slots[4] = uint64(a.Y)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f VecF64ToF32) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *VecF64ToF32Args) error {
+	var slots [5]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:5])
 }
 
@@ -2090,20 +1816,24 @@ type VecF32ToF64Args struct {
 	Y      cu.DevicePtr // y
 }
 
-// VecF32ToF64 launches the kernel vec_f32_to_f64 (its zero value).
-type VecF32ToF64 struct{ k Kernel }
+// VecF32ToF64Slots is the number of launch slots of VecF32ToF64.
+const VecF32ToF64Slots = 5
 
-// Kernel returns the kernel.
-func (f VecF32ToF64) Kernel() Kernel { return vecF32ToF64 }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f VecF32ToF64) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *VecF32ToF64Args) error {
-	var slots [5]uint64
+// Pack puts a in slots[:VecF32ToF64Slots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f VecF32ToF64) Pack(a *VecF32ToF64Args, slots []uint64) {
+	_ = slots[4]
 	slots[0] = uint64(a.N)
 	slots[1] = packFloat(table[f.Kernel()].Params[1].CType, a.Scale)
 	slots[2] = uint64(a.Scalep)
 	slots[3] = uint64(a.X)
 	slots[4] = uint64(a.Y)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f VecF32ToF64) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *VecF32ToF64Args) error {
+	var slots [5]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:5])
 }
 
@@ -2134,24 +1864,13 @@ type VecDotsArgs struct {
 	Seq     uint32       // seq
 }
 
-// VecDots is a kernel of the family vec_dots_f64.
-type VecDots struct{ k Kernel }
+// VecDotsSlots is the number of launch slots of VecDots.
+const VecDotsSlots = 23
 
-// VecDotsFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func VecDotsFor(f64 bool) (VecDots, error) {
-	if f64 {
-		return VecDots{vecDotsF64}, nil
-	}
-	return VecDots{}, fmt.Errorf("%w: vec_dots with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f VecDots) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f VecDots) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *VecDotsArgs) error {
-	var slots [23]uint64
+// Pack puts a in slots[:VecDotsSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f VecDots) Pack(a *VecDotsArgs, slots []uint64) {
+	_ = slots[22]
 	slots[0] = uint64(a.N)
 	slots[1] = uint64(uint32(a.K))
 	slots[2] = uint64(a.X0)
@@ -2175,6 +1894,12 @@ func (f VecDots) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu
 	slots[20] = uint64(a.Out)
 	slots[21] = uint64(a.Word)
 	slots[22] = uint64(a.Seq)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f VecDots) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *VecDotsArgs) error {
+	var slots [23]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:23])
 }
 
@@ -2190,24 +1915,13 @@ type VecAmaxArgs struct {
 	Seq     uint32       // seq
 }
 
-// VecAmax is a kernel of the family vec_amax_f64.
-type VecAmax struct{ k Kernel }
+// VecAmaxSlots is the number of launch slots of VecAmax.
+const VecAmaxSlots = 8
 
-// VecAmaxFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func VecAmaxFor(f64 bool) (VecAmax, error) {
-	if f64 {
-		return VecAmax{vecAmaxF64}, nil
-	}
-	return VecAmax{}, fmt.Errorf("%w: vec_amax with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f VecAmax) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f VecAmax) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *VecAmaxArgs) error {
-	var slots [8]uint64
+// Pack puts a in slots[:VecAmaxSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f VecAmax) Pack(a *VecAmaxArgs, slots []uint64) {
+	_ = slots[7]
 	slots[0] = uint64(a.N)
 	slots[1] = uint64(a.X)
 	slots[2] = uint64(a.Partial)
@@ -2216,6 +1930,12 @@ func (f VecAmax) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu
 	slots[5] = uint64(a.Scale)
 	slots[6] = uint64(a.Word)
 	slots[7] = uint64(a.Seq)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f VecAmax) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *VecAmaxArgs) error {
+	var slots [8]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:8])
 }
 
@@ -2230,27 +1950,13 @@ type CsrSpmvArgs struct {
 	Y      cu.DevicePtr // y
 }
 
-// CsrSpmv is a kernel of the family csr_spmv_f32, csr_spmv_f64.
-type CsrSpmv struct{ k Kernel }
+// CsrSpmvSlots is the number of launch slots of CsrSpmv.
+const CsrSpmvSlots = 7
 
-// CsrSpmvFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func CsrSpmvFor(f64 bool) (CsrSpmv, error) {
-	if f64 {
-		return CsrSpmv{csrSpmvF64}, nil
-	}
-	if !f64 {
-		return CsrSpmv{csrSpmvF32}, nil
-	}
-	return CsrSpmv{}, fmt.Errorf("%w: csr_spmv with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f CsrSpmv) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f CsrSpmv) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *CsrSpmvArgs) error {
-	var slots [7]uint64
+// Pack puts a in slots[:CsrSpmvSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f CsrSpmv) Pack(a *CsrSpmvArgs, slots []uint64) {
+	_ = slots[6]
 	slots[0] = uint64(uint32(a.N))
 	slots[1] = uint64(uint32(a.Shift))
 	slots[2] = uint64(a.RowPtr)
@@ -2258,6 +1964,12 @@ func (f CsrSpmv) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu
 	slots[4] = uint64(a.Val)
 	slots[5] = uint64(a.X)
 	slots[6] = uint64(a.Y)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f CsrSpmv) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *CsrSpmvArgs) error {
+	var slots [7]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:7])
 }
 
@@ -2277,27 +1989,13 @@ type LayoutGatherArgs struct {
 	BS int64        // bs
 }
 
-// LayoutGather is a kernel of the family layout_gather_f32, layout_gather_f64.
-type LayoutGather struct{ k Kernel }
+// LayoutGatherSlots is the number of launch slots of LayoutGather.
+const LayoutGatherSlots = 12
 
-// LayoutGatherFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func LayoutGatherFor(f64 bool) (LayoutGather, error) {
-	if !f64 {
-		return LayoutGather{layoutGatherF32}, nil
-	}
-	if f64 {
-		return LayoutGather{layoutGatherF64}, nil
-	}
-	return LayoutGather{}, fmt.Errorf("%w: layout_gather with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f LayoutGather) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f LayoutGather) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *LayoutGatherArgs) error {
-	var slots [12]uint64
+// Pack puts a in slots[:LayoutGatherSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f LayoutGather) Pack(a *LayoutGatherArgs, slots []uint64) {
+	_ = slots[11]
 	slots[0] = uint64(a.I0)
 	slots[1] = uint64(a.I1)
 	slots[2] = uint64(a.I2)
@@ -2310,6 +2008,12 @@ func (f LayoutGather) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int,
 	slots[9] = uint64(uint32(a.G))
 	slots[10] = uint64(a.ES)
 	slots[11] = uint64(a.BS)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f LayoutGather) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *LayoutGatherArgs) error {
+	var slots [12]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:12])
 }
 
@@ -2329,27 +2033,13 @@ type LayoutScatterArgs struct {
 	BS int64        // bs
 }
 
-// LayoutScatter is a kernel of the family layout_scatter_f32, layout_scatter_f64.
-type LayoutScatter struct{ k Kernel }
+// LayoutScatterSlots is the number of launch slots of LayoutScatter.
+const LayoutScatterSlots = 12
 
-// LayoutScatterFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func LayoutScatterFor(f64 bool) (LayoutScatter, error) {
-	if !f64 {
-		return LayoutScatter{layoutScatterF32}, nil
-	}
-	if f64 {
-		return LayoutScatter{layoutScatterF64}, nil
-	}
-	return LayoutScatter{}, fmt.Errorf("%w: layout_scatter with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f LayoutScatter) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f LayoutScatter) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *LayoutScatterArgs) error {
-	var slots [12]uint64
+// Pack puts a in slots[:LayoutScatterSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f LayoutScatter) Pack(a *LayoutScatterArgs, slots []uint64) {
+	_ = slots[11]
 	slots[0] = uint64(a.I0)
 	slots[1] = uint64(a.I1)
 	slots[2] = uint64(a.I2)
@@ -2362,6 +2052,12 @@ func (f LayoutScatter) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int
 	slots[9] = uint64(uint32(a.G))
 	slots[10] = uint64(a.ES)
 	slots[11] = uint64(a.BS)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f LayoutScatter) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *LayoutScatterArgs) error {
+	var slots [12]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:12])
 }
 
@@ -2383,69 +2079,13 @@ type BandBatchKArgs struct {
 	Status cu.DevicePtr // status
 }
 
-// BandBatchK is a kernel of the family band_batch_f32_k1, band_batch_f32_k2, band_batch_f32_k3, band_batch_f32_k4, band_batch_f32_k5, band_batch_f32_k6, band_batch_f32_k7, band_batch_f32_k8, band_batch_f64_k1, band_batch_f64_k2, band_batch_f64_k3, band_batch_f64_k4, band_batch_f64_k5, band_batch_f64_k6, band_batch_f64_k7, band_batch_f64_k8.
-type BandBatchK struct{ k Kernel }
+// BandBatchKSlots is the number of launch slots of BandBatchK.
+const BandBatchKSlots = 14
 
-// BandBatchKFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func BandBatchKFor(k int, f64 bool) (BandBatchK, error) {
-	if k == 1 && !f64 {
-		return BandBatchK{bandBatchF32K1}, nil
-	}
-	if k == 2 && !f64 {
-		return BandBatchK{bandBatchF32K2}, nil
-	}
-	if k == 3 && !f64 {
-		return BandBatchK{bandBatchF32K3}, nil
-	}
-	if k == 4 && !f64 {
-		return BandBatchK{bandBatchF32K4}, nil
-	}
-	if k == 5 && !f64 {
-		return BandBatchK{bandBatchF32K5}, nil
-	}
-	if k == 6 && !f64 {
-		return BandBatchK{bandBatchF32K6}, nil
-	}
-	if k == 7 && !f64 {
-		return BandBatchK{bandBatchF32K7}, nil
-	}
-	if k == 8 && !f64 {
-		return BandBatchK{bandBatchF32K8}, nil
-	}
-	if k == 1 && f64 {
-		return BandBatchK{bandBatchF64K1}, nil
-	}
-	if k == 2 && f64 {
-		return BandBatchK{bandBatchF64K2}, nil
-	}
-	if k == 3 && f64 {
-		return BandBatchK{bandBatchF64K3}, nil
-	}
-	if k == 4 && f64 {
-		return BandBatchK{bandBatchF64K4}, nil
-	}
-	if k == 5 && f64 {
-		return BandBatchK{bandBatchF64K5}, nil
-	}
-	if k == 6 && f64 {
-		return BandBatchK{bandBatchF64K6}, nil
-	}
-	if k == 7 && f64 {
-		return BandBatchK{bandBatchF64K7}, nil
-	}
-	if k == 8 && f64 {
-		return BandBatchK{bandBatchF64K8}, nil
-	}
-	return BandBatchK{}, fmt.Errorf("%w: band_batch_k with k=%d f64=%t", ErrNoKernel, k, f64)
-}
-
-// Kernel returns the kernel.
-func (f BandBatchK) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f BandBatchK) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandBatchKArgs) error {
-	var slots [14]uint64
+// Pack puts a in slots[:BandBatchKSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f BandBatchK) Pack(a *BandBatchKArgs, slots []uint64) {
+	_ = slots[13]
 	slots[0] = uint64(a.A)
 	slots[1] = uint64(a.D)
 	slots[2] = uint64(a.X)
@@ -2460,6 +2100,12 @@ func (f BandBatchK) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s
 	slots[11] = packFloat(table[f.Kernel()].Params[11].CType, a.Tol)
 	slots[12] = uint64(uint32(a.Flags))
 	slots[13] = uint64(a.Status)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f BandBatchK) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandBatchKArgs) error {
+	var slots [14]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:14])
 }
 
@@ -2481,30 +2127,13 @@ type BandBatchKDArgs struct {
 	Status cu.DevicePtr // status
 }
 
-// BandBatchKD is a kernel of the family band_batch_f32_k2_d24, band_batch_f32_k2_d4, band_batch_f64_k2_d4.
-type BandBatchKD struct{ k Kernel }
+// BandBatchKDSlots is the number of launch slots of BandBatchKD.
+const BandBatchKDSlots = 14
 
-// BandBatchKDFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func BandBatchKDFor(k int, d int, f64 bool) (BandBatchKD, error) {
-	if k == 2 && d == 4 && !f64 {
-		return BandBatchKD{bandBatchF32K2D4}, nil
-	}
-	if k == 2 && d == 24 && !f64 {
-		return BandBatchKD{bandBatchF32K2D24}, nil
-	}
-	if k == 2 && d == 4 && f64 {
-		return BandBatchKD{bandBatchF64K2D4}, nil
-	}
-	return BandBatchKD{}, fmt.Errorf("%w: band_batch_k_d with k=%d d=%d f64=%t", ErrNoKernel, k, d, f64)
-}
-
-// Kernel returns the kernel.
-func (f BandBatchKD) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f BandBatchKD) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandBatchKDArgs) error {
-	var slots [14]uint64
+// Pack puts a in slots[:BandBatchKDSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f BandBatchKD) Pack(a *BandBatchKDArgs, slots []uint64) {
+	_ = slots[13]
 	slots[0] = uint64(a.A)
 	slots[1] = uint64(a.D)
 	slots[2] = uint64(a.X)
@@ -2519,6 +2148,12 @@ func (f BandBatchKD) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, 
 	slots[11] = packFloat(table[f.Kernel()].Params[11].CType, a.Tol)
 	slots[12] = uint64(uint32(a.Flags))
 	slots[13] = uint64(a.Status)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f BandBatchKD) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandBatchKDArgs) error {
+	var slots [14]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:14])
 }
 
@@ -2534,27 +2169,13 @@ type BandFactorWindowArgs struct {
 	Status cu.DevicePtr // status
 }
 
-// BandFactorWindow is a kernel of the family band_factor_window_f32, band_factor_window_f64.
-type BandFactorWindow struct{ k Kernel }
+// BandFactorWindowSlots is the number of launch slots of BandFactorWindow.
+const BandFactorWindowSlots = 8
 
-// BandFactorWindowFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func BandFactorWindowFor(f64 bool) (BandFactorWindow, error) {
-	if !f64 {
-		return BandFactorWindow{bandFactorWindowF32}, nil
-	}
-	if f64 {
-		return BandFactorWindow{bandFactorWindowF64}, nil
-	}
-	return BandFactorWindow{}, fmt.Errorf("%w: band_factor_window with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f BandFactorWindow) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f BandFactorWindow) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandFactorWindowArgs) error {
-	var slots [8]uint64
+// Pack puts a in slots[:BandFactorWindowSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f BandFactorWindow) Pack(a *BandFactorWindowArgs, slots []uint64) {
+	_ = slots[7]
 	slots[0] = uint64(a.A)
 	slots[1] = uint64(uint32(a.N))
 	slots[2] = uint64(uint32(a.K))
@@ -2563,6 +2184,12 @@ func (f BandFactorWindow) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem 
 	slots[5] = uint64(uint32(a.UL))
 	slots[6] = packFloat(table[f.Kernel()].Params[6].CType, a.Tol)
 	slots[7] = uint64(a.Status)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f BandFactorWindow) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandFactorWindowArgs) error {
+	var slots [8]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:8])
 }
 
@@ -2579,27 +2206,13 @@ type BandSolveWindowArgs struct {
 	Sweeps int32        // sweeps
 }
 
-// BandSolveWindow is a kernel of the family band_solve_window_f32, band_solve_window_f64.
-type BandSolveWindow struct{ k Kernel }
+// BandSolveWindowSlots is the number of launch slots of BandSolveWindow.
+const BandSolveWindowSlots = 9
 
-// BandSolveWindowFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func BandSolveWindowFor(f64 bool) (BandSolveWindow, error) {
-	if !f64 {
-		return BandSolveWindow{bandSolveWindowF32}, nil
-	}
-	if f64 {
-		return BandSolveWindow{bandSolveWindowF64}, nil
-	}
-	return BandSolveWindow{}, fmt.Errorf("%w: band_solve_window with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f BandSolveWindow) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f BandSolveWindow) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandSolveWindowArgs) error {
-	var slots [9]uint64
+// Pack puts a in slots[:BandSolveWindowSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f BandSolveWindow) Pack(a *BandSolveWindowArgs, slots []uint64) {
+	_ = slots[8]
 	slots[0] = uint64(a.A)
 	slots[1] = uint64(uint32(a.N))
 	slots[2] = uint64(uint32(a.K))
@@ -2609,6 +2222,12 @@ func (f BandSolveWindow) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem i
 	slots[6] = uint64(uint32(a.Nrhs))
 	slots[7] = uint64(a.Ldb)
 	slots[8] = uint64(uint32(a.Sweeps))
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f BandSolveWindow) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandSolveWindowArgs) error {
+	var slots [9]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:9])
 }
 
@@ -2622,33 +2241,25 @@ type BandSpikeCopyArgs struct {
 	Bad  cu.DevicePtr // bad
 }
 
-// BandSpikeCopy is a kernel of the family band_spike_copy_f32, band_spike_copy_f64.
-type BandSpikeCopy struct{ k Kernel }
+// BandSpikeCopySlots is the number of launch slots of BandSpikeCopy.
+const BandSpikeCopySlots = 6
 
-// BandSpikeCopyFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func BandSpikeCopyFor(f64 bool) (BandSpikeCopy, error) {
-	if !f64 {
-		return BandSpikeCopy{bandSpikeCopyF32}, nil
-	}
-	if f64 {
-		return BandSpikeCopy{bandSpikeCopyF64}, nil
-	}
-	return BandSpikeCopy{}, fmt.Errorf("%w: band_spike_copy with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f BandSpikeCopy) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f BandSpikeCopy) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandSpikeCopyArgs) error {
-	var slots [6]uint64
+// Pack puts a in slots[:BandSpikeCopySlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f BandSpikeCopy) Pack(a *BandSpikeCopyArgs, slots []uint64) {
+	_ = slots[5]
 	slots[0] = uint64(a.Src)
 	slots[1] = uint64(a.Dst1)
 	slots[2] = uint64(a.Dst2)
 	slots[3] = uint64(uint32(a.N))
 	slots[4] = uint64(uint32(a.K))
 	slots[5] = uint64(a.Bad)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f BandSpikeCopy) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandSpikeCopyArgs) error {
+	var slots [6]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:6])
 }
 
@@ -2663,27 +2274,13 @@ type BandSpikeUlblockArgs struct {
 	M2     int32        // m2
 }
 
-// BandSpikeUlblock is a kernel of the family band_spike_ulblock_f32, band_spike_ulblock_f64.
-type BandSpikeUlblock struct{ k Kernel }
+// BandSpikeUlblockSlots is the number of launch slots of BandSpikeUlblock.
+const BandSpikeUlblockSlots = 7
 
-// BandSpikeUlblockFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func BandSpikeUlblockFor(f64 bool) (BandSpikeUlblock, error) {
-	if !f64 {
-		return BandSpikeUlblock{bandSpikeUlblockF32}, nil
-	}
-	if f64 {
-		return BandSpikeUlblock{bandSpikeUlblockF64}, nil
-	}
-	return BandSpikeUlblock{}, fmt.Errorf("%w: band_spike_ulblock with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f BandSpikeUlblock) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f BandSpikeUlblock) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandSpikeUlblockArgs) error {
-	var slots [7]uint64
+// Pack puts a in slots[:BandSpikeUlblockSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f BandSpikeUlblock) Pack(a *BandSpikeUlblockArgs, slots []uint64) {
+	_ = slots[6]
 	slots[0] = uint64(a.Src)
 	slots[1] = uint64(uint32(a.N))
 	slots[2] = uint64(uint32(a.K))
@@ -2691,6 +2288,12 @@ func (f BandSpikeUlblock) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem 
 	slots[4] = uint64(uint32(a.L))
 	slots[5] = uint64(a.Dst)
 	slots[6] = uint64(uint32(a.M2))
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f BandSpikeUlblock) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandSpikeUlblockArgs) error {
+	var slots [7]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:7])
 }
 
@@ -2706,27 +2309,13 @@ type BandSpikeFactorWideArgs struct {
 	Status cu.DevicePtr // status
 }
 
-// BandSpikeFactorWide is a kernel of the family band_spike_factor_wide_f32, band_spike_factor_wide_f64.
-type BandSpikeFactorWide struct{ k Kernel }
+// BandSpikeFactorWideSlots is the number of launch slots of BandSpikeFactorWide.
+const BandSpikeFactorWideSlots = 8
 
-// BandSpikeFactorWideFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func BandSpikeFactorWideFor(f64 bool) (BandSpikeFactorWide, error) {
-	if !f64 {
-		return BandSpikeFactorWide{bandSpikeFactorWideF32}, nil
-	}
-	if f64 {
-		return BandSpikeFactorWide{bandSpikeFactorWideF64}, nil
-	}
-	return BandSpikeFactorWide{}, fmt.Errorf("%w: band_spike_factor_wide with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f BandSpikeFactorWide) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f BandSpikeFactorWide) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandSpikeFactorWideArgs) error {
-	var slots [8]uint64
+// Pack puts a in slots[:BandSpikeFactorWideSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f BandSpikeFactorWide) Pack(a *BandSpikeFactorWideArgs, slots []uint64) {
+	_ = slots[7]
 	slots[0] = uint64(a.A)
 	slots[1] = uint64(uint32(a.N))
 	slots[2] = uint64(uint32(a.K))
@@ -2735,6 +2324,12 @@ func (f BandSpikeFactorWide) Launch(dev *cuda.Device, grid, block cuda.Dim3, shm
 	slots[5] = uint64(uint32(a.UL))
 	slots[6] = packFloat(table[f.Kernel()].Params[6].CType, a.Tol)
 	slots[7] = uint64(a.Status)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f BandSpikeFactorWide) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandSpikeFactorWideArgs) error {
+	var slots [8]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:8])
 }
 
@@ -2751,27 +2346,13 @@ type BandSpikeTipsArgs struct {
 	Wout   cu.DevicePtr // wout
 }
 
-// BandSpikeTips is a kernel of the family band_spike_tips_f32, band_spike_tips_f64.
-type BandSpikeTips struct{ k Kernel }
+// BandSpikeTipsSlots is the number of launch slots of BandSpikeTips.
+const BandSpikeTipsSlots = 9
 
-// BandSpikeTipsFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func BandSpikeTipsFor(f64 bool) (BandSpikeTips, error) {
-	if !f64 {
-		return BandSpikeTips{bandSpikeTipsF32}, nil
-	}
-	if f64 {
-		return BandSpikeTips{bandSpikeTipsF64}, nil
-	}
-	return BandSpikeTips{}, fmt.Errorf("%w: band_spike_tips with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f BandSpikeTips) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f BandSpikeTips) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandSpikeTipsArgs) error {
-	var slots [9]uint64
+// Pack puts a in slots[:BandSpikeTipsSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f BandSpikeTips) Pack(a *BandSpikeTipsArgs, slots []uint64) {
+	_ = slots[8]
 	slots[0] = uint64(a.LU)
 	slots[1] = uint64(uint32(a.N))
 	slots[2] = uint64(uint32(a.K))
@@ -2781,6 +2362,12 @@ func (f BandSpikeTips) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int
 	slots[6] = uint64(uint32(a.L))
 	slots[7] = uint64(a.Vout)
 	slots[8] = uint64(a.Wout)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f BandSpikeTips) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandSpikeTipsArgs) error {
+	var slots [9]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:9])
 }
 
@@ -2796,27 +2383,13 @@ type BandSpikeReducedArgs struct {
 	Rstat cu.DevicePtr // rstat
 }
 
-// BandSpikeReduced is a kernel of the family band_spike_reduced_f32, band_spike_reduced_f64.
-type BandSpikeReduced struct{ k Kernel }
+// BandSpikeReducedSlots is the number of launch slots of BandSpikeReduced.
+const BandSpikeReducedSlots = 8
 
-// BandSpikeReducedFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func BandSpikeReducedFor(f64 bool) (BandSpikeReduced, error) {
-	if !f64 {
-		return BandSpikeReduced{bandSpikeReducedF32}, nil
-	}
-	if f64 {
-		return BandSpikeReduced{bandSpikeReducedF64}, nil
-	}
-	return BandSpikeReduced{}, fmt.Errorf("%w: band_spike_reduced with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f BandSpikeReduced) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f BandSpikeReduced) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandSpikeReducedArgs) error {
-	var slots [8]uint64
+// Pack puts a in slots[:BandSpikeReducedSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f BandSpikeReduced) Pack(a *BandSpikeReducedArgs, slots []uint64) {
+	_ = slots[7]
 	slots[0] = uint64(a.V)
 	slots[1] = uint64(a.W)
 	slots[2] = uint64(uint32(a.K))
@@ -2825,6 +2398,12 @@ func (f BandSpikeReduced) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem 
 	slots[5] = uint64(a.Piv)
 	slots[6] = packFloat(table[f.Kernel()].Params[6].CType, a.Tau)
 	slots[7] = uint64(a.Rstat)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f BandSpikeReduced) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandSpikeReducedArgs) error {
+	var slots [8]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:8])
 }
 
@@ -2837,32 +2416,24 @@ type BandSpikeVcopyArgs struct {
 	Flag cu.DevicePtr // flag
 }
 
-// BandSpikeVcopy is a kernel of the family band_spike_vcopy_f32, band_spike_vcopy_f64.
-type BandSpikeVcopy struct{ k Kernel }
+// BandSpikeVcopySlots is the number of launch slots of BandSpikeVcopy.
+const BandSpikeVcopySlots = 5
 
-// BandSpikeVcopyFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func BandSpikeVcopyFor(f64 bool) (BandSpikeVcopy, error) {
-	if !f64 {
-		return BandSpikeVcopy{bandSpikeVcopyF32}, nil
-	}
-	if f64 {
-		return BandSpikeVcopy{bandSpikeVcopyF64}, nil
-	}
-	return BandSpikeVcopy{}, fmt.Errorf("%w: band_spike_vcopy with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f BandSpikeVcopy) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f BandSpikeVcopy) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandSpikeVcopyArgs) error {
-	var slots [5]uint64
+// Pack puts a in slots[:BandSpikeVcopySlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f BandSpikeVcopy) Pack(a *BandSpikeVcopyArgs, slots []uint64) {
+	_ = slots[4]
 	slots[0] = uint64(a.Src)
 	slots[1] = uint64(a.Dst)
 	slots[2] = uint64(uint32(a.N))
 	slots[3] = uint64(a.Bad)
 	slots[4] = uint64(a.Flag)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f BandSpikeVcopy) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandSpikeVcopyArgs) error {
+	var slots [5]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:5])
 }
 
@@ -2880,27 +2451,13 @@ type BandSpikeRsolveArgs struct {
 	X      cu.DevicePtr // x
 }
 
-// BandSpikeRsolve is a kernel of the family band_spike_rsolve_f32, band_spike_rsolve_f64.
-type BandSpikeRsolve struct{ k Kernel }
+// BandSpikeRsolveSlots is the number of launch slots of BandSpikeRsolve.
+const BandSpikeRsolveSlots = 10
 
-// BandSpikeRsolveFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func BandSpikeRsolveFor(f64 bool) (BandSpikeRsolve, error) {
-	if !f64 {
-		return BandSpikeRsolve{bandSpikeRsolveF32}, nil
-	}
-	if f64 {
-		return BandSpikeRsolve{bandSpikeRsolveF64}, nil
-	}
-	return BandSpikeRsolve{}, fmt.Errorf("%w: band_spike_rsolve with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f BandSpikeRsolve) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f BandSpikeRsolve) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandSpikeRsolveArgs) error {
-	var slots [10]uint64
+// Pack puts a in slots[:BandSpikeRsolveSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f BandSpikeRsolve) Pack(a *BandSpikeRsolveArgs, slots []uint64) {
+	_ = slots[9]
 	slots[0] = uint64(a.LU)
 	slots[1] = uint64(uint32(a.N))
 	slots[2] = uint64(uint32(a.K))
@@ -2911,6 +2468,12 @@ func (f BandSpikeRsolve) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem i
 	slots[7] = uint64(a.Piv)
 	slots[8] = uint64(a.G)
 	slots[9] = uint64(a.X)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f BandSpikeRsolve) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandSpikeRsolveArgs) error {
+	var slots [10]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:10])
 }
 
@@ -2926,15 +2489,13 @@ type BandSpikeFlagsArgs struct {
 	Hdr  cu.DevicePtr // hdr
 }
 
-// BandSpikeFlags launches the kernel band_spike_flags (its zero value).
-type BandSpikeFlags struct{ k Kernel }
+// BandSpikeFlagsSlots is the number of launch slots of BandSpikeFlags.
+const BandSpikeFlagsSlots = 8
 
-// Kernel returns the kernel.
-func (f BandSpikeFlags) Kernel() Kernel { return bandSpikeFlags }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f BandSpikeFlags) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandSpikeFlagsArgs) error {
-	var slots [8]uint64
+// Pack puts a in slots[:BandSpikeFlagsSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f BandSpikeFlags) Pack(a *BandSpikeFlagsArgs, slots []uint64) {
+	_ = slots[7]
 	slots[0] = uint64(a.Lust)
 	slots[1] = uint64(uint32(a.PL))
 	slots[2] = uint64(a.Ulst)
@@ -2943,6 +2504,12 @@ func (f BandSpikeFlags) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem in
 	slots[5] = uint64(uint32(a.NI))
 	slots[6] = uint64(a.Bad)
 	slots[7] = uint64(a.Hdr)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f BandSpikeFlags) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandSpikeFlagsArgs) error {
+	var slots [8]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:8])
 }
 
@@ -2958,27 +2525,13 @@ type BandSpikeFactorBlockedArgs struct {
 	Status cu.DevicePtr // status
 }
 
-// BandSpikeFactorBlocked is a kernel of the family band_spike_factor_blocked_f32, band_spike_factor_blocked_f64.
-type BandSpikeFactorBlocked struct{ k Kernel }
+// BandSpikeFactorBlockedSlots is the number of launch slots of BandSpikeFactorBlocked.
+const BandSpikeFactorBlockedSlots = 8
 
-// BandSpikeFactorBlockedFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func BandSpikeFactorBlockedFor(f64 bool) (BandSpikeFactorBlocked, error) {
-	if !f64 {
-		return BandSpikeFactorBlocked{bandSpikeFactorBlockedF32}, nil
-	}
-	if f64 {
-		return BandSpikeFactorBlocked{bandSpikeFactorBlockedF64}, nil
-	}
-	return BandSpikeFactorBlocked{}, fmt.Errorf("%w: band_spike_factor_blocked with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f BandSpikeFactorBlocked) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f BandSpikeFactorBlocked) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandSpikeFactorBlockedArgs) error {
-	var slots [8]uint64
+// Pack puts a in slots[:BandSpikeFactorBlockedSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f BandSpikeFactorBlocked) Pack(a *BandSpikeFactorBlockedArgs, slots []uint64) {
+	_ = slots[7]
 	slots[0] = uint64(a.A)
 	slots[1] = uint64(uint32(a.N))
 	slots[2] = uint64(uint32(a.K))
@@ -2987,6 +2540,12 @@ func (f BandSpikeFactorBlocked) Launch(dev *cuda.Device, grid, block cuda.Dim3, 
 	slots[5] = uint64(uint32(a.UL))
 	slots[6] = packFloat(table[f.Kernel()].Params[6].CType, a.Tol)
 	slots[7] = uint64(a.Status)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f BandSpikeFactorBlocked) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandSpikeFactorBlockedArgs) error {
+	var slots [8]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:8])
 }
 
@@ -3003,27 +2562,13 @@ type BandSpikeTipsBlockedArgs struct {
 	Wout   cu.DevicePtr // wout
 }
 
-// BandSpikeTipsBlocked is a kernel of the family band_spike_tips_blocked_f32, band_spike_tips_blocked_f64.
-type BandSpikeTipsBlocked struct{ k Kernel }
+// BandSpikeTipsBlockedSlots is the number of launch slots of BandSpikeTipsBlocked.
+const BandSpikeTipsBlockedSlots = 9
 
-// BandSpikeTipsBlockedFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func BandSpikeTipsBlockedFor(f64 bool) (BandSpikeTipsBlocked, error) {
-	if !f64 {
-		return BandSpikeTipsBlocked{bandSpikeTipsBlockedF32}, nil
-	}
-	if f64 {
-		return BandSpikeTipsBlocked{bandSpikeTipsBlockedF64}, nil
-	}
-	return BandSpikeTipsBlocked{}, fmt.Errorf("%w: band_spike_tips_blocked with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f BandSpikeTipsBlocked) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f BandSpikeTipsBlocked) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandSpikeTipsBlockedArgs) error {
-	var slots [9]uint64
+// Pack puts a in slots[:BandSpikeTipsBlockedSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f BandSpikeTipsBlocked) Pack(a *BandSpikeTipsBlockedArgs, slots []uint64) {
+	_ = slots[8]
 	slots[0] = uint64(a.LU)
 	slots[1] = uint64(uint32(a.N))
 	slots[2] = uint64(uint32(a.K))
@@ -3033,6 +2578,12 @@ func (f BandSpikeTipsBlocked) Launch(dev *cuda.Device, grid, block cuda.Dim3, sh
 	slots[6] = uint64(uint32(a.L))
 	slots[7] = uint64(a.Vout)
 	slots[8] = uint64(a.Wout)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f BandSpikeTipsBlocked) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandSpikeTipsBlockedArgs) error {
+	var slots [9]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:9])
 }
 
@@ -3044,31 +2595,23 @@ type BandSpikeRformArgs struct {
 	Rout cu.DevicePtr // rout
 }
 
-// BandSpikeRform is a kernel of the family band_spike_rform_f32, band_spike_rform_f64.
-type BandSpikeRform struct{ k Kernel }
+// BandSpikeRformSlots is the number of launch slots of BandSpikeRform.
+const BandSpikeRformSlots = 4
 
-// BandSpikeRformFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func BandSpikeRformFor(f64 bool) (BandSpikeRform, error) {
-	if !f64 {
-		return BandSpikeRform{bandSpikeRformF32}, nil
-	}
-	if f64 {
-		return BandSpikeRform{bandSpikeRformF64}, nil
-	}
-	return BandSpikeRform{}, fmt.Errorf("%w: band_spike_rform with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f BandSpikeRform) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f BandSpikeRform) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandSpikeRformArgs) error {
-	var slots [4]uint64
+// Pack puts a in slots[:BandSpikeRformSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f BandSpikeRform) Pack(a *BandSpikeRformArgs, slots []uint64) {
+	_ = slots[3]
 	slots[0] = uint64(a.V)
 	slots[1] = uint64(a.W)
 	slots[2] = uint64(uint32(a.K))
 	slots[3] = uint64(a.Rout)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f BandSpikeRform) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandSpikeRformArgs) error {
+	var slots [4]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:4])
 }
 
@@ -3082,33 +2625,25 @@ type BandSpikeRluArgs struct {
 	Rstat cu.DevicePtr // rstat
 }
 
-// BandSpikeRlu is a kernel of the family band_spike_rlu_f32, band_spike_rlu_f64.
-type BandSpikeRlu struct{ k Kernel }
+// BandSpikeRluSlots is the number of launch slots of BandSpikeRlu.
+const BandSpikeRluSlots = 6
 
-// BandSpikeRluFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func BandSpikeRluFor(f64 bool) (BandSpikeRlu, error) {
-	if !f64 {
-		return BandSpikeRlu{bandSpikeRluF32}, nil
-	}
-	if f64 {
-		return BandSpikeRlu{bandSpikeRluF64}, nil
-	}
-	return BandSpikeRlu{}, fmt.Errorf("%w: band_spike_rlu with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f BandSpikeRlu) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f BandSpikeRlu) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandSpikeRluArgs) error {
-	var slots [6]uint64
+// Pack puts a in slots[:BandSpikeRluSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f BandSpikeRlu) Pack(a *BandSpikeRluArgs, slots []uint64) {
+	_ = slots[5]
 	slots[0] = uint64(a.Rout)
 	slots[1] = uint64(uint32(a.K))
 	slots[2] = uint64(uint32(a.NI))
 	slots[3] = uint64(a.Piv)
 	slots[4] = packFloat(table[f.Kernel()].Params[4].CType, a.Tau)
 	slots[5] = uint64(a.Rstat)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f BandSpikeRlu) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandSpikeRluArgs) error {
+	var slots [6]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:6])
 }
 
@@ -3135,39 +2670,13 @@ type SegcPArgs struct {
 	Seq     uint32       // seq
 }
 
-// SegcP is a kernel of the family segc2_p16_f32, segc2_p16_f64, segc4_p16_f32, segc4_p16_f64, segc8_p16_f32, segc8_p16_f64.
-type SegcP struct{ k Kernel }
+// SegcPSlots is the number of launch slots of SegcP.
+const SegcPSlots = 19
 
-// SegcPFor returns the kernel of the family for the given template
-// parameters (and precision), or an error when there is none.
-func SegcPFor(segc int, p int, f64 bool) (SegcP, error) {
-	if segc == 2 && p == 16 && !f64 {
-		return SegcP{segc2P16F32}, nil
-	}
-	if segc == 4 && p == 16 && !f64 {
-		return SegcP{segc4P16F32}, nil
-	}
-	if segc == 8 && p == 16 && !f64 {
-		return SegcP{segc8P16F32}, nil
-	}
-	if segc == 2 && p == 16 && f64 {
-		return SegcP{segc2P16F64}, nil
-	}
-	if segc == 4 && p == 16 && f64 {
-		return SegcP{segc4P16F64}, nil
-	}
-	if segc == 8 && p == 16 && f64 {
-		return SegcP{segc8P16F64}, nil
-	}
-	return SegcP{}, fmt.Errorf("%w: segc_p with segc=%d p=%d f64=%t", ErrNoKernel, segc, p, f64)
-}
-
-// Kernel returns the kernel.
-func (f SegcP) Kernel() Kernel { return f.k }
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f SegcP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *SegcPArgs) error {
-	var slots [19]uint64
+// Pack puts a in slots[:SegcPSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f SegcP) Pack(a *SegcPArgs, slots []uint64) {
+	_ = slots[18]
 	slots[0] = uint64(a.A)
 	slots[1] = uint64(a.B)
 	slots[2] = uint64(a.C)
@@ -3187,5 +2696,11 @@ func (f SegcP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.S
 	slots[16] = uint64(a.Epoch)
 	slots[17] = uint64(a.Word)
 	slots[18] = uint64(a.Seq)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f SegcP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *SegcPArgs) error {
+	var slots [19]uint64
+	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:19])
 }

@@ -92,6 +92,9 @@ func run(root, out string, check bool) error {
 	if files["table.go"], err = gofmt(tableFile(all)); err != nil {
 		return err
 	}
+	if files["families.go"], err = gofmt(familiesFile(fams)); err != nil {
+		return err
+	}
 	if files["launch.go"], err = gofmt(launchFile(fams)); err != nil {
 		return err
 	}
@@ -438,42 +441,56 @@ func tableFile(ks []*kernel) string {
 	return b.String()
 }
 
+func familiesFile(fams []*family) string {
+	var b strings.Builder
+	b.WriteString(header)
+	b.WriteString("package kernels\n\nimport \"fmt\"\n\n")
+	for _, f := range fams {
+		writeFamily(&b, f)
+	}
+	return b.String()
+}
+
 func launchFile(fams []*family) string {
 	var b strings.Builder
 	b.WriteString("//go:build cuda\n\n")
 	b.WriteString(header)
 	var body strings.Builder
 	for _, f := range fams {
-		writeFamily(&body, f)
+		writeLauncher(&body, f)
 	}
-	imports := "\"fmt\"\n"
+	imports := ""
 	if strings.Contains(body.String(), "math.") {
-		imports += "\t\"math\"\n"
+		imports = "\t\"math\"\n\n"
 	}
-	b.WriteString("package kernels\n\nimport (\n\t" + imports + "\n\t\"gorgonia.org/cu\"\n\n\t\"github.com/bandsolve/bandsolve/cuda\"\n)\n\n")
+	b.WriteString("package kernels\n\nimport (\n" + imports + "\t\"gorgonia.org/cu\"\n\n\t\"github.com/bandsolve/bandsolve/cuda\"\n)\n\n")
 	b.WriteString(body.String())
 	return b.String()
 }
 
-func writeFamily(b *strings.Builder, f *family) {
-	tn := goName(f.name)
+func (f *family) names() []string {
 	var names []string
 	for _, k := range f.kernels {
 		names = append(names, k.name)
 	}
 	sort.Strings(names)
-	fmt.Fprintf(b, "// %sArgs are the parameters of %s.\ntype %sArgs struct {\n", tn, strings.Join(names, ", "), tn)
-	for _, fl := range f.fields {
-		fmt.Fprintf(b, "\t%s %s // %s\n", fl.goName, fl.goType, fl.cname)
+	return names
+}
+
+func (f *family) single() bool { return len(f.kernels) == 1 && len(f.tnames) == 0 && !f.hasPrec() }
+
+// writeFamily writes a family's type, its selection by template values
+// and precision, and its kernel (no build tag: package tuning and the CPU
+// emulations may name kernels too).
+func writeFamily(b *strings.Builder, f *family) {
+	tn := goName(f.name)
+	names := f.names()
+	if f.single() {
+		fmt.Fprintf(b, "// %s is the kernel %s (its zero value).\ntype %s struct{ k Kernel }\n\n", tn, names[0], tn)
+		fmt.Fprintf(b, "// Kernel returns the kernel.\nfunc (f %s) Kernel() Kernel { return %s }\n\n", tn, constName(f.kernels[0].name))
+		return
 	}
-	b.WriteString("}\n\n")
-	single := len(f.kernels) == 1 && len(f.tnames) == 0 && !f.hasPrec()
-	if single {
-		fmt.Fprintf(b, "// %s launches the kernel %s (its zero value).\ntype %s struct{ k Kernel }\n\n", tn, names[0], tn)
-	} else {
-		fmt.Fprintf(b, "// %s is a kernel of the family %s.\ntype %s struct{ k Kernel }\n\n", tn, strings.Join(names, ", "), tn)
-	}
-	// Lookup.
+	fmt.Fprintf(b, "// %s is a kernel of the family %s.\ntype %s struct{ k Kernel }\n\n", tn, strings.Join(names, ", "), tn)
 	var args []string
 	for _, t := range f.tnames {
 		args = append(args, t+" int")
@@ -481,46 +498,60 @@ func writeFamily(b *strings.Builder, f *family) {
 	if f.hasPrec() {
 		args = append(args, "f64 bool")
 	}
-	if !single {
-		fmt.Fprintf(b, "// %sFor returns the kernel of the family for the given template\n// parameters (and precision), or an error when there is none.\n", tn)
-		fmt.Fprintf(b, "func %sFor(%s) (%s, error) {\n", tn, strings.Join(args, ", "), tn)
-		for _, k := range f.kernels {
-			var conds []string
-			for _, t := range f.tnames {
-				conds = append(conds, fmt.Sprintf("%s == %d", t, k.tparams[t]))
-			}
-			if f.hasPrec() {
-				if k.prec == "f64" {
-					conds = append(conds, "f64")
-				} else {
-					conds = append(conds, "!f64")
-				}
-			}
-			fmt.Fprintf(b, "\tif %s {\n\t\treturn %s{%s}, nil\n\t}\n", strings.Join(conds, " && "), tn, constName(k.name))
-		}
-		var fmtArgs, vals []string
+	fmt.Fprintf(b, "// %sFor returns the kernel of the family for the given template\n// values (and precision), or an error wrapping ErrNoKernel.\n", tn)
+	fmt.Fprintf(b, "func %sFor(%s) (%s, error) {\n", tn, strings.Join(args, ", "), tn)
+	for _, k := range f.kernels {
+		var conds []string
 		for _, t := range f.tnames {
-			fmtArgs = append(fmtArgs, t+"=%d")
-			vals = append(vals, t)
+			conds = append(conds, fmt.Sprintf("%s == %d", t, k.tparams[t]))
 		}
 		if f.hasPrec() {
-			fmtArgs = append(fmtArgs, "f64=%t")
-			vals = append(vals, "f64")
+			if k.prec == "f64" {
+				conds = append(conds, "f64")
+			} else {
+				conds = append(conds, "!f64")
+			}
 		}
-		fmt.Fprintf(b, "\treturn %s{}, fmt.Errorf(\"%%w: %s with %s\", ErrNoKernel, %s)\n}\n\n", tn, f.name, strings.Join(fmtArgs, " "), strings.Join(vals, ", "))
+		fmt.Fprintf(b, "\tif %s {\n\t\treturn %s{%s}, nil\n\t}\n", strings.Join(conds, " && "), tn, constName(k.name))
 	}
-	if single {
-		fmt.Fprintf(b, "// Kernel returns the kernel.\nfunc (f %s) Kernel() Kernel { return %s }\n\n", tn, constName(f.kernels[0].name))
-	} else {
-		fmt.Fprintf(b, "// Kernel returns the kernel.\nfunc (f %s) Kernel() Kernel { return f.k }\n\n", tn)
+	var fmtArgs, vals []string
+	for _, t := range f.tnames {
+		fmtArgs = append(fmtArgs, t+"=%d")
+		vals = append(vals, t)
 	}
-	fmt.Fprintf(b, "// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).\n")
-	fmt.Fprintf(b, "func (f %s) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *%sArgs) error {\n", tn, tn)
-	fmt.Fprintf(b, "\tvar slots [%d]uint64\n", max(len(f.fields), 1))
+	if f.hasPrec() {
+		fmtArgs = append(fmtArgs, "f64=%t")
+		vals = append(vals, "f64")
+	}
+	fmt.Fprintf(b, "\treturn %s{}, fmt.Errorf(\"%%w: %s with %s\", ErrNoKernel, %s)\n}\n\n", tn, f.name, strings.Join(fmtArgs, " "), strings.Join(vals, ", "))
+	fmt.Fprintf(b, "// Kernel returns the kernel.\nfunc (f %s) Kernel() Kernel { return f.k }\n\n", tn)
+}
+
+// writeLauncher writes a family's arguments, their packing into launch
+// slots and its launch (build tag cuda).
+func writeLauncher(b *strings.Builder, f *family) {
+	tn := goName(f.name)
+	fmt.Fprintf(b, "// %sArgs are the parameters of %s.\ntype %sArgs struct {\n", tn, strings.Join(f.names(), ", "), tn)
+	for _, fl := range f.fields {
+		fmt.Fprintf(b, "\t%s %s // %s\n", fl.goName, fl.goType, fl.cname)
+	}
+	b.WriteString("}\n\n")
+	n := len(f.fields)
+	fmt.Fprintf(b, "// %sSlots is the number of launch slots of %s.\nconst %sSlots = %d\n\n", tn, tn, tn, n)
+	fmt.Fprintf(b, "// Pack puts a in slots[:%sSlots] as the kernel's C types, for\n// cuda.Device.LaunchDirect.\n", tn)
+	fmt.Fprintf(b, "func (f %s) Pack(a *%sArgs, slots []uint64) {\n", tn, tn)
+	if n > 0 {
+		fmt.Fprintf(b, "\t_ = slots[%d]\n", n-1)
+	}
 	for i, fl := range f.fields {
 		fmt.Fprintf(b, "\tslots[%d] = %s\n", i, pack(f, i, fl))
 	}
-	fmt.Fprintf(b, "\treturn dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:%d])\n}\n\n", len(f.fields))
+	b.WriteString("}\n\n")
+	fmt.Fprintf(b, "// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).\n")
+	fmt.Fprintf(b, "func (f %s) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *%sArgs) error {\n", tn, tn)
+	fmt.Fprintf(b, "\tvar slots [%d]uint64\n", max(n, 1))
+	fmt.Fprintf(b, "\tf.Pack(a, slots[:])\n")
+	fmt.Fprintf(b, "\treturn dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:%d])\n}\n\n", n)
 }
 
 // pack is the Go expression that puts field i of a family's arguments in
