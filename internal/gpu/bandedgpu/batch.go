@@ -14,6 +14,7 @@ import (
 
 	"github.com/bandsolve/bandsolve/banded"
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
@@ -47,7 +48,51 @@ type Options struct {
 	// first such row. banded.SolveBatch does not check this, so it is off
 	// by default.
 	CheckFinite bool
-	kernel      string // kernel name override (tests and benchmarks of variants)
+	// depth, when not 0, launches the kernel of that prefetch depth
+	// (kernels.BandBatchKDFor) instead of the default one for K (tests
+	// and benchmarks of variants).
+	depth int
+}
+
+// batchKernel is the kernel a BatchPlan launches: the default one for K
+// (kernels.BandBatchK) or, when depth is set, a variant of another
+// prefetch depth (kernels.BandBatchKD, the same parameters).
+type batchKernel struct {
+	k     kernels.BandBatchK
+	kd    kernels.BandBatchKD
+	depth int
+}
+
+func newBatchKernel(k, depth int, f64 bool) (batchKernel, error) {
+	var (
+		bk  = batchKernel{depth: depth}
+		err error
+	)
+	if depth == 0 {
+		bk.k, err = kernels.BandBatchKFor(k, f64)
+	} else {
+		bk.kd, err = kernels.BandBatchKDFor(k, depth, f64)
+	}
+	if err != nil {
+		return batchKernel{}, fmt.Errorf("bandedgpu: batch kernel for K=%d: %w", k, err)
+	}
+	return bk, nil
+}
+
+// Kernel returns the kernel launched.
+func (b batchKernel) Kernel() kernels.Kernel {
+	if b.depth != 0 {
+		return b.kd.Kernel()
+	}
+	return b.k.Kernel()
+}
+
+func (b batchKernel) launch(d *cuda.Device, grid, block cuda.Dim3, s cu.Stream, a *kernels.BandBatchKArgs) error {
+	if b.depth != 0 {
+		kd := kernels.BandBatchKDArgs(*a)
+		return b.kd.Launch(d, grid, block, 0, s, &kd)
+	}
+	return b.k.Launch(d, grid, block, 0, s, a)
 }
 
 // BatchPlan solves batches of G banded systems of order N and
@@ -74,7 +119,7 @@ type BatchPlan[T tridiag.Float] struct {
 	layout     banded.Layout
 	opts       Options
 	tol        float64 // resolved BoostTol; < 0: off
-	kernel     string
+	kern       batchKernel
 	mu         sync.Mutex
 	stream     cu.Stream
 	work       cu.DevicePtr
@@ -112,16 +157,14 @@ func NewBatchPlan[T tridiag.Float](d *cuda.Device, n, k, g int, layout banded.La
 		p.threads = 64
 	}
 	p.gp = (g + p.threads - 1) / p.threads * p.threads
-	prec := Prec[T]()
 	// One kernel per K, with the deepest prefetch that fits in registers:
 	// on an H100 it is the fastest for small and full batches alike
 	// (go test -tags cuda -run '^$' -bench '^BenchmarkBandBatch$'
 	// ./internal/gpu/bandedgpu).
-	p.kernel = fmt.Sprintf("band_batch_%s_k%d", prec, k)
-	if opts.kernel != "" {
-		p.kernel = opts.kernel
-	}
 	var err error
+	if p.kern, err = newBatchKernel(k, opts.depth, ElemSize[T]() == 8); err != nil {
+		return nil, err
+	}
 	if p.status, err = d.AllocBytes(int64(4*g+1) * 4); err != nil {
 		return nil, err
 	}
@@ -148,7 +191,7 @@ func NewBatchPlan[T tridiag.Float](d *cuda.Device, n, k, g int, layout banded.La
 func (p *BatchPlan[T]) Shape() (n, k, g int) { return p.n, p.k, p.g }
 
 // Kernel names the kernel the plan launches.
-func (p *BatchPlan[T]) Kernel() string { return p.kernel }
+func (p *BatchPlan[T]) Kernel() string { return p.kern.Kernel().Name() }
 
 // Bytes returns the device-memory traffic of one solve as the kernel
 // issues it (bytes read plus written; lines that stay in L2 may spare some)
@@ -180,8 +223,12 @@ func (p *BatchPlan[T]) launch(a, d, x cu.DevicePtr) error {
 	if p.opts.CheckFinite {
 		flags |= bandCheckX
 	}
-	return p.dev.Launch(p.kernel, cuda.Dim3{X: p.gp / p.threads}, cuda.Dim3{X: p.threads}, 0, p.stream,
-		a, d, x, p.work, int32(p.n), int32(p.g), int32(p.gp), aes, abs, des, dbs, p.tol, flags, p.status)
+	return p.kern.launch(p.dev, cuda.Dim3{X: p.gp / p.threads}, cuda.Dim3{X: p.threads}, p.stream, &kernels.BandBatchKArgs{
+		A: a, D: d, X: x, W: p.work,
+		N: int32(p.n), G: int32(p.g), GP: int32(p.gp),
+		Aes: aes, Abs: abs, Des: des, Dbs: dbs,
+		Tol: p.tol, Flags: flags, Status: p.status,
+	})
 }
 
 func (p *BatchPlan[T]) check(bufs ...*cuda.Buffer[T]) error {
@@ -438,7 +485,7 @@ func (p *BatchPlan[T]) Time(ctx context.Context, timer cuda.Timer, a, d, x *cuda
 
 // Describe says how the plan solves: its kernel, block size and device.
 func (p *BatchPlan[T]) Describe() string {
-	return fmt.Sprintf("%s, %d threads per block, one thread per system, on %s", p.kernel, p.threads, p.dev.Name())
+	return fmt.Sprintf("%s, %d threads per block, one thread per system, on %s", p.Kernel(), p.threads, p.dev.Name())
 }
 
 // Close frees the plan's device memory.

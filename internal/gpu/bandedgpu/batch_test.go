@@ -15,6 +15,7 @@ import (
 
 	"github.com/bandsolve/bandsolve/banded"
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
@@ -208,29 +209,44 @@ func TestBandBatchF64(t *testing.T) { testBandBatch[float64](t) }
 // on weakly dominant systems (d = 0.6, where some pivots get small).
 func testBandBatchKernels[T tridiag.Float](t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
-	prec := "f32"
-	depths := []string{"_d4", "_d24"}
-	if ElemSize[T]() == 8 {
-		prec = "f64"
-		depths = []string{"_d4"}
+	f64 := ElemSize[T]() == 8
+	depths := []int{4, 24}
+	if f64 {
+		depths = []int{4}
 	}
 	for k := 1; k <= MaxBatchK; k++ {
 		for _, lay := range bandLayouts {
 			n, g := 77+k, 129
 			b, rhs := bandBatch[T](r, n, k, g, lay, 0.6)
-			name := fmt.Sprintf("band_batch_%s_k%d", prec, k)
-			checkBandBatch(t, b, rhs, Options{kernel: name}, name+" "+lay.String())
+			fam, err := kernels.BandBatchKFor(k, f64)
+			require.NoError(t, err)
+			name := fam.Kernel().Name()
+			requireBatchKernel[T](t, b, Options{}, name)
+			checkBandBatch(t, b, rhs, Options{}, name+" "+lay.String())
 		}
 	}
 	for _, v := range depths {
 		for _, lay := range bandLayouts {
 			for _, n := range []int{3, 64, 301} {
 				b, rhs := bandBatch[T](r, n, 2, 1000, lay, 1.5)
-				name := fmt.Sprintf("band_batch_%s_k2%s", prec, v)
-				checkBandBatch(t, b, rhs, Options{kernel: name}, fmt.Sprintf("%s N=%d %v", name, n, lay))
+				fam, err := kernels.BandBatchKDFor(2, v, f64)
+				require.NoError(t, err)
+				name := fam.Kernel().Name()
+				requireBatchKernel[T](t, b, Options{depth: v}, name)
+				checkBandBatch(t, b, rhs, Options{depth: v}, fmt.Sprintf("%s N=%d %v", name, n, lay))
 			}
 		}
 	}
+}
+
+// requireBatchKernel checks that a plan for b's shape with opts launches
+// the kernel named want.
+func requireBatchKernel[T tridiag.Float](t *testing.T, b *banded.Batch[T], opts Options, want string) {
+	t.Helper()
+	p, err := NewBatchPlan[T](dev, b.N, b.K, b.G, b.Layout, opts)
+	require.NoError(t, err, want)
+	defer p.Close()
+	require.Equal(t, want, p.Kernel())
 }
 
 func TestBandBatchKernelsF32(t *testing.T) { testBandBatchKernels[float32](t) }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -34,24 +33,25 @@ import (
 func BenchmarkBandBatch(b *testing.B) {
 	bw := bandCopyBandwidth(b)
 	cases := []struct{ n, g int }{{256, 65536}, {1024, 16384}, {4096, 4096}}
-	variants := map[string][]string{
-		"f32": {"auto", "d4:k2_d4", "d24:k2_d24"},
-		"f64": {"auto", "d4:k2_d4"},
+	// Prefetch depths of the variants (0: the plan's default kernel).
+	variants := map[string][]int{
+		"f32": {0, 4, 24},
+		"f64": {0, 4},
 	}
 	for _, prec := range []string{"f32", "f64"} {
 		for _, c := range cases {
 			for _, lay := range []banded.Layout{banded.Interleaved, banded.Contiguous} {
-				for _, v := range variants[prec] {
-					vname, kernel, _ := strings.Cut(v, ":")
-					if lay == banded.Contiguous && vname != "auto" && vname != "d4" {
+				for _, depth := range variants[prec] {
+					if lay == banded.Contiguous && depth != 0 && depth != 4 {
 						continue
+					}
+					vname := "auto"
+					if depth != 0 {
+						vname = fmt.Sprintf("d%d", depth)
 					}
 					name := fmt.Sprintf("%s/N=%d/G=%d/%v/%s", prec, c.n, c.g, lay, vname)
 					b.Run(name, func(b *testing.B) {
-						if kernel != "" {
-							kernel = "band_batch_" + prec + "_" + kernel
-						}
-						opts := Options{kernel: kernel}
+						opts := Options{depth: depth}
 						if prec == "f32" {
 							benchBandBatch[float32](b, c.n, 2, c.g, lay, opts, bw)
 						} else {

@@ -5,6 +5,6 @@
 // sweeps of the partitions of one band matrix (truncated SPIKE's blocks,
 // bit for bit banded.FactorLURange and FactorULRange). Register adds
 // BatchPlan as the backend of banded.NewBatchPlan for a *cuda.Device. The
-// helpers shared with package spikegpu (ElemSize, Prec, BoostTol,
-// CheckBand) are exported.
+// helpers shared with package spikegpu (ElemSize, BoostTol, CheckBand)
+// are exported.
 package bandedgpu

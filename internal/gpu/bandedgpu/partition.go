@@ -12,6 +12,7 @@ import (
 
 	"github.com/bandsolve/bandsolve/banded"
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
@@ -56,6 +57,8 @@ type Partitions[T tridiag.Float] struct {
 	dev    *cuda.Device
 	n, k   int
 	bounds []int
+	factK  kernels.BandFactorWindow
+	solveK kernels.BandSolveWindow
 	mu     sync.Mutex
 	stream cu.Stream
 	dbound cu.DevicePtr // int32 bounds
@@ -89,7 +92,14 @@ func NewPartitions[T tridiag.Float](d *cuda.Device, n, k int, bounds []int) (*Pa
 	}
 	P := len(bounds) - 1
 	p := &Partitions[T]{dev: d, n: n, k: k, bounds: append([]int(nil), bounds...)}
+	f64 := ElemSize[T]() == 8
 	var err error
+	if p.factK, err = kernels.BandFactorWindowFor(f64); err != nil {
+		return nil, err
+	}
+	if p.solveK, err = kernels.BandSolveWindowFor(f64); err != nil {
+		return nil, err
+	}
 	if p.dbound, err = d.AllocBytes(int64(4 * len(b32))); err != nil {
 		return nil, err
 	}
@@ -163,8 +173,9 @@ func (p *Partitions[T]) factor(ctx context.Context, band *cuda.Buffer[T], opt ba
 	var st []int32
 	err := p.dev.Enqueue(func() error {
 		shmem := (p.k + 2) * (p.k + 2) * int(ElemSize[T]())
-		if err := p.dev.Launch("band_factor_window_"+Prec[T](), cuda.Dim3{X: P}, cuda.Dim3{X: FactorThreads(p.k)}, shmem, p.stream,
-			band.Ptr(), int32(p.n), int32(p.k), p.dbound, int32(P), boolInt(ul), tol, p.status); err != nil {
+		if err := p.factK.Launch(p.dev, cuda.Dim3{X: P}, cuda.Dim3{X: FactorThreads(p.k)}, shmem, p.stream, &kernels.BandFactorWindowArgs{
+			A: band.Ptr(), N: int32(p.n), K: int32(p.k), Bounds: p.dbound, P: int32(P), UL: boolInt(ul), Tol: tol, Status: p.status,
+		}); err != nil {
 			_ = p.stream.Synchronize()
 			return err
 		}
@@ -272,8 +283,10 @@ func (p *Partitions[T]) solve(ctx context.Context, band, b *cuda.Buffer[T], nrhs
 	return p.dev.Enqueue(func() error {
 		grid := cuda.Dim3{X: p.P(), Y: (nrhs + cpb - 1) / cpb}
 		shmem := (p.k + 1) * cpb * int(ElemSize[T]())
-		if err := p.dev.Launch("band_solve_window_"+Prec[T](), grid, cuda.Dim3{X: p.k * cpb}, shmem, p.stream,
-			band.Ptr(), int32(p.n), int32(p.k), p.dbound, boolInt(ul), b.Ptr(), int32(nrhs), int64(ldb), int32(sweeps&SweepBoth)); err != nil {
+		if err := p.solveK.Launch(p.dev, grid, cuda.Dim3{X: p.k * cpb}, shmem, p.stream, &kernels.BandSolveWindowArgs{
+			A: band.Ptr(), N: int32(p.n), K: int32(p.k), Bounds: p.dbound, UL: boolInt(ul),
+			B: b.Ptr(), Nrhs: int32(nrhs), Ldb: int64(ldb), Sweeps: int32(sweeps & SweepBoth),
+		}); err != nil {
 			_ = p.stream.Synchronize()
 			return err
 		}

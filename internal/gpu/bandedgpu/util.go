@@ -19,14 +19,6 @@ func ElemSize[T tridiag.Float]() int64 {
 	return 4
 }
 
-// Prec is the suffix of the kernels of element type T: "f32" or "f64".
-func Prec[T tridiag.Float]() string {
-	if ElemSize[T]() == 8 {
-		return "f64"
-	}
-	return "f32"
-}
-
 // BoostTol resolves banded.FactorOptions.BoostTol as the kernels take it:
 // 0 is the machine epsilon of T, a negative value (boosting off) is −1.
 func BoostTol[T tridiag.Float](tol float64) float64 {

@@ -14,6 +14,7 @@ import (
 	"github.com/bandsolve/bandsolve/banded"
 	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/internal/gpu/bandedgpu"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/spike"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tuning"
@@ -66,6 +67,7 @@ type Plan[T tridiag.Float] struct {
 	dev  *cuda.Device
 	l    *Layout
 	opts spike.Options
+	kern planKernels
 
 	mu      sync.Mutex
 	stream  cu.Stream
@@ -88,6 +90,106 @@ type Plan[T tridiag.Float] struct {
 	// onStage, when set (benchmarks), is called on the device thread after
 	// each stage of a factorization or solve is enqueued.
 	onStage func(stage string) error
+}
+
+// factorKernel is a partition factorization kernel: the window kernel,
+// the wide one or the blocked one (tuning.SpikeFactor's choice). The
+// three take the same parameters.
+type factorKernel struct {
+	window  kernels.BandFactorWindow
+	wide    kernels.BandSpikeFactorWide
+	blocked kernels.BandSpikeFactorBlocked
+	choice  int // factorWindow, factorWide or factorBlocked
+}
+
+const (
+	factorWindow = iota
+	factorWide
+	factorBlocked
+)
+
+// newFactorKernel returns the blocked kernel if blocked, else the wide
+// one if wide, else the window kernel, in the given precision.
+func newFactorKernel(blocked, wide, f64 bool) (factorKernel, error) {
+	var (
+		fk  factorKernel
+		err error
+	)
+	switch {
+	case blocked:
+		fk.choice = factorBlocked
+		fk.blocked, err = kernels.BandSpikeFactorBlockedFor(f64)
+	case wide:
+		fk.choice = factorWide
+		fk.wide, err = kernels.BandSpikeFactorWideFor(f64)
+	default:
+		fk.choice = factorWindow
+		fk.window, err = kernels.BandFactorWindowFor(f64)
+	}
+	return fk, err
+}
+
+// Kernel returns the kernel.
+func (f factorKernel) Kernel() kernels.Kernel {
+	switch f.choice {
+	case factorBlocked:
+		return f.blocked.Kernel()
+	case factorWide:
+		return f.wide.Kernel()
+	}
+	return f.window.Kernel()
+}
+
+func (f factorKernel) launch(d *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *kernels.BandFactorWindowArgs) error {
+	switch f.choice {
+	case factorBlocked:
+		b := kernels.BandSpikeFactorBlockedArgs(*a)
+		return f.blocked.Launch(d, grid, block, shmem, s, &b)
+	case factorWide:
+		w := kernels.BandSpikeFactorWideArgs(*a)
+		return f.wide.Launch(d, grid, block, shmem, s, &w)
+	}
+	return f.window.Launch(d, grid, block, shmem, s, a)
+}
+
+// planKernels are the kernels of a plan, in its precision.
+type planKernels struct {
+	factor      factorKernel
+	copy        kernels.BandSpikeCopy
+	ulblock     kernels.BandSpikeUlblock
+	tips        kernels.BandSpikeTips
+	reduced     kernels.BandSpikeReduced
+	tipsBlocked kernels.BandSpikeTipsBlocked
+	rform       kernels.BandSpikeRform
+	rlu         kernels.BandSpikeRlu
+	flags       kernels.BandSpikeFlags
+	sweep       kernels.BandSolveWindow
+	vcopy       kernels.BandSpikeVcopy
+	rsolve      kernels.BandSpikeRsolve
+}
+
+// newPlanKernels looks up the kernels of a plan with the factorization
+// launch f.
+func newPlanKernels(f tuning.SpikeFactor, f64 bool) (planKernels, error) {
+	var (
+		ks planKernels
+		e  [11]error
+	)
+	ks.factor, e[0] = newFactorKernel(f.Blocked, f.Wide, f64)
+	ks.copy, e[1] = kernels.BandSpikeCopyFor(f64)
+	ks.ulblock, e[2] = kernels.BandSpikeUlblockFor(f64)
+	ks.tips, e[3] = kernels.BandSpikeTipsFor(f64)
+	ks.reduced, e[4] = kernels.BandSpikeReducedFor(f64)
+	ks.tipsBlocked, e[5] = kernels.BandSpikeTipsBlockedFor(f64)
+	ks.rform, e[6] = kernels.BandSpikeRformFor(f64)
+	ks.rlu, e[7] = kernels.BandSpikeRluFor(f64)
+	ks.sweep, e[8] = kernels.BandSolveWindowFor(f64)
+	ks.vcopy, e[9] = kernels.BandSpikeVcopyFor(f64)
+	ks.rsolve, e[10] = kernels.BandSpikeRsolveFor(f64)
+	if err := errors.Join(e[:]...); err != nil {
+		return planKernels{}, fmt.Errorf("spikegpu: %w", err)
+	}
+	return ks, nil
 }
 
 // mark calls onStage (device thread).
@@ -114,20 +216,21 @@ func newPlan[T tridiag.Float](d *cuda.Device, n, k int, opts spike.Options, kern
 		return nil, fmt.Errorf("%w: nil device", banded.ErrShape)
 	}
 	p := &Plan[T]{dev: d, opts: opts}
-	prec := bandedgpu.Prec[T]()
+	f64 := bandedgpu.ElemSize[T]() == 8
+	fk, err := newFactorKernel(tuning.SpikeBlocked(d.Properties(), k, int(bandedgpu.ElemSize[T]()), kern), kern.Wide(k), f64)
+	if err != nil {
+		return nil, fmt.Errorf("spikegpu: %w", err)
+	}
+	sk, err := kernels.BandSolveWindowFor(f64)
+	if err != nil {
+		return nil, fmt.Errorf("spikegpu: %w", err)
+	}
 	var fregs, sregs int
 	if err := d.Enqueue(func() error {
 		// Registers per thread as the driver compiled the kernels, for
 		// the occupancy behind the choice of P (best effort).
-		fk := "band_factor_window_" + prec
-		switch {
-		case tuning.SpikeBlocked(d.Properties(), k, int(bandedgpu.ElemSize[T]()), kern):
-			fk = "band_spike_factor_blocked_" + prec
-		case kern.Wide(k):
-			fk = "band_spike_factor_wide_" + prec
-		}
-		fregs, _ = d.KernelAttr(fk, cu.NumRegs)
-		sregs, _ = d.KernelAttr("band_solve_window_"+prec, cu.NumRegs)
+		fregs, _ = d.KernelAttr(fk.Kernel().Name(), cu.NumRegs)
+		sregs, _ = d.KernelAttr(sk.Kernel().Name(), cu.NumRegs)
 		return nil
 	}); err != nil {
 		return nil, err
@@ -137,6 +240,9 @@ func newPlan[T tridiag.Float](d *cuda.Device, n, k int, opts spike.Options, kern
 		return nil, err
 	}
 	p.l = l
+	if p.kern, err = newPlanKernels(l.Factor, f64); err != nil {
+		return nil, err
+	}
 	p.st = make([]int32, l.StLen)
 	es := bandedgpu.ElemSize[T]()
 	band := int64(2*k+1) * int64(n) * es
@@ -223,27 +329,17 @@ func (p *Plan[T]) Method() spike.Method { return p.l.Method }
 func (p *Plan[T]) ULBlock() int { return p.l.ULBlock }
 
 // Kernel names the partition factorization kernel the plan launches.
-func (p *Plan[T]) Kernel() string { return p.factorKernel() }
+func (p *Plan[T]) Kernel() string { return p.kern.factor.Kernel().Name() }
 
 // Describe says how the plan runs: its factorization kernel, P and
 // device.
 func (p *Plan[T]) Describe() string {
-	return fmt.Sprintf("%s, %d partitions, on %s", p.factorKernel(), p.l.P, p.dev.Name())
+	return fmt.Sprintf("%s, %d partitions, on %s", p.Kernel(), p.l.P, p.dev.Name())
 }
 
 // Blocked reports whether the plan takes the blocked path
 // (tuning.SpikeBlocked).
 func (p *Plan[T]) Blocked() bool { return p.l.Factor.Blocked }
-
-func (p *Plan[T]) factorKernel() string {
-	switch {
-	case p.l.Factor.Blocked:
-		return "band_spike_factor_blocked_" + bandedgpu.Prec[T]()
-	case p.l.Factor.Wide:
-		return "band_spike_factor_wide_" + bandedgpu.Prec[T]()
-	}
-	return "band_factor_window_" + bandedgpu.Prec[T]()
-}
 
 // Boosts returns the partitions where the last factorization boosted a
 // pivot, as spike.Factorization.Boosts (rows from the CPU twins of the
@@ -374,9 +470,8 @@ func copyGrid(n int) int { return max(1, min((n+255)/256, 1<<16)) }
 
 // enqueueFactor launches the factorization of a (device thread).
 func (p *Plan[T]) enqueueFactor(a cu.DevicePtr) error {
-	l, d, s := p.l, p.dev, p.stream
+	l, d, s, ks := p.l, p.dev, p.stream, &p.kern
 	n, k, P := int32(l.N), int32(l.K), int32(l.P)
-	prec := bandedgpu.Prec[T]()
 	if err := cu.MemsetD32Async(p.status, 0, int64(l.StBad), s); err != nil {
 		return fmt.Errorf("cuda: clearing status: %w", err)
 	}
@@ -388,26 +483,28 @@ func (p *Plan[T]) enqueueFactor(a cu.DevicePtr) error {
 	if l.Coupled && !l.Compact {
 		ul2 = p.ul
 	}
-	if err := d.Launch("band_spike_copy_"+prec, cuda.Dim3{X: copyGrid(l.N), Y: 2*l.K + 1}, cuda.Dim3{X: 256}, 0, s,
-		a, p.lu, ul2, n, k, bad); err != nil {
+	if err := ks.copy.Launch(d, cuda.Dim3{X: copyGrid(l.N), Y: 2*l.K + 1}, cuda.Dim3{X: 256}, 0, s, &kernels.BandSpikeCopyArgs{
+		Src: a, Dst1: p.lu, Dst2: ul2, N: n, K: k, Bad: bad,
+	}); err != nil {
 		return err
 	}
 	if err := p.mark("copy"); err != nil {
 		return err
 	}
 	if l.Compact {
-		if err := d.Launch("band_spike_ulblock_"+prec, cuda.Dim3{X: copyGrid(l.ULN), Y: 2*l.K + 1}, cuda.Dim3{X: 256}, 0, s,
-			a, n, k, p.bounds, int32(l.ULBlock), p.ul, int32(l.ULN)); err != nil {
+		if err := ks.ulblock.Launch(d, cuda.Dim3{X: copyGrid(l.ULN), Y: 2*l.K + 1}, cuda.Dim3{X: 256}, 0, s, &kernels.BandSpikeUlblockArgs{
+			Src: a, N: n, K: k, Bounds: p.bounds, L: int32(l.ULBlock), Dst: p.ul, M2: int32(l.ULN),
+		}); err != nil {
 			return err
 		}
 		if err := p.mark("ulblock"); err != nil {
 			return err
 		}
 	}
-	fk := p.factorKernel()
 	fblock := cuda.Dim3{X: l.Factor.Threads}
-	if err := d.Launch(fk, cuda.Dim3{X: l.P}, fblock, l.Factor.Shared, s,
-		p.lu, n, k, p.bounds, P, int32(0), l.Tol, p.status+cu.DevicePtr(4*l.StLU)); err != nil {
+	if err := ks.factor.launch(d, cuda.Dim3{X: l.P}, fblock, l.Factor.Shared, s, &kernels.BandFactorWindowArgs{
+		A: p.lu, N: n, K: k, Bounds: p.bounds, P: P, UL: 0, Tol: l.Tol, Status: p.status + cu.DevicePtr(4*l.StLU),
+	}); err != nil {
 		return err
 	}
 	if err := p.mark("LU"); err != nil {
@@ -417,8 +514,9 @@ func (p *Plan[T]) enqueueFactor(a cu.DevicePtr) error {
 	nI := int32(l.P - 1)
 	if l.Coupled {
 		ulst, rst = p.status+cu.DevicePtr(4*l.StUL), p.status+cu.DevicePtr(4*l.StRed)
-		if err := d.Launch(fk, cuda.Dim3{X: l.P - 1}, fblock, l.Factor.Shared, s,
-			p.ul, int32(l.ULN), k, p.ubounds, nI, int32(1), l.Tol, ulst); err != nil {
+		if err := ks.factor.launch(d, cuda.Dim3{X: l.P - 1}, fblock, l.Factor.Shared, s, &kernels.BandFactorWindowArgs{
+			A: p.ul, N: int32(l.ULN), K: k, Bounds: p.ubounds, P: nI, UL: 1, Tol: l.Tol, Status: ulst,
+		}); err != nil {
 			return err
 		}
 		if err := p.mark("UL"); err != nil {
@@ -430,36 +528,41 @@ func (p *Plan[T]) enqueueFactor(a cu.DevicePtr) error {
 		}
 		es := int(bandedgpu.ElemSize[T]())
 		if l.Factor.Blocked {
-			if err := d.Launch("band_spike_tips_blocked_"+prec, cuda.Dim3{X: l.P - 1, Y: 2, Z: (l.K + tuning.SpikeTipsColumns - 1) / tuning.SpikeTipsColumns},
-				cuda.Dim3{X: tuning.SpikeTipsThreads}, tuning.SpikeTipsShared(l.K, es), s,
-				p.lu, n, k, p.bounds, p.ul, int32(l.ULN), ulL, p.v, p.w); err != nil {
+			if err := ks.tipsBlocked.Launch(d, cuda.Dim3{X: l.P - 1, Y: 2, Z: (l.K + tuning.SpikeTipsColumns - 1) / tuning.SpikeTipsColumns},
+				cuda.Dim3{X: tuning.SpikeTipsThreads}, tuning.SpikeTipsShared(l.K, es), s, &kernels.BandSpikeTipsBlockedArgs{
+					LU: p.lu, N: n, K: k, Bounds: p.bounds, Ulf: p.ul, Nul: int32(l.ULN), L: ulL, Vout: p.v, Wout: p.w,
+				}); err != nil {
 				return err
 			}
 			if err := p.mark("tips"); err != nil {
 				return err
 			}
 			t32 := (l.K + 31) / 32
-			if err := d.Launch("band_spike_rform_"+prec, cuda.Dim3{X: t32, Y: t32, Z: l.P - 1}, cuda.Dim3{X: 256}, 0, s,
-				p.v, p.w, k, p.r); err != nil {
+			if err := ks.rform.Launch(d, cuda.Dim3{X: t32, Y: t32, Z: l.P - 1}, cuda.Dim3{X: 256}, 0, s, &kernels.BandSpikeRformArgs{
+				V: p.v, W: p.w, K: k, Rout: p.r,
+			}); err != nil {
 				return err
 			}
 			if err := p.mark("rform"); err != nil {
 				return err
 			}
-			if err := d.Launch("band_spike_rlu_"+prec, cuda.Dim3{X: l.P - 1}, cuda.Dim3{X: l.ReducedThreads}, 0, s,
-				p.r, k, nI, p.piv, l.Tau, rst); err != nil {
+			if err := ks.rlu.Launch(d, cuda.Dim3{X: l.P - 1}, cuda.Dim3{X: l.ReducedThreads}, 0, s, &kernels.BandSpikeRluArgs{
+				Rout: p.r, K: k, NI: nI, Piv: p.piv, Tau: l.Tau, Rstat: rst,
+			}); err != nil {
 				return err
 			}
 		} else {
-			if err := d.Launch("band_spike_tips_"+prec, cuda.Dim3{X: l.P - 1, Y: 2}, cuda.Dim3{X: l.K}, l.K*l.K*es, s,
-				p.lu, n, k, p.bounds, p.ul, int32(l.ULN), ulL, p.v, p.w); err != nil {
+			if err := ks.tips.Launch(d, cuda.Dim3{X: l.P - 1, Y: 2}, cuda.Dim3{X: l.K}, l.K*l.K*es, s, &kernels.BandSpikeTipsArgs{
+				LU: p.lu, N: n, K: k, Bounds: p.bounds, Ulf: p.ul, Nul: int32(l.ULN), L: ulL, Vout: p.v, Wout: p.w,
+			}); err != nil {
 				return err
 			}
 			if err := p.mark("tips"); err != nil {
 				return err
 			}
-			if err := d.Launch("band_spike_reduced_"+prec, cuda.Dim3{X: l.P - 1}, cuda.Dim3{X: l.ReducedThreads}, l.K*l.K*es, s,
-				p.v, p.w, k, nI, p.r, p.piv, l.Tau, rst); err != nil {
+			if err := ks.reduced.Launch(d, cuda.Dim3{X: l.P - 1}, cuda.Dim3{X: l.ReducedThreads}, l.K*l.K*es, s, &kernels.BandSpikeReducedArgs{
+				V: p.v, W: p.w, K: k, NI: nI, Rout: p.r, Piv: p.piv, Tau: l.Tau, Rstat: rst,
+			}); err != nil {
 				return err
 			}
 		}
@@ -467,8 +570,9 @@ func (p *Plan[T]) enqueueFactor(a cu.DevicePtr) error {
 			return err
 		}
 	}
-	return d.Launch("band_spike_flags", cuda.Dim3{X: 1}, cuda.Dim3{X: 1}, 0, s,
-		p.status+cu.DevicePtr(4*l.StLU), P, ulst, nI, rst, nI, bad, p.status+cu.DevicePtr(4*l.StHdr))
+	return ks.flags.Launch(d, cuda.Dim3{X: 1}, cuda.Dim3{X: 1}, 0, s, &kernels.BandSpikeFlagsArgs{
+		Lust: p.status + cu.DevicePtr(4*l.StLU), PL: P, Ulst: ulst, PU: nI, Rst: rst, NI: nI, Bad: bad, Hdr: p.status + cu.DevicePtr(4*l.StHdr),
+	})
 }
 
 func (p *Plan[T]) checkVec(b *cuda.Buffer[T], what string) error {
@@ -552,24 +656,28 @@ func (p *Plan[T]) Apply(ctx context.Context, r, z *cuda.Buffer[T]) error { retur
 
 // enqueueSolve launches the solve of b into x (device thread).
 func (p *Plan[T]) enqueueSolve(b, x cu.DevicePtr) error {
-	l, d, s := p.l, p.dev, p.stream
+	l, d, s, ks := p.l, p.dev, p.stream, &p.kern
 	n, k := int32(l.N), int32(l.K)
-	prec := bandedgpu.Prec[T]()
 	bad, flag := p.status+cu.DevicePtr(4*l.StBadB), p.status+cu.DevicePtr(4*l.StFlagB)
 	sweep := func(v cu.DevicePtr) error {
-		if err := d.Launch("band_solve_window_"+prec, cuda.Dim3{X: l.P, Y: 1}, cuda.Dim3{X: l.K}, (l.K+1)*int(bandedgpu.ElemSize[T]()), s,
-			p.lu, n, k, p.bounds, int32(0), v, int32(1), int64(l.N), int32(3)); err != nil {
+		if err := ks.sweep.Launch(d, cuda.Dim3{X: l.P, Y: 1}, cuda.Dim3{X: l.K}, (l.K+1)*int(bandedgpu.ElemSize[T]()), s, &kernels.BandSolveWindowArgs{
+			A: p.lu, N: n, K: k, Bounds: p.bounds, UL: 0, B: v, Nrhs: 1, Ldb: int64(l.N), Sweeps: 3,
+		}); err != nil {
 			return err
 		}
 		return p.mark("sweep")
 	}
 	if !l.Coupled {
-		if err := d.Launch("band_spike_vcopy_"+prec, cuda.Dim3{X: copyGrid(l.N)}, cuda.Dim3{X: 256}, 0, s, b, x, n, bad, flag); err != nil {
+		if err := ks.vcopy.Launch(d, cuda.Dim3{X: copyGrid(l.N)}, cuda.Dim3{X: 256}, 0, s, &kernels.BandSpikeVcopyArgs{
+			Src: b, Dst: x, N: n, Bad: bad, Flag: flag,
+		}); err != nil {
 			return err
 		}
 		return sweep(x)
 	}
-	if err := d.Launch("band_spike_vcopy_"+prec, cuda.Dim3{X: copyGrid(l.N)}, cuda.Dim3{X: 256}, 0, s, b, p.g, n, bad, flag); err != nil {
+	if err := ks.vcopy.Launch(d, cuda.Dim3{X: copyGrid(l.N)}, cuda.Dim3{X: 256}, 0, s, &kernels.BandSpikeVcopyArgs{
+		Src: b, Dst: p.g, N: n, Bad: bad, Flag: flag,
+	}); err != nil {
 		return err
 	}
 	if err := p.mark("vcopy"); err != nil {
@@ -583,8 +691,9 @@ func (p *Plan[T]) enqueueSolve(b, x cu.DevicePtr) error {
 			return fmt.Errorf("cuda: copying b: %w", err)
 		}
 	}
-	if err := d.Launch("band_spike_rsolve_"+prec, cuda.Dim3{X: l.P - 1}, cuda.Dim3{X: l.K}, 3*l.K*int(bandedgpu.ElemSize[T]()), s,
-		p.lu, n, k, p.bounds, p.v, p.w, p.r, p.piv, p.g, x); err != nil {
+	if err := ks.rsolve.Launch(d, cuda.Dim3{X: l.P - 1}, cuda.Dim3{X: l.K}, 3*l.K*int(bandedgpu.ElemSize[T]()), s, &kernels.BandSpikeRsolveArgs{
+		LU: p.lu, N: n, K: k, Bounds: p.bounds, V: p.v, W: p.w, RF: p.r, Piv: p.piv, G: p.g, X: x,
+	}); err != nil {
 		return err
 	}
 	if err := p.mark("rsolve"); err != nil {
