@@ -17,8 +17,10 @@
 // to queue work (kernels, copies), Do does the same after stopping the
 // device's persistent work, for calls that wait for the device (other
 // CUDA code shares the device through Do). The exported API is safe to
-// call from any goroutine. Launch starts a kernel of the loaded modules
-// inside Enqueue or Do; PrepareDirect and LaunchDirect launch a kernel
+// call from any goroutine. LaunchSlots starts a kernel of the loaded
+// modules inside Enqueue or Do, its parameters packed into 8-byte slots
+// (the generated launchers of internal/gpu/kernels pack them from typed
+// arguments); PrepareDirect and LaunchDirect launch a kernel
 // resolved in advance without pinning a thread, setting the context in
 // the same C call as the launch. Value attaches per-device state of other
 // packages to the device.
@@ -29,11 +31,11 @@
 // (Device.NewStream) or one other code made (WrapStream, from its
 // CUstream handle).
 //
-// DoneSignal tells the host that work queued on a stream is finished
-// through a word of mapped host memory that the host polls, without a
-// driver round trip. Persistent work (a grid that keeps running and takes
-// its work from mapped memory) registers with AddPersistent, so that calls
-// that wait for the whole device stop it first.
+// AllocMapped gives page-locked host memory that kernels also see, for
+// words the host polls without a driver round trip. Persistent work (a
+// grid that keeps running and takes its work from mapped memory)
+// registers with AddPersistent, so that calls that wait for the whole
+// device stop it first.
 //
 // TimeEvents times work on a stream with CUDA events, optionally queued
 // behind a Gate and released together, so that the events hold GPU work

@@ -31,7 +31,6 @@ import "C"
 
 import (
 	"fmt"
-	"math"
 	"unsafe"
 
 	"gorgonia.org/cu"
@@ -39,43 +38,6 @@ import (
 
 // Dim3 is a grid or block size.
 type Dim3 struct{ X, Y, Z int }
-
-// launch starts kernel name on stream s; it must run on the device thread
-// (inside d.do). Arguments are passed by value and must have the kernel's
-// C types: cu.DevicePtr for pointers, int32 for int, int64 for long long,
-// float32 and float64. Shared memory above the default 48 KiB is opted
-// into once per kernel.
-func (d *Device) Launch(name string, grid, block Dim3, shmem int, s cu.Stream, args ...any) error {
-	fn, err := d.Kernel(name, shmem)
-	if err != nil {
-		return err
-	}
-	// Every value sits in its own 8-byte slot (4-byte values in the low
-	// half), which is what cuLaunchKernel reads through each parameter
-	// pointer for the kernel's 4- and 8-byte parameters.
-	var slotArr [40]uint64
-	if len(args) > len(slotArr) {
-		return fmt.Errorf("cuda: kernel %s has %d arguments, at most %d supported", name, len(args), len(slotArr))
-	}
-	slots := slotArr[:len(args)]
-	for i, a := range args {
-		switch v := a.(type) {
-		case cu.DevicePtr:
-			slots[i] = uint64(v)
-		case int32:
-			slots[i] = uint64(uint32(v))
-		case int64:
-			slots[i] = uint64(v)
-		case float32:
-			slots[i] = uint64(math.Float32bits(v))
-		case float64:
-			slots[i] = math.Float64bits(v)
-		default:
-			return fmt.Errorf("cuda: kernel %s argument %d has unsupported type %T", name, i, a)
-		}
-	}
-	return d.launchSlots(fn, name, grid, block, shmem, s, slots)
-}
 
 // LaunchSlots launches kernel name on stream s with its parameters'
 // values in slots, one 8-byte slot each (4-byte values in the low half),

@@ -14,6 +14,7 @@ import (
 	"github.com/bandsolve/bandsolve/banded"
 	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/internal/gpu/bandedgpu"
+	"github.com/bandsolve/bandsolve/internal/gpu/done"
 	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/spike"
 	"github.com/bandsolve/bandsolve/tridiag"
@@ -71,7 +72,7 @@ type Plan[T tridiag.Float] struct {
 
 	mu      sync.Mutex
 	stream  cu.Stream
-	sig     *cuda.DoneSignal
+	sig     *done.Signal
 	lu, ul  cu.DevicePtr // the LU and UL copies of A
 	v, w, r cu.DevicePtr // K×K blocks per interface
 	piv     cu.DevicePtr // int32 interchanges of R̄_i
@@ -298,7 +299,7 @@ func newPlan[T tridiag.Float](d *cuda.Device, n, k int, opts spike.Options, kern
 		if p.stream, e = cu.MakeStream(cu.DefaultStream); e != nil {
 			return fmt.Errorf("cuda: creating a stream: %w", e)
 		}
-		if p.sig, e = cuda.NewDoneSignal(); e != nil {
+		if p.sig, e = done.NewSignal(); e != nil {
 			return e
 		}
 		return nil

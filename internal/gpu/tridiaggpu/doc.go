@@ -57,7 +57,7 @@
 // and a one-thread kernel launched and waited for about 7.5 µs. A solve
 // that one kernel does is launched without pinning a thread
 // (cuda.Device.LaunchDirect) and signals its completion through a word of
-// mapped host memory that the host polls (cuda.DoneSignal). A plan made
+// mapped host memory that the host polls (internal/gpu/done). A plan made
 // resident (Plan.SetResident) keeps a persistent grid on the GPU that
 // takes solves from mapped host memory, which saves the launch: go test
 // -tags cuda -run '^$' -bench 'SmallCall|SmallResident'

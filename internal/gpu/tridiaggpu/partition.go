@@ -5,7 +5,6 @@ package tridiaggpu
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"gorgonia.org/cu"
 
@@ -270,6 +269,19 @@ func launchSolve(k solveFamily, d *gpu, grid, block cuda.Dim3, shmem int, s cu.S
 	return fmt.Errorf("cuda: %s is not a kernel of general partition solves", k.Kernel())
 }
 
+// packSolve packs a for k, as launchSolve launches it.
+func packSolve(k solveFamily, a *kernels.PartitionPArgs, slots []uint64) error {
+	switch k := k.(type) {
+	case kernels.PartitionP:
+		k.Pack(a, slots)
+		return nil
+	case kernels.PartitionLanesP:
+		k.Pack((*kernels.PartitionLanesPArgs)(a), slots)
+		return nil
+	}
+	return fmt.Errorf("cuda: %s is not a kernel of general partition solves", k.Kernel())
+}
+
 // constFamily is a kernel of a partition plan's constant solves, with the
 // parameters of kernels.PartitionConstPArgs: kernels.PartitionConstP or
 // one of the constant streaming kernels (constStreamFamily).
@@ -288,6 +300,28 @@ func launchConst(k constFamily, d *gpu, grid, block cuda.Dim3, shmem int, s cu.S
 		return k.Launch(d.Device, grid, block, shmem, s, (*kernels.PartitionCstreamRowsPArgs)(a))
 	case kernels.PartitionCstreamWarpRowsP:
 		return k.Launch(d.Device, grid, block, shmem, s, (*kernels.PartitionCstreamWarpRowsPArgs)(a))
+	}
+	return fmt.Errorf("cuda: %s is not a kernel of constant partition solves", k.Kernel())
+}
+
+// packConst packs a for k, as launchConst launches it.
+func packConst(k constFamily, a *kernels.PartitionConstPArgs, slots []uint64) error {
+	switch k := k.(type) {
+	case kernels.PartitionConstP:
+		k.Pack(a, slots)
+		return nil
+	case kernels.PartitionCstreamP:
+		k.Pack((*kernels.PartitionCstreamPArgs)(a), slots)
+		return nil
+	case kernels.PartitionCstreamWarpP:
+		k.Pack((*kernels.PartitionCstreamWarpPArgs)(a), slots)
+		return nil
+	case kernels.PartitionCstreamRowsP:
+		k.Pack((*kernels.PartitionCstreamRowsPArgs)(a), slots)
+		return nil
+	case kernels.PartitionCstreamWarpRowsP:
+		k.Pack((*kernels.PartitionCstreamWarpRowsPArgs)(a), slots)
+		return nil
 	}
 	return fmt.Errorf("cuda: %s is not a kernel of constant partition solves", k.Kernel())
 }
@@ -451,18 +485,32 @@ func (p *partitionPlan) describe() string {
 func (p *partitionPlan) workBytes() int64 { return 0 }
 
 func (p *partitionPlan) launch(d *gpu, s cu.Stream, a *launchArgs) error {
-	sp := a.spec
 	if k, dk, spb, tps, ok := p.constLaunch(); a.constant && ok {
-		return launchConst(k, d, cuda.Dim3{X: dk.grid}, cuda.Dim3{X: dk.block}, dk.shmem, s, &kernels.PartitionConstPArgs{
-			D: a.d, X: a.x, N: int32(sp.N), G: int32(sp.G), ES: int64(sp.Layout.ElemStride), BS: int64(sp.Layout.BatchStride),
-			CA: a.ca, CB: a.cb, CC: a.cc, Status: a.status,
-			Spb: int32(spb), Tps: int32(tps), Word: a.word, Seq: a.seq})
+		args := constArgs(a, spb, tps)
+		return launchConst(k, d, cuda.Dim3{X: dk.grid}, cuda.Dim3{X: dk.block}, dk.shmem, s, &args)
 	}
-	return launchSolve(p.kernel, d, cuda.Dim3{X: p.cfg.Blocks(sp.G)}, cuda.Dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s, &kernels.PartitionPArgs{
+	args := p.solveArgs(a)
+	return launchSolve(p.kernel, d, cuda.Dim3{X: p.cfg.Blocks(a.spec.G)}, cuda.Dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s, &args)
+}
+
+// solveArgs are the parameters of p's general kernel for the solve a.
+func (p *partitionPlan) solveArgs(a *launchArgs) kernels.PartitionPArgs {
+	sp := a.spec
+	return kernels.PartitionPArgs{
 		A: a.a, B: a.b, C: a.c, D: a.d, X: a.x, N: int32(sp.N), G: int32(sp.G),
 		ES: int64(sp.Layout.ElemStride), BS: int64(sp.Layout.BatchStride),
 		CA: a.ca, CB: a.cb, CC: a.cc, IsConst: a.isConst(), Status: a.status,
-		Spb: int32(p.cfg.SystemsPerBlock), Tps: int32(p.cfg.ThreadsPerSystem), Word: a.word, Seq: a.seq})
+		Spb: int32(p.cfg.SystemsPerBlock), Tps: int32(p.cfg.ThreadsPerSystem), Word: a.word, Seq: a.seq}
+}
+
+// constArgs are the parameters of a constant kernel for the solve a, with
+// spb systems a block and tps threads a system.
+func constArgs(a *launchArgs, spb, tps int) kernels.PartitionConstPArgs {
+	sp := a.spec
+	return kernels.PartitionConstPArgs{
+		D: a.d, X: a.x, N: int32(sp.N), G: int32(sp.G), ES: int64(sp.Layout.ElemStride), BS: int64(sp.Layout.BatchStride),
+		CA: a.ca, CB: a.cb, CC: a.cc, Status: a.status,
+		Spb: int32(spb), Tps: int32(tps), Word: a.word, Seq: a.seq}
 }
 
 // constPlan is the plan whose kernels run p's constant solves: chunk16
@@ -491,37 +539,23 @@ func (p *partitionPlan) constLaunch() (k constFamily, dk *directKernel, spb, tps
 }
 
 // LaunchDirect enqueues the solve with Device.LaunchDirect (from any
-// goroutine, outside Device.Enqueue): the parameters of launch, in its order.
+// goroutine, outside Device.Enqueue): launch's kernel and parameters,
+// packed into the plan's slots.
 func (p *partitionPlan) LaunchDirect(d *gpu, s cu.Stream, a *launchArgs) error {
-	sp := a.spec
-	if _, k, spb, tps, ok := p.constLaunch(); a.constant && ok {
-		sl := &p.slots
-		sl[0], sl[1] = uint64(a.d), uint64(a.x)
-		sl[2], sl[3] = uint64(uint32(int32(sp.N))), uint64(uint32(int32(sp.G)))
-		sl[4], sl[5] = uint64(int64(sp.Layout.ElemStride)), uint64(int64(sp.Layout.BatchStride))
-		sl[6], sl[7], sl[8] = scalarBits(a.f64, a.ca), scalarBits(a.f64, a.cb), scalarBits(a.f64, a.cc)
-		sl[9] = uint64(a.status)
-		sl[10], sl[11] = uint64(uint32(int32(spb))), uint64(uint32(int32(tps)))
-		sl[12], sl[13] = uint64(a.word), uint64(a.seq)
-		return d.LaunchDirect(k.k, s, sl[:14])
+	if k, dk, spb, tps, ok := p.constLaunch(); a.constant && ok {
+		args := constArgs(a, spb, tps)
+		sl := p.slots[:kernels.PartitionConstPSlots]
+		if err := packConst(k, &args, sl); err != nil {
+			return err
+		}
+		return d.LaunchDirect(dk.k, s, sl)
 	}
-	sl := &p.slots
-	sl[0], sl[1], sl[2], sl[3], sl[4] = uint64(a.a), uint64(a.b), uint64(a.c), uint64(a.d), uint64(a.x)
-	sl[5], sl[6] = uint64(uint32(int32(sp.N))), uint64(uint32(int32(sp.G)))
-	sl[7], sl[8] = uint64(int64(sp.Layout.ElemStride)), uint64(int64(sp.Layout.BatchStride))
-	sl[9], sl[10], sl[11] = scalarBits(a.f64, a.ca), scalarBits(a.f64, a.cb), scalarBits(a.f64, a.cc)
-	sl[12], sl[13] = uint64(uint32(a.isConst())), uint64(a.status)
-	sl[14], sl[15] = uint64(uint32(int32(p.cfg.SystemsPerBlock))), uint64(uint32(int32(p.cfg.ThreadsPerSystem)))
-	sl[16], sl[17] = uint64(a.word), uint64(a.seq)
-	return d.LaunchDirect(p.direct.k, s, sl[:])
-}
-
-// scalarBits is a constant in a kernel parameter slot.
-func scalarBits(f64 bool, v float64) uint64 {
-	if f64 {
-		return math.Float64bits(v)
+	args := p.solveArgs(a)
+	sl := p.slots[:kernels.PartitionPSlots]
+	if err := packSolve(p.kernel, &args, sl); err != nil {
+		return err
 	}
-	return uint64(math.Float32bits(float32(v)))
+	return d.LaunchDirect(p.direct.k, s, sl)
 }
 
 // signalsItself: the partition kernel ends with block_done_signal.

@@ -12,6 +12,7 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/done"
 	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
@@ -90,8 +91,8 @@ type Plan[T tridiag.Float] struct {
 	ext    *cuda.Stream
 	work   cu.DevicePtr
 	status cu.DevicePtr
-	sig    *cuda.DoneSignal // completion word polled by the host
-	res    *resident        // the resident grid (SetResident), nil when solves launch
+	sig    *done.Signal // completion word polled by the host
+	res    *resident    // the resident grid (SetResident), nil when solves launch
 	codes  []int32
 	// staging buffers for host solves, made on first use
 	ha, hb, hc, hd, hx *cuda.Buffer[T]
@@ -140,7 +141,7 @@ func newPlan[T tridiag.Float](dev *cuda.Device, shape tridiag.Shape, opts tridia
 	}
 	if err = d.Enqueue(func() error {
 		var e error
-		p.sig, e = cuda.NewDoneSignal()
+		p.sig, e = done.NewSignal()
 		return e
 	}); err != nil {
 		_ = p.Close()

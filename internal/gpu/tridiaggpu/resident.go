@@ -18,6 +18,7 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/done"
 	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/internal/idle"
 	"github.com/bandsolve/bandsolve/tridiag"
@@ -39,7 +40,9 @@ type resident struct {
 	dbox    cu.DevicePtr // the device mailbox (block 0 copies mbox there)
 	stream  cu.Stream    // non-blocking: the legacy default stream never waits for the grid
 	kernel  *directKernel
-	slots   [11]uint64
+	family  kernels.PartitionResidentP
+	args    kernels.PartitionResidentPArgs // Last set at each start
+	slots   [kernels.PartitionResidentPSlots]uint64
 	running bool
 	last    uint32      // low word of the last command written
 	sent    [9]uint64   // the arguments in the mailbox
@@ -199,6 +202,7 @@ func newResident(d *gpu, pp *partitionPlan, spec tridiag.Spec, f64 bool, status,
 			return fmt.Errorf("cuda: creating a resident plan's stream: %w", err)
 		}
 		k, err := residentKernel(pp, f64)
+		r.family = k
 		if err != nil {
 			return err
 		}
@@ -209,12 +213,10 @@ func newResident(d *gpu, pp *partitionPlan, spec tridiag.Spec, f64 bool, status,
 		r.free()
 		return nil, err
 	}
-	sl := &r.slots
-	sl[0], sl[1] = uint64(uint32(int32(spec.N))), uint64(uint32(int32(spec.G)))
-	sl[2], sl[3] = uint64(int64(spec.Layout.ElemStride)), uint64(int64(spec.Layout.BatchStride))
-	sl[4] = uint64(status)
-	sl[5], sl[6] = uint64(uint32(int32(pp.cfg.SystemsPerBlock))), uint64(uint32(int32(pp.cfg.ThreadsPerSystem)))
-	sl[7], sl[8], sl[9] = uint64(word), uint64(r.mboxDev), uint64(r.dbox)
+	r.args = kernels.PartitionResidentPArgs{
+		N: int32(spec.N), G: int32(spec.G), ES: int64(spec.Layout.ElemStride), BS: int64(spec.Layout.BatchStride),
+		Status: status, Spb: int32(pp.cfg.SystemsPerBlock), Tps: int32(pp.cfg.ThreadsPerSystem),
+		Word: word, Mbox: r.mboxDev, Dbox: r.dbox}
 	d.AddPersistent(r)
 	return r, nil
 }
@@ -240,7 +242,8 @@ func (r *resident) submit(la *launchArgs, seq uint32) error {
 	if !r.running {
 		// The device mailbox starts at the last command served, without
 		// stop (copied from the spare mbox[15] in stream order).
-		r.slots[10] = uint64(r.last)
+		r.args.Last = r.last
+		r.family.Pack(&r.args, r.slots[:])
 		atomic.StoreUint64(&r.mbox[15], uint64(r.last))
 		if err := r.dev.Enqueue(func() error {
 			// The grid's non-blocking stream does not wait for the legacy
@@ -272,17 +275,17 @@ func (r *resident) submit(la *launchArgs, seq uint32) error {
 }
 
 // wait returns when the solve with sequence number of s.seq is complete,
-// with its status flag: it polls the completion word, for up to cuda.SpinFor
+// with its status flag: it polls the completion word, for up to done.SpinFor
 // without rest, then with pauses in which it checks that the grid did not
 // fail or end.
-func (r *resident) wait(s *cuda.DoneSignal, what func() string) (bool, error) {
+func (r *resident) wait(s *done.Signal, what func() string) (bool, error) {
 	want := s.Seq()
 	start := time.Now()
 	for i := 1; ; i++ {
 		if v := s.Load(); v&^1 == want {
 			return v&1 != 0, nil
 		}
-		if i%64 == 0 && time.Since(start) > cuda.SpinFor {
+		if i%64 == 0 && time.Since(start) > done.SpinFor {
 			break
 		}
 	}
