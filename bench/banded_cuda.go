@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"time"
 
-	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/banded"
 	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/internal/gpu/bandedgpu"
+	"github.com/bandsolve/bandsolve/internal/gpu/gpuclock"
 	"github.com/bandsolve/bandsolve/internal/gpu/krylovgpu"
 	"github.com/bandsolve/bandsolve/internal/gpu/spikegpu"
 	"github.com/bandsolve/bandsolve/krylov"
@@ -23,7 +23,7 @@ import (
 
 var (
 	_ bandGPU    = (*cudaBackend)(nil)
-	_ cuda.Timer = backToBack
+	_ cuda.Timer = gpuclock.BackToBack
 )
 
 // BandMaxK is tuning.SpikeMaxK for the device.
@@ -340,7 +340,7 @@ func runPenta[T tridiag.Float](ctx context.Context, be *cudaBackend, c BandCase,
 			return
 		}
 		defer func() { _ = p.Close() }()
-		ts, err := p.Time(ctx, backToBack, da, dd, dx, br.warmup, max(br.reps, 3))
+		ts, err := p.Time(ctx, gpuclock.BackToBack, da, dd, dx, br.warmup, max(br.reps, 3))
 		if err != nil {
 			ours.Err = shortErr(err)
 			return
@@ -399,59 +399,4 @@ func runPenta[T tridiag.Float](ctx context.Context, be *cudaBackend, c BandCase,
 		peer.Note = "cuSPARSE " + be.peer.versionString()
 	}()
 	return []BandResult{ours, peer}
-}
-
-// backToBack is the cuda.Timer of the batched banded solver's figures:
-// warmup untimed runs of body, then reps runs queued back to back on s
-// with one CUDA event between consecutive runs (event i+1 ends run i and
-// starts run i+1), without a gate. before must be nil (nothing runs
-// between the repetitions).
-func backToBack(s cu.Stream, warmup, reps int, before, body func() error) ([]time.Duration, error) {
-	if before != nil {
-		return nil, errors.New("bench: back-to-back timing runs nothing between the repetitions")
-	}
-	if reps < 1 {
-		return nil, fmt.Errorf("bench: timing needs reps ≥ 1, got %d", reps)
-	}
-	events := make([]cu.Event, 0, reps+1)
-	defer func() {
-		for i := range events {
-			_ = cu.DestroyEvent(&events[i])
-		}
-	}()
-	for i := 0; i <= reps; i++ {
-		ev, err := cu.MakeEvent(cu.DefaultEvent)
-		if err != nil {
-			return nil, fmt.Errorf("bench: creating an event: %w", err)
-		}
-		events = append(events, ev)
-	}
-	for i := 0; i < max(warmup, 0); i++ {
-		if err := body(); err != nil {
-			return nil, err
-		}
-	}
-	if err := events[0].Record(s); err != nil {
-		return nil, err
-	}
-	for i := 0; i < reps; i++ {
-		if err := body(); err != nil {
-			return nil, err
-		}
-		if err := events[i+1].Record(s); err != nil {
-			return nil, err
-		}
-	}
-	if err := s.Synchronize(); err != nil {
-		return nil, err
-	}
-	times := make([]time.Duration, reps)
-	for i := range times {
-		ms, err := events[i].Elapsed(events[i+1])
-		if err != nil {
-			return nil, fmt.Errorf("bench: reading an event time: %w", err)
-		}
-		times[i] = time.Duration(ms * float64(time.Millisecond))
-	}
-	return times, nil
 }

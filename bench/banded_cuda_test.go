@@ -147,7 +147,7 @@ func benchBandVsGpsv[T tridiag.Float](b *testing.B, dev *cuda.Device, peer *cusp
 		if err != nil {
 			b.Fatal(err)
 		}
-		ts, err := p.Time(ctx, backToBack, a, d, x, 3, 15)
+		ts, err := p.Time(ctx, gpuclock.BackToBack, a, d, x, 3, 15)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -40,6 +40,8 @@ import (
 	"unsafe"
 
 	"gorgonia.org/cu"
+
+	"github.com/bandsolve/bandsolve/cuda"
 )
 
 // gpsvCall is one cuSPARSE gpsvInterleavedBatch solve (algorithm 0, the
@@ -95,7 +97,7 @@ func (p *cusparsePeer) gpsvTime(c *gpsvCall, restores []devCopy, warmup, reps in
 		return nil, err
 	}
 	name := "gpsvInterleavedBatch"
-	times := make([]time.Duration, reps)
+	var times []time.Duration
 	err = p.dev.Do(func() error {
 		f64, m, ds, dl, d, du, dw, x, batch := c.args()
 		var size C.size_t
@@ -107,20 +109,7 @@ func (p *cusparsePeer) gpsvTime(c *gpsvCall, restores []devCopy, warmup, reps in
 			return fmt.Errorf("allocating the %d B cuSPARSE buffer: %w", size, err)
 		}
 		defer func() { _ = cu.MemFree(buf) }()
-		events := make([]cu.Event, 0, 2*reps)
-		defer func() {
-			for i := range events {
-				_ = cu.DestroyEvent(&events[i])
-			}
-		}()
-		for i := 0; i < 2*reps; i++ {
-			ev, err := cu.MakeEvent(cu.DefaultEvent)
-			if err != nil {
-				return fmt.Errorf("creating an event: %w", err)
-			}
-			events = append(events, ev)
-		}
-		call := func() error {
+		restore := func() error {
 			for _, r := range restores {
 				if err := cu.MemcpyDtoDAsync(r.dst, r.src, r.bytes, p.stream); err != nil {
 					return fmt.Errorf("restoring the input: %w", err)
@@ -131,37 +120,9 @@ func (p *cusparsePeer) gpsvTime(c *gpsvCall, restores []devCopy, warmup, reps in
 		solve := func() error {
 			return p.lib.status(name, C.gpsv_solve(f64, fsolve, p.handle, 0, m, ds, dl, d, du, dw, x, batch, C.uintptr_t(buf)))
 		}
-		for i := 0; i < warmup; i++ {
-			if err := call(); err != nil {
-				return err
-			}
-			if err := solve(); err != nil {
-				return err
-			}
-		}
-		for i := 0; i < reps; i++ {
-			if err := call(); err != nil {
-				return err
-			}
-			if err := events[2*i].Record(p.stream); err != nil {
-				return err
-			}
-			if err := solve(); err != nil {
-				return err
-			}
-			if err := events[2*i+1].Record(p.stream); err != nil {
-				return err
-			}
-		}
-		if err := p.stream.Synchronize(); err != nil {
-			return fmt.Errorf("cuSPARSE %s: %w", name, err)
-		}
-		for i := range times {
-			ms, err := events[2*i].Elapsed(events[2*i+1])
-			if err != nil {
-				return fmt.Errorf("reading an event time: %w", err)
-			}
-			times[i] = time.Duration(ms * float64(time.Millisecond))
+		var err2 error
+		if times, err2 = cuda.TimeEvents(p.stream, warmup, reps, restore, solve, nil); err2 != nil {
+			return fmt.Errorf("cuSPARSE %s: %w", name, err2)
 		}
 		return nil
 	})

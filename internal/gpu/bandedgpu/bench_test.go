@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"gorgonia.org/cu"
-
 	"github.com/bandsolve/bandsolve/banded"
 	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/internal/gpu/gpuclock"
@@ -161,7 +159,7 @@ func benchBandBatch[T tridiag.Float](b *testing.B, n, k, g int, layout banded.La
 	var med time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		ts, err := p.Time(ctx, backToBack, a, d, x, 3, 15)
+		ts, err := p.Time(ctx, gpuclock.BackToBack, a, d, x, 3, 15)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -262,57 +260,4 @@ func BenchmarkBandBatchK(b *testing.B) {
 			})
 		}
 	}
-}
-
-// backToBack is a cuda.Timer that times reps runs of body queued back to
-// back on s, one event between consecutive runs (event i+1 ends run i and
-// starts run i+1), after warmup untimed runs; before is not supported.
-func backToBack(s cu.Stream, warmup, reps int, before, body func() error) ([]time.Duration, error) {
-	if before != nil {
-		return nil, fmt.Errorf("back-to-back timing cannot run work between the runs")
-	}
-	if reps < 1 {
-		return nil, fmt.Errorf("timing needs reps ≥ 1, got %d", reps)
-	}
-	events := make([]cu.Event, 0, reps+1)
-	defer func() {
-		for i := range events {
-			_ = cu.DestroyEvent(&events[i])
-		}
-	}()
-	for i := 0; i <= reps; i++ {
-		ev, err := cu.MakeEvent(cu.DefaultEvent)
-		if err != nil {
-			return nil, fmt.Errorf("creating an event: %w", err)
-		}
-		events = append(events, ev)
-	}
-	for i := 0; i < max(warmup, 0); i++ {
-		if err := body(); err != nil {
-			return nil, err
-		}
-	}
-	if err := events[0].Record(s); err != nil {
-		return nil, err
-	}
-	for i := 0; i < reps; i++ {
-		if err := body(); err != nil {
-			return nil, err
-		}
-		if err := events[i+1].Record(s); err != nil {
-			return nil, err
-		}
-	}
-	if err := s.Synchronize(); err != nil {
-		return nil, err
-	}
-	times := make([]time.Duration, reps)
-	for i := range times {
-		ms, err := events[i].Elapsed(events[i+1])
-		if err != nil {
-			return nil, fmt.Errorf("reading an event time: %w", err)
-		}
-		times[i] = time.Duration(ms * float64(time.Millisecond))
-	}
-	return times, nil
 }

@@ -179,3 +179,59 @@ func CopyBandwidth(dev *cuda.Device, bytes int64, reps int) (float64, error) {
 	}
 	return 2 * float64(bytes) / (med / 1e3), nil
 }
+
+// BackToBack is a cuda.Timer for work that needs nothing restored between
+// runs (the batched banded solves):
+// warmup untimed runs of body, then reps runs queued back to back on s
+// with one CUDA event between consecutive runs (event i+1 ends run i and
+// starts run i+1), without a gate. before must be nil (nothing runs
+// between the repetitions).
+func BackToBack(s cu.Stream, warmup, reps int, before, body func() error) ([]time.Duration, error) {
+	if before != nil {
+		return nil, errors.New("gpuclock: back-to-back timing runs nothing between the repetitions")
+	}
+	if reps < 1 {
+		return nil, fmt.Errorf("gpuclock: timing needs reps ≥ 1, got %d", reps)
+	}
+	events := make([]cu.Event, 0, reps+1)
+	defer func() {
+		for i := range events {
+			_ = cu.DestroyEvent(&events[i])
+		}
+	}()
+	for i := 0; i <= reps; i++ {
+		ev, err := cu.MakeEvent(cu.DefaultEvent)
+		if err != nil {
+			return nil, fmt.Errorf("gpuclock: creating an event: %w", err)
+		}
+		events = append(events, ev)
+	}
+	for i := 0; i < max(warmup, 0); i++ {
+		if err := body(); err != nil {
+			return nil, err
+		}
+	}
+	if err := events[0].Record(s); err != nil {
+		return nil, err
+	}
+	for i := 0; i < reps; i++ {
+		if err := body(); err != nil {
+			return nil, err
+		}
+		if err := events[i+1].Record(s); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.Synchronize(); err != nil {
+		return nil, err
+	}
+	times := make([]time.Duration, reps)
+	for i := range times {
+		ms, err := events[i].Elapsed(events[i+1])
+		if err != nil {
+			return nil, fmt.Errorf("gpuclock: reading an event time: %w", err)
+		}
+		times[i] = time.Duration(ms * float64(time.Millisecond))
+	}
+	return times, nil
+}
