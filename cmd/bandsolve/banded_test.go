@@ -133,6 +133,15 @@ func TestBandedMTX(t *testing.T) {
 	t.Log("\n" + out)
 	assert.LessOrEqual(t, reportValue(t, out, "bandwidth drop-off"), after)
 	assert.LessOrEqual(t, reportValue(t, out, "relative residual"), 1e-10)
+	// κ̂ of the whole matrix, from solves preconditioned by the band: the
+	// same matrix as without drop-off, where the band is the matrix, so
+	// the two estimates agree to the estimator's factor of 3.
+	assert.Contains(t, out, "solves preconditioned by its band")
+	withDrop := reportValue(t, out, "condition estimate")
+	_, whole, _ := runCmd(t, "banded", "-mtx", path, "-p", "2", "-tol", "1e-10")
+	full := reportValue(t, whole, "condition estimate")
+	assert.Positive(t, withDrop)
+	assert.InDelta(t, 1, withDrop/full, 2, "κ̂ %.4g with drop-off, %.4g without", withDrop, full)
 }
 
 func TestBandedUsageErrors(t *testing.T) {
