@@ -54,45 +54,23 @@ type Options struct {
 	depth int
 }
 
-// batchKernel is the kernel a BatchPlan launches: the default one for K
-// (kernels.BandBatchK) or, when depth is set, a variant of another
+// newBatchKernel returns the kernel a BatchPlan launches: the default one
+// for K (kernels.BandBatchK) or, when depth is set, the variant of that
 // prefetch depth (kernels.BandBatchKD, the same parameters).
-type batchKernel struct {
-	k     kernels.BandBatchK
-	kd    kernels.BandBatchKD
-	depth int
-}
-
-func newBatchKernel(k, depth int, f64 bool) (batchKernel, error) {
+func newBatchKernel(k, depth int, f64 bool) (kernels.BandBatchKLauncher, error) {
 	var (
-		bk  = batchKernel{depth: depth}
+		bk  kernels.BandBatchKLauncher
 		err error
 	)
 	if depth == 0 {
-		bk.k, err = kernels.BandBatchKFor(k, f64)
+		bk, err = kernels.BandBatchKFor(k, f64)
 	} else {
-		bk.kd, err = kernels.BandBatchKDFor(k, depth, f64)
+		bk, err = kernels.BandBatchKDFor(k, depth, f64)
 	}
 	if err != nil {
-		return batchKernel{}, fmt.Errorf("bandedgpu: batch kernel for K=%d: %w", k, err)
+		return nil, fmt.Errorf("bandedgpu: batch kernel for K=%d: %w", k, err)
 	}
 	return bk, nil
-}
-
-// Kernel returns the kernel launched.
-func (b batchKernel) Kernel() kernels.Kernel {
-	if b.depth != 0 {
-		return b.kd.Kernel()
-	}
-	return b.k.Kernel()
-}
-
-func (b batchKernel) launch(d *cuda.Device, grid, block cuda.Dim3, s cu.Stream, a *kernels.BandBatchKArgs) error {
-	if b.depth != 0 {
-		kd := kernels.BandBatchKDArgs(*a)
-		return b.kd.Launch(d, grid, block, 0, s, &kd)
-	}
-	return b.k.Launch(d, grid, block, 0, s, a)
 }
 
 // BatchPlan solves batches of G banded systems of order N and
@@ -119,7 +97,7 @@ type BatchPlan[T tridiag.Float] struct {
 	layout     banded.Layout
 	opts       Options
 	tol        float64 // resolved BoostTol; < 0: off
-	kern       batchKernel
+	kern       kernels.BandBatchKLauncher
 	mu         sync.Mutex
 	stream     cu.Stream
 	work       cu.DevicePtr
@@ -223,7 +201,7 @@ func (p *BatchPlan[T]) launch(a, d, x cu.DevicePtr) error {
 	if p.opts.CheckFinite {
 		flags |= bandCheckX
 	}
-	return p.kern.launch(p.dev, cuda.Dim3{X: p.gp / p.threads}, cuda.Dim3{X: p.threads}, p.stream, &kernels.BandBatchKArgs{
+	return p.kern.Launch(p.dev, cuda.Dim3{X: p.gp / p.threads}, cuda.Dim3{X: p.threads}, 0, p.stream, &kernels.BandBatchKArgs{
 		A: a, D: d, X: x, W: p.work,
 		N: int32(p.n), G: int32(p.g), GP: int32(p.gp),
 		Aes: aes, Abs: abs, Des: des, Dbs: dbs,

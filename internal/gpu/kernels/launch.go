@@ -158,24 +158,8 @@ func (f CyclicCombine) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:14])
 }
 
-// GtsvArgs are the parameters of gtsv_f32, gtsv_f64.
-type GtsvArgs struct {
-	A       cu.DevicePtr // a
-	B       cu.DevicePtr // b
-	C       cu.DevicePtr // c
-	D       cu.DevicePtr // d
-	X       cu.DevicePtr // x
-	Work    cu.DevicePtr // work
-	N       int32        // n
-	G       int32        // G
-	ES      int64        // es
-	BS      int64        // bs
-	CA      float64      // ca
-	CB      float64      // cb
-	CC      float64      // cc
-	IsConst int32        // isConst
-	Status  cu.DevicePtr // status
-}
+// GtsvArgs are the parameters of gtsv_f32, gtsv_f64: those of Thomas.
+type GtsvArgs = ThomasArgs
 
 // GtsvSlots is the number of launch slots of Gtsv.
 const GtsvSlots = 15
@@ -362,24 +346,8 @@ func (f PcrHybrid) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s 
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:16])
 }
 
-// CrArgs are the parameters of cr_f32, cr_f64.
-type CrArgs struct {
-	A       cu.DevicePtr // a
-	B       cu.DevicePtr // b
-	C       cu.DevicePtr // c
-	D       cu.DevicePtr // d
-	X       cu.DevicePtr // x
-	N       int32        // n
-	G       int32        // G
-	ES      int64        // es
-	BS      int64        // bs
-	CA      float64      // ca
-	CB      float64      // cb
-	CC      float64      // cc
-	IsConst int32        // isConst
-	Status  cu.DevicePtr // status
-	Spb     int32        // spb
-}
+// CrArgs are the parameters of cr_f32, cr_f64: those of Pcr.
+type CrArgs = PcrArgs
 
 // CrSlots is the number of launch slots of Cr.
 const CrSlots = 15
@@ -476,31 +444,8 @@ func (f TprStage1) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s 
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:22])
 }
 
-// TprStage1gArgs are the parameters of tpr_stage1g_f32, tpr_stage1g_f64.
-type TprStage1gArgs struct {
-	A        cu.DevicePtr // a
-	B        cu.DevicePtr // b
-	C        cu.DevicePtr // c
-	D        cu.DevicePtr // d
-	CA       float64      // ca
-	CB       float64      // cb
-	CC       float64      // cc
-	IsConst  int32        // isConst
-	EQ       cu.DevicePtr // eq
-	Bnd      cu.DevicePtr // bnd
-	Keys     cu.DevicePtr // keys
-	N        int32        // n
-	G        int32        // G
-	ES       int64        // es
-	BS       int64        // bs
-	S        int32        // S
-	M        int32        // M
-	Spb      int32        // spb
-	Tps      int32        // tps
-	EqPitch  int64        // eqPitch
-	EqPlane  int64        // eqPlane
-	BndPlane int64        // bndPlane
-}
+// TprStage1gArgs are the parameters of tpr_stage1g_f32, tpr_stage1g_f64: those of TprStage1.
+type TprStage1gArgs = TprStage1Args
 
 // TprStage1gSlots is the number of launch slots of TprStage1g.
 const TprStage1gSlots = 22
@@ -776,36 +721,8 @@ func (f TprStage3) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s 
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:27])
 }
 
-// TprStage3gArgs are the parameters of tpr_stage3g_f32, tpr_stage3g_f64.
-type TprStage3gArgs struct {
-	A       cu.DevicePtr // a
-	B       cu.DevicePtr // b
-	C       cu.DevicePtr // c
-	D       cu.DevicePtr // d
-	CA      float64      // ca
-	CB      float64      // cb
-	CC      float64      // cc
-	IsConst int32        // isConst
-	X       cu.DevicePtr // x
-	EQ      cu.DevicePtr // eq
-	XB      cu.DevicePtr // xb
-	XS      cu.DevicePtr // xs
-	Keys    cu.DevicePtr // keys
-	Cnt     cu.DevicePtr // cnt
-	Status  cu.DevicePtr // status
-	N       int32        // n
-	G       int32        // G
-	ES      int64        // es
-	BS      int64        // bs
-	S       int32        // S
-	M       int32        // M
-	MP      int32        // MP
-	Spb     int32        // spb
-	Tps     int32        // tps
-	EqPitch int64        // eqPitch
-	EqPlane int64        // eqPlane
-	EqShift int32        // eqShift
-}
+// TprStage3gArgs are the parameters of tpr_stage3g_f32, tpr_stage3g_f64: those of TprStage3.
+type TprStage3gArgs = TprStage3Args
 
 // TprStage3gSlots is the number of launch slots of TprStage3g.
 const TprStage3gSlots = 27
@@ -1297,27 +1214,8 @@ func (f SegmentP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s c
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:26])
 }
 
-// PartitionLanesPArgs are the parameters of partition_lanes_p16_f32, partition_lanes_p16_f64.
-type PartitionLanesPArgs struct {
-	A       cu.DevicePtr // a
-	B       cu.DevicePtr // b
-	C       cu.DevicePtr // c
-	D       cu.DevicePtr // d
-	X       cu.DevicePtr // x
-	N       int32        // n
-	G       int32        // G
-	ES      int64        // es
-	BS      int64        // bs
-	CA      float64      // ca
-	CB      float64      // cb
-	CC      float64      // cc
-	IsConst int32        // isConst
-	Status  cu.DevicePtr // status
-	Spb     int32        // spb
-	Tps     int32        // tps
-	Word    cu.DevicePtr // word
-	Seq     uint32       // seq
-}
+// PartitionLanesPArgs are the parameters of partition_lanes_p16_f32, partition_lanes_p16_f64: those of PartitionP.
+type PartitionLanesPArgs = PartitionPArgs
 
 // PartitionLanesPSlots is the number of launch slots of PartitionLanesP.
 const PartitionLanesPSlots = 18
@@ -1427,27 +1325,8 @@ func (f LsegP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.S
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:27])
 }
 
-// PartitionLanesStreamPSArgs are the parameters of partition_lanes_stream_p16_s8_f32, partition_lanes_stream_p16_s8_f64.
-type PartitionLanesStreamPSArgs struct {
-	A       cu.DevicePtr // a
-	B       cu.DevicePtr // b
-	C       cu.DevicePtr // c
-	D       cu.DevicePtr // d
-	X       cu.DevicePtr // x
-	N       int32        // n
-	G       int32        // G
-	ES      int64        // es
-	BS      int64        // bs
-	CA      float64      // ca
-	CB      float64      // cb
-	CC      float64      // cc
-	IsConst int32        // isConst
-	Status  cu.DevicePtr // status
-	Spb     int32        // spb
-	Tps     int32        // tps
-	Word    cu.DevicePtr // word
-	Seq     uint32       // seq
-}
+// PartitionLanesStreamPSArgs are the parameters of partition_lanes_stream_p16_s8_f32, partition_lanes_stream_p16_s8_f64: those of PartitionP.
+type PartitionLanesStreamPSArgs = PartitionPArgs
 
 // PartitionLanesStreamPSSlots is the number of launch slots of PartitionLanesStreamPS.
 const PartitionLanesStreamPSSlots = 18
@@ -1527,23 +1406,8 @@ func (f PartitionStreamP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem 
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:12])
 }
 
-// PartitionCstreamPArgs are the parameters of partition_cstream_p16_f32, partition_cstream_p16_f64.
-type PartitionCstreamPArgs struct {
-	D      cu.DevicePtr // d
-	X      cu.DevicePtr // x
-	N      int32        // n
-	G      int32        // G
-	ES     int64        // es
-	BS     int64        // bs
-	CA     float64      // ca
-	CB     float64      // cb
-	CC     float64      // cc
-	Status cu.DevicePtr // status
-	Spb    int32        // spb
-	Tps    int32        // tps
-	Word   cu.DevicePtr // word
-	Seq    uint32       // seq
-}
+// PartitionCstreamPArgs are the parameters of partition_cstream_p16_f32, partition_cstream_p16_f64: those of PartitionConstP.
+type PartitionCstreamPArgs = PartitionConstPArgs
 
 // PartitionCstreamPSlots is the number of launch slots of PartitionCstreamP.
 const PartitionCstreamPSlots = 14
@@ -1575,23 +1439,8 @@ func (f PartitionCstreamP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:14])
 }
 
-// PartitionCstreamWarpPArgs are the parameters of partition_cstream_warp_p16_f32, partition_cstream_warp_p16_f64.
-type PartitionCstreamWarpPArgs struct {
-	D      cu.DevicePtr // d
-	X      cu.DevicePtr // x
-	N      int32        // n
-	G      int32        // G
-	ES     int64        // es
-	BS     int64        // bs
-	CA     float64      // ca
-	CB     float64      // cb
-	CC     float64      // cc
-	Status cu.DevicePtr // status
-	Spb    int32        // spb
-	Tps    int32        // tps
-	Word   cu.DevicePtr // word
-	Seq    uint32       // seq
-}
+// PartitionCstreamWarpPArgs are the parameters of partition_cstream_warp_p16_f32, partition_cstream_warp_p16_f64: those of PartitionConstP.
+type PartitionCstreamWarpPArgs = PartitionConstPArgs
 
 // PartitionCstreamWarpPSlots is the number of launch slots of PartitionCstreamWarpP.
 const PartitionCstreamWarpPSlots = 14
@@ -1623,23 +1472,8 @@ func (f PartitionCstreamWarpP) Launch(dev *cuda.Device, grid, block cuda.Dim3, s
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:14])
 }
 
-// PartitionCstreamRowsPArgs are the parameters of partition_cstream_rows_p16_f32, partition_cstream_rows_p16_f64.
-type PartitionCstreamRowsPArgs struct {
-	D      cu.DevicePtr // d
-	X      cu.DevicePtr // x
-	N      int32        // n
-	G      int32        // G
-	ES     int64        // es
-	BS     int64        // bs
-	CA     float64      // ca
-	CB     float64      // cb
-	CC     float64      // cc
-	Status cu.DevicePtr // status
-	Spb    int32        // spb
-	Tps    int32        // tps
-	Word   cu.DevicePtr // word
-	Seq    uint32       // seq
-}
+// PartitionCstreamRowsPArgs are the parameters of partition_cstream_rows_p16_f32, partition_cstream_rows_p16_f64: those of PartitionConstP.
+type PartitionCstreamRowsPArgs = PartitionConstPArgs
 
 // PartitionCstreamRowsPSlots is the number of launch slots of PartitionCstreamRowsP.
 const PartitionCstreamRowsPSlots = 14
@@ -1671,23 +1505,8 @@ func (f PartitionCstreamRowsP) Launch(dev *cuda.Device, grid, block cuda.Dim3, s
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:14])
 }
 
-// PartitionCstreamWarpRowsPArgs are the parameters of partition_cstream_warp_rows_p16_f32, partition_cstream_warp_rows_p16_f64.
-type PartitionCstreamWarpRowsPArgs struct {
-	D      cu.DevicePtr // d
-	X      cu.DevicePtr // x
-	N      int32        // n
-	G      int32        // G
-	ES     int64        // es
-	BS     int64        // bs
-	CA     float64      // ca
-	CB     float64      // cb
-	CC     float64      // cc
-	Status cu.DevicePtr // status
-	Spb    int32        // spb
-	Tps    int32        // tps
-	Word   cu.DevicePtr // word
-	Seq    uint32       // seq
-}
+// PartitionCstreamWarpRowsPArgs are the parameters of partition_cstream_warp_rows_p16_f32, partition_cstream_warp_rows_p16_f64: those of PartitionConstP.
+type PartitionCstreamWarpRowsPArgs = PartitionConstPArgs
 
 // PartitionCstreamWarpRowsPSlots is the number of launch slots of PartitionCstreamWarpRowsP.
 const PartitionCstreamWarpRowsPSlots = 14
@@ -1807,14 +1626,8 @@ func (f VecF64ToF32) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, 
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:5])
 }
 
-// VecF32ToF64Args are the parameters of vec_f32_to_f64.
-type VecF32ToF64Args struct {
-	N      int64        // n
-	Scale  float64      // scale
-	Scalep cu.DevicePtr // scalep
-	X      cu.DevicePtr // x
-	Y      cu.DevicePtr // y
-}
+// VecF32ToF64Args are the parameters of vec_f32_to_f64: those of VecF64ToF32.
+type VecF32ToF64Args = VecF64ToF32Args
 
 // VecF32ToF64Slots is the number of launch slots of VecF32ToF64.
 const VecF32ToF64Slots = 5
@@ -2017,21 +1830,8 @@ func (f LayoutGather) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int,
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:12])
 }
 
-// LayoutScatterArgs are the parameters of layout_scatter_f32, layout_scatter_f64.
-type LayoutScatterArgs struct {
-	I0 cu.DevicePtr // i0
-	I1 cu.DevicePtr // i1
-	I2 cu.DevicePtr // i2
-	I3 cu.DevicePtr // i3
-	O0 cu.DevicePtr // o0
-	O1 cu.DevicePtr // o1
-	O2 cu.DevicePtr // o2
-	O3 cu.DevicePtr // o3
-	N  int32        // n
-	G  int32        // G
-	ES int64        // es
-	BS int64        // bs
-}
+// LayoutScatterArgs are the parameters of layout_scatter_f32, layout_scatter_f64: those of LayoutGather.
+type LayoutScatterArgs = LayoutGatherArgs
 
 // LayoutScatterSlots is the number of launch slots of LayoutScatter.
 const LayoutScatterSlots = 12
@@ -2109,23 +1909,8 @@ func (f BandBatchK) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:14])
 }
 
-// BandBatchKDArgs are the parameters of band_batch_f32_k2_d24, band_batch_f32_k2_d4, band_batch_f64_k2_d4.
-type BandBatchKDArgs struct {
-	A      cu.DevicePtr // a
-	D      cu.DevicePtr // d
-	X      cu.DevicePtr // x
-	W      cu.DevicePtr // w
-	N      int32        // n
-	G      int32        // G
-	GP     int32        // Gp
-	Aes    int64        // aes
-	Abs    int64        // abs_
-	Des    int64        // des
-	Dbs    int64        // dbs
-	Tol    float64      // tol
-	Flags  int32        // flags
-	Status cu.DevicePtr // status
-}
+// BandBatchKDArgs are the parameters of band_batch_f32_k2_d24, band_batch_f32_k2_d4, band_batch_f64_k2_d4: those of BandBatchK.
+type BandBatchKDArgs = BandBatchKArgs
 
 // BandBatchKDSlots is the number of launch slots of BandBatchKD.
 const BandBatchKDSlots = 14
@@ -2297,17 +2082,8 @@ func (f BandSpikeUlblock) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem 
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:7])
 }
 
-// BandSpikeFactorWideArgs are the parameters of band_spike_factor_wide_f32, band_spike_factor_wide_f64.
-type BandSpikeFactorWideArgs struct {
-	A      cu.DevicePtr // a
-	N      int32        // n
-	K      int32        // K
-	Bounds cu.DevicePtr // bounds
-	P      int32        // P
-	UL     int32        // ul
-	Tol    float64      // tol
-	Status cu.DevicePtr // status
-}
+// BandSpikeFactorWideArgs are the parameters of band_spike_factor_wide_f32, band_spike_factor_wide_f64: those of BandFactorWindow.
+type BandSpikeFactorWideArgs = BandFactorWindowArgs
 
 // BandSpikeFactorWideSlots is the number of launch slots of BandSpikeFactorWide.
 const BandSpikeFactorWideSlots = 8
@@ -2513,17 +2289,8 @@ func (f BandSpikeFlags) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem in
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:8])
 }
 
-// BandSpikeFactorBlockedArgs are the parameters of band_spike_factor_blocked_f32, band_spike_factor_blocked_f64.
-type BandSpikeFactorBlockedArgs struct {
-	A      cu.DevicePtr // a
-	N      int32        // n
-	K      int32        // K
-	Bounds cu.DevicePtr // bounds
-	P      int32        // P
-	UL     int32        // ul
-	Tol    float64      // tol
-	Status cu.DevicePtr // status
-}
+// BandSpikeFactorBlockedArgs are the parameters of band_spike_factor_blocked_f32, band_spike_factor_blocked_f64: those of BandFactorWindow.
+type BandSpikeFactorBlockedArgs = BandFactorWindowArgs
 
 // BandSpikeFactorBlockedSlots is the number of launch slots of BandSpikeFactorBlocked.
 const BandSpikeFactorBlockedSlots = 8
@@ -2549,18 +2316,8 @@ func (f BandSpikeFactorBlocked) Launch(dev *cuda.Device, grid, block cuda.Dim3, 
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:8])
 }
 
-// BandSpikeTipsBlockedArgs are the parameters of band_spike_tips_blocked_f32, band_spike_tips_blocked_f64.
-type BandSpikeTipsBlockedArgs struct {
-	LU     cu.DevicePtr // lu
-	N      int32        // n
-	K      int32        // K
-	Bounds cu.DevicePtr // bounds
-	Ulf    cu.DevicePtr // ulf
-	Nul    int32        // nul
-	L      int32        // l
-	Vout   cu.DevicePtr // vout
-	Wout   cu.DevicePtr // wout
-}
+// BandSpikeTipsBlockedArgs are the parameters of band_spike_tips_blocked_f32, band_spike_tips_blocked_f64: those of BandSpikeTips.
+type BandSpikeTipsBlockedArgs = BandSpikeTipsArgs
 
 // BandSpikeTipsBlockedSlots is the number of launch slots of BandSpikeTipsBlocked.
 const BandSpikeTipsBlockedSlots = 9
@@ -2704,3 +2461,140 @@ func (f SegcP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.S
 	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:19])
 }
+
+// ThomasLauncher is a kernel launched with ThomasArgs: Thomas, Gtsv.
+type ThomasLauncher interface {
+	Kernel() Kernel
+	Pack(a *ThomasArgs, slots []uint64)
+	Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *ThomasArgs) error
+}
+
+var (
+	_ ThomasLauncher = Thomas{}
+	_ ThomasLauncher = Gtsv{}
+)
+
+// PcrLauncher is a kernel launched with PcrArgs: Pcr, Cr.
+type PcrLauncher interface {
+	Kernel() Kernel
+	Pack(a *PcrArgs, slots []uint64)
+	Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PcrArgs) error
+}
+
+var (
+	_ PcrLauncher = Pcr{}
+	_ PcrLauncher = Cr{}
+)
+
+// TprStage1Launcher is a kernel launched with TprStage1Args: TprStage1, TprStage1g.
+type TprStage1Launcher interface {
+	Kernel() Kernel
+	Pack(a *TprStage1Args, slots []uint64)
+	Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TprStage1Args) error
+}
+
+var (
+	_ TprStage1Launcher = TprStage1{}
+	_ TprStage1Launcher = TprStage1g{}
+)
+
+// TprStage3Launcher is a kernel launched with TprStage3Args: TprStage3, TprStage3g.
+type TprStage3Launcher interface {
+	Kernel() Kernel
+	Pack(a *TprStage3Args, slots []uint64)
+	Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TprStage3Args) error
+}
+
+var (
+	_ TprStage3Launcher = TprStage3{}
+	_ TprStage3Launcher = TprStage3g{}
+)
+
+// PartitionPLauncher is a kernel launched with PartitionPArgs: PartitionP, PartitionLanesP, PartitionLanesStreamPS.
+type PartitionPLauncher interface {
+	Kernel() Kernel
+	Pack(a *PartitionPArgs, slots []uint64)
+	Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionPArgs) error
+}
+
+var (
+	_ PartitionPLauncher = PartitionP{}
+	_ PartitionPLauncher = PartitionLanesP{}
+	_ PartitionPLauncher = PartitionLanesStreamPS{}
+)
+
+// PartitionConstPLauncher is a kernel launched with PartitionConstPArgs: PartitionConstP, PartitionCstreamP, PartitionCstreamWarpP, PartitionCstreamRowsP, PartitionCstreamWarpRowsP.
+type PartitionConstPLauncher interface {
+	Kernel() Kernel
+	Pack(a *PartitionConstPArgs, slots []uint64)
+	Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionConstPArgs) error
+}
+
+var (
+	_ PartitionConstPLauncher = PartitionConstP{}
+	_ PartitionConstPLauncher = PartitionCstreamP{}
+	_ PartitionConstPLauncher = PartitionCstreamWarpP{}
+	_ PartitionConstPLauncher = PartitionCstreamRowsP{}
+	_ PartitionConstPLauncher = PartitionCstreamWarpRowsP{}
+)
+
+// VecF64ToF32Launcher is a kernel launched with VecF64ToF32Args: VecF64ToF32, VecF32ToF64.
+type VecF64ToF32Launcher interface {
+	Kernel() Kernel
+	Pack(a *VecF64ToF32Args, slots []uint64)
+	Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *VecF64ToF32Args) error
+}
+
+var (
+	_ VecF64ToF32Launcher = VecF64ToF32{}
+	_ VecF64ToF32Launcher = VecF32ToF64{}
+)
+
+// LayoutGatherLauncher is a kernel launched with LayoutGatherArgs: LayoutGather, LayoutScatter.
+type LayoutGatherLauncher interface {
+	Kernel() Kernel
+	Pack(a *LayoutGatherArgs, slots []uint64)
+	Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *LayoutGatherArgs) error
+}
+
+var (
+	_ LayoutGatherLauncher = LayoutGather{}
+	_ LayoutGatherLauncher = LayoutScatter{}
+)
+
+// BandBatchKLauncher is a kernel launched with BandBatchKArgs: BandBatchK, BandBatchKD.
+type BandBatchKLauncher interface {
+	Kernel() Kernel
+	Pack(a *BandBatchKArgs, slots []uint64)
+	Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandBatchKArgs) error
+}
+
+var (
+	_ BandBatchKLauncher = BandBatchK{}
+	_ BandBatchKLauncher = BandBatchKD{}
+)
+
+// BandFactorWindowLauncher is a kernel launched with BandFactorWindowArgs: BandFactorWindow, BandSpikeFactorWide, BandSpikeFactorBlocked.
+type BandFactorWindowLauncher interface {
+	Kernel() Kernel
+	Pack(a *BandFactorWindowArgs, slots []uint64)
+	Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandFactorWindowArgs) error
+}
+
+var (
+	_ BandFactorWindowLauncher = BandFactorWindow{}
+	_ BandFactorWindowLauncher = BandSpikeFactorWide{}
+	_ BandFactorWindowLauncher = BandSpikeFactorBlocked{}
+)
+
+// BandSpikeTipsLauncher is a kernel launched with BandSpikeTipsArgs: BandSpikeTips, BandSpikeTipsBlocked.
+type BandSpikeTipsLauncher interface {
+	Kernel() Kernel
+	Pack(a *BandSpikeTipsArgs, slots []uint64)
+	Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandSpikeTipsArgs) error
+}
+
+var (
+	_ BandSpikeTipsLauncher = BandSpikeTips{}
+	_ BandSpikeTipsLauncher = BandSpikeTipsBlocked{}
+)

@@ -93,69 +93,23 @@ type Plan[T tridiag.Float] struct {
 	onStage func(stage string) error
 }
 
-// factorKernel is a partition factorization kernel: the window kernel,
-// the wide one or the blocked one (tuning.SpikeFactor's choice). The
-// three take the same parameters.
-type factorKernel struct {
-	window  kernels.BandFactorWindow
-	wide    kernels.BandSpikeFactorWide
-	blocked kernels.BandSpikeFactorBlocked
-	choice  int // factorWindow, factorWide or factorBlocked
-}
-
-const (
-	factorWindow = iota
-	factorWide
-	factorBlocked
-)
-
-// newFactorKernel returns the blocked kernel if blocked, else the wide
-// one if wide, else the window kernel, in the given precision.
-func newFactorKernel(blocked, wide, f64 bool) (factorKernel, error) {
-	var (
-		fk  factorKernel
-		err error
-	)
+// newFactorKernel returns the partition factorization kernel: the
+// blocked one if blocked, else the wide one if wide, else the window
+// kernel (tuning.SpikeFactor's choice), in the given precision. The three
+// take the same parameters.
+func newFactorKernel(blocked, wide, f64 bool) (kernels.BandFactorWindowLauncher, error) {
 	switch {
 	case blocked:
-		fk.choice = factorBlocked
-		fk.blocked, err = kernels.BandSpikeFactorBlockedFor(f64)
+		return kernels.BandSpikeFactorBlockedFor(f64)
 	case wide:
-		fk.choice = factorWide
-		fk.wide, err = kernels.BandSpikeFactorWideFor(f64)
-	default:
-		fk.choice = factorWindow
-		fk.window, err = kernels.BandFactorWindowFor(f64)
+		return kernels.BandSpikeFactorWideFor(f64)
 	}
-	return fk, err
-}
-
-// Kernel returns the kernel.
-func (f factorKernel) Kernel() kernels.Kernel {
-	switch f.choice {
-	case factorBlocked:
-		return f.blocked.Kernel()
-	case factorWide:
-		return f.wide.Kernel()
-	}
-	return f.window.Kernel()
-}
-
-func (f factorKernel) launch(d *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *kernels.BandFactorWindowArgs) error {
-	switch f.choice {
-	case factorBlocked:
-		b := kernels.BandSpikeFactorBlockedArgs(*a)
-		return f.blocked.Launch(d, grid, block, shmem, s, &b)
-	case factorWide:
-		w := kernels.BandSpikeFactorWideArgs(*a)
-		return f.wide.Launch(d, grid, block, shmem, s, &w)
-	}
-	return f.window.Launch(d, grid, block, shmem, s, a)
+	return kernels.BandFactorWindowFor(f64)
 }
 
 // planKernels are the kernels of a plan, in its precision.
 type planKernels struct {
-	factor      factorKernel
+	factor      kernels.BandFactorWindowLauncher
 	copy        kernels.BandSpikeCopy
 	ulblock     kernels.BandSpikeUlblock
 	tips        kernels.BandSpikeTips
@@ -503,7 +457,7 @@ func (p *Plan[T]) enqueueFactor(a cu.DevicePtr) error {
 		}
 	}
 	fblock := cuda.Dim3{X: l.Factor.Threads}
-	if err := ks.factor.launch(d, cuda.Dim3{X: l.P}, fblock, l.Factor.Shared, s, &kernels.BandFactorWindowArgs{
+	if err := ks.factor.Launch(d, cuda.Dim3{X: l.P}, fblock, l.Factor.Shared, s, &kernels.BandFactorWindowArgs{
 		A: p.lu, N: n, K: k, Bounds: p.bounds, P: P, UL: 0, Tol: l.Tol, Status: p.status + cu.DevicePtr(4*l.StLU),
 	}); err != nil {
 		return err
@@ -515,7 +469,7 @@ func (p *Plan[T]) enqueueFactor(a cu.DevicePtr) error {
 	nI := int32(l.P - 1)
 	if l.Coupled {
 		ulst, rst = p.status+cu.DevicePtr(4*l.StUL), p.status+cu.DevicePtr(4*l.StRed)
-		if err := ks.factor.launch(d, cuda.Dim3{X: l.P - 1}, fblock, l.Factor.Shared, s, &kernels.BandFactorWindowArgs{
+		if err := ks.factor.Launch(d, cuda.Dim3{X: l.P - 1}, fblock, l.Factor.Shared, s, &kernels.BandFactorWindowArgs{
 			A: p.ul, N: int32(l.ULN), K: k, Bounds: p.ubounds, P: nI, UL: 1, Tol: l.Tol, Status: ulst,
 		}); err != nil {
 			return err

@@ -32,7 +32,7 @@ type partitionPlan struct {
 	// kernel runs the general solves: the kernel with the systems in
 	// shared memory (kernels.PartitionP) or the lanes kernel
 	// (kernels.PartitionLanesP).
-	kernel solveFamily
+	kernel kernels.PartitionPLauncher
 	// direct is the kernel of the spec's precision resolved for
 	// LaunchDirect, slots its parameter values (filled per solve; a
 	// plan's solves run one at a time).
@@ -47,7 +47,7 @@ type partitionPlan struct {
 	// kernel (nil unless tuning.PreferConstStream chose it for the
 	// batch), which constant solves then take instead of constCfg's.
 	cstream       *tuning.ConstStreamLaunch
-	cstreamKernel constFamily
+	cstreamKernel kernels.PartitionConstPLauncher
 	cstreamDirect *directKernel
 	// latency: Auto's plan of a small batch with short chunks
 	// (latencyPlan).
@@ -252,87 +252,13 @@ func newSharedPartitionPlan(d *gpu, spec tridiag.Spec, f64 bool, p int) (*partit
 	return pp, nil
 }
 
-// solveFamily is a kernel of a partition plan's general solves, with the
-// parameters of kernels.PartitionPArgs: kernels.PartitionP (the systems
-// in shared memory) or kernels.PartitionLanesP (the systems across the
-// lanes).
-type solveFamily interface{ Kernel() kernels.Kernel }
-
-// launchSolve launches k with the arguments a (inside Device.Enqueue).
-func launchSolve(k solveFamily, d *gpu, grid, block cuda.Dim3, shmem int, s cu.Stream, a *kernels.PartitionPArgs) error {
-	switch k := k.(type) {
-	case kernels.PartitionP:
-		return k.Launch(d.Device, grid, block, shmem, s, a)
-	case kernels.PartitionLanesP:
-		return k.Launch(d.Device, grid, block, shmem, s, (*kernels.PartitionLanesPArgs)(a))
-	}
-	return fmt.Errorf("cuda: %s is not a kernel of general partition solves", k.Kernel())
-}
-
-// packSolve packs a for k, as launchSolve launches it.
-func packSolve(k solveFamily, a *kernels.PartitionPArgs, slots []uint64) error {
-	switch k := k.(type) {
-	case kernels.PartitionP:
-		k.Pack(a, slots)
-		return nil
-	case kernels.PartitionLanesP:
-		k.Pack((*kernels.PartitionLanesPArgs)(a), slots)
-		return nil
-	}
-	return fmt.Errorf("cuda: %s is not a kernel of general partition solves", k.Kernel())
-}
-
-// constFamily is a kernel of a partition plan's constant solves, with the
-// parameters of kernels.PartitionConstPArgs: kernels.PartitionConstP or
-// one of the constant streaming kernels (constStreamFamily).
-type constFamily interface{ Kernel() kernels.Kernel }
-
-// launchConst launches k with the arguments a (inside Device.Enqueue).
-func launchConst(k constFamily, d *gpu, grid, block cuda.Dim3, shmem int, s cu.Stream, a *kernels.PartitionConstPArgs) error {
-	switch k := k.(type) {
-	case kernels.PartitionConstP:
-		return k.Launch(d.Device, grid, block, shmem, s, a)
-	case kernels.PartitionCstreamP:
-		return k.Launch(d.Device, grid, block, shmem, s, (*kernels.PartitionCstreamPArgs)(a))
-	case kernels.PartitionCstreamWarpP:
-		return k.Launch(d.Device, grid, block, shmem, s, (*kernels.PartitionCstreamWarpPArgs)(a))
-	case kernels.PartitionCstreamRowsP:
-		return k.Launch(d.Device, grid, block, shmem, s, (*kernels.PartitionCstreamRowsPArgs)(a))
-	case kernels.PartitionCstreamWarpRowsP:
-		return k.Launch(d.Device, grid, block, shmem, s, (*kernels.PartitionCstreamWarpRowsPArgs)(a))
-	}
-	return fmt.Errorf("cuda: %s is not a kernel of constant partition solves", k.Kernel())
-}
-
-// packConst packs a for k, as launchConst launches it.
-func packConst(k constFamily, a *kernels.PartitionConstPArgs, slots []uint64) error {
-	switch k := k.(type) {
-	case kernels.PartitionConstP:
-		k.Pack(a, slots)
-		return nil
-	case kernels.PartitionCstreamP:
-		k.Pack((*kernels.PartitionCstreamPArgs)(a), slots)
-		return nil
-	case kernels.PartitionCstreamWarpP:
-		k.Pack((*kernels.PartitionCstreamWarpPArgs)(a), slots)
-		return nil
-	case kernels.PartitionCstreamRowsP:
-		k.Pack((*kernels.PartitionCstreamRowsPArgs)(a), slots)
-		return nil
-	case kernels.PartitionCstreamWarpRowsP:
-		k.Pack((*kernels.PartitionCstreamWarpRowsPArgs)(a), slots)
-		return nil
-	}
-	return fmt.Errorf("cuda: %s is not a kernel of constant partition solves", k.Kernel())
-}
-
 // constStreamFamily is the constant streaming kernel (chunks of 16) for
 // systems of at most a warp (warp: partition_cstream_warp_p16_*, else
 // partition_cstream_p16_*), with d and x row-major in shared memory where
 // rows (the _rows_ kernels: the systems closer together in memory than
 // their rows).
-func constStreamFamily(warp, rows, f64 bool) (constFamily, error) {
-	var k constFamily
+func constStreamFamily(warp, rows, f64 bool) (kernels.PartitionConstPLauncher, error) {
+	var k kernels.PartitionConstPLauncher
 	var err error
 	switch {
 	case warp && rows:
@@ -353,7 +279,7 @@ func constStreamFamily(warp, rows, f64 bool) (constFamily, error) {
 // constStreamLaunch is the launch of the constant streaming kernel for
 // spec (spb > 0: that many systems a block) and the kernel
 // (constStreamFamily), within the kernel's launch bounds (device thread).
-func constStreamLaunch(d *gpu, spec tridiag.Spec, f64 bool, spb int) (tuning.ConstStreamLaunch, constFamily, error) {
+func constStreamLaunch(d *gpu, spec tridiag.Spec, f64 bool, spb int) (tuning.ConstStreamLaunch, kernels.PartitionConstPLauncher, error) {
 	elem := reductionElem(f64)
 	l := spec.Layout
 	sysFirst := l.BatchStride < l.ElemStride
@@ -398,7 +324,7 @@ func (pp *partitionPlan) attachConstStream(d *gpu, spec tridiag.Spec, f64 bool) 
 
 // setConstStream makes pp's constant solves run kernel k with launch cs
 // (device thread).
-func (pp *partitionPlan) setConstStream(d *gpu, cs tuning.ConstStreamLaunch, k constFamily) error {
+func (pp *partitionPlan) setConstStream(d *gpu, cs tuning.ConstStreamLaunch, k kernels.PartitionConstPLauncher) error {
 	direct, err := d.prepareDirect(k.Kernel(), cs.Grid, cs.Threads, cs.SharedBytes)
 	if err != nil {
 		return err
@@ -487,10 +413,10 @@ func (p *partitionPlan) workBytes() int64 { return 0 }
 func (p *partitionPlan) launch(d *gpu, s cu.Stream, a *launchArgs) error {
 	if k, dk, spb, tps, ok := p.constLaunch(); a.constant && ok {
 		args := constArgs(a, spb, tps)
-		return launchConst(k, d, cuda.Dim3{X: dk.grid}, cuda.Dim3{X: dk.block}, dk.shmem, s, &args)
+		return k.Launch(d.Device, cuda.Dim3{X: dk.grid}, cuda.Dim3{X: dk.block}, dk.shmem, s, &args)
 	}
 	args := p.solveArgs(a)
-	return launchSolve(p.kernel, d, cuda.Dim3{X: p.cfg.Blocks(a.spec.G)}, cuda.Dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s, &args)
+	return p.kernel.Launch(d.Device, cuda.Dim3{X: p.cfg.Blocks(a.spec.G)}, cuda.Dim3{X: p.cfg.Threads}, p.cfg.SharedBytes, s, &args)
 }
 
 // solveArgs are the parameters of p's general kernel for the solve a.
@@ -527,7 +453,7 @@ func (p *partitionPlan) constPlan() *partitionPlan {
 // for its launch, with its systems a block and threads a system: the
 // constant streaming kernel where attached, else the constant kernel; ok
 // is false where the general kernel runs them.
-func (p *partitionPlan) constLaunch() (k constFamily, dk *directKernel, spb, tps int, ok bool) {
+func (p *partitionPlan) constLaunch() (k kernels.PartitionConstPLauncher, dk *directKernel, spb, tps int, ok bool) {
 	p = p.constPlan()
 	if c := p.cstream; c != nil {
 		return p.cstreamKernel, p.cstreamDirect, c.SystemsPerBlock, c.ThreadsPerSystem, true
@@ -545,16 +471,12 @@ func (p *partitionPlan) LaunchDirect(d *gpu, s cu.Stream, a *launchArgs) error {
 	if k, dk, spb, tps, ok := p.constLaunch(); a.constant && ok {
 		args := constArgs(a, spb, tps)
 		sl := p.slots[:kernels.PartitionConstPSlots]
-		if err := packConst(k, &args, sl); err != nil {
-			return err
-		}
+		k.Pack(&args, sl)
 		return d.LaunchDirect(dk.k, s, sl)
 	}
 	args := p.solveArgs(a)
 	sl := p.slots[:kernels.PartitionPSlots]
-	if err := packSolve(p.kernel, &args, sl); err != nil {
-		return err
-	}
+	p.kernel.Pack(&args, sl)
 	return d.LaunchDirect(p.direct.k, s, sl)
 }
 

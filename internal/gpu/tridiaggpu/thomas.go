@@ -37,7 +37,7 @@ func init() {
 type perSystemPlan struct {
 	pivot  bool           // gtsv's kernel, else thomas's
 	thomas kernels.Thomas // without pivot
-	gtsv   kernels.Gtsv   // with pivot; its parameters are thomas's
+	gtsv   kernels.Gtsv   // with pivot: the parameters of thomas (ThomasArgs)
 	planes int64
 	spec   tridiag.Spec
 	elem   int64
@@ -77,7 +77,7 @@ func (p *perSystemPlan) launch(d *gpu, s cu.Stream, a *launchArgs) error {
 		ES: int64(sp.Layout.ElemStride), BS: int64(sp.Layout.BatchStride),
 		CA: a.ca, CB: a.cb, CC: a.cc, IsConst: a.isConst(), Status: a.status}
 	if p.pivot {
-		return p.gtsv.Launch(d.Device, grid, block, 0, s, (*kernels.GtsvArgs)(args))
+		return p.gtsv.Launch(d.Device, grid, block, 0, s, args)
 	}
 	return p.thomas.Launch(d.Device, grid, block, 0, s, args)
 }

@@ -217,7 +217,7 @@ func (p *tprPlan) stage1(d *gpu, s cu.Stream, a *launchArgs, b tprBufs) error {
 		S: int32(c.S), M: int32(c.M), Spb: int32(c.Stage1.SlicesPerBlock), Tps: int32(c.Stage1.ThreadsPerSlice),
 		EqPitch: p.w.eqPitch, EqPlane: p.w.eqPlane, BndPlane: p.w.bndPlane}
 	if c.Stage1.Global {
-		return p.k.stage1g.Launch(d.Device, grid, block, c.Stage1.SharedBytes, s, (*kernels.TprStage1gArgs)(args))
+		return p.k.stage1g.Launch(d.Device, grid, block, c.Stage1.SharedBytes, s, args)
 	}
 	return p.k.stage1.Launch(d.Device, grid, block, c.Stage1.SharedBytes, s, args)
 }
@@ -267,7 +267,7 @@ func (p *tprPlan) stage3(d *gpu, s cu.Stream, a *launchArgs, b tprBufs) error {
 		S: int32(c.S), M: int32(c.M), MP: int32(c.MP), Spb: int32(c.Stage3.SlicesPerBlock), Tps: int32(c.Stage3.ThreadsPerSlice),
 		EqPitch: p.w.eqPitch, EqPlane: p.w.eqPlane, EqShift: p.w.eqShift}
 	if c.Stage3.Global {
-		return p.k.stage3g.Launch(d.Device, grid, block, c.Stage3.SharedBytes, s, (*kernels.TprStage3gArgs)(args))
+		return p.k.stage3g.Launch(d.Device, grid, block, c.Stage3.SharedBytes, s, args)
 	}
 	return p.k.stage3.Launch(d.Device, grid, block, c.Stage3.SharedBytes, s, args)
 }

@@ -109,7 +109,7 @@ func (p *transposePlan) launch(d *gpu, s cu.Stream, a *launchArgs) error {
 		if gather {
 			return p.gather.Launch(d.Device, grid, block, 0, s, args)
 		}
-		return p.scatter.Launch(d.Device, grid, block, 0, s, (*kernels.LayoutScatterArgs)(args))
+		return p.scatter.Launch(d.Device, grid, block, 0, s, args)
 	}
 	in := *a
 	in.spec, in.work, in.word, in.seq = p.ispec, at(p.w.inner), 0, 0

@@ -455,9 +455,31 @@ func launchFile(fams []*family) string {
 	var b strings.Builder
 	b.WriteString("//go:build cuda\n\n")
 	b.WriteString(header)
+	// Families with the same parameters (names and Go types) share one
+	// Args type, that of the first of them, and an interface that any of
+	// them satisfies, so that code choosing among them at run time fills
+	// one struct and launches whichever it chose.
+	primary := map[string]*family{}
+	members := map[*family][]*family{}
+	var classes []*family
+	for _, f := range fams {
+		key := f.signature()
+		p := primary[key]
+		if p == nil {
+			primary[key] = f
+			p = f
+			classes = append(classes, f)
+		}
+		members[p] = append(members[p], f)
+	}
 	var body strings.Builder
 	for _, f := range fams {
-		writeLauncher(&body, f)
+		writeLauncher(&body, f, primary[f.signature()])
+	}
+	for _, p := range classes {
+		if ms := members[p]; len(ms) > 1 {
+			writeLauncherInterface(&body, p, ms)
+		}
 	}
 	imports := ""
 	if strings.Contains(body.String(), "math.") {
@@ -466,6 +488,32 @@ func launchFile(fams []*family) string {
 	b.WriteString("package kernels\n\nimport (\n" + imports + "\t\"gorgonia.org/cu\"\n\n\t\"github.com/bandsolve/bandsolve/cuda\"\n)\n\n")
 	b.WriteString(body.String())
 	return b.String()
+}
+
+// signature is the family's parameters as Go sees them.
+func (f *family) signature() string {
+	var parts []string
+	for _, fl := range f.fields {
+		parts = append(parts, fl.goName+" "+fl.goType)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// writeLauncherInterface writes the interface of the families ms, which
+// share the parameters of p.
+func writeLauncherInterface(b *strings.Builder, p *family, ms []*family) {
+	pn := goName(p.name)
+	var names []string
+	for _, m := range ms {
+		names = append(names, goName(m.name))
+	}
+	fmt.Fprintf(b, "// %sLauncher is a kernel launched with %sArgs: %s.\n", pn, pn, strings.Join(names, ", "))
+	fmt.Fprintf(b, "type %sLauncher interface {\n\tKernel() Kernel\n\tPack(a *%sArgs, slots []uint64)\n\tLaunch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *%sArgs) error\n}\n\n", pn, pn, pn)
+	b.WriteString("var (\n")
+	for _, n := range names {
+		fmt.Fprintf(b, "\t_ %sLauncher = %s{}\n", pn, n)
+	}
+	b.WriteString(")\n\n")
 }
 
 func (f *family) names() []string {
@@ -529,13 +577,18 @@ func writeFamily(b *strings.Builder, f *family) {
 
 // writeLauncher writes a family's arguments, their packing into launch
 // slots and its launch (build tag cuda).
-func writeLauncher(b *strings.Builder, f *family) {
+func writeLauncher(b *strings.Builder, f, primary *family) {
 	tn := goName(f.name)
-	fmt.Fprintf(b, "// %sArgs are the parameters of %s.\ntype %sArgs struct {\n", tn, strings.Join(f.names(), ", "), tn)
-	for _, fl := range f.fields {
-		fmt.Fprintf(b, "\t%s %s // %s\n", fl.goName, fl.goType, fl.cname)
+	if primary != f {
+		pn := goName(primary.name)
+		fmt.Fprintf(b, "// %sArgs are the parameters of %s: those of %s.\ntype %sArgs = %sArgs\n\n", tn, strings.Join(f.names(), ", "), pn, tn, pn)
+	} else {
+		fmt.Fprintf(b, "// %sArgs are the parameters of %s.\ntype %sArgs struct {\n", tn, strings.Join(f.names(), ", "), tn)
+		for _, fl := range f.fields {
+			fmt.Fprintf(b, "\t%s %s // %s\n", fl.goName, fl.goType, fl.cname)
+		}
+		b.WriteString("}\n\n")
 	}
-	b.WriteString("}\n\n")
 	n := len(f.fields)
 	fmt.Fprintf(b, "// %sSlots is the number of launch slots of %s.\nconst %sSlots = %d\n\n", tn, tn, tn, n)
 	fmt.Fprintf(b, "// Pack puts a in slots[:%sSlots] as the kernel's C types, for\n// cuda.Device.LaunchDirect.\n", tn)
