@@ -41,7 +41,30 @@
 //	21  tridiag(1, 1e-8, 1)  ("ks16", type 16 of the 20-matrix set)
 //
 // tridiag(s, d, u) has constant sub-diagonal s, diagonal d and super-diagonal
-// u. Types(false) lists 1..16, Types(true) lists all of 1..21, and
+// u.
+//
+// # Two readings of types 2, 6, 14 and 16
+//
+// Table 9 describes types 2, 6, 14 and 16 as "a Toeplitz matrix, main
+// diagonal is …, off-diagonal elements are from U(-1,1)". Types 2, 6, 14
+// and 16 are the entry-wise reading (every off-diagonal entry drawn on its
+// own); the Toeplitz reading, one value from U(-1,1) for the whole
+// sub-diagonal and one for the whole super-diagonal, is four types of its
+// own, named 2T, 6T, 14T and 16T (Type2T .. Type16T):
+//
+//	2T   tridiag(a, 1e8, c)   a, c from U(-1,1)
+//	6T   tridiag(a, 64, c)
+//	14T  tridiag(a, 1e-8, c)
+//	16T  tridiag(a, 0, c)
+//
+// Only the Toeplitz reading has Table 9's condition numbers for types 14
+// and 16 (1.14e67 and 7.1e191): with r = max(|a|,|c|)/min(|a|,|c|) the
+// condition number of 14T and 16T grows like r^(n/2), while the
+// entry-wise types 14 and 16 stay near 1e11 at n = 512.
+//
+// Name gives a type's name (the number, or "14T") and ParseType reads it.
+// Types(false) lists 1..16, Types(true) lists 1..21, both followed by the
+// Toeplitz readings 2T, 6T, 14T, 16T (Toeplitz lists those alone), and
 // KleinStrzodka lists the 20-matrix set in its own order
 // (1..14, 16, 21, 17..20), so that KleinStrzodka()[k-1] is their type k.
 //
@@ -49,7 +72,9 @@
 // given to Generate, so a matrix is a deterministic function of (type, n,
 // seed). Types 1, 4, 5 and 12 draw the same numbers in the same order, so for
 // one seed they differ only by the stated modification of type 1; the
-// off-diagonals of types 2, 6, 14 and 16 are those of type 1 as well.
+// off-diagonals of types 2, 6, 14 and 16 are those of type 1 as well. The
+// Toeplitz readings take the first two draws as a and c, so for one seed
+// 2T, 6T, 14T and 16T differ only in the diagonal.
 //
 // # Reference solutions
 //

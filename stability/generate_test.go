@@ -15,12 +15,19 @@ func isRandSVD(t Type) bool { return t >= 8 && t <= 11 }
 
 func TestTypesAndNames(t *testing.T) {
 	classic := Types(false)
-	require.Len(t, classic, NumClassic)
+	require.Len(t, classic, NumClassic+NumToeplitz)
 	all := Types(true)
 	require.Len(t, all, NumTypes)
-	for i, ty := range all {
+	for i, ty := range all[:TypeKS16] {
 		assert.Equal(t, Type(i+1), ty)
+	}
+	// Both listings end with the Toeplitz readings.
+	assert.Equal(t, Toeplitz(), classic[NumClassic:])
+	assert.Equal(t, Toeplitz(), all[TypeKS16:])
+	assert.Equal(t, []Type{Type2T, Type6T, Type14T, Type16T}, Toeplitz())
+	for _, ty := range all {
 		assert.True(t, ty.Valid())
+		assert.Equal(t, ty >= Type2T, ty.IsToeplitz(), "type %s", ty.Name())
 	}
 	ks := KleinStrzodka()
 	require.Len(t, ks, NumExtended)
@@ -30,12 +37,18 @@ func TestTypesAndNames(t *testing.T) {
 	assert.NotContains(t, ks, Type(15))
 	assert.Equal(t, []Type{17, 18, 19, 20}, ks[16:])
 
-	seen := map[string]bool{}
+	seen, seenNames := map[string]bool{}, map[string]bool{}
 	for _, ty := range all {
 		s := ty.String()
 		assert.NotEmpty(t, s)
-		assert.False(t, seen[s], "duplicate name %q", s)
+		assert.False(t, seen[s], "duplicate description %q", s)
 		seen[s] = true
+		name := ty.Name()
+		assert.False(t, seenNames[name], "duplicate name %q", name)
+		seenNames[name] = true
+		back, err := ParseType(name)
+		require.NoError(t, err, name)
+		assert.Equal(t, ty, back, name)
 	}
 	assert.Equal(t, "U(-1,1)", Type(1).String())
 	assert.Equal(t, "lesp", Type(3).String())
@@ -44,14 +57,30 @@ func TestTypesAndNames(t *testing.T) {
 	assert.Equal(t, "randsvd mode 1", Type(10).String())
 	assert.Equal(t, "randsvd mode 4", Type(11).String())
 	assert.Equal(t, "dorr(1e-4)", Type(13).String())
+	assert.Equal(t, "Toeplitz diag 1e-8", Type14T.String())
 	assert.Equal(t, "Type(0)", Type(0).String())
-	assert.Equal(t, "Type(22)", Type(22).String())
+	assert.Equal(t, "Type(26)", Type(26).String())
 	assert.False(t, Type(0).Valid())
-	assert.False(t, Type(22).Random())
+	assert.False(t, Type(26).Valid())
+	assert.False(t, Type(26).Random())
+	assert.False(t, Type(26).IsToeplitz())
+
+	for name, want := range map[string]Type{"1": 1, "14": 14, "21": TypeKS16, "2T": Type2T, "6t": Type6T, " 14T ": Type14T, "16T": Type16T} {
+		got, err := ParseType(name)
+		require.NoError(t, err, "%q", name)
+		assert.Equal(t, want, got, "%q", name)
+	}
+	assert.Equal(t, "14T", Type14T.Name())
+	assert.Equal(t, "21", TypeKS16.Name())
+	assert.Equal(t, "Type(0)", Type(0).Name())
+	for _, bad := range []string{"", "0", "22", "25", "1T", "15T", "T", "14TT", "x", "-1"} {
+		_, err := ParseType(bad)
+		require.ErrorIs(t, err, ErrInvalid, "%q", bad)
+	}
 }
 
 func TestGenerateInvalid(t *testing.T) {
-	for _, ty := range []Type{0, -1, 22} {
+	for _, ty := range []Type{0, -1, 26} {
 		_, err := Generate(ty, 10, 1)
 		require.ErrorIs(t, err, ErrInvalid)
 	}

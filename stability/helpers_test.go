@@ -1,6 +1,8 @@
 package stability
 
 import (
+	"math"
+
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -52,4 +54,35 @@ func equalSlices(a, b []float64) bool {
 
 func equalMatrices(a, b Matrix) bool {
 	return equalSlices(a.A, b.A) && equalSlices(a.B, b.B) && equalSlices(a.C, b.C)
+}
+
+// condInf returns the condition number ‖A‖_∞·‖A⁻¹‖_∞ of m, with the
+// columns of A⁻¹ computed by the big.Float elimination at prec bits (exact
+// to far below the leading digits when 2^prec ≫ the condition number). It
+// returns +Inf when the elimination meets a zero pivot.
+func condInf(m Matrix, prec uint) float64 {
+	n := m.N()
+	normA := 0.0
+	for i := range n {
+		normA = math.Max(normA, math.Abs(m.A[i])+math.Abs(m.B[i])+math.Abs(m.C[i]))
+	}
+	rowSums := make([]float64, n)
+	e := make([]float64, n)
+	for j := range n {
+		e[j] = 1
+		x, ok := gepp(m.A, m.B, m.C, e, prec)
+		e[j] = 0
+		if !ok {
+			return math.Inf(1)
+		}
+		for i := range x {
+			v, _ := x[i].Float64()
+			rowSums[i] += math.Abs(v)
+		}
+	}
+	normInv := 0.0
+	for _, s := range rowSums {
+		normInv = math.Max(normInv, s)
+	}
+	return normA * normInv
 }

@@ -68,12 +68,16 @@ const (
 // The randsvd types 8..11 cost O(n³) time and O(n²) memory (a few 8n²-byte
 // dense matrices; about 0.25 s for n = 512 and 2 s for n = 1024); all other
 // types are O(n).
+//
+// The Toeplitz readings 2T, 6T, 14T and 16T take the first draw of the
+// source as their whole sub-diagonal and the second as their whole
+// super-diagonal, so for one seed the four differ only in the diagonal.
 func Generate(t Type, n int, seed uint64) (Matrix, error) {
 	if !t.Valid() {
 		return Matrix{}, fmt.Errorf("%w: unknown matrix type %d", ErrInvalid, int(t))
 	}
 	if n < MinN {
-		return Matrix{}, fmt.Errorf("%w: order %d < %d for type %d", ErrInvalid, n, MinN, int(t))
+		return Matrix{}, fmt.Errorf("%w: order %d < %d for type %s", ErrInvalid, n, MinN, t.Name())
 	}
 	rng := rand.New(rand.NewPCG(seed, matrixStream))
 	m := Matrix{A: make([]float64, n), B: make([]float64, n), C: make([]float64, n)}
@@ -131,6 +135,12 @@ func Generate(t Type, n int, seed uint64) (Matrix, error) {
 		m.constant(-1, 4, 1)
 	case TypeKS16:
 		m.constant(1, 1e-8, 1)
+	case Type2T, Type6T, Type14T, Type16T:
+		// One draw for the sub-diagonal, then one for the super-diagonal.
+		sub := uniform(rng)
+		sup := uniform(rng)
+		diag := map[Type]float64{Type2T: 1e8, Type6T: 64, Type14T: 1e-8, Type16T: 0}[t]
+		m.constant(sub, diag, sup)
 	}
 	return m, nil
 }

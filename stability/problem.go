@@ -98,7 +98,7 @@ func NewProblem[T float32 | float64](t Type, n int, seed uint64) (Problem[T], er
 	}
 	x, bitsUsed, err := referenceSolve(a, b, c, df)
 	if err != nil {
-		return Problem[T]{}, fmt.Errorf("type %d (%v), n = %d, seed %d: %w", int(t), t, n, seed, err)
+		return Problem[T]{}, fmt.Errorf("type %s (%v), n = %d, seed %d: %w", t.Name(), t, n, seed, err)
 	}
 	p.X = x
 	p.RefBits = bitsUsed

@@ -80,7 +80,7 @@ func TestReferenceRandomTypes(t *testing.T) {
 // The big.Float elimination solves the system to its working precision
 // whatever the conditioning: check the residual in big arithmetic.
 func TestGEPPResidualHighPrecision(t *testing.T) {
-	for _, ty := range []Type{1, 5, 9, 12, 13, 14, 15, 16, TypeKS16} {
+	for _, ty := range []Type{1, 5, 9, 12, 13, 14, 15, 16, TypeKS16, Type14T, Type16T} {
 		const n = 64
 		m, err := Generate(ty, n, 3)
 		require.NoError(t, err)

@@ -48,10 +48,15 @@ tpr with -slice (0: the fastest configuration, tpr.DefaultSliceSize).
 
 Types: classic is 1..16; extended adds Klein & Strzodka's 17..20
 (tridiag(1,1e8,1), tridiag(-1,4,-1), tridiag(-1,4,1), tridiag(-1,4,U))
-and 21, their type 16 tridiag(1,1e-8,1).
+and 21, their type 16 tridiag(1,1e-8,1). Both end with 2T, 6T, 14T and
+16T, the Toeplitz readings of types 2, 6, 14 and 16 (one random value
+per off-diagonal instead of one per entry; Table 9's condition numbers
+are theirs). -types also takes a comma-separated list of types, such as
+2,14,14T.
 
 The csv format is long: one record per type × precision × algorithm with
-the fields type,description,precision,algorithm,n,rel_error,status (status
+the fields type,description,precision,algorithm,n,rel_error,status (type
+is the type's name, such as 14 or 14T; status
 is ok, nan, breakdown, singular, no-ref, n/a or error), after one CSV
 header line; the title line (device, n, seed) goes to stderr so that the
 output stays plain CSV.
@@ -63,6 +68,7 @@ file unchanged.`,
 	examples: `  bandsolve stability                        # n = 512, all algorithms, f32 and f64
   bandsolve stability -n 1024 -seed 7 -format markdown -o table.md
   bandsolve stability -types extended -algorithms thomas,gtsv,tpr -precision f64
+  bandsolve stability -types 14,14T,16,16T -algorithms gtsv,auto
   bandsolve stability -algorithms tpr -slice 32 -format csv > tpr32.csv
   bandsolve stability -device cuda:0          # needs a build with -tags cuda`,
 	run: runStability,
@@ -130,7 +136,7 @@ func runStability(c *command, args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the random matrix types and of the solution x₀")
 	device := fs.String("device", "cpu", "device: cpu, cpu:WORKERS, cuda or cuda:N (see 'bandsolve devices')")
 	format := fs.String("format", "text", "output format: text, markdown or csv")
-	types := fs.String("types", "classic", "matrix types: classic (1..16) or extended (1..21)")
+	types := fs.String("types", "classic", "matrix types: classic (1..16), extended (1..21), both with 2T,6T,14T,16T, or a comma-separated list such as 2,14T")
 	algs := fs.String("algorithms", "thomas,gtsv,cr,pcr,wangmou,tpr,partition", "comma-separated algorithms: thomas, gtsv, cr, pcr, wangmou, tpr, tpr-stable, partition, auto")
 	prec := fs.String("precision", "f32,f64", "comma-separated precisions: f32, f64")
 	slice := fs.Int("slice", 0, "TPR slice size S, a power of two ≥ 2 (0: the fastest configuration for n)")
@@ -199,13 +205,24 @@ func stabilitySetup(n int, seed uint64, device, format, types, algs, prec string
 	default:
 		return nil, usageErrorf("unknown format %q (want text, markdown or csv)", format)
 	}
-	switch strings.ToLower(types) {
+	switch strings.ToLower(strings.TrimSpace(types)) {
 	case "classic":
 		cfg.types, cfg.typeSet = stability.Types(false), "classic"
 	case "extended":
 		cfg.types, cfg.typeSet = stability.Types(true), "extended"
 	default:
-		return nil, usageErrorf("unknown type set %q (want classic or extended)", types)
+		for _, name := range splitList(types) {
+			t, err := stability.ParseType(name)
+			if err != nil {
+				return nil, usageErrorf("-types: unknown type %q (want classic, extended or a comma-separated list of 1..21, 2T, 6T, 14T, 16T)", name)
+			}
+			if !slices.Contains(cfg.types, t) {
+				cfg.types = append(cfg.types, t)
+			}
+		}
+		if len(cfg.types) == 0 {
+			return nil, usageErrorf("-types is empty")
+		}
 	}
 	if slice != 0 && (slice < 2 || slice&(slice-1) != 0) {
 		return nil, usageErrorf("-slice %d: the TPR slice size must be 0 or a power of two ≥ 2", slice)
@@ -336,7 +353,7 @@ func generateProblems(cfg *stabilityConfig) (p32 []stability.Problem[float32], e
 func newProblem[T float32 | float64](t stability.Type, n int, seed uint64) (p stability.Problem[T], err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("generating type %d: panic: %v", int(t), r)
+			err = fmt.Errorf("generating type %s: panic: %v", t.Name(), r)
 		}
 	}()
 	return stability.NewProblem[T](t, n, seed)
@@ -353,7 +370,7 @@ func measure[T tridiag.Float](dev tridiag.Device, cfg *stabilityConfig, probs []
 	var notes []string
 	for i, e := range perr {
 		if e != nil && !errors.Is(e, stability.ErrSingular) {
-			notes = append(notes, fmt.Sprintf("%s, type %d: no reference solution: %v", prec, int(cfg.types[i]), e))
+			notes = append(notes, fmt.Sprintf("%s, type %s: no reference solution: %v", prec, cfg.types[i].Name(), e))
 		}
 	}
 	a, b, c, d, x := make([]T, n), make([]T, n), make([]T, n), make([]T, n), make([]T, n)
@@ -384,7 +401,7 @@ func measure[T tridiag.Float](dev tridiag.Device, cfg *stabilityConfig, probs []
 			}
 			o, note := solveProblem(ctx, plan, a, b, c, d, x, p.X)
 			if note != "" {
-				notes = append(notes, fmt.Sprintf("%s, %s, type %d: %s", prec, col.name, int(cfg.types[i]), note))
+				notes = append(notes, fmt.Sprintf("%s, %s, type %s: %s", prec, col.name, cfg.types[i].Name(), note))
 			}
 			res[i][j] = o
 		}
@@ -442,7 +459,7 @@ func writeStability(w, stderr io.Writer, cfg *stabilityConfig, devName string, r
 			for _, p := range cfg.precisions {
 				for j, col := range cfg.columns {
 					o := results[p][i][j]
-					recs = append(recs, []string{strconv.Itoa(int(t)), t.String(), p, col.name, strconv.Itoa(cfg.n), o.csvError(), o.status})
+					recs = append(recs, []string{t.Name(), t.String(), p, col.name, strconv.Itoa(cfg.n), o.csvError(), o.status})
 				}
 			}
 		}
@@ -462,7 +479,7 @@ func writeStability(w, stderr io.Writer, cfg *stabilityConfig, devName string, r
 			t.rightAlign = append(t.rightAlign, true)
 		}
 		for i, ty := range cfg.types {
-			row := []string{strconv.Itoa(int(ty)), ty.String()}
+			row := []string{ty.Name(), ty.String()}
 			for _, o := range results[p][i] {
 				row = append(row, o.cell())
 				used[o.status] = true
@@ -489,8 +506,12 @@ func writeStability(w, stderr io.Writer, cfg *stabilityConfig, devName string, r
 
 // stabilityHeader is the line naming the device, n, seed and slice sizes.
 func stabilityHeader(cfg *stabilityConfig, devName string) string {
-	h := fmt.Sprintf("bandsolve stability: device %s, n = %d, seed = %d, %s types (1..%d)",
-		devName, cfg.n, cfg.seed, cfg.typeSet, len(cfg.types))
+	types := "types " + typeList(cfg.types)
+	if cfg.typeSet != "" {
+		types = fmt.Sprintf("%s types (%s)", cfg.typeSet, typeList(cfg.types))
+	}
+	h := fmt.Sprintf("bandsolve stability: device %s, n = %d, seed = %d, %s",
+		devName, cfg.n, cfg.seed, types)
 	var sl []string
 	for _, col := range cfg.columns {
 		if col.alg == tridiag.TPR {
@@ -504,6 +525,27 @@ func stabilityHeader(cfg *stabilityConfig, devName string) string {
 		h = "**" + h + "**"
 	}
 	return h
+}
+
+// typeList names the types of ts in their order, a run of three or more
+// consecutive numbered types as "first..last": "1..16, 2T, 6T, 14T, 16T".
+func typeList(ts []stability.Type) string {
+	var parts []string
+	for i := 0; i < len(ts); {
+		j := i
+		for !ts[i].IsToeplitz() && j+1 < len(ts) && ts[j+1] == ts[j]+1 && !ts[j+1].IsToeplitz() {
+			j++
+		}
+		if j-i >= 2 {
+			parts = append(parts, ts[i].Name()+".."+ts[j].Name())
+		} else {
+			for k := i; k <= j; k++ {
+				parts = append(parts, ts[k].Name())
+			}
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
 }
 
 // stabilityLegend explains the words that appear in the tables.

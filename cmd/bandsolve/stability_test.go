@@ -71,8 +71,8 @@ func TestStabilityCSVComplete(t *testing.T) {
 	for _, ty := range types {
 		for _, p := range []string{"f32", "f64"} {
 			for _, alg := range allColumns {
-				r, ok := m[fmt.Sprintf("%d/%s/%s", ty, p, alg)]
-				if !assert.True(t, ok, "type %d %s %s", ty, p, alg) {
+				r, ok := m[ty.Name()+"/"+p+"/"+alg]
+				if !assert.True(t, ok, "type %s %s %s", ty.Name(), p, alg) {
 					continue
 				}
 				assert.Equal(t, ty.String(), r[1])
@@ -87,7 +87,7 @@ func TestStabilityCSVComplete(t *testing.T) {
 				case statusBreakdown, statusSingular:
 					assert.Empty(t, r[5])
 				default:
-					t.Errorf("type %d %s %s: status %q", ty, p, alg, r[6])
+					t.Errorf("type %s %s %s: status %q", ty.Name(), p, alg, r[6])
 				}
 			}
 		}
@@ -132,16 +132,18 @@ func TestStabilityText(t *testing.T) {
 	for _, title := range []string{"float32, n = 64", "float64, n = 64"} {
 		assert.Contains(t, out, "\n"+title)
 	}
-	// One row per classic type in each table, every column filled.
+	assert.Contains(t, lines[0], "classic types (1..16, 2T, 6T, 14T, 16T)")
+	// One row per classic type and Toeplitz reading in each table, every
+	// column filled.
 	for _, ty := range stability.Types(false) {
-		prefix := fmt.Sprintf("%4d  %s ", int(ty), ty)
+		prefix := fmt.Sprintf("%4s  %s ", ty.Name(), ty)
 		var rows []string
 		for _, l := range lines {
 			if strings.HasPrefix(l, prefix) {
 				rows = append(rows, l)
 			}
 		}
-		require.Len(t, rows, 2, "type %d", ty)
+		require.Len(t, rows, 2, "type %s", ty.Name())
 		for _, r := range rows {
 			cells := strings.Fields(strings.TrimPrefix(r, prefix))
 			assert.Len(t, cells, len(allColumns), r)
@@ -170,7 +172,8 @@ func TestStabilityMarkdown(t *testing.T) {
 			assert.Equal(t, 4, strings.Count(l, " |"), l)
 		}
 	}
-	assert.Equal(t, 2*stability.NumClassic, rows)
+	assert.Equal(t, 2*len(stability.Types(false)), rows)
+	assert.Contains(t, out, "| 16T | Toeplitz diag 0 | ")
 }
 
 func TestStabilitySingularAndFile(t *testing.T) {
@@ -186,10 +189,10 @@ func TestStabilitySingularAndFile(t *testing.T) {
 	require.NoError(t, err)
 	recs, err := csv.NewReader(strings.NewReader(string(data))).ReadAll()
 	require.NoError(t, err)
-	require.Len(t, recs, 1+stability.NumClassic*3)
+	require.Len(t, recs, 1+len(stability.Types(false))*3)
 	for _, r := range recs[1:] {
 		assert.Equal(t, "f64", r[2])
-		if r[0] == "15" || r[0] == "16" {
+		if r[0] == "15" || r[0] == "16" || r[0] == "16T" {
 			assert.Equal(t, statusSingular, r[6], r)
 			assert.Empty(t, r[5])
 		}
@@ -208,7 +211,9 @@ func TestStabilityBadFlags(t *testing.T) {
 	}{
 		{[]string{"-n", "1"}, "need n ≥ 2"},
 		{[]string{"-format", "xml"}, `unknown format "xml"`},
-		{[]string{"-types", "all"}, `unknown type set "all"`},
+		{[]string{"-types", "all"}, `-types: unknown type "all"`},
+		{[]string{"-types", "2,15T"}, `-types: unknown type "15T"`},
+		{[]string{"-types", ","}, "-types is empty"},
 		{[]string{"-algorithms", "thomas,magic"}, `unknown algorithm "magic"`},
 		{[]string{"-algorithms", ","}, "-algorithms is empty"},
 		{[]string{"-precision", "f16"}, `unknown precision "f16"`},
@@ -270,10 +275,10 @@ func TestStabilityNoPlan(t *testing.T) {
 	require.NoError(t, err)
 	_, _, p64, e64 := generateProblems(cfg)
 	res, notes := measure[float64](refusingDevice{tridiag.NewCPU(1)}, cfg, p64, e64)
-	require.Len(t, res, stability.NumClassic)
+	require.Len(t, res, len(stability.Types(false)))
 	for i, row := range res {
-		if i+1 < 15 {
-			assert.Equal(t, statusOK, row[0].status, "type %d thomas", i+1)
+		if ty := cfg.types[i]; ty < 14 {
+			assert.Equal(t, statusOK, row[0].status, "type %s thomas", ty.Name())
 		}
 		assert.Equal(t, statusNA, row[1].status)
 		assert.Equal(t, statusNA, row[2].status)
@@ -284,4 +289,43 @@ func TestStabilityNoPlan(t *testing.T) {
 	var sb strings.Builder
 	require.NoError(t, writeStability(&sb, io.Discard, cfg, "fake", map[string][][]outcome{"f64": res}))
 	assert.Contains(t, sb.String(), "n/a = the device cannot run the algorithm")
+}
+
+func TestStabilityTypeList(t *testing.T) {
+	code, out, errOut := runCmd(t, "stability", "-n", "64", "-types", "2T, 14t,14,2T", "-format", "csv", "-algorithms", "gtsv", "-precision", "f64")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, errOut, "seed = 1, types 2T, 14T, 14\n")
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, recs, 4)
+	var names []string
+	for _, r := range recs[1:] {
+		names = append(names, r[0]+" "+r[1])
+		assert.Equal(t, statusOK, r[6], r)
+	}
+	assert.Equal(t, []string{"2T Toeplitz diag 1e8", "14T Toeplitz diag 1e-8", "14 diag 1e-8"}, names)
+	// 2T is diagonally dominant; at n = 64, seed 1, κ(14T) ≈ 7e25, so
+	// even the pivoting solver loses every digit of the exact solution.
+	e, st := relErr(t, 2, "f64", "gtsv")
+	assert.Equal(t, statusOK, st)
+	e2T, err := strconv.ParseFloat(recs[1][5], 64)
+	require.NoError(t, err)
+	assert.Less(t, e2T, 1e-15)
+	assert.Less(t, e, 1e-15)
+	e14T, err := strconv.ParseFloat(recs[2][5], 64)
+	require.NoError(t, err)
+	assert.Greater(t, e14T, 1e-3)
+}
+
+func TestTypeList(t *testing.T) {
+	for want, ts := range map[string][]stability.Type{
+		"1..16, 2T, 6T, 14T, 16T": stability.Types(false),
+		"1..21, 2T, 6T, 14T, 16T": stability.Types(true),
+		"1..14, 16, 21, 17..20":   stability.KleinStrzodka(),
+		"2T, 14T, 14":             {stability.Type2T, stability.Type14T, 14},
+		"3, 4, 6":                 {3, 4, 6},
+		"":                        nil,
+	} {
+		assert.Equal(t, want, typeList(ts))
+	}
 }

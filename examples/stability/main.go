@@ -62,14 +62,17 @@ type result struct {
 
 func main() {
 	cfg := defaultConfig()
-	typ := flag.Int("type", int(cfg.typ), "matrix type of the suite (1…21, see package stability)")
+	flag.Func("type", "matrix type of the suite: 1…21, 2T, 6T, 14T or 16T (see package stability; default 1)", func(s string) error {
+		t, err := stability.ParseType(s)
+		cfg.typ = t
+		return err
+	})
 	flag.StringVar(&cfg.device, "device", cfg.device, "device: "+devicesHelp)
 	flag.IntVar(&cfg.n, "n", cfg.n, "rows of each system")
 	flag.IntVar(&cfg.seeds, "seeds", cfg.seeds, "systems in the batch (seeds 1…seeds)")
 	flag.StringVar(&cfg.precision, "precision", cfg.precision, "f32 or f64")
 	flag.Float64Var(&cfg.tolerance, "tolerance", cfg.tolerance, "accept slice sizes whose largest error is within this factor of GTSV's")
 	flag.Parse()
-	cfg.typ = stability.Type(*typ)
 	if _, err := run(cfg, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "stability:", err)
 		os.Exit(1)
@@ -162,7 +165,7 @@ func study[T float32 | float64](cfg config, dev tridiag.Device, w io.Writer) (re
 		}
 	}
 
-	fmt.Fprintf(w, "type %d (%v), n = %d, %d system(s) (seeds 1…%d), %s, device %s\n", int(cfg.typ), cfg.typ, n, G, G, cfg.precision, dev.Name())
+	fmt.Fprintf(w, "type %s (%v), n = %d, %d system(s) (seeds 1…%d), %s, device %s\n", cfg.typ.Name(), cfg.typ, n, G, G, cfg.precision, dev.Name())
 	fmt.Fprintf(w, "%-14s %12s %12s %10s\n", "algorithm", "median", "largest", "breakdown")
 	for _, r := range res.rows {
 		mark := ""
