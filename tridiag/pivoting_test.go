@@ -264,11 +264,14 @@ func TestPivotAlwaysOnOtherDevices(t *testing.T) {
 	assert.Equal(t, tridiag.PivotNever, dev.got[2].Pivoting)
 }
 
-// BenchmarkCPUAutoDominant times Auto on a diagonally dominant batch
-// (float32, 256 systems of 4096 rows, contiguous) with the pivot growth
-// test (PivotAuto) and without it (PivotNever).
+// BenchmarkCPUAutoDominant times Auto on diagonally dominant batches
+// (float32, contiguous: 4096 systems of 256 rows, 256 systems of 4096
+// rows) with the pivot growth test (PivotAuto) and without it
+// (PivotNever).
 func BenchmarkCPUAutoDominant(b *testing.B) {
-	for _, piv := range []tridiag.Pivoting{tridiag.PivotNever, tridiag.PivotAuto} {
-		b.Run(piv.String(), func(b *testing.B) { benchCPUOpts(b, tridiag.Options{Pivoting: piv}, 256, 4096, false) })
+	for _, sz := range []struct{ n, g int }{{256, 4096}, {4096, 256}} {
+		for _, piv := range []tridiag.Pivoting{tridiag.PivotNever, tridiag.PivotAuto} {
+			b.Run(fmt.Sprintf("N=%d/%s", sz.n, piv), func(b *testing.B) { benchCPUOpts(b, tridiag.Options{Pivoting: piv}, sz.n, sz.g, false) })
+		}
 	}
 }

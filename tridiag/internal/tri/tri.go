@@ -128,7 +128,9 @@ func ThomasBounded[T Float](a, b, c, d, x, work []T) error {
 	x[0] = d[0] / piv
 	for i := 1; i < n; i++ {
 		f := T(a[i] * cp[i-1])
-		if !(abs(f) <= PivotGrowthBound*abs(b[i])) {
+		// math.Abs clears the sign bit without a branch (abs branches,
+		// and the signs of f are random); float64 holds T exactly.
+		if !(math.Abs(float64(f)) <= PivotGrowthBound*math.Abs(float64(b[i]))) {
 			return &PivotError{Row: i, Err: ErrPivotGrowth}
 		}
 		piv = b[i] - f
