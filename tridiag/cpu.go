@@ -192,16 +192,9 @@ func (s *cpuSolver[T]) Describe() string {
 		d = cpuNeverDescription
 	}
 	if g := s.solved.Load(); g > 0 {
-		d += fmt.Sprintf(" (last solve: gtsv for %d of %d systems)", s.pivoted.Load(), g)
+		d += fmt.Sprintf("; last solve: gtsv for %d of %d systems", s.pivoted.Load(), g)
 	}
 	return d
-}
-
-// Pivoted returns, for Auto, how many systems of the last solve GTSV
-// solved and how many systems that solve had (0, 0 before the first
-// solve and for the other algorithms).
-func (s *cpuSolver[T]) Pivoted() (pivoted, systems int) {
-	return int(s.pivoted.Load()), int(s.solved.Load())
 }
 
 func (s *cpuSolver[T]) Close() error {

@@ -93,7 +93,7 @@ func (p *Plan[T]) Device() Device { return p.dev }
 // (a GPU's kernels and blocks). On the CPU, Auto says which test sends a
 // system to GTSV and, after a solve, for how many systems of the last
 // solve it did: "thomas, gtsv for the systems that fail its pivot growth
-// test or break down (last solve: gtsv for 3 of 64 systems)". With
+// test or break down; last solve: gtsv for 3 of 64 systems". With
 // PivotAlways it names gtsv. After Close it names the algorithm of the
 // options.
 func (p *Plan[T]) Describe() string {
