@@ -266,11 +266,11 @@ func TestPivotAlwaysOnOtherDevices(t *testing.T) {
 
 // BenchmarkCPUAutoDominant times Auto on diagonally dominant batches
 // (float32, contiguous: 4096 systems of 256 rows, 256 systems of 4096
-// rows) with the pivot growth test (PivotAuto) and without it
-// (PivotNever).
+// rows) with the pivot growth test (PivotAuto), without it (PivotNever)
+// and with GTSV for every system (PivotAlways).
 func BenchmarkCPUAutoDominant(b *testing.B) {
 	for _, sz := range []struct{ n, g int }{{256, 4096}, {4096, 256}} {
-		for _, piv := range []tridiag.Pivoting{tridiag.PivotNever, tridiag.PivotAuto} {
+		for _, piv := range []tridiag.Pivoting{tridiag.PivotNever, tridiag.PivotAuto, tridiag.PivotAlways} {
 			b.Run(fmt.Sprintf("N=%d/%s", sz.n, piv), func(b *testing.B) { benchCPUOpts(b, tridiag.Options{Pivoting: piv}, sz.n, sz.g, false) })
 		}
 	}

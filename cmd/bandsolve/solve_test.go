@@ -341,3 +341,23 @@ func TestShapeString(t *testing.T) {
 	assert.Equal(t, "(5,)", shapeString([]int{5}))
 	assert.Equal(t, "(3, 4)", shapeString([]int{3, 4}))
 }
+
+// TestSolveTinyDiagonal: tridiag(1, 1e−8, 1) is well conditioned but
+// Thomas's fill grows by 1e8. The default -pivoting auto solves it by
+// gtsv and passes the accuracy check; -pivoting never runs Thomas, whose
+// backward error the check reports (exit 1, x not written).
+func TestSolveTinyDiagonal(t *testing.T) {
+	dir := t.TempDir()
+	bt := randomBatch(512, 1, false, 5)
+	dPath, out := filepath.Join(dir, "d.npy"), filepath.Join(dir, "x.npy")
+	require.NoError(t, npy.WriteFile(dPath, []int{512}, bt.d))
+	args := []string{"solve", "-const", "1,1e-8,1", "-d", dPath, "-o", out}
+	code, _, errOut := runCmd(t, args...)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, errOut, "last solve: gtsv for 1 of 1 systems")
+	require.NoError(t, os.Remove(out))
+	code, _, errOut = runCmd(t, append(args, "-pivoting", "never")...)
+	assert.Equal(t, exitFail, code, errOut)
+	assert.Contains(t, errOut, "accuracy check failed for 1 of 1 systems (system 0): backward error")
+	assert.NoFileExists(t, out)
+}
