@@ -193,7 +193,7 @@ func (f *Fitter[T]) Fit(ctx context.Context, x, y []T, bc Boundary) (*Curves[T],
 		return cv, nil
 	}
 	shared := len(x) == n
-	if shared && f.cpuWorkers() > 0 && (f.opts.Algorithm == tridiag.Auto || f.opts.Algorithm == tridiag.Thomas) &&
+	if shared && f.cpuWorkers() > 0 && (f.opts.Algorithm == tridiag.Auto && f.opts.Pivoting != tridiag.PivotAlways || f.opts.Algorithm == tridiag.Thomas) &&
 		!f.opts.Check && f.system(bc.Kind).N >= 3 {
 		if done, err := f.fitShared(ctx, cv, bc); done {
 			if err != nil {

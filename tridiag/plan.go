@@ -30,6 +30,12 @@ func NewPlan[T Float](dev Device, shape Shape, opts Options) (*Plan[T], error) {
 	if opts.Algorithm < Auto || opts.Algorithm > Partition {
 		return nil, fmt.Errorf("%w: unknown algorithm %d", ErrOptions, int(opts.Algorithm))
 	}
+	if opts.Pivoting < PivotAuto || opts.Pivoting > PivotNever {
+		return nil, fmt.Errorf("%w: unknown pivoting %d", ErrOptions, int(opts.Pivoting))
+	}
+	if opts.Pivoting == PivotAlways && opts.Algorithm != Auto && opts.Algorithm != GTSV {
+		return nil, fmt.Errorf("%w: pivoting %s with algorithm %s, which does not pivot (use %s or %s)", ErrOptions, opts.Pivoting, opts.Algorithm, GTSV, Auto)
+	}
 	if s := opts.SliceSize; s != 0 && (s < 2 || s&(s-1) != 0) {
 		return nil, fmt.Errorf("%w: TPR slice size %d is not a power of two ≥ 2", ErrOptions, s)
 	}
@@ -47,17 +53,22 @@ func NewPlan[T Float](dev Device, shape Shape, opts Options) (*Plan[T], error) {
 	if err != nil {
 		return nil, err
 	}
+	// The backend gets Auto with PivotAlways as GTSV, on every device.
+	bspec := spec
+	if bspec.Algorithm == Auto && bspec.Pivoting == PivotAlways {
+		bspec.Algorithm = GTSV
+	}
 	var s Solver[T]
 	switch any(*new(T)).(type) {
 	case float32:
 		var s32 Solver[float32]
-		s32, err = be.NewSolver32(spec)
+		s32, err = be.NewSolver32(bspec)
 		if err == nil {
 			s = any(s32).(Solver[T])
 		}
 	default:
 		var s64 Solver[float64]
-		s64, err = be.NewSolver64(spec)
+		s64, err = be.NewSolver64(bspec)
 		if err == nil {
 			s = any(s64).(Solver[T])
 		}
@@ -78,9 +89,12 @@ func (p *Plan[T]) Options() Options { return p.spec.Options }
 func (p *Plan[T]) Device() Device { return p.dev }
 
 // Describe says how the plan solves: the algorithm, with Auto resolved to
-// what the device runs (on the CPU: Thomas, and GTSV for the systems where
-// Thomas breaks down), and, where the device says so, how it launches it
-// (a GPU's kernels and blocks). After Close it names the algorithm of the
+// what the device runs, and, where the device says so, how it launches it
+// (a GPU's kernels and blocks). On the CPU, Auto says which test sends a
+// system to GTSV and, after a solve, for how many systems of the last
+// solve it did: "thomas, gtsv for the systems that fail its pivot growth
+// test or break down; last solve: gtsv for 3 of 64 systems". With
+// PivotAlways it names gtsv. After Close it names the algorithm of the
 // options.
 func (p *Plan[T]) Describe() string {
 	p.mu.Lock()

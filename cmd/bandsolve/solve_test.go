@@ -166,17 +166,33 @@ func TestSolveSummary(t *testing.T) {
 }
 
 // TestSolveSummaryAuto checks that the summary line names what Auto ran
-// (on the CPU: Thomas, and GTSV where Thomas breaks down), and names a
-// chosen algorithm alone.
+// (on the CPU: Thomas, and GTSV for the systems that fail its pivot
+// growth test, with the count), as -pivoting says, and names a chosen
+// algorithm alone.
 func TestSolveSummaryAuto(t *testing.T) {
 	dir := t.TempDir()
 	bt := randomBatch(16, 4, false, 2)
+	// System 1 gets a zero diagonal: not dominant, solvable with pivoting.
+	for i := 16; i < 32; i++ {
+		bt.b[i] = 0
+	}
 	out := filepath.Join(dir, "x.npy")
 	files := bt.write(t, dir, false)
 	code, _, errOut := runCmd(t, append([]string{"solve", "-o", out}, files...)...)
 	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, errOut, "N=16 G=4 layout=contiguous algorithm=auto (thomas, gtsv for the systems where thomas breaks down) precision=f64")
-	code, _, errOut = runCmd(t, append([]string{"solve", "-o", out, "-algorithm", "partition"}, files...)...)
+	assert.Contains(t, errOut, "N=16 G=4 layout=contiguous algorithm=auto (thomas, gtsv for the systems that fail its pivot growth test or break down; last solve: gtsv for 1 of 4 systems) precision=f64")
+	code, _, errOut = runCmd(t, append([]string{"solve", "-o", out, "-pivoting", "never"}, files...)...)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, errOut, " algorithm=auto (thomas, gtsv for the systems where thomas breaks down; last solve: gtsv for 1 of 4 systems) precision=f64")
+	code, _, errOut = runCmd(t, append([]string{"solve", "-o", out, "-pivoting", "always"}, files...)...)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, errOut, " algorithm=auto (gtsv) precision=f64")
+	code, _, errOut = runCmd(t, append([]string{"solve", "-o", out, "-pivoting", "always", "-algorithm", "gtsv"}, files...)...)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, errOut, " algorithm=gtsv precision=f64")
+	dom := filepath.Join(dir, "dominant")
+	require.NoError(t, os.Mkdir(dom, 0o755))
+	code, _, errOut = runCmd(t, append([]string{"solve", "-o", out, "-algorithm", "partition"}, randomBatch(16, 4, false, 2).write(t, dom, false)...)...)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, errOut, " algorithm=partition precision=f64")
 }
@@ -286,6 +302,8 @@ func TestSolveErrors(t *testing.T) {
 		{"empty", withFile("-d", empty), exitFail, []string{"empty.npy: shape (0, 4) is empty"}},
 		{"not npy", withFile("-a", junk), exitFail, []string{"junk.npy", "not a .npy file"}},
 		{"unknown algorithm", append(withFile("", ""), "-algorithm", "magic"), exitUsage, []string{`unknown algorithm "magic"`}},
+		{"unknown pivoting", append(withFile("", ""), "-pivoting", "sometimes"), exitUsage, []string{`unknown pivoting "sometimes"`, "auto, always or never"}},
+		{"pivoting always without pivoting", append(withFile("", ""), "-pivoting", "always", "-algorithm", "thomas"), exitUsage, []string{"-pivoting always with -algorithm thomas, which does not pivot"}},
 		{"unknown layout", append(withFile("", ""), "-layout", "diagonal"), exitUsage, []string{`unknown layout "diagonal"`}},
 		{"unknown precision", append(withFile("", ""), "-precision", "f16"), exitUsage, []string{`unknown precision "f16"`}},
 		{"bad slice", append(withFile("", ""), "-slice", "6"), exitUsage, []string{"power of two"}},
@@ -322,4 +340,24 @@ func TestShapeString(t *testing.T) {
 	assert.Equal(t, "()", shapeString(nil))
 	assert.Equal(t, "(5,)", shapeString([]int{5}))
 	assert.Equal(t, "(3, 4)", shapeString([]int{3, 4}))
+}
+
+// TestSolveTinyDiagonal: tridiag(1, 1e−8, 1) is well conditioned but
+// Thomas's fill grows by 1e8. The default -pivoting auto solves it by
+// gtsv and passes the accuracy check; -pivoting never runs Thomas, whose
+// backward error the check reports (exit 1, x not written).
+func TestSolveTinyDiagonal(t *testing.T) {
+	dir := t.TempDir()
+	bt := randomBatch(512, 1, false, 5)
+	dPath, out := filepath.Join(dir, "d.npy"), filepath.Join(dir, "x.npy")
+	require.NoError(t, npy.WriteFile(dPath, []int{512}, bt.d))
+	args := []string{"solve", "-const", "1,1e-8,1", "-d", dPath, "-o", out}
+	code, _, errOut := runCmd(t, args...)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, errOut, "last solve: gtsv for 1 of 1 systems")
+	require.NoError(t, os.Remove(out))
+	code, _, errOut = runCmd(t, append(args, "-pivoting", "never")...)
+	assert.Equal(t, exitFail, code, errOut)
+	assert.Contains(t, errOut, "accuracy check failed for 1 of 1 systems (system 0): backward error")
+	assert.NoFileExists(t, out)
 }
