@@ -1,0 +1,231 @@
+package sptrsv
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// checkVectors checks the lengths of b and x against the order of an.
+func checkVectors(an *Analysis, b, x []float64) error {
+	if an == nil {
+		return fmt.Errorf("sptrsv: nil Analysis")
+	}
+	if len(b) != an.n || len(x) != an.n {
+		return fmt.Errorf("%w: %s triangle of order %d with len(b) = %d, len(x) = %d", ErrShape, an.triangle, an.n, len(b), len(x))
+	}
+	return nil
+}
+
+// row solves row i: x[i] = (b[i] − Σ_j t_ij x[j]) / t_ii, the sum taken in
+// the order of the row's columns. Every solve of the level-set family
+// goes through it, so they all give the same bits.
+func (an *Analysis) row(i int, b, x []float64) {
+	s := b[i]
+	d := an.diagPos[i]
+	for k := an.rowPtr[i]; k < an.rowPtr[i+1]; k++ {
+		if k != d {
+			s -= an.val[k] * x[an.col[k]]
+		}
+	}
+	x[i] = s / an.diag[i]
+}
+
+// SolveSequential solves T x = b for the triangle T of an, one row at a
+// time in the order of the dependencies (ascending rows for Lower,
+// descending for Upper). It is the reference the parallel solves are
+// tested against; Solve gives the same bits. x may be b.
+func SolveSequential(an *Analysis, b, x []float64) error {
+	if err := checkVectors(an, b, x); err != nil {
+		return err
+	}
+	if an.triangle == Lower {
+		for i := range an.n {
+			an.row(i, b, x)
+		}
+	} else {
+		for i := an.n - 1; i >= 0; i-- {
+			an.row(i, b, x)
+		}
+	}
+	return nil
+}
+
+// levelJob is one wide level handed to the workers: its rows are
+// perm[lo:hi], taken chunk by chunk through next.
+type levelJob struct {
+	lo, hi, chunk int32
+	next          atomic.Int32
+}
+
+// run solves the chunks of the job until none is left.
+func (j *levelJob) run(an *Analysis, b, x []float64) {
+	for {
+		s := j.next.Add(j.chunk) - j.chunk
+		if s >= j.hi {
+			return
+		}
+		e := min(s+j.chunk, j.hi)
+		for _, i := range an.perm[s:e] {
+			an.row(int(i), b, x)
+		}
+	}
+}
+
+// Solve solves T x = b with the level sets of an (Naumov's solve phase on
+// the CPU): the levels in order, the rows of a level in parallel on the
+// Analysis's workers, with a barrier between levels. A level of fewer
+// than Options.SerialLevelRows rows is done on the calling goroutine
+// without waking the workers. Every row is solved as SolveSequential
+// solves it, so x has the same bits. x may be b. It stops between levels
+// when ctx is done and returns ctx's error.
+func Solve(ctx context.Context, an *Analysis, b, x []float64) error {
+	if err := checkVectors(an, b, x); err != nil {
+		return err
+	}
+	done := ctx.Done()
+	w := an.workers
+	var (
+		tasks chan *levelJob
+		wg    sync.WaitGroup
+		job   levelJob
+	)
+	defer func() {
+		if tasks != nil {
+			close(tasks)
+		}
+	}()
+	for l := range an.Levels() {
+		if done != nil {
+			select {
+			case <-done:
+				return fmt.Errorf("sptrsv: level-set solve stopped at level %d of %d: %w", l, an.Levels(), ctx.Err())
+			default:
+			}
+		}
+		lo, hi := an.levelPtr[l], an.levelPtr[l+1]
+		rows := int(hi - lo)
+		if w <= 1 || rows < an.serial {
+			for _, i := range an.perm[lo:hi] {
+				an.row(int(i), b, x)
+			}
+			continue
+		}
+		if tasks == nil {
+			tasks = make(chan *levelJob)
+			for range w - 1 {
+				go func() {
+					for j := range tasks {
+						j.run(an, b, x)
+						wg.Done()
+					}
+				}()
+			}
+		}
+		job.lo, job.hi = lo, hi
+		job.chunk = int32(max(16, rows/(8*w)))
+		job.next.Store(lo)
+		wg.Add(w - 1)
+		for range w - 1 {
+			tasks <- &job
+		}
+		job.run(an, b, x)
+		wg.Wait()
+	}
+	return nil
+}
+
+// atomicAddFloat64 adds v to the float64 whose bits are *p, with a
+// compare-and-swap loop.
+func atomicAddFloat64(p *uint64, v float64) {
+	for {
+		old := atomic.LoadUint64(p)
+		if atomic.CompareAndSwapUint64(p, old, math.Float64bits(math.Float64frombits(old)+v)) {
+			return
+		}
+	}
+}
+
+// SolveSyncFree solves T x = b with Liu et al.'s synchronization-free
+// method, a CPU twin of its GPU kernel: the workers take the components
+// in the order of the dependencies (ascending for Lower, descending for
+// Upper) from a ticket counter; each waits until as many of its
+// dependencies have reported as its in-degree, yielding with
+// runtime.Gosched while it waits; then computes x[i] = (b[i] −
+// left_sum[i]) / t_ii, and adds t_ri·x[i] into the partial sum of every
+// row r that depends on i (atomic float64 addition) before counting
+// itself in r's solved dependencies.
+//
+// No wait can last forever: every component with a smaller ticket has
+// been taken by a running worker and waits only on components with
+// smaller tickets still, so the smallest unsolved component is always
+// ready. The sums arrive in any order, so x may differ from
+// SolveSequential's in the last bits. x may be b. It returns ctx's
+// error when ctx is done before the solve ends.
+func SolveSyncFree(ctx context.Context, an *Analysis, b, x []float64) error {
+	if err := checkVectors(an, b, x); err != nil {
+		return err
+	}
+	n := an.n
+	leftSum := make([]uint64, n) // float64 bits; zero bits are 0.0
+	solved := make([]int32, n)
+	var (
+		ticket atomic.Int64
+		stop   atomic.Bool
+		wg     sync.WaitGroup
+	)
+	done := ctx.Done()
+	canceled := func() bool {
+		if done == nil {
+			return false
+		}
+		select {
+		case <-done:
+			stop.Store(true)
+			return true
+		default:
+			return false
+		}
+	}
+	worker := func() {
+		for !stop.Load() {
+			k := int(ticket.Add(1) - 1)
+			if k >= n {
+				return
+			}
+			i := k
+			if an.triangle == Upper {
+				i = n - 1 - k
+			}
+			for spin := 0; atomic.LoadInt32(&solved[i]) < an.inDegree[i]; spin++ {
+				if stop.Load() || spin%64 == 63 && canceled() {
+					return
+				}
+				runtime.Gosched()
+			}
+			xi := (b[i] - math.Float64frombits(atomic.LoadUint64(&leftSum[i]))) / an.diag[i]
+			x[i] = xi
+			for c := an.cscPtr[i]; c < an.cscPtr[i+1]; c++ {
+				r := an.cscRow[c]
+				atomicAddFloat64(&leftSum[r], an.cscVal[c]*xi)
+				atomic.AddInt32(&solved[r], 1)
+			}
+		}
+	}
+	w := max(1, min(an.workers, n))
+	wg.Add(w)
+	for range w {
+		go func() {
+			defer wg.Done()
+			worker()
+		}()
+	}
+	wg.Wait()
+	if stop.Load() {
+		return fmt.Errorf("sptrsv: synchronization-free solve stopped: %w", ctx.Err())
+	}
+	return nil
+}
