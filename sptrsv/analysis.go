@@ -14,7 +14,7 @@ import (
 // ErrNotTriangular is wrapped by the error of Analyze when the matrix has
 // an entry on the other side of the diagonal than the requested triangle
 // (and Options.Part is WholeMatrix).
-var ErrNotTriangular = errors.New("sptrsv: not triangular")
+var ErrNotTriangular = errors.New("sptrsv: wrong triangle")
 
 // ErrSingular is wrapped by the error of Analyze when a row of a triangle
 // with a non-unit diagonal has a zero or missing diagonal entry.
