@@ -55,7 +55,7 @@ func SolveSequential(an *Analysis, b, x []float64) error {
 }
 
 // levelJob is one wide level handed to the workers: its rows are
-// perm[lo:hi], taken chunk by chunk through next.
+// order[lo:hi], taken chunk by chunk through next.
 type levelJob struct {
 	lo, hi, chunk int32
 	next          atomic.Int32
@@ -69,7 +69,7 @@ func (j *levelJob) run(an *Analysis, b, x []float64) {
 			return
 		}
 		e := min(s+j.chunk, j.hi)
-		for _, i := range an.perm[s:e] {
+		for _, i := range an.order[s:e] {
 			an.row(int(i), b, x)
 		}
 	}
@@ -79,7 +79,9 @@ func (j *levelJob) run(an *Analysis, b, x []float64) {
 // the CPU): the levels in order, the rows of a level in parallel on the
 // Analysis's workers, with a barrier between levels. A level of fewer
 // than Options.SerialLevelRows rows is done on the calling goroutine
-// without waking the workers. Every row is solved as SolveSequential
+// without waking the workers, and a run of such levels is done in the
+// order of the rows (ascending for Lower), which keeps the accesses to x
+// in the matrix's order. Every row is solved as SolveSequential
 // solves it, so x has the same bits. x may be b. It stops between levels
 // when ctx is done and returns ctx's error.
 func Solve(ctx context.Context, an *Analysis, b, x []float64) error {
@@ -98,18 +100,17 @@ func Solve(ctx context.Context, an *Analysis, b, x []float64) error {
 			close(tasks)
 		}
 	}()
-	for l := range an.Levels() {
+	for seg := range len(an.wide) {
 		if done != nil {
 			select {
 			case <-done:
-				return fmt.Errorf("sptrsv: level-set solve stopped at level %d of %d: %w", l, an.Levels(), ctx.Err())
+				return fmt.Errorf("sptrsv: level-set solve stopped at segment %d of %d: %w", seg, len(an.wide), ctx.Err())
 			default:
 			}
 		}
-		lo, hi := an.levelPtr[l], an.levelPtr[l+1]
-		rows := int(hi - lo)
-		if w <= 1 || rows < an.serial {
-			for _, i := range an.perm[lo:hi] {
+		lo, hi := an.segPtr[seg], an.segPtr[seg+1]
+		if !an.wide[seg] {
+			for _, i := range an.order[lo:hi] {
 				an.row(int(i), b, x)
 			}
 			continue
@@ -126,7 +127,7 @@ func Solve(ctx context.Context, an *Analysis, b, x []float64) error {
 			}
 		}
 		job.lo, job.hi = lo, hi
-		job.chunk = int32(max(16, rows/(8*w)))
+		job.chunk = int32(max(16, int(hi-lo)/(8*w)))
 		job.next.Store(lo)
 		wg.Add(w - 1)
 		for range w - 1 {

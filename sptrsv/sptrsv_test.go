@@ -93,8 +93,8 @@ func TestSolveAgainstDense(t *testing.T) {
 								b[i] = 2*rng.Float64() - 1
 							}
 							want := denseSolve(t, a, tri, unit, b)
-							// Every level to the workers, and the default threshold.
-							for _, serial := range []int{-1, 0} {
+							// Every level to the workers, wide and narrow levels mixed, and the default threshold.
+							for _, serial := range []int{-1, 3, 0} {
 								an, err := Analyze(a, Options{Triangle: tri, UnitDiagonal: unit, Workers: workers, SerialLevelRows: serial})
 								require.NoError(t, err)
 								seq := make([]float64, n)
