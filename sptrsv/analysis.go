@@ -153,6 +153,33 @@ type Analysis struct {
 	cscRow   []int32
 	cscVal   []float64
 	inDegree []int32
+
+	// val32 and diag32 are float32 copies of val and diag, made by the
+	// first float32 solve.
+	once32        sync.Once
+	val32, diag32 []float32
+}
+
+// Float is the element type of the sequential and level-set solves.
+type Float interface{ ~float32 | ~float64 }
+
+// values returns the triangle's values and divisors in precision T.
+func values[T Float](an *Analysis) (val, diag []T) {
+	var zero T
+	if _, ok := any(zero).(float32); ok {
+		an.once32.Do(func() {
+			an.val32 = make([]float32, len(an.val))
+			for k, v := range an.val {
+				an.val32[k] = float32(v)
+			}
+			an.diag32 = make([]float32, len(an.diag))
+			for k, v := range an.diag {
+				an.diag32[k] = float32(v)
+			}
+		})
+		return any(an.val32).([]T), any(an.diag32).([]T)
+	}
+	return any(an.val).([]T), any(an.diag).([]T)
 }
 
 // Analyze checks a, extracts the requested triangle and computes its level

@@ -24,5 +24,8 @@
 // The locality-aware sub-graph partition with time slots of Picciau et al.
 // (2016) is not built yet.
 //
-// Values are float64; rows and columns are 0-based in every error.
+// The sequential and level-set solves take float32 or float64 vectors (a
+// float32 solve rounds the values to float32 once and runs in float32);
+// the synchronization-free solve is float64 only. Rows and columns are
+// 0-based in every error.
 package sptrsv

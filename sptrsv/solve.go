@@ -10,7 +10,7 @@ import (
 )
 
 // checkVectors checks the lengths of b and x against the order of an.
-func checkVectors(an *Analysis, b, x []float64) error {
+func checkVectors[T Float](an *Analysis, b, x []T) error {
 	if an == nil {
 		return fmt.Errorf("sptrsv: nil Analysis")
 	}
@@ -23,32 +23,35 @@ func checkVectors(an *Analysis, b, x []float64) error {
 // row solves row i: x[i] = (b[i] − Σ_j t_ij x[j]) / t_ii, the sum taken in
 // the order of the row's columns. Every solve of the level-set family
 // goes through it, so they all give the same bits.
-func (an *Analysis) row(i int, b, x []float64) {
+func row[T Float](an *Analysis, val, diag []T, i int, b, x []T) {
 	s := b[i]
 	d := an.diagPos[i]
 	for k := an.rowPtr[i]; k < an.rowPtr[i+1]; k++ {
 		if k != d {
-			s -= an.val[k] * x[an.col[k]]
+			s -= val[k] * x[an.col[k]]
 		}
 	}
-	x[i] = s / an.diag[i]
+	x[i] = s / diag[i]
 }
 
 // SolveSequential solves T x = b for the triangle T of an, one row at a
 // time in the order of the dependencies (ascending rows for Lower,
 // descending for Upper). It is the reference the parallel solves are
-// tested against; Solve gives the same bits. x may be b.
-func SolveSequential(an *Analysis, b, x []float64) error {
+// tested against; Solve gives the same bits. x may be b. With float32
+// vectors the values are rounded to float32 once (at the first float32
+// solve with an) and the solve runs in float32.
+func SolveSequential[T Float](an *Analysis, b, x []T) error {
 	if err := checkVectors(an, b, x); err != nil {
 		return err
 	}
+	val, diag := values[T](an)
 	if an.triangle == Lower {
 		for i := range an.n {
-			an.row(i, b, x)
+			row(an, val, diag, i, b, x)
 		}
 	} else {
 		for i := an.n - 1; i >= 0; i-- {
-			an.row(i, b, x)
+			row(an, val, diag, i, b, x)
 		}
 	}
 	return nil
@@ -56,13 +59,13 @@ func SolveSequential(an *Analysis, b, x []float64) error {
 
 // levelJob is one wide level handed to the workers: its rows are
 // order[lo:hi], taken chunk by chunk through next.
-type levelJob struct {
+type levelJob[T Float] struct {
 	lo, hi, chunk int32
 	next          atomic.Int32
 }
 
 // run solves the chunks of the job until none is left.
-func (j *levelJob) run(an *Analysis, b, x []float64) {
+func (j *levelJob[T]) run(an *Analysis, val, diag, b, x []T) {
 	for {
 		s := j.next.Add(j.chunk) - j.chunk
 		if s >= j.hi {
@@ -70,7 +73,7 @@ func (j *levelJob) run(an *Analysis, b, x []float64) {
 		}
 		e := min(s+j.chunk, j.hi)
 		for _, i := range an.order[s:e] {
-			an.row(int(i), b, x)
+			row(an, val, diag, int(i), b, x)
 		}
 	}
 }
@@ -83,17 +86,19 @@ func (j *levelJob) run(an *Analysis, b, x []float64) {
 // order of the rows (ascending for Lower), which keeps the accesses to x
 // in the matrix's order. Every row is solved as SolveSequential
 // solves it, so x has the same bits. x may be b. It stops between levels
-// when ctx is done and returns ctx's error.
-func Solve(ctx context.Context, an *Analysis, b, x []float64) error {
+// when ctx is done and returns ctx's error. float32 vectors are solved in
+// float32 as SolveSequential solves them.
+func Solve[T Float](ctx context.Context, an *Analysis, b, x []T) error {
 	if err := checkVectors(an, b, x); err != nil {
 		return err
 	}
+	val, diag := values[T](an)
 	done := ctx.Done()
 	w := an.workers
 	var (
-		tasks chan *levelJob
+		tasks chan *levelJob[T]
 		wg    sync.WaitGroup
-		job   levelJob
+		job   levelJob[T]
 	)
 	defer func() {
 		if tasks != nil {
@@ -111,16 +116,16 @@ func Solve(ctx context.Context, an *Analysis, b, x []float64) error {
 		lo, hi := an.segPtr[seg], an.segPtr[seg+1]
 		if !an.wide[seg] {
 			for _, i := range an.order[lo:hi] {
-				an.row(int(i), b, x)
+				row(an, val, diag, int(i), b, x)
 			}
 			continue
 		}
 		if tasks == nil {
-			tasks = make(chan *levelJob)
+			tasks = make(chan *levelJob[T])
 			for range w - 1 {
 				go func() {
 					for j := range tasks {
-						j.run(an, b, x)
+						j.run(an, val, diag, b, x)
 						wg.Done()
 					}
 				}()
@@ -133,7 +138,7 @@ func Solve(ctx context.Context, an *Analysis, b, x []float64) error {
 		for range w - 1 {
 			tasks <- &job
 		}
-		job.run(an, b, x)
+		job.run(an, val, diag, b, x)
 		wg.Wait()
 	}
 	return nil

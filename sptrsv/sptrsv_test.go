@@ -381,3 +381,31 @@ func TestAnalyzeErrors(t *testing.T) {
 	require.ErrorIs(t, Solve(context.Background(), an, b, x[:2]), ErrShape)
 	require.ErrorIs(t, SolveSyncFree(context.Background(), an, b, x[:2]), ErrShape)
 }
+
+func TestSolveFloat32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, tri := range []Triangle{Lower, Upper} {
+		a := randomTriangle(rng, 500, 0.02, tri, false)
+		an, err := Analyze(a, Options{Triangle: tri, Workers: 3, SerialLevelRows: 2})
+		require.NoError(t, err)
+		b64 := make([]float64, a.N)
+		b32 := make([]float32, a.N)
+		for i := range b64 {
+			b32[i] = float32(2*rng.Float64() - 1)
+			b64[i] = float64(b32[i])
+		}
+		x64 := make([]float64, a.N)
+		require.NoError(t, SolveSequential(an, b64, x64))
+		seq, lev := make([]float32, a.N), make([]float32, a.N)
+		require.NoError(t, SolveSequential(an, b32, seq))
+		require.NoError(t, Solve(context.Background(), an, b32, lev))
+		wide := make([]float64, a.N)
+		for i := range seq {
+			require.Equal(t, math.Float32bits(seq[i]), math.Float32bits(lev[i]), "%s: x[%d]", tri, i)
+			wide[i] = float64(seq[i])
+		}
+		err64 := relErr(wide, x64)
+		assert.Less(t, err64, 1e-5, "%s: float32 against float64", tri)
+		assert.Greater(t, err64, 0.0, "%s: the float32 solve runs in float32", tri)
+	}
+}
