@@ -29,7 +29,10 @@
 // solves are well conditioned after diagonal scaling, and forward
 // substitution is componentwise stable. The Poisson factors keep the
 // stencil's values (−1 off the diagonal, the stencil's centre 4, 6 or 26 on
-// it, which meets the ratio); the other generators draw their off-diagonal
+// it, which meets the ratio in natural order); in RCM order a row with
+// more than half of its neighbours numbered before it gets the diagonal
+// 2·Σ_{j<i}|l_ij| instead (only the 27-point stencil has such rows). The
+// other generators draw their off-diagonal
 // values from U(−1, 1) (Banded uses −1) and set l_ii = 1 + 2·Σ_{j<i} |l_ij|.
 //
 // # Sets

@@ -103,8 +103,9 @@ func lower(a *sparse.CSR) *sparse.CSR {
 	return b
 }
 
-// ordered returns the lower triangle of the symmetric matrix a in the
-// given order.
+// ordered returns the lower triangle of the symmetric grid matrix a in
+// the given order, the diagonal raised where needed to keep the ratio 2
+// of diagonal dominance (see the package comment).
 func ordered(a *sparse.CSR, order Order) *sparse.CSR {
 	switch order {
 	case Natural:
@@ -119,7 +120,18 @@ func ordered(a *sparse.CSR, order Order) *sparse.CSR {
 	default:
 		panic(fmt.Sprintf("suite: unknown order %v", order))
 	}
-	return lower(a)
+	l := lower(a)
+	// Rows with more than half of their neighbours ordered before them
+	// get a larger diagonal: l_ii = max(centre, 2·Σ_{j<i}|l_ij|).
+	for i := range l.N {
+		lo, hi := l.RowPtr[i], l.RowPtr[i+1]-1
+		s := 0.0
+		for _, v := range l.Val[lo:hi] {
+			s += abs(v)
+		}
+		l.Val[hi] = max(l.Val[hi], 2*s)
+	}
+	return l
 }
 
 // stencilMatrix returns the whole symmetric grid matrix of the given
