@@ -39,6 +39,7 @@
 //
 // Fixed is the fixed benchmark set of the SpTRSV targets (issue 25, at full
 // size: up to 10⁷ rows, some seconds to generate); Small holds a variant of
-// each with at most 10⁵ rows for tests. Each Case records the n, nnz and
+// each with at most 10⁵ rows for tests, and Structures adds small
+// instances of the other generators. Each Case records the n, nnz and
 // number of levels its generator gives.
 package suite

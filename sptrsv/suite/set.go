@@ -101,3 +101,22 @@ func Small() Set {
 			func() *sparse.CSR { return Laplacian3D(20, 27, Natural) }, 8000, 101_556, 134},
 	}
 }
+
+// Structures returns Small followed by small instances of the other
+// structures of the suite: a banded triangle, the FEM-like triangulation,
+// the 3-D factors in RCM order and a sparser power-law graph (all at most
+// 10⁵ rows), for tests that cover every generator.
+func Structures() Set {
+	return append(Small(),
+		Case{"banded-8", "lower band with 8 subdiagonals, 5000 rows",
+			func() *sparse.CSR { return Banded(5000, 8) }, 5000, 44_964, 5000},
+		Case{"fem-like", "FEM-like P1 triangulation of a 250² grid, random diagonals",
+			func() *sparse.CSR { return FEMLike(250, Seed) }, 62_500, 249_001, 748},
+		Case{"lap3d-7pt-rcm", "lower triangle of the 3-D 7-point Laplacian, 30³, RCM order",
+			func() *sparse.CSR { return Laplacian3D(30, 7, RCM) }, 27_000, 105_300, 88},
+		Case{"lap3d-27pt-rcm", "lower triangle of the 3-D 27-point Laplacian, 20³, RCM order",
+			func() *sparse.CSR { return Laplacian3D(20, 27, RCM) }, 8000, 101_556, 259},
+		Case{"power-law-sparse", "power-law dependencies, 1.5 off-diagonals a row, 5·10⁴ rows",
+			func() *sparse.CSR { return PowerLaw(50_000, 1.5, Seed) }, 50_000, 125_003, 439},
+	)
+}

@@ -266,6 +266,15 @@ func TestSmall(t *testing.T) {
 	assert.Error(t, err)
 }
 
+func TestStructures(t *testing.T) {
+	s := Structures()
+	assert.Equal(t, Small().Names(), s.Names()[:len(Small())])
+	for _, c := range s {
+		assert.LessOrEqual(t, c.N, 100_000, c.Name)
+	}
+	requireSet(t, s[len(Small()):])
+}
+
 // TestFixed builds the full-size benchmark set (a few seconds, about 1 GB
 // for the largest) and compares it with the cuSPARSE inputs of issue 25's
 // table: n exact, nnz to the table's two significant digits, the levels
