@@ -281,8 +281,8 @@ func TestStructures(t *testing.T) {
 // exact except the power-law matrix's (a random graph tuned to the
 // table's 496 levels: within 5%).
 func TestFixed(t *testing.T) {
-	if testing.Short() {
-		t.Skip("full-size matrices (up to 10⁷ rows) skipped with -short")
+	if testing.Short() || raceDetector {
+		t.Skip("full-size matrices (up to 10⁷ rows): skipped with -short and under the race detector; run go test ./sptrsv/suite")
 	}
 	s := Fixed()
 	requireSet(t, s)
