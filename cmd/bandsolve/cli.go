@@ -28,7 +28,7 @@ type command struct {
 }
 
 // commands lists the subcommands in the order "bandsolve help" shows them.
-var commands = []*command{stabilityCommand, solveCommand, bandedCommand, devicesCommand}
+var commands = []*command{stabilityCommand, solveCommand, bandedCommand, trsvCommand, devicesCommand}
 
 func findCommand(name string) *command {
 	for _, c := range commands {
@@ -129,8 +129,9 @@ func writeCommandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 }
 
 func writeMainUsage(w io.Writer) {
-	fmt.Fprint(w, `bandsolve solves batches of tridiagonal systems, and banded or sparse systems
-(truncated SPIKE), on the CPU and on NVIDIA GPUs.
+	fmt.Fprint(w, `bandsolve solves batches of tridiagonal systems, banded or sparse systems
+(truncated SPIKE) and sparse triangular systems, on the CPU and on NVIDIA
+GPUs.
 
 Usage: bandsolve <command> [flags]
 
@@ -158,6 +159,7 @@ Examples:
   bandsolve solve -a a.npy -b b.npy -c c.npy -d d.npy -o x.npy
   bandsolve banded -n 1000000 -k 100 -d 1 -method direct
   bandsolve banded -mtx matrix.mtx -delta 0.95 -method iterative -precision mixed
+  bandsolve trsv -mtx L.mtx -rhs b.npy -o x.npy
   bandsolve devices
   bandsolve bench -grid paper -csv results.csv -plots plots/
   bandsolve bench -grid banded -band-n 1e6 -band-k 100 -band-d 1 -csv banded.csv

@@ -1,6 +1,7 @@
 // Command bandsolve solves batches of tridiagonal systems on the CPU or an
 // NVIDIA GPU, solves banded and reordered sparse systems with truncated
-// SPIKE, and prints the numerical-stability tables of the TPR paper.
+// SPIKE, solves sparse triangular systems, and prints the
+// numerical-stability tables of the TPR paper.
 //
 // Usage:
 //
@@ -11,6 +12,7 @@
 //	stability  error of every algorithm on the stability matrix suite
 //	solve      solve systems read from .npy files, write x as .npy
 //	banded     solve a banded or Matrix Market system with truncated SPIKE
+//	trsv       solve a sparse triangular system (Matrix Market) on the CPU
 //	devices    list the CPU and the CUDA devices
 //	bench      time every algorithm against cuSPARSE and the CPU peers
 //	help       show help for a command
