@@ -345,11 +345,7 @@ func SolveBatch[T Float](ctx context.Context, b *Batch[T], rhs, x []T, opt Batch
 							var rerr error
 							sb.Refine, rerr = Refine(orig, func(r []T) error { SolveLU(sys, r); return nil }, rhsv, vec, opt.Refine)
 							if rerr != nil {
-								st := sb.Refine.Status()
-								if bs.Count() > 0 {
-									st.Flags |= tridiag.Boosted
-								}
-								myFailed = append(myFailed, SystemError{System: s, Row: -1, Col: -1, Err: rerr, Status: st})
+								myFailed = append(myFailed, refineFailure(s, sb.Refine, bs.Count() > 0, rerr))
 								setNaN(vec)
 							}
 						}
@@ -358,19 +354,9 @@ func SolveBatch[T Float](ctx context.Context, b *Batch[T], rhs, x []T, opt Batch
 						}
 					}
 					if err == nil && opt.Check && !refineFailed(myFailed, s) {
-						st, cerr := Check(b.System(s), rhsOf(b, rhs, s), vec, opt.Refine.Tol)
-						if sb := myBoosted; len(sb) > 0 && sb[len(sb)-1].System == s {
-							st.Flags |= tridiag.Boosted
-						}
-						if cerr == nil && st.Failed() {
-							tol := opt.Refine.Tol
-							if tol == 0 {
-								tol = tridiag.DefaultTol[T]()
-							}
-							cerr = st.Err(tol)
-						}
-						if cerr != nil {
-							myFailed = append(myFailed, SystemError{System: s, Row: -1, Col: -1, Err: cerr, Status: st})
+						sb := myBoosted
+						if se := checkSystem(b, s, rhsOf(b, rhs, s), vec, opt.Refine.Tol, len(sb) > 0 && sb[len(sb)-1].System == s); se != nil {
+							myFailed = append(myFailed, *se)
 						}
 					}
 					if err != nil {
@@ -425,4 +411,35 @@ func rhsOf[T Float](b *Batch[T], rhs []T, s int) []T {
 		v[i] = rhs[b.VecIndex(s, i)]
 	}
 	return v
+}
+
+// refineFailure is the failure of system s whose refinement failed with
+// err: its status from the refinement rr, Boosted where its factorization
+// boosted a pivot.
+func refineFailure(s int, rr RefineResult, boosted bool, err error) SystemError {
+	st := rr.Status()
+	if boosted {
+		st.Flags |= tridiag.Boosted
+	}
+	return SystemError{System: s, Row: -1, Col: -1, Err: err, Status: st}
+}
+
+// checkSystem is BatchOptions.Check of system s of b, solved as x for
+// rhs: nil when it passes, else its failure (tol as RefineOptions.Tol; its
+// status Boosted where its factorization boosted a pivot).
+func checkSystem[T Float](b *Batch[T], s int, rhs, x []T, tol float64, boosted bool) *SystemError {
+	st, err := Check(b.System(s), rhs, x, tol)
+	if boosted {
+		st.Flags |= tridiag.Boosted
+	}
+	if err == nil && st.Failed() {
+		if tol == 0 {
+			tol = tridiag.DefaultTol[T]()
+		}
+		err = st.Err(tol)
+	}
+	if err == nil {
+		return nil
+	}
+	return &SystemError{System: s, Row: -1, Col: -1, Err: err, Status: st}
 }

@@ -227,9 +227,8 @@ func finishOnHost[T Float](ctx context.Context, b *Batch[T], rhs, x []T, opt Bat
 		boosted[sb.System] = i
 	}
 	n := b.N
-	sys := &Band[T]{N: n, K: b.K, Data: make([]T, (2*b.K+1)*n)}
-	orig := &Band[T]{N: n, K: b.K, Data: make([]T, len(sys.Data))}
-	vec, rhsv := make([]T, n), make([]T, n)
+	var sys, orig *Band[T]
+	var vec, rhsv []T
 	for s := 0; s < b.G; s++ {
 		if down[s] {
 			continue
@@ -238,6 +237,11 @@ func finishOnHost[T Float](ctx context.Context, b *Batch[T], rhs, x []T, opt Bat
 		refine := opt.Refine.Mode == RefineAlways || (opt.Refine.Mode == RefineBoosted && isBoosted)
 		if !refine && !opt.Check {
 			continue
+		}
+		if sys == nil { // the first system to refine or check: most solves have none
+			sys = &Band[T]{N: n, K: b.K, Data: make([]T, (2*b.K+1)*n)}
+			orig = &Band[T]{N: n, K: b.K, Data: make([]T, len(sys.Data))}
+			vec, rhsv = make([]T, n), make([]T, n)
 		}
 		for i := range vec {
 			vec[i] = x[b.VecIndex(s, i)]
@@ -256,29 +260,14 @@ func finishOnHost[T Float](ctx context.Context, b *Batch[T], rhs, x []T, opt Bat
 				res.Boosted[bi].Refine = rres
 			}
 			if rerr != nil {
-				st := rres.Status()
-				if bs.Count() > 0 {
-					st.Flags |= tridiag.Boosted
-				}
-				failed = append(failed, SystemError{System: s, Row: -1, Col: -1, Err: rerr, Status: st})
+				failed = append(failed, refineFailure(s, rres, bs.Count() > 0, rerr))
 				setNaN(vec)
 				lost = true
 			}
 		}
 		if opt.Check && !lost {
-			st, cerr := Check(b.System(s), rhsv, vec, opt.Refine.Tol)
-			if isBoosted {
-				st.Flags |= tridiag.Boosted
-			}
-			if cerr == nil && st.Failed() {
-				tol := opt.Refine.Tol
-				if tol == 0 {
-					tol = tridiag.DefaultTol[T]()
-				}
-				cerr = st.Err(tol)
-			}
-			if cerr != nil {
-				failed = append(failed, SystemError{System: s, Row: -1, Col: -1, Err: cerr, Status: st})
+			if se := checkSystem(b, s, rhsv, vec, opt.Refine.Tol, isBoosted); se != nil {
+				failed = append(failed, *se)
 			}
 		}
 		for i, v := range vec {
