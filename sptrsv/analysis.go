@@ -363,9 +363,10 @@ func (an *Analysis) schedule() {
 }
 
 // transpose builds the CSC of the off-diagonal entries and the in-degrees
-// after Liu et al.: the in-degrees are counted with atomic additions over
-// the entries, split among the workers as the GPU's threads split them;
-// the column counts are the out-degrees, counted in the same pass.
+// after Liu et al.: the in-degree of a row is its count of off-diagonal
+// entries (its own worker's, no atomics); the column counts are the
+// out-degrees, counted with atomic additions over the entries, split
+// among the workers as the GPU's threads split them.
 func (an *Analysis) transpose() {
 	n := an.n
 	an.inDegree = make([]int32, n)
@@ -380,7 +381,7 @@ func (an *Analysis) transpose() {
 			for i := lo; i < hi; i++ {
 				for k := an.rowPtr[i]; k < an.rowPtr[i+1]; k++ {
 					if j := an.col[k]; int(j) != i {
-						atomic.AddInt32(&an.inDegree[i], 1)
+						an.inDegree[i]++
 						atomic.AddInt32(&outDegree[j+1], 1)
 					}
 				}
