@@ -40,14 +40,7 @@ func CondEst(ctx context.Context, A *CSR, M *banded.Band[float64]) (float64, err
 	if err != nil {
 		return math.Inf(1), err
 	}
-	var norm float64
-	for i := 0; i < n; i++ {
-		var s float64
-		for _, v := range A.Val[A.RowPtr[i]:A.RowPtr[i+1]] {
-			s += math.Abs(v)
-		}
-		norm = math.Max(norm, s)
-	}
+	norm := A.NormInf()
 	if norm == 0 {
 		return math.Inf(1), fmt.Errorf("%w: A is zero", ErrCondEst)
 	}

@@ -74,3 +74,9 @@ func TestCondEstFailures(t *testing.T) {
 	_, err = CondEst(context.Background(), a, small)
 	assert.ErrorIs(t, err, ErrShape)
 }
+
+func TestNormInf(t *testing.T) {
+	a := ConvectionDiffusion2D(5, 3, 0)
+	assert.InDelta(t, mat.Norm(a.Dense(), math.Inf(1)), a.NormInf(), 1e-15)
+	assert.Zero(t, (&CSR{N: 2, M: 2, RowPtr: make([]int32, 3)}).NormInf())
+}

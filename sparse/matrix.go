@@ -212,6 +212,19 @@ type CSR struct {
 // NNZ is the number of stored entries.
 func (a *CSR) NNZ() int { return len(a.Val) }
 
+// NormInf returns ‖A‖∞, the largest sum of a row's |entries|.
+func (a *CSR) NormInf() float64 {
+	var norm float64
+	for i := 0; i < a.N; i++ {
+		var s float64
+		for _, v := range a.Val[a.RowPtr[i]:a.RowPtr[i+1]] {
+			s += math.Abs(v)
+		}
+		norm = math.Max(norm, s)
+	}
+	return norm
+}
+
 // CSRArrays returns the order and the arrays of a, so that a is a
 // krylov.CSRMatrix (for krylov.NewCSROperator).
 func (a *CSR) CSRArrays() (rows, cols int, rowPtr, col []int32, val []float64) {

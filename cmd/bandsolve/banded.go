@@ -465,18 +465,9 @@ func (pb *bandedProblem) check(ctx context.Context, x []float64, prec string, re
 			rn = math.Inf(1)
 		}
 	}
-	var an float64
+	an := pb.band.NormInf()
 	if pb.orig != nil {
-		a := pb.orig
-		for i := 0; i < a.N; i++ {
-			var s float64
-			for _, v := range a.Val[a.RowPtr[i]:a.RowPtr[i+1]] {
-				s += math.Abs(v)
-			}
-			an = math.Max(an, s)
-		}
-	} else {
-		an = pb.band.NormInf()
+		an = pb.orig.NormInf()
 	}
 	st := &rep.status
 	if math.IsNaN(rn) || math.IsInf(rn, 1) {
