@@ -9,6 +9,7 @@
 #include "tpr.cuh"
 #include "wangmou.cuh"
 #include "partition.cuh"
+#include "ppart.cuh"
 #include "segment.cuh"
 #include "lanes.cuh"
 #include "lseg.cuh"

@@ -451,6 +451,78 @@ func PartitionResidentPFor(p int, f64 bool) (PartitionResidentP, error) {
 // Kernel returns the kernel.
 func (f PartitionResidentP) Kernel() Kernel { return f.k }
 
+// PartitionPivotP is a kernel of the family partition_pivot_p16_f32, partition_pivot_p16_f64.
+type PartitionPivotP struct{ k Kernel }
+
+// PartitionPivotPFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func PartitionPivotPFor(p int, f64 bool) (PartitionPivotP, error) {
+	if p == 16 && !f64 {
+		return PartitionPivotP{partitionPivotP16F32}, nil
+	}
+	if p == 16 && f64 {
+		return PartitionPivotP{partitionPivotP16F64}, nil
+	}
+	return PartitionPivotP{}, fmt.Errorf("%w: partition_pivot_p with p=%d f64=%t", ErrNoKernel, p, f64)
+}
+
+// Kernel returns the kernel.
+func (f PartitionPivotP) Kernel() Kernel { return f.k }
+
+// PartitionPivotReduceP is a kernel of the family partition_pivot_reduce_p16_f32, partition_pivot_reduce_p16_f64.
+type PartitionPivotReduceP struct{ k Kernel }
+
+// PartitionPivotReducePFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func PartitionPivotReducePFor(p int, f64 bool) (PartitionPivotReduceP, error) {
+	if p == 16 && !f64 {
+		return PartitionPivotReduceP{partitionPivotReduceP16F32}, nil
+	}
+	if p == 16 && f64 {
+		return PartitionPivotReduceP{partitionPivotReduceP16F64}, nil
+	}
+	return PartitionPivotReduceP{}, fmt.Errorf("%w: partition_pivot_reduce_p with p=%d f64=%t", ErrNoKernel, p, f64)
+}
+
+// Kernel returns the kernel.
+func (f PartitionPivotReduceP) Kernel() Kernel { return f.k }
+
+// PartitionPivotExpandP is a kernel of the family partition_pivot_expand_p16_f32, partition_pivot_expand_p16_f64.
+type PartitionPivotExpandP struct{ k Kernel }
+
+// PartitionPivotExpandPFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func PartitionPivotExpandPFor(p int, f64 bool) (PartitionPivotExpandP, error) {
+	if p == 16 && !f64 {
+		return PartitionPivotExpandP{partitionPivotExpandP16F32}, nil
+	}
+	if p == 16 && f64 {
+		return PartitionPivotExpandP{partitionPivotExpandP16F64}, nil
+	}
+	return PartitionPivotExpandP{}, fmt.Errorf("%w: partition_pivot_expand_p with p=%d f64=%t", ErrNoKernel, p, f64)
+}
+
+// Kernel returns the kernel.
+func (f PartitionPivotExpandP) Kernel() Kernel { return f.k }
+
+// PartitionPivotFinishP is a kernel of the family partition_pivot_finish_p16_f32, partition_pivot_finish_p16_f64.
+type PartitionPivotFinishP struct{ k Kernel }
+
+// PartitionPivotFinishPFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func PartitionPivotFinishPFor(p int, f64 bool) (PartitionPivotFinishP, error) {
+	if p == 16 && !f64 {
+		return PartitionPivotFinishP{partitionPivotFinishP16F32}, nil
+	}
+	if p == 16 && f64 {
+		return PartitionPivotFinishP{partitionPivotFinishP16F64}, nil
+	}
+	return PartitionPivotFinishP{}, fmt.Errorf("%w: partition_pivot_finish_p with p=%d f64=%t", ErrNoKernel, p, f64)
+}
+
+// Kernel returns the kernel.
+func (f PartitionPivotFinishP) Kernel() Kernel { return f.k }
+
 // SegmentP is a kernel of the family segment_p16_f32, segment_p16_f64.
 type SegmentP struct{ k Kernel }
 

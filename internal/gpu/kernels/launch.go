@@ -1142,6 +1142,187 @@ func (f PartitionResidentP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shme
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:11])
 }
 
+// PartitionPivotPArgs are the parameters of partition_pivot_p16_f32, partition_pivot_p16_f64: those of PartitionP.
+type PartitionPivotPArgs = PartitionPArgs
+
+// PartitionPivotPSlots is the number of launch slots of PartitionPivotP.
+const PartitionPivotPSlots = 18
+
+// Pack puts a in slots[:PartitionPivotPSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f PartitionPivotP) Pack(a *PartitionPivotPArgs, slots []uint64) {
+	_ = slots[17]
+	slots[0] = uint64(a.A)
+	slots[1] = uint64(a.B)
+	slots[2] = uint64(a.C)
+	slots[3] = uint64(a.D)
+	slots[4] = uint64(a.X)
+	slots[5] = uint64(uint32(a.N))
+	slots[6] = uint64(uint32(a.G))
+	slots[7] = uint64(a.ES)
+	slots[8] = uint64(a.BS)
+	slots[9] = packFloat(table[f.Kernel()].Params[9].CType, a.CA)
+	slots[10] = packFloat(table[f.Kernel()].Params[10].CType, a.CB)
+	slots[11] = packFloat(table[f.Kernel()].Params[11].CType, a.CC)
+	slots[12] = uint64(uint32(a.IsConst))
+	slots[13] = uint64(a.Status)
+	slots[14] = uint64(uint32(a.Spb))
+	slots[15] = uint64(uint32(a.Tps))
+	slots[16] = uint64(a.Word)
+	slots[17] = uint64(a.Seq)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f PartitionPivotP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionPivotPArgs) error {
+	var slots [18]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:18])
+}
+
+// PartitionPivotReducePArgs are the parameters of partition_pivot_reduce_p16_f32, partition_pivot_reduce_p16_f64.
+type PartitionPivotReducePArgs struct {
+	A       cu.DevicePtr // a
+	B       cu.DevicePtr // b
+	C       cu.DevicePtr // c
+	D       cu.DevicePtr // d
+	N       int32        // n
+	G       int32        // G
+	ES      int64        // es
+	BS      int64        // bs
+	CA      float64      // ca
+	CB      float64      // cb
+	CC      float64      // cc
+	IsConst int32        // isConst
+	Seg     int32        // seg
+	RA      cu.DevicePtr // RA
+	RB      cu.DevicePtr // RB
+	RC      cu.DevicePtr // RC
+	RD      cu.DevicePtr // RD
+	Keys    cu.DevicePtr // keys
+}
+
+// PartitionPivotReducePSlots is the number of launch slots of PartitionPivotReduceP.
+const PartitionPivotReducePSlots = 18
+
+// Pack puts a in slots[:PartitionPivotReducePSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f PartitionPivotReduceP) Pack(a *PartitionPivotReducePArgs, slots []uint64) {
+	_ = slots[17]
+	slots[0] = uint64(a.A)
+	slots[1] = uint64(a.B)
+	slots[2] = uint64(a.C)
+	slots[3] = uint64(a.D)
+	slots[4] = uint64(uint32(a.N))
+	slots[5] = uint64(uint32(a.G))
+	slots[6] = uint64(a.ES)
+	slots[7] = uint64(a.BS)
+	slots[8] = packFloat(table[f.Kernel()].Params[8].CType, a.CA)
+	slots[9] = packFloat(table[f.Kernel()].Params[9].CType, a.CB)
+	slots[10] = packFloat(table[f.Kernel()].Params[10].CType, a.CC)
+	slots[11] = uint64(uint32(a.IsConst))
+	slots[12] = uint64(uint32(a.Seg))
+	slots[13] = uint64(a.RA)
+	slots[14] = uint64(a.RB)
+	slots[15] = uint64(a.RC)
+	slots[16] = uint64(a.RD)
+	slots[17] = uint64(a.Keys)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f PartitionPivotReduceP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionPivotReducePArgs) error {
+	var slots [18]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:18])
+}
+
+// PartitionPivotExpandPArgs are the parameters of partition_pivot_expand_p16_f32, partition_pivot_expand_p16_f64.
+type PartitionPivotExpandPArgs struct {
+	A       cu.DevicePtr // a
+	B       cu.DevicePtr // b
+	C       cu.DevicePtr // c
+	D       cu.DevicePtr // d
+	X       cu.DevicePtr // x
+	N       int32        // n
+	G       int32        // G
+	ES      int64        // es
+	BS      int64        // bs
+	CA      float64      // ca
+	CB      float64      // cb
+	CC      float64      // cc
+	IsConst int32        // isConst
+	Seg     int32        // seg
+	RX      cu.DevicePtr // RX
+	Keys    cu.DevicePtr // keys
+}
+
+// PartitionPivotExpandPSlots is the number of launch slots of PartitionPivotExpandP.
+const PartitionPivotExpandPSlots = 16
+
+// Pack puts a in slots[:PartitionPivotExpandPSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f PartitionPivotExpandP) Pack(a *PartitionPivotExpandPArgs, slots []uint64) {
+	_ = slots[15]
+	slots[0] = uint64(a.A)
+	slots[1] = uint64(a.B)
+	slots[2] = uint64(a.C)
+	slots[3] = uint64(a.D)
+	slots[4] = uint64(a.X)
+	slots[5] = uint64(uint32(a.N))
+	slots[6] = uint64(uint32(a.G))
+	slots[7] = uint64(a.ES)
+	slots[8] = uint64(a.BS)
+	slots[9] = packFloat(table[f.Kernel()].Params[9].CType, a.CA)
+	slots[10] = packFloat(table[f.Kernel()].Params[10].CType, a.CB)
+	slots[11] = packFloat(table[f.Kernel()].Params[11].CType, a.CC)
+	slots[12] = uint64(uint32(a.IsConst))
+	slots[13] = uint64(uint32(a.Seg))
+	slots[14] = uint64(a.RX)
+	slots[15] = uint64(a.Keys)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f PartitionPivotExpandP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionPivotExpandPArgs) error {
+	var slots [16]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:16])
+}
+
+// PartitionPivotFinishPArgs are the parameters of partition_pivot_finish_p16_f32, partition_pivot_finish_p16_f64.
+type PartitionPivotFinishPArgs struct {
+	X       cu.DevicePtr // x
+	N       int32        // n
+	G       int32        // G
+	ES      int64        // es
+	BS      int64        // bs
+	Keys    cu.DevicePtr // keys
+	Cstatus cu.DevicePtr // cstatus
+	Status  cu.DevicePtr // status
+}
+
+// PartitionPivotFinishPSlots is the number of launch slots of PartitionPivotFinishP.
+const PartitionPivotFinishPSlots = 8
+
+// Pack puts a in slots[:PartitionPivotFinishPSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f PartitionPivotFinishP) Pack(a *PartitionPivotFinishPArgs, slots []uint64) {
+	_ = slots[7]
+	slots[0] = uint64(a.X)
+	slots[1] = uint64(uint32(a.N))
+	slots[2] = uint64(uint32(a.G))
+	slots[3] = uint64(a.ES)
+	slots[4] = uint64(a.BS)
+	slots[5] = uint64(a.Keys)
+	slots[6] = uint64(a.Cstatus)
+	slots[7] = uint64(a.Status)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f PartitionPivotFinishP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionPivotFinishPArgs) error {
+	var slots [8]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:8])
+}
+
 // SegmentPArgs are the parameters of segment_p16_f32, segment_p16_f64.
 type SegmentPArgs struct {
 	A       cu.DevicePtr // a
@@ -2510,7 +2691,7 @@ var (
 	_ TprStage3Launcher = TprStage3g{}
 )
 
-// PartitionPLauncher is a kernel launched with PartitionPArgs: PartitionP, PartitionLanesP, PartitionLanesStreamPS.
+// PartitionPLauncher is a kernel launched with PartitionPArgs: PartitionP, PartitionPivotP, PartitionLanesP, PartitionLanesStreamPS.
 type PartitionPLauncher interface {
 	Kernel() Kernel
 	Pack(a *PartitionPArgs, slots []uint64)
@@ -2519,6 +2700,7 @@ type PartitionPLauncher interface {
 
 var (
 	_ PartitionPLauncher = PartitionP{}
+	_ PartitionPLauncher = PartitionPivotP{}
 	_ PartitionPLauncher = PartitionLanesP{}
 	_ PartitionPLauncher = PartitionLanesStreamPS{}
 )

@@ -1,0 +1,472 @@
+// The partition method with partial pivoting (package tridiag/pivotpart
+// is the CPU twin; it documents the method and does these operations in
+// the same order, so with -fmad=false the results agree bit for bit).
+// Every system is cut into chunks of P rows, one chunk per thread, held in
+// shared memory as partition.cuh holds them (the same launch, layout,
+// loads and stores: tuning.PartitionLaunchChunk).
+//
+// Stage 1: each thread factors its chunk's own m×m block T by Gaussian
+// elimination with partial pivoting (LAPACK gtsv's rule, gtsv.cuh) and
+// solves T·[y v w] = [d, a_s·e_0, c_e·e_{m−1}] (a_s couples the chunk to
+// the row before it, c_e to the row after it), so that the chunk's
+// unknowns are u = y − v·x_left − w·x_right. Two division-free, scaled
+// combinations of its first and last rows give the chunk's rows of the
+// coarse system, one free of x_right and one free of x_left: a
+// tridiagonal system of two rows a chunk (one for a last chunk of one
+// row, whose own equation is its row).
+// Stage 2: one thread per system solves the coarse system by gtsv's
+// elimination with partial pivoting.
+// Stage 3: each thread forms u = (y − v·x_left) − w·x_right.
+//
+// Shared memory as partition.cuh: A, B, C, D of the chunk. Stage 1 keeps
+// the factor (du2, dd, du) and y's forward sweep in the A, B, C, D slots
+// of a row as it finishes the row (its a, b, c, d are read by then), v's
+// in registers; its back substitution leaves y, v, w in the A, B, C
+// slots. The coarse rows (sub, diag, super, right side) take D slots
+// 0 … 7 of the chunk, then their factor; their solution D slots 8
+// (first row) and 9 (last row). x goes to the C slots.
+//
+// Breakdown keys as partition.cuh's: stage 1 a zero pivot of a chunk's
+// block, stage 2 one of the coarse system, stage 3 a non-finite x; a
+// failed system gets NaN in every row.
+#pragma once
+#include "partition.cuh"
+
+// ppart_chunk is Stage 1 for the chunk of m ≥ 2 rows at swizzled unit X:
+// aS and cE are the couplings to the rows before and after the chunk (0
+// at the system's ends). It leaves y, v, w in the chunk's A, B, C slots,
+// returns y, v, w of its first (…0) and last (…l) rows, and reports the
+// first local row whose pivot is zero.
+template <typename T, int P, typename Bad>
+__device__ __forceinline__ void ppart_chunk(T *SA, T *SB, T *SC, T *SD, int X, int m, T aS, T cE, T &y0, T &v0,
+                                            T &w0, T &yl, T &vl, T &wl, Bad report) {
+    typedef PartSlots<T, P> SL;
+    T rv[P];
+    T cdd = SB[SL::pos(X, 0)], cdu = SC[SL::pos(X, 0)], cy = SD[SL::pos(X, 0)], cv = aS, cw = T(0);
+    T rw2 = T(0), rwl = T(0); // w's forward sweep in rows m−2 and m−1 (zero above)
+    int bad = -1;
+#pragma unroll
+    for (int i = 0; i < P - 1; i++) {
+        if (i < m - 1) {
+            const int j = i + 1;
+            const T dl = SA[SL::pos(X, j)];
+            T ndd = SB[SL::pos(X, j)];
+            T ndu = j < m - 1 ? SC[SL::pos(X, j)] : T(0);
+            T ny = SD[SL::pos(X, j)], nv = T(0), nw = j == m - 1 ? cE : T(0);
+            T du2 = T(0);
+            if (!(fabs(dl) > fabs(cdd))) {
+                if (bad_divisor(cdd) && bad < 0) bad = i;
+                const T f = dl / cdd;
+                ndd = ndd - f * cdu;
+                ny = ny - f * cy;
+                nv = nv - f * cv;
+                nw = nw - f * cw;
+            } else {
+                if (bad_divisor(dl) && bad < 0) bad = i;
+                const T f = cdd / dl;
+                const T tmp = ndd;
+                ndd = cdu - f * tmp;
+                if (j < m - 1) {
+                    du2 = ndu;
+                    ndu = -f * du2;
+                }
+                cdd = dl;
+                cdu = tmp;
+                T q = ny;
+                ny = cy - f * ny;
+                cy = q;
+                q = nv;
+                nv = cv - f * nv;
+                cv = q;
+                q = nw;
+                nw = cw - f * nw;
+                cw = q;
+            }
+            SA[SL::pos(X, i)] = du2;
+            SB[SL::pos(X, i)] = cdd;
+            SC[SL::pos(X, i)] = cdu;
+            SD[SL::pos(X, i)] = cy;
+            rv[i] = cv;
+            if (j == m - 1) {
+                rw2 = cw;
+                rwl = nw;
+                rv[j] = nv;
+                SB[SL::pos(X, j)] = ndd;
+                SD[SL::pos(X, j)] = ny;
+                if (bad_divisor(ndd) && bad < 0) bad = j;
+            }
+            cdd = ndd;
+            cdu = ndu;
+            cy = ny;
+            cv = nv;
+            cw = nw;
+        }
+    }
+    if (bad >= 0) report(bad);
+    // Back substitution of the three right sides, rows m−1 … 0.
+    T y1 = T(0), y2 = T(0), v1 = T(0), v2 = T(0), w1 = T(0), w2 = T(0);
+#pragma unroll
+    for (int i = P - 1; i >= 0; i--) {
+        if (i < m) {
+            const T dd = SB[SL::pos(X, i)];
+            const T ry = SD[SL::pos(X, i)], rvi = rv[i];
+            const T rwi = i == m - 1 ? rwl : i == m - 2 ? rw2 : T(0);
+            T yi, vi, wi;
+            if (i == m - 1) {
+                yi = ry / dd;
+                vi = rvi / dd;
+                wi = rwi / dd;
+                yl = yi, vl = vi, wl = wi;
+            } else if (i == m - 2) {
+                const T du = SC[SL::pos(X, i)];
+                yi = (ry - du * y1) / dd;
+                vi = (rvi - du * v1) / dd;
+                wi = (rwi - du * w1) / dd;
+            } else {
+                const T du = SC[SL::pos(X, i)], du2 = SA[SL::pos(X, i)];
+                yi = ((ry - du * y1) - du2 * y2) / dd;
+                vi = ((rvi - du * v1) - du2 * v2) / dd;
+                wi = ((rwi - du * w1) - du2 * w2) / dd;
+            }
+            SA[SL::pos(X, i)] = yi;
+            SB[SL::pos(X, i)] = vi;
+            SC[SL::pos(X, i)] = wi;
+            y2 = y1, y1 = yi;
+            v2 = v1, v1 = vi;
+            w2 = w1, w1 = wi;
+        }
+    }
+    y0 = y1, v0 = v1, w0 = w1;
+}
+
+// ppart_coarse writes the chunk's two coarse rows (sub, diag, super,
+// right side) at D slots 0 … 3 (its first row, free of x_right) and 4 … 7
+// (its last row, free of x_left).
+// ppart_rows forms the chunk's two coarse rows (a on the previous coarse
+// unknown, b on its own, c on the next, d the right side): F, its first
+// row, free of x_right, and L, its last row, free of x_left. The system's
+// first coarse row (first chunk) and its last (last chunk) stand for
+// unknowns no chunk reads: they are the identity rows 0, 1, 0, 0, which
+// leave the others' elimination as it is.
+template <typename T>
+__device__ __forceinline__ void ppart_rows(bool first, bool last, T y0, T v0, T w0, T yl, T vl, T wl, PartEq<T> &F,
+                                           PartEq<T> &L) {
+    T al = T(1), be = T(0);
+    const T sg = fmax(fabs(w0), fabs(wl));
+    if (sg != T(0)) {
+        al = wl / sg;
+        be = -(w0 / sg);
+    }
+    F = first ? PartEq<T>{T(0), T(1), T(0), T(0)} : PartEq<T>{al * v0 + be * vl, al, be, al * y0 + be * yl};
+    T ga = T(0), de = T(1);
+    const T ta = fmax(fabs(v0), fabs(vl));
+    if (ta != T(0)) {
+        ga = vl / ta;
+        de = -(v0 / ta);
+    }
+    L = last ? PartEq<T>{T(0), T(1), T(0), T(0)} : PartEq<T>{ga, de, ga * w0 + de * wl, ga * y0 + de * yl};
+}
+
+// ppart_put writes a coarse row at D slots q … q+3 of the chunk at X.
+template <typename T, int P> __device__ __forceinline__ void ppart_put(T *SD, int X, int q, const PartEq<T> &e) {
+    typedef PartSlots<T, P> SL;
+    SD[SL::pos(X, q)] = e.a;
+    SD[SL::pos(X, q + 1)] = e.b;
+    SD[SL::pos(X, q + 2)] = e.c;
+    SD[SL::pos(X, q + 3)] = e.d;
+}
+
+// ppart_solve_coarse solves the RR coarse rows of local system s (row r in
+// chunk r/2, D slots 4·(r mod 2) …) by gtsv's elimination with partial
+// pivoting, its solution into D slot 8 + r mod 2. rowOf(r) is the system
+// row of coarse row r. One thread.
+template <typename T, int P, typename RowOf, typename Bad>
+__device__ __forceinline__ void ppart_solve_coarse(T *SD, int s, int ss, int RR, RowOf rowOf, Bad report) {
+    typedef PartSlots<T, P> SL;
+    constexpr int U = P * (int)sizeof(T) / 16;
+    auto at = [&](int r, int q) -> T & { return SD[SL::pos(part_x(s * ss + (r >> 1) * U), (r & 1) * 4 + q)]; };
+    auto xr = [&](int r) -> T & { return SD[SL::pos(part_x(s * ss + (r >> 1) * U), 8 + (r & 1))]; };
+    T cdd = at(0, 1), cdu = RR > 1 ? at(0, 2) : T(0), cx = at(0, 3);
+    int bad = -1;
+    for (int r = 0; r < RR - 1; r++) {
+        const T dl = at(r + 1, 0);
+        T ndd = at(r + 1, 1);
+        T ndu = r + 1 < RR - 1 ? at(r + 1, 2) : T(0);
+        T nx = at(r + 1, 3);
+        T du2 = T(0);
+        if (!(fabs(dl) > fabs(cdd))) {
+            if (bad_divisor(cdd) && bad < 0) bad = r;
+            const T f = dl / cdd;
+            ndd = ndd - f * cdu;
+            nx = nx - f * cx;
+        } else {
+            if (bad_divisor(dl) && bad < 0) bad = r;
+            const T f = cdd / dl;
+            const T tmp = ndd;
+            ndd = cdu - f * tmp;
+            if (r + 1 < RR - 1) {
+                du2 = ndu;
+                ndu = -f * du2;
+            }
+            cdd = dl;
+            cdu = tmp;
+            const T q = nx;
+            nx = cx - f * nx;
+            cx = q;
+        }
+        at(r, 0) = du2;
+        at(r, 1) = cdd;
+        at(r, 2) = cdu;
+        at(r, 3) = cx;
+        cdd = ndd;
+        cdu = ndu;
+        cx = nx;
+    }
+    if (bad_divisor(cdd) && bad < 0) bad = RR - 1;
+    if (bad >= 0) report(rowOf(bad));
+    T x1 = cx / cdd, x2 = T(0);
+    xr(RR - 1) = x1;
+    for (int r = RR - 2; r >= 0; r--) {
+        const T x0 = r == RR - 2 ? (at(r, 3) - at(r, 2) * x1) / at(r, 1)
+                                 : ((at(r, 3) - at(r, 2) * x1) - at(r, 0) * x2) / at(r, 1);
+        xr(r) = x0;
+        x2 = x1;
+        x1 = x0;
+    }
+}
+
+template <typename T, int P>
+__device__ void partition_pivot_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 es, i64 bs, int *status,
+                                       int spb, int tps, volatile unsigned int *word, unsigned int seq) {
+    constexpr int R = 16 / (int)sizeof(T);
+    constexpr int U = P / R;
+    static_assert(P % R == 0 && U >= 1 && U <= 8 && P >= 10, "chunks of whole units, room for the coarse slots");
+    typedef PartSlots<T, P> SL;
+
+    T *sm = reinterpret_cast<T *>(part_smem);
+    const int nch = (n + P - 1) / P;
+    const int ss = part_ss<T, P>(n, bs < es);
+    const int W = ((spb * ss + 7) & ~7) * R;
+    T *SA = sm, *SB = SA + W, *SC = SB + W, *SD = SC + W;
+    int *keys = reinterpret_cast<int *>(SD + W);
+    const int s = threadIdx.x / tps, t = threadIdx.x - s * tps;
+    const int g0 = blockIdx.x * spb;
+    const bool has = t < nch;
+    const int m = has ? min(P, n - t * P) : 0;
+    const bool live = has && g0 + s < G;
+    const int X = part_x(s * ss + t * U);
+    int *key = keys + s;
+
+    for (int q = threadIdx.x; q < spb; q += blockDim.x) keys[q] = PART_NONE;
+    part_load<T, P>(k, d, SA, SB, SC, SD, ss, n, G, es, bs, spb, g0);
+    __syncthreads();
+
+    // Stage 1: the chunk's block and its coarse rows. a[0] and c[n−1] are
+    // read as 0.
+    if (live) {
+        const T aS = t == 0 ? T(0) : SA[SL::pos(X, 0)];
+        if (m == 1) {
+            // A last chunk of one row (the system's row n−1): its row.
+            ppart_put<T, P>(SD, X, 0, PartEq<T>{aS, SB[SL::pos(X, 0)], T(0), SD[SL::pos(X, 0)]});
+        } else {
+            const T cE = t == nch - 1 ? T(0) : SC[SL::pos(X, m - 1)];
+            T y0, v0, w0, yl, vl, wl;
+            ppart_chunk<T, P>(SA, SB, SC, SD, X, m, aS, cE, y0, v0, w0, yl, vl, wl,
+                              [&](int j) { atomicMin(key, PART_KEY(1, t * P + j)); });
+            PartEq<T> F, L;
+            ppart_rows<T>(t == 0, t == nch - 1, y0, v0, w0, yl, vl, wl, F, L);
+            ppart_put<T, P>(SD, X, 0, F);
+            ppart_put<T, P>(SD, X, 4, L);
+        }
+    }
+    __syncthreads();
+
+    // Stage 2: the coarse system, by the system's thread 0.
+    if (t == 0 && g0 + s < G) {
+        const int lastm = n - (nch - 1) * P;
+        const int RR = 2 * nch - (lastm == 1 ? 1 : 0);
+        ppart_solve_coarse<T, P>(
+            SD, s, ss, RR,
+            [&](int r) {
+                const int c = r >> 1;
+                return c * P + ((r & 1) ? min(P, n - c * P) - 1 : 0);
+            },
+            [&](int row) { atomicMin(key, PART_KEY(2, row)); });
+    }
+    __syncthreads();
+
+    // Stage 3: the chunk's unknowns from its neighbours' coarse unknowns.
+    if (live) {
+        int bad = -1;
+        if (m == 1) {
+            const T xj = SD[SL::pos(X, 8)];
+            SC[SL::pos(X, 0)] = xj;
+            if (!isfinite(xj)) bad = 0;
+        } else {
+            const T xl = t > 0 ? SD[SL::pos(part_x(s * ss + (t - 1) * U), 9)] : T(0);
+            const T xr = t < nch - 1 ? SD[SL::pos(part_x(s * ss + (t + 1) * U), 8)] : T(0);
+#pragma unroll
+            for (int j = 0; j < P; j++) {
+                if (j < m) {
+                    const T xj = (SA[SL::pos(X, j)] - SB[SL::pos(X, j)] * xl) - SC[SL::pos(X, j)] * xr;
+                    SC[SL::pos(X, j)] = xj;
+                    if (!isfinite(xj) && bad < 0) bad = j;
+                }
+            }
+        }
+        if (bad >= 0) atomicMin(key, PART_KEY(3, t * P + bad));
+    }
+    __syncthreads();
+    part_store<T, P>(SC, keys, x, ss, n, G, es, bs, spb, g0);
+    part_status(keys, G, spb, g0, status);
+    block_done_signal(status, G, word, seq);
+}
+
+// Systems longer than a block holds run in three passes over segments of
+// S rows (S a multiple of P; block b takes segment b mod Q of system
+// b / Q, Q = ⌈n/S⌉, one thread a chunk): REDUCE does Stage 1 and writes
+// every chunk's coarse rows to the coarse system in global memory (RA,
+// RB, RC, RD: G systems of RR rows, contiguous), another plan solves it
+// into RX, EXPAND does Stage 1 again (the same bits) and Stage 3 with the
+// coarse unknowns from RX, and partition_pivot_finish reports. Breakdown
+// keys are 64-bit, stage << 40 | row, the smallest kept per system in
+// keys[g] (all ones: none).
+#define PPART_NONE 0xffffffffffffffffull
+#define PPART_KEY(stage, row) (((unsigned long long)(stage) << 40) | (unsigned long long)(row))
+
+template <typename T, int P, bool EXPAND>
+__device__ void partition_pivot_seg_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 es, i64 bs, int S, T *RA,
+                                           T *RB, T *RC, T *RD, const T *RX, unsigned long long *keys) {
+    constexpr int R = 16 / (int)sizeof(T);
+    constexpr int U = P / R;
+    static_assert(P % R == 0 && U >= 1 && U <= 8, "chunks of whole units");
+    typedef PartSlots<T, P> SL;
+
+    T *sm = reinterpret_cast<T *>(part_smem);
+    const int Q = (n + S - 1) / S;
+    const int g = blockIdx.x / Q, q = blockIdx.x - g * Q;
+    const int ns = min(S, n - q * S); // the segment's rows
+    const i64 off = (i64)g * bs + (i64)q * S * es;
+    Coeffs<T> ks = k;
+    if (!k.isConst) ks.a = k.a + off, ks.b = k.b + off, ks.c = k.c + off;
+    const int ss = part_ss<T, P>(ns, false);
+    const int W = ((ss + 7) & ~7) * R;
+    T *SA = sm, *SB = SA + W, *SC = SB + W, *SD = SC + W;
+    int *skey = reinterpret_cast<int *>(SD + W);
+    const int t = threadIdx.x;
+    const int nch = (n + P - 1) / P;  // the system's chunks
+    const int cg = q * (S / P) + t;   // this thread's chunk in the system
+    const bool live = t * P < ns;
+    const int m = live ? min(P, ns - t * P) : 0;
+    const int X = part_x(t * U);
+    const int RR = 2 * nch - (n - (nch - 1) * P == 1 ? 1 : 0);
+    const i64 cb = (i64)g * RR + 2 * cg; // the chunk's first coarse row
+
+    if (t == 0) skey[0] = PART_NONE;
+    part_load<T, P>(ks, d + off, SA, SB, SC, SD, ss, ns, 1, es, (i64)ns * es, 1, 0);
+    __syncthreads();
+    if (live) {
+        const T aS = cg == 0 ? T(0) : SA[SL::pos(X, 0)];
+        if (m == 1) {
+            if (EXPAND)
+                SC[SL::pos(X, 0)] = RX[cb];
+            else
+                RA[cb] = aS, RB[cb] = SB[SL::pos(X, 0)], RC[cb] = T(0), RD[cb] = SD[SL::pos(X, 0)];
+        } else {
+            const T cE = cg == nch - 1 ? T(0) : SC[SL::pos(X, m - 1)];
+            T y0, v0, w0, yl, vl, wl;
+            ppart_chunk<T, P>(SA, SB, SC, SD, X, m, aS, cE, y0, v0, w0, yl, vl, wl, [&](int j) {
+                if (!EXPAND) atomicMin(keys + g, PPART_KEY(1, (i64)cg * P + j));
+            });
+            if (EXPAND) {
+                const T xl = cg > 0 ? RX[cb - 1] : T(0);
+                const T xr = cg < nch - 1 ? RX[cb + 2] : T(0);
+                int bad = -1;
+#pragma unroll
+                for (int j = 0; j < P; j++) {
+                    if (j < m) {
+                        const T xj = (SA[SL::pos(X, j)] - SB[SL::pos(X, j)] * xl) - SC[SL::pos(X, j)] * xr;
+                        SC[SL::pos(X, j)] = xj;
+                        if (!isfinite(xj) && bad < 0) bad = j;
+                    }
+                }
+                if (bad >= 0) atomicMin(keys + g, PPART_KEY(3, (i64)cg * P + bad));
+            } else {
+                PartEq<T> F, L;
+                ppart_rows<T>(cg == 0, cg == nch - 1, y0, v0, w0, yl, vl, wl, F, L);
+                RA[cb] = F.a, RB[cb] = F.b, RC[cb] = F.c, RD[cb] = F.d;
+                RA[cb + 1] = L.a, RB[cb + 1] = L.b, RC[cb + 1] = L.c, RD[cb + 1] = L.d;
+            }
+        }
+    }
+    if (EXPAND) {
+        __syncthreads();
+        part_store<T, P>(SC, skey, x + off, ss, ns, 1, es, (i64)ns * es, 1, 0);
+    }
+}
+
+// partition_pivot_finish ends a segmented solve, one block a system: the
+// smallest of the system's key and its coarse system's breakdown
+// (cstatus: row+1 of the coarse row, 0 none; stage 2 at the row that
+// coarse row stands for) goes to status as row+1, with the flag
+// status[G], and the system's x becomes NaN.
+template <typename T, int P>
+__device__ void partition_pivot_finish(T *x, int n, int G, i64 es, i64 bs, const unsigned long long *keys,
+                                       const int *cstatus, int *status) {
+    const int g = blockIdx.x;
+    unsigned long long key = keys[g];
+    const int cs = cstatus[g];
+    if (cs != 0) {
+        const int r = cs - 1, c = r >> 1;
+        const long long row = (i64)c * P + ((r & 1) ? min(P, n - c * P) - 1 : 0);
+        key = min(key, PPART_KEY(2, row));
+    }
+    if (key == PPART_NONE) return;
+    if (threadIdx.x == 0) {
+        atomicCAS(&status[g], 0, (int)(key & 0xffffffffffull) + 1);
+        status[G] = 1;
+    }
+    const T q = nan_of<T>();
+    for (i64 i = threadIdx.x; i < n; i += blockDim.x) x[(i64)g * bs + i * es] = q;
+}
+
+// partition_pivot_p<P>_*: the partition method with partial pivoting,
+// chunks of P rows, the launch and parameters of partition_p<P>_* (its
+// launch bounds too: tuning.PartitionLaunchChunk).
+#ifndef BS_DEVICE_ONLY
+#define PARTITION_PIVOT(T, S, P, MAXT)                                                                            \
+    extern "C" __global__ void __launch_bounds__(MAXT)                                                           \
+        partition_pivot_p##P##_##S(const T *a, const T *b, const T *c, const T *d, T *x, int n, int G, i64 es,    \
+                                   i64 bs, T ca, T cb, T cc, int isConst, int *status, int spb, int tps,         \
+                                   volatile unsigned int *word, unsigned int seq) {                              \
+        partition_pivot_kernel<T, P>(Coeffs<T>{a, b, c, ca, cb, cc, isConst}, d, x, n, G, es, bs, status, spb,    \
+                                     tps, word, seq);                                                            \
+    }
+PARTITION_PIVOT(float, f32, 16, 1024)
+PARTITION_PIVOT(double, f64, 16, 512)
+
+// partition_pivot_reduce_p<P>_* and partition_pivot_expand_p<P>_*: the
+// first and third passes of a segmented solve (partition_pivot_seg_kernel).
+// Grid: G·⌈n/S⌉ blocks of S/P threads; shared memory as partition_p<P>_*'s
+// for one system of S rows.
+#define PARTITION_PIVOT_SEG(T, S, P, MAXT)                                                                        \
+    extern "C" __global__ void __launch_bounds__(MAXT) partition_pivot_reduce_p##P##_##S(                         \
+        const T *a, const T *b, const T *c, const T *d, int n, int G, i64 es, i64 bs, T ca, T cb, T cc,           \
+        int isConst, int seg, T *RA, T *RB, T *RC, T *RD, unsigned long long *keys) {                              \
+        partition_pivot_seg_kernel<T, P, false>(Coeffs<T>{a, b, c, ca, cb, cc, isConst}, d, nullptr, n, G, es, bs, \
+                                                seg, RA, RB, RC, RD, nullptr, keys);                               \
+    }                                                                                                             \
+    extern "C" __global__ void __launch_bounds__(MAXT) partition_pivot_expand_p##P##_##S(                         \
+        const T *a, const T *b, const T *c, const T *d, T *x, int n, int G, i64 es, i64 bs, T ca, T cb, T cc,     \
+        int isConst, int seg, const T *RX, unsigned long long *keys) {                                             \
+        partition_pivot_seg_kernel<T, P, true>(Coeffs<T>{a, b, c, ca, cb, cc, isConst}, d, x, n, G, es, bs, seg,  \
+                                               nullptr, nullptr, nullptr, nullptr, RX, keys);                      \
+    }                                                                                                             \
+    extern "C" __global__ void partition_pivot_finish_p##P##_##S(T *x, int n, int G, i64 es, i64 bs,                \
+                                                                 const unsigned long long *keys,                   \
+                                                                 const int *cstatus, int *status) {                \
+        partition_pivot_finish<T, P>(x, n, G, es, bs, keys, cstatus, status);                                     \
+    }
+PARTITION_PIVOT_SEG(float, f32, 16, 1024)
+PARTITION_PIVOT_SEG(double, f64, 16, 512)
+#endif
