@@ -51,21 +51,11 @@ func PartitionKernelBuilt(p, elem int) bool {
 	return (elem == 4 || elem == 8) && slices.Contains(PartitionChunks, p) && p*elem%16 == 0 && p*elem <= 128
 }
 
-// partitionKernelThreads is the __launch_bounds__ of the kernel for
-// elements of elem bytes: 1024 in FP32, 512 in FP64 (whose reduced rows
-// need more than 64 registers).
-func partitionKernelThreads(p, elem int) int {
-	if elem == 8 {
-		return 512
-	}
-	return 1024
-}
-
 // PartitionLaunch is the launch of a partition kernel for systems of N
 // rows: Blocks(G) blocks of Threads threads, SharedBytes of dynamic shared
 // memory.
 type PartitionLaunch struct {
-	N, ElemSize      int
+	N, G, ElemSize   int
 	Chunk            int  // P, rows per chunk (per thread)
 	Chunks           int  // ⌈N/P⌉: threads with a chunk, per system
 	ThreadsPerSystem int  // ≥ Chunks: a power of two ≤ 32 (Warp) or a multiple of 32
@@ -130,7 +120,7 @@ func partitionThreads(n, p int) int {
 }
 
 func partitionMaxBlock(d Device, p, elem int) int {
-	m := partitionKernelThreads(p, elem)
+	m := partitionBound(p, elem)
 	if d.MaxThreadsPerBlock > 0 {
 		m = min(m, d.MaxThreadsPerBlock)
 	}
@@ -196,7 +186,7 @@ func PartitionLaunchConst(d Device, n, elem, g int, sysFirst bool, regs int) (Pa
 }
 
 func partitionLaunch(d Device, n, elem, p, g int, sysFirst bool, regs int, constCoeffs bool) (PartitionLaunch, error) {
-	l := PartitionLaunch{N: n, ElemSize: elem, Chunk: p}
+	l := PartitionLaunch{N: n, G: g, ElemSize: elem, Chunk: p}
 	if n < 1 || g < 1 || !PartitionKernelBuilt(p, elem) {
 		return l, fmt.Errorf("tuning: partition launch for N=%d G=%d, element size %d, chunk %d (kernels: chunks %v of at most 128 bytes)", n, g, elem, p, PartitionChunks)
 	}
@@ -339,15 +329,9 @@ func abs(v int) int {
 // take, widest first.
 var PartitionLanesSystems = []int{32, 16, 8}
 
-// PartitionLanesMaxThreads is the __launch_bounds__ of the lanes kernel
-// for elements of elem bytes: 512 in FP32, 256 in FP64 (179 registers a
-// thread on sm_90).
-func PartitionLanesMaxThreads(elem int) int {
-	if elem == 8 {
-		return 256
-	}
-	return 512
-}
+// PartitionLanesMaxThreads is the launch bound of the lanes kernel for
+// elements of elem bytes (the kernel table's .maxntid).
+func PartitionLanesMaxThreads(elem int) int { return lanesBound(elem) }
 
 // PartitionLanesMaxN is the largest N of the lanes kernel for elements of
 // elem bytes (8 systems a block): 1024 in FP32, 512 in FP64.
@@ -382,7 +366,7 @@ func PartitionLanesLaunch(d Device, n, elem, g, regs int) (PartitionLaunch, erro
 // block, one of PartitionLanesSystems.
 func PartitionLanesLaunchSystems(d Device, n, elem, spb, g, regs int) (PartitionLaunch, error) {
 	const p = 16
-	l := PartitionLaunch{N: n, ElemSize: elem, Chunk: p, MaxN: PartitionLanesMaxN(elem)}
+	l := PartitionLaunch{N: n, G: g, ElemSize: elem, Chunk: p, MaxN: PartitionLanesMaxN(elem)}
 	if n < 1 || g < 1 || (elem != 4 && elem != 8) || !slices.Contains(PartitionLanesSystems, spb) {
 		return l, fmt.Errorf("tuning: lanes launch for N=%d G=%d, element size %d, %d systems a block (%v)", n, g, elem, spb, PartitionLanesSystems)
 	}
