@@ -38,9 +38,9 @@ var LanesSegmentRows = []int{512, 448, 384, 256}
 // than one pass takes, preferred first.
 var LanesSegmentRowsThreePass = []int{128, 192}
 
-// LanesSegmentMaxThreads is the kernel's launch bound for elements of
-// elem bytes (the kernel table's .maxntid).
-func LanesSegmentMaxThreads(elem int) int { return lanesSegmentBound(elem) }
+// LanesSegmentMaxThreads is the kernel's __launch_bounds__ for elements of
+// elem bytes: 512 in FP32, 256 in FP64.
+func LanesSegmentMaxThreads(elem int) int { return PartitionLanesMaxThreads(elem) }
 
 // LanesSegmentSystems is the number of systems a block takes: 64 bytes of
 // a row (16 in FP32, 8 in FP64).

@@ -46,13 +46,13 @@ func LanesStreamLaunchFor(d Device, n, elem, g, regs int) (LanesStreamLaunch, er
 		return l, fmt.Errorf("tuning: streamed lanes launch for N=%d G=%d, element size %d", n, g, elem)
 	}
 	l.Threads = LanesStreamSystems * partition.Chunks(n, 16)
-	if l.Threads > lanesStreamBound(elem) {
+	if l.Threads > PartitionLanesMaxThreads(elem) {
 		return l, fmt.Errorf("%w: the streamed lanes kernel takes N ≤ %d (%d-byte elements), not %d",
-			ErrTooLargeForShared, lanesStreamBound(elem)/LanesStreamSystems*16, elem, n)
+			ErrTooLargeForShared, PartitionLanesMaxThreads(elem)/LanesStreamSystems*16, elem, n)
 	}
 	l.SharedBytes = LanesStreamSharedBytes(n, elem)
 	if regs <= 0 {
-		regs = 65536 / lanesStreamBound(elem)
+		regs = 65536 / PartitionLanesMaxThreads(elem)
 	}
 	l.BlocksPerSM, _ = partitionResidency(d, l.Threads, l.SharedBytes, regs)
 	if l.BlocksPerSM < 1 || (d.SharedPerBlockOptin > 0 && l.SharedBytes > d.SharedPerBlockOptin) {

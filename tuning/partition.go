@@ -51,6 +51,16 @@ func PartitionKernelBuilt(p, elem int) bool {
 	return (elem == 4 || elem == 8) && slices.Contains(PartitionChunks, p) && p*elem%16 == 0 && p*elem <= 128
 }
 
+// partitionKernelThreads is the __launch_bounds__ of the kernel for
+// elements of elem bytes: 1024 in FP32, 512 in FP64 (whose reduced rows
+// need more than 64 registers).
+func partitionKernelThreads(p, elem int) int {
+	if elem == 8 {
+		return 512
+	}
+	return 1024
+}
+
 // PartitionLaunch is the launch of a partition kernel for systems of N
 // rows: Blocks(G) blocks of Threads threads, SharedBytes of dynamic shared
 // memory.
@@ -120,7 +130,7 @@ func partitionThreads(n, p int) int {
 }
 
 func partitionMaxBlock(d Device, p, elem int) int {
-	m := partitionBound(p, elem)
+	m := partitionKernelThreads(p, elem)
 	if d.MaxThreadsPerBlock > 0 {
 		m = min(m, d.MaxThreadsPerBlock)
 	}
@@ -329,9 +339,15 @@ func abs(v int) int {
 // take, widest first.
 var PartitionLanesSystems = []int{32, 16, 8}
 
-// PartitionLanesMaxThreads is the launch bound of the lanes kernel for
-// elements of elem bytes (the kernel table's .maxntid).
-func PartitionLanesMaxThreads(elem int) int { return lanesBound(elem) }
+// PartitionLanesMaxThreads is the __launch_bounds__ of the lanes kernel
+// for elements of elem bytes: 512 in FP32, 256 in FP64 (179 registers a
+// thread on sm_90).
+func PartitionLanesMaxThreads(elem int) int {
+	if elem == 8 {
+		return 256
+	}
+	return 512
+}
 
 // PartitionLanesMaxN is the largest N of the lanes kernel for elements of
 // elem bytes (8 systems a block): 1024 in FP32, 512 in FP64.

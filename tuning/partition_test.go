@@ -113,7 +113,7 @@ func TestPartitionLaunchLimits(t *testing.T) {
 								}
 								require.Equal(t, l.ThreadsPerSystem*l.SystemsPerBlock, l.Threads, name)
 								require.Zero(t, l.Threads%32, name)
-								require.LessOrEqual(t, l.Threads, min(d.MaxThreadsPerBlock, partitionBound(p, elem)), name)
+								require.LessOrEqual(t, l.Threads, min(d.MaxThreadsPerBlock, partitionKernelThreads(p, elem)), name)
 								require.LessOrEqual(t, l.SharedBytes, d.MaxShared(), name)
 								require.Equal(t, PartitionSharedBytes(n, p, elem, l.SystemsPerBlock, sf), l.SharedBytes, name)
 								require.Positive(t, l.BlocksPerSM, name)

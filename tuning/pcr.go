@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
-
-	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 )
 
 // Shared-memory reduction kernels (PCR and its PCR→Thomas hybrid, CR;
@@ -30,6 +28,10 @@ import (
 // ErrTooLargeForShared reports a system that does not fit in the shared
 // memory of one block of the device.
 var ErrTooLargeForShared = errors.New("tuning: system does not fit in shared memory")
+
+// reductionMaxThreads is the kernels' __launch_bounds__: they are compiled
+// for blocks of at most 1024 threads (64 registers per thread).
+const reductionMaxThreads = 1024
 
 // reductionMinBlock is the smallest block the launch aims for: systems
 // smaller than this many threads are packed several to a block.
@@ -119,9 +121,7 @@ func maxFit(limit int, bytes func(int) int) int {
 //
 // It fails with ErrTooLargeForShared when n > PCRMaxN.
 func PCRLaunch(d Device, n, elem int) (ReductionLaunch, error) {
-	// The plain and hybrid kernels share a launch: the lower bound.
-	bound := min(maxThreads(kernels.PcrFor(elem == 8)), maxThreads(kernels.PcrHybridFor(elem == 8)))
-	l, err := reductionLaunch(d, n, elem, n, bound, PCRSharedBytes, PCRMaxN(d, elem), "PCR")
+	l, err := reductionLaunch(d, n, elem, n, PCRSharedBytes, PCRMaxN(d, elem), "PCR")
 	if err != nil {
 		return l, err
 	}
@@ -134,11 +134,10 @@ func PCRLaunch(d Device, n, elem int) (ReductionLaunch, error) {
 // first reduction level has ⌊n/2⌋ equations to update and ⌈n/2⌉ divisors
 // to check; later levels have fewer).
 func CRLaunch(d Device, n, elem int) (ReductionLaunch, error) {
-	return reductionLaunch(d, n, elem, (n+1)/2, maxThreads(kernels.CrFor(elem == 8)), CRSharedBytes, CRMaxN(d, elem), "CR")
+	return reductionLaunch(d, n, elem, (n+1)/2, CRSharedBytes, CRMaxN(d, elem), "CR")
 }
 
-// reductionLaunch is the launch of a kernel of launch bound bound.
-func reductionLaunch(d Device, n, elem, work, bound int, shared func(n, elem, spb int) int, maxN int, what string) (ReductionLaunch, error) {
+func reductionLaunch(d Device, n, elem, work int, shared func(n, elem, spb int) int, maxN int, what string) (ReductionLaunch, error) {
 	l := ReductionLaunch{N: n, ElemSize: elem, MaxN: maxN}
 	if n < 1 || (elem != 4 && elem != 8) {
 		return l, fmt.Errorf("tuning: %s launch for N=%d, element size %d", what, n, elem)
@@ -147,18 +146,18 @@ func reductionLaunch(d Device, n, elem, work, bound int, shared func(n, elem, sp
 		return l, fmt.Errorf("%w: %s holds a system in one block's shared memory (%d B on %s): N=%d exceeds the largest supported N=%d for %d-byte elements",
 			ErrTooLargeForShared, what, d.MaxShared(), d.Name, n, maxN, elem)
 	}
-	maxT := min(bound, d.MaxThreadsPerBlock)
-	if maxT < 1 {
-		maxT = bound
+	maxThreads := min(reductionMaxThreads, d.MaxThreadsPerBlock)
+	if maxThreads < 1 {
+		maxThreads = reductionMaxThreads
 	}
-	// The largest power of two ≤ maxT.
-	maxT = 1 << (bits.Len(uint(maxT)) - 1)
+	// The largest power of two ≤ maxThreads.
+	maxThreads = 1 << (bits.Len(uint(maxThreads)) - 1)
 	tps := 1
-	for tps < work && tps < maxT {
+	for tps < work && tps < maxThreads {
 		tps *= 2
 	}
 	spb := max(1, reductionMinBlock/tps)
-	for spb > 1 && (shared(n, elem, spb) > d.MaxShared() || tps*spb > maxT) {
+	for spb > 1 && (shared(n, elem, spb) > d.MaxShared() || tps*spb > maxThreads) {
 		spb /= 2
 	}
 	l.ThreadsPerSystem, l.SystemsPerBlock, l.Threads = tps, spb, tps*spb

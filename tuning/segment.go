@@ -121,7 +121,7 @@ func SegmentLaunchFor(d Device, n, elem, g int, o SegmentOptions) (SegmentLaunch
 		if o.Rows > 0 && m != o.Rows {
 			continue
 		}
-		if !partition.SegmentOK(n, m, SegmentChunk) || t > min(segmentBound(elem), max(d.MaxThreadsPerBlock, 1)) {
+		if !partition.SegmentOK(n, m, SegmentChunk) || t > partitionMaxBlock(d, SegmentChunk, elem) {
 			continue
 		}
 		sh := SegmentSharedBytes(m, elem)

@@ -36,8 +36,8 @@ func checkTPR(t *testing.T, d Device, l TPRLaunch, n, g, s, elem int) bool {
 	for i, st := range []SliceLaunch{l.Stage1, l.Stage3} {
 		check(st.ThreadsPerSlice >= 1 && st.SlicesPerBlock >= 1, "stage %d: empty block %+v", 2*i+1, st)
 		check(st.Threads == st.ThreadsPerSlice*st.SlicesPerBlock, "stage %d: threads %+v", 2*i+1, st)
-		check(st.Threads <= d.MaxThreadsPerBlock && st.Threads <= tprBound(l.ElemSize), "stage %d: %d threads", 2*i+1, st.Threads)
-		check(st.ThreadsPerSlice == min(max(l.S/2, 1), tprBound(l.ElemSize)), "stage %d: %d threads per slice for S=%d", 2*i+1, st.ThreadsPerSlice, l.S)
+		check(st.Threads <= d.MaxThreadsPerBlock && st.Threads <= tprMaxThreads, "stage %d: %d threads", 2*i+1, st.Threads)
+		check(st.ThreadsPerSlice == min(max(l.S/2, 1), tprMaxThreads), "stage %d: %d threads per slice for S=%d", 2*i+1, st.ThreadsPerSlice, l.S)
 		check(st.SharedBytes <= d.MaxShared(), "stage %d: %d B shared", 2*i+1, st.SharedBytes)
 		check(st.Blocks(g*l.M)*st.SlicesPerBlock >= g*l.M, "stage %d: blocks do not cover the slices", 2*i+1)
 		check(st.SlicesPerBlock&(st.SlicesPerBlock-1) == 0, "stage %d: %d slices per block", 2*i+1, st.SlicesPerBlock)
@@ -65,7 +65,7 @@ func checkTPR(t *testing.T, d Device, l TPRLaunch, n, g, s, elem int) bool {
 	// The fewest global levels that fit.
 	check(s2.GlobalLevels == 0 || TPRStage2SystemBytes(2*s2.Compact, elem) > d.MaxShared(), "stage 2: %d global levels, %d would fit", s2.GlobalLevels, s2.GlobalLevels-1)
 	check(s2.Threads == s2.ThreadsPerSystem*s2.SystemsPerBlock && s2.Threads <= d.MaxThreadsPerBlock, "stage 2 threads %+v", s2)
-	check(s2.ThreadsPerSystem == min(max(s2.Compact/2, 1), tprBound(l.ElemSize)), "stage 2: %d threads for %d equations", s2.ThreadsPerSystem, s2.Compact)
+	check(s2.ThreadsPerSystem == min(max(s2.Compact/2, 1), tprMaxThreads), "stage 2: %d threads for %d equations", s2.ThreadsPerSystem, s2.Compact)
 	check(s2.Blocks(g)*s2.SystemsPerBlock >= g, "stage 2 blocks")
 	// Launchable: the kernels' registers fit in the device's per-block file.
 	check(residentThreads(d, l.Stage1.Threads, l.Stage1.SharedBytes, regsOf(regsStage1G, elem)) > 0, "stage 1 not resident")
@@ -282,9 +282,9 @@ func TestWMLaunch(t *testing.T) {
 						}
 						assert.Equal(t, wantChunk, l.Chunk, what)
 						assert.Equal(t, l.Chunk == l.NP, l.Single, what)
-						assert.LessOrEqual(t, l.Threads, wmBound(elem), what)
+						assert.LessOrEqual(t, l.Threads, wmMaxThreads, what)
 						assert.Equal(t, l.Threads, l.ThreadsPerChunk*l.ChunksPerBlock, what)
-						assert.Equal(t, min(max(l.Chunk/2, 1), wmBound(elem)), l.ThreadsPerChunk, what)
+						assert.Equal(t, min(max(l.Chunk/2, 1), wmMaxThreads), l.ThreadsPerChunk, what)
 						assert.Equal(t, l.ChunksPerBlock*WMChunkBytes(l.Chunk, elem), l.SharedBytes, what)
 						assert.LessOrEqual(t, l.SharedBytes, c.d.MaxShared(), what)
 						assert.Positive(t, residentThreads(c.d, l.Threads, l.SharedBytes, regsOf(regsWMLocal, elem)), what)

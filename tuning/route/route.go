@@ -1,4 +1,4 @@
-package tuning
+package route
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
+	"github.com/bandsolve/bandsolve/tuning"
 )
 
 // Problem describes a batch of tridiagonal systems as the dispatch
@@ -19,7 +20,7 @@ type Problem struct {
 	// SegmentRows asks for segments of that many rows (0: the choice's).
 	SegmentRows int
 	// Auto applies Auto's rules beyond the partition plan: short chunks
-	// for latency-bound batches (LatencyChunk).
+	// for latency-bound batches (tuning.LatencyChunk).
 	Auto bool
 }
 
@@ -108,20 +109,20 @@ type Route struct {
 	Latency bool
 
 	// Partition is the launch of PlanShared and PlanLanes.
-	Partition *PartitionLaunch
+	Partition *tuning.PartitionLaunch
 	// ConstKernel and ConstPartition: the constant-coefficient kernel
 	// (partition_const_p16) of a PlanShared route of chunks of 16.
 	ConstKernel    kernels.Kernel
-	ConstPartition *PartitionLaunch
+	ConstPartition *tuning.PartitionLaunch
 	// ConstStreamKernel and ConstStream: the constant streaming kernel,
 	// which then runs the constant solves of a PlanShared or PlanLanes
 	// route instead.
 	ConstStreamKernel kernels.Kernel
-	ConstStream       *ConstStreamLaunch
-	Stream            *StreamLaunch      // PlanStream
-	LanesStream       *LanesStreamLaunch // PlanLanesStream
-	Segment           *SegmentLaunch     // PlanSegments
-	LanesSegment      *LanesSegmentLaunch
+	ConstStream       *tuning.ConstStreamLaunch
+	Stream            *tuning.StreamLaunch      // PlanStream
+	LanesStream       *tuning.LanesStreamLaunch // PlanLanesStream
+	Segment           *tuning.SegmentLaunch     // PlanSegments
+	LanesSegment      *tuning.LanesSegmentLaunch
 	// GatherGrid is the blocks of the layout kernels (PlanGather), and
 	// ScatterKernel the kernel that writes x back.
 	GatherGrid    int

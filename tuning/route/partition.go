@@ -1,4 +1,4 @@
-package tuning
+package route
 
 import (
 	"errors"
@@ -6,19 +6,20 @@ import (
 
 	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag/partition"
+	"github.com/bandsolve/bandsolve/tuning"
 )
 
 // The partition family: the plans a tridiagonal batch of tridiag.Partition
-// (and of Auto, which tries it first) runs on a GPU. PartitionRoute walks
+// (and of Auto, which tries it first) runs on a GPU. Partition walks
 // partitionVariants in rank order; the first variant that accepts the
 // problem and builds a route wins. Each variant names its kernels (the
 // template values and launch bounds come from the kernel table), the
 // launch function that sizes its blocks and shared memory, and its rule.
 
-// PartitionOptions switch variants of the partition family off, or force
+// Options switch variants of the partition family off, or force
 // one, for tests and benchmarks that compare a variant with the plan it
 // replaces. The zero value is the default choice.
-type PartitionOptions struct {
+type Options struct {
 	NoClusters       bool // segments without the cluster kernels
 	NoLatencyChunks  bool // Auto keeps chunks of 16 for small batches
 	NoConstStream    bool // no constant streaming kernel for constant solves
@@ -30,20 +31,32 @@ type PartitionOptions struct {
 	ForceLanesStream bool // the streamed lanes kernel wherever it takes the batch
 	NoTranspose      bool // systems first in memory never gathered
 
-	// Force builds that plan alone (its own constant paths as the
-	// default choice builds them) instead of dispatching: PlanShared
+	// Force builds that plan alone instead of dispatching: PlanShared
 	// with chunks of Chunk rows, PlanLanes with Systems systems a block
 	// (0: the choice's, and then its constant streaming kernel),
 	// PlanSegments and PlanLanesSegments with Problem.SegmentRows (0: the
-	// choice's), PlanGather, PlanStream and PlanLanesStream (their
-	// constant solves routed as the default choice routes the batch).
-	Force   PlanKind
-	Chunk   int
-	Systems int
-	// ConstStreamSystems forces the constant streaming kernel with that
-	// many systems a block on a forced PlanShared route (an error where
-	// the kernel does not take them).
+	// choice's; the lanes segments with Systems systems a block where
+	// set, in three passes where ThreePass), PlanGather, PlanStream and
+	// PlanLanesStream (without a route for their constant solves, which
+	// the caller supplies). With Force 0, Chunk > 0 builds one block a
+	// system with chunks of Chunk rows (the lanes kernel where it takes
+	// the batch).
+	Force     PlanKind
+	Chunk     int
+	Systems   int
+	ThreePass bool
+	// ConstStream forces the constant streaming kernel, with
+	// ConstStreamSystems systems a block (0: the choice's), on a forced
+	// PlanShared route (an error where the kernel does not take the
+	// batch).
+	ConstStream        bool
 	ConstStreamSystems int
+}
+
+// unforced is o without the fields that force a plan: the switches alone.
+func (o Options) unforced() Options {
+	o.Force, o.Chunk, o.Systems, o.ThreePass, o.ConstStream, o.ConstStreamSystems = 0, 0, 0, false, false, 0
+	return o
 }
 
 // partitionVariant is a row of the partition family's table.
@@ -60,10 +73,10 @@ type partitionVariant struct {
 
 // partitionCtx is a problem on its way through the table.
 type partitionCtx struct {
-	d    Device
+	d    tuning.Device
 	p    Problem
 	regs Regs
-	o    PartitionOptions
+	o    Options
 	// lanesSegments: the lanes segment kernel may take the problem (off
 	// for the plan of constant solves of a lanes segment route).
 	lanesSegments bool
@@ -88,9 +101,9 @@ func partitionTable() []partitionVariant {
 			// Short chunks where a small batch is latency-bound: chunks of 4
 			// or 8 shorten a block's critical path (bandsolve bench -device
 			// cuda with go test -tags cuda -run '^$' -bench ChunkLatency
-			// ./internal/gpu/tridiaggpu; rules in LatencyChunk).
+			// ./internal/gpu/tridiaggpu; rules in tuning.LatencyChunk).
 			name:    "latency",
-			kernels: "partition_p4, partition_p8 (constant solves: partition_const_p16 where LatencyConstChunk16)",
+			kernels: "partition_p4, partition_p8 (constant solves: partition_const_p16 where tuning.LatencyConstChunk16)",
 			accepts: func(c *partitionCtx) bool {
 				return c.p.Auto && !c.o.NoLatencyChunks && c.p.SegmentRows == 0 && latencyChunk(c) != 0
 			},
@@ -98,25 +111,25 @@ func partitionTable() []partitionVariant {
 		},
 		{
 			// Long adjacent systems: segments across the lanes, read in place
-			// (rule: LanesSegmentMinN).
+			// (rule: tuning.LanesSegmentMinN).
 			name:    "lanes-segments",
 			kernels: "lseg_p16 (constant solves: the plan without it)",
 			accepts: func(c *partitionCtx) bool {
-				return c.lanesSegments && !c.o.NoLanesSegments && c.p.adjacent() && c.p.N >= LanesSegmentMinN
+				return c.lanesSegments && !c.o.NoLanesSegments && c.p.adjacent() && c.p.N >= tuning.LanesSegmentMinN
 			},
 			route: lanesSegmentsRoute,
 		},
 		{
 			// Long systems stored systems first: gathered into contiguous
-			// ones (rule: GatherMinN).
+			// ones (rule: tuning.GatherMinN).
 			name:    "gather",
 			kernels: "layout_gather, the contiguous plan, layout_scatter",
-			accepts: func(c *partitionCtx) bool { return c.p.sysFirst() && !c.o.NoTranspose && c.p.N >= GatherMinN },
+			accepts: func(c *partitionCtx) bool { return c.p.sysFirst() && !c.o.NoTranspose && c.p.N >= tuning.GatherMinN },
 			route:   func(c *partitionCtx) (Route, bool, error) { r, err := gatherRoute(c); return r, true, err },
 		},
 		{
 			// One block a system (shared memory or lanes), the streaming
-			// kernel where PreferStream takes the batch, segments where one
+			// kernel where tuning.PreferStream takes the batch, segments where one
 			// block a system leaves fewer than two blocks an SM, gathered
 			// where a block does not hold a system stored systems first.
 			name:    "whole",
@@ -127,17 +140,17 @@ func partitionTable() []partitionVariant {
 	}
 }
 
-// PartitionRoute chooses the plan of the partition family for problem p
+// Partition chooses the plan of the partition family for problem p
 // on device d, with the kernels' registers regs: the first variant of the
 // family's table that accepts p. Errors wrap ErrOptions for a forced
 // choice no kernel runs, and otherwise say why no kernel takes the batch
-// (mostly ErrTooLargeForShared).
-func PartitionRoute(d Device, p Problem, regs Regs, o PartitionOptions) (Route, error) {
+// (mostly tuning.ErrTooLargeForShared).
+func Partition(d tuning.Device, p Problem, regs Regs, o Options) (Route, error) {
 	c := &partitionCtx{d: d, p: p, regs: regs, o: o, lanesSegments: true}
 	if p.N < 1 || p.G < 1 || (p.Elem != 4 && p.Elem != 8) {
 		return Route{}, fmt.Errorf("tuning: partition route for N=%d G=%d, element size %d", p.N, p.G, p.Elem)
 	}
-	if o.Force != 0 {
+	if o.Force != 0 || o.Chunk > 0 {
 		return forcedRoute(c)
 	}
 	return c.dispatch(partitionVariants)
@@ -166,7 +179,7 @@ func (c *partitionCtx) dispatch(vs []partitionVariant) (Route, error) {
 // tree is the dispatch past Auto's rules (the plan of the same batch that
 // tridiag.Partition builds), with the lanes segments or without them.
 func (c *partitionCtx) tree(p Problem, lanesSegments bool) (Route, error) {
-	sub := &partitionCtx{d: c.d, p: p, regs: c.regs, o: c.o, lanesSegments: lanesSegments}
+	sub := &partitionCtx{d: c.d, p: p, regs: c.regs, o: c.o.unforced(), lanesSegments: lanesSegments}
 	sub.p.Auto = false
 	return sub.dispatch(partitionVariants)
 }
@@ -177,7 +190,7 @@ func (c *partitionCtx) tree(p Problem, lanesSegments bool) (Route, error) {
 // 512 rows, latency-bound).
 func (c *partitionCtx) nested(q int) (*Route, error) {
 	p := Problem{N: 2 * q, G: c.p.G, Elem: c.p.Elem, ElemStride: 1, BatchStride: 2 * q, Auto: true}
-	sub := &partitionCtx{d: c.d, p: p, regs: c.regs, o: c.o, lanesSegments: true}
+	sub := &partitionCtx{d: c.d, p: p, regs: c.regs, o: c.o.unforced(), lanesSegments: true}
 	r, err := sub.dispatch(partitionVariants)
 	if err != nil {
 		return nil, fmt.Errorf("tuning: the reduced systems of %d segments: %w", q, err)
@@ -190,9 +203,11 @@ func forcedRoute(c *partitionCtx) (Route, error) {
 	var r Route
 	var err error
 	switch c.o.Force {
+	case 0:
+		r, err = chunkRoute(c, c.o.Chunk)
 	case PlanShared:
 		r, err = sharedRoute(c, c.o.Chunk)
-		if err == nil && c.o.ConstStreamSystems > 0 {
+		if err == nil && c.o.ConstStream {
 			cs, k, cerr := constStreamLaunch(c, c.o.ConstStreamSystems)
 			if cerr != nil {
 				return Route{}, cerr
@@ -202,15 +217,11 @@ func forcedRoute(c *partitionCtx) (Route, error) {
 	case PlanLanes:
 		r, err = lanesRoute(c, c.o.Systems)
 	case PlanLanesStream:
-		var lanes Route
-		if lanes, err = lanesRoute(c, 0); err == nil {
-			r, err = lanesStreamRoute(c, lanes)
-		}
+		r, err = lanesStreamRoute(c, Route{})
+		r.Constant = nil // the caller's
 	case PlanStream:
-		var other Route
-		if other, err = c.tree(c.p, true); err == nil {
-			r, err = streamRoute(c, other)
-		}
+		r, err = streamRoute(c, Route{})
+		r.Constant = nil // the caller's
 	case PlanSegments:
 		r, err = segmentsRoute(c, c.p.SegmentRows)
 	case PlanLanesSegments:
@@ -236,26 +247,26 @@ func forcedSegmentsRoute(c *partitionCtx) (Route, bool, error) {
 		r, err := chunkRoute(c, partition.DefaultChunk(c.p.N))
 		return r, true, err
 	}
-	if c.lanesSegments && !c.o.NoLanesSegments && c.p.adjacent() && LanesSegmentRowsOK(m, c.p.Elem) {
+	if c.lanesSegments && !c.o.NoLanesSegments && c.p.adjacent() && tuning.LanesSegmentRowsOK(m, c.p.Elem) {
 		r, err := lanesSegmentRoute(c, m)
 		return r, true, err
 	}
-	if !SegmentRowsOK(m) {
-		return Route{}, true, fmt.Errorf("%w: segments of %d rows: a GPU takes 16·t rows, t a multiple of 32 in %v", ErrOptions, m, SegmentThreads)
+	if !tuning.SegmentRowsOK(m) {
+		return Route{}, true, fmt.Errorf("%w: segments of %d rows: a GPU takes 16·t rows, t a multiple of 32 in %v", ErrOptions, m, tuning.SegmentThreads)
 	}
 	r, err := segmentsRoute(c, m)
 	return r, true, err
 }
 
-// latencyChunk is LatencyChunk for c's problem.
+// latencyChunk is tuning.LatencyChunk for c's problem.
 func latencyChunk(c *partitionCtx) int {
 	p := c.p
-	return LatencyChunk(c.d, p.N, p.Elem, p.G, p.sysFirst(), p.BatchStride == 1)
+	return tuning.LatencyChunk(c.d, p.N, p.Elem, p.G, p.sysFirst(), p.BatchStride == 1)
 }
 
 // latencyRoute is the plan of short chunks: the shared-memory kernel with
-// chunks of LatencyChunk, its constant solves in the kernels of chunks of
-// 16 where LatencyConstChunk16 says so (and that plan has them). A batch
+// chunks of tuning.LatencyChunk, its constant solves in the kernels of chunks of
+// 16 where tuning.LatencyConstChunk16 says so (and that plan has them). A batch
 // the kernel does not take goes on to the next variant.
 func latencyRoute(c *partitionCtx) (Route, bool, error) {
 	r, err := sharedRoute(c, latencyChunk(c))
@@ -263,7 +274,7 @@ func latencyRoute(c *partitionCtx) (Route, bool, error) {
 		return Route{}, false, nil
 	}
 	r.Latency = true
-	if LatencyConstChunk16(c.d, c.p.N, c.p.G) {
+	if tuning.LatencyConstChunk16(c.d, c.p.N, c.p.G) {
 		if r16, err := sharedRoute(c, 16); err == nil && (r16.ConstPartition != nil || r16.ConstStream != nil) {
 			r16.Variant = "latency-constant"
 			r.Constant = &r16
@@ -295,7 +306,7 @@ func lanesSegmentsRoute(c *partitionCtx) (Route, bool, error) {
 // wholeRoute is the "whole" variant: the plan of one block a system with
 // the default chunk, cut into segments where wantSegments says so,
 // gathered where it does not fit a block and the systems are stored
-// systems first, and the streaming kernel in its place where PreferStream
+// systems first, and the streaming kernel in its place where tuning.PreferStream
 // takes the batch.
 func wholeRoute(c *partitionCtx) (Route, error) {
 	p := c.p
@@ -319,11 +330,11 @@ func wholeRoute(c *partitionCtx) (Route, error) {
 		}
 		return Route{}, err
 	}
-	// The streaming kernel, where PreferStream says so, solves the
+	// The streaming kernel, where tuning.PreferStream says so, solves the
 	// general systems (one block a system, the next one loading while it
 	// computes) and r the constant ones.
 	if err == nil && whole.Plan == PlanShared && whole.Chunk == 16 && !c.o.NoStreamKernel && !p.sysFirst() {
-		if s, serr := streamRoute(c, r); serr == nil && PreferStream(c.d, *whole.Partition, *s.Stream, p.G) {
+		if s, serr := streamRoute(c, r); serr == nil && tuning.PreferStream(c.d, *whole.Partition, *s.Stream, p.G) {
 			s.Variant = "stream"
 			return s, nil
 		}
@@ -373,16 +384,16 @@ func segmentsOrWhole(c *partitionCtx, whole Route, err error) (Route, error) {
 
 // chunkRoute is one block a system with chunks of p rows: the lanes
 // kernel for adjacent systems it holds (p = 16), the streamed lanes
-// kernel in its place where PreferLanesStream takes the batch, else the
+// kernel in its place where tuning.PreferLanesStream takes the batch, else the
 // shared-memory kernel.
 func chunkRoute(c *partitionCtx, p int) (Route, error) {
 	pb := c.p
-	if p == 16 && !c.o.NoLanesKernel && pb.adjacent() && pb.N <= PartitionLanesMaxN(pb.Elem) {
+	if p == 16 && !c.o.NoLanesKernel && pb.adjacent() && pb.N <= tuning.PartitionLanesMaxN(pb.Elem) {
 		lanes, err := lanesRoute(c, 0)
 		if err != nil || c.o.NoLanesStream {
 			return lanes, err
 		}
-		if s, serr := lanesStreamRoute(c, lanes); serr == nil && (PreferLanesStream(*s.LanesStream) || c.o.ForceLanesStream && pb.G >= 16*s.LanesStream.Grid) {
+		if s, serr := lanesStreamRoute(c, lanes); serr == nil && (tuning.PreferLanesStream(*s.LanesStream) || c.o.ForceLanesStream && pb.G >= 16*s.LanesStream.Grid) {
 			return s, nil
 		}
 		return lanes, nil
@@ -391,20 +402,20 @@ func chunkRoute(c *partitionCtx, p int) (Route, error) {
 }
 
 // sharedRoute is the plan of partition_p<p>: the block's systems in
-// shared memory (PartitionLaunchChunk), with chunks of 16 the constant
-// kernel partition_const_p16 (PartitionLaunchConst) for constant solves,
-// or the constant streaming kernel where PreferConstStream takes the
+// shared memory (tuning.PartitionLaunchChunk), with chunks of 16 the constant
+// kernel partition_const_p16 (tuning.PartitionLaunchConst) for constant solves,
+// or the constant streaming kernel where tuning.PreferConstStream takes the
 // batch.
 func sharedRoute(c *partitionCtx, p int) (Route, error) {
 	pb := c.p
-	if !PartitionKernelBuilt(p, pb.Elem) {
-		return Route{}, fmt.Errorf("%w: no partition kernel for chunks of %d %d-byte rows (chunks: %v)", ErrOptions, p, pb.Elem, PartitionChunks)
+	if !tuning.PartitionKernelBuilt(p, pb.Elem) {
+		return Route{}, fmt.Errorf("%w: no partition kernel for chunks of %d %d-byte rows (chunks: %v)", ErrOptions, p, pb.Elem, tuning.PartitionChunks)
 	}
 	k, err := kernels.PartitionPFor(p, pb.f64())
 	if err != nil {
 		return Route{}, fmt.Errorf("%w: %w", ErrOptions, err)
 	}
-	l, err := PartitionLaunchChunk(c.d, pb.N, pb.Elem, p, pb.G, pb.sysFirst(), c.regs.of(k.Kernel()))
+	l, err := tuning.PartitionLaunchChunk(c.d, pb.N, pb.Elem, p, pb.G, pb.sysFirst(), c.regs.of(k.Kernel()))
 	if err != nil {
 		return Route{}, err
 	}
@@ -416,7 +427,7 @@ func sharedRoute(c *partitionCtx, p int) (Route, error) {
 	if err != nil {
 		return r, nil
 	}
-	cl, err := PartitionLaunchConst(c.d, pb.N, pb.Elem, pb.G, pb.sysFirst(), c.regs.of(ck.Kernel()))
+	cl, err := tuning.PartitionLaunchConst(c.d, pb.N, pb.Elem, pb.G, pb.sysFirst(), c.regs.of(ck.Kernel()))
 	if err != nil {
 		return r, nil // the general kernel serves
 	}
@@ -425,7 +436,7 @@ func sharedRoute(c *partitionCtx, p int) (Route, error) {
 	return r, nil
 }
 
-// lanesRoute is the plan of partition_lanes_p16 (PartitionLanesLaunch;
+// lanesRoute is the plan of partition_lanes_p16 (tuning.PartitionLanesLaunch;
 // spb > 0: that many systems a block, and then no constant streaming
 // kernel).
 func lanesRoute(c *partitionCtx, spb int) (Route, error) {
@@ -435,11 +446,11 @@ func lanesRoute(c *partitionCtx, spb int) (Route, error) {
 		return Route{}, err
 	}
 	regs := c.regs.of(k.Kernel())
-	var l PartitionLaunch
+	var l tuning.PartitionLaunch
 	if spb > 0 {
-		l, err = PartitionLanesLaunchSystems(c.d, pb.N, pb.Elem, spb, pb.G, regs)
+		l, err = tuning.PartitionLanesLaunchSystems(c.d, pb.N, pb.Elem, spb, pb.G, regs)
 	} else {
-		l, err = PartitionLanesLaunch(c.d, pb.N, pb.Elem, pb.G, regs)
+		l, err = tuning.PartitionLanesLaunch(c.d, pb.N, pb.Elem, pb.G, regs)
 	}
 	if err != nil {
 		return Route{}, err
@@ -452,13 +463,13 @@ func lanesRoute(c *partitionCtx, spb int) (Route, error) {
 }
 
 // attachConstStream gives r the constant streaming kernel for its
-// constant solves where PreferConstStream takes it.
+// constant solves where tuning.PreferConstStream takes it.
 func attachConstStream(c *partitionCtx, r *Route) {
 	if c.o.NoConstStream {
 		return
 	}
 	cs, k, err := constStreamLaunch(c, 0)
-	if err != nil || !PreferConstStream(c.d, cs) {
+	if err != nil || !tuning.PreferConstStream(c.d, cs) {
 		return // N too large for it, rows not in whole sectors, or a batch too small to gain
 	}
 	r.ConstStream, r.ConstStreamKernel = &cs, k
@@ -489,13 +500,13 @@ func constStreamKernel(warp, rows, f64 bool) (kernels.Kernel, error) {
 // constStreamLaunch is the launch of the constant streaming kernel for
 // c's problem (spb > 0: that many systems a block), within the kernel's
 // launch bound.
-func constStreamLaunch(c *partitionCtx, spb int) (ConstStreamLaunch, kernels.Kernel, error) {
+func constStreamLaunch(c *partitionCtx, spb int) (tuning.ConstStreamLaunch, kernels.Kernel, error) {
 	pb := c.p
-	k, err := constStreamKernel(PartitionConstStreamWarp(pb.N), pb.sysFirst(), pb.f64())
+	k, err := constStreamKernel(tuning.PartitionConstStreamWarp(pb.N), pb.sysFirst(), pb.f64())
 	if err != nil {
-		return ConstStreamLaunch{}, 0, err
+		return tuning.ConstStreamLaunch{}, 0, err
 	}
-	cs, err := PartitionConstStreamLaunchFor(c.d, pb.N, pb.Elem, pb.G, pb.sysFirst(), k.Info().MaxThreads, c.regs.of(k), spb)
+	cs, err := tuning.PartitionConstStreamLaunchFor(c.d, pb.N, pb.Elem, pb.G, pb.sysFirst(), k.Info().MaxThreads, c.regs.of(k), spb)
 	return cs, k, err
 }
 
@@ -505,13 +516,13 @@ func constStreamLaunch(c *partitionCtx, spb int) (ConstStreamLaunch, kernels.Ker
 func lanesStreamRoute(c *partitionCtx, lanes Route) (Route, error) {
 	pb := c.p
 	if !pb.adjacent() {
-		return Route{}, fmt.Errorf("%w: the streamed lanes kernel takes batches of adjacent systems (batch stride 1)", ErrTooLargeForShared)
+		return Route{}, fmt.Errorf("%w: the streamed lanes kernel takes batches of adjacent systems (batch stride 1)", tuning.ErrTooLargeForShared)
 	}
-	k, err := kernels.PartitionLanesStreamPSFor(16, LanesStreamSystems, pb.f64())
+	k, err := kernels.PartitionLanesStreamPSFor(16, tuning.LanesStreamSystems, pb.f64())
 	if err != nil {
 		return Route{}, err
 	}
-	l, err := LanesStreamLaunchFor(c.d, pb.N, pb.Elem, pb.G, c.regs.of(k.Kernel()))
+	l, err := tuning.LanesStreamLaunchFor(c.d, pb.N, pb.Elem, pb.G, c.regs.of(k.Kernel()))
 	if err != nil {
 		return Route{}, err
 	}
@@ -530,7 +541,7 @@ func streamRoute(c *partitionCtx, other Route) (Route, error) {
 	if err != nil {
 		return Route{}, err
 	}
-	l, err := PartitionStreamLaunchFor(c.d, pb.N, pb.Elem, pb.G, k.Kernel().Info().MaxThreads, c.regs.of(k.Kernel()))
+	l, err := tuning.PartitionStreamLaunchFor(c.d, pb.N, pb.Elem, pb.G, k.Kernel().Info().MaxThreads, c.regs.of(k.Kernel()))
 	if err != nil {
 		return Route{}, err
 	}
@@ -542,7 +553,7 @@ func streamRoute(c *partitionCtx, other Route) (Route, error) {
 
 // segmentsRoute is the plan of segment_p16 (or, on devices with
 // thread-block clusters, segc<Q>_p16) with segments of rows rows (0: the
-// choice of SegmentLaunchFor); three passes solve the reduced systems
+// choice of tuning.SegmentLaunchFor); three passes solve the reduced systems
 // with the nested route.
 func segmentsRoute(c *partitionCtx, rows int) (Route, error) {
 	pb := c.p
@@ -550,11 +561,11 @@ func segmentsRoute(c *partitionCtx, rows int) (Route, error) {
 	if err != nil {
 		return Route{}, err
 	}
-	o := SegmentOptions{Rows: rows, Regs: c.regs.of(k.Kernel())}
+	o := tuning.SegmentOptions{Rows: rows, Regs: c.regs.of(k.Kernel())}
 	if !c.o.NoClusters {
 		o.ClusterSizes, o.ClusterRegs = clusterSizes(c.d, c.regs, pb.f64())
 	}
-	l, err := SegmentLaunchFor(c.d, pb.N, pb.Elem, pb.G, o)
+	l, err := tuning.SegmentLaunchFor(c.d, pb.N, pb.Elem, pb.G, o)
 	if err != nil {
 		return Route{}, err
 	}
@@ -574,16 +585,16 @@ func segmentsRoute(c *partitionCtx, rows int) (Route, error) {
 	return r, nil
 }
 
-// clusterSizes returns the sizes of SegmentClusterSizes whose cluster
+// clusterSizes returns the sizes of tuning.SegmentClusterSizes whose cluster
 // kernels the device runs (compute capability 9.0 and later, the kernel
 // loaded: regs not negative) and the most registers a thread of them.
-func clusterSizes(d Device, regs Regs, f64 bool) ([]int, int) {
+func clusterSizes(d tuning.Device, regs Regs, f64 bool) ([]int, int) {
 	if d.Major < 9 {
 		return nil, 0
 	}
 	var sizes []int
 	most := 0
-	for _, q := range SegmentClusterSizes {
+	for _, q := range tuning.SegmentClusterSizes {
 		k, err := kernels.SegcPFor(q, 16, f64)
 		if err != nil {
 			continue
@@ -599,7 +610,7 @@ func clusterSizes(d Device, regs Regs, f64 bool) ([]int, int) {
 }
 
 // lanesSegmentRoute is the plan of lseg_p16 with segments of rows rows
-// (0: the choice of LanesSegmentLaunchFor).
+// (0: the choice of tuning.LanesSegmentLaunchFor).
 func lanesSegmentRoute(c *partitionCtx, rows int) (Route, error) {
 	pb := c.p
 	if !pb.adjacent() {
@@ -609,9 +620,22 @@ func lanesSegmentRoute(c *partitionCtx, rows int) (Route, error) {
 	if err != nil {
 		return Route{}, err
 	}
-	l, err := LanesSegmentLaunchFor(c.d, pb.N, pb.Elem, pb.G, rows, c.regs.of(k.Kernel()))
+	l, err := tuning.LanesSegmentLaunchFor(c.d, pb.N, pb.Elem, pb.G, rows, c.regs.of(k.Kernel()))
 	if err != nil {
 		return Route{}, err
+	}
+	if c.o.Force == PlanLanesSegments {
+		if spb := c.o.Systems; spb > 0 && spb != l.Systems {
+			l.Systems, l.Groups = spb, (pb.G+spb-1)/spb
+			l.Threads = spb * l.Rows / tuning.SegmentChunk
+			l.SharedBytes = tuning.LanesSegmentSharedBytes(l.Rows, pb.Elem, spb)
+			if l.Threads%32 != 0 || l.Threads > tuning.LanesSegmentMaxThreads(pb.Elem) || spb > 32 {
+				return Route{}, fmt.Errorf("%w: %d systems a block of segments of %d rows", ErrOptions, spb, l.Rows)
+			}
+		}
+		if c.o.ThreePass {
+			l.OnePass = false
+		}
 	}
 	r := Route{Plan: PlanLanesSegments, Kernel: k.Kernel(), Chunk: 16, LanesSegment: &l}
 	if !l.OnePass {
@@ -646,23 +670,3 @@ func gatherRoute(c *partitionCtx) (Route, error) {
 	return Route{Plan: PlanGather, Kernel: g.Kernel(), ScatterKernel: s.Kernel(),
 		GatherGrid: int(min(tiles, int64(c.d.SMs)*16)), Inner: &inner}, nil
 }
-
-// partitionBound is the launch bound of partition_p<p> for elements of
-// elem bytes (0: no such kernel).
-func partitionBound(p, elem int) int {
-	return maxThreads(kernels.PartitionPFor(p, elem == 8))
-}
-
-// lanesBound is the launch bound of partition_lanes_p16.
-func lanesBound(elem int) int { return maxThreads(kernels.PartitionLanesPFor(16, elem == 8)) }
-
-// lanesSegmentBound is the launch bound of lseg_p16.
-func lanesSegmentBound(elem int) int { return maxThreads(kernels.LsegPFor(16, elem == 8)) }
-
-// lanesStreamBound is the launch bound of partition_lanes_stream_p16_s8.
-func lanesStreamBound(elem int) int {
-	return maxThreads(kernels.PartitionLanesStreamPSFor(16, LanesStreamSystems, elem == 8))
-}
-
-// segmentBound is the launch bound of segment_p16.
-func segmentBound(elem int) int { return maxThreads(kernels.SegmentPFor(16, elem == 8)) }
