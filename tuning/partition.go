@@ -65,7 +65,7 @@ func partitionKernelThreads(p, elem int) int {
 // rows: Blocks(G) blocks of Threads threads, SharedBytes of dynamic shared
 // memory.
 type PartitionLaunch struct {
-	N, ElemSize      int
+	N, G, ElemSize   int
 	Chunk            int  // P, rows per chunk (per thread)
 	Chunks           int  // ⌈N/P⌉: threads with a chunk, per system
 	ThreadsPerSystem int  // ≥ Chunks: a power of two ≤ 32 (Warp) or a multiple of 32
@@ -196,7 +196,7 @@ func PartitionLaunchConst(d Device, n, elem, g int, sysFirst bool, regs int) (Pa
 }
 
 func partitionLaunch(d Device, n, elem, p, g int, sysFirst bool, regs int, constCoeffs bool) (PartitionLaunch, error) {
-	l := PartitionLaunch{N: n, ElemSize: elem, Chunk: p}
+	l := PartitionLaunch{N: n, G: g, ElemSize: elem, Chunk: p}
 	if n < 1 || g < 1 || !PartitionKernelBuilt(p, elem) {
 		return l, fmt.Errorf("tuning: partition launch for N=%d G=%d, element size %d, chunk %d (kernels: chunks %v of at most 128 bytes)", n, g, elem, p, PartitionChunks)
 	}
@@ -382,7 +382,7 @@ func PartitionLanesLaunch(d Device, n, elem, g, regs int) (PartitionLaunch, erro
 // block, one of PartitionLanesSystems.
 func PartitionLanesLaunchSystems(d Device, n, elem, spb, g, regs int) (PartitionLaunch, error) {
 	const p = 16
-	l := PartitionLaunch{N: n, ElemSize: elem, Chunk: p, MaxN: PartitionLanesMaxN(elem)}
+	l := PartitionLaunch{N: n, G: g, ElemSize: elem, Chunk: p, MaxN: PartitionLanesMaxN(elem)}
 	if n < 1 || g < 1 || (elem != 4 && elem != 8) || !slices.Contains(PartitionLanesSystems, spb) {
 		return l, fmt.Errorf("tuning: lanes launch for N=%d G=%d, element size %d, %d systems a block (%v)", n, g, elem, spb, PartitionLanesSystems)
 	}

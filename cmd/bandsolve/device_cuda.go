@@ -8,6 +8,7 @@ import (
 
 	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/gpu"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tuning"
 )
@@ -89,4 +90,12 @@ func writeTuning(w io.Writer, d *cuda.Device) {
 			fmt.Fprintf(w, "           auto %s N=%d G=%d %s: %s\n", prec, sh.N, sh.G, layout, alg)
 		}
 	}
+	// The partition plans, with the registers the driver reports.
+	writeRoutes(w, p, func(k kernels.Kernel) int {
+		r, err := d.KernelRegs(k.Name())
+		if err != nil {
+			return -1
+		}
+		return r
+	})
 }

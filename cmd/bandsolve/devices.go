@@ -11,6 +11,7 @@ import (
 
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tuning"
+	"github.com/bandsolve/bandsolve/tuning/route"
 )
 
 var devicesCommand = &command{
@@ -137,6 +138,35 @@ func writeGPU(w io.Writer, ordinal int, p tuning.Device, free, total int64, memE
 		formatBytes(int64(p.SharedPerBlock)), formatBytes(int64(p.SharedPerBlockOptin)), formatBytes(int64(p.SharedPerSM)))
 	fmt.Fprintf(w, "  L2:      %s\n", formatBytes(int64(p.L2Bytes)))
 	fmt.Fprintf(w, "  regs:    %d per SM, %d per block\n", p.RegsPerSM, p.RegsPerBlock)
+}
+
+// writeRoutes prints the partition plan route.Partition chooses, with
+// Auto's rules, on a device of properties p with the kernels' registers
+// regs (nil: unknown), for a few representative shapes.
+func writeRoutes(w io.Writer, p tuning.Device, regs route.Regs) {
+	type shape struct {
+		n, g        int
+		interleaved bool
+	}
+	for _, sh := range []shape{{256, 65536, false}, {256, 65536, true}, {1 << 24, 1, false}} {
+		for _, elem := range []int{4, 8} {
+			pb := route.Problem{N: sh.n, G: sh.g, Elem: elem, ElemStride: 1, BatchStride: sh.n, Auto: true}
+			layout := "contiguous"
+			if sh.interleaved {
+				pb.ElemStride, pb.BatchStride, layout = sh.g, 1, "interleaved"
+			}
+			prec := "f32"
+			if elem == 8 {
+				prec = "f64"
+			}
+			r, err := route.Partition(p, pb, regs, route.Options{})
+			if err != nil {
+				fmt.Fprintf(w, "           route %s N=%d G=%d %s: %v\n", prec, sh.n, sh.g, layout, err)
+				continue
+			}
+			fmt.Fprintf(w, "           route %s N=%d G=%d %s: %s\n", prec, sh.n, sh.g, layout, r)
+		}
+	}
 }
 
 // formatBytes prints a size with binary units: 512 B, 48 KiB, 1.5 MiB.

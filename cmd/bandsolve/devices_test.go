@@ -74,3 +74,12 @@ func TestOpenDeviceCPU(t *testing.T) {
 		assert.Contains(t, err.Error(), "-tags cuda")
 	}
 }
+
+func TestWriteRoutes(t *testing.T) {
+	var b strings.Builder
+	writeRoutes(&b, tuning.H100, nil)
+	out := b.String()
+	require.Equal(t, 6, strings.Count(out, "route "), out)
+	assert.Contains(t, out, "route f32 N=256 G=65536 interleaved: whole[lanes", out)
+	assert.Contains(t, out, "route f64 N=16777216 G=1 contiguous: segments[segments", out)
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tuning"
+	"github.com/bandsolve/bandsolve/tuning/route"
 )
 
 // lanesSegPlan runs the segmented partition method with the systems across
@@ -49,43 +50,34 @@ func newLanesSegPlan(d *gpu, spec tridiag.Spec, f64 bool, rows int) (*lanesSegPl
 // newLanesSegPlanWith is newLanesSegPlan with spb systems a block (0: the
 // tuning's) and, when threePass, three passes whatever Q (benchmarks).
 func newLanesSegPlanWith(d *gpu, spec tridiag.Spec, f64 bool, rows, spb int, threePass bool) (*lanesSegPlan, error) {
-	l := spec.Layout
-	if l.BatchStride != 1 || l.ElemStride <= 1 {
-		return nil, fmt.Errorf("%w: the lanes segment kernel takes batches of adjacent systems (batch stride 1)", tridiag.ErrShape)
+	spec.SegmentRows = rows
+	kp, err := d.routePlan(spec, f64, false, route.Options{Force: route.PlanLanesSegments, Systems: spb, ThreePass: threePass})
+	if err != nil {
+		return nil, err
 	}
-	elem := reductionElem(f64)
+	return kp.(*lanesSegPlan), nil
+}
+
+// lanesSegFromRoute builds the plan of a route.PlanLanesSegments route
+// (device thread).
+func (d *gpu) lanesSegFromRoute(spec tridiag.Spec, f64 bool, r *route.Route) (*lanesSegPlan, error) {
 	kernel, err := kernels.LsegPFor(16, f64)
 	if err != nil {
 		return nil, err
 	}
-	regs, err := d.KernelRegs(kernel.Kernel().Name())
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := tuning.LanesSegmentLaunchFor(d.props, spec.N, elem, spec.G, rows, regs)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", tridiag.ErrShape, err)
-	}
-	if spb > 0 && spb != cfg.Systems {
-		cfg.Systems, cfg.Groups = spb, (spec.G+spb-1)/spb
-		cfg.Threads = spb * cfg.Rows / tuning.SegmentChunk
-		cfg.SharedBytes = tuning.LanesSegmentSharedBytes(cfg.Rows, elem, spb)
-		if cfg.Threads%32 != 0 || cfg.Threads > tuning.LanesSegmentMaxThreads(elem) || spb > 32 {
-			return nil, fmt.Errorf("%w: %d systems a block of segments of %d rows", tridiag.ErrShape, spb, cfg.Rows)
-		}
-	}
-	if threePass {
-		cfg.OnePass = false
-	}
+	cfg := *r.LanesSegment
 	p := &lanesSegPlan{cfg: cfg, zeroed: map[cu.DevicePtr]bool{}, kernel: kernel}
 	if !cfg.OnePass {
-		p.nspec = tridiag.Spec{Shape: tridiag.Shape{N: 2 * cfg.Segments, G: spec.G}.Normalize(),
-			Options: tridiag.Options{Algorithm: tridiag.Partition, SkipFiniteCheck: true}}
-		if p.nested, err = newNestedPlan(d, p.nspec, f64); err != nil {
-			return nil, fmt.Errorf("cuda: the reduced systems of %d segments: %w", cfg.Segments, err)
+		if p.nested, p.nspec, err = d.nestedFromRoute(spec, f64, cfg.Segments, r.Nested); err != nil {
+			return nil, err
 		}
 	}
-	p.w = newSegWork(1+4*int64(cfg.Groups)+int64(spec.G), spec.G, cfg.Segments, int64(elem), p.nested)
+	if r.Constant != nil {
+		if p.constPlan, err = d.fromRoute(spec, f64, r.Constant); err != nil {
+			return nil, err
+		}
+	}
+	p.w = newSegWork(1+4*int64(cfg.Groups)+int64(spec.G), spec.G, cfg.Segments, int64(reductionElem(f64)), p.nested)
 	return p, nil
 }
 

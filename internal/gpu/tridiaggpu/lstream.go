@@ -11,6 +11,7 @@ import (
 	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tuning"
+	"github.com/bandsolve/bandsolve/tuning/route"
 )
 
 // lanesStreamPlan runs the general solves of a batch of adjacent systems
@@ -30,22 +31,13 @@ type lanesStreamPlan struct {
 // the lanes kernel) solves. It fails with tridiag.ErrShape where the
 // kernel does not take the batch.
 func newLanesStreamPlan(d *gpu, spec tridiag.Spec, f64 bool, lanes *partitionPlan) (*lanesStreamPlan, error) {
-	if l := spec.Layout; l.BatchStride != 1 || l.ElemStride <= 1 {
-		return nil, fmt.Errorf("%w: the streamed lanes kernel takes batches of adjacent systems (batch stride 1)", tridiag.ErrShape)
-	}
-	kernel, err := kernels.PartitionLanesStreamPSFor(16, tuning.LanesStreamSystems, f64)
+	kp, err := d.routePlan(spec, f64, false, route.Options{Force: route.PlanLanesStream})
 	if err != nil {
 		return nil, err
 	}
-	regs, err := d.KernelRegs(kernel.Kernel().Name())
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := tuning.LanesStreamLaunchFor(d.props, spec.N, reductionElem(f64), spec.G, regs)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", tridiag.ErrShape, err)
-	}
-	return &lanesStreamPlan{cfg: cfg, kernel: kernel, lanes: lanes}, nil
+	sp := kp.(*lanesStreamPlan)
+	sp.lanes = lanes
+	return sp, nil
 }
 
 func (p *lanesStreamPlan) describe() string {

@@ -3,7 +3,6 @@
 package tridiaggpu
 
 import (
-	"errors"
 	"fmt"
 
 	"gorgonia.org/cu"
@@ -11,8 +10,8 @@ import (
 	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
-	"github.com/bandsolve/bandsolve/tridiag/partition"
 	"github.com/bandsolve/bandsolve/tuning"
+	"github.com/bandsolve/bandsolve/tuning/route"
 )
 
 func init() { algorithms[tridiag.Partition] = newPartitionPlan }
@@ -50,7 +49,7 @@ type partitionPlan struct {
 	cstreamKernel kernels.PartitionConstPLauncher
 	cstreamDirect *directKernel
 	// latency: Auto's plan of a small batch with short chunks
-	// (latencyPlan).
+	// (the latency variant of route.Partition).
 	latency bool
 	// chunk16, on such a plan where tuning.LatencyConstChunk16 says so:
 	// the plan with chunks of 16 whose constant kernels its constant
@@ -58,119 +57,11 @@ type partitionPlan struct {
 	chunk16 *partitionPlan
 }
 
-// newPartitionPlan makes the plan of tridiag.Partition: one block per
-// system (partitionPlan) or segments of several blocks (segmentPlan), as
-// Options.SegmentRows asks or, when it is 0, as wantSegments decides;
-// batches of adjacent systems (batch stride 1: interleaved) of at least
-// tuning.LanesSegmentMinN rows are cut into segments with the systems
-// across the lanes (lanesSegPlan), other batches stored systems first of
-// at least tuning.GatherMinN rows are gathered into contiguous ones
-// (transposePlan).
+// newPartitionPlan makes the plan of tridiag.Partition: the route of
+// route.Partition (one block per system, segments, the lanes or
+// streaming kernels, or gathered) built into launches.
 func newPartitionPlan(d *gpu, spec tridiag.Spec, f64 bool) (kernelPlan, error) {
-	return newPartitionPlanLanes(d, spec, f64, !d.cfg.noLanesSegments)
-}
-
-// newPartitionPlanLanes is newPartitionPlan, with the lanes segment kernel
-// or without it (the plan of its constant solves).
-func newPartitionPlanLanes(d *gpu, spec tridiag.Spec, f64, lanesSegments bool) (kernelPlan, error) {
-	l := spec.Layout
-	sysFirst := l.BatchStride < l.ElemStride
-	adjacent := sysFirst && l.BatchStride == 1 && lanesSegments
-	if m := spec.SegmentRows; m > 0 {
-		if spec.N <= m {
-			return newPartitionPlanChunk(d, spec, f64, partition.DefaultChunk(spec.N))
-		}
-		if adjacent && tuning.LanesSegmentRowsOK(m, reductionElem(f64)) {
-			return newLanesSegPlan(d, spec, f64, m)
-		}
-		if !tuning.SegmentRowsOK(m) {
-			return nil, fmt.Errorf("%w: segments of %d rows: a GPU takes 16·t rows, t a multiple of 32 in %v", tridiag.ErrOptions, m, tuning.SegmentThreads)
-		}
-		return newSegmentPlan(d, spec, f64, m)
-	}
-	if adjacent && spec.N >= tuning.LanesSegmentMinN {
-		// Long systems adjacent in memory: segments with the systems
-		// across the lanes, in place (unless no segment size suits N).
-		if lp, err := newLanesSegPlan(d, spec, f64, 0); err == nil {
-			// Constant solves move two arrays, not five: the plan without
-			// the lanes segments runs them faster (one block a system or
-			// gathered; BenchmarkLanesSegments).
-			if lp.constPlan, err = newPartitionPlanLanes(d, spec, f64, false); err != nil {
-				return nil, err
-			}
-			if tp, ok := lp.constPlan.(*transposePlan); ok {
-				tp.forConstantOnly() // no room for copies of a, b, c
-			}
-			return lp, nil
-		}
-	}
-	if sysFirst && !d.cfg.noTranspose && spec.N >= tuning.GatherMinN {
-		// Batches stored systems first, long: gathered into contiguous
-		// systems (whose plan may cut them into segments).
-		return newTransposePlan(d, spec, f64)
-	}
-	whole, err := newPartitionPlanChunk(d, spec, f64, partition.DefaultChunk(spec.N))
-	kp := whole
-	if wantSegments(d, spec, whole, err) {
-		if kp, err = newSegmentsOrWhole(d, spec, f64, whole, err); err != nil {
-			return nil, err
-		}
-	} else if err != nil {
-		if sysFirst && !d.cfg.noTranspose && errors.Is(err, tridiag.ErrShape) {
-			return newTransposePlan(d, spec, f64) // too long for one block on this device
-		}
-		return nil, err
-	}
-	// The streaming kernel, where tuning.PreferStream says so, solves the
-	// general systems (one block a system, the next one loading while it
-	// computes) and kp the constant ones.
-	if pp, ok := whole.(*partitionPlan); ok && pp != nil && !d.cfg.noStreamKernel && pp.sharedChunk(16) && !sysFirst {
-		if sp, serr := newStreamPlan(d, spec, f64, kp); serr == nil && tuning.PreferStream(d.props, pp.cfg, sp.cfg, spec.G) {
-			return sp, nil
-		}
-	}
-	return kp, nil
-}
-
-// newSegmentsOrWhole is the plan for systems that wantSegments sends to
-// segments: the segment plan, or whole (with its error err) when no
-// segment size suits N.
-func newSegmentsOrWhole(d *gpu, spec tridiag.Spec, f64 bool, whole kernelPlan, err error) (kernelPlan, error) {
-	seg, serr := newSegmentPlan(d, spec, f64, 0)
-	if serr != nil {
-		if err == nil {
-			return whole, nil // no segment size suits N: one block per system
-		}
-		return nil, fmt.Errorf("%w; segments: %w", err, serr)
-	}
-	// Constant solves hold less per system: where the constant streaming
-	// kernel takes the batch, or the constant kernel keeps two blocks on
-	// an SM, they stay one block per system (FP64 N = 4096: 28% of the
-	// limit in segments).
-	if pp, ok := whole.(*partitionPlan); ok && err == nil && (pp.cstream != nil || pp.constCfg != nil && pp.constCfg.BlocksPerSM >= 2) {
-		seg.constWhole = pp
-	}
-	return seg, nil
-}
-
-// wantSegments decides, for SegmentRows = 0, whether a partition plan cuts
-// its systems into segments: only when the rows of a system are closer
-// together in memory than the systems (a segment's loads are then
-// coalesced), and then when one block per system does not fit (err) or
-// leaves fewer than two blocks on an SM (one block computing while none
-// loads: FP64 N = 4096 reaches 62% of the bandwidth limit that way on an
-// H100, FP32 N = 8192 55%; the "whole" cases of go test -tags cuda -run
-// '^$' -bench Stream ./internal/gpu/tridiaggpu).
-func wantSegments(d *gpu, spec tridiag.Spec, whole kernelPlan, err error) bool {
-	l := spec.Layout
-	if l.BatchStride < l.ElemStride || spec.N < 2 {
-		return false
-	}
-	if err != nil {
-		return true
-	}
-	pp, ok := whole.(*partitionPlan)
-	return ok && pp.cfg.BlocksPerSM < 2
+	return d.routePlan(spec, f64, false, route.Options{})
 }
 
 // newPartitionPlanChunk makes a partition plan with chunks of p rows, one
@@ -178,76 +69,83 @@ func wantSegments(d *gpu, spec tridiag.Spec, whole kernelPlan, err error) bool {
 // the same p): the lanes kernel where it applies, else the kernel with the
 // systems in shared memory.
 func newPartitionPlanChunk(d *gpu, spec tridiag.Spec, f64 bool, p int) (kernelPlan, error) {
-	l := spec.Layout
-	if p == 16 && !d.cfg.noLanesKernel && l.BatchStride == 1 && l.ElemStride > 1 && spec.N <= tuning.PartitionLanesMaxN(reductionElem(f64)) {
-		pp, err := newLanesPlan(d, spec, f64, 0)
-		if err != nil || d.cfg.noLanesStream {
-			return pp, err
-		}
-		// Large batches: the streamed lanes kernel for the general solves.
-		if sp, serr := newLanesStreamPlan(d, spec, f64, pp); serr == nil && (tuning.PreferLanesStream(sp.cfg) || d.cfg.forceLanesStream && sp.cfg.G >= 16*sp.cfg.Grid) {
-			return sp, nil
-		}
-		return pp, nil
-	}
-	return newSharedPartitionPlan(d, spec, f64, p)
+	return d.routePlan(spec, f64, false, route.Options{Chunk: p})
 }
 
 // newSharedPartitionPlan makes the plan of partition_p<p>_*: the block's
 // systems in shared memory.
 func newSharedPartitionPlan(d *gpu, spec tridiag.Spec, f64 bool, p int) (*partitionPlan, error) {
-	elem := reductionElem(f64)
-	if !tuning.PartitionKernelBuilt(p, elem) {
-		return nil, fmt.Errorf("%w: no partition kernel for chunks of %d %d-byte rows (chunks: %v)", tridiag.ErrOptions, p, elem, tuning.PartitionChunks)
-	}
-	kernel, err := kernels.PartitionPFor(p, f64)
+	kp, err := d.routePlan(spec, f64, false, route.Options{Force: route.PlanShared, Chunk: p})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", tridiag.ErrOptions, err)
-	}
-	// The kernel's registers per thread enter the occupancy of the choice.
-	var regs int
-	if err := d.Enqueue(func() error {
-		var err error
-		regs, err = d.KernelAttr(kernel.Kernel().Name(), cu.NumRegs)
-		return err
-	}); err != nil {
 		return nil, err
 	}
-	l := spec.Layout
-	cfg, err := tuning.PartitionLaunchChunk(d.props, spec.N, elem, p, spec.G, l.BatchStride < l.ElemStride, regs)
+	return kp.(*partitionPlan), nil
+}
+
+// newLanesPlan is the partition plan of the lanes kernel
+// (partition_lanes_p16_*: chunks of 16, a thread a chunk, for batches of
+// adjacent systems; tuning.PartitionLanesLaunch; spb > 0: that many
+// systems a block, and constant solves in the lanes kernel too).
+func newLanesPlan(d *gpu, spec tridiag.Spec, f64 bool, spb int) (*partitionPlan, error) {
+	kp, err := d.routePlan(spec, f64, false, route.Options{Force: route.PlanLanes, Systems: spb})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", tridiag.ErrShape, err)
+		return nil, err
 	}
-	pp := &partitionPlan{cfg: cfg, kernel: kernel}
-	if err := d.Enqueue(func() error {
-		var err error
-		if pp.direct, err = d.prepareDirect(kernel.Kernel(), cfg.Blocks(spec.G), cfg.Threads, cfg.SharedBytes); err != nil {
-			return err
+	return kp.(*partitionPlan), nil
+}
+
+// partitionFromRoute builds the plan of a route.PlanShared or
+// route.PlanLanes route: its kernel, its constant kernels where the
+// route has them, the plan of chunks of 16 that runs its constant solves
+// where the route names one (device thread).
+func (d *gpu) partitionFromRoute(spec tridiag.Spec, f64 bool, r *route.Route) (*partitionPlan, error) {
+	if r.Partition == nil {
+		return nil, fmt.Errorf("cuda: partition route %s without a launch", r.Plan)
+	}
+	var kernel kernels.PartitionPLauncher
+	if r.Plan == route.PlanLanes {
+		k, err := kernels.PartitionLanesPFor(16, f64)
+		if err != nil {
+			return nil, err
 		}
-		if p != 16 || d.cfg.noConstKernel {
-			return nil
+		kernel = k
+	} else {
+		k, err := kernels.PartitionPFor(r.Chunk, f64)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", tridiag.ErrOptions, err)
 		}
-		// Solves with constant coefficients take the kernel that holds
-		// only d (partition_const_p16_*), with its own launch.
+		kernel = k
+	}
+	cfg := *r.Partition
+	pp := &partitionPlan{cfg: cfg, kernel: kernel, latency: r.Latency}
+	var err error
+	if pp.direct, err = d.prepareDirect(kernel.Kernel(), cfg.Blocks(spec.G), cfg.Threads, cfg.SharedBytes); err != nil {
+		return nil, err
+	}
+	if c := r.ConstPartition; c != nil {
 		ck, err := kernels.PartitionConstPFor(16, f64)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		cregs, err := d.KernelAttr(ck.Kernel().Name(), cu.NumRegs)
-		if err != nil {
-			return err
-		}
-		cc, err := tuning.PartitionLaunchConst(d.props, spec.N, elem, spec.G, l.BatchStride < l.ElemStride, cregs)
-		if err != nil {
-			return nil // the general kernel serves (it fits wherever this one does; kept for safety)
-		}
+		cc := *c
 		pp.constCfg, pp.constKernel = &cc, ck
 		if pp.constDirect, err = d.prepareDirect(ck.Kernel(), cc.Blocks(spec.G), cc.Threads, cc.SharedBytes); err != nil {
-			return err
+			return nil, err
 		}
-		return pp.attachConstStream(d, spec, f64)
-	}); err != nil {
-		return nil, err
+	}
+	if r.ConstStream != nil {
+		k, err := constStreamLauncher(r.ConstStreamKernel, f64)
+		if err != nil {
+			return nil, err
+		}
+		if err := pp.setConstStream(d, *r.ConstStream, k); err != nil {
+			return nil, err
+		}
+	}
+	if r.Constant != nil {
+		if pp.chunk16, err = d.partitionFromRoute(spec, f64, r.Constant); err != nil {
+			return nil, err
+		}
 	}
 	return pp, nil
 }
@@ -276,50 +174,35 @@ func constStreamFamily(warp, rows, f64 bool) (kernels.PartitionConstPLauncher, e
 	return k, nil
 }
 
-// constStreamLaunch is the launch of the constant streaming kernel for
-// spec (spb > 0: that many systems a block) and the kernel
-// (constStreamFamily), within the kernel's launch bounds (device thread).
-func constStreamLaunch(d *gpu, spec tridiag.Spec, f64 bool, spb int) (tuning.ConstStreamLaunch, kernels.PartitionConstPLauncher, error) {
-	elem := reductionElem(f64)
-	l := spec.Layout
-	sysFirst := l.BatchStride < l.ElemStride
-	k, err := constStreamFamily(tuning.PartitionConstStreamWarp(spec.N), sysFirst, f64)
-	if err != nil {
-		return tuning.ConstStreamLaunch{}, nil, err
+// constStreamLauncher is the typed launcher of the constant streaming
+// kernel k of a route.
+func constStreamLauncher(k kernels.Kernel, f64 bool) (kernels.PartitionConstPLauncher, error) {
+	for _, warp := range []bool{false, true} {
+		for _, rows := range []bool{false, true} {
+			if l, err := constStreamFamily(warp, rows, f64); err == nil && l.Kernel() == k {
+				return l, nil
+			}
+		}
 	}
-	name := k.Kernel().Name()
-	regs, err := d.KernelAttr(name, cu.NumRegs)
-	if err != nil {
-		return tuning.ConstStreamLaunch{}, nil, err
-	}
-	// The kernels' launch bounds differ (256, 512, 640 or 1024 threads);
-	// the launch also keeps within the bound the driver reports for this
-	// one.
-	maxT, err := d.KernelAttr(name, cu.FnMaxThreadsPerBlock)
-	if err != nil {
-		return tuning.ConstStreamLaunch{}, nil, err
-	}
-	props := d.props
-	props.MaxThreadsPerBlock = min(props.MaxThreadsPerBlock, maxT)
-	cs, err := tuning.PartitionConstStreamLaunchFor(props, spec.N, elem, spec.G, sysFirst, k.Kernel().Info().MaxThreads, regs, spb)
-	if err != nil {
-		return cs, nil, fmt.Errorf("%w: %w", tridiag.ErrShape, err)
-	}
-	return cs, k, nil
+	return nil, fmt.Errorf("%w: %s is no constant streaming kernel", kernels.ErrNoKernel, k)
 }
 
-// attachConstStream gives pp the constant streaming kernel for its
-// constant solves where tuning.PreferConstStream takes it for spec (device
-// thread); elsewhere pp keeps its own constant path.
-func (pp *partitionPlan) attachConstStream(d *gpu, spec tridiag.Spec, f64 bool) error {
-	if d.cfg.noConstStream {
-		return nil
+// constStreamLaunch is the launch of the constant streaming kernel for
+// spec (spb > 0: that many systems a block) and the kernel, as the
+// partition family's route of a shared-memory plan forced to take it
+// (device thread).
+func constStreamLaunch(d *gpu, spec tridiag.Spec, f64 bool, spb int) (tuning.ConstStreamLaunch, kernels.PartitionConstPLauncher, error) {
+	o := d.cfg.partitionOptions()
+	o.Force, o.Chunk, o.ConstStream, o.ConstStreamSystems = route.PlanShared, 16, true, spb
+	r, err := d.routeLocked(spec, f64, false, o)
+	if err != nil {
+		return tuning.ConstStreamLaunch{}, nil, err
 	}
-	cs, k, err := constStreamLaunch(d, spec, f64, 0)
-	if err != nil || !tuning.PreferConstStream(d.props, cs) {
-		return nil // N too large for it, rows not in whole sectors, or a batch too small to gain
+	k, err := constStreamLauncher(r.ConstStreamKernel, f64)
+	if err != nil {
+		return tuning.ConstStreamLaunch{}, nil, err
 	}
-	return pp.setConstStream(d, cs, k)
+	return *r.ConstStream, k, nil
 }
 
 // setConstStream makes pp's constant solves run kernel k with launch cs
@@ -337,44 +220,6 @@ func (pp *partitionPlan) setConstStream(d *gpu, cs tuning.ConstStreamLaunch, k k
 // launch c runs its constant solves.
 func describeConstStream(c *tuning.ConstStreamLaunch) string {
 	return fmt.Sprintf("; constant coefficients: %d blocks of %d systems streaming through the batch", c.Grid, c.SystemsPerBlock)
-}
-
-// newLanesPlan is the partition plan of the lanes kernel
-// (partition_lanes_p16_*: chunks of 16, a thread a chunk, for batches of
-// adjacent systems; tuning.PartitionLanesLaunch; spb > 0: that many
-// systems a block): the parameters of partition_p16_*, the constant
-// solves in the same kernel (it loads d alone then).
-func newLanesPlan(d *gpu, spec tridiag.Spec, f64 bool, spb int) (*partitionPlan, error) {
-	lanes, err := kernels.PartitionLanesPFor(16, f64)
-	if err != nil {
-		return nil, err
-	}
-	pp := &partitionPlan{kernel: lanes}
-	err = d.Enqueue(func() error {
-		regs, err := d.KernelAttr(lanes.Kernel().Name(), cu.NumRegs)
-		if err != nil {
-			return err
-		}
-		if spb > 0 {
-			pp.cfg, err = tuning.PartitionLanesLaunchSystems(d.props, spec.N, reductionElem(f64), spb, spec.G, regs)
-		} else {
-			pp.cfg, err = tuning.PartitionLanesLaunch(d.props, spec.N, reductionElem(f64), spec.G, regs)
-		}
-		if err != nil {
-			return fmt.Errorf("%w: %w", tridiag.ErrShape, err)
-		}
-		if pp.direct, err = d.prepareDirect(lanes.Kernel(), pp.cfg.Blocks(spec.G), pp.cfg.Threads, pp.cfg.SharedBytes); err != nil {
-			return err
-		}
-		if spb > 0 {
-			return nil // a forced launch (benchmarks): constant solves in the lanes kernel too
-		}
-		return pp.attachConstStream(d, spec, f64)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return pp, nil
 }
 
 // lanes reports whether p runs the lanes kernel.

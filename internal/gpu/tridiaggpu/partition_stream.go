@@ -11,6 +11,7 @@ import (
 	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tuning"
+	"github.com/bandsolve/bandsolve/tuning/route"
 )
 
 // streamPlan runs the streaming partition kernel partition_stream_p16_*
@@ -30,28 +31,12 @@ type streamPlan struct {
 // other serving its constant solves; it fails with tridiag.ErrShape when N
 // does not fit the kernel.
 func newStreamPlan(d *gpu, spec tridiag.Spec, f64 bool, other kernelPlan) (*streamPlan, error) {
-	l := spec.Layout
-	if l.BatchStride < l.ElemStride {
-		return nil, fmt.Errorf("%w: the streaming partition kernel takes layouts with the rows first in memory", tridiag.ErrShape)
-	}
-	k, err := kernels.PartitionStreamPFor(16, f64)
+	kp, err := d.routePlan(spec, f64, false, route.Options{Force: route.PlanStream})
 	if err != nil {
 		return nil, err
 	}
-	sp := &streamPlan{kernel: k, other: other}
-	err = d.Enqueue(func() error {
-		regs, err := d.KernelAttr(k.Kernel().Name(), cu.NumRegs)
-		if err != nil {
-			return err
-		}
-		if sp.cfg, err = tuning.PartitionStreamLaunchFor(d.props, spec.N, reductionElem(f64), spec.G, k.Kernel().Info().MaxThreads, regs); err != nil {
-			return fmt.Errorf("%w: %w", tridiag.ErrShape, err)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
+	sp := kp.(*streamPlan)
+	sp.other = other
 	return sp, nil
 }
 

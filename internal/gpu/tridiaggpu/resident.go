@@ -161,7 +161,7 @@ func (p *Plan[T]) SetResident(idle time.Duration) error {
 }
 
 // residentChunk reports whether a resident kernel runs pp's chunks: 16
-// rows, or 4 and 8 for Auto's small batches (latencyPlan).
+// rows, or 4 and 8 for Auto's small batches (the latency variant of route.Partition).
 func residentChunk(pp *partitionPlan) bool {
 	c := pp.cfg.Chunk
 	return pp.sharedChunk(c) && (c == 16 || pp.latency && (c == 4 || c == 8))

@@ -11,6 +11,7 @@ import (
 	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tuning"
+	"github.com/bandsolve/bandsolve/tuning/route"
 )
 
 // Modes of the segment kernel (SEG_* in ptx/src/segment.cuh).
@@ -66,58 +67,40 @@ type segWork struct {
 // the tuning's choice). It fails with tridiag.ErrShape when no segment
 // size suits N (N ≡ 1 mod every one).
 func newSegmentPlan(d *gpu, spec tridiag.Spec, f64 bool, rows int) (*segmentPlan, error) {
-	elem := reductionElem(f64)
+	spec.SegmentRows = rows
+	kp, err := d.routePlan(spec, f64, false, route.Options{Force: route.PlanSegments})
+	if err != nil {
+		return nil, err
+	}
+	return kp.(*segmentPlan), nil
+}
+
+// segmentFromRoute builds the plan of a route.PlanSegments route (device
+// thread).
+func (d *gpu) segmentFromRoute(spec tridiag.Spec, f64 bool, r *route.Route) (*segmentPlan, error) {
 	kernel, err := kernels.SegmentPFor(16, f64)
 	if err != nil {
 		return nil, err
 	}
-	o := tuning.SegmentOptions{Rows: rows}
-	if err := d.Enqueue(func() error {
-		var err error
-		if o.Regs, err = d.KernelAttr(kernel.Kernel().Name(), cu.NumRegs); err != nil {
-			return err
-		}
-		o.ClusterSizes, o.ClusterRegs = d.clusterSizes(f64)
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	if d.cfg.noClusters {
-		o.ClusterSizes = nil
-	}
-	cfg, err := tuning.SegmentLaunchFor(d.props, spec.N, elem, spec.G, o)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", tridiag.ErrShape, err)
-	}
-	p := &segmentPlan{spec: spec, cfg: cfg, elem: int64(elem), zeroed: map[cu.DevicePtr]bool{}, kernel: kernel}
+	cfg := *r.Segment
+	p := &segmentPlan{spec: spec, cfg: cfg, elem: int64(reductionElem(f64)), zeroed: map[cu.DevicePtr]bool{}, kernel: kernel}
 	if cfg.Cluster {
 		if p.cluster, err = clusterKernel(cfg.Segments, f64); err != nil {
 			return nil, err
 		}
 	}
 	if !cfg.OnePass {
-		// The reduced systems: G contiguous systems of 2Q rows, solved by
-		// the partition method (itself segmented when they are long).
-		p.nspec = tridiag.Spec{Shape: tridiag.Shape{N: 2 * cfg.Segments, G: spec.G}.Normalize(),
-			Options: tridiag.Options{Algorithm: tridiag.Partition, SkipFiniteCheck: true}}
-		if p.nested, err = newNestedPlan(d, p.nspec, f64); err != nil {
-			return nil, fmt.Errorf("cuda: the reduced systems of %d segments: %w", cfg.Segments, err)
+		if p.nested, p.nspec, err = d.nestedFromRoute(spec, f64, cfg.Segments, r.Nested); err != nil {
+			return nil, err
+		}
+	}
+	if r.Constant != nil {
+		if p.constWhole, err = d.partitionFromRoute(spec, f64, r.Constant); err != nil {
+			return nil, err
 		}
 	}
 	p.w = p.layout()
 	return p, nil
-}
-
-// newNestedPlan is the plan of a segmented plan's reduced systems (G
-// contiguous systems of 2Q rows): Auto's short chunks where there are few
-// and small ones (latencyPlan: a single system of 2^18 rows in segments
-// of 1024 leaves one reduced system of 512 rows, latency-bound), else the
-// partition plan.
-func newNestedPlan(d *gpu, spec tridiag.Spec, f64 bool) (kernelPlan, error) {
-	if kp, ok := latencyPlan(d, spec, f64); ok {
-		return kp, nil
-	}
-	return newPartitionPlan(d, spec, f64)
 }
 
 // clusterKernel is the cluster kernel for q segments a system.

@@ -10,6 +10,7 @@ import (
 	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
+	"github.com/bandsolve/bandsolve/tuning/route"
 )
 
 // transposePlan solves batches stored systems first (interleaved, or any
@@ -39,30 +40,38 @@ type transposePlan struct {
 	w         struct{ a, b, c, d, x, inner, total int64 }
 }
 
-// newTransposePlan makes the gathering plan for spec (systems first): inner
-// is the partition plan of the same systems stored contiguously.
+// newTransposePlan makes the gathering plan for spec (systems first): its
+// inner plan is the partition plan of the same systems stored
+// contiguously.
 func newTransposePlan(d *gpu, spec tridiag.Spec, f64 bool) (*transposePlan, error) {
-	l := spec.Layout
-	if l.BatchStride >= l.ElemStride {
-		return nil, fmt.Errorf("%w: layout gathering is for batches stored systems first", tridiag.ErrShape)
-	}
-	ispec := spec
-	ispec.Layout = tridiag.Contiguous(spec.N)
-	inner, err := newPartitionPlan(d, ispec, f64)
+	kp, err := d.routePlan(spec, f64, false, route.Options{Force: route.PlanGather})
 	if err != nil {
 		return nil, err
 	}
-	p := &transposePlan{ispec: ispec, inner: inner}
+	return kp.(*transposePlan), nil
+}
+
+// transposeFromRoute builds the plan of a route.PlanGather route (device
+// thread).
+func (d *gpu) transposeFromRoute(spec tridiag.Spec, f64 bool, r *route.Route) (*transposePlan, error) {
+	ispec := spec
+	ispec.Layout = tridiag.Contiguous(spec.N)
+	inner, err := d.fromRoute(ispec, f64, r.Inner)
+	if err != nil {
+		return nil, err
+	}
+	p := &transposePlan{ispec: ispec, inner: inner, grid: r.GatherGrid}
 	if p.gather, err = kernels.LayoutGatherFor(f64); err != nil {
 		return nil, err
 	}
 	if p.scatter, err = kernels.LayoutScatterFor(f64); err != nil {
 		return nil, err
 	}
-	tiles := int64((spec.N+31)/32) * int64((spec.G+31)/32)
-	p.grid = int(min(tiles, int64(d.props.SMs)*16))
 	p.size = int64(spec.N) * int64(spec.G) * int64(reductionElem(f64))
 	p.layout()
+	if r.ConstOnly {
+		p.forConstantOnly()
+	}
 	return p, nil
 }
 
