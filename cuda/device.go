@@ -11,8 +11,8 @@ import (
 
 	"gorgonia.org/cu"
 
+	"github.com/bandsolve/bandsolve/cuda/props"
 	"github.com/bandsolve/bandsolve/ptx"
-	"github.com/bandsolve/bandsolve/tuning"
 )
 
 // ErrClosed reports use of a device after Close.
@@ -30,7 +30,7 @@ var ErrOutOfMemory = errors.New("cuda: out of device memory")
 // another goroutine (a hand-off costs tens of microseconds per call).
 type Device struct {
 	ordinal int
-	props   tuning.Device
+	props   props.Device
 
 	dev    cu.Device
 	mu     sync.Mutex // serialises driver calls; guards what follows
@@ -104,8 +104,8 @@ func (d *Device) init() error {
 	return nil
 }
 
-func readProps(dev cu.Device) (tuning.Device, error) {
-	var p tuning.Device
+func readProps(dev cu.Device) (props.Device, error) {
+	var p props.Device
 	var err error
 	if p.Name, err = dev.Name(); err != nil {
 		return p, fmt.Errorf("cuda: device name: %w", err)
@@ -167,7 +167,7 @@ func (d *Device) Do(f func() error) error {
 }
 
 // Properties returns what the driver reports of the device.
-func (d *Device) Properties() tuning.Device { return d.props }
+func (d *Device) Properties() props.Device { return d.props }
 
 // Ordinal returns the device's index.
 func (d *Device) Ordinal() int { return d.ordinal }

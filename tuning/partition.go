@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag/partition"
 )
 
@@ -51,15 +52,10 @@ func PartitionKernelBuilt(p, elem int) bool {
 	return (elem == 4 || elem == 8) && slices.Contains(PartitionChunks, p) && p*elem%16 == 0 && p*elem <= 128
 }
 
-// partitionKernelThreads is the __launch_bounds__ of the kernel for
-// elements of elem bytes: 1024 in FP32, 512 in FP64 (whose reduced rows
+// partitionKernelThreads is the launch bound of partition_p<p> for
+// elements of elem bytes (1024 in FP32, 512 in FP64, whose reduced rows
 // need more than 64 registers).
-func partitionKernelThreads(p, elem int) int {
-	if elem == 8 {
-		return 512
-	}
-	return 1024
-}
+func partitionKernelThreads(p, elem int) int { return bound(kernels.PartitionPFor(p, elem == 8)) }
 
 // PartitionLaunch is the launch of a partition kernel for systems of N
 // rows: Blocks(G) blocks of Threads threads, SharedBytes of dynamic shared
@@ -342,12 +338,7 @@ var PartitionLanesSystems = []int{32, 16, 8}
 // PartitionLanesMaxThreads is the __launch_bounds__ of the lanes kernel
 // for elements of elem bytes: 512 in FP32, 256 in FP64 (179 registers a
 // thread on sm_90).
-func PartitionLanesMaxThreads(elem int) int {
-	if elem == 8 {
-		return 256
-	}
-	return 512
-}
+func PartitionLanesMaxThreads(elem int) int { return bound(kernels.PartitionLanesPFor(16, elem == 8)) }
 
 // PartitionLanesMaxN is the largest N of the lanes kernel for elements of
 // elem bytes (8 systems a block): 1024 in FP32, 512 in FP64.

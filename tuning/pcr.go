@@ -3,6 +3,7 @@ package tuning
 import (
 	"errors"
 	"fmt"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"math/bits"
 )
 
@@ -28,10 +29,6 @@ import (
 // ErrTooLargeForShared reports a system that does not fit in the shared
 // memory of one block of the device.
 var ErrTooLargeForShared = errors.New("tuning: system does not fit in shared memory")
-
-// reductionMaxThreads is the kernels' __launch_bounds__: they are compiled
-// for blocks of at most 1024 threads (64 registers per thread).
-const reductionMaxThreads = 1024
 
 // reductionMinBlock is the smallest block the launch aims for: systems
 // smaller than this many threads are packed several to a block.
@@ -121,7 +118,8 @@ func maxFit(limit int, bytes func(int) int) int {
 //
 // It fails with ErrTooLargeForShared when n > PCRMaxN.
 func PCRLaunch(d Device, n, elem int) (ReductionLaunch, error) {
-	l, err := reductionLaunch(d, n, elem, n, PCRSharedBytes, PCRMaxN(d, elem), "PCR")
+	bd := min(bound(kernels.PcrFor(elem == 8)), bound(kernels.PcrHybridFor(elem == 8)))
+	l, err := reductionLaunch(d, n, elem, n, bd, PCRSharedBytes, PCRMaxN(d, elem), "PCR")
 	if err != nil {
 		return l, err
 	}
@@ -134,10 +132,13 @@ func PCRLaunch(d Device, n, elem int) (ReductionLaunch, error) {
 // first reduction level has ⌊n/2⌋ equations to update and ⌈n/2⌉ divisors
 // to check; later levels have fewer).
 func CRLaunch(d Device, n, elem int) (ReductionLaunch, error) {
-	return reductionLaunch(d, n, elem, (n+1)/2, CRSharedBytes, CRMaxN(d, elem), "CR")
+	return reductionLaunch(d, n, elem, (n+1)/2, bound(kernels.CrFor(elem == 8)), CRSharedBytes, CRMaxN(d, elem), "CR")
 }
 
-func reductionLaunch(d Device, n, elem, work int, shared func(n, elem, spb int) int, maxN int, what string) (ReductionLaunch, error) {
+// reductionLaunch is the launch of a PCR or CR kernel whose launch bound
+// is maxBound threads (the kernels' .maxntid: 1024, 64 registers a
+// thread).
+func reductionLaunch(d Device, n, elem, work, maxBound int, shared func(n, elem, spb int) int, maxN int, what string) (ReductionLaunch, error) {
 	l := ReductionLaunch{N: n, ElemSize: elem, MaxN: maxN}
 	if n < 1 || (elem != 4 && elem != 8) {
 		return l, fmt.Errorf("tuning: %s launch for N=%d, element size %d", what, n, elem)
@@ -146,9 +147,9 @@ func reductionLaunch(d Device, n, elem, work int, shared func(n, elem, spb int) 
 		return l, fmt.Errorf("%w: %s holds a system in one block's shared memory (%d B on %s): N=%d exceeds the largest supported N=%d for %d-byte elements",
 			ErrTooLargeForShared, what, d.MaxShared(), d.Name, n, maxN, elem)
 	}
-	maxThreads := min(reductionMaxThreads, d.MaxThreadsPerBlock)
+	maxThreads := min(maxBound, d.MaxThreadsPerBlock)
 	if maxThreads < 1 {
-		maxThreads = reductionMaxThreads
+		maxThreads = maxBound
 	}
 	// The largest power of two ≤ maxThreads.
 	maxThreads = 1 << (bits.Len(uint(maxThreads)) - 1)

@@ -3,6 +3,7 @@ package tuning
 import (
 	"errors"
 	"fmt"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"math/bits"
 
 	"github.com/bandsolve/bandsolve/tridiag/tpr"
@@ -47,11 +48,7 @@ const TPRMaxN = 1 << 26
 // ErrTPRShape reports a batch the TPR or Wang–Mou kernels cannot take.
 var ErrTPRShape = errors.New("tuning: batch outside the TPR/Wang–Mou kernels' limits")
 
-// tprMaxThreads is the __launch_bounds__ of the stage kernels; wmMaxThreads
-// that of wm_local.
 const (
-	tprMaxThreads = 1024
-	wmMaxThreads  = 512
 	// TPRGlobalBlock is the block size of the one-level stage-2 kernels
 	// (tpr_s2inter, tpr_s2reduce, tpr_s2subst) and of wm_step.
 	TPRGlobalBlock = 256
@@ -201,7 +198,7 @@ func TPRLaunchWith(d Device, n, g, s, elem int, o TPROptions) (TPRLaunch, error)
 	if int64(g)*int64(l.M) >= 1<<31 {
 		return l, fmt.Errorf("%w: G·M = %d·%d slices, the TPR kernels take fewer than 2^31", ErrTPRShape, g, l.M)
 	}
-	maxT := blockLimit(d, tprMaxThreads)
+	maxT := blockLimit(d, bound(kernels.TprStage1For(elem == 8)))
 	slices := g * l.M
 
 	// Stage 1.
@@ -391,7 +388,7 @@ func WMLaunchChunk(d Device, n, g, elem, maxChunk int) (WMLaunch, error) {
 	if chunks >= 1<<31 || (!l.Single && int64(g)*int64((n+WMFinalBlock-1)/WMFinalBlock) >= 1<<31) {
 		return l, fmt.Errorf("%w: %d chunks, the Wang–Mou kernels take fewer than 2^31", ErrTPRShape, chunks)
 	}
-	maxT := blockLimit(d, wmMaxThreads)
+	maxT := blockLimit(d, bound(kernels.WmLocalFor(elem == 8)))
 	l.ThreadsPerChunk = min(max(l.Chunk/2, 1), maxT)
 	per := WMChunkBytes(l.Chunk, elem)
 	l.ChunksPerBlock = chooseSPB(d, l.ThreadsPerChunk, maxT, int(chunks), func(spb int) int { return spb * per }, regsOf(regsWMLocal, elem))

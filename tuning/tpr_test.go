@@ -3,6 +3,7 @@ package tuning
 import (
 	"errors"
 	"fmt"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"math/bits"
 	"math/rand/v2"
 	"testing"
@@ -36,8 +37,8 @@ func checkTPR(t *testing.T, d Device, l TPRLaunch, n, g, s, elem int) bool {
 	for i, st := range []SliceLaunch{l.Stage1, l.Stage3} {
 		check(st.ThreadsPerSlice >= 1 && st.SlicesPerBlock >= 1, "stage %d: empty block %+v", 2*i+1, st)
 		check(st.Threads == st.ThreadsPerSlice*st.SlicesPerBlock, "stage %d: threads %+v", 2*i+1, st)
-		check(st.Threads <= d.MaxThreadsPerBlock && st.Threads <= tprMaxThreads, "stage %d: %d threads", 2*i+1, st.Threads)
-		check(st.ThreadsPerSlice == min(max(l.S/2, 1), tprMaxThreads), "stage %d: %d threads per slice for S=%d", 2*i+1, st.ThreadsPerSlice, l.S)
+		check(st.Threads <= d.MaxThreadsPerBlock && st.Threads <= tprBound(elem), "stage %d: %d threads", 2*i+1, st.Threads)
+		check(st.ThreadsPerSlice == min(max(l.S/2, 1), tprBound(elem)), "stage %d: %d threads per slice for S=%d", 2*i+1, st.ThreadsPerSlice, l.S)
 		check(st.SharedBytes <= d.MaxShared(), "stage %d: %d B shared", 2*i+1, st.SharedBytes)
 		check(st.Blocks(g*l.M)*st.SlicesPerBlock >= g*l.M, "stage %d: blocks do not cover the slices", 2*i+1)
 		check(st.SlicesPerBlock&(st.SlicesPerBlock-1) == 0, "stage %d: %d slices per block", 2*i+1, st.SlicesPerBlock)
@@ -65,7 +66,7 @@ func checkTPR(t *testing.T, d Device, l TPRLaunch, n, g, s, elem int) bool {
 	// The fewest global levels that fit.
 	check(s2.GlobalLevels == 0 || TPRStage2SystemBytes(2*s2.Compact, elem) > d.MaxShared(), "stage 2: %d global levels, %d would fit", s2.GlobalLevels, s2.GlobalLevels-1)
 	check(s2.Threads == s2.ThreadsPerSystem*s2.SystemsPerBlock && s2.Threads <= d.MaxThreadsPerBlock, "stage 2 threads %+v", s2)
-	check(s2.ThreadsPerSystem == min(max(s2.Compact/2, 1), tprMaxThreads), "stage 2: %d threads for %d equations", s2.ThreadsPerSystem, s2.Compact)
+	check(s2.ThreadsPerSystem == min(max(s2.Compact/2, 1), tprBound(elem)), "stage 2: %d threads for %d equations", s2.ThreadsPerSystem, s2.Compact)
 	check(s2.Blocks(g)*s2.SystemsPerBlock >= g, "stage 2 blocks")
 	// Launchable: the kernels' registers fit in the device's per-block file.
 	check(residentThreads(d, l.Stage1.Threads, l.Stage1.SharedBytes, regsOf(regsStage1G, elem)) > 0, "stage 1 not resident")
@@ -282,9 +283,9 @@ func TestWMLaunch(t *testing.T) {
 						}
 						assert.Equal(t, wantChunk, l.Chunk, what)
 						assert.Equal(t, l.Chunk == l.NP, l.Single, what)
-						assert.LessOrEqual(t, l.Threads, wmMaxThreads, what)
+						assert.LessOrEqual(t, l.Threads, bound(kernels.WmLocalFor(elem == 8)), what)
 						assert.Equal(t, l.Threads, l.ThreadsPerChunk*l.ChunksPerBlock, what)
-						assert.Equal(t, min(max(l.Chunk/2, 1), wmMaxThreads), l.ThreadsPerChunk, what)
+						assert.Equal(t, min(max(l.Chunk/2, 1), bound(kernels.WmLocalFor(elem == 8))), l.ThreadsPerChunk, what)
 						assert.Equal(t, l.ChunksPerBlock*WMChunkBytes(l.Chunk, elem), l.SharedBytes, what)
 						assert.LessOrEqual(t, l.SharedBytes, c.d.MaxShared(), what)
 						assert.Positive(t, residentThreads(c.d, l.Threads, l.SharedBytes, regsOf(regsWMLocal, elem)), what)
@@ -293,5 +294,31 @@ func TestWMLaunch(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// tprBound is the TPR stage kernels' launch bound for elements of elem
+// bytes.
+func tprBound(elem int) int { return bound(kernels.TprStage1For(elem == 8)) }
+
+// TestLaunchBounds: the bounds the choices take from the kernel table are
+// the kernels' __launch_bounds__, as their sources state them.
+func TestLaunchBounds(t *testing.T) {
+	for _, c := range []struct {
+		what      string
+		got, want int
+	}{
+		{"partition_p16_f32", partitionKernelThreads(16, 4), 1024},
+		{"partition_p16_f64", partitionKernelThreads(16, 8), 512},
+		{"partition_p32_f64 (none)", partitionKernelThreads(32, 8), 0},
+		{"partition_lanes_p16_f32", PartitionLanesMaxThreads(4), 512},
+		{"partition_lanes_p16_f64", PartitionLanesMaxThreads(8), 256},
+		{"tpr_stage1_f32", tprBound(4), 1024},
+		{"tpr_stage1_f64", tprBound(8), 1024},
+		{"wm_local_f64", bound(kernels.WmLocalFor(true)), 512},
+		{"pcr_f64", bound(kernels.PcrFor(true)), 1024},
+		{"cr_f32", bound(kernels.CrFor(false)), 1024},
+	} {
+		assert.Equal(t, c.want, c.got, c.what)
 	}
 }

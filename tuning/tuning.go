@@ -5,25 +5,14 @@
 // property sets (see the Known* variables).
 package tuning
 
+import (
+	"github.com/bandsolve/bandsolve/cuda/props"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
+)
+
 // Device holds the properties of a GPU that the choices depend on, as the
-// CUDA driver reports them.
-type Device struct {
-	Name                    string
-	Major, Minor            int   // compute capability
-	SMs                     int   // multiprocessors
-	TotalMem                int64 // bytes of device memory
-	MaxThreadsPerBlock      int
-	MaxThreadsPerSM         int
-	MaxBlocksPerSM          int
-	SharedPerBlock          int // bytes of shared memory a block gets without opting in
-	SharedPerBlockOptin     int // bytes a block may get after raising its limit
-	SharedPerSM             int // bytes of shared memory per multiprocessor
-	RegsPerSM, RegsPerBlock int
-	WarpSize                int
-	L2Bytes                 int
-	MemBusWidth             int // bits
-	MemClockKHz             int
-}
+// CUDA driver reports them (props.Device, which package cuda fills).
+type Device = props.Device
 
 // Known property sets, recorded from the vendors' published specifications
 // and the CUDA programming guide's table of compute-capability limits, for
@@ -52,6 +41,13 @@ var (
 		RegsPerSM: 65536, RegsPerBlock: 65536, WarpSize: 32, L2Bytes: 2 << 20, MemBusWidth: 256, MemClockKHz: 3505000}
 )
 
-// MaxShared returns the most shared memory one block can use (the opt-in
-// limit where the device has one).
-func (d Device) MaxShared() int { return max(d.SharedPerBlock, d.SharedPerBlockOptin) }
+// bound returns the launch bound (.maxntid of its __launch_bounds__) of a
+// kernel of the generated table, or 0 where the family has no kernel for
+// the asked template values: the bounds are stated once, in the kernels'
+// sources.
+func bound[K interface{ Kernel() kernels.Kernel }](k K, err error) int {
+	if err != nil {
+		return 0
+	}
+	return k.Kernel().Info().MaxThreads
+}
