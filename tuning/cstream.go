@@ -35,16 +35,16 @@ func PartitionConstStreamMaxN(elem int) int {
 // exchange by shuffles (partition_cstream_warp_p16_*) serve it.
 func PartitionConstStreamWarp(n int) bool { return partitionThreads(n, 16) <= 32 }
 
-// PartitionConstStreamRowBytes is the bytes of each row that a block of
+// partitionConstStreamRowBytes is the bytes of each row that a block of
 // the warp rows kernels reads where its threads allow: a block of
 // interleaved systems reads spb·elem bytes of a row, and the fraction of
 // the limit follows them whatever N (the cstream-spb cases of
 // go test -tags cuda -run '^$' -bench ConstStream ./internal/gpu/tridiaggpu; H100, 2^24
 // rows): 32 bytes 58–62%, 64 bytes 68–74%, 128 bytes 75–82%, 256 bytes
 // 76–85%.
-const PartitionConstStreamRowBytes = 128
+const partitionConstStreamRowBytes = 128
 
-// PartitionConstStreamBlockBytes is the bytes of d that a block of the
+// partitionConstStreamBlockBytes is the bytes of d that a block of the
 // constant streaming kernels is given when its systems are shorter (the
 // smallest number of systems that hold as much, one system when one holds
 // more): blocks of 256 threads in FP32 and 128 in FP64 for N ≤ 1024, the
@@ -52,9 +52,9 @@ const PartitionConstStreamRowBytes = 128
 // (go test -tags cuda -run '^$' -bench ConstStream ./internal/gpu/tridiaggpu, H100); FP32
 // N ≥ 1024 gains 2–3 points with half as much, FP64 N = 2048 6 points
 // with twice as much (PartitionConstStreamLaunchFor).
-const PartitionConstStreamBlockBytes = 16 << 10
+const partitionConstStreamBlockBytes = 16 << 10
 
-// PartitionConstStreamSharedBytes is the dynamic shared memory of a block
+// partitionConstStreamSharedBytes is the dynamic shared memory of a block
 // of spb systems of n rows: two arrays (d, and the exchange where x also
 // passes) of the systems' units of 16 bytes in whole groups of 8, Stage 1's
 // table (r, γ, α for 16 rows and a bit mask), 3·spb int32 keys, and,
@@ -62,7 +62,7 @@ const PartitionConstStreamBlockBytes = 16 << 10
 // every thread of a system. With sysFirst (the _rows_ kernels), d and x
 // pass row by row (cs_rows in ptx/src/cstream.cuh): ⌈n/16⌉ chunks of 16
 // rows of spb elements and 16 bytes of padding, where that is more.
-func PartitionConstStreamSharedBytes(n, elem, spb int, sysFirst bool) int {
+func partitionConstStreamSharedBytes(n, elem, spb int, sysFirst bool) int {
 	units := (spb*partitionStride(n, 16, elem, false) + 7) &^ 7
 	if sysFirst {
 		r := 16 / elem
@@ -95,17 +95,17 @@ type ConstStreamLaunch struct {
 // kernel for g systems of n rows of elem bytes (sysFirst: the systems are
 // closer together in memory than the rows, the _rows_ kernels);
 // maxThreads is the kernel's launch bound (its .maxntid: 256 threads
-// but for the rows kernels, whose blocks read PartitionConstStreamRowBytes
+// but for the rows kernels, whose blocks read partitionConstStreamRowBytes
 // of each row: up to 1024 threads for the warp rows kernels in FP32, 640
 // in FP64, 512 for the other rows kernels, so that FP32 systems of up to
 // 1024 rows take whole 32-byte sectors of a row and FP64 ones 64 bytes);
 // regs is the kernel's registers per thread (0: the most its launch
 // bounds allow); spb > 0
 // forces the systems a block (benchmarks), else the block holds
-// PartitionConstStreamBlockBytes of d (fewer systems if that many do not
+// partitionConstStreamBlockBytes of d (fewer systems if that many do not
 // fit an SM, twice as many if that keeps more threads on an SM; half as
 // many for FP32 systems of 1024 rows or more; with sysFirst at least
-// PartitionConstStreamRowBytes of each row where the kernel's threads
+// partitionConstStreamRowBytes of each row where the kernel's threads
 // allow). With sysFirst the block must take whole 32-byte sectors of a
 // row (spb·elem ≥ 32); the launch fails where it cannot (FP32 N > 1024),
 // or for N above PartitionConstStreamMaxN, or when no block fits an SM.
@@ -136,9 +136,9 @@ func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, maxT
 	if sysFirst {
 		lo = max(lo, 32/elem)
 	}
-	want := max(lo, PartitionConstStreamBlockBytes/(n*elem))
+	want := max(lo, partitionConstStreamBlockBytes/(n*elem))
 	if sysFirst {
-		want = max(want, PartitionConstStreamRowBytes/elem)
+		want = max(want, partitionConstStreamRowBytes/elem)
 	}
 	if elem == 4 && n >= 1024 {
 		// FP32 systems of 64 threads or more: half as much d, blocks of
@@ -153,7 +153,7 @@ func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, maxT
 	}
 	best := 0
 	for s := lo; s*tps <= maxT && s <= want; s *= 2 {
-		sh := PartitionConstStreamSharedBytes(n, elem, s, sysFirst)
+		sh := partitionConstStreamSharedBytes(n, elem, s, sysFirst)
 		if blocks, _ := partitionResidency(d, s*tps, sh, regs); blocks < 1 || sh > d.MaxShared() {
 			continue
 		}
@@ -168,14 +168,14 @@ func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, maxT
 		// memory), 81.7% of the limit against 75.1% (the cstream-spb cases
 		// of go test -tags cuda -run '^$' -bench ConstStream ./internal/gpu/tridiaggpu; H100,
 		// 2^24 rows); nowhere else on an H100.
-		sh := PartitionConstStreamSharedBytes(n, elem, s, sysFirst)
-		_, now := partitionResidency(d, best*tps, PartitionConstStreamSharedBytes(n, elem, best, sysFirst), regs)
+		sh := partitionConstStreamSharedBytes(n, elem, s, sysFirst)
+		_, now := partitionResidency(d, best*tps, partitionConstStreamSharedBytes(n, elem, best, sysFirst), regs)
 		if _, more := partitionResidency(d, s*tps, sh, regs); sh <= d.MaxShared() && more > now {
 			best = s
 		}
 	}
 	l.SystemsPerBlock, l.Threads = best, best*tps
-	l.SharedBytes = PartitionConstStreamSharedBytes(n, elem, best, sysFirst)
+	l.SharedBytes = partitionConstStreamSharedBytes(n, elem, best, sysFirst)
 	l.BlocksPerSM, _ = partitionResidency(d, l.Threads, l.SharedBytes, regs)
 	l.Groups = (g + best - 1) / best
 	l.Grid = min(l.Groups, l.BlocksPerSM*max(d.SMs, 1))

@@ -23,17 +23,17 @@ func TestConstStreamLaunch(t *testing.T) {
 	// the factors of 9 levels of 256 threads, four floats each, 16-byte
 	// aligned.
 	base := 2*1024*16 + 196 + 12
-	assert.Equal(t, (base+15)&^15+9*256*16, PartitionConstStreamSharedBytes(4096, 4, 1, false))
+	assert.Equal(t, (base+15)&^15+9*256*16, partitionConstStreamSharedBytes(4096, 4, 1, false))
 	// 2048 FP64 rows: 1024 units, 8 levels of 128 threads, four doubles
 	// each; FP64 takes N ≤ 2048.
 	base = 2*1024*16 + 392 + 12
-	assert.Equal(t, (base+15)&^15+8*128*32, PartitionConstStreamSharedBytes(2048, 8, 1, false))
+	assert.Equal(t, (base+15)&^15+8*128*32, partitionConstStreamSharedBytes(2048, 8, 1, false))
 	assert.Equal(t, 4096, PartitionConstStreamMaxN(4))
 	assert.Equal(t, 2048, PartitionConstStreamMaxN(8))
 	// 64 FP64 rows, 8 systems: 8·32 units; the table 3·16 doubles and a
 	// mask, rounded to 8 bytes; 3 levels of 4 threads, four doubles each.
 	base = 2*256*16 + 392 + 96
-	assert.Equal(t, (base+15)&^15+3*4*32, PartitionConstStreamSharedBytes(64, 8, 8, false))
+	assert.Equal(t, (base+15)&^15+3*4*32, partitionConstStreamSharedBytes(64, 8, 8, false))
 
 	for n := 1; n <= PartitionConstStreamMaxN(4); n += 15 {
 		k := partition.Levels(n, 16)

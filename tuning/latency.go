@@ -27,14 +27,14 @@ package tuning
 // Auto's lanes kernels (the fastest or within 0.3 µs in all but two cases
 // of 128 to 512 systems of 1024 to 4096 rows).
 
-// LatencyInterleavedMaxN is the longest system of a small interleaved
+// latencyInterleavedMaxN is the longest system of a small interleaved
 // batch that LatencyChunk gives chunks of 4 among the short ones; longer
-// ones take short chunks again from LatencyInterleavedLongMinN rows.
-const LatencyInterleavedMaxN = 128
+// ones take short chunks again from latencyInterleavedLongMinN rows.
+const latencyInterleavedMaxN = 128
 
-// LatencyInterleavedLongMinN is the shortest of the long systems of a
+// latencyInterleavedLongMinN is the shortest of the long systems of a
 // small interleaved batch that LatencyChunk gives short chunks.
-const LatencyInterleavedLongMinN = 1024
+const latencyInterleavedLongMinN = 1024
 
 // Rows an SM up to which a batch takes chunks of 4 (both precisions) or
 // of 8 (FP32, FP64): LatencyChunk's bounds on n·g.
@@ -60,7 +60,7 @@ const (
 // or 8192 (FP64) rows an SM. Systems stored systems first only when they
 // are adjacent (batch stride 1, the interleaved layout) and there is at
 // most one system for every two SMs: chunks of 4 up to
-// LatencyInterleavedMaxN rows; from LatencyInterleavedLongMinN rows, FP32
+// latencyInterleavedMaxN rows; from latencyInterleavedLongMinN rows, FP32
 // chunks of 4 up to 1024 rows, of 8 up to 2048 and, for at most 2^15
 // rows in all, up to 4096; FP64 chunks of 4 up to 2048 rows. The results
 // are partition.Solve's with that P.
@@ -75,9 +75,9 @@ func LatencyChunk(d Device, n, elem, g int, sysFirst, adjacent bool) int {
 			return 0
 		}
 		switch {
-		case n <= LatencyInterleavedMaxN:
+		case n <= latencyInterleavedMaxN:
 			return 4
-		case n < LatencyInterleavedLongMinN:
+		case n < latencyInterleavedLongMinN:
 			return 0
 		case elem == 4 && n <= 1024:
 			return 4

@@ -13,16 +13,16 @@ import (
 // interleaved layout) and longer than one block of the lanes kernel
 // holds. A block takes S adjacent systems (64 bytes of a row: 16 in FP32,
 // 8 in FP64) and one segment of M rows of each, S·M/16 threads (a chunk of
-// 16 rows a thread, in registers). With Q = ⌈N/M⌉ ≤ SegmentOnePassMax one
+// 16 rows a thread, in registers). With Q = ⌈N/M⌉ ≤ segmentOnePassMax one
 // self-signalling launch reads a, b, c, d once and writes x once; beyond,
 // three launches (reduce, the reduced systems of 2Q rows by a nested
 // plan, expand) read them twice.
 
-// LanesSegmentRows lists the segment sizes LanesSegmentLaunchFor tries
+// lanesSegmentRows lists the segment sizes LanesSegmentLaunchFor tries
 // for one pass, preferred first: the largest block the kernel's bound
 // allows, then smaller ones for N ≡ 1 (mod 512), which would leave a
-// one-row segment. Where none gives one pass (Q ≤ SegmentOnePassMax), it
-// takes LanesSegmentRowsThreePass.
+// one-row segment. Where none gives one pass (Q ≤ segmentOnePassMax), it
+// takes lanesSegmentRowsThreePass.
 //
 // On an H200 (go test -tags cuda -run '^$' -bench LanesSegments ./internal/gpu/tridiaggpu,
 // 2^24-row interleaved batches): in one pass
@@ -32,19 +32,19 @@ import (
 // 128 rows tie with one pass of 512. A block of 512 rows holds 16 warps,
 // all an SM's registers allow; small blocks leave more of them in flight
 // while others wait.
-var LanesSegmentRows = []int{512, 448, 384, 256}
+var lanesSegmentRows = []int{512, 448, 384, 256}
 
-// LanesSegmentRowsThreePass lists the segment sizes for systems longer
+// lanesSegmentRowsThreePass lists the segment sizes for systems longer
 // than one pass takes, preferred first.
-var LanesSegmentRowsThreePass = []int{128, 192}
+var lanesSegmentRowsThreePass = []int{128, 192}
 
-// LanesSegmentMaxThreads is the kernel's __launch_bounds__ for elements of
+// lanesSegmentMaxThreads is the kernel's __launch_bounds__ for elements of
 // elem bytes: 512 in FP32, 256 in FP64.
-func LanesSegmentMaxThreads(elem int) int { return PartitionLanesMaxThreads(elem) }
+func lanesSegmentMaxThreads(elem int) int { return partitionLanesMaxThreads(elem) }
 
-// LanesSegmentSystems is the number of systems a block takes: 64 bytes of
+// lanesSegmentSystems is the number of systems a block takes: 64 bytes of
 // a row (16 in FP32, 8 in FP64).
-func LanesSegmentSystems(elem int) int { return 64 / max(elem, 1) }
+func lanesSegmentSystems(elem int) int { return 64 / max(elem, 1) }
 
 // LanesSegmentSharedBytes is the dynamic shared memory of a block with
 // segments of m rows of elem bytes and spb systems: the exchange (12
@@ -61,8 +61,8 @@ func LanesSegmentRowsOK(m, elem int) bool {
 	if m < SegmentChunk || m%SegmentChunk != 0 {
 		return false
 	}
-	th := LanesSegmentSystems(elem) * m / SegmentChunk
-	return th%32 == 0 && th <= LanesSegmentMaxThreads(elem)
+	th := lanesSegmentSystems(elem) * m / SegmentChunk
+	return th%32 == 0 && th <= lanesSegmentMaxThreads(elem)
 }
 
 // LanesSegmentLaunch is a launch of the lanes segment kernel.
@@ -74,15 +74,34 @@ type LanesSegmentLaunch struct {
 	Groups         int  // ⌈G/S⌉
 	Threads        int  // S·M/16
 	SharedBytes    int  // dynamic shared memory of a block
-	OnePass        bool // Q ≤ SegmentOnePassMax: one launch
+	OnePass        bool // Q ≤ segmentOnePassMax: one launch
 	BlocksPerSM    int  // the residency the launch expects
 }
 
 // Blocks is the grid: Groups·Segments blocks.
 func (l LanesSegmentLaunch) Blocks() int { return l.Groups * l.Segments }
 
+// WithSystems is l with spb systems a block instead of the choice's (a
+// forced choice, for benchmarks): the groups, threads and shared memory
+// follow spb, the residency and the passes stay l's. It fails where spb
+// is not in 1…32 or the block is not a whole number of warps within the
+// kernel's bound.
+func (l LanesSegmentLaunch) WithSystems(spb int) (LanesSegmentLaunch, error) {
+	if spb < 1 {
+		return l, fmt.Errorf("tuning: %d systems a block of the lanes segment kernel", spb)
+	}
+	l.Systems, l.Groups = spb, (l.G+spb-1)/spb
+	l.Threads = spb * l.Rows / SegmentChunk
+	l.SharedBytes = LanesSegmentSharedBytes(l.Rows, l.ElemSize, spb)
+	if l.Threads%32 != 0 || l.Threads > lanesSegmentMaxThreads(l.ElemSize) || spb > 32 {
+		return l, fmt.Errorf("tuning: %d systems a block of segments of %d rows: %d threads, want a multiple of 32 up to %d",
+			spb, l.Rows, l.Threads, lanesSegmentMaxThreads(l.ElemSize))
+	}
+	return l, nil
+}
+
 // LanesSegmentLaunchFor is the launch for g systems of n rows of elem
-// bytes: segments of rows rows (0: the first of LanesSegmentRows that
+// bytes: segments of rows rows (0: the first of lanesSegmentRows that
 // suits n). regs is the kernel's registers per thread (0: the most its
 // bound allows). It fails when no segment size suits n (n ≤ M or n ≡ 1
 // mod M), or when the block does not fit an SM.
@@ -94,11 +113,11 @@ func LanesSegmentLaunchFor(d Device, n, elem, g, rows, regs int) (LanesSegmentLa
 	ok := func(m int) bool {
 		return LanesSegmentRowsOK(m, elem) && n > m && partition.SegmentOK(n, m, SegmentChunk)
 	}
-	onePass := func(m int) bool { return ok(m) && partition.Segments(n, m) <= SegmentOnePassMax }
-	cands := LanesSegmentRows
+	onePass := func(m int) bool { return ok(m) && partition.Segments(n, m) <= segmentOnePassMax }
+	cands := lanesSegmentRows
 	i := slices.IndexFunc(cands, onePass)
 	if i < 0 {
-		cands = LanesSegmentRowsThreePass
+		cands = lanesSegmentRowsThreePass
 		i = slices.IndexFunc(cands, ok)
 	}
 	if rows > 0 {
@@ -111,10 +130,10 @@ func LanesSegmentLaunchFor(d Device, n, elem, g, rows, regs int) (LanesSegmentLa
 	}
 	m := cands[i]
 	if regs <= 0 {
-		regs = 65536 / LanesSegmentMaxThreads(elem)
+		regs = 65536 / lanesSegmentMaxThreads(elem)
 	}
 	l.Rows, l.Segments = m, partition.Segments(n, m)
-	l.Systems = LanesSegmentSystems(elem)
+	l.Systems = lanesSegmentSystems(elem)
 	l.Groups = (g + l.Systems - 1) / l.Systems
 	l.Threads = l.Systems * m / SegmentChunk
 	l.SharedBytes = LanesSegmentSharedBytes(m, elem, l.Systems)
@@ -124,7 +143,7 @@ func LanesSegmentLaunchFor(d Device, n, elem, g, rows, regs int) (LanesSegmentLa
 			ErrTooLargeForShared, l.Threads, regs, l.SharedBytes)
 	}
 	// One pass needs the Q blocks of a group on the device at once.
-	l.OnePass = l.Segments <= SegmentOnePassMax && l.Segments <= l.BlocksPerSM*max(d.SMs, 1)
+	l.OnePass = l.Segments <= segmentOnePassMax && l.Segments <= l.BlocksPerSM*max(d.SMs, 1)
 	return l, nil
 }
 

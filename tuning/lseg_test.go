@@ -72,7 +72,7 @@ func TestLanesSegmentRowsOK(t *testing.T) {
 	assert.False(t, LanesSegmentRowsOK(32, 8), "8 systems of 2 chunks: 16 threads")
 	assert.False(t, LanesSegmentRowsOK(520, 4), "not whole warps")
 	assert.False(t, LanesSegmentRowsOK(1024, 4), "1024 threads: above the bound")
-	for _, m := range append(LanesSegmentRows, LanesSegmentRowsThreePass...) {
+	for _, m := range append(lanesSegmentRows, lanesSegmentRowsThreePass...) {
 		assert.True(t, LanesSegmentRowsOK(m, 4), "M=%d", m)
 		assert.True(t, LanesSegmentRowsOK(m, 8), "M=%d", m)
 	}

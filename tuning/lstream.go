@@ -17,12 +17,12 @@ import (
 // FP32 kernel spilled registers).
 const LanesStreamSystems = 8
 
-// LanesStreamSharedBytes is the dynamic shared memory of a block for
+// lanesStreamSharedBytes is the dynamic shared memory of a block for
 // systems of n rows of elem bytes: four arrays of ⌈n/16⌉ chunks of 17 rows
 // (16 and one of padding) of 8 systems, the exchange of the cyclic
 // reduction (four values of 2⌈n/16⌉ rows of 8 systems), two sets of 32
 // keys.
-func LanesStreamSharedBytes(n, elem int) int {
+func lanesStreamSharedBytes(n, elem int) int {
 	nch := partition.Chunks(n, 16)
 	return 4*nch*17*LanesStreamSystems*elem + 4*2*nch*LanesStreamSystems*elem + 2*32*4
 }
@@ -46,13 +46,13 @@ func LanesStreamLaunchFor(d Device, n, elem, g, regs int) (LanesStreamLaunch, er
 		return l, fmt.Errorf("tuning: streamed lanes launch for N=%d G=%d, element size %d", n, g, elem)
 	}
 	l.Threads = LanesStreamSystems * partition.Chunks(n, 16)
-	if l.Threads > PartitionLanesMaxThreads(elem) {
+	if l.Threads > partitionLanesMaxThreads(elem) {
 		return l, fmt.Errorf("%w: the streamed lanes kernel takes N ≤ %d (%d-byte elements), not %d",
-			ErrTooLargeForShared, PartitionLanesMaxThreads(elem)/LanesStreamSystems*16, elem, n)
+			ErrTooLargeForShared, partitionLanesMaxThreads(elem)/LanesStreamSystems*16, elem, n)
 	}
-	l.SharedBytes = LanesStreamSharedBytes(n, elem)
+	l.SharedBytes = lanesStreamSharedBytes(n, elem)
 	if regs <= 0 {
-		regs = 65536 / PartitionLanesMaxThreads(elem)
+		regs = 65536 / partitionLanesMaxThreads(elem)
 	}
 	l.BlocksPerSM, _ = partitionResidency(d, l.Threads, l.SharedBytes, regs)
 	if l.BlocksPerSM < 1 || (d.SharedPerBlockOptin > 0 && l.SharedBytes > d.SharedPerBlockOptin) {

@@ -86,12 +86,12 @@ func PartitionSharedBytes(n, p, elem, spb int, sysFirst bool) int {
 	return 4*units*16 + 4*spb
 }
 
-// PartitionConstSharedBytes is the dynamic shared memory of a block of the
+// partitionConstSharedBytes is the dynamic shared memory of a block of the
 // constant-coefficient kernel (partition_const_p16_*): two arrays (d, and
 // the exchange slots) of spb systems' units in whole groups of 8, the
 // table of Stage 1 (r, γ, α for P rows and a bit mask), one int32 key per
 // system.
-func PartitionConstSharedBytes(n, p, elem, spb int, sysFirst bool) int {
+func partitionConstSharedBytes(n, p, elem, spb int, sysFirst bool) int {
 	units := (spb*partitionStride(n, p, elem, sysFirst) + 7) &^ 7
 	table := (3*p*elem + 4 + elem - 1) / elem * elem
 	return 2*units*16 + table + 4*spb
@@ -100,7 +100,7 @@ func PartitionConstSharedBytes(n, p, elem, spb int, sysFirst bool) int {
 // partitionShared is the shared memory of either kernel.
 func partitionShared(n, p, elem, spb int, sysFirst, constCoeffs bool) int {
 	if constCoeffs {
-		return PartitionConstSharedBytes(n, p, elem, spb, sysFirst)
+		return partitionConstSharedBytes(n, p, elem, spb, sysFirst)
 	}
 	return PartitionSharedBytes(n, p, elem, spb, sysFirst)
 }
@@ -139,15 +139,24 @@ func partitionFits(d Device, n, p, elem int, sysFirst bool) bool {
 	return partitionThreads(n, p) <= partitionMaxBlock(d, p, elem) && PartitionSharedBytes(n, p, elem, 1, sysFirst) <= d.MaxShared()
 }
 
-// PartitionMaxNChunk returns the largest N a block holds with chunks of p
+// PartitionMaxN returns the largest N a block holds with chunks of p
 // rows (the shared memory of one system, and ⌈N/p⌉ threads), for systems
 // stored rows first (sysFirst false: contiguous, strided) or systems
-// first (interleaved).
-func PartitionMaxNChunk(d Device, elem, p int, sysFirst bool) int {
-	return partitionMaxN(d, elem, p, sysFirst, false)
+// first (interleaved). With p = 0 it is the largest N such that every
+// system of up to N rows fits one block with the default chunk size
+// partition.DefaultChunk.
+func PartitionMaxN(d Device, elem, p int, sysFirst bool) int {
+	if p > 0 {
+		return partitionMaxN(d, elem, p, sysFirst, false)
+	}
+	n := 0
+	for n < 1<<22 && partitionFits(d, n+1, partition.DefaultChunk(n+1), elem, sysFirst) {
+		n++
+	}
+	return n
 }
 
-// partitionMaxN is PartitionMaxNChunk for either kernel.
+// partitionMaxN is the largest N of chunks of p rows for either kernel.
 func partitionMaxN(d Device, elem, p int, sysFirst, constCoeffs bool) int {
 	return maxFit(d.MaxShared(), func(n int) int {
 		if partitionThreads(n, p) > partitionMaxBlock(d, p, elem) {
@@ -157,35 +166,28 @@ func partitionMaxN(d Device, elem, p int, sysFirst, constCoeffs bool) int {
 	})
 }
 
-// PartitionMaxN returns the largest N such that every system of up to N
-// rows fits one block with the default chunk size partition.DefaultChunk.
-func PartitionMaxN(d Device, elem int, sysFirst bool) int {
-	n := 0
-	for n < 1<<22 && partitionFits(d, n+1, partition.DefaultChunk(n+1), elem, sysFirst) {
-		n++
-	}
-	return n
-}
-
-// PartitionLaunchFor chooses the launch for a batch of g systems of n rows
+// partitionLaunchFor chooses the launch for a batch of g systems of n rows
 // of elem bytes with the default chunk size (partition.DefaultChunk(n)).
 // sysFirst says that the systems are closer together in memory than the
 // rows (batch stride < element stride); regs is the kernel's registers per
 // thread (0: assume 64, the most its launch bounds allow).
-func PartitionLaunchFor(d Device, n, elem, g int, sysFirst bool, regs int) (PartitionLaunch, error) {
+func partitionLaunchFor(d Device, n, elem, g int, sysFirst bool, regs int) (PartitionLaunch, error) {
 	return PartitionLaunchChunk(d, n, elem, partition.DefaultChunk(n), g, sysFirst, regs)
 }
 
-// PartitionLaunchChunk is PartitionLaunchFor with the chunk size p, one of
-// PartitionChunks. It fails with ErrTooLargeForShared when one system does
-// not fit a block.
+// PartitionLaunchChunk chooses the launch for a batch of g systems of n
+// rows of elem bytes in chunks of p rows, p one of PartitionChunks.
+// sysFirst says that the systems are closer together in memory than the
+// rows (batch stride < element stride); regs is the kernel's registers per
+// thread (0: assume 64, the most its launch bounds allow). It fails with
+// ErrTooLargeForShared when one system does not fit a block.
 func PartitionLaunchChunk(d Device, n, elem, p, g int, sysFirst bool, regs int) (PartitionLaunch, error) {
 	return partitionLaunch(d, n, elem, p, g, sysFirst, regs, false)
 }
 
 // PartitionLaunchConst chooses the launch of the constant-coefficient
 // kernel (partition_const_p16_*: chunks of 16 rows, a quarter to a half
-// of the shared memory of PartitionLaunchFor's kernel per system) by the
+// of the shared memory of PartitionLaunchChunk's kernel per system) by the
 // same rules; regs is that kernel's registers per thread.
 func PartitionLaunchConst(d Device, n, elem, g int, sysFirst bool, regs int) (PartitionLaunch, error) {
 	return partitionLaunch(d, n, elem, 16, g, sysFirst, regs, true)
@@ -328,66 +330,63 @@ func abs(v int) int {
 // memory (batch stride 1, the interleaved layout) every load and store of
 // a warp is 32/S rows of S systems, and a thread's chunk stays in its
 // registers. A block holds S systems and S·⌈N/16⌉ threads, so N is at most
-// 16 rows a thread of PartitionLanesMaxThreads/8 threads; its shared
+// 16 rows a thread of partitionLanesMaxThreads/8 threads; its shared
 // memory holds only the reduced rows.
 
 // PartitionLanesSystems lists the systems a block of the lanes kernel may
 // take, widest first.
 var PartitionLanesSystems = []int{32, 16, 8}
 
-// PartitionLanesMaxThreads is the __launch_bounds__ of the lanes kernel
+// partitionLanesMaxThreads is the __launch_bounds__ of the lanes kernel
 // for elements of elem bytes: 512 in FP32, 256 in FP64 (179 registers a
 // thread on sm_90).
-func PartitionLanesMaxThreads(elem int) int { return bound(kernels.PartitionLanesPFor(16, elem == 8)) }
+func partitionLanesMaxThreads(elem int) int { return bound(kernels.PartitionLanesPFor(16, elem == 8)) }
 
 // PartitionLanesMaxN is the largest N of the lanes kernel for elements of
 // elem bytes (8 systems a block): 1024 in FP32, 512 in FP64.
-func PartitionLanesMaxN(elem int) int { return PartitionLanesMaxThreads(elem) / 8 * 16 }
+func PartitionLanesMaxN(elem int) int { return partitionLanesMaxThreads(elem) / 8 * 16 }
 
-// PartitionLanesSharedBytes is the dynamic shared memory of a block of
+// partitionLanesSharedBytes is the dynamic shared memory of a block of
 // the lanes kernel with spb systems: two buffers of four values (a, c, d,
 // 1/b) of the 2·⌈N/16⌉ reduced rows of spb systems.
-func PartitionLanesSharedBytes(n, elem, spb int) int {
+func partitionLanesSharedBytes(n, elem, spb int) int {
 	return 2 * 4 * 2 * partition.Chunks(n, 16) * spb * elem
 }
 
 // PartitionLanesLaunch is the launch of the lanes kernel for g systems of
-// n rows of elem bytes (chunks of 16 rows, partition.DefaultChunk): 64
+// n rows of elem bytes (chunks of 16 rows, partition.DefaultChunk) with
+// spb systems a block, one of PartitionLanesSystems, or, for spb = 0, 64
 // bytes of systems a block (16 FP32, 8 FP64), 8 when the threads would
-// exceed the kernel's bound. On an H100 (2^24-row interleaved batches,
-// go test -tags cuda -run '^$' -bench Interleaved ./internal/gpu/tridiaggpu) that is the
-// fastest or within 1% of it at every N: FP32 N = 256 runs at 71% of the
-// limit with 16 systems against 63% with 32 and 52% with 8; FP64 N = 64
-// at 83% with 8 against 80% with 32. regs is the kernel's registers per thread (0:
-// assume the most its launch bounds allow). It fails for N above
+// exceed the kernel's bound. regs is the kernel's registers per thread
+// (0: assume the most its launch bounds allow). It fails for N above
 // PartitionLanesMaxN.
-func PartitionLanesLaunch(d Device, n, elem, g, regs int) (PartitionLaunch, error) {
-	spb := max(8, 64/max(elem, 1))
-	for spb > 8 && spb*partition.Chunks(n, 16) > PartitionLanesMaxThreads(elem) {
-		spb /= 2
+//
+// H100, FP32 N = 256 interleaved: 71% of the limit with 16 systems a
+// block against 63% with 32 (go test -tags cuda -run '^$' -bench
+// Interleaved ./internal/gpu/tridiaggpu).
+func PartitionLanesLaunch(d Device, n, elem, spb, g, regs int) (PartitionLaunch, error) {
+	if spb == 0 {
+		spb = max(8, 64/max(elem, 1))
+		for spb > 8 && spb*partition.Chunks(n, 16) > partitionLanesMaxThreads(elem) {
+			spb /= 2
+		}
 	}
-	return PartitionLanesLaunchSystems(d, n, elem, spb, g, regs)
-}
-
-// PartitionLanesLaunchSystems is PartitionLanesLaunch with spb systems a
-// block, one of PartitionLanesSystems.
-func PartitionLanesLaunchSystems(d Device, n, elem, spb, g, regs int) (PartitionLaunch, error) {
 	const p = 16
 	l := PartitionLaunch{N: n, G: g, ElemSize: elem, Chunk: p, MaxN: PartitionLanesMaxN(elem)}
 	if n < 1 || g < 1 || (elem != 4 && elem != 8) || !slices.Contains(PartitionLanesSystems, spb) {
 		return l, fmt.Errorf("tuning: lanes launch for N=%d G=%d, element size %d, %d systems a block (%v)", n, g, elem, spb, PartitionLanesSystems)
 	}
 	l.Chunks = partition.Chunks(n, p)
-	if spb*l.Chunks > PartitionLanesMaxThreads(elem) {
+	if spb*l.Chunks > partitionLanesMaxThreads(elem) {
 		return l, fmt.Errorf("%w: the lanes kernel takes a thread per chunk of 16 rows, at most %d threads: N=%d with %d systems a block needs %d (largest N %d)",
-			ErrTooLargeForShared, PartitionLanesMaxThreads(elem), n, spb, spb*l.Chunks, l.MaxN)
+			ErrTooLargeForShared, partitionLanesMaxThreads(elem), n, spb, spb*l.Chunks, l.MaxN)
 	}
 	if regs <= 0 {
-		regs = 65536 / PartitionLanesMaxThreads(elem)
+		regs = 65536 / partitionLanesMaxThreads(elem)
 	}
 	l.ThreadsPerSystem, l.SystemsPerBlock = l.Chunks, spb
 	l.Threads = spb * l.Chunks
-	l.SharedBytes = PartitionLanesSharedBytes(n, elem, spb)
+	l.SharedBytes = partitionLanesSharedBytes(n, elem, spb)
 	l.BlocksPerSM, l.ResidentThreads = partitionResidency(d, l.Threads, l.SharedBytes+128, regs)
 	return l, nil
 }

@@ -52,26 +52,26 @@ func TestPartitionKernelBuilt(t *testing.T) {
 // block holds an FP32 system of 14496 rows and an FP64 one of 7248 (four
 // arrays of 16-byte units in 227 KiB).
 func TestPartitionMaxN(t *testing.T) {
-	assert.Equal(t, 14496, PartitionMaxN(H100, 4, false))
-	assert.Equal(t, 7248, PartitionMaxN(H100, 8, false))
-	assert.Equal(t, 7248, PartitionMaxN(H200, 8, true))
-	assert.Equal(t, 10400, PartitionMaxN(A100, 4, false))
-	assert.Equal(t, 1520, PartitionMaxN(GTX980, 8, false))
+	assert.Equal(t, 14496, PartitionMaxN(H100, 4, 0, false))
+	assert.Equal(t, 7248, PartitionMaxN(H100, 8, 0, false))
+	assert.Equal(t, 7248, PartitionMaxN(H200, 8, 0, true))
+	assert.Equal(t, 10400, PartitionMaxN(A100, 4, 0, false))
+	assert.Equal(t, 1520, PartitionMaxN(GTX980, 8, 0, false))
 	for _, d := range recorded {
 		for _, elem := range []int{4, 8} {
 			for _, sf := range []bool{false, true} {
-				m := PartitionMaxN(d, elem, sf)
+				m := PartitionMaxN(d, elem, 0, sf)
 				require.Positive(t, m)
-				_, err := PartitionLaunchFor(d, m, elem, 100, sf, 0)
+				_, err := partitionLaunchFor(d, m, elem, 100, sf, 0)
 				require.NoError(t, err, "%s elem %d", d.Name, elem)
-				_, err = PartitionLaunchFor(d, m+1, elem, 100, sf, 0)
+				_, err = partitionLaunchFor(d, m+1, elem, 100, sf, 0)
 				require.ErrorIs(t, err, ErrTooLargeForShared, "%s elem %d", d.Name, elem)
-				assert.Contains(t, err.Error(), fmt.Sprintf("N=%d", PartitionMaxNChunk(d, elem, partition.DefaultChunk(m+1), sf)))
+				assert.Contains(t, err.Error(), fmt.Sprintf("N=%d", PartitionMaxN(d, elem, partition.DefaultChunk(m+1), sf)))
 				for _, p := range PartitionChunks {
 					if !PartitionKernelBuilt(p, elem) {
 						continue
 					}
-					mc := PartitionMaxNChunk(d, elem, p, sf)
+					mc := PartitionMaxN(d, elem, p, sf)
 					_, err := PartitionLaunchChunk(d, mc, elem, p, 1, sf, 0)
 					require.NoError(t, err, "%s elem %d p %d N %d", d.Name, elem, p, mc)
 					l, err := PartitionLaunchChunk(d, mc+1, elem, p, 1, sf, 0)
@@ -96,7 +96,7 @@ func TestPartitionLaunchLimits(t *testing.T) {
 					continue
 				}
 				for _, sf := range []bool{false, true} {
-					maxN := PartitionMaxNChunk(d, elem, p, sf)
+					maxN := PartitionMaxN(d, elem, p, sf)
 					for n := 1; n <= maxN; n += 1 + n/8 {
 						for _, g := range []int{1, 7, 1000, 1 << 20} {
 							for _, regs := range []int{0, 40, 64} {
@@ -150,30 +150,30 @@ func TestPartitionLaunchChoices(t *testing.T) {
 		{1024, 8, want{64, 2, 3, 384}},
 		{4096, 8, want{256, 1, 1, 256}},
 	} {
-		l, err := PartitionLaunchFor(H100, c.n, c.elem, 1<<24/c.n, false, 64)
+		l, err := partitionLaunchFor(H100, c.n, c.elem, 1<<24/c.n, false, 64)
 		require.NoError(t, err)
 		assert.Equal(t, c.want, want{l.ThreadsPerSystem, l.SystemsPerBlock, l.BlocksPerSM, l.ResidentThreads}, "N=%d elem=%d", c.n, c.elem)
 		assert.Equal(t, 16, l.Chunk)
 		assert.Equal(t, l.ThreadsPerSystem <= 32, l.Warp)
 	}
 	// Fewer registers, more threads per SM.
-	l40, _ := PartitionLaunchFor(H100, 64, 4, 1<<18, false, 40)
-	l64, _ := PartitionLaunchFor(H100, 64, 4, 1<<18, false, 64)
+	l40, _ := partitionLaunchFor(H100, 64, 4, 1<<18, false, 40)
+	l64, _ := partitionLaunchFor(H100, 64, 4, 1<<18, false, 64)
 	assert.GreaterOrEqual(t, l40.ResidentThreads, l64.ResidentThreads)
 	// A small batch: one system per block when the systems number fewer
 	// than the SMs (so that they spread), still whole warps.
-	l, err := PartitionLaunchFor(H100, 64, 4, 7, false, 64)
+	l, err := partitionLaunchFor(H100, 64, 4, 7, false, 64)
 	require.NoError(t, err)
 	assert.Equal(t, 8, l.SystemsPerBlock) // 8 systems of 4 threads: one warp
 	assert.Equal(t, 1, l.Blocks(7))
-	l, err = PartitionLaunchFor(H100, 1024, 4, 7, false, 64)
+	l, err = partitionLaunchFor(H100, 1024, 4, 7, false, 64)
 	require.NoError(t, err)
 	assert.Equal(t, 1, l.SystemsPerBlock)
 	// Systems first in memory: at least 32 bytes of systems per block
 	// when they fit.
 	for _, elem := range []int{4, 8} {
 		for _, n := range []int{64, 256, 1000} {
-			l, err := PartitionLaunchFor(H100, n, elem, 1<<16, true, 64)
+			l, err := partitionLaunchFor(H100, n, elem, 1<<16, true, 64)
 			require.NoError(t, err)
 			assert.GreaterOrEqual(t, l.SystemsPerBlock*elem, 32, "N=%d elem=%d", n, elem)
 		}
@@ -184,7 +184,7 @@ func TestPartitionLaunchChoices(t *testing.T) {
 	for _, c := range []struct{ n, elem, g, spb int }{
 		{2048, 4, 1 << 13, 4}, {4096, 4, 1 << 12, 2}, {2048, 8, 1 << 13, 2}, {4096, 4, 100, 1},
 	} {
-		l, err := PartitionLaunchFor(H100, c.n, c.elem, c.g, true, 64)
+		l, err := partitionLaunchFor(H100, c.n, c.elem, c.g, true, 64)
 		require.NoError(t, err)
 		assert.Equal(t, c.spb, l.SystemsPerBlock, "%+v", c)
 		assert.LessOrEqual(t, l.SharedBytes, H100.MaxShared(), "%+v", c)
@@ -196,8 +196,8 @@ func TestPartitionLaunchChoices(t *testing.T) {
 // takes twice the systems of the general kernel and N up to its threads'
 // limit (16 rows a thread).
 func TestPartitionConstLaunch(t *testing.T) {
-	assert.Equal(t, 2*16*16+3*16*4+4+4, PartitionConstSharedBytes(64, 16, 4, 1, false))
-	assert.Equal(t, 2*2048*16+(3*16*8+4+4)+4, PartitionConstSharedBytes(4096, 16, 8, 1, false))
+	assert.Equal(t, 2*16*16+3*16*4+4+4, partitionConstSharedBytes(64, 16, 4, 1, false))
+	assert.Equal(t, 2*2048*16+(3*16*8+4+4)+4, partitionConstSharedBytes(4096, 16, 8, 1, false))
 	for _, elem := range []int{4, 8} {
 		for _, n := range []int{64, 1024, 4096} {
 			c, err := PartitionLaunchConst(H100, n, elem, 1<<24/n, false, 48)
@@ -220,11 +220,11 @@ func TestPartitionConstLaunch(t *testing.T) {
 // the reduced rows' two buffers in shared memory.
 func TestPartitionLanesLaunch(t *testing.T) {
 	for _, elem := range []int{4, 8} {
-		maxT := PartitionLanesMaxThreads(elem)
+		maxT := partitionLanesMaxThreads(elem)
 		maxN := PartitionLanesMaxN(elem)
 		assert.Equal(t, maxT*2, maxN)
 		for _, n := range []int{1, 16, 17, 100, 128, 256, 300, maxN} {
-			l, err := PartitionLanesLaunch(H100, n, elem, 1000, 0)
+			l, err := PartitionLanesLaunch(H100, n, elem, 0, 1000, 0)
 			require.NoError(t, err)
 			chunks := (n + 15) / 16
 			spb := 64 / elem
@@ -237,9 +237,9 @@ func TestPartitionLanesLaunch(t *testing.T) {
 			assert.Equal(t, 2*4*2*chunks*spb*elem, l.SharedBytes)
 			assert.Positive(t, l.BlocksPerSM)
 		}
-		_, err := PartitionLanesLaunch(H100, maxN+1, elem, 1000, 0)
+		_, err := PartitionLanesLaunch(H100, maxN+1, elem, 0, 1000, 0)
 		require.ErrorIs(t, err, ErrTooLargeForShared)
-		_, err = PartitionLanesLaunchSystems(H100, 256, elem, 12, 1000, 0)
+		_, err = PartitionLanesLaunch(H100, 256, elem, 12, 1000, 0)
 		require.Error(t, err)
 	}
 }

@@ -46,16 +46,16 @@ type ReductionLaunch struct {
 	MaxN             int // the largest N this kernel supports on the device
 	// HybridSteps is the number of PCR steps the PCR→Thomas hybrid does
 	// before each thread solves one interleaved subsystem by Thomas (PCR
-	// launches only; PCRSteps(N) or more is plain PCR).
+	// launches only; pcrSteps(N) or more is plain PCR).
 	HybridSteps int
 }
 
 // Blocks returns the number of blocks for a batch of g systems.
 func (l ReductionLaunch) Blocks(g int) int { return (g + l.SystemsPerBlock - 1) / l.SystemsPerBlock }
 
-// PCRSteps returns ⌈log2 n⌉, the number of PCR steps after which every
+// pcrSteps returns ⌈log2 n⌉, the number of PCR steps after which every
 // equation is decoupled (0 for n ≤ 1); the same as pcr.Steps.
-func PCRSteps(n int) int {
+func pcrSteps(n int) int {
 	if n <= 1 {
 		return 0
 	}
@@ -66,9 +66,9 @@ func PCRSteps(n int) int {
 // systems of n rows.
 func PCRSharedBytes(n, elem, spb int) int { return spb * ((4*n+4*(n/2))*elem + 4) }
 
-// CRSharedBytes is the dynamic shared memory of a CR block of spb systems
+// crSharedBytes is the dynamic shared memory of a CR block of spb systems
 // of n rows.
-func CRSharedBytes(n, elem, spb int) int { return spb * (4*n*elem + 4) }
+func crSharedBytes(n, elem, spb int) int { return spb * (4*n*elem + 4) }
 
 // PCRMaxN returns the largest N whose system fits in one block's shared
 // memory for the PCR kernels (elem: 4 for float32, 8 for float64).
@@ -79,7 +79,7 @@ func PCRMaxN(d Device, elem int) int {
 // CRMaxN returns the largest N whose system fits in one block's shared
 // memory for the CR kernel.
 func CRMaxN(d Device, elem int) int {
-	return maxFit(d.MaxShared(), func(n int) int { return CRSharedBytes(n, elem, 1) })
+	return maxFit(d.MaxShared(), func(n int) int { return crSharedBytes(n, elem, 1) })
 }
 
 // maxFit returns the largest n ≥ 0 with bytes(n) ≤ limit (bytes grows
@@ -123,7 +123,7 @@ func PCRLaunch(d Device, n, elem int) (ReductionLaunch, error) {
 	if err != nil {
 		return l, err
 	}
-	l.HybridSteps = min(PCRSteps(n), bits.Len(uint(l.ThreadsPerSystem))-1)
+	l.HybridSteps = min(pcrSteps(n), bits.Len(uint(l.ThreadsPerSystem))-1)
 	return l, nil
 }
 
@@ -132,7 +132,7 @@ func PCRLaunch(d Device, n, elem int) (ReductionLaunch, error) {
 // first reduction level has ⌊n/2⌋ equations to update and ⌈n/2⌉ divisors
 // to check; later levels have fewer).
 func CRLaunch(d Device, n, elem int) (ReductionLaunch, error) {
-	return reductionLaunch(d, n, elem, (n+1)/2, bound(kernels.CrFor(elem == 8)), CRSharedBytes, CRMaxN(d, elem), "CR")
+	return reductionLaunch(d, n, elem, (n+1)/2, bound(kernels.CrFor(elem == 8)), crSharedBytes, CRMaxN(d, elem), "CR")
 }
 
 // reductionLaunch is the launch of a PCR or CR kernel whose launch bound

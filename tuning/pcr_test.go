@@ -13,7 +13,7 @@ var recorded = []Device{H100, H200, A100, GTX980}
 
 func TestPCRSteps(t *testing.T) {
 	for n, want := range map[int]int{0: 0, 1: 0, 2: 1, 3: 2, 4: 2, 5: 3, 1024: 10, 1025: 11, 4096: 12, 4097: 13} {
-		assert.Equal(t, want, PCRSteps(n), "n=%d", n)
+		assert.Equal(t, want, pcrSteps(n), "n=%d", n)
 	}
 }
 
@@ -72,7 +72,7 @@ type kind struct {
 
 var kinds = []kind{
 	{"PCR", PCRLaunch, PCRMaxN, PCRSharedBytes, func(n int) int { return n }},
-	{"CR", CRLaunch, CRMaxN, CRSharedBytes, func(n int) int { return (n + 1) / 2 }},
+	{"CR", CRLaunch, CRMaxN, crSharedBytes, func(n int) int { return (n + 1) / 2 }},
 }
 
 // TestReductionLaunchLimits: for every N up to the largest, on every
@@ -107,10 +107,10 @@ func TestReductionLaunchLimits(t *testing.T) {
 					require.Equal(t, (1000+l.SystemsPerBlock-1)/l.SystemsPerBlock, l.Blocks(1000), what)
 					// Hybrid steps: one subsystem per thread, at most plain PCR.
 					if k.name == "PCR" {
-						require.LessOrEqual(t, l.HybridSteps, PCRSteps(n), what)
+						require.LessOrEqual(t, l.HybridSteps, pcrSteps(n), what)
 						require.LessOrEqual(t, 1<<l.HybridSteps, tps, what)
 						if n <= 1024 {
-							require.Equal(t, PCRSteps(n), l.HybridSteps, what)
+							require.Equal(t, pcrSteps(n), l.HybridSteps, what)
 						}
 					}
 					l2, _ := k.launch(d, n, elem)

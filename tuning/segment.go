@@ -11,7 +11,7 @@ import (
 // partition.SolveSegmented) cut every system into Q segments of M rows,
 // one block of M/16 threads per segment (chunks of 16 rows, one per
 // thread), the segment in shared memory as the partition kernels hold a
-// system. With Q ≤ SegmentOnePassMax one kernel does everything (global
+// system. With Q ≤ segmentOnePassMax one kernel does everything (global
 // memory read once, x written once; the reduced system of the segments is
 // solved by one warp of the last block of a system to arrive); with more
 // segments three launches: reduce, a nested partition plan on the 2Q-row
@@ -24,9 +24,9 @@ import (
 // SegmentChunk is the chunk size of the segment kernels (rows per thread).
 const SegmentChunk = 16
 
-// SegmentOnePassMax is the most segments a system may have to be solved in
+// segmentOnePassMax is the most segments a system may have to be solved in
 // one pass (the reduced system of 2Q rows is solved in one warp).
-const SegmentOnePassMax = 32
+const segmentOnePassMax = 32
 
 // SegmentThreads lists the block sizes the segment kernels run with
 // (multiples of 32 from 64 to 256, the kernels' bound): M = 16 × threads.
@@ -60,7 +60,7 @@ type SegmentLaunch struct {
 	Rows        int  // M, rows per segment
 	Threads     int  // M/16, threads per block
 	Segments    int  // Q = ⌈N/M⌉
-	OnePass     bool // one kernel: Q ≤ SegmentOnePassMax, or clusters
+	OnePass     bool // one kernel: Q ≤ segmentOnePassMax, or clusters
 	Cluster     bool // one thread-block cluster of Q blocks per system
 	SharedBytes int  // dynamic shared memory of one block
 	// BlocksPerSM is the residency the choice expects (with the
@@ -169,7 +169,7 @@ func SegmentLaunchFor(d Device, n, elem, g int, o SegmentOptions) (SegmentLaunch
 			return 0
 		case c.cluster:
 			return 2
-		case c.q <= SegmentOnePassMax:
+		case c.q <= segmentOnePassMax:
 			return 1
 		}
 		return 0
@@ -206,7 +206,7 @@ func SegmentLaunchFor(d Device, n, elem, g int, o SegmentOptions) (SegmentLaunch
 	}
 	l.Rows, l.Threads, l.Segments = best.m, best.m/SegmentChunk, best.q
 	l.Cluster = rank(best) == 2
-	l.OnePass = best.q <= SegmentOnePassMax || l.Cluster
+	l.OnePass = best.q <= segmentOnePassMax || l.Cluster
 	l.SharedBytes = SegmentSharedBytes(best.m, elem)
 	l.BlocksPerSM = best.blocks
 	return l, nil

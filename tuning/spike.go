@@ -5,7 +5,7 @@ package tuning
 // over its rows: the window-sliding LU/UL of band_window.cuh for
 // K ≤ SpikeWindowMaxK (min(K², 1024) threads, (K+2)² elements of shared
 // memory) and band_spike_factor_wide above (G·K threads, G =
-// SpikeWideGroups(K), ((K+2)² + K+1) elements). The solves sweep each
+// spikeWideGroups(K), ((K+2)² + K+1) elements). The solves sweep each
 // partition with one block of K threads. A partition's time is its row
 // count times the cost of a step, so the factorization takes about
 // ⌈P/C⌉·N/P steps, C the number of blocks resident on the GPU at once:
@@ -19,9 +19,9 @@ package tuning
 // Above SpikeWideMaxK (the wide window and the K×K blocks no longer fit in
 // shared memory: 167 in FP64, 238 in FP32 on an H100) the plan takes the
 // blocked path of ptx/src/band_blocked.cuh, SpikeBlocked says when: the
-// partitions are factored by panels of SpikeBlockedPanel steps, the
-// trailing K×K block updated in global memory by SpikeBlockedThreads
-// threads; the spikes are computed SpikeTipsColumns columns per block; the
+// partitions are factored by panels of spikeBlockedPanel steps, the
+// trailing K×K block updated in global memory by spikeBlockedThreads
+// threads; the spikes are computed spikeTipsColumns columns per block; the
 // reduced matrices are formed by tiles and factored in global memory.
 // SpikeMaxK is that path's limit. Where both run (FP32, K = 200) the
 // blocked factorization is about 2× slower than the wide kernel, so the
@@ -35,19 +35,19 @@ package tuning
 // band_window.cuh (at most four entries of the K×K update per thread).
 const SpikeWindowMaxK = 64
 
-// SpikeWideFromK is the K from which the wide kernel is the default: it
+// spikeWideFromK is the K from which the wide kernel is the default: it
 // is the faster on an H100 at K = 16 (FP64 LU of N = 10⁶ in 3168–3696
 // partitions: 1.17 ms against 1.52 ms) and K = 64 (6.75 ms against
 // 10.0 ms; go test -tags cuda -run '^$' -bench SpikeGPU ./internal/gpu/spikegpu). Its blocks
 // need fewer registers (two of 1024 threads per SM) and each thread
 // reads one entry of U's row per step instead of one per entry.
-const SpikeWideFromK = 16
+const spikeWideFromK = 16
 
 // SpikeKernel selects the partition factorization kernel.
 type SpikeKernel int
 
 const (
-	// SpikeKernelAuto: the window kernel below SpikeWideFromK, the wide
+	// SpikeKernelAuto: the window kernel below spikeWideFromK, the wide
 	// one from there, the blocked path above SpikeWideMaxK.
 	SpikeKernelAuto SpikeKernel = iota
 	// SpikeKernelWindow forces band_factor_window (K ≤ SpikeWindowMaxK).
@@ -67,17 +67,17 @@ func (c SpikeKernel) Wide(k int) bool {
 	case SpikeKernelWide:
 		return true
 	}
-	return k >= SpikeWideFromK
+	return k >= spikeWideFromK
 }
 
 // Partition sizes of SpikePartitions.
 const (
-	// SpikeMinRows is the fewest rows SpikePartitions gives a partition.
-	SpikeMinRows = 64
-	// SpikeRowsPerK: partitions also keep at least this many times K
+	// spikeMinRows is the fewest rows SpikePartitions gives a partition.
+	spikeMinRows = 64
+	// spikeRowsPerK: partitions also keep at least this many times K
 	// rows, so that truncated SPIKE is accurate as a direct solver for
 	// diagonally dominant matrices (d ≥ 1).
-	SpikeRowsPerK = 16
+	spikeRowsPerK = 16
 )
 
 // SpikeFactor is the launch of the partition factorization kernel.
@@ -93,28 +93,33 @@ type SpikeFactor struct {
 	Shared int
 	// Static is the kernel's static shared memory in bytes (as compiled).
 	Static int
+	// TipsColumns, TipsThreads and TipsShared are the launch of
+	// band_spike_tips_blocked on the blocked path (zero otherwise): blocks
+	// of TipsThreads threads, each computing TipsColumns columns of a
+	// spike with TipsShared bytes of dynamic shared memory.
+	TipsColumns, TipsThreads, TipsShared int
 }
 
-// SpikeWideGroups is the number G of row groups of band_spike_factor_wide
+// spikeWideGroups is the number G of row groups of band_spike_factor_wide
 // for half-bandwidth k (G·K threads): as many as 1024 threads allow, at
 // most K (one row each), at least 3 (the block needs 2K+1 loader
 // threads).
-func SpikeWideGroups(k int) int {
+func spikeWideGroups(k int) int {
 	k = max(k, 1)
 	return max(3, min(max(k, 3), 1024/k))
 }
 
-// SpikeFactorLaunch returns the factorization launch for half-bandwidth k
+// spikeFactorLaunch returns the factorization launch for half-bandwidth k
 // and elements of elem bytes: the window kernel for k ≤ SpikeWindowMaxK
 // unless wide is set, else the wide kernel.
-func SpikeFactorLaunch(k, elem int, wide bool) SpikeFactor {
+func spikeFactorLaunch(k, elem int, wide bool) SpikeFactor {
 	if !wide && k <= SpikeWindowMaxK {
 		// band_window.cuh: red[1024] doubles, the first bad index and
 		// the multipliers Lsh[65] as static shared memory.
 		return SpikeFactor{Threads: max(32, min(k*k, 1024)), Shared: (k + 2) * (k + 2) * elem,
 			Static: 8*1024 + 8 + (SpikeWindowMaxK+1)*elem}
 	}
-	th := SpikeWideGroups(k) * k
+	th := spikeWideGroups(k) * k
 	sh := max(((k+2)*(k+2)+k+1)*elem, 8*th)
 	return SpikeFactor{Wide: true, Threads: th, Shared: (sh + 15) &^ 15, Static: 16}
 }
@@ -127,7 +132,7 @@ func SpikeFactorLaunch(k, elem int, wide bool) SpikeFactor {
 func SpikeWideMaxK(d Device, elem int) int {
 	best := 0
 	for k := 1; k <= d.MaxThreadsPerBlock && k <= 1024; k++ {
-		f := SpikeFactorLaunch(k, elem, true)
+		f := spikeFactorLaunch(k, elem, true)
 		if f.Shared+f.Static > d.MaxShared() || k*k*elem > d.MaxShared() || f.Threads < 2*k+1 {
 			break
 		}
@@ -140,37 +145,38 @@ func SpikeWideMaxK(d Device, elem int) int {
 // ptx/src/band_blocked.cuh (SPIKE_BLK_B, SPIKE_BLK_THREADS, SPIKE_TIPS_CW,
 // SPIKE_TIPS_THREADS) and must change with it.
 const (
-	// SpikeBlockedPanel is the number of elimination steps per panel of
+	// spikeBlockedPanel is the number of elimination steps per panel of
 	// band_spike_factor_blocked.
-	SpikeBlockedPanel = 16
-	// SpikeBlockedThreads is band_spike_factor_blocked's block size.
-	SpikeBlockedThreads = 512
-	// SpikeTipsColumns is the number of spike columns per block of
+	spikeBlockedPanel = 16
+	// spikeBlockedThreads is band_spike_factor_blocked's block size.
+	spikeBlockedThreads = 512
+	// spikeTipsColumns is the number of spike columns per block of
 	// band_spike_tips_blocked.
-	SpikeTipsColumns = 16
-	// SpikeTipsThreads is band_spike_tips_blocked's block size.
-	SpikeTipsThreads = 256
-	// SpikeBlockedMaxK bounds the blocked path by the solves, which use
+	spikeTipsColumns = 16
+	// spikeTipsThreads is band_spike_tips_blocked's block size.
+	spikeTipsThreads = 256
+	// spikeBlockedMaxK bounds the blocked path by the solves, which use
 	// K threads per block.
-	SpikeBlockedMaxK = 1024
+	spikeBlockedMaxK = 1024
 )
 
-// SpikeBlockedLaunch returns the launch of band_spike_factor_blocked for
-// half-bandwidth k: SpikeBlockedThreads threads and the L panel (B rows of
-// K+B entries) and U rows (B rows of K) of B = SpikeBlockedPanel steps in
+// spikeBlockedLaunch returns the launch of band_spike_factor_blocked for
+// half-bandwidth k: spikeBlockedThreads threads and the L panel (B rows of
+// K+B entries) and U rows (B rows of K) of B = spikeBlockedPanel steps in
 // dynamic shared memory, rows padded by a quarter (entry i at i + ⌊i/4⌋,
 // against bank conflicts), at least 8 bytes a thread for the norm's
 // reduction.
-func SpikeBlockedLaunch(k, elem int) SpikeFactor {
-	b := SpikeBlockedPanel
+func spikeBlockedLaunch(k, elem int) SpikeFactor {
+	b := spikeBlockedPanel
 	skew := func(i int) int { return i + i/4 }
-	sh := max(b*(skew(k+b)+1+skew(k)+1)*elem, 8*SpikeBlockedThreads)
-	return SpikeFactor{Blocked: true, Threads: SpikeBlockedThreads, Shared: (sh + 15) &^ 15, Static: 16}
+	sh := max(b*(skew(k+b)+1+skew(k)+1)*elem, 8*spikeBlockedThreads)
+	return SpikeFactor{Blocked: true, Threads: spikeBlockedThreads, Shared: (sh + 15) &^ 15, Static: 16,
+		TipsColumns: spikeTipsColumns, TipsThreads: spikeTipsThreads, TipsShared: spikeTipsShared(k, elem)}
 }
 
-// SpikeTipsShared is the dynamic shared memory of band_spike_tips_blocked
-// in bytes: a K×SpikeTipsColumns slice of a spike block.
-func SpikeTipsShared(k, elem int) int { return k * SpikeTipsColumns * elem }
+// spikeTipsShared is the dynamic shared memory of band_spike_tips_blocked
+// in bytes: a K×spikeTipsColumns slice of a spike block.
+func spikeTipsShared(k, elem int) int { return k * spikeTipsColumns * elem }
 
 // SpikeBlocked reports whether a plan of half-bandwidth k and elements of
 // elem bytes takes the blocked path on d: above SpikeWideMaxK, or always
@@ -180,25 +186,25 @@ func SpikeBlocked(d Device, k, elem int, kern SpikeKernel) bool {
 }
 
 // SpikeFactorFor returns the factorization launch of a plan: the blocked
-// kernel when SpikeBlocked holds, else SpikeFactorLaunch with the kernel
+// kernel when SpikeBlocked holds, else spikeFactorLaunch with the kernel
 // choice.
 func SpikeFactorFor(d Device, k, elem int, kern SpikeKernel) SpikeFactor {
 	if SpikeBlocked(d, k, elem, kern) {
-		return SpikeBlockedLaunch(k, elem)
+		return spikeBlockedLaunch(k, elem)
 	}
-	return SpikeFactorLaunch(k, elem, kern.Wide(k))
+	return spikeFactorLaunch(k, elem, kern.Wide(k))
 }
 
 // SpikeMaxK returns the largest half-bandwidth the SPIKE kernels handle
 // on the device for elements of elem bytes: the limit of the blocked path
-// (SpikeBlockedMaxK threads of the solves, the panels of the blocked
+// (spikeBlockedMaxK threads of the solves, the panels of the blocked
 // factorization, the spike slices and band_spike_rsolve's 3K elements in
 // shared memory), at least SpikeWideMaxK.
 func SpikeMaxK(d Device, elem int) int {
 	best := SpikeWideMaxK(d, elem)
-	for k := best + 1; k <= d.MaxThreadsPerBlock && k <= SpikeBlockedMaxK; k++ {
-		f := SpikeBlockedLaunch(k, elem)
-		if f.Shared+f.Static > d.MaxShared() || SpikeTipsShared(k, elem) > d.MaxShared() || 3*k*elem > d.MaxShared() {
+	for k := best + 1; k <= d.MaxThreadsPerBlock && k <= spikeBlockedMaxK; k++ {
+		f := spikeBlockedLaunch(k, elem)
+		if f.Shared+f.Static > d.MaxShared() || spikeTipsShared(k, elem) > d.MaxShared() || 3*k*elem > d.MaxShared() {
 			break
 		}
 		best = k
@@ -246,7 +252,7 @@ func ResidentBlocks(d Device, threads, shared, regs int) int {
 }
 
 // SpikePartitions chooses the number of partitions P of a SPIKE plan:
-// every partition at least max(SpikeMinRows, SpikeRowsPerK·K, 2K) rows;
+// every partition at least max(spikeMinRows, spikeRowsPerK·K, 2K) rows;
 // within that, as many as the solve kernel keeps resident (up to SMs ×
 // its resident blocks), rounded down to a multiple of the factorization's
 // resident blocks C once past C (extra partitions that do not fill a
@@ -260,7 +266,7 @@ func SpikePartitions(d Device, s SpikeShape) int {
 	f := SpikeFactorFor(d, k, elem, s.Kernel)
 	capF := max(1, d.SMs*ResidentBlocks(d, f.Threads, f.Shared+f.Static, s.FactorRegs))
 	capS := max(1, d.SMs*ResidentBlocks(d, k, (k+1)*elem, s.SolveRegs))
-	rows := max(SpikeMinRows, SpikeRowsPerK*k, 2*k)
+	rows := max(spikeMinRows, spikeRowsPerK*k, 2*k)
 	p := min(s.N/rows, max(capF, capS))
 	if p > capF {
 		p = p / capF * capF

@@ -14,13 +14,13 @@ func TestSpikeFactorLaunch(t *testing.T) {
 	for _, elem := range []int{4, 8} {
 		for k := 1; k <= 200; k++ {
 			for _, wide := range []bool{false, true} {
-				f := SpikeFactorLaunch(k, elem, wide)
+				f := spikeFactorLaunch(k, elem, wide)
 				what := fmt.Sprintf("K=%d elem=%d wide=%v", k, elem, wide)
 				assert.Equal(t, wide || k > SpikeWindowMaxK, f.Wide, what)
 				assert.GreaterOrEqual(t, f.Threads, 2*k+1, "%s: the loaders need 2K+1 threads", what)
 				assert.LessOrEqual(t, f.Threads, 1024, what)
 				if f.Wide {
-					g := SpikeWideGroups(k)
+					g := spikeWideGroups(k)
 					assert.Equal(t, g*k, f.Threads, what)
 					assert.GreaterOrEqual(t, f.Shared, ((k+2)*(k+2)+k+1)*elem, what)
 					assert.GreaterOrEqual(t, f.Shared, 8*f.Threads, "%s: room for the norm's reduction", what)
@@ -54,17 +54,17 @@ func TestSpikeMaxK(t *testing.T) {
 			require.GreaterOrEqual(t, m, SpikeWideMaxK(d, elem), "%s elem=%d", d.Name, elem)
 			f := SpikeFactorFor(d, m, elem, SpikeKernelAuto)
 			assert.LessOrEqual(t, f.Shared+f.Static, d.MaxShared(), "%s elem=%d", d.Name, elem)
-			assert.LessOrEqual(t, SpikeTipsShared(m, elem), d.MaxShared(), "%s elem=%d", d.Name, elem)
-			if m < SpikeBlockedMaxK && m < d.MaxThreadsPerBlock {
-				f = SpikeBlockedLaunch(m+1, elem)
-				assert.True(t, f.Shared+f.Static > d.MaxShared() || SpikeTipsShared(m+1, elem) > d.MaxShared(),
+			assert.LessOrEqual(t, spikeTipsShared(m, elem), d.MaxShared(), "%s elem=%d", d.Name, elem)
+			if m < spikeBlockedMaxK && m < d.MaxThreadsPerBlock {
+				f = spikeBlockedLaunch(m+1, elem)
+				assert.True(t, f.Shared+f.Static > d.MaxShared() || spikeTipsShared(m+1, elem) > d.MaxShared(),
 					"%s elem=%d: K+1 must not fit", d.Name, elem)
 			}
 			k := SpikeWideMaxK(d, elem)
 			require.Greater(t, k, 64, "%s elem=%d", d.Name, elem)
-			f = SpikeFactorLaunch(k, elem, true)
+			f = spikeFactorLaunch(k, elem, true)
 			assert.LessOrEqual(t, f.Shared+f.Static, d.MaxShared(), "%s", d.Name)
-			f = SpikeFactorLaunch(k+1, elem, true)
+			f = spikeFactorLaunch(k+1, elem, true)
 			assert.Greater(t, f.Shared+f.Static, d.MaxShared(), "%s: K+1 must not fit", d.Name)
 		}
 	}
@@ -93,7 +93,7 @@ func TestSpikePartitions(t *testing.T) {
 					p := SpikePartitions(d, s)
 					what := fmt.Sprintf("%s N=%d K=%d elem=%d: P=%d", d.Name, n, k, elem, p)
 					require.GreaterOrEqual(t, p, 1, what)
-					rows := max(SpikeMinRows, SpikeRowsPerK*k, 2*k)
+					rows := max(spikeMinRows, spikeRowsPerK*k, 2*k)
 					if p > 1 {
 						assert.GreaterOrEqual(t, n/p, rows, "%s: partitions too short", what)
 					}

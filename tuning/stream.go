@@ -15,11 +15,11 @@ import (
 // Rows first in memory (element stride ≤ batch stride). Auto's rule is
 // PreferStream.
 
-// PartitionStreamSharedBytes is the dynamic shared memory of a block of
+// partitionStreamSharedBytes is the dynamic shared memory of a block of
 // the streaming kernel for systems of n rows: five arrays (a, b, c, d and
 // the exchange, where x also passes) of the system's units of 16 bytes in
 // whole groups of 8, then two int32 keys.
-func PartitionStreamSharedBytes(n, elem int) int {
+func partitionStreamSharedBytes(n, elem int) int {
 	units := (partitionStride(n, 16, elem, false) + 7) &^ 7
 	return 5*units*16 + 8
 }
@@ -31,7 +31,7 @@ func PartitionStreamSharedBytes(n, elem int) int {
 // to.
 func PartitionStreamMaxN(d Device, elem, maxThreads int) int {
 	n := max(maxThreads, 0) * 16
-	for n > 0 && PartitionStreamSharedBytes(n, elem) > d.MaxShared() {
+	for n > 0 && partitionStreamSharedBytes(n, elem) > d.MaxShared() {
 		n -= 16 * 32
 	}
 	return max(n, 0)
@@ -65,7 +65,7 @@ func PartitionStreamLaunchFor(d Device, n, elem, g, maxThreads, regs int) (Strea
 		regs = 65536 / maxThreads
 	}
 	l.Threads = (partition.Chunks(n, 16) + 31) / 32 * 32
-	l.SharedBytes = PartitionStreamSharedBytes(n, elem)
+	l.SharedBytes = partitionStreamSharedBytes(n, elem)
 	l.BlocksPerSM, _ = partitionResidency(d, l.Threads, l.SharedBytes, regs)
 	if l.BlocksPerSM < 1 {
 		return l, fmt.Errorf("%w: a streaming block for N=%d (%d threads, %d bytes of shared memory, %d registers a thread) does not fit an SM of %s", ErrTooLargeForShared, n, l.Threads, l.SharedBytes, regs, d.Name)

@@ -15,9 +15,9 @@ func streamBound(elem int) int { return map[int]int{4: 512, 8: 256}[elem] }
 // keys; the largest N by threads and shared memory; the grid is every
 // block the SMs hold, or the batch when smaller.
 func TestPartitionStreamLaunch(t *testing.T) {
-	assert.Equal(t, 5*2048*16+8, PartitionStreamSharedBytes(8192, 4))
-	assert.Equal(t, 5*2048*16+8, PartitionStreamSharedBytes(4096, 8))
-	assert.Equal(t, 5*1504*16+8, PartitionStreamSharedBytes(6000, 4)) // 375 chunks of 4 units: 1500 → 1504
+	assert.Equal(t, 5*2048*16+8, partitionStreamSharedBytes(8192, 4))
+	assert.Equal(t, 5*2048*16+8, partitionStreamSharedBytes(4096, 8))
+	assert.Equal(t, 5*1504*16+8, partitionStreamSharedBytes(6000, 4)) // 375 chunks of 4 units: 1500 → 1504
 	assert.Equal(t, 8192, PartitionStreamMaxN(H100, 4, streamBound(4)))
 	assert.Equal(t, 4096, PartitionStreamMaxN(H100, 8, streamBound(8)))
 	assert.Less(t, PartitionStreamMaxN(GTX980, 4, streamBound(4)), 8192, "48 KiB of shared memory")
@@ -27,7 +27,7 @@ func TestPartitionStreamLaunch(t *testing.T) {
 			if mx == 0 {
 				continue
 			}
-			assert.LessOrEqual(t, PartitionStreamSharedBytes(mx, elem), d.MaxShared(), d.Name)
+			assert.LessOrEqual(t, partitionStreamSharedBytes(mx, elem), d.MaxShared(), d.Name)
 			_, err := PartitionStreamLaunchFor(d, mx+1, elem, 100, streamBound(elem), 0)
 			assert.ErrorIs(t, err, ErrTooLargeForShared, d.Name)
 		}
@@ -58,7 +58,7 @@ func TestPartitionStreamLaunch(t *testing.T) {
 // one block an SM; else blocks of 128 threads or more, two an SM.
 func TestPreferStream(t *testing.T) {
 	launch := func(n, elem, g, regs int) (PartitionLaunch, StreamLaunch) {
-		w, err := PartitionLaunchFor(H100, n, elem, g, false, 64)
+		w, err := partitionLaunchFor(H100, n, elem, g, false, 64)
 		require.NoError(t, err)
 		s, err := PartitionStreamLaunchFor(H100, n, elem, g, streamBound(elem), regs)
 		require.NoError(t, err)
@@ -86,7 +86,7 @@ func TestPreferStream(t *testing.T) {
 // an SM win over one block of two systems (FP64 N = 3072: 192 threads and
 // 96 KiB a system).
 func TestPartitionLaunchTwoBlocks(t *testing.T) {
-	l, err := PartitionLaunchFor(H100, 3072, 8, 5000, false, 64)
+	l, err := partitionLaunchFor(H100, 3072, 8, 5000, false, 64)
 	require.NoError(t, err)
 	assert.Equal(t, 1, l.SystemsPerBlock)
 	assert.Equal(t, 2, l.BlocksPerSM)

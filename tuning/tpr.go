@@ -14,8 +14,8 @@ import (
 //
 //   - Stage 1, one slice of S rows per ThreadsPerSlice threads,
 //     SlicesPerBlock slices per block: the sliced forward reduction, the
-//     slice in shared memory (4 planes of TPRPadded(S)+1 elements per
-//     slice, TPRStage1SliceBytes), or, when one slice does not fit in a
+//     slice in shared memory (4 planes of tprPadded(S)+1 elements per
+//     slice, tprStage1SliceBytes), or, when one slice does not fit in a
 //     block's shared memory, in place in the workspace ("global slices").
 //   - Stage 2, the reduced system of the M slices of one system (MP = M
 //     rounded up to a power of two equations): its first GlobalLevels
@@ -23,11 +23,11 @@ import (
 //     launch per level over the workspace (when MP equations do not fit in
 //     a block's shared memory), the rest in shared memory, one system per
 //     ThreadsPerSystem threads, SystemsPerBlock systems per block (5 planes
-//     of TPRPadded(MP >> GlobalLevels) elements per system,
-//     TPRStage2SystemBytes).
+//     of tprPadded(MP >> GlobalLevels) elements per system,
+//     tprStage2SystemBytes).
 //   - Stage 3, as stage 1, with the S+1 unknowns of a slice in shared
-//     memory (TPRPadded(S)+1 elements) or in the workspace (global slices),
-//     and one int per slice (TPRStage3SliceBytes).
+//     memory (tprPadded(S)+1 elements) or in the workspace (global slices),
+//     and one int per slice (tprStage3SliceBytes).
 //
 // Shared arrays are padded against bank conflicts (element i at
 // i + i/32 for 4-byte elements, i + i/16 for 8-byte ones).
@@ -74,30 +74,30 @@ func regsOf(r [2]int, elem int) int {
 	return r[0]
 }
 
-// TPRPadded returns the room n padded shared-memory elements of elem bytes
+// tprPadded returns the room n padded shared-memory elements of elem bytes
 // take in the TPR kernels (tpr_padded).
-func TPRPadded(n, elem int) int {
+func tprPadded(n, elem int) int {
 	if elem == 8 {
 		return n + n>>4
 	}
 	return n + n>>5
 }
 
-// TPRStage1SliceBytes is the shared memory of one slice in tpr_stage1.
-func TPRStage1SliceBytes(s, elem int) int { return 4 * (TPRPadded(s, elem) + 1) * elem }
+// tprStage1SliceBytes is the shared memory of one slice in tpr_stage1.
+func tprStage1SliceBytes(s, elem int) int { return 4 * (tprPadded(s, elem) + 1) * elem }
 
-// TPRStage3SliceBytes is the shared memory of one slice in tpr_stage3
+// tprStage3SliceBytes is the shared memory of one slice in tpr_stage3
 // (global: the flag only).
-func TPRStage3SliceBytes(s, elem int, global bool) int {
+func tprStage3SliceBytes(s, elem int, global bool) int {
 	if global {
 		return 4
 	}
-	return (TPRPadded(s, elem)+1)*elem + 4
+	return (tprPadded(s, elem)+1)*elem + 4
 }
 
-// TPRStage2SystemBytes is the shared memory of one system of m reduced
+// tprStage2SystemBytes is the shared memory of one system of m reduced
 // equations in tpr_stage2.
-func TPRStage2SystemBytes(m, elem int) int { return 5 * TPRPadded(m, elem) * elem }
+func tprStage2SystemBytes(m, elem int) int { return 5 * tprPadded(m, elem) * elem }
 
 // SliceLaunch is the launch of stage 1 or stage 3: Blocks(G·M) blocks of
 // Threads = ThreadsPerSlice·SlicesPerBlock threads with SharedBytes bytes
@@ -148,7 +148,7 @@ type TPRLaunch struct {
 	Stage3         SliceLaunch
 }
 
-// TPROptions override choices of TPRLaunchWith, for tests of the kernels'
+// TPROptions override choices of TPRLaunchFor, for tests of the kernels'
 // other paths: global slices in stage 1 or 3 even when they fit in shared
 // memory, and at least Stage2GlobalLevels stage-2 levels done by the
 // one-level kernels (capped at log2 MP − 1).
@@ -157,10 +157,10 @@ type TPROptions struct {
 	Stage2GlobalLevels         int
 }
 
-// TPRSliceSize returns the slice size TPR uses for n rows when asked for s:
+// tprSliceSize returns the slice size TPR uses for n rows when asked for s:
 // tpr.DefaultSliceSize(n) for s = 0, otherwise s (a power of two ≥ 2)
 // clamped as tpr.NewLayout clamps it.
-func TPRSliceSize(n, s int) (int, error) {
+func tprSliceSize(n, s int) (int, error) {
 	if s == 0 {
 		s = tpr.DefaultSliceSize(n)
 	}
@@ -172,13 +172,9 @@ func TPRSliceSize(n, s int) (int, error) {
 }
 
 // TPRLaunchFor chooses the launch of the TPR kernels for g systems of n
-// rows of elem bytes (4 or 8) with slice size s (0: tpr.DefaultSliceSize).
-func TPRLaunchFor(d Device, n, g, s, elem int) (TPRLaunch, error) {
-	return TPRLaunchWith(d, n, g, s, elem, TPROptions{})
-}
-
-// TPRLaunchWith is TPRLaunchFor with overrides.
-func TPRLaunchWith(d Device, n, g, s, elem int, o TPROptions) (TPRLaunch, error) {
+// rows of elem bytes (4 or 8) with slice size s (0: tpr.DefaultSliceSize)
+// and the overrides o (the zero value: none).
+func TPRLaunchFor(d Device, n, g, s, elem int, o TPROptions) (TPRLaunch, error) {
 	l := TPRLaunch{N: n, G: g, ElemSize: elem}
 	if n < 1 || g < 1 || (elem != 4 && elem != 8) {
 		return l, fmt.Errorf("%w: TPR launch for N=%d, G=%d, element size %d", ErrTPRShape, n, g, elem)
@@ -204,7 +200,7 @@ func TPRLaunchWith(d Device, n, g, s, elem int, o TPROptions) (TPRLaunch, error)
 	// Stage 1.
 	tps := min(max(l.S/2, 1), maxT)
 	l.Stage1 = SliceLaunch{ThreadsPerSlice: tps}
-	slice1 := TPRStage1SliceBytes(l.S, elem)
+	slice1 := tprStage1SliceBytes(l.S, elem)
 	l.Stage1.Global = o.GlobalStage1 || slice1 > d.MaxShared()
 	if l.Stage1.Global {
 		l.Stage1.SlicesPerBlock = chooseSPB(d, tps, maxT, slices, func(int) int { return 0 }, regsOf(regsStage1G, elem))
@@ -216,8 +212,8 @@ func TPRLaunchWith(d Device, n, g, s, elem int, o TPROptions) (TPRLaunch, error)
 
 	// Stage 3.
 	l.Stage3 = SliceLaunch{ThreadsPerSlice: tps}
-	l.Stage3.Global = o.GlobalStage3 || TPRStage3SliceBytes(l.S, elem, false) > d.MaxShared()
-	slice3 := TPRStage3SliceBytes(l.S, elem, l.Stage3.Global)
+	l.Stage3.Global = o.GlobalStage3 || tprStage3SliceBytes(l.S, elem, false) > d.MaxShared()
+	slice3 := tprStage3SliceBytes(l.S, elem, l.Stage3.Global)
 	regs3 := regsOf(regsStage3, elem)
 	if l.Stage3.Global {
 		regs3 = regsOf(regsStage3G, elem)
@@ -228,7 +224,7 @@ func TPRLaunchWith(d Device, n, g, s, elem int, o TPROptions) (TPRLaunch, error)
 
 	// Stage 2.
 	levels := bits.TrailingZeros(uint(l.MP))
-	sys2 := func(m int) int { return TPRStage2SystemBytes(m, elem) }
+	sys2 := func(m int) int { return tprStage2SystemBytes(m, elem) }
 	t0 := 0
 	if levels >= 2 {
 		t0 = min(max(o.Stage2GlobalLevels, 0), levels-1)
@@ -344,15 +340,15 @@ func (l WMLaunch) Blocks() int {
 	return (chunks + l.ChunksPerBlock - 1) / l.ChunksPerBlock
 }
 
-// WMChunkBytes is the shared memory of one chunk of c elements in wm_local:
+// wmChunkBytes is the shared memory of one chunk of c elements in wm_local:
 // 12 planes and a 64-bit key.
-func WMChunkBytes(c, elem int) int { return 12*c*elem + 8 }
+func wmChunkBytes(c, elem int) int { return 12*c*elem + 8 }
 
-// WMMaxChunk returns the largest chunk (a power of two) that fits in one
+// wmMaxChunk returns the largest chunk (a power of two) that fits in one
 // block's shared memory.
-func WMMaxChunk(d Device, elem int) int {
+func wmMaxChunk(d Device, elem int) int {
 	c := 1
-	for WMChunkBytes(2*c, elem) <= d.MaxShared() {
+	for wmChunkBytes(2*c, elem) <= d.MaxShared() {
 		c *= 2
 	}
 	return c
@@ -361,14 +357,9 @@ func WMMaxChunk(d Device, elem int) int {
 // WMLaunchFor chooses the Wang–Mou launch for g systems of n rows of elem
 // bytes: the whole system in one chunk when it fits (one launch), else the
 // largest chunk; ThreadsPerChunk = Chunk/2 (a pair per thread, at most
-// 512); chunks per block as for TPR's slices.
-func WMLaunchFor(d Device, n, g, elem int) (WMLaunch, error) {
-	return WMLaunchChunk(d, n, g, elem, 0)
-}
-
-// WMLaunchChunk is WMLaunchFor with the chunk capped at maxChunk (a power of
-// two; 0: no cap), for tests of the multi-launch path.
-func WMLaunchChunk(d Device, n, g, elem, maxChunk int) (WMLaunch, error) {
+// 512); chunks per block as for TPR's slices. maxChunk caps the chunk (a
+// power of two, for tests of the multi-launch path; 0: no cap).
+func WMLaunchFor(d Device, n, g, elem, maxChunk int) (WMLaunch, error) {
 	l := WMLaunch{N: n, G: g, ElemSize: elem}
 	if n < 1 || g < 1 || (elem != 4 && elem != 8) {
 		return l, fmt.Errorf("%w: Wang–Mou launch for N=%d, G=%d, element size %d", ErrTPRShape, n, g, elem)
@@ -377,7 +368,7 @@ func WMLaunchChunk(d Device, n, g, elem, maxChunk int) (WMLaunch, error) {
 		return l, fmt.Errorf("%w: Wang–Mou takes N ≤ %d, got N=%d", ErrTPRShape, TPRMaxN, n)
 	}
 	l.NP = 1 << bits.Len(uint(n-1))
-	cmax := WMMaxChunk(d, elem)
+	cmax := wmMaxChunk(d, elem)
 	l.MaxSingleN = cmax
 	if maxChunk > 0 {
 		cmax = min(cmax, 1<<(bits.Len(uint(maxChunk))-1))
@@ -390,7 +381,7 @@ func WMLaunchChunk(d Device, n, g, elem, maxChunk int) (WMLaunch, error) {
 	}
 	maxT := blockLimit(d, bound(kernels.WmLocalFor(elem == 8)))
 	l.ThreadsPerChunk = min(max(l.Chunk/2, 1), maxT)
-	per := WMChunkBytes(l.Chunk, elem)
+	per := wmChunkBytes(l.Chunk, elem)
 	l.ChunksPerBlock = chooseSPB(d, l.ThreadsPerChunk, maxT, int(chunks), func(spb int) int { return spb * per }, regsOf(regsWMLocal, elem))
 	l.Threads = l.ThreadsPerChunk * l.ChunksPerBlock
 	l.SharedBytes = l.ChunksPerBlock * per

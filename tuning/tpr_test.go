@@ -29,7 +29,7 @@ func checkTPR(t *testing.T, d Device, l TPRLaunch, n, g, s, elem int) bool {
 	}
 	// The slice size is the one asked for (or the default), clamped as the
 	// CPU twin clamps it.
-	want, err := TPRSliceSize(n, s)
+	want, err := tprSliceSize(n, s)
 	check(err == nil && l.S == want, "S = %d, want %d (%v)", l.S, want, err)
 	lay, err := tpr.NewLayout(n, l.S)
 	check(err == nil && lay.M == l.M && lay.MPad == l.MP, "M, MP = %d, %d, want %d, %d", l.M, l.MP, lay.M, lay.MPad)
@@ -43,14 +43,14 @@ func checkTPR(t *testing.T, d Device, l TPRLaunch, n, g, s, elem int) bool {
 		check(st.Blocks(g*l.M)*st.SlicesPerBlock >= g*l.M, "stage %d: blocks do not cover the slices", 2*i+1)
 		check(st.SlicesPerBlock&(st.SlicesPerBlock-1) == 0, "stage %d: %d slices per block", 2*i+1, st.SlicesPerBlock)
 	}
-	slice1 := TPRStage1SliceBytes(l.S, elem)
+	slice1 := tprStage1SliceBytes(l.S, elem)
 	check(l.Stage1.Global == (slice1 > d.MaxShared()), "stage 1 global = %v for a %d B slice", l.Stage1.Global, slice1)
 	if l.Stage1.Global {
 		check(l.Stage1.SharedBytes == 0, "stage 1 global with shared memory")
 	} else {
 		check(l.Stage1.SharedBytes == l.Stage1.SlicesPerBlock*slice1, "stage 1 shared %d", l.Stage1.SharedBytes)
 	}
-	slice3 := TPRStage3SliceBytes(l.S, elem, false)
+	slice3 := tprStage3SliceBytes(l.S, elem, false)
 	check(l.Stage3.Global == (slice3 > d.MaxShared()), "stage 3 global = %v", l.Stage3.Global)
 	if l.Stage3.Global {
 		check(l.Stage3.SharedBytes == 4*l.Stage3.SlicesPerBlock, "stage 3 global shared %d", l.Stage3.SharedBytes)
@@ -61,10 +61,10 @@ func checkTPR(t *testing.T, d Device, l TPRLaunch, n, g, s, elem int) bool {
 	levels := bits.TrailingZeros(uint(l.MP))
 	check(s2.Compact == l.MP>>s2.GlobalLevels, "stage 2 compact %d", s2.Compact)
 	check(s2.GlobalLevels == 0 || (s2.GlobalLevels <= levels-1 && s2.Compact >= 2), "stage 2: %d global levels of %d", s2.GlobalLevels, levels)
-	check(s2.SharedBytes == TPRStage2SystemBytes(s2.Compact, elem)*s2.SystemsPerBlock, "stage 2 shared %d", s2.SharedBytes)
+	check(s2.SharedBytes == tprStage2SystemBytes(s2.Compact, elem)*s2.SystemsPerBlock, "stage 2 shared %d", s2.SharedBytes)
 	check(s2.SharedBytes <= d.MaxShared(), "stage 2: %d B shared", s2.SharedBytes)
 	// The fewest global levels that fit.
-	check(s2.GlobalLevels == 0 || TPRStage2SystemBytes(2*s2.Compact, elem) > d.MaxShared(), "stage 2: %d global levels, %d would fit", s2.GlobalLevels, s2.GlobalLevels-1)
+	check(s2.GlobalLevels == 0 || tprStage2SystemBytes(2*s2.Compact, elem) > d.MaxShared(), "stage 2: %d global levels, %d would fit", s2.GlobalLevels, s2.GlobalLevels-1)
 	check(s2.Threads == s2.ThreadsPerSystem*s2.SystemsPerBlock && s2.Threads <= d.MaxThreadsPerBlock, "stage 2 threads %+v", s2)
 	check(s2.ThreadsPerSystem == min(max(s2.Compact/2, 1), tprBound(elem)), "stage 2: %d threads for %d equations", s2.ThreadsPerSystem, s2.Compact)
 	check(s2.Blocks(g)*s2.SystemsPerBlock >= g, "stage 2 blocks")
@@ -89,7 +89,7 @@ func TestTPRLaunchEveryN(t *testing.T) {
 				for m := (lo + s - 1) / s; m*s-s < hi; m++ {
 					for _, n := range []int{max(lo, (m-1)*s+1), min(hi, m*s)} {
 						require.Equal(t, s, tpr.DefaultSliceSize(n))
-						l, err := TPRLaunchFor(d, n, 1, 0, elem)
+						l, err := TPRLaunchFor(d, n, 1, 0, elem, TPROptions{})
 						require.NoError(t, err)
 						if !checkTPR(t, d, l, n, 1, 0, elem) {
 							return
@@ -114,7 +114,7 @@ func TestTPRLaunchSlices(t *testing.T) {
 			for _, n := range ns {
 				for _, g := range []int{1, 7, 64, 65536} {
 					for _, s := range []int{0, 2, 8, 128, 2048, 1 << 14, 1 << 16, 1 << 24} {
-						l, err := TPRLaunchFor(d, n, g, s, elem)
+						l, err := TPRLaunchFor(d, n, g, s, elem, TPROptions{})
 						if err != nil {
 							m := (n + s - 1) / max(s, 1)
 							require.ErrorIs(t, err, ErrTPRShape)
@@ -138,7 +138,7 @@ func TestTPRLaunchSlices(t *testing.T) {
 // stage 2 then has M = 2048 equations, one system per 1024 threads.
 func TestTPRPaperTable4(t *testing.T) {
 	for n := 7; n <= 22; n++ {
-		l, err := TPRLaunchFor(GTX980, 1<<n, 64, 0, 4)
+		l, err := TPRLaunchFor(GTX980, 1<<n, 64, 0, 4, TPROptions{})
 		require.NoError(t, err)
 		want := 64
 		if n > 18 {
@@ -178,7 +178,7 @@ func TestTPRGlobalPaths(t *testing.T) {
 		{GTX980, 1 << 20, 0, 8, false, false, 1, 1024}, // 80 KiB of reduced system > 48 KiB
 		{GTX980, 1 << 22, 0, 8, true, false, 1, 1024},
 	} {
-		l, err := TPRLaunchFor(c.d, c.n, 1, c.s, c.elem)
+		l, err := TPRLaunchFor(c.d, c.n, 1, c.s, c.elem, TPROptions{})
 		require.NoError(t, err)
 		what := fmt.Sprintf("%s N=%d S=%d elem=%d", c.d.Name, c.n, c.s, c.elem)
 		assert.Equal(t, c.glob1, l.Stage1.Global, what)
@@ -190,7 +190,7 @@ func TestTPRGlobalPaths(t *testing.T) {
 }
 
 func TestTPROptions(t *testing.T) {
-	l, err := TPRLaunchWith(H100, 1<<20, 3, 0, 8, TPROptions{GlobalStage1: true, GlobalStage3: true, Stage2GlobalLevels: 3})
+	l, err := TPRLaunchFor(H100, 1<<20, 3, 0, 8, TPROptions{GlobalStage1: true, GlobalStage3: true, Stage2GlobalLevels: 3})
 	require.NoError(t, err)
 	assert.True(t, l.Stage1.Global)
 	assert.True(t, l.Stage3.Global)
@@ -198,13 +198,13 @@ func TestTPROptions(t *testing.T) {
 	assert.Equal(t, 3, l.Stage2.GlobalLevels)
 	assert.Equal(t, 2048>>3, l.Stage2.Compact)
 	// Capped at log2 MP − 1: two equations stay for the top.
-	l, err = TPRLaunchWith(H100, 1<<20, 3, 0, 8, TPROptions{Stage2GlobalLevels: 100})
+	l, err = TPRLaunchFor(H100, 1<<20, 3, 0, 8, TPROptions{Stage2GlobalLevels: 100})
 	require.NoError(t, err)
 	assert.Equal(t, 10, l.Stage2.GlobalLevels)
 	assert.Equal(t, 2, l.Stage2.Compact)
 	// Nothing to do globally for MP ≤ 2.
 	for _, n := range []int{1, 100, 256} {
-		l, err = TPRLaunchWith(H100, n, 3, 128, 8, TPROptions{Stage2GlobalLevels: 5})
+		l, err = TPRLaunchFor(H100, n, 3, 128, 8, TPROptions{Stage2GlobalLevels: 5})
 		require.NoError(t, err)
 		assert.Zero(t, l.Stage2.GlobalLevels, "N=%d", n)
 	}
@@ -212,18 +212,18 @@ func TestTPROptions(t *testing.T) {
 
 func TestTPRLimits(t *testing.T) {
 	for _, bad := range []struct{ n, g, elem int }{{0, 1, 4}, {1, 0, 4}, {10, 1, 2}, {TPRMaxN + 1, 1, 4}} {
-		_, err := TPRLaunchFor(H100, bad.n, bad.g, 0, bad.elem)
+		_, err := TPRLaunchFor(H100, bad.n, bad.g, 0, bad.elem, TPROptions{})
 		assert.ErrorIs(t, err, ErrTPRShape, "%+v", bad)
-		_, err = WMLaunchFor(H100, bad.n, bad.g, bad.elem)
+		_, err = WMLaunchFor(H100, bad.n, bad.g, bad.elem, 0)
 		assert.ErrorIs(t, err, ErrTPRShape, "%+v", bad)
 	}
-	_, err := TPRLaunchFor(H100, TPRMaxN, 1, 0, 8)
+	_, err := TPRLaunchFor(H100, TPRMaxN, 1, 0, 8, TPROptions{})
 	assert.NoError(t, err)
-	_, err = TPRLaunchFor(H100, 100, 1, 6, 4)
+	_, err = TPRLaunchFor(H100, 100, 1, 6, 4, TPROptions{})
 	assert.ErrorIs(t, err, tpr.ErrSliceSize)
 	assert.False(t, errors.Is(err, ErrTPRShape))
 	// Too many slices for 32-bit slice numbers.
-	_, err = TPRLaunchFor(H100, 1<<24, 1<<9, 2, 4)
+	_, err = TPRLaunchFor(H100, 1<<24, 1<<9, 2, 4, TPROptions{})
 	assert.ErrorIs(t, err, ErrTPRShape)
 }
 
@@ -232,7 +232,7 @@ func TestTPRSliceSize(t *testing.T) {
 		{1, 0, 2}, {3, 0, 4}, {100, 0, 128}, {1000, 0, 128}, {1 << 20, 0, 512}, {1 << 24, 0, 8192},
 		{100, 2, 2}, {100, 4096, 128}, {1 << 20, 2048, 2048}, {5, 2048, 8},
 	} {
-		s, err := TPRSliceSize(c.n, c.s)
+		s, err := tprSliceSize(c.n, c.s)
 		require.NoError(t, err)
 		assert.Equal(t, c.want, s, "N=%d S=%d", c.n, c.s)
 	}
@@ -262,11 +262,11 @@ func TestWMLaunch(t *testing.T) {
 			if elem == 8 {
 				maxSingle = c.max64
 			}
-			assert.Equal(t, maxSingle, WMMaxChunk(c.d, elem), c.d.Name)
+			assert.Equal(t, maxSingle, wmMaxChunk(c.d, elem), c.d.Name)
 			for _, n := range []int{1, 2, 3, 100, 1000, maxSingle - 1, maxSingle, maxSingle + 1, 65536, 1 << 20, 1 << 24} {
 				for _, g := range []int{1, 7, 65536} {
 					for _, capc := range []int{0, 4, 64} {
-						l, err := WMLaunchChunk(c.d, n, g, elem, capc)
+						l, err := WMLaunchFor(c.d, n, g, elem, capc)
 						if err != nil {
 							// Chunk or wm_final block numbers beyond 32 bits.
 							require.ErrorIs(t, err, ErrTPRShape)
@@ -286,7 +286,7 @@ func TestWMLaunch(t *testing.T) {
 						assert.LessOrEqual(t, l.Threads, bound(kernels.WmLocalFor(elem == 8)), what)
 						assert.Equal(t, l.Threads, l.ThreadsPerChunk*l.ChunksPerBlock, what)
 						assert.Equal(t, min(max(l.Chunk/2, 1), bound(kernels.WmLocalFor(elem == 8))), l.ThreadsPerChunk, what)
-						assert.Equal(t, l.ChunksPerBlock*WMChunkBytes(l.Chunk, elem), l.SharedBytes, what)
+						assert.Equal(t, l.ChunksPerBlock*wmChunkBytes(l.Chunk, elem), l.SharedBytes, what)
 						assert.LessOrEqual(t, l.SharedBytes, c.d.MaxShared(), what)
 						assert.Positive(t, residentThreads(c.d, l.Threads, l.SharedBytes, regsOf(regsWMLocal, elem)), what)
 						assert.GreaterOrEqual(t, l.Blocks()*l.ChunksPerBlock, g*(l.NP/l.Chunk), what)
@@ -311,8 +311,8 @@ func TestLaunchBounds(t *testing.T) {
 		{"partition_p16_f32", partitionKernelThreads(16, 4), 1024},
 		{"partition_p16_f64", partitionKernelThreads(16, 8), 512},
 		{"partition_p32_f64 (none)", partitionKernelThreads(32, 8), 0},
-		{"partition_lanes_p16_f32", PartitionLanesMaxThreads(4), 512},
-		{"partition_lanes_p16_f64", PartitionLanesMaxThreads(8), 256},
+		{"partition_lanes_p16_f32", partitionLanesMaxThreads(4), 512},
+		{"partition_lanes_p16_f64", partitionLanesMaxThreads(8), 256},
 		{"tpr_stage1_f32", tprBound(4), 1024},
 		{"tpr_stage1_f64", tprBound(8), 1024},
 		{"wm_local_f64", bound(kernels.WmLocalFor(true)), 512},

@@ -64,7 +64,7 @@ func listGPUs(w io.Writer) error {
 func writeTuning(w io.Writer, d *cuda.Device) {
 	p := d.Properties()
 	fmt.Fprintf(w, "  tuning:  largest N in one block: partition %d (f32) / %d (f64), pcr %d / %d, cr %d / %d; larger systems use tpr\n",
-		tuning.PartitionMaxN(p, 4, false), tuning.PartitionMaxN(p, 8, false),
+		tuning.PartitionMaxN(p, 4, 0, false), tuning.PartitionMaxN(p, 8, 0, false),
 		tuning.PCRMaxN(p, 4), tuning.PCRMaxN(p, 8), tuning.CRMaxN(p, 4), tuning.CRMaxN(p, 8))
 	shapes := []tridiag.Shape{
 		{N: 256, G: 65536}, {N: 4096, G: 4096}, {N: 65536, G: 256},

@@ -148,7 +148,7 @@ func testBlocksBitExact[T Float](t *testing.T) {
 	// The lanes kernel: interleaved batches.
 	for _, n := range []int{1, 16, 17, 100, 512} {
 		b := newBlocksBatch[T](r, n, 40, interleaved, false)
-		pl, err := tuning.PartitionLanesLaunch(dev, n, elem, b.g, 0)
+		pl, err := tuning.PartitionLanesLaunch(dev, n, elem, 0, b.g, 0)
 		require.NoError(t, err)
 		l := Blocks{Grid: pl.Blocks(b.g), Threads: pl.Threads, SharedBytes: pl.SharedBytes, SPB: pl.SystemsPerBlock, TPS: pl.ThreadsPerSystem}
 		runBlocks(t, fmt.Sprintf("lanes N=%d (%d systems a block)", n, l.SPB), Lanes, l, b, 16)

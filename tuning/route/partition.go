@@ -446,12 +446,7 @@ func lanesRoute(c *partitionCtx, spb int) (Route, error) {
 		return Route{}, err
 	}
 	regs := c.regs.of(k.Kernel())
-	var l tuning.PartitionLaunch
-	if spb > 0 {
-		l, err = tuning.PartitionLanesLaunchSystems(c.d, pb.N, pb.Elem, spb, pb.G, regs)
-	} else {
-		l, err = tuning.PartitionLanesLaunch(c.d, pb.N, pb.Elem, pb.G, regs)
-	}
+	l, err := tuning.PartitionLanesLaunch(c.d, pb.N, pb.Elem, spb, pb.G, regs)
 	if err != nil {
 		return Route{}, err
 	}
@@ -626,11 +621,8 @@ func lanesSegmentRoute(c *partitionCtx, rows int) (Route, error) {
 	}
 	if c.o.Force == PlanLanesSegments {
 		if spb := c.o.Systems; spb > 0 && spb != l.Systems {
-			l.Systems, l.Groups = spb, (pb.G+spb-1)/spb
-			l.Threads = spb * l.Rows / tuning.SegmentChunk
-			l.SharedBytes = tuning.LanesSegmentSharedBytes(l.Rows, pb.Elem, spb)
-			if l.Threads%32 != 0 || l.Threads > tuning.LanesSegmentMaxThreads(pb.Elem) || spb > 32 {
-				return Route{}, fmt.Errorf("%w: %d systems a block of segments of %d rows", ErrOptions, spb, l.Rows)
+			if l, err = l.WithSystems(spb); err != nil {
+				return Route{}, fmt.Errorf("%w: %w", ErrOptions, err)
 			}
 		}
 		if c.o.ThreePass {

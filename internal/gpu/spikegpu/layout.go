@@ -123,7 +123,7 @@ func NewLayout(n, k, elem int, opts spike.Options, dev tuning.Device, factorRegs
 	}
 	l.ReducedThreads = min(1024, max(32, (k*k+31)/32*32))
 	if l.Factor.Blocked {
-		if sh := tuning.SpikeTipsShared(k, elem); sh > dev.MaxShared() {
+		if sh := l.Factor.TipsShared; sh > dev.MaxShared() {
 			return nil, fmt.Errorf("%w: the spikes of K=%d need %d B of shared memory, %s allows %d", banded.ErrShape, k, sh, dev.Name, dev.MaxShared())
 		}
 		l.ReducedThreads = 1024

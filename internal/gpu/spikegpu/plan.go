@@ -36,7 +36,7 @@ var ErrNotFactored = spike.ErrNotFactored
 // but the first of the second as U·L, both in place with the
 // window-sliding kernels (one thread block per partition: band_window.cuh's
 // for K < 16, band_spike.cuh's wide variant from K = 16, where it is the
-// faster, and for K > 64; tuning.SpikeWideFromK), computes the spike
+// faster, and for K > 64; tuning.SpikeKernel.Wide), computes the spike
 // blocks V_i⁽ᵇ⁾ and W_{i+1}⁽ᵗ⁾ (one block per interface and spike, one
 // thread per column), then R̄_i = I − W_{i+1}⁽ᵗ⁾·V_i⁽ᵇ⁾ and its LU with
 // partial pivoting (one block per interface), and reads the status back
@@ -49,9 +49,9 @@ var ErrNotFactored = spike.ErrNotFactored
 // the wide window and the K×K blocks no longer fit in shared memory) the
 // plan takes the blocked path of ptx/src/band_blocked.cuh
 // (tuning.SpikeBlocked; tuning.SpikeMaxK is its limit): the partitions
-// are factored by panels of tuning.SpikeBlockedPanel steps with the
+// are factored by panels of 16 steps with the
 // trailing K×K block updated in global memory, the spike blocks are
-// computed tuning.SpikeTipsColumns columns per thread block, and R̄_i is
+// computed tuning.SpikeFactor.TipsColumns columns per thread block, and R̄_i is
 // formed by 32×32 tiles and factored in global memory. Every entry gets
 // the same operations in the same order as on the CPU, so this path too
 // agrees with package spike bit for bit.
@@ -483,8 +483,8 @@ func (p *Plan[T]) enqueueFactor(a cu.DevicePtr) error {
 		}
 		es := int(bandedgpu.ElemSize[T]())
 		if l.Factor.Blocked {
-			if err := ks.tipsBlocked.Launch(d, cuda.Dim3{X: l.P - 1, Y: 2, Z: (l.K + tuning.SpikeTipsColumns - 1) / tuning.SpikeTipsColumns},
-				cuda.Dim3{X: tuning.SpikeTipsThreads}, tuning.SpikeTipsShared(l.K, es), s, &kernels.BandSpikeTipsBlockedArgs{
+			if err := ks.tipsBlocked.Launch(d, cuda.Dim3{X: l.P - 1, Y: 2, Z: (l.K + l.Factor.TipsColumns - 1) / l.Factor.TipsColumns},
+				cuda.Dim3{X: l.Factor.TipsThreads}, l.Factor.TipsShared, s, &kernels.BandSpikeTipsBlockedArgs{
 					LU: p.lu, N: n, K: k, Bounds: p.bounds, Ulf: p.ul, Nul: int32(l.ULN), L: ulL, Vout: p.v, Wout: p.w,
 				}); err != nil {
 				return err

@@ -107,7 +107,7 @@ func spikeCase[T tridiag.Float](t *testing.T, what string, m *banded.Band[T], op
 	// Against LU with partial pivoting where truncated SPIKE is exact to
 	// round-off.
 	d := banded.DiagonalDominance(m)
-	if d >= 1 && (p.P() == 1 || m.N/p.P() >= max(16*m.K, 64)) { // tuning.SpikeRowsPerK, SpikeMinRows
+	if d >= 1 && (p.P() == 1 || m.N/p.P() >= max(16*m.K, 64)) { // the partition sizes of tuning.SpikePartitions
 		lu, err := banded.FactorPivot(m.Clone())
 		require.NoError(t, err)
 		px := append([]T(nil), b...)
@@ -155,8 +155,8 @@ func TestSpikeGPUF32(t *testing.T) { testSpikeGPU[float32](t) }
 func TestSpikeGPUF64(t *testing.T) { testSpikeGPU[float64](t) }
 
 // The factorization kernel that is not the default for K (the wide one
-// below tuning.SpikeWideFromK, the window one from there to 64); ULBlock
-// = 2K (SPIKE::GPU's UL of the top-left 2K×2K blocks) and block-Jacobi.
+// below K = 16, the window one from there to 64: tuning.SpikeKernel.Wide);
+// ULBlock = 2K (SPIKE::GPU's UL of the top-left 2K×2K blocks) and block-Jacobi.
 func TestSpikeGPUVariants(t *testing.T) {
 	r := rand.New(rand.NewPCG(12, 13))
 	auto := tuning.SpikeKernelAuto

@@ -16,6 +16,7 @@ import (
 	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/internal/gpu/gpuclock"
 	"github.com/bandsolve/bandsolve/tridiag"
+	"github.com/bandsolve/bandsolve/tridiag/pcr"
 	"github.com/bandsolve/bandsolve/tuning"
 )
 
@@ -61,7 +62,7 @@ func hybridTPS(tps int) func(tridiag.Spec, bool) (kernelPlan, error) {
 		}
 		cfg.ThreadsPerSystem, cfg.SystemsPerBlock, cfg.Threads = tps, spb, tps*spb
 		cfg.SharedBytes = tuning.PCRSharedBytes(spec.N, elem, spb)
-		steps := min(bits.Len(uint(tps))-1, tuning.PCRSteps(spec.N))
+		steps := min(bits.Len(uint(tps))-1, pcr.Steps(spec.N))
 		return &pcrPlan{cfg: cfg, hybrid: true, steps: steps}, nil
 	}
 }

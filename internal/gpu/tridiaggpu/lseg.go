@@ -17,8 +17,8 @@ import (
 // lanesSegPlan runs the segmented partition method with the systems across
 // the lanes (kernel lseg_p16_*, ptx/src/lseg.cuh) with the launch of
 // tuning.LanesSegmentLaunchFor: S adjacent systems and one segment of M
-// rows of each a block, the batch read in place. With Q ≤
-// tuning.SegmentOnePassMax one self-signalling kernel does it all;
+// rows of each a block, the batch read in place. With Q ≤ 32
+// (tuning.LanesSegmentLaunch.OnePass) one self-signalling kernel does it all;
 // otherwise three steps as segmentPlan's: reduce, a nested partition plan
 // on the G reduced systems of 2Q rows, expand. The results are
 // partition.SolveSegmented's with chunks of 16, segments of M rows and

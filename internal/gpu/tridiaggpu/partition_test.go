@@ -71,7 +71,7 @@ func partitionGPUConfig[T tridiag.Float](t *testing.T, cfg config, bt batch[T], 
 // partitionMaxN is the largest N of the default chunk size for systems
 // stored rows first (sysFirst false) or systems first.
 func partitionMaxN[T tridiag.Float](sysFirst bool) int {
-	return tuning.PartitionMaxN(dev.Properties(), int(elemSize[T]()), sysFirst)
+	return tuning.PartitionMaxN(dev.Properties(), int(elemSize[T]()), 0, sysFirst)
 }
 
 func sysFirst(l tridiag.Layout) bool { return l.BatchStride < l.ElemStride }
@@ -131,14 +131,14 @@ func testPartitionChunks[T tridiag.Float](t *testing.T) {
 			require.ErrorIs(t, err, tridiag.ErrOptions, "p=%d", p)
 			continue
 		}
-		maxN := tuning.PartitionMaxNChunk(dev.Properties(), int(elemSize[T]()), p, false)
+		maxN := tuning.PartitionMaxN(dev.Properties(), int(elemSize[T]()), p, false)
 		for _, n := range []int{1, 4, p - 1, p, p + 1, 2*p + 1, 32 * p, 32*p + 1, 100, 777, 1024, 2049, 4096, maxN} {
 			if n < 1 || n > maxN {
 				continue
 			}
 			for _, g := range []int{3, 130} {
 				for lname, l := range layouts(n, g) {
-					if (n*g > 1<<21 && lname != "contiguous") || n > tuning.PartitionMaxNChunk(dev.Properties(), int(elemSize[T]()), p, sysFirst(l)) {
+					if (n*g > 1<<21 && lname != "contiguous") || n > tuning.PartitionMaxN(dev.Properties(), int(elemSize[T]()), p, sysFirst(l)) {
 						continue
 					}
 					shape := tridiag.Shape{N: n, G: g, Layout: l}
@@ -171,7 +171,7 @@ func testPartitionChunks[T tridiag.Float](t *testing.T) {
 func TestPartitionTooLarge(t *testing.T) {
 	for _, f64 := range []bool{false, true} {
 		elem := reductionElem(f64)
-		maxN := tuning.PartitionMaxN(dev.Properties(), elem, true)
+		maxN := tuning.PartitionMaxN(dev.Properties(), elem, 0, true)
 		spec := tridiag.Spec{Shape: tridiag.Shape{N: maxN + 1, G: 2, Layout: tridiag.Interleaved(2)}.Normalize(), Options: tridiag.Options{Algorithm: tridiag.Partition}}
 		kp, err := newPartitionPlan(gdev, spec, f64)
 		require.NoError(t, err)
@@ -302,7 +302,7 @@ func TestPartitionLaunchOnDevice(t *testing.T) {
 	props := dev.Properties()
 	for _, f64 := range []bool{false, true} {
 		elem := reductionElem(f64)
-		for n := 1; n <= tuning.PartitionMaxN(props, elem, false); n += 1 + n/16 {
+		for n := 1; n <= tuning.PartitionMaxN(props, elem, 0, false); n += 1 + n/16 {
 			spec := tridiag.Spec{Shape: tridiag.Shape{N: n, G: 1 << 16}.Normalize()}
 			kp, err := newPartitionPlan(gdev, spec, f64)
 			require.NoError(t, err, "N=%d", n)
@@ -431,7 +431,7 @@ func testPartitionLanes[T tridiag.Float](t *testing.T) {
 			assert.Equal(t, cf, f2, name)
 			sameBits(t, shape, x2, x, name+"/shared-memory kernel")
 			for _, spb := range tuning.PartitionLanesSystems {
-				if spb == pp.cfg.SystemsPerBlock || spb*partition.Chunks(n, 16) > tuning.PartitionLanesMaxThreads(elem) {
+				if _, err := tuning.PartitionLanesLaunch(gdev.props, n, elem, spb, g, 0); spb == pp.cfg.SystemsPerBlock || err != nil {
 					continue
 				}
 				x3, f3 := gpuWith(t, bt, tridiag.Thomas, false, 0, 0, 0, func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {

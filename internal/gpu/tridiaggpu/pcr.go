@@ -10,6 +10,7 @@ import (
 	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
+	"github.com/bandsolve/bandsolve/tridiag/pcr"
 	"github.com/bandsolve/bandsolve/tuning"
 )
 
@@ -68,7 +69,7 @@ func newPCRHybridPlan(d *gpu, spec tridiag.Spec, f64 bool, steps int) (kernelPla
 	if err != nil {
 		return nil, err
 	}
-	return &pcrPlan{cfg: cfg, hybrid: true, hyb: k, steps: min(steps, tuning.PCRSteps(spec.N))}, nil
+	return &pcrPlan{cfg: cfg, hybrid: true, hyb: k, steps: min(steps, pcr.Steps(spec.N))}, nil
 }
 
 func pcrLaunch(d *gpu, spec tridiag.Spec, f64 bool) (tuning.ReductionLaunch, error) {

@@ -23,9 +23,10 @@ const (
 
 // segmentPlan runs the segmented partition method (kernel segment_p16_*,
 // ptx/src/segment.cuh) with the launch of tuning.SegmentLaunchFor: every
-// system in Q segments of M rows, one block each. With Q ≤
-// tuning.SegmentOnePassMax one self-signalling kernel does it all (global
-// memory read once, x written once); otherwise three steps: the reduce
+// system in Q segments of M rows, one block each. With Q ≤ 32 (or a
+// cluster of Q blocks a system; tuning.SegmentLaunch.OnePass) one
+// self-signalling kernel does it all (global memory read once, x written
+// once); otherwise three steps: the reduce
 // kernel writes the segments' reduced rows (G systems of 2Q rows), a
 // nested partition plan solves them, the expand kernel recomputes every
 // segment (the same bits) and finishes it. The results are

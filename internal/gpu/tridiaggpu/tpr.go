@@ -109,7 +109,7 @@ func newTPRPlanWith(d *gpu, spec tridiag.Spec, f64 bool, o tuning.TPROptions) (*
 	if f64 {
 		elem = 8
 	}
-	cfg, err := tuning.TPRLaunchWith(d.props, spec.N, spec.G, spec.SliceSize, int(elem), o)
+	cfg, err := tuning.TPRLaunchFor(d.props, spec.N, spec.G, spec.SliceSize, int(elem), o)
 	if err != nil {
 		if errors.Is(err, tpr.ErrSliceSize) {
 			return nil, fmt.Errorf("%w: %w", tridiag.ErrOptions, err)

@@ -338,7 +338,7 @@ func testTPRLarge[T tridiag.Float](t *testing.T, slices []int) {
 	shape := tridiag.Shape{N: 1 << 24, G: 1}.Normalize()
 	bt := newBatch[T](r, shape, 4)
 	for _, s := range slices {
-		cfg, err := tuning.TPRLaunchFor(dev.Properties(), shape.N, 1, s, int(elemSize[T]()))
+		cfg, err := tuning.TPRLaunchFor(dev.Properties(), shape.N, 1, s, int(elemSize[T]()), tuning.TPROptions{})
 		require.NoError(t, err)
 		t.Logf("N=2^24 S=%d: stage 1 global %v, stage 3 global %v, stage 2 global levels %d",
 			cfg.S, cfg.Stage1.Global, cfg.Stage3.Global, cfg.Stage2.GlobalLevels)
@@ -506,7 +506,7 @@ func testWM[T tridiag.Float](t *testing.T) {
 	r := rand.New(rand.NewPCG(29, 30))
 	ws := wangmou.NewWorkspace[T](0)
 	solve := func(a, b, c, d, x []T) error { return wangmou.Solve(a, b, c, d, x, ws) }
-	maxSingle := tuning.WMMaxChunk(dev.Properties(), int(elemSize[T]()))
+	maxSingle := wmMaxSingle(t, int(elemSize[T]()))
 	ns := []int{1, 2, 3, 5, 7, 8, 9, 100, 1000, 2047, 2048, 2049, 4096, 4097, maxSingle, maxSingle + 1, 65536}
 	for _, n := range ns {
 		for _, g := range []int{1, 7, 33} {
@@ -591,5 +591,13 @@ func TestTPRWMLimits(t *testing.T) {
 	_, err := NewPlan[float32](dev, tridiag.Shape{N: 100, G: 1}, tridiag.Options{Algorithm: tridiag.TPR, SliceSize: 6})
 	require.ErrorIs(t, err, tridiag.ErrOptions)
 	t.Logf("Wang–Mou in one launch on %s: N ≤ %d (FP32), %d (FP64)", dev.Name(),
-		tuning.WMMaxChunk(dev.Properties(), 4), tuning.WMMaxChunk(dev.Properties(), 8))
+		wmMaxSingle(t, 4), wmMaxSingle(t, 8))
+}
+
+// wmMaxSingle is the largest N that Wang–Mou solves in one launch on dev
+// for elements of elem bytes.
+func wmMaxSingle(t *testing.T, elem int) int {
+	l, err := tuning.WMLaunchFor(dev.Properties(), 1, 1, elem, 0)
+	require.NoError(t, err)
+	return l.MaxSingleN
 }

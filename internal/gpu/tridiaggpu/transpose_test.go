@@ -31,7 +31,7 @@ func TestPartitionTransposed(t *testing.T) {
 func testPartitionTransposed[T tridiag.Float](t *testing.T) {
 	cfg := config{noLanesSegments: true} // interleaved batches gathered too
 	r := rand.New(rand.NewPCG(91, 92))
-	maxN := tuning.PartitionMaxN(dev.Properties(), reductionElem(isF64[T]()), true)
+	maxN := tuning.PartitionMaxN(dev.Properties(), reductionElem(isF64[T]()), 0, true)
 	for _, c := range []struct {
 		n, g    int
 		strided bool

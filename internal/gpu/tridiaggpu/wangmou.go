@@ -19,7 +19,7 @@ func init() { algorithms[tridiag.WangMou] = newWMPlan }
 // wmPlan runs the Wang & Mou algorithm (kernels wm_*,
 // ptx/src/wangmou.cuh), bit for bit wangmou.Solve, with the launch of
 // tuning.WMLaunchFor. A system whose triads fit in one block's shared
-// memory (N ≤ tuning.WMMaxChunk: 4096 in FP32 and 2048 in FP64 on
+// memory (N ≤ tuning.WMLaunch.MaxSingleN: 4096 in FP32 and 2048 in FP64 on
 // H100/H200, 2048/1024 on A100) is solved by one launch of wm_local, one
 // block per system (several per block for small N), with no workspace.
 // Larger systems, up to tuning.TPRMaxN rows, do the first merge steps in
@@ -49,7 +49,7 @@ func newWMPlanChunk(d *gpu, spec tridiag.Spec, f64 bool, maxChunk int) (*wmPlan,
 	if f64 {
 		elem = 8
 	}
-	cfg, err := tuning.WMLaunchChunk(d.props, spec.N, spec.G, int(elem), maxChunk)
+	cfg, err := tuning.WMLaunchFor(d.props, spec.N, spec.G, int(elem), maxChunk)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", tridiag.ErrShape, err)
 	}
