@@ -11,23 +11,6 @@ import (
 	"github.com/bandsolve/bandsolve/tuning/route"
 )
 
-// autoPreference lists the algorithms Auto would like for a spec, best
-// first; the first whose kernels accept the spec is used.
-func autoPreference(d *gpu, spec tridiag.Spec) []tridiag.Algorithm {
-	// The partition kernel stages systems through shared memory with
-	// coalesced loads in any layout. On an H100 with 2^24-row batches (go
-	// test -tags cuda -run '^$' -bench '^BenchmarkBatch$'
-	// ./internal/gpu/tridiaggpu) it beats one thread per system (Thomas)
-	// in the interleaved layout too, at
-	// every N from 64 to 4096 (e.g. N = 256: 58% against 21% of the limit
-	// in FP32). Thomas stays the fallback for systems larger than shared
-	// memory when there are enough of them to fill the GPU.
-	if spec.Layout.IsInterleaved(spec.G) && spec.G >= 8*d.props.SMs*32 {
-		return []tridiag.Algorithm{tridiag.Partition, tridiag.Thomas}
-	}
-	return []tridiag.Algorithm{tridiag.Partition, tridiag.PCR, tridiag.TPR, tridiag.Thomas}
-}
-
 // buildKernelPlan resolves Auto and builds the algorithm's kernel plan.
 // The partition method's plan is the route of route.Partition, with
 // Auto's rules (short chunks for latency-bound batches) where the spec
@@ -36,7 +19,7 @@ func buildKernelPlan(d *gpu, spec tridiag.Spec, f64 bool) (tridiag.Algorithm, ke
 	algs := []tridiag.Algorithm{spec.Algorithm}
 	auto := spec.Algorithm == tridiag.Auto
 	if auto {
-		algs = autoPreference(d, spec)
+		algs = route.AutoOrder(d.props, problemOf(spec, f64, true))
 	}
 	var errs []error
 	for _, alg := range algs {
