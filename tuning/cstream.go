@@ -19,10 +19,12 @@ import (
 // kernels for elements of elem bytes: 4096 in FP32 (at most 9 levels,
 // 2·⌈N/16⌉ ≤ 512 reduced rows, the most the kernels unroll, and at most
 // 256 threads a system), 2048 in FP64, where the factor table of 9 levels
-// would take 73 KB and leave one block an SM. (Factors held in registers
-// instead, for FP64 N ≤ 4096 with one block of 256 threads an SM, lose to
-// the one-shot constant kernel: H100, 2^24 rows, 56.7% of the limit
-// against 61.2%.)
+// would take 73 KB and leave one block an SM; longer FP64 systems keep
+// the one-shot constant kernel.
+//
+// H100, FP64 N = 4096, 2^24 rows: the one-shot constant kernel at 61.2%
+// of the limit, streaming with the factors in registers at 56.7% (go test
+// -tags cuda -run '^$' -bench ConstStream ./internal/gpu/tridiaggpu).
 func PartitionConstStreamMaxN(elem int) int {
 	if elem == 8 {
 		return 2048
@@ -38,20 +40,23 @@ func PartitionConstStreamWarp(n int) bool { return partitionThreads(n, 16) <= 32
 // partitionConstStreamRowBytes is the bytes of each row that a block of
 // the warp rows kernels reads where its threads allow: a block of
 // interleaved systems reads spb·elem bytes of a row, and the fraction of
-// the limit follows them whatever N (the cstream-spb cases of
-// go test -tags cuda -run '^$' -bench ConstStream ./internal/gpu/tridiaggpu; H100, 2^24
-// rows): 32 bytes 58–62%, 64 bytes 68–74%, 128 bytes 75–82%, 256 bytes
-// 76–85%.
+// the limit follows them whatever N.
+//
+// H100, 2^24 rows: 75–82% of the limit with 128 bytes a row against
+// 68–74% with 64 (the cstream-spb cases of go test -tags cuda -run '^$'
+// -bench ConstStream ./internal/gpu/tridiaggpu).
 const partitionConstStreamRowBytes = 128
 
 // partitionConstStreamBlockBytes is the bytes of d that a block of the
 // constant streaming kernels is given when its systems are shorter (the
 // smallest number of systems that hold as much, one system when one holds
-// more): blocks of 256 threads in FP32 and 128 in FP64 for N ≤ 1024, the
-// best or within 2 points of the best block for every N from 64 to 4096
-// (go test -tags cuda -run '^$' -bench ConstStream ./internal/gpu/tridiaggpu, H100); FP32
-// N ≥ 1024 gains 2–3 points with half as much, FP64 N = 2048 6 points
-// with twice as much (PartitionConstStreamLaunchFor).
+// more): blocks of 256 threads in FP32 and 128 in FP64 for N ≤ 1024.
+// PartitionConstStreamLaunchFor halves it for FP32 N ≥ 1024 and doubles
+// it where that keeps more threads on an SM.
+//
+// H100: the best block or within 2 points of it at every N from 64 to
+// 4096 (the cstream-spb cases of go test -tags cuda -run '^$' -bench
+// ConstStream ./internal/gpu/tridiaggpu).
 const partitionConstStreamBlockBytes = 16 << 10
 
 // partitionConstStreamSharedBytes is the dynamic shared memory of a block
@@ -94,27 +99,21 @@ type ConstStreamLaunch struct {
 // PartitionConstStreamLaunchFor is the launch of a constant streaming
 // kernel for g systems of n rows of elem bytes (sysFirst: the systems are
 // closer together in memory than the rows, the _rows_ kernels);
-// maxThreads is the kernel's launch bound (its .maxntid: 256 threads
-// but for the rows kernels, whose blocks read partitionConstStreamRowBytes
-// of each row: up to 1024 threads for the warp rows kernels in FP32, 640
-// in FP64, 512 for the other rows kernels, so that FP32 systems of up to
-// 1024 rows take whole 32-byte sectors of a row and FP64 ones 64 bytes);
-// regs is the kernel's registers per thread (0: the most its launch
-// bounds allow); spb > 0
-// forces the systems a block (benchmarks), else the block holds
-// partitionConstStreamBlockBytes of d (fewer systems if that many do not
-// fit an SM, twice as many if that keeps more threads on an SM; half as
-// many for FP32 systems of 1024 rows or more; with sysFirst at least
-// partitionConstStreamRowBytes of each row where the kernel's threads
-// allow). With sysFirst the block must take whole 32-byte sectors of a
-// row (spb·elem ≥ 32); the launch fails where it cannot (FP32 N > 1024),
-// or for N above PartitionConstStreamMaxN, or when no block fits an SM.
-// (Whole sectors and blocks of up to 512 threads make the rows kernels the
-// fastest plan for these batches: bandsolve bench -device cuda -grid
-// 1024x16384:interleaved:const,2048x8192:interleaved:const gives 105 µs
-// (FP32 N = 1024) and 170 µs (FP64 N = 2048) on an H100, where the plans
-// without the rows kernels take 150 and 245 µs, and rows kernels of 256
-// threads reading 16-byte units of a row 165 and 312 µs.)
+// maxThreads is the kernel's launch bound (its .maxntid; the rows
+// kernels' larger bounds let their blocks take whole 32-byte sectors of a
+// row); regs is the kernel's registers per thread (0: the most its launch
+// bounds allow); spb > 0 forces the systems a block (benchmarks), else the block holds
+// 16 KiB of d (fewer systems if that many do not fit an SM, twice as many
+// if that keeps more threads on an SM; half as many for FP32 systems of
+// 1024 rows or more; with sysFirst at least 128 bytes of each row where
+// the kernel's threads allow). With sysFirst the block must take whole
+// 32-byte sectors of a row (spb·elem ≥ 32); the launch fails where it
+// cannot (FP32 N > 1024), or for N above PartitionConstStreamMaxN, or
+// when no block fits an SM.
+//
+// H100, FP32 N = 1024 interleaved, constant: 105 µs with the rows kernels
+// against 150 µs without (bandsolve bench -device cuda -grid
+// 1024x16384:interleaved:const).
 func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, maxThreads, regs, spb int) (ConstStreamLaunch, error) {
 	l := ConstStreamLaunch{N: n, ElemSize: elem}
 	if n < 1 || g < 1 || (elem != 4 && elem != 8) || maxThreads < 1 {
@@ -142,10 +141,10 @@ func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, maxT
 	}
 	if elem == 4 && n >= 1024 {
 		// FP32 systems of 64 threads or more: half as much d, blocks of
-		// 128 threads (two systems of N = 1024, one of 2048): 69.6% /
-		// 67.4% of the limit against 67.1% / 64.7% with 256 threads
-		// (the cstream-spb cases of go test -tags cuda -run '^$' -bench
-		// ConstStream ./internal/gpu/tridiaggpu; H100, 2^24 rows).
+		// 128 threads (two systems of N = 1024, one of 2048).
+		// H100, FP32 N = 1024: 69.6% of the limit against 67.1% with 256
+		// threads (the cstream-spb cases of go test -tags cuda -run '^$'
+		// -bench ConstStream ./internal/gpu/tridiaggpu).
 		want = max(lo, want/2)
 	}
 	if spb > 0 {
@@ -163,11 +162,10 @@ func PartitionConstStreamLaunchFor(d Device, n, elem, g int, sysFirst bool, maxT
 		return l, fmt.Errorf("%w: no block of the constant streaming kernel for N=%d (%d systems a block asked, %d registers a thread, sectors whole: %v) fits an SM of %s", ErrTooLargeForShared, n, spb, regs, sysFirst, d.Name)
 	}
 	if s := 2 * best; spb == 0 && s*tps <= maxT {
-		// Twice the systems where that keeps more threads on an SM: FP64
-		// N = 2048, 2 blocks of 256 threads instead of 3 of 128 (shared
-		// memory), 81.7% of the limit against 75.1% (the cstream-spb cases
-		// of go test -tags cuda -run '^$' -bench ConstStream ./internal/gpu/tridiaggpu; H100,
-		// 2^24 rows); nowhere else on an H100.
+		// Twice the systems where that keeps more threads on an SM.
+		// H100, FP64 N = 2048: two blocks of 256 threads an SM at 81.7% of
+		// the limit against three of 128 at 75.1% (the cstream-spb cases of
+		// go test -tags cuda -run '^$' -bench ConstStream ./internal/gpu/tridiaggpu).
 		sh := partitionConstStreamSharedBytes(n, elem, s, sysFirst)
 		_, now := partitionResidency(d, best*tps, partitionConstStreamSharedBytes(n, elem, best, sysFirst), regs)
 		if _, more := partitionResidency(d, s*tps, sh, regs); sh <= d.MaxShared() && more > now {

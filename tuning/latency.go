@@ -8,24 +8,13 @@ package tuning
 // by all the block's threads at once. Large batches keep chunks of 16, the
 // fastest at 2^24 rows.
 //
-// LatencyChunk's bounds are where short chunks beat Auto's default plan in
+// LatencyChunk's bounds are where short chunks beat Auto's default plan;
+// with more than one system for every two SMs, interleaved batches keep
+// Auto's lanes kernels.
 //
-//	go test -tags cuda -run '^$' -bench ChunkLatency ./internal/gpu/tridiaggpu
-//
-// (the TPR paper's G = 1, 8, 64; LargerG: G = 128 to 1024; Interleaved:
-// adjacent systems), median kernel µs with gated events on an H100, where
-// an empty kernel takes 4.0 µs. For example:
-//
-//	FP32  N = 128,  G = 1:    P=4 6.6, P=16 8.5
-//	FP32  N = 4096, G = 1:    P=16 11.2, P=8 11.4, P=4 14.0 (Auto keeps 16)
-//	FP64  N = 1024, G = 1024: P=8 26.5, Auto (P=16) 30.9
-//	FP64  N = 4096, G = 512:  Auto (P=16) 42.4, P=8 58.8 (Auto keeps 16)
-//	FP32  N = 2048, G = 8, interleaved: P=8 11.7, Auto (lanes) 20.2
-//	N = 256 to 512, interleaved: the lanes kernel as fast or faster
-//
-// With more than one system for every two SMs, interleaved batches keep
-// Auto's lanes kernels (the fastest or within 0.3 µs in all but two cases
-// of 128 to 512 systems of 1024 to 4096 rows).
+// H100, FP32 N = 128, G = 1: 6.6 µs in chunks of 4 against 8.5 µs in
+// chunks of 16 (go test -tags cuda -run '^$' -bench ChunkLatency
+// ./internal/gpu/tridiaggpu, which covers every bound).
 
 // latencyInterleavedMaxN is the longest system of a small interleaved
 // batch that LatencyChunk gives chunks of 4 among the short ones; longer
@@ -42,11 +31,11 @@ const (
 	latencyRowsP4    = 1024
 	latencyRowsP8F32 = 4096
 	latencyRowsP8F64 = 8192
-	// Batches of more than one system for every two SMs were measured
-	// from 128 rows on; shorter systems share blocks there.
+	// Batches of more than one system for every two SMs take short
+	// chunks from this many rows on; shorter systems share blocks.
 	latencyMinNManySystems = 128
 	// Interleaved FP32 batches of 2049 … 4096 rows take chunks of 8 up
-	// to this many rows in all (N = 4096: G = 8 wins, G = 64 loses).
+	// to this many rows in all (N = 4096: G = 8, not G = 64).
 	latencyInterleavedRowsF32 = 1 << 15
 )
 
@@ -120,10 +109,11 @@ func LatencyChunk(d Device, n, elem, g int, sysFirst, adjacent bool) int {
 // alone) with the constant kernels of chunks of 16 instead: beyond one
 // system for two SMs and 1024 rows an SM. Short chunks win there for
 // general solves but lose for constant ones, while up to 1024 rows an SM
-// they win for both: bandsolve bench -device cuda -grid
-// 1024x1024:const,4096x256:const,128x1024:const, H100 µs, chunks of 16
-// against short ones: FP64 1024×1024 14.1 / 20.1, 4096×256 14.8 / 23.7;
-// FP32 128×1024 8.6 / 7.1.
+// they win for both.
+//
+// H100, FP64 N = 1024, G = 1024, constant: 14.1 µs in chunks of 16
+// against 20.1 µs in short ones (bandsolve bench -device cuda -grid
+// 1024x1024:const).
 func LatencyConstChunk16(d Device, n, g int) bool {
 	return 2*g > d.SMs && int64(n)*int64(g) > int64(latencyRowsP4)*int64(d.SMs)
 }

@@ -22,16 +22,12 @@ import (
 // for one pass, preferred first: the largest block the kernel's bound
 // allows, then smaller ones for N ≡ 1 (mod 512), which would leave a
 // one-row segment. Where none gives one pass (Q ≤ segmentOnePassMax), it
-// takes lanesSegmentRowsThreePass.
+// takes lanesSegmentRowsThreePass: small blocks there, which leave more
+// warps in flight while others wait.
 //
-// On an H200 (go test -tags cuda -run '^$' -bench LanesSegments ./internal/gpu/tridiaggpu,
-// 2^24-row interleaved batches): in one pass
-// segments of 512 rows beat 256 by 2–10% and 128 by 15–40%; in three
-// passes 128 rows beat 256 by 5–10% and 512 by 10–20% (FP32 N = 32768:
-// 55 300, 51 700 and 44 800 MRows/s), and at N = 16384 three passes of
-// 128 rows tie with one pass of 512. A block of 512 rows holds 16 warps,
-// all an SM's registers allow; small blocks leave more of them in flight
-// while others wait.
+// H200, FP32 N = 32768 interleaved in three passes: 55 300 MRows/s with
+// segments of 128 rows against 44 800 with 512 (go test -tags cuda -run
+// '^$' -bench LanesSegments ./internal/gpu/tridiaggpu).
 var lanesSegmentRows = []int{512, 448, 384, 256}
 
 // lanesSegmentRowsThreePass lists the segment sizes for systems longer
@@ -149,11 +145,10 @@ func LanesSegmentLaunchFor(d Device, n, elem, g, rows, regs int) (LanesSegmentLa
 
 // LanesSegmentMinN is the smallest N at which partition plans of batches
 // of adjacent systems (batch stride 1) with elements of elem bytes take the
-// lanes segment kernel for their general solves. On an H200 (go test
-// -tags cuda -run '^$' -bench LanesSegments ./internal/gpu/tridiaggpu), MRows/s of the lanes
-// segments against the best of the other plans (the lanes kernel, one
-// block a system in place, or gathered): FP32 N = 1024 64 600 / 84 600
-// (the lanes kernel), 2048 62 700 / 57 200; FP64 N = 1024 35 000 / 36 800
-// (one block a system), 2048 35 100 / 29 700. So N > 1024 in both
+// lanes segment kernel for their general solves: above 1024 rows in both
 // precisions.
+//
+// H200, FP32 N = 2048 interleaved: 62 700 MRows/s in lanes segments
+// against 57 200 for the best other plan (go test -tags cuda -run '^$'
+// -bench LanesSegments ./internal/gpu/tridiaggpu).
 const LanesSegmentMinN = 1025

@@ -14,7 +14,7 @@ import (
 
 // LanesStreamSystems is the number of systems a block of the streamed
 // lanes kernel takes: 8 (the kernel is built for that number; with 16 the
-// FP32 kernel spilled registers).
+// FP32 kernel would spill registers).
 const LanesStreamSystems = 8
 
 // lanesStreamSharedBytes is the dynamic shared memory of a block for
@@ -69,12 +69,12 @@ func LanesStreamLaunchFor(d Device, n, elem, g, regs int) (LanesStreamLaunch, er
 // of more than 256 rows (the lanes kernel's block of 256 threads and 177
 // registers is then alone on an SM, 8 warps), where every block of the
 // persistent grid has at least two groups of systems to solve (one
-// loading while the other computes). On an H200 (go test -tags cuda -run
-// '^$' -bench LanesStream ./internal/gpu/tridiaggpu, 2^24-row interleaved batches), MRows/s
-// streamed against the lanes kernel: FP64 N = 512 54 800 / 45 300;
-// everywhere else the lanes kernel is faster (FP64 N = 256 59 000 / 66 200, FP32 N = 256
-// 101 900 / 123 200, N = 1024 79 700 / 84 900, N ≤ 128 by 1.6×: blocks
-// of 8 systems are too small).
+// loading while the other computes). Elsewhere the lanes kernel is the
+// faster (blocks of 8 systems are too small).
+//
+// H200, FP64 N = 512 interleaved: 54 800 MRows/s streamed against 45 300
+// for the lanes kernel (go test -tags cuda -run '^$' -bench LanesStream
+// ./internal/gpu/tridiaggpu).
 func PreferLanesStream(l LanesStreamLaunch) bool {
 	groups := (l.G + LanesStreamSystems - 1) / LanesStreamSystems
 	return l.Grid > 0 && groups >= 2*l.Grid && l.ElemSize == 8 && l.N > 256

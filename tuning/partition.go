@@ -31,9 +31,8 @@ import (
 // H100, 16 KB per SM) and phases of different blocks overlapping (one
 // block computes while another loads). Both come from many resident
 // blocks per SM. So among the block sizes that fit (threads a multiple of
-// 32, at most the kernel's bound: 1024 in FP32, 512 in FP64; shared
-// memory at most Device.MaxShared) the launch
-// maximises the threads resident per SM, limited by threads, blocks,
+// 32, at most the kernel's launch bound; shared memory at most
+// Device.MaxShared) the launch maximises the threads resident per SM, limited by threads, blocks,
 // shared memory (plus the 1 KiB the driver reserves per block on compute
 // capability ≥ 8) and registers; ties go to the block closest to 256
 // threads. With the systems first in memory (bs < es, e.g. interleaved)
@@ -226,12 +225,11 @@ func partitionLaunch(d Device, n, elem, p, g int, sysFirst bool, regs int, const
 	// Systems first in memory: whole 32-byte sectors when possible, else
 	// the widest candidate the small-batch rule below leaves. A row of a
 	// block's systems is one L2 request; below a sector the requests, not
-	// DRAM, bound the kernel (Nsight Compute, FP32 N = 1024 with 4
-	// systems: L2 65% busy, DRAM 28%), so fewer blocks on an SM cost less
-	// than narrower rows: on an H100, FP32 N = 2048 runs at 32% of the
-	// limit with 4 systems a block (one block an SM) against 22% with 2
-	// (three; go test -tags cuda -run '^$' -bench Interleaved ./internal/gpu/tridiaggpu,
-	// 2^24 rows).
+	// DRAM, bound the kernel, so fewer blocks on an SM cost less than
+	// narrower rows.
+	// H100, FP32 N = 2048 interleaved: 32% of the limit with 4 systems a
+	// block against 22% with 2 (go test -tags cuda -run '^$' -bench
+	// Interleaved ./internal/gpu/tridiaggpu).
 	widest := false
 	if sysFirst {
 		minSys := 32 / elem
@@ -268,10 +266,10 @@ func partitionLaunch(d Device, n, elem, p, g int, sysFirst bool, regs int, const
 		return abs(bits.Len(uint(c.spb*tps)) - bits.Len(256))
 	}
 	// Equal residency: two blocks an SM or more before one (one block
-	// computing while none loads: FP64 N = 3072 in one block of two
-	// systems reaches 75% of the limit on an H100, go test -tags cuda
-	// -run '^$' -bench Stream ./internal/gpu/tridiaggpu), then the block closest to 256
+	// computing while another loads), then the block closest to 256
 	// threads.
+	// H100, FP64 N = 3072 in one block of two systems: 75% of the limit
+	// (go test -tags cuda -run '^$' -bench Stream ./internal/gpu/tridiaggpu).
 	better := func(c, best cand) bool {
 		if c.res != best.res {
 			return c.res > best.res
@@ -394,12 +392,12 @@ func PartitionLanesLaunch(d Device, n, elem, spb, g, regs int) (PartitionLaunch,
 // GatherMinN is the smallest N at which a partition plan for systems
 // stored systems first (interleaved: batch stride < element stride) gathers
 // them into contiguous systems (layout_gather, a contiguous plan, x
-// scattered back) even where one block holds a system in place. Measured
-// on an H100 with 2^24-row interleaved batches (go test -tags cuda -run
-// '^$' -bench Interleaved ./internal/gpu/tridiaggpu), fraction of the limit in place against
-// gathered: FP32 N = 1024 52% / 31%, 2048 34% / 30%, 4096
-// 23% / 30%, 8192 14% / 27%; FP64 N = 1024 44% / 32%, 2048 34% / 32%,
-// 4096 24% / 31%. Beyond N = 2048 the few systems a block leaves too few
-// rows in flight per SM; the gathered plan moves every byte three times
-// but at the contiguous kernels' rate.
+// scattered back) even where one block holds a system in place: beyond
+// N = 2048 the few systems a block leaves too few rows in flight per SM,
+// and the gathered plan moves every byte three times but at the
+// contiguous kernels' rate.
+//
+// H100, FP32 N = 4096 interleaved: 30% of the limit gathered against 23%
+// in place (go test -tags cuda -run '^$' -bench Interleaved
+// ./internal/gpu/tridiaggpu).
 const GatherMinN = 2049

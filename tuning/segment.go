@@ -18,8 +18,8 @@ import (
 // reduced systems, expand (a, b, c, d read twice).
 //
 // Choice of M (SegmentLaunchFor): on Hopper a cluster per system when Q
-// is a cluster size, else one pass, else three; within that, the segment
-// size measured fastest on an H100, else the most rows resident per SM.
+// is a cluster size, else one pass, else three; within that, a preferred
+// segment size, else the most rows resident per SM.
 
 // SegmentChunk is the chunk size of the segment kernels (rows per thread).
 const SegmentChunk = 16
@@ -72,11 +72,12 @@ type SegmentLaunch struct {
 func (l SegmentLaunch) Blocks(g int) int { return g * l.Segments }
 
 // SegmentClusterSizes lists the cluster sizes the cluster kernels are built
-// for (ptx/src/cluster.cu: one cluster of Q blocks per system). Clusters
-// of 16 (above the portable 8; the H100 runs them) are slower than the
-// global-memory kernel: 41% of the bandwidth limit against 51% for FP32
-// N = 16384 in segments of 1024 rows, 32% against 47% for FP64 N = 65536
-// (H100, go test -tags cuda -run '^$' -bench Segments ./internal/gpu/tridiaggpu).
+// for (ptx/src/cluster.cu: one cluster of Q blocks per system): the
+// portable sizes; clusters of 16 lose to the global-memory kernel.
+//
+// H100, FP32 N = 16384 in segments of 1024 rows: 41% of the limit in a
+// cluster of 16 against 51% for the global-memory kernel (go test -tags
+// cuda -run '^$' -bench Segments ./internal/gpu/tridiaggpu).
 var SegmentClusterSizes = []int{2, 4, 8}
 
 // SegmentOptions are what SegmentLaunchFor takes beyond the shape.
@@ -151,18 +152,19 @@ func SegmentLaunchFor(d Device, n, elem, g int, o SegmentOptions) (SegmentLaunch
 		return l, fmt.Errorf("%w: no segment size for N=%d on %s: every M in 16·%v leaves a last segment of one row", ErrTooLargeForShared, n, d.Name, SegmentThreads)
 	}
 	// The kind of launch: clusters, else one pass, else three; the first
-	// two with at least two blocks per SM (FP64 N = 131072 in one pass
-	// with one block of 4096 rows per SM reaches 31% of the limit, in
-	// three passes of 1024-row segments 43%, in a batch of 2^24 rows;
-	// go test -tags cuda -run '^$' -bench Segments ./internal/gpu/tridiaggpu),
-	// but for one pass without clusters where the launch's blocks take at
-	// most two waves of the device: a small batch is latency-bound and the
-	// nested solve and second read of three passes cost more (FP64 N =
-	// 131072, G = 1, 4, 8, gated: 22.8, 24.6, 50.6 µs in one pass of
-	// 4096-row segments against 32.7, 39.1, 67.5 µs in three passes on an
-	// H100; bandsolve bench -device cuda -precision f64 -grid
-	// 131072x1,131072x4,131072x8 -segment-rows 1024,4096).
+	// two with at least two blocks per SM.
+	// H100, FP64 N = 131072, 2^24 rows: 43% of the limit in three passes
+	// of 1024-row segments against 31% in one pass of 4096-row segments,
+	// one block an SM (go test -tags cuda -run '^$' -bench Segments
+	// ./internal/gpu/tridiaggpu).
 	rank := func(c cand) int {
+		// One pass without clusters keeps one block per SM where the
+		// launch's blocks take at most two waves of the device: a small
+		// batch is latency-bound, and the nested solve and second read of
+		// three passes cost more.
+		// H100, FP64 N = 131072, G = 1: 22.8 µs in one pass of 4096-row
+		// segments against 32.7 µs in three passes (bandsolve bench -device
+		// cuda -precision f64 -grid 131072x1 -segment-rows 1024,4096).
 		fewWaves := g*c.q <= 2*d.SMs*c.blocks
 		switch {
 		case c.blocks < 2 && (c.cluster || !fewWaves):
@@ -178,15 +180,18 @@ func SegmentLaunchFor(d Device, n, elem, g int, o SegmentOptions) (SegmentLaunch
 	for _, c := range cands {
 		kind = max(kind, rank(c))
 	}
-	// Within the kind, the measured best segment size (BenchmarkSegments
-	// and the segments grid on an H100): 2048 rows in one pass (clusters
-	// or not; 1024 lost 10–17 points, 4096 with one block per SM 20),
-	// 1024 in three (2^22…2^24-row systems: 3–6% faster than 2048, 10–40%
-	// than 4096); failing that, the most useful rows resident per SM
-	// (blocks × the mean rows of a segment: a short last segment leaves
-	// its block's room unused), ties to the larger M.
+	// Within the kind, the preferred segment size: 2048 rows in one pass
+	// (clusters or not), 1024 in three; failing that, the most useful rows
+	// resident per SM (blocks × the mean rows of a segment: a short last
+	// segment leaves its block's room unused), ties to the larger M.
+	// H100, one pass: 2048-row segments 10–17 points of the limit above
+	// 1024-row ones (go test -tags cuda -run '^$' -bench Segments
+	// ./internal/gpu/tridiaggpu).
 	prefer := 2048
 	if kind == 0 {
+		// H100, 2^22…2^24-row systems in three passes: 1024-row segments
+		// 3–6% faster than 2048-row ones (go test -tags cuda -run '^$'
+		// -bench Segments ./internal/gpu/tridiaggpu).
 		prefer = 1024
 	}
 	var best cand

@@ -23,24 +23,24 @@ package tuning
 // trailing K×K block updated in global memory by spikeBlockedThreads
 // threads; the spikes are computed spikeTipsColumns columns per block; the
 // reduced matrices are formed by tiles and factored in global memory.
-// SpikeMaxK is that path's limit. Where both run (FP32, K = 200) the
-// blocked factorization is about 2× slower than the wide kernel, so the
-// shared-memory path stays the default up to its limit; one block per
-// partition keeps few SMs busy when N/(16K) is small (N = 10⁵, K = 500:
-// 12 partitions; FP64 factor+solve 607 ms on an H100 against 25 s for
-// banded.FactorPivot on one core: go test -tags cuda -run '^$' -bench
-// 'SpikeGPUBlocked|SpikeHostPivot' ./internal/gpu/spikegpu).
+// SpikeMaxK is that path's limit. Where both run, the shared-memory path
+// is the faster, so it stays the default up to its limit.
+//
+// H100, FP32 K = 200: the blocked factorization about 2× slower than the
+// wide kernel (go test -tags cuda -run '^$' -bench SpikeGPUBlocked
+// ./internal/gpu/spikegpu).
 
 // SpikeWindowMaxK is the largest K of the window-sliding kernels of
 // band_window.cuh (at most four entries of the K×K update per thread).
 const SpikeWindowMaxK = 64
 
-// spikeWideFromK is the K from which the wide kernel is the default: it
-// is the faster on an H100 at K = 16 (FP64 LU of N = 10⁶ in 3168–3696
-// partitions: 1.17 ms against 1.52 ms) and K = 64 (6.75 ms against
-// 10.0 ms; go test -tags cuda -run '^$' -bench SpikeGPU ./internal/gpu/spikegpu). Its blocks
-// need fewer registers (two of 1024 threads per SM) and each thread
-// reads one entry of U's row per step instead of one per entry.
+// spikeWideFromK is the K from which the wide kernel is the default: its
+// blocks need fewer registers (two of 1024 threads per SM) and each
+// thread reads one entry of U's row per step instead of one per entry.
+//
+// H100, K = 16, FP64 LU of N = 10⁶: 1.17 ms with the wide kernel against
+// 1.52 ms with the window one (go test -tags cuda -run '^$' -bench
+// SpikeGPU ./internal/gpu/spikegpu).
 const spikeWideFromK = 16
 
 // SpikeKernel selects the partition factorization kernel.

@@ -77,18 +77,15 @@ func PartitionStreamLaunchFor(d Device, n, elem, g, maxThreads, regs int) (Strea
 // PreferStream reports whether a batch of g systems takes the streaming
 // kernel (launch s) rather than the one-block-per-system partition
 // kernel (launch whole, for the same systems; its fallback for one block
-// an SM is segments). On an H100 (2^24 rows, contiguous, go test -tags
-// cuda -run '^$' -bench Stream ./internal/gpu/tridiaggpu):
-//   - only when every block gets at least two systems on average (g ≥
-//     2·BlocksPerSM·SMs): the gain is the next system's copy; a smaller
-//     batch keeps the self-signalling one-shot kernel (small calls);
-//   - where whole leaves one block an SM: FP64 N = 4096 at 81% of the
-//     bandwidth limit against 67% in segments (clusters of 2) and 62% one
-//     block an SM (FP32 N = 8192: 70% against 62% and 55%);
-//   - where whole keeps two blocks an SM or more, only with blocks of at
-//     least 128 threads and two of them on an SM: FP32 N = 2048 87%
-//     against 81%, FP64 N = 2048 91% against 87%, FP32 N = 4096 78% both;
-//     with 64 threads (N = 1024) 64% against 90%.
+// an SM is segments): only when every block gets at least two systems on
+// average (g ≥ 2·BlocksPerSM·SMs; the gain is the next system's copy, and
+// a smaller batch keeps the self-signalling one-shot kernel), and then
+// where whole leaves one block an SM, or where the streaming blocks have
+// at least 128 threads and two of them fit an SM.
+//
+// H100, FP64 N = 4096, 2^24 rows: 81% of the limit streamed against 67%
+// in segments and 62% one block an SM (go test -tags cuda -run '^$'
+// -bench Stream ./internal/gpu/tridiaggpu).
 func PreferStream(d Device, whole PartitionLaunch, s StreamLaunch, g int) bool {
 	if s.BlocksPerSM < 1 || g < 2*s.BlocksPerSM*max(d.SMs, 1) {
 		return false

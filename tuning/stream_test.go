@@ -53,7 +53,7 @@ func TestPartitionStreamLaunch(t *testing.T) {
 	assert.Error(t, err, "no launch bound")
 }
 
-// TestPreferStream: the rules measured on an H100 (PreferStream's
+// TestPreferStream: PreferStream's rules on an H100 (its
 // comment): large batches only; always where the one-block kernel leaves
 // one block an SM; else blocks of 128 threads or more, two an SM.
 func TestPreferStream(t *testing.T) {

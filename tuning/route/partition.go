@@ -346,9 +346,10 @@ func wholeRoute(c *partitionCtx) (Route, error) {
 // cuts its systems into segments: only when the rows of a system are
 // closer together in memory than the systems (a segment's loads are then
 // coalesced), and then when one block per system does not fit (err) or
-// leaves fewer than two blocks on an SM (FP64 N = 4096 reaches 62% of
-// the bandwidth limit that way on an H100: go test -tags cuda -run '^$'
-// -bench Stream ./internal/gpu/tridiaggpu).
+// leaves fewer than two blocks on an SM.
+//
+// H100, FP64 N = 4096: 67% of the limit in segments against 62% one block
+// an SM (go test -tags cuda -run '^$' -bench Stream ./internal/gpu/tridiaggpu).
 func wantSegments(p Problem, whole Route, err error) bool {
 	if p.sysFirst() || p.N < 2 {
 		return false
@@ -363,9 +364,10 @@ func wantSegments(p Problem, whole Route, err error) bool {
 // segments: the segment plan, or whole (with its error err) when no
 // segment size suits N. Constant solves hold less per system: where the
 // constant streaming kernel takes the batch, or the constant kernel keeps
-// two blocks on an SM, they stay one block a system (FP64 N = 4096: 28%
-// of the limit in segments; go test -tags cuda -run '^$' -bench Stream
-// ./internal/gpu/tridiaggpu).
+// two blocks on an SM, they stay one block a system.
+//
+// H100, FP64 N = 4096, constant solves: 28% of the limit in segments (go
+// test -tags cuda -run '^$' -bench Stream ./internal/gpu/tridiaggpu).
 func segmentsOrWhole(c *partitionCtx, whole Route, err error) (Route, error) {
 	seg, serr := segmentsRoute(c, 0)
 	if serr != nil {
