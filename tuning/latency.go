@@ -48,9 +48,8 @@ const (
 // chunks of 8 for n ≤ 2048 (FP32) or 4096 (FP64) and at most 4096 (FP32)
 // or 8192 (FP64) rows an SM. Systems stored systems first only when they
 // are adjacent (batch stride 1, the interleaved layout) and there is at
-// most one system for every two SMs: chunks of 4 up to
-// latencyInterleavedMaxN rows; from latencyInterleavedLongMinN rows, FP32
-// chunks of 4 up to 1024 rows, of 8 up to 2048 and, for at most 2^15
+// most one system for every two SMs: chunks of 4 up to 128 rows; from
+// 1024 rows, FP32 chunks of 4 up to 1024 rows, of 8 up to 2048 and, for at most 2^15
 // rows in all, up to 4096; FP64 chunks of 4 up to 2048 rows. The results
 // are partition.Solve's with that P.
 func LatencyChunk(d Device, n, elem, g int, sysFirst, adjacent bool) int {

@@ -70,7 +70,7 @@ type LanesSegmentLaunch struct {
 	Groups         int  // ⌈G/S⌉
 	Threads        int  // S·M/16
 	SharedBytes    int  // dynamic shared memory of a block
-	OnePass        bool // Q ≤ segmentOnePassMax: one launch
+	OnePass        bool // Q ≤ 32 with every block of a group resident: one launch
 	BlocksPerSM    int  // the residency the launch expects
 }
 
@@ -97,8 +97,9 @@ func (l LanesSegmentLaunch) WithSystems(spb int) (LanesSegmentLaunch, error) {
 }
 
 // LanesSegmentLaunchFor is the launch for g systems of n rows of elem
-// bytes: segments of rows rows (0: the first of lanesSegmentRows that
-// suits n). regs is the kernel's registers per thread (0: the most its
+// bytes: segments of rows rows (0: the first of the preferred sizes that
+// suits n: 512 rows, or smaller for N ≡ 1 mod 512, in one pass; 128 in
+// three). regs is the kernel's registers per thread (0: the most its
 // bound allows). It fails when no segment size suits n (n ≤ M or n ≡ 1
 // mod M), or when the block does not fit an SM.
 func LanesSegmentLaunchFor(d Device, n, elem, g, rows, regs int) (LanesSegmentLaunch, error) {

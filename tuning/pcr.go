@@ -46,7 +46,7 @@ type ReductionLaunch struct {
 	MaxN             int // the largest N this kernel supports on the device
 	// HybridSteps is the number of PCR steps the PCR→Thomas hybrid does
 	// before each thread solves one interleaved subsystem by Thomas (PCR
-	// launches only; pcrSteps(N) or more is plain PCR).
+	// launches only; ⌈log2 N⌉ or more is plain PCR).
 	HybridSteps int
 }
 

@@ -60,7 +60,7 @@ type SegmentLaunch struct {
 	Rows        int  // M, rows per segment
 	Threads     int  // M/16, threads per block
 	Segments    int  // Q = ⌈N/M⌉
-	OnePass     bool // one kernel: Q ≤ segmentOnePassMax, or clusters
+	OnePass     bool // one kernel: Q ≤ 32, or clusters
 	Cluster     bool // one thread-block cluster of Q blocks per system
 	SharedBytes int  // dynamic shared memory of one block
 	// BlocksPerSM is the residency the choice expects (with the

@@ -47,8 +47,8 @@ const spikeWideFromK = 16
 type SpikeKernel int
 
 const (
-	// SpikeKernelAuto: the window kernel below spikeWideFromK, the wide
-	// one from there, the blocked path above SpikeWideMaxK.
+	// SpikeKernelAuto: the window kernel below K = 16, the wide one
+	// from there, the blocked path above SpikeWideMaxK.
 	SpikeKernelAuto SpikeKernel = iota
 	// SpikeKernelWindow forces band_factor_window (K ≤ SpikeWindowMaxK).
 	SpikeKernelWindow
@@ -186,8 +186,8 @@ func SpikeBlocked(d Device, k, elem int, kern SpikeKernel) bool {
 }
 
 // SpikeFactorFor returns the factorization launch of a plan: the blocked
-// kernel when SpikeBlocked holds, else spikeFactorLaunch with the kernel
-// choice.
+// kernel when SpikeBlocked holds, else the window or the wide kernel as
+// the kernel choice kern says (SpikeKernel.Wide).
 func SpikeFactorFor(d Device, k, elem int, kern SpikeKernel) SpikeFactor {
 	if SpikeBlocked(d, k, elem, kern) {
 		return spikeBlockedLaunch(k, elem)
@@ -197,7 +197,7 @@ func SpikeFactorFor(d Device, k, elem int, kern SpikeKernel) SpikeFactor {
 
 // SpikeMaxK returns the largest half-bandwidth the SPIKE kernels handle
 // on the device for elements of elem bytes: the limit of the blocked path
-// (spikeBlockedMaxK threads of the solves, the panels of the blocked
+// (1024 threads of the solves, the panels of the blocked
 // factorization, the spike slices and band_spike_rsolve's 3K elements in
 // shared memory), at least SpikeWideMaxK.
 func SpikeMaxK(d Device, elem int) int {
@@ -252,8 +252,9 @@ func ResidentBlocks(d Device, threads, shared, regs int) int {
 }
 
 // SpikePartitions chooses the number of partitions P of a SPIKE plan:
-// every partition at least max(spikeMinRows, spikeRowsPerK·K, 2K) rows;
-// within that, as many as the solve kernel keeps resident (up to SMs ×
+// every partition at least max(64, 16·K, 2K) rows (16·K: truncated SPIKE
+// accurate as a direct solver for diagonally dominant matrices); within
+// that, as many as the solve kernel keeps resident (up to SMs ×
 // its resident blocks), rounded down to a multiple of the factorization's
 // resident blocks C once past C (extra partitions that do not fill a
 // whole wave only cost accuracy). At least 1.
