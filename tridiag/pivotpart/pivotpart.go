@@ -123,7 +123,7 @@ func NewWorkspaceDirect[T tri.Float](n, m, direct int) *Workspace[T] {
 func WorkspaceLen(n, m int) int {
 	total := 0
 	direct := DefaultDirect(m)
-	for n > 0 {
+	for {
 		r := CoarseSize(n, m)
 		total += 6*max(m+1, min(n, 2*m-1), min(r, direct)) + 5*r
 		if r <= direct {
