@@ -37,12 +37,25 @@ const (
 	// found by cyclic reduction on a reduced system, then the chunks'
 	// interiors.
 	Partition
+	// PartitionPivot is the partition method with partial pivoting
+	// (package pivotpart), in partitions of pivotpart.DefaultRows(N)
+	// rows: each partition is eliminated by an LU with gtsv's row
+	// interchanges, the partitions' boundary unknowns are found from a
+	// tridiagonal coarse system solved with partial pivoting, then every
+	// partition again. It pivots: PivotAlways accepts it.
+	PartitionPivot
 )
 
-var algorithmNames = [...]string{"auto", "thomas", "gtsv", "cr", "pcr", "wangmou", "tpr", "partition"}
+var algorithmNames = [...]string{"auto", "thomas", "gtsv", "cr", "pcr", "wangmou", "tpr", "partition", "partition-pivot"}
 
 // Algorithms lists every concrete algorithm (all but Auto).
-func Algorithms() []Algorithm { return []Algorithm{Thomas, GTSV, CR, PCR, WangMou, TPR, Partition} }
+func Algorithms() []Algorithm {
+	return []Algorithm{Thomas, GTSV, CR, PCR, WangMou, TPR, Partition, PartitionPivot}
+}
+
+// Pivots reports whether the algorithm pivots: GTSV and PartitionPivot.
+// PivotAlways accepts these and Auto.
+func (a Algorithm) Pivots() bool { return a == GTSV || a == PartitionPivot }
 
 func (a Algorithm) String() string {
 	if a >= 0 && int(a) < len(algorithmNames) {
@@ -63,8 +76,8 @@ func ParseAlgorithm(s string) (Algorithm, error) {
 
 // Pivoting says whether Auto may, must or must not pivot. It governs
 // Algorithm = Auto; an algorithm chosen explicitly runs as chosen, and
-// PivotAlways with a non-pivoting algorithm (anything but GTSV) is an
-// options error.
+// PivotAlways with a non-pivoting algorithm (anything but GTSV and
+// PartitionPivot, see Algorithm.Pivots) is an options error.
 type Pivoting int
 
 const (
@@ -121,7 +134,8 @@ type Options struct {
 	// Pivoting governs Auto: PivotAuto (the default) pivots per system
 	// where the system needs it, PivotAlways solves every system with
 	// GTSV, PivotNever does not pivot by choice. With an explicit
-	// Algorithm it must not be PivotAlways unless the algorithm is GTSV.
+	// Algorithm it must not be PivotAlways unless the algorithm pivots
+	// (GTSV or PartitionPivot).
 	// On a GPU PivotAuto does not pivot yet (see PivotAuto).
 	Pivoting Pivoting
 	// SliceSize is TPR's slice size S, a power of two ≥ 2; 0 picks the

@@ -18,6 +18,7 @@ import (
 	"github.com/bandsolve/bandsolve/tridiag/internal/tri"
 	"github.com/bandsolve/bandsolve/tridiag/partition"
 	"github.com/bandsolve/bandsolve/tridiag/pcr"
+	"github.com/bandsolve/bandsolve/tridiag/pivotpart"
 	"github.com/bandsolve/bandsolve/tridiag/tpr"
 	"github.com/bandsolve/bandsolve/tridiag/wangmou"
 )
@@ -83,8 +84,9 @@ type cpuWorker[T Float] struct {
 	wm            *wangmou.Workspace[T]
 	tpr           *tpr.Workspace[T]
 	part          *partition.Workspace[T]
+	pp            *pivotpart.Workspace[T]
 	slice         int
-	chunk         int  // Partition's rows per chunk
+	chunk         int  // Partition's rows per chunk, PartitionPivot's per partition
 	pivoted       bool // Auto: GTSV solved the current system
 }
 
@@ -119,6 +121,9 @@ func newCPUSolver[T Float](dev *CPU, spec Spec) (*cpuSolver[T], error) {
 			w.tpr = tpr.NewWorkspace[T](n, s)
 		case Partition:
 			w.part, w.chunk = partition.NewWorkspace[T](n), partition.DefaultChunk(n)
+		case PartitionPivot:
+			w.chunk = pivotpart.DefaultRows(n)
+			w.pp = pivotpart.NewWorkspace[T](n, w.chunk)
 		}
 		ws[i] = w
 	}
@@ -155,6 +160,8 @@ func workerElems(alg Algorithm, n, slice int) int {
 		w = 6*n + 4*max(slice, 2)
 	case Partition:
 		w = 13 * n
+	case PartitionPivot:
+		w = pivotpart.WorkspaceLen(n, pivotpart.DefaultRows(n))
 	}
 	return 9*n + w
 }
@@ -320,6 +327,8 @@ func (s *cpuSolver[T]) solveOne(w *cpuWorker[T], a, b, c, d, x []T) error {
 		return tpr.Solve(a, b, c, d, x, w.slice, w.tpr)
 	case Partition:
 		return partition.Solve(a, b, c, d, x, w.chunk, w.part)
+	case PartitionPivot:
+		return pivotpart.Solve(a, b, c, d, x, w.chunk, w.pp)
 	default:
 		// Auto: Thomas where it is safe, GTSV elsewhere. PivotAuto takes
 		// Thomas only where ThomasBounded's test, made in the same sweep,

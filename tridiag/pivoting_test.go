@@ -195,15 +195,18 @@ func TestAutoDominantTakesThomas(t *testing.T) {
 }
 
 // TestPivotingOptions: PivotAlways with an algorithm that does not pivot
-// is refused, naming both; with GTSV or Auto it is accepted, as every
+// is refused, naming both; with GTSV, PartitionPivot or Auto it is
+// accepted, as every
 // algorithm is with PivotAuto and PivotNever; an unknown mode is refused.
 func TestPivotingOptions(t *testing.T) {
 	shape := tridiag.Shape{N: 8, G: 2}
 	for _, alg := range tridiag.Algorithms() {
 		_, err := tridiag.NewPlan[float64](nil, shape, tridiag.Options{Algorithm: alg, Pivoting: tridiag.PivotAlways})
-		if alg == tridiag.GTSV {
+		if alg == tridiag.GTSV || alg == tridiag.PartitionPivot {
+			require.True(t, alg.Pivots(), alg.String())
 			require.NoError(t, err)
 		} else {
+			require.False(t, alg.Pivots(), alg.String())
 			require.ErrorIs(t, err, tridiag.ErrOptions, alg.String())
 			assert.Contains(t, err.Error(), "pivoting always with algorithm "+alg.String(), alg.String())
 		}

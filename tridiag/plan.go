@@ -27,14 +27,14 @@ func NewPlan[T Float](dev Device, shape Shape, opts Options) (*Plan[T], error) {
 	if err := shape.Validate(); err != nil {
 		return nil, err
 	}
-	if opts.Algorithm < Auto || opts.Algorithm > Partition {
+	if opts.Algorithm < Auto || opts.Algorithm > PartitionPivot {
 		return nil, fmt.Errorf("%w: unknown algorithm %d", ErrOptions, int(opts.Algorithm))
 	}
 	if opts.Pivoting < PivotAuto || opts.Pivoting > PivotNever {
 		return nil, fmt.Errorf("%w: unknown pivoting %d", ErrOptions, int(opts.Pivoting))
 	}
-	if opts.Pivoting == PivotAlways && opts.Algorithm != Auto && opts.Algorithm != GTSV {
-		return nil, fmt.Errorf("%w: pivoting %s with algorithm %s, which does not pivot (use %s or %s)", ErrOptions, opts.Pivoting, opts.Algorithm, GTSV, Auto)
+	if opts.Pivoting == PivotAlways && opts.Algorithm != Auto && !opts.Algorithm.Pivots() {
+		return nil, fmt.Errorf("%w: pivoting %s with algorithm %s, which does not pivot (use %s, %s or %s)", ErrOptions, opts.Pivoting, opts.Algorithm, GTSV, PartitionPivot, Auto)
 	}
 	if s := opts.SliceSize; s != 0 && (s < 2 || s&(s-1) != 0) {
 		return nil, fmt.Errorf("%w: TPR slice size %d is not a power of two ≥ 2", ErrOptions, s)

@@ -403,7 +403,7 @@ func TestPlanDescribe(t *testing.T) {
 // A shape whose workspace no machine can hold is refused with an error,
 // not a Go fatal error (N = 2^40 would need some 80 TB per worker).
 func TestNewPlanRefusesHugeWorkspace(t *testing.T) {
-	for _, alg := range []tridiag.Algorithm{tridiag.Auto, tridiag.Thomas, tridiag.GTSV, tridiag.CR, tridiag.PCR, tridiag.WangMou, tridiag.TPR, tridiag.Partition} {
+	for _, alg := range []tridiag.Algorithm{tridiag.Auto, tridiag.Thomas, tridiag.GTSV, tridiag.CR, tridiag.PCR, tridiag.WangMou, tridiag.TPR, tridiag.Partition, tridiag.PartitionPivot} {
 		_, err := tridiag.NewPlan[float64](tridiag.NewCPU(2), tridiag.Shape{N: 1 << 40, G: 1}, tridiag.Options{Algorithm: alg})
 		require.ErrorIs(t, err, tridiag.ErrMemory, alg)
 		assert.Contains(t, err.Error(), "tridiag: the float64 workspace of 1 workers for N=1099511627776", alg)

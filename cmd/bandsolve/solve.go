@@ -177,8 +177,8 @@ func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageErrorf("unknown pivoting %q (want auto, always or never)", *pivoting)
 	}
-	if piv == tridiag.PivotAlways && algorithm != tridiag.Auto && algorithm != tridiag.GTSV {
-		return usageErrorf("-pivoting always with -algorithm %s, which does not pivot (use -algorithm auto or gtsv)", algorithm)
+	if piv == tridiag.PivotAlways && algorithm != tridiag.Auto && !algorithm.Pivots() {
+		return usageErrorf("-pivoting always with -algorithm %s, which does not pivot (use -algorithm auto, gtsv or partition-pivot)", algorithm)
 	}
 	precision := strings.ToLower(*prec)
 	if precision != "auto" {

@@ -1,0 +1,106 @@
+// Package pivotpart solves a tridiagonal system by the partition method
+// with partial pivoting: the rows are cut into partitions, every
+// partition is eliminated on its own by Gaussian elimination with row
+// interchanges (LAPACK gtsv's rule), the partitions' boundary unknowns are
+// found from a small tridiagonal coarse system solved with partial
+// pivoting too, and every partition is then solved again with its
+// neighbours' values known.
+//
+// It is written as the GPU kernels run it, one thread per partition: every
+// stage is "for every partition, in parallel", each partition's work
+// depends on nothing but its own rows (and, in Stage 3, two values of the
+// coarse solution), and every product is rounded on its own (T(...) around
+// it) so that Go never fuses a multiply-add. A GPU twin must match it bit
+// for bit.
+//
+// # Partitions
+//
+// Row i reads a_i·x_{i−1} + b_i·x_i + c_i·x_{i+1} = d_i, with a_0 and
+// c_{n−1} never read. With m rows per partition (4, 8, 16 or 32;
+// DefaultRows gives 16), partition k holds rows s = k·m ≤ i < e = s + m,
+// and the last partition takes the rows left: a remainder of one row joins
+// it (m+1 rows), a remainder of two or more rows is a partition of its
+// own. A system of fewer than 2m rows is one partition and is solved by
+// SolveDirect, which is tri.GTSV bit for bit on finite inputs.
+//
+// # Stage 1: a partition's spikes and coarse rows
+//
+// T_k is the partition's m×m block of the matrix: its couplings a_s to
+// x_{s−1} and c_{e−1} to x_e are dropped. The LU of T_k with partial
+// pivoting (at step i rows i and i+1 are interchanged when the
+// sub-diagonal entry is larger in magnitude than the current diagonal
+// entry; the interchange fills the second super-diagonal) is applied to
+// three right-hand sides at once:
+//
+//	T_k·y = d[s:e],  T_k·v = a_s·e_0,  T_k·w = c_{e−1}·e_{m−1}
+//
+// (no v for the first partition, no w for the last: they are zero), so
+// that the partition's solution is x = y − v·x_{s−1} − w·x_e. Its first
+// and last rows give two equations in x_{s−1}, x_s, x_{e−1}, x_e, which
+// FactorPartition returns as Spikes and CoarseRows combines without a
+// division by a spike into two rows of a tridiagonal system:
+//
+//	row 2k   (x_s):     α = w_{m−1}/σ, β = −w_0/σ, σ = max(|w_0|, |w_{m−1}|)
+//	         (α·v_0 + β·v_{m−1})·x_{s−1} + α·x_s + β·x_{e−1} = α·y_0 + β·y_{m−1}
+//	row 2k+1 (x_{e−1}): γ = v_{m−1}/τ, δ = −v_0/τ, τ = max(|v_0|, |v_{m−1}|)
+//	         γ·x_s + δ·x_{e−1} + (γ·w_0 + δ·w_{m−1})·x_e = γ·y_0 + δ·y_{m−1}
+//
+// with α = 1, β = 0 when σ = 0 and γ = 0, δ = 1 when τ = 0. Row 2k is free
+// of x_e and row 2k+1 of x_{s−1} (those coefficients are zero in exact
+// arithmetic and are not formed), and one of α, β (and of γ, δ) is ±1.
+//
+// The first row of the first partition and the last row of the last one
+// are identity rows (coefficient 1 on their own unknown, right side 0):
+// x_0 and x_{n−1} are no neighbour's boundary value, so Stage 3 does not
+// need them, and the combinations above are degenerate there whenever
+// the partition's block without its last (first) row is singular — on a
+// zero diagonal of even order the first partition's two rows are then the
+// same equation and the coarse system is singular although the matrix is
+// not (TestCoarseRowChoices: types 16 and 16T break down at N = 512 with
+// the combinations at the ends, and solve with identity rows).
+//
+// # Stage 2: the coarse system
+//
+// In the order x_{s_0}, x_{e_0−1}, x_{s_1}, … the 2P rows are tridiagonal.
+// Up to DefaultDirect(m) = 2m² rows (NewWorkspaceDirect sets another
+// size) they are solved by SolveDirect, above by Solve itself with the
+// same m, recursively; SolveWith takes any CoarseSolver instead. The rows
+// are not scaled: dividing every coarse row by its largest coefficient
+// (scaled partial pivoting) changed no error of the stability suite by
+// more than a factor 2 at N = 512 and 4096 with m = 16, and made the
+// worst random cases with m = 4 worse (TestCoarseRowChoices).
+//
+// # Stage 3: the partitions again
+//
+// With x_{s−1} and x_e from the coarse solution, every partition solves
+// T_k·x = d' by the same pivoted LU as in Stage 1 (the same bits: the
+// factors are not kept between the stages), with d' = d[s:e] but d'_0 =
+// d_s − a_s·x_{s−1} and d'_{m−1} = d_{e−1} − c_{e−1}·x_e. Its solution is
+// the partition's x, first and last rows included.
+//
+// # Accuracy
+//
+// With m = 16 the relative error on the stability suite's types (FP64,
+// N = 512 and 4096) stays within 10× of GTSV's wherever GTSV's is below 1
+// (TestSuite), and on random non-dominant systems within 10× of GTSV's
+// plus 16 unit roundoffs (TestRandom). The coarse rows are exact
+// combinations of the partition's equations, but they are formed from
+// spikes whose size grows with the condition of T_k, and their
+// combination cancels; small partitions are more often nearly singular,
+// and with m = 4 and 8 (and, more rarely, 32) the error on random
+// systems (types 1, 4, 5, 10) exceeds GTSV's by factors up to 10⁴, the
+// backward error reaching 10⁵ unit roundoffs (TestRandom logs them).
+//
+// # Breakdown
+//
+// A zero or non-finite pivot (tri.BadDivisor) of a partition's LU or of
+// the coarse solve is reported as a *tri.PivotError wrapping
+// tri.ErrZeroPivot, and x is not written. Its Row is the original row: the
+// smallest such row of Stage 1 (a partition's step i is row s+i), else the
+// row that the coarse row stands for (CoarseRow: a partition's first or
+// last row). A partition's block can be singular where the matrix is not
+// (TestBlockSingularGlobalRegular): the method then breaks down where
+// GTSV solves. A solution that overflows without a bad pivot is returned
+// as it is (the tridiag CPU device reports it as
+// tridiag.ErrNonFiniteResult).
+package pivotpart
