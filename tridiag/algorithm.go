@@ -42,7 +42,7 @@ const (
 	// rows: each partition is eliminated by an LU with gtsv's row
 	// interchanges, the partitions' boundary unknowns are found from a
 	// tridiagonal coarse system solved with partial pivoting, then every
-	// partition again. It pivots: PivotAlways accepts it.
+	// partition's unknowns from them. It pivots: PivotAlways accepts it.
 	PartitionPivot
 )
 
@@ -96,8 +96,9 @@ const (
 	// without any report (Options.Check catches it); PivotAlways gives
 	// GTSV's stability there at GTSV's speed.
 	PivotAuto Pivoting = iota
-	// PivotAlways solves every system with partial pivoting (GTSV, LAPACK
-	// gtsv's results) on every device.
+	// PivotAlways solves every system with partial pivoting: on the CPU by
+	// GTSV (LAPACK gtsv's results), on a GPU by PartitionPivot where its
+	// kernels take the shape, else GTSV.
 	PivotAlways
 	// PivotNever never pivots by choice: on the CPU each system is solved
 	// by Thomas, and by GTSV only where Thomas meets a zero pivot; on a

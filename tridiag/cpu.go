@@ -91,6 +91,9 @@ type cpuWorker[T Float] struct {
 }
 
 func newCPUSolver[T Float](dev *CPU, spec Spec) (*cpuSolver[T], error) {
+	if spec.Algorithm == Auto && spec.Pivoting == PivotAlways {
+		spec.Algorithm = GTSV // the CPU's pivoting solver
+	}
 	n := spec.N
 	s := spec.SliceSize
 	if spec.Algorithm == TPR && s == 0 {

@@ -252,7 +252,7 @@ func (d *specDevice) NewSolver64(spec tridiag.Spec) (tridiag.Solver[float64], er
 }
 
 // TestPivotAlwaysOnOtherDevices: a device other than the CPU gets Auto
-// with PivotAlways as GTSV, and Auto with PivotAuto or PivotNever as Auto.
+// with the Pivoting asked for, and chooses its pivoting solver itself.
 func TestPivotAlwaysOnOtherDevices(t *testing.T) {
 	dev := &specDevice{}
 	shape := tridiag.Shape{N: 8, G: 2}
@@ -261,7 +261,8 @@ func TestPivotAlwaysOnOtherDevices(t *testing.T) {
 		require.Error(t, err)
 	}
 	require.Len(t, dev.got, 3)
-	assert.Equal(t, tridiag.GTSV, dev.got[0].Algorithm)
+	assert.Equal(t, tridiag.Auto, dev.got[0].Algorithm)
+	assert.Equal(t, tridiag.PivotAlways, dev.got[0].Pivoting)
 	assert.Equal(t, tridiag.Auto, dev.got[1].Algorithm)
 	assert.Equal(t, tridiag.Auto, dev.got[2].Algorithm)
 	assert.Equal(t, tridiag.PivotNever, dev.got[2].Pivoting)

@@ -53,11 +53,7 @@ func NewPlan[T Float](dev Device, shape Shape, opts Options) (*Plan[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	// The backend gets Auto with PivotAlways as GTSV, on every device.
 	bspec := spec
-	if bspec.Algorithm == Auto && bspec.Pivoting == PivotAlways {
-		bspec.Algorithm = GTSV
-	}
 	var s Solver[T]
 	switch any(*new(T)).(type) {
 	case float32:
@@ -94,7 +90,7 @@ func (p *Plan[T]) Device() Device { return p.dev }
 // system to GTSV and, after a solve, for how many systems of the last
 // solve it did: "thomas, gtsv for the systems that fail its pivot growth
 // test or break down; last solve: gtsv for 3 of 64 systems". With
-// PivotAlways it names gtsv. After Close it names the algorithm of the
+// PivotAlways it names the pivoting solver. After Close it names the algorithm of the
 // options.
 func (p *Plan[T]) Describe() string {
 	p.mu.Lock()

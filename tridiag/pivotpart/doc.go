@@ -6,22 +6,21 @@
 // pivoting too, and every partition is then solved again with its
 // neighbours' values known.
 //
-// It is written as the GPU kernels run it, one thread per partition: every
-// stage is "for every partition, in parallel", each partition's work
-// depends on nothing but its own rows (and, in Stage 3, two values of the
-// coarse solution), and every product is rounded on its own (T(...) around
-// it) so that Go never fuses a multiply-add. A GPU twin must match it bit
-// for bit.
+// It is written as the GPU kernels run it (ptx/src/ppart.cuh), one thread
+// per partition: every stage is "for every partition, in parallel", each
+// partition's work depends on nothing but its own rows (and, in Stage 3,
+// two values of the coarse solution), and every product is rounded on its
+// own (T(...) around it) so that Go never fuses a multiply-add. The GPU
+// kernels match it bit for bit.
 //
 // # Partitions
 //
 // Row i reads a_i·x_{i−1} + b_i·x_i + c_i·x_{i+1} = d_i, with a_0 and
 // c_{n−1} never read. With m rows per partition (4, 8, 16 or 32;
-// DefaultRows gives 16), partition k holds rows s = k·m ≤ i < e = s + m,
-// and the last partition takes the rows left: a remainder of one row joins
-// it (m+1 rows), a remainder of two or more rows is a partition of its
-// own. A system of fewer than 2m rows is one partition and is solved by
-// SolveDirect, which is tri.GTSV bit for bit on finite inputs.
+// DefaultRows gives 16), partition k holds rows s = k·m ≤ i < e =
+// min(s + m, n): the last partition has the 1 to m rows left. A system of
+// at most m rows is one partition, and its solution is tri.GTSV's bit for
+// bit on finite inputs.
 //
 // # Stage 1: a partition's spikes and coarse rows
 //
@@ -34,8 +33,10 @@
 //
 //	T_k·y = d[s:e],  T_k·v = a_s·e_0,  T_k·w = c_{e−1}·e_{m−1}
 //
-// (no v for the first partition, no w for the last: they are zero), so
-// that the partition's solution is x = y − v·x_{s−1} − w·x_e. Its first
+// (a_s = 0 for the first partition and c_{e−1} = 0 for the last: v or w
+// is then zero, computed as the others are), so that the partition's
+// solution is x = y − v·x_{s−1} − w·x_e; y, v and w of every row are kept
+// for Stage 3. Its first
 // and last rows give two equations in x_{s−1}, x_s, x_{e−1}, x_e, which
 // FactorPartition returns as Spikes and CoarseRows combines without a
 // division by a spike into two rows of a tridiagonal system:
@@ -49,8 +50,9 @@
 // of x_e and row 2k+1 of x_{s−1} (those coefficients are zero in exact
 // arithmetic and are not formed), and one of α, β (and of γ, δ) is ±1.
 //
-// The first row of the first partition and the last row of the last one
-// are identity rows (coefficient 1 on their own unknown, right side 0):
+// A last partition of one row has a single coarse row, its own equation
+// a_s·x_{s−1} + b_s·x_s = d_s. The first row of the first partition and the
+// last row of the last one (of two rows or more) are identity rows (coefficient 1 on their own unknown, right side 0):
 // x_0 and x_{n−1} are no neighbour's boundary value, so Stage 3 does not
 // need them, and the combinations above are degenerate there whenever
 // the partition's block without its last (first) row is singular — on a
@@ -61,22 +63,27 @@
 //
 // # Stage 2: the coarse system
 //
-// In the order x_{s_0}, x_{e_0−1}, x_{s_1}, … the 2P rows are tridiagonal.
+// In the order x_{s_0}, x_{e_0−1}, x_{s_1}, … the 2P rows (2P − 1 with a
+// last partition of one row) are tridiagonal.
 // Up to DefaultDirect(m) = 2m² rows (NewWorkspaceDirect sets another
-// size) they are solved by SolveDirect, above by Solve itself with the
+// size) they are solved by SolveDirect (tri.GTSV's operations), above by
+// Solve itself with the
 // same m, recursively; SolveWith takes any CoarseSolver instead. The rows
 // are not scaled: dividing every coarse row by its largest coefficient
 // (scaled partial pivoting) changed no error of the stability suite by
 // more than a factor 2 at N = 512 and 4096 with m = 16, and made the
 // worst random cases with m = 4 worse (TestCoarseRowChoices).
 //
-// # Stage 3: the partitions again
+// # Stage 3: the partitions' unknowns
 //
-// With x_{s−1} and x_e from the coarse solution, every partition solves
-// T_k·x = d' by the same pivoted LU as in Stage 1 (the same bits: the
-// factors are not kept between the stages), with d' = d[s:e] but d'_0 =
-// d_s − a_s·x_{s−1} and d'_{m−1} = d_{e−1} − c_{e−1}·x_e. Its solution is
-// the partition's x, first and last rows included.
+// With x_{s−1} and x_e from the coarse solution (0 for the first and the
+// last partition), every partition forms x_i = (y_i − v_i·x_{s−1}) −
+// w_i·x_e, first and last rows included (CombinePartition); a partition of
+// one row takes its coarse unknown. Solving every partition again with
+// its neighbours' values moved to the right side (what a kernel that keeps
+// no y, v, w between the stages would do) is no more accurate: on the
+// suite at N = 512 and 4096 its error is within a factor 1.4 of this one
+// either way (TestCoarseRowChoices).
 //
 // # Accuracy
 //
@@ -88,8 +95,8 @@
 // spikes whose size grows with the condition of T_k, and their
 // combination cancels; small partitions are more often nearly singular,
 // and with m = 4 and 8 (and, more rarely, 32) the error on random
-// systems (types 1, 4, 5, 10) exceeds GTSV's by factors up to 10⁴, the
-// backward error reaching 10⁵ unit roundoffs (TestRandom logs them).
+// systems (types 1, 4, 5, 10) exceeds GTSV's by factors up to 10⁵ (m = 4),
+// the backward error reaching 10⁶ unit roundoffs (TestRandom logs them).
 //
 // # Breakdown
 //

@@ -20,41 +20,31 @@ func ValidRows(m int) bool { return m == 4 || m == 8 || m == 16 || m == 32 }
 // 2·m². A larger coarse system is solved by Solve itself, recursively.
 func DefaultDirect(m int) int { return 2 * m * m }
 
-// Partitions returns P, the number of partitions of an n-row system with
-// partitions of m rows: 0 for n ≤ 0, 1 for n < 2m (the whole system is
-// one partition), otherwise ⌊n/m⌋, plus one when the remainder n mod m
-// is 2 or more (a remainder of one row joins the last partition).
+// Partitions returns P = ⌈n/m⌉, the number of partitions of an n-row
+// system with partitions of m rows (0 for n ≤ 0): every partition has m
+// rows but the last, which has the n − (P−1)·m rows left (1 to m).
 func Partitions(n, m int) int {
-	switch {
-	case n <= 0:
+	if n <= 0 {
 		return 0
-	case n < 2*m:
-		return 1
 	}
-	if n%m >= 2 {
-		return n/m + 1
-	}
-	return n / m
+	return (n + m - 1) / m
 }
 
 // Bounds returns the rows s ≤ i < e of partition k of an n-row system
-// with partitions of m rows (see Partitions): s = k·m, e = s + m, except
-// for the last partition, which ends at n.
+// with partitions of m rows: s = k·m, e = min(s + m, n).
 func Bounds(n, m, k int) (s, e int) {
 	s = k * m
-	if k == Partitions(n, m)-1 {
-		return s, n
-	}
-	return s, s + m
+	return s, min(s+m, n)
 }
 
-// CoarseSize returns the number of rows of the coarse system, 2P, or 0
-// when the system is one partition (P ≤ 1) and has none.
+// CoarseSize returns the number of rows of the coarse system: two a
+// partition, one for a last partition of one row.
 func CoarseSize(n, m int) int {
-	if p := Partitions(n, m); p >= 2 {
-		return 2 * p
+	p := Partitions(n, m)
+	if p > 0 && n-(p-1)*m == 1 {
+		return 2*p - 1
 	}
-	return 0
+	return 2 * p
 }
 
 // CoarseRow returns the original row that coarse row j stands for: the
@@ -81,6 +71,8 @@ type CoarseSolver[T tri.Float] func(a, b, c, d, x []T) error
 type Workspace[T tri.Float] struct {
 	n, m, direct int
 	lu           lu[T]
+	// y, v, w of every row, from Stage 1 to Stage 3.
+	y, v, w []T
 	// The coarse system of the largest n: rows A, B, C, right side D,
 	// solution X.
 	A, B, C, D, X []T
@@ -106,12 +98,13 @@ func NewWorkspaceDirect[T tri.Float](n, m, direct int) *Workspace[T] {
 		panic(fmt.Sprintf("pivotpart: direct coarse size %d < 2", direct))
 	}
 	r := CoarseSize(n, m)
-	// One LU serves a partition (at most m+1 rows), a system of one
-	// partition (fewer than 2m rows) and a coarse system solved directly.
-	rows := max(m+1, min(n, 2*m-1), min(r, direct))
+	// One LU serves a partition and a coarse system solved directly.
+	rows := max(m, min(r, direct))
 	w := &Workspace[T]{n: n, m: m, direct: direct, lu: newLU[T](rows)}
-	buf := make([]T, 5*r)
-	w.A, w.B, w.C, w.D, w.X = buf[:r:r], buf[r:2*r:2*r], buf[2*r:3*r:3*r], buf[3*r:4*r:4*r], buf[4*r:]
+	buf := make([]T, 5*r+3*n)
+	w.A, w.B, w.C, w.D, w.X = buf[:r:r], buf[r:2*r:2*r], buf[2*r:3*r:3*r], buf[3*r:4*r:4*r], buf[4*r:5*r:5*r]
+	buf = buf[5*r:]
+	w.y, w.v, w.w = buf[:n:n], buf[n:2*n:2*n], buf[2*n:]
 	if r > direct {
 		w.inner = NewWorkspaceDirect[T](r, m, direct)
 	}
@@ -125,7 +118,7 @@ func WorkspaceLen(n, m int) int {
 	direct := DefaultDirect(m)
 	for {
 		r := CoarseSize(n, m)
-		total += 6*max(m+1, min(n, 2*m-1), min(r, direct)) + 5*r
+		total += 6*max(m, min(r, direct)) + 5*r + 3*n
 		if r <= direct {
 			break
 		}
@@ -301,43 +294,32 @@ type Row[T tri.Float] struct {
 }
 
 // FactorPartition is Stage 1's elimination of partition k (rows s ≤ i <
-// e) of an n-row system: the pivoted LU of its block T_k applied to its
-// right-hand side d and, unless k is the first partition (s = 0), to
-// a_s·e_0, and unless it is the last (e = n), to c_{e−1}·e_{m−1}. It
-// returns the solutions' boundary values (V and W are zero where their
-// column is absent) and the original row of the first bad pivot, or −1.
-// ws must have been made for partitions of at least e − s − 1 rows.
+// e, e − s ≥ 2) of an n-row system: the pivoted LU of its block T_k
+// applied to three right-hand sides, its rows of d, a_s·e_0 and
+// c_{e−1}·e_{m−1} (a_s = 0 for the first partition, c_{e−1} = 0 for the
+// last: their columns are then zero, computed as the others are). The
+// solutions y, v, w of rows s … e−1 go to the workspace (Stage 3 combines
+// them); it returns their boundary values and the original row of the
+// first bad pivot, or −1.
 func FactorPartition[T tri.Float](a, b, c, d []T, s, e int, ws *Workspace[T]) (Spikes[T], int) {
 	n := len(b)
-	m := e - s
-	l := &ws.lu
-	y := l.col[0][:m]
+	y, v, w := ws.y[s:e], ws.v[s:e], ws.w[s:e]
 	copy(y, d[s:e])
-	l.cols = append(l.cols[:0], y)
-	var v, w []T
+	clear(v)
+	clear(w)
 	if s > 0 {
-		v = l.col[1][:m]
-		clear(v)
 		v[0] = a[s]
-		l.cols = append(l.cols, v)
 	}
 	if e < n {
-		w = l.col[2][:m]
-		clear(w)
-		w[m-1] = c[e-1]
-		l.cols = append(l.cols, w)
+		w[len(w)-1] = c[e-1]
 	}
+	l := &ws.lu
+	l.cols = append(l.cols[:0], y, v, w)
 	if bad := l.solve(a, b, c, s, e, l.cols); bad >= 0 {
 		return Spikes[T]{}, s + bad
 	}
-	sp := Spikes[T]{Y0: y[0], Y1: y[m-1]}
-	if v != nil {
-		sp.V0, sp.V1 = v[0], v[m-1]
-	}
-	if w != nil {
-		sp.W0, sp.W1 = w[0], w[m-1]
-	}
-	return sp, -1
+	m := e - s
+	return Spikes[T]{Y0: y[0], Y1: y[m-1], V0: v[0], V1: v[m-1], W0: w[0], W1: w[m-1]}, -1
 }
 
 // CoarseRows returns partition k's two rows of the coarse system,
@@ -382,6 +364,9 @@ type variant struct {
 	// row of the last partition by CoarseRows, as the other rows, instead
 	// of identity rows.
 	spikeEnds bool
+	// recompute solves every partition again in Stage 3 (RecoverPartition)
+	// instead of combining its spikes.
+	recompute bool
 }
 
 // scaleRow divides r by its largest coefficient in magnitude (scaled
@@ -394,16 +379,19 @@ func scaleRow[T tri.Float](r Row[T]) Row[T] {
 	return Row[T]{r.A / s, r.B / s, r.C / s, r.D / s}
 }
 
-// RecoverPartition is Stage 3 for partition k (rows s ≤ i < e) of an
+// recoverPartition is the Stage 3 of variant.recompute for partition k (rows s ≤ i < e) of an
 // n-row system: with xl = x_{s−1} and xr = x_e from the coarse solution
 // (ignored for the first and the last partition), it solves T_k·x = d'
 // by the same pivoted LU as FactorPartition, d' being d with a_s·xl taken
 // from its first row and c_{e−1}·xr from its last, and writes x[s:e]. It
 // returns the original row of the first bad pivot, or −1. d[s:e] is read
 // before x[s:e] is written, so x may alias d.
-func RecoverPartition[T tri.Float](a, b, c, d, x []T, s, e int, xl, xr T, ws *Workspace[T]) int {
+func recoverPartition[T tri.Float](a, b, c, d, x []T, s, e int, xl, xr T, ws *Workspace[T]) int {
 	n := len(b)
 	m := e - s
+	if m == 1 {
+		return -1 // x[s] is the coarse solution's (Stage 3 of Solve)
+	}
 	l := &ws.lu
 	y := l.col[0][:m]
 	copy(y, d[s:e])
@@ -426,9 +414,8 @@ func RecoverPartition[T tri.Float](a, b, c, d, x []T, s, e int, xl, xr T, ws *Wo
 // the devices' m): Stage 1 eliminates every partition by a pivoted LU and
 // forms its two coarse rows, Stage 2 solves the coarse system (directly
 // up to the workspace's direct size, by Solve itself above it), Stage 3
-// solves every partition again with its neighbours' values known (see the
-// package documentation). A system of fewer than 2m rows is solved by
-// SolveDirect.
+// forms every partition's unknowns from its spikes and its neighbours'
+// values (see the package documentation).
 //
 // a, b, c, d and x must all have length n = len(b); a[0] and c[n−1] are
 // ignored. The inputs are not modified and x may alias d. ws must have
@@ -466,16 +453,22 @@ func (ws *Workspace[T]) solve(a, b, c, d, x []T, coarse CoarseSolver[T], v varia
 		return nil
 	}
 	P := Partitions(n, m)
-	if P == 1 {
-		return ws.lu.direct(a, b, c, d, x)
-	}
-	R := 2 * P
+	R := CoarseSize(n, m)
 	A, B, C, D, X := ws.A[:R], ws.B[:R], ws.C[:R], ws.D[:R], ws.X[:R]
 
 	// Stage 1, for every partition in parallel: its spikes and coarse rows.
 	bad := -1
 	for k := range P {
 		s, e := Bounds(n, m, k)
+		if e-s == 1 {
+			// A last partition of one row: its row is its coarse row.
+			var as T
+			if s > 0 {
+				as = a[s]
+			}
+			A[2*k], B[2*k], C[2*k], D[2*k] = as, b[s], 0, d[s]
+			continue
+		}
 		sp, row := FactorPartition(a, b, c, d, s, e, ws)
 		if row >= 0 {
 			if bad < 0 || row < bad {
@@ -501,10 +494,8 @@ func (ws *Workspace[T]) solve(a, b, c, d, x []T, coarse CoarseSolver[T], v varia
 	if bad >= 0 {
 		return &tri.PivotError{Row: bad, Err: tri.ErrZeroPivot}
 	}
-	// The first coarse row has no previous unknown, the last no next.
-	A[0], C[R-1] = 0, 0
 
-	// Stage 2: the coarse system.
+	// Stage 2: the coarse system (its A[0] and C[R−1] are not read).
 	var err error
 	switch {
 	case coarse != nil:
@@ -523,11 +514,14 @@ func (ws *Workspace[T]) solve(a, b, c, d, x []T, coarse CoarseSolver[T], v varia
 	}
 
 	// Stage 3, for every partition in parallel: its rows from its
-	// neighbours' boundary values. A bad pivot here would have been one
-	// in Stage 1 (the same LU), so none is met; d is not read after x is
-	// written, partition by partition.
+	// neighbours' boundary values, x = (y − v·x_{s−1}) − w·x_e (x_{s−1} =
+	// 0 for the first partition, x_e = 0 for the last). d is not read.
 	for k := range P {
 		s, e := Bounds(n, m, k)
+		if e-s == 1 {
+			x[s] = X[2*k]
+			continue
+		}
 		var xl, xr T
 		if k > 0 {
 			xl = X[2*k-1]
@@ -535,9 +529,23 @@ func (ws *Workspace[T]) solve(a, b, c, d, x []T, coarse CoarseSolver[T], v varia
 		if k < P-1 {
 			xr = X[2*k+2]
 		}
-		if row := RecoverPartition(a, b, c, d, x, s, e, xl, xr, ws); row >= 0 {
-			return &tri.PivotError{Row: row, Err: tri.ErrZeroPivot}
+		if v.recompute {
+			if row := recoverPartition(a, b, c, d, x, s, e, xl, xr, ws); row >= 0 {
+				return &tri.PivotError{Row: row, Err: tri.ErrZeroPivot}
+			}
+			continue
 		}
+		CombinePartition(x, s, e, xl, xr, ws)
 	}
 	return nil
+}
+
+// CombinePartition is Stage 3 for partition k (rows s ≤ i < e, e − s ≥ 2):
+// x_i = (y_i − v_i·xl) − w_i·xr over FactorPartition's y, v, w, with xl
+// = x_{s−1} and xr = x_e from the coarse solution (0 for the first and
+// the last partition).
+func CombinePartition[T tri.Float](x []T, s, e int, xl, xr T, ws *Workspace[T]) {
+	for i := s; i < e; i++ {
+		x[i] = T(ws.y[i]-T(ws.v[i]*xl)) - T(ws.w[i]*xr)
+	}
 }

@@ -126,12 +126,13 @@ func TestSuite(t *testing.T) {
 // TestCoarseRowChoices compares, on the suite at N = 512 and 4096 (m =
 // 16), the coarse rows Solve forms with the alternatives of variant:
 // every coarse row divided by its largest coefficient (scaled), and the
-// end partitions' outer rows formed by CoarseRows (spike ends). It holds
-// what the package documentation states: with spike ends the
+// end partitions' outer rows formed by CoarseRows (spike ends), and Stage
+// 3 by solving every partition again instead of combining its spikes
+// (recompute). It holds what the package documentation states: with spike ends the
 // zero-diagonal types 16 and 16T break down at N = 512 (the first
 // partition's two rows are parallel), and scaling lowers no type's error
-// by more than a factor 2 where GTSV's error is below 1 (go test -v logs
-// the table).
+// by more than a factor 2 where GTSV's error is below 1, nor does
+// solving the partitions again (go test -v logs the table).
 func TestCoarseRowChoices(t *testing.T) {
 	const m = 16
 	for _, n := range suiteSizes {
@@ -141,9 +142,11 @@ func TestCoarseRowChoices(t *testing.T) {
 			es, _ := relErr(sc.p, variantSolve(m, variant{scaled: true}))
 			ee, erre := relErr(sc.p, variantSolve(m, variant{spikeEnds: true}))
 			ees, _ := relErr(sc.p, variantSolve(m, variant{spikeEnds: true, scaled: true}))
-			t.Logf("%-40s gtsv %9.2e  chosen %9.2e  scaled %9.2e  spike ends %9.2e  both %9.2e", sc.name, eg, e0, es, ee, ees)
+			er, _ := relErr(sc.p, variantSolve(m, variant{recompute: true}))
+			t.Logf("%-40s gtsv %9.2e  chosen %9.2e  scaled %9.2e  spike ends %9.2e  both %9.2e  recompute %9.2e", sc.name, eg, e0, es, ee, ees, er)
 			if eg < 1 {
 				assert.LessOrEqual(t, e0, 2*es, "%s: scaled coarse rows", sc.name)
+				assert.LessOrEqual(t, e0, 2*er, "%s: Stage 3 by solving the partitions again", sc.name)
 			}
 			if n == 512 && (sc.p.Type == 16 || sc.p.Type == stability.Type16T) {
 				var pe *tri.PivotError

@@ -18,7 +18,10 @@ import (
 func buildKernelPlan(d *gpu, spec tridiag.Spec, f64 bool) (tridiag.Algorithm, kernelPlan, error) {
 	algs := []tridiag.Algorithm{spec.Algorithm}
 	auto := spec.Algorithm == tridiag.Auto
-	if auto {
+	switch {
+	case auto && spec.Pivoting == tridiag.PivotAlways:
+		algs = []tridiag.Algorithm{tridiag.PartitionPivot, tridiag.GTSV}
+	case auto:
 		algs = route.AutoOrder(d.props, problemOf(spec, f64, true))
 	}
 	var errs []error
