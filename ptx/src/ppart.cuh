@@ -32,38 +32,42 @@
 #pragma once
 #include "partition.cuh"
 
-// ppart_chunk is Stage 1 for the chunk of m ≥ 2 rows at swizzled unit X:
-// aS and cE are the couplings to the rows before and after the chunk (0
-// at the system's ends). It leaves y, v, w in the chunk's A, B, C slots,
-// returns y, v, w of its first (…0) and last (…l) rows, and reports the
-// first local row whose pivot is zero.
-template <typename T, int P, typename Bad>
-__device__ __forceinline__ void ppart_chunk(T *SA, T *SB, T *SC, T *SD, int X, int m, T aS, T cE, T &y0, T &v0,
-                                            T &w0, T &yl, T &vl, T &wl, Bad report) {
-    typedef PartSlots<T, P> SL;
+// ppart_chunk is Stage 1 for a chunk of m ≥ 2 rows whose row j's a, b, c,
+// d are at(j, 0 … 3): aS and cE are the couplings to the rows before and
+// after the chunk (0 at the system's ends). The factor (du2, the pivot's
+// reciprocal, du) and y's forward sweep go over at(j, 0 … 3) as row j is
+// finished; the back substitution leaves y, v, w in at(j, 0 … 2). It
+// returns y, v, w of the chunk's first (…0) and last (…l) rows and
+// reports the first local row whose pivot is a bad divisor.
+template <typename T, int P, typename At, typename Bad>
+__device__ __forceinline__ void ppart_chunk(At at, int m, T aS, T cE, T &y0, T &v0, T &w0, T &yl, T &vl, T &wl,
+                                            Bad report) {
     T rv[P];
-    T cdd = SB[SL::pos(X, 0)], cdu = SC[SL::pos(X, 0)], cy = SD[SL::pos(X, 0)], cv = aS, cw = T(0);
+    T cdd = at(0, 1), cdu = at(0, 2), cy = at(0, 3), cv = aS, cw = T(0);
     T rw2 = T(0), rwl = T(0); // w's forward sweep in rows m−2 and m−1 (zero above)
     int bad = -1;
 #pragma unroll
     for (int i = 0; i < P - 1; i++) {
         if (i < m - 1) {
             const int j = i + 1;
-            const T dl = SA[SL::pos(X, j)];
-            T ndd = SB[SL::pos(X, j)];
-            T ndu = j < m - 1 ? SC[SL::pos(X, j)] : T(0);
-            T ny = SD[SL::pos(X, j)], nv = T(0), nw = j == m - 1 ? cE : T(0);
+            const T dl = at(j, 0);
+            T ndd = at(j, 1);
+            T ndu = j < m - 1 ? at(j, 2) : T(0);
+            T ny = at(j, 3), nv = T(0), nw = j == m - 1 ? cE : T(0);
             T du2 = T(0);
+            T q;
             if (!(fabs(dl) > fabs(cdd))) {
                 if (bad_divisor(cdd) && bad < 0) bad = i;
-                const T f = dl / cdd;
+                q = T(1) / cdd;
+                const T f = dl * q;
                 ndd = ndd - f * cdu;
                 ny = ny - f * cy;
                 nv = nv - f * cv;
                 nw = nw - f * cw;
             } else {
                 if (bad_divisor(dl) && bad < 0) bad = i;
-                const T f = cdd / dl;
+                q = T(1) / dl;
+                const T f = cdd * q;
                 const T tmp = ndd;
                 ndd = cdu - f * tmp;
                 if (j < m - 1) {
@@ -82,17 +86,17 @@ __device__ __forceinline__ void ppart_chunk(T *SA, T *SB, T *SC, T *SD, int X, i
                 nw = cw - f * nw;
                 cw = q;
             }
-            SA[SL::pos(X, i)] = du2;
-            SB[SL::pos(X, i)] = cdd;
-            SC[SL::pos(X, i)] = cdu;
-            SD[SL::pos(X, i)] = cy;
+            at(i, 0) = du2;
+            at(i, 1) = q;
+            at(i, 2) = cdu;
+            at(i, 3) = cy;
             rv[i] = cv;
             if (j == m - 1) {
                 rw2 = cw;
                 rwl = nw;
                 rv[j] = nv;
-                SB[SL::pos(X, j)] = ndd;
-                SD[SL::pos(X, j)] = ny;
+                at(j, 1) = T(1) / ndd;
+                at(j, 3) = ny;
                 if (bad_divisor(ndd) && bad < 0) bad = j;
             }
             cdd = ndd;
@@ -103,34 +107,35 @@ __device__ __forceinline__ void ppart_chunk(T *SA, T *SB, T *SC, T *SD, int X, i
         }
     }
     if (bad >= 0) report(bad);
-    // Back substitution of the three right sides, rows m−1 … 0.
+    // Back substitution of the three right sides, rows m−1 … 0, with the
+    // pivots' reciprocals (in the B slots).
     T y1 = T(0), y2 = T(0), v1 = T(0), v2 = T(0), w1 = T(0), w2 = T(0);
 #pragma unroll
     for (int i = P - 1; i >= 0; i--) {
         if (i < m) {
-            const T dd = SB[SL::pos(X, i)];
-            const T ry = SD[SL::pos(X, i)], rvi = rv[i];
+            const T q = at(i, 1);
+            const T ry = at(i, 3), rvi = rv[i];
             const T rwi = i == m - 1 ? rwl : i == m - 2 ? rw2 : T(0);
             T yi, vi, wi;
             if (i == m - 1) {
-                yi = ry / dd;
-                vi = rvi / dd;
-                wi = rwi / dd;
+                yi = ry * q;
+                vi = rvi * q;
+                wi = rwi * q;
                 yl = yi, vl = vi, wl = wi;
             } else if (i == m - 2) {
-                const T du = SC[SL::pos(X, i)];
-                yi = (ry - du * y1) / dd;
-                vi = (rvi - du * v1) / dd;
-                wi = (rwi - du * w1) / dd;
+                const T du = at(i, 2);
+                yi = (ry - du * y1) * q;
+                vi = (rvi - du * v1) * q;
+                wi = (rwi - du * w1) * q;
             } else {
-                const T du = SC[SL::pos(X, i)], du2 = SA[SL::pos(X, i)];
-                yi = ((ry - du * y1) - du2 * y2) / dd;
-                vi = ((rvi - du * v1) - du2 * v2) / dd;
-                wi = ((rwi - du * w1) - du2 * w2) / dd;
+                const T du = at(i, 2), du2 = at(i, 0);
+                yi = ((ry - du * y1) - du2 * y2) * q;
+                vi = ((rvi - du * v1) - du2 * v2) * q;
+                wi = ((rwi - du * w1) - du2 * w2) * q;
             }
-            SA[SL::pos(X, i)] = yi;
-            SB[SL::pos(X, i)] = vi;
-            SC[SL::pos(X, i)] = wi;
+            at(i, 0) = yi;
+            at(i, 1) = vi;
+            at(i, 2) = wi;
             y2 = y1, y1 = yi;
             v2 = v1, v1 = vi;
             w2 = w1, w1 = wi;
@@ -176,64 +181,68 @@ template <typename T, int P> __device__ __forceinline__ void ppart_put(T *SD, in
     SD[SL::pos(X, q + 3)] = e.d;
 }
 
-// ppart_solve_coarse solves the RR coarse rows of local system s (row r in
-// chunk r/2, D slots 4·(r mod 2) …) by gtsv's elimination with partial
-// pivoting, its solution into D slot 8 + r mod 2. rowOf(r) is the system
-// row of coarse row r. One thread.
-template <typename T, int P, typename RowOf, typename Bad>
-__device__ __forceinline__ void ppart_solve_coarse(T *SD, int s, int ss, int RR, RowOf rowOf, Bad report) {
-    typedef PartSlots<T, P> SL;
-    constexpr int U = P * (int)sizeof(T) / 16;
-    auto at = [&](int r, int q) -> T & { return SD[SL::pos(part_x(s * ss + (r >> 1) * U), (r & 1) * 4 + q)]; };
-    auto xr = [&](int r) -> T & { return SD[SL::pos(part_x(s * ss + (r >> 1) * U), 8 + (r & 1))]; };
-    T cdd = at(0, 1), cdu = RR > 1 ? at(0, 2) : T(0), cx = at(0, 3);
+// ppart_gtsv solves R rows of a tridiagonal system, row r's sub, diag,
+// super and right side at(r, 0 … 3), by gtsv's elimination with partial
+// pivoting (divisions by a pivot as products by its reciprocal), its
+// factor over at(r, 0 … 3) (du2, reciprocal, du, right side), row r's
+// solution to xo(r) once the row is read. report(r) gets the first row
+// whose pivot is a bad divisor. One thread.
+template <typename T, typename At, typename Xo, typename Bad>
+__device__ __forceinline__ void ppart_gtsv(int R, At at, Xo xo, Bad report) {
+    T cdd = at(0, 1), cdu = R > 1 ? at(0, 2) : T(0), cx = at(0, 3);
     int bad = -1;
-    for (int r = 0; r < RR - 1; r++) {
+    for (int r = 0; r < R - 1; r++) {
         const T dl = at(r + 1, 0);
         T ndd = at(r + 1, 1);
-        T ndu = r + 1 < RR - 1 ? at(r + 1, 2) : T(0);
+        T ndu = r + 1 < R - 1 ? at(r + 1, 2) : T(0);
         T nx = at(r + 1, 3);
-        T du2 = T(0);
+        T du2 = T(0), q;
         if (!(fabs(dl) > fabs(cdd))) {
             if (bad_divisor(cdd) && bad < 0) bad = r;
-            const T f = dl / cdd;
+            q = T(1) / cdd;
+            const T f = dl * q;
             ndd = ndd - f * cdu;
             nx = nx - f * cx;
         } else {
             if (bad_divisor(dl) && bad < 0) bad = r;
-            const T f = cdd / dl;
+            q = T(1) / dl;
+            const T f = cdd * q;
             const T tmp = ndd;
             ndd = cdu - f * tmp;
-            if (r + 1 < RR - 1) {
+            if (r + 1 < R - 1) {
                 du2 = ndu;
                 ndu = -f * du2;
             }
-            cdd = dl;
             cdu = tmp;
-            const T q = nx;
+            const T u = nx;
             nx = cx - f * nx;
-            cx = q;
+            cx = u;
         }
         at(r, 0) = du2;
-        at(r, 1) = cdd;
+        at(r, 1) = q;
         at(r, 2) = cdu;
         at(r, 3) = cx;
         cdd = ndd;
         cdu = ndu;
         cx = nx;
     }
-    if (bad_divisor(cdd) && bad < 0) bad = RR - 1;
-    if (bad >= 0) report(rowOf(bad));
-    T x1 = cx / cdd, x2 = T(0);
-    xr(RR - 1) = x1;
-    for (int r = RR - 2; r >= 0; r--) {
-        const T x0 = r == RR - 2 ? (at(r, 3) - at(r, 2) * x1) / at(r, 1)
-                                 : ((at(r, 3) - at(r, 2) * x1) - at(r, 0) * x2) / at(r, 1);
-        xr(r) = x0;
+    if (bad_divisor(cdd) && bad < 0) bad = R - 1;
+    if (bad >= 0) report(bad);
+    T x1 = cx * (T(1) / cdd), x2 = T(0);
+    xo(R - 1) = x1;
+    for (int r = R - 2; r >= 0; r--) {
+        const T x0 = r == R - 2 ? (at(r, 3) - at(r, 2) * x1) * at(r, 1)
+                                : ((at(r, 3) - at(r, 2) * x1) - at(r, 0) * x2) * at(r, 1);
+        xo(r) = x0;
         x2 = x1;
         x1 = x0;
     }
 }
+
+// PPART_DIRECT is the largest coarse system a block solves by one thread
+// (ppart_gtsv); a larger one is itself cut into chunks of P coarse rows,
+// one thread each, whose coarse system one thread solves.
+#define PPART_DIRECT 32
 
 template <typename T, int P>
 __device__ void partition_pivot_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 es, i64 bs, int *status,
@@ -256,6 +265,9 @@ __device__ void partition_pivot_kernel(Coeffs<T> k, const T *d, T *x, int n, int
     const bool live = has && g0 + s < G;
     const int X = part_x(s * ss + t * U);
     int *key = keys + s;
+    const auto slots = [&](int j, int q) -> T & {
+        return (q == 0 ? SA : q == 1 ? SB : q == 2 ? SC : SD)[SL::pos(X, j)];
+    };
 
     for (int q = threadIdx.x; q < spb; q += blockDim.x) keys[q] = PART_NONE;
     part_load<T, P>(k, d, SA, SB, SC, SD, ss, n, G, es, bs, spb, g0);
@@ -271,7 +283,7 @@ __device__ void partition_pivot_kernel(Coeffs<T> k, const T *d, T *x, int n, int
         } else {
             const T cE = t == nch - 1 ? T(0) : SC[SL::pos(X, m - 1)];
             T y0, v0, w0, yl, vl, wl;
-            ppart_chunk<T, P>(SA, SB, SC, SD, X, m, aS, cE, y0, v0, w0, yl, vl, wl,
+            ppart_chunk<T, P>(slots, m, aS, cE, y0, v0, w0, yl, vl, wl,
                               [&](int j) { atomicMin(key, PART_KEY(1, t * P + j)); });
             PartEq<T> F, L;
             ppart_rows<T>(t == 0, t == nch - 1, y0, v0, w0, yl, vl, wl, F, L);
@@ -281,17 +293,68 @@ __device__ void partition_pivot_kernel(Coeffs<T> k, const T *d, T *x, int n, int
     }
     __syncthreads();
 
-    // Stage 2: the coarse system, by the system's thread 0.
-    if (t == 0 && g0 + s < G) {
-        const int lastm = n - (nch - 1) * P;
-        const int RR = 2 * nch - (lastm == 1 ? 1 : 0);
-        ppart_solve_coarse<T, P>(
-            SD, s, ss, RR,
-            [&](int r) {
-                const int c = r >> 1;
-                return c * P + ((r & 1) ? min(P, n - c * P) - 1 : 0);
-            },
-            [&](int row) { atomicMin(key, PART_KEY(2, row)); });
+    // Stage 2: the coarse system of RR rows (row r in D slots 4·(r mod 2)
+    // … of chunk r/2), its solution to D slot 8 + r mod 2 of the chunk.
+    const int RR = 2 * nch - (n - (nch - 1) * P == 1 ? 1 : 0);
+    const auto cx = [&](int r) -> T & { return SD[SL::pos(part_x(s * ss + (r >> 1) * U), 8 + (r & 1))]; };
+    const auto crow = [&](int r, int q) -> T & {
+        return SD[SL::pos(part_x(s * ss + (r >> 1) * U), (r & 1) * 4 + q)];
+    };
+    const auto crowOf = [&](int r) {
+        const int c = r >> 1;
+        return c * P + ((r & 1) ? min(P, n - c * P) - 1 : 0);
+    };
+    if (RR <= PPART_DIRECT) {
+        // One thread.
+        if (t == 0 && g0 + s < G)
+            ppart_gtsv<T>(RR, crow, cx, [&](int r) { atomicMin(key, PART_KEY(2, crowOf(r))); });
+    } else {
+        // Chunks of P coarse rows, thread t the rows P·t …: their spikes
+        // over the rows' slots 0 … 2, their own coarse rows (two a chunk,
+        // one for a last chunk of one row) in D slots 8 … 15 of chunk
+        // 8t's first coarse row's chunk (P/2 chunks a coarse chunk), those
+        // solved by one thread with the solution over their right side.
+        const int n2 = (RR + P - 1) / P, m2 = t < n2 ? min(P, RR - t * P) : 0;
+        const bool live2 = m2 > 0 && g0 + s < G;
+        const int R2 = 2 * n2 - (RR - (n2 - 1) * P == 1 ? 1 : 0);
+        const auto row2 = [&](int r2, int q) -> T & {
+            return SD[SL::pos(part_x(s * ss + (r2 >> 1) * (P / 2) * U), 8 + (r2 & 1) * 4 + q)];
+        };
+        const auto at2 = [&](int j, int q) -> T & { return crow(t * P + j, q); };
+        T y0, v0, w0, yl, vl, wl;
+        if (live2) {
+            const T aS = t == 0 ? T(0) : at2(0, 0);
+            if (m2 == 1) {
+                row2(2 * t, 0) = aS, row2(2 * t, 1) = at2(0, 1), row2(2 * t, 2) = T(0), row2(2 * t, 3) = at2(0, 3);
+            } else {
+                const T cE = t == n2 - 1 ? T(0) : at2(m2 - 1, 2);
+                ppart_chunk<T, P>(at2, m2, aS, cE, y0, v0, w0, yl, vl, wl,
+                                  [&](int j) { atomicMin(key, PART_KEY(2, crowOf(t * P + j))); });
+                PartEq<T> F, L;
+                ppart_rows<T>(t == 0, t == n2 - 1, y0, v0, w0, yl, vl, wl, F, L);
+                row2(2 * t, 0) = F.a, row2(2 * t, 1) = F.b, row2(2 * t, 2) = F.c, row2(2 * t, 3) = F.d;
+                row2(2 * t + 1, 0) = L.a, row2(2 * t + 1, 1) = L.b, row2(2 * t + 1, 2) = L.c, row2(2 * t + 1, 3) = L.d;
+            }
+        }
+        __syncthreads();
+        if (t == 0 && g0 + s < G)
+            ppart_gtsv<T>(
+                R2, row2, [&](int r2) -> T & { return row2(r2, 3); },
+                [&](int r2) {
+                    const int c2 = r2 >> 1;
+                    atomicMin(key, PART_KEY(2, crowOf(c2 * P + ((r2 & 1) ? min(P, RR - c2 * P) - 1 : 0))));
+                });
+        __syncthreads();
+        if (live2) {
+            if (m2 == 1) {
+                cx(t * P) = row2(2 * t, 3);
+            } else {
+                const T xl = t > 0 ? row2(2 * t - 1, 3) : T(0);
+                const T xr = t < n2 - 1 ? row2(2 * t + 2, 3) : T(0);
+#pragma unroll 1
+                for (int j = 0; j < m2; j++) cx(t * P + j) = (at2(j, 0) - at2(j, 1) * xl) - at2(j, 2) * xr;
+            }
+        }
     }
     __syncthreads();
 
@@ -359,6 +422,9 @@ __device__ void partition_pivot_seg_kernel(Coeffs<T> k, const T *d, T *x, int n,
     const bool live = t * P < ns;
     const int m = live ? min(P, ns - t * P) : 0;
     const int X = part_x(t * U);
+    const auto slots = [&](int j, int q) -> T & {
+        return (q == 0 ? SA : q == 1 ? SB : q == 2 ? SC : SD)[SL::pos(X, j)];
+    };
     const int RR = 2 * nch - (n - (nch - 1) * P == 1 ? 1 : 0);
     const i64 cb = (i64)g * RR + 2 * cg; // the chunk's first coarse row
 
@@ -375,7 +441,7 @@ __device__ void partition_pivot_seg_kernel(Coeffs<T> k, const T *d, T *x, int n,
         } else {
             const T cE = cg == nch - 1 ? T(0) : SC[SL::pos(X, m - 1)];
             T y0, v0, w0, yl, vl, wl;
-            ppart_chunk<T, P>(SA, SB, SC, SD, X, m, aS, cE, y0, v0, w0, yl, vl, wl, [&](int j) {
+            ppart_chunk<T, P>(slots, m, aS, cE, y0, v0, w0, yl, vl, wl, [&](int j) {
                 if (!EXPAND) atomicMin(keys + g, PPART_KEY(1, (i64)cg * P + j));
             });
             if (EXPAND) {

@@ -118,7 +118,7 @@ func WorkspaceLen(n, m int) int {
 	direct := DefaultDirect(m)
 	for {
 		r := CoarseSize(n, m)
-		total += 6*max(m, min(r, direct)) + 5*r + 3*n
+		total += 7*max(m, min(r, direct)) + 5*r + 3*n
 		if r <= direct {
 			break
 		}
@@ -143,18 +143,19 @@ func checkRows(m int) {
 // factor's three diagonals and three right-hand-side columns.
 type lu[T tri.Float] struct {
 	dd, du, du2 []T
+	q           []T // the pivots' reciprocals
 	col         [3][]T
 	cols        [][]T // the columns of the current solve (cap 3)
 }
 
 func newLU[T tri.Float](rows int) lu[T] {
-	buf := make([]T, 6*rows)
+	buf := make([]T, 7*rows)
 	next := func() []T {
 		s := buf[:rows:rows]
 		buf = buf[rows:]
 		return s
 	}
-	l := lu[T]{dd: next(), du: next(), du2: next()}
+	l := lu[T]{dd: next(), du: next(), du2: next(), q: next()}
 	for i := range l.col {
 		l.col[i] = next()
 	}
@@ -174,7 +175,7 @@ func newLU[T tri.Float](rows int) lu[T] {
 // second super-diagonal du2_i. Every product is rounded on its own.
 func (l *lu[T]) solve(a, b, c []T, s, e int, cols [][]T) int {
 	m := e - s
-	dd, du, du2 := l.dd[:m], l.du[:m], l.du2[:m]
+	dd, du, du2, q := l.dd[:m], l.du[:m], l.du2[:m], l.q[:m]
 	copy(dd, b[s:e])
 	for i := 0; i < m-1; i++ {
 		du[i] = c[s+i]
@@ -188,7 +189,8 @@ func (l *lu[T]) solve(a, b, c []T, s, e int, cols [][]T) int {
 			if tri.BadDivisor(dd[i]) {
 				return i
 			}
-			f := sub / dd[i]
+			q[i] = 1 / dd[i]
+			f := T(sub * q[i])
 			dd[i+1] -= T(f * du[i])
 			for _, x := range cols {
 				x[i+1] -= T(f * x[i])
@@ -198,7 +200,8 @@ func (l *lu[T]) solve(a, b, c []T, s, e int, cols [][]T) int {
 			if tri.BadDivisor(sub) {
 				return i
 			}
-			f := dd[i] / sub
+			q[i] = 1 / sub
+			f := T(dd[i] * q[i])
 			dd[i] = sub
 			tmp := dd[i+1]
 			dd[i+1] = du[i] - T(f*tmp)
@@ -215,14 +218,16 @@ func (l *lu[T]) solve(a, b, c []T, s, e int, cols [][]T) int {
 	if tri.BadDivisor(dd[m-1]) {
 		return m - 1
 	}
-	// Back substitution with the upper factor (dd, du, du2).
+	q[m-1] = 1 / dd[m-1]
+	// Back substitution with the upper factor (the pivots' reciprocals q,
+	// du, du2).
 	for _, x := range cols {
-		x[m-1] /= dd[m-1]
+		x[m-1] = T(x[m-1] * q[m-1])
 		if m > 1 {
-			x[m-2] = (x[m-2] - T(du[m-2]*x[m-1])) / dd[m-2]
+			x[m-2] = T((x[m-2] - T(du[m-2]*x[m-1])) * q[m-2])
 		}
 		for i := m - 3; i >= 0; i-- {
-			x[i] = (x[i] - T(du[i]*x[i+1]) - T(du2[i]*x[i+2])) / dd[i]
+			x[i] = T((x[i] - T(du[i]*x[i+1]) - T(du2[i]*x[i+2])) * q[i])
 		}
 	}
 	return -1
@@ -237,8 +242,9 @@ func abs[T tri.Float](v T) T {
 
 // SolveDirect solves one system by Gaussian elimination with partial
 // pivoting, the LU that Solve applies to every partition, here to the
-// whole system: LAPACK gtsv's interchanges and operations, so that on
-// finite inputs x is bit for bit tri.GTSV's. a, b, c, d, x have length n
+// whole system: LAPACK gtsv's interchanges, with every division by a
+// pivot done as a product by the pivot's reciprocal (one reciprocal a
+// row; x agrees with tri.GTSV's to a few units of roundoff). a, b, c, d, x have length n
 // = len(b) (a[0] and c[n−1] ignored); x may alias d; ws must have been
 // made for n rows or more, or for a coarse system of n rows solved
 // directly (nil allocates one). A zero or non-finite pivot (tri.BadDivisor)
