@@ -241,8 +241,14 @@ __device__ __forceinline__ void ppart_gtsv(int R, At at, Xo xo, Bad report) {
 
 // PPART_DIRECT is the largest coarse system a block solves by one thread
 // (ppart_gtsv); a larger one is itself cut into chunks of P coarse rows,
-// one thread each, whose coarse system one thread solves.
-#define PPART_DIRECT 32
+// one thread each, whose coarse system one thread solves. Cutting the
+// coarse system costs accuracy on the suite's ill-conditioned types (FP64
+// N = 512, type 14: 10⁴× gtsv's error with coarse systems of 64 rows cut,
+// 11× solved by one thread; go test -tags cuda -run PartitionPivotSuite
+// ./internal/gpu/tridiaggpu -v) and the one thread costs time beyond
+// (FP32 N = 4096: 7.7% of the limit solved by one thread, 24.8% cut;
+// bandsolve bench -device cuda -grid layouts -algorithms partition-pivot).
+#define PPART_DIRECT 64
 
 template <typename T, int P>
 __device__ void partition_pivot_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 es, i64 bs, int *status,

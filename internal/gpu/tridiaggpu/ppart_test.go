@@ -26,7 +26,7 @@ import (
 // recursively: pivotSolve is the twin of that rule.
 
 // pivotSolve solves one system as the GPU plan does: whole (one block)
-// with its coarse system solved directly up to 32 rows (PPART_DIRECT),
+// with its coarse system solved directly up to 64 rows (PPART_DIRECT),
 // else by the method once more with that one's coarse system solved
 // directly; or in segments, with the coarse system solved by pivotSolve
 // again, whole where it has at most maxN rows.
@@ -38,7 +38,7 @@ func pivotSolve[T tridiag.Float](a, b, c, d, x []T, whole bool, maxN int) error 
 	}
 	if whole {
 		return pivotpart.SolveWith(a, b, c, d, x, m, direct(n), func(ca, cb, cc, cd, cx []T) error {
-			if len(cb) <= 32 {
+			if len(cb) <= 64 {
 				return pivotpart.SolveDirect(ca, cb, cc, cd, cx, nil)
 			}
 			return pivotpart.Solve(ca, cb, cc, cd, cx, m, direct(len(cb)))
