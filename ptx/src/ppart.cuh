@@ -32,6 +32,48 @@
 #pragma once
 #include "partition.cuh"
 
+// ppart_step is a step of gtsv's elimination with partial pivoting: the
+// current row's diagonal cdd and super-diagonal cdu, the next row's
+// sub-diagonal dl, diagonal ndd and super-diagonal ndu (more: the next row
+// is not the last, so an interchange fills du2). The rows are interchanged
+// when |dl| > |cdd|; it returns whether they were, the pivot's reciprocal
+// q, the multiplier f and the fill du2, updates ndd, ndu and cdu, and sets
+// bad where the pivot is a bad divisor. ppart_rhs then eliminates a right
+// side's current and next entries.
+template <typename T>
+__device__ __forceinline__ bool ppart_step(T cdd, T &cdu, T dl, T &ndd, T &ndu, bool more, T &q, T &f, T &du2,
+                                           bool &bad) {
+    du2 = T(0);
+    if (!(fabs(dl) > fabs(cdd))) {
+        bad = bad_divisor(cdd);
+        q = T(1) / cdd;
+        f = dl * q;
+        ndd = ndd - f * cdu;
+        return false;
+    }
+    bad = bad_divisor(dl);
+    q = T(1) / dl;
+    f = cdd * q;
+    const T tmp = ndd;
+    ndd = cdu - f * tmp;
+    if (more) {
+        du2 = ndu;
+        ndu = -f * du2;
+    }
+    cdu = tmp;
+    return true;
+}
+
+template <typename T> __device__ __forceinline__ void ppart_rhs(bool swap, T f, T &c, T &n) {
+    if (!swap) {
+        n = n - f * c;
+        return;
+    }
+    const T u = n;
+    n = c - f * n;
+    c = u;
+}
+
 // ppart_chunk is Stage 1 for a chunk of m ≥ 2 rows whose row j's a, b, c,
 // d are at(j, 0 … 3): aS and cE are the couplings to the rows before and
 // after the chunk (0 at the system's ends). The factor (du2, the pivot's
@@ -54,38 +96,13 @@ __device__ __forceinline__ void ppart_chunk(At at, int m, T aS, T cE, T &y0, T &
             T ndd = at(j, 1);
             T ndu = j < m - 1 ? at(j, 2) : T(0);
             T ny = at(j, 3), nv = T(0), nw = j == m - 1 ? cE : T(0);
-            T du2 = T(0);
-            T q;
-            if (!(fabs(dl) > fabs(cdd))) {
-                if (bad_divisor(cdd) && bad < 0) bad = i;
-                q = T(1) / cdd;
-                const T f = dl * q;
-                ndd = ndd - f * cdu;
-                ny = ny - f * cy;
-                nv = nv - f * cv;
-                nw = nw - f * cw;
-            } else {
-                if (bad_divisor(dl) && bad < 0) bad = i;
-                q = T(1) / dl;
-                const T f = cdd * q;
-                const T tmp = ndd;
-                ndd = cdu - f * tmp;
-                if (j < m - 1) {
-                    du2 = ndu;
-                    ndu = -f * du2;
-                }
-                cdd = dl;
-                cdu = tmp;
-                T q = ny;
-                ny = cy - f * ny;
-                cy = q;
-                q = nv;
-                nv = cv - f * nv;
-                cv = q;
-                q = nw;
-                nw = cw - f * nw;
-                cw = q;
-            }
+            T du2, q, f;
+            bool b;
+            const bool swap = ppart_step(cdd, cdu, dl, ndd, ndu, j < m - 1, q, f, du2, b);
+            if (b && bad < 0) bad = i;
+            ppart_rhs(swap, f, cy, ny);
+            ppart_rhs(swap, f, cv, nv);
+            ppart_rhs(swap, f, cw, nw);
             at(i, 0) = du2;
             at(i, 1) = q;
             at(i, 2) = cdu;
@@ -196,28 +213,11 @@ __device__ __forceinline__ void ppart_gtsv(int R, At at, Xo xo, Bad report) {
         T ndd = at(r + 1, 1);
         T ndu = r + 1 < R - 1 ? at(r + 1, 2) : T(0);
         T nx = at(r + 1, 3);
-        T du2 = T(0), q;
-        if (!(fabs(dl) > fabs(cdd))) {
-            if (bad_divisor(cdd) && bad < 0) bad = r;
-            q = T(1) / cdd;
-            const T f = dl * q;
-            ndd = ndd - f * cdu;
-            nx = nx - f * cx;
-        } else {
-            if (bad_divisor(dl) && bad < 0) bad = r;
-            q = T(1) / dl;
-            const T f = cdd * q;
-            const T tmp = ndd;
-            ndd = cdu - f * tmp;
-            if (r + 1 < R - 1) {
-                du2 = ndu;
-                ndu = -f * du2;
-            }
-            cdu = tmp;
-            const T u = nx;
-            nx = cx - f * nx;
-            cx = u;
-        }
+        T du2, q, f;
+        bool b;
+        const bool swap = ppart_step(cdd, cdu, dl, ndd, ndu, r + 1 < R - 1, q, f, du2, b);
+        if (b && bad < 0) bad = r;
+        ppart_rhs(swap, f, cx, nx);
         at(r, 0) = du2;
         at(r, 1) = q;
         at(r, 2) = cdu;

@@ -472,10 +472,12 @@ func attachConstStream(c *partitionCtx, r *Route) {
 	r.ConstStream, r.ConstStreamKernel = &cs, k
 }
 
-// constStreamKernel is the constant streaming kernel (chunks of 16) for
+// ConstStreamFamily is the constant streaming kernel (chunks of 16) for
 // systems of at most a warp (warp), with d and x row-major in shared
-// memory (rows: the systems closer together in memory than their rows).
-func constStreamKernel(warp, rows, f64 bool) (kernels.Kernel, error) {
+// memory (rows: the systems closer together in memory than their rows):
+// the kernel table's family value, a kernels.PartitionConstPLauncher
+// under the cuda build tag.
+func ConstStreamFamily(warp, rows, f64 bool) (interface{ Kernel() kernels.Kernel }, error) {
 	var k interface{ Kernel() kernels.Kernel }
 	var err error
 	switch {
@@ -489,9 +491,9 @@ func constStreamKernel(warp, rows, f64 bool) (kernels.Kernel, error) {
 		k, err = kernels.PartitionCstreamPFor(16, f64)
 	}
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	return k.Kernel(), nil
+	return k, nil
 }
 
 // constStreamLaunch is the launch of the constant streaming kernel for
@@ -499,10 +501,11 @@ func constStreamKernel(warp, rows, f64 bool) (kernels.Kernel, error) {
 // launch bound.
 func constStreamLaunch(c *partitionCtx, spb int) (tuning.ConstStreamLaunch, kernels.Kernel, error) {
 	pb := c.p
-	k, err := constStreamKernel(tuning.PartitionConstStreamWarp(pb.N), pb.sysFirst(), pb.f64())
+	f, err := ConstStreamFamily(tuning.PartitionConstStreamWarp(pb.N), pb.sysFirst(), pb.f64())
 	if err != nil {
 		return tuning.ConstStreamLaunch{}, 0, err
 	}
+	k := f.Kernel()
 	cs, err := tuning.PartitionConstStreamLaunchFor(c.d, pb.N, pb.Elem, pb.G, pb.sysFirst(), k.Info().MaxThreads, c.regs.of(k), spb)
 	return cs, k, err
 }

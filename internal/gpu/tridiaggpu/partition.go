@@ -150,28 +150,14 @@ func (d *gpu) partitionFromRoute(spec tridiag.Spec, f64 bool, r *route.Route) (*
 	return pp, nil
 }
 
-// constStreamFamily is the constant streaming kernel (chunks of 16) for
-// systems of at most a warp (warp: partition_cstream_warp_p16_*, else
-// partition_cstream_p16_*), with d and x row-major in shared memory where
-// rows (the _rows_ kernels: the systems closer together in memory than
-// their rows).
+// constStreamFamily is route.ConstStreamFamily's kernel as its typed
+// launcher.
 func constStreamFamily(warp, rows, f64 bool) (kernels.PartitionConstPLauncher, error) {
-	var k kernels.PartitionConstPLauncher
-	var err error
-	switch {
-	case warp && rows:
-		k, err = kernels.PartitionCstreamWarpRowsPFor(16, f64)
-	case warp:
-		k, err = kernels.PartitionCstreamWarpPFor(16, f64)
-	case rows:
-		k, err = kernels.PartitionCstreamRowsPFor(16, f64)
-	default:
-		k, err = kernels.PartitionCstreamPFor(16, f64)
-	}
+	k, err := route.ConstStreamFamily(warp, rows, f64)
 	if err != nil {
 		return nil, err
 	}
-	return k, nil
+	return k.(kernels.PartitionConstPLauncher), nil
 }
 
 // constStreamLauncher is the typed launcher of the constant streaming
