@@ -503,8 +503,10 @@ __device__ void partition_pivot_finish(T *x, int n, int G, i64 es, i64 bs, const
 }
 
 // partition_pivot_p<P>_*: the partition method with partial pivoting,
-// chunks of P rows, the launch and parameters of partition_p<P>_* (its
-// launch bounds too: tuning.PartitionLaunchChunk).
+// chunks of P rows, the launch and parameters of partition_p<P>_*
+// (tuning.PartitionLaunchChunk, within this kernel's bound: 512 threads,
+// whose 128 registers a thread hold a chunk's spikes without spills on
+// sm_80 and sm_90).
 #ifndef BS_DEVICE_ONLY
 #define PARTITION_PIVOT(T, S, P, MAXT)                                                                            \
     extern "C" __global__ void __launch_bounds__(MAXT)                                                           \
@@ -514,13 +516,14 @@ __device__ void partition_pivot_finish(T *x, int n, int G, i64 es, i64 bs, const
         partition_pivot_kernel<T, P>(Coeffs<T>{a, b, c, ca, cb, cc, isConst}, d, x, n, G, es, bs, status, spb,    \
                                      tps, word, seq);                                                            \
     }
-PARTITION_PIVOT(float, f32, 16, 1024)
+PARTITION_PIVOT(float, f32, 16, 512)
 PARTITION_PIVOT(double, f64, 16, 512)
 
 // partition_pivot_reduce_p<P>_* and partition_pivot_expand_p<P>_*: the
 // first and third passes of a segmented solve (partition_pivot_seg_kernel).
-// Grid: G·⌈n/S⌉ blocks of S/P threads; shared memory as partition_p<P>_*'s
-// for one system of S rows.
+// Grid: G·⌈n/S⌉ blocks of S/P threads (at most 256: segments of up to
+// 4096 rows); shared memory as partition_p<P>_*'s for one system of S
+// rows.
 #define PARTITION_PIVOT_SEG(T, S, P, MAXT)                                                                        \
     extern "C" __global__ void __launch_bounds__(MAXT) partition_pivot_reduce_p##P##_##S(                         \
         const T *a, const T *b, const T *c, const T *d, int n, int G, i64 es, i64 bs, T ca, T cb, T cc,           \
@@ -539,6 +542,6 @@ PARTITION_PIVOT(double, f64, 16, 512)
                                                                  const int *cstatus, int *status) {                \
         partition_pivot_finish<T, P>(x, n, G, es, bs, keys, cstatus, status);                                     \
     }
-PARTITION_PIVOT_SEG(float, f32, 16, 1024)
-PARTITION_PIVOT_SEG(double, f64, 16, 512)
+PARTITION_PIVOT_SEG(float, f32, 16, 256)
+PARTITION_PIVOT_SEG(double, f64, 16, 256)
 #endif

@@ -55,7 +55,7 @@ func newPivotPlan(d *gpu, spec tridiag.Spec, f64 bool) (kernelPlan, error) {
 		return nil, err
 	}
 	l := spec.Layout
-	cfg, err := tuning.PartitionLaunchChunk(d.props, spec.N, reductionElem(f64), p, spec.G, l.BatchStride < l.ElemStride, regs)
+	cfg, err := tuning.PartitionLaunchChunk(pivotProps(d.props, kernel.Kernel()), spec.N, reductionElem(f64), p, spec.G, l.BatchStride < l.ElemStride, regs)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", tridiag.ErrShape, err)
 	}
@@ -68,6 +68,15 @@ func newPivotPlan(d *gpu, spec tridiag.Spec, f64 bool) (kernelPlan, error) {
 		return nil, err
 	}
 	return &pivotPlan{pp}, nil
+}
+
+// pivotProps is props with blocks of at most kernel k's launch bound
+// (the pivoting kernel's is below partition_p's, whose launch it shares).
+func pivotProps(props tuning.Device, k kernels.Kernel) tuning.Device {
+	if b := k.Info().MaxThreads; b > 0 && (props.MaxThreadsPerBlock == 0 || b < props.MaxThreadsPerBlock) {
+		props.MaxThreadsPerBlock = b
+	}
+	return props
 }
 
 func (p *pivotPlan) describe() string {

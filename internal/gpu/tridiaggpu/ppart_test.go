@@ -12,9 +12,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/stability"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tridiag/pivotpart"
+	"github.com/bandsolve/bandsolve/tuning"
 )
 
 // The pivoting partition kernels do pivotpart.Solve's operations in the
@@ -49,11 +51,21 @@ func pivotSolve[T tridiag.Float](a, b, c, d, x []T, whole bool, maxN int) error 
 	})
 }
 
+// pivotMaxN is the largest N the pivoting kernel holds in one block, for
+// systems stored rows first (sysFirst false) or systems first.
+func pivotMaxN[T tridiag.Float](sysFirst bool) int {
+	k, err := kernels.PartitionPivotPFor(16, isF64[T]())
+	if err != nil {
+		panic(err)
+	}
+	return tuning.PartitionMaxN(pivotProps(dev.Properties(), k.Kernel()), int(elemSize[T]()), 16, sysFirst)
+}
+
 // pivotTwin is pivotSolve for systems of a batch in layout l, with the
 // GPU's check of the solution.
 func pivotTwin[T tridiag.Float](l tridiag.Layout, n int) func(a, b, c, d, x []T) error {
-	whole := n <= partitionMaxN[T](sysFirst(l))
-	maxN := partitionMaxN[T](false)
+	whole := n <= pivotMaxN[T](sysFirst(l))
+	maxN := pivotMaxN[T](false)
 	return func(a, b, c, d, x []T) error {
 		if err := pivotSolve(a, b, c, d, x, whole, maxN); err != nil {
 			return err
@@ -85,7 +97,8 @@ func TestPartitionPivotBitExact(t *testing.T) {
 // constant coefficients.
 func testPartitionPivotBitExact[T tridiag.Float](t *testing.T) {
 	r := rand.New(rand.NewPCG(41, 42))
-	maxN := partitionMaxN[T](false)
+	maxN := pivotMaxN[T](false)
+	t.Logf("%s: largest N a block holds %d (systems first: %d)", dev.Name(), maxN, pivotMaxN[T](true))
 	for _, n := range []int{1, 2, 3, 5, 16, 17, 31, 33, 64, 100, 256, 257, 272, 513, 1000, 1024, 4096, maxN, maxN + 1, 3*maxN + 17, 8193, 40961} {
 		for _, g := range []int{1, 7, 300} {
 			for lname, l := range layouts(n, g) {
