@@ -137,7 +137,7 @@ func runStability(c *command, args []string, stdout, stderr io.Writer) error {
 	device := fs.String("device", "cpu", "device: cpu, cpu:WORKERS, cuda or cuda:N (see 'bandsolve devices')")
 	format := fs.String("format", "text", "output format: text, markdown or csv")
 	types := fs.String("types", "classic", "matrix types: classic (1..16), extended (1..21), both with 2T,6T,14T,16T, or a comma-separated list such as 2,14T")
-	algs := fs.String("algorithms", "thomas,gtsv,cr,pcr,wangmou,tpr,partition", "comma-separated algorithms: thomas, gtsv, cr, pcr, wangmou, tpr, tpr-stable, partition, auto")
+	algs := fs.String("algorithms", "thomas,gtsv,cr,pcr,wangmou,tpr,partition,partition-pivot", "comma-separated algorithms: thomas, gtsv, cr, pcr, wangmou, tpr, tpr-stable, partition, partition-pivot, auto")
 	prec := fs.String("precision", "f32,f64", "comma-separated precisions: f32, f64")
 	slice := fs.Int("slice", 0, "TPR slice size S, a power of two ≥ 2 (0: the fastest configuration for n)")
 	out := fs.String("o", "", "write the table to this file instead of stdout")
