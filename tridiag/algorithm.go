@@ -96,9 +96,11 @@ const (
 	// without any report (Options.Check catches it); PivotAlways gives
 	// GTSV's stability there at GTSV's speed.
 	PivotAuto Pivoting = iota
-	// PivotAlways solves every system with partial pivoting: on the CPU by
-	// GTSV (LAPACK gtsv's results), on a GPU by PartitionPivot where its
-	// kernels take the shape, else GTSV.
+	// PivotAlways solves every system by GTSV (partial pivoting, LAPACK
+	// gtsv's results) on every device. PartitionPivot, much faster on a
+	// GPU, pivots within each partition only and can lose digits that
+	// GTSV keeps (package pivotpart, "Accuracy"); it runs when chosen as
+	// the Algorithm.
 	PivotAlways
 	// PivotNever never pivots by choice: on the CPU each system is solved
 	// by Thomas, and by GTSV only where Thomas meets a zero pivot; on a

@@ -23,6 +23,9 @@ var suiteSizes = []int{512, 4096}
 // cost O(N³): about 2 minutes each on 2 cores.
 var randsvd4096 = flag.Bool("randsvd4096", false, "also run the randsvd types (8-11) of the stability suite at N = 4096")
 
+// long adds N = 2^20 to TestLargeSystems.
+var long = flag.Bool("long", false, "TestLargeSystems also at N = 2^20")
+
 var (
 	suiteMu    sync.Mutex
 	suiteCache = map[int][]suiteCase{}
@@ -156,5 +159,33 @@ func TestCoarseRowChoices(t *testing.T) {
 				assert.Equal(t, 0, pe.Row, "%s: the first partition's first row", sc.name)
 			}
 		}
+	}
+}
+
+// TestLargeSystems measures the error on type 1 (U(−1,1)) as N grows: the
+// more partitions, the likelier one whose own block is nearly singular,
+// and the coarse rows formed from its large spikes lose digits that GTSV
+// keeps. It holds the error within 10⁵× GTSV's with 16 rows a partition
+// and logs the errors of every partition size (go test -v; N = 2^20 with
+// -long).
+func TestLargeSystems(t *testing.T) {
+	ns := []int{1 << 14, 1 << 17}
+	if *long {
+		ns = append(ns, 1<<20)
+	}
+	for _, n := range ns {
+		p, err := stability.NewProblem[float64](1, n, 1)
+		require.NoError(t, err)
+		eg, _ := relErr(p, gtsvSolve)
+		line := fmt.Sprintf("N=%d type 1: gtsv %.2e, pivotpart", n, eg)
+		for _, m := range sizes {
+			e, err := relErr(p, func(a, b, c, d, x []float64) error { return Solve(a, b, c, d, x, m, nil) })
+			require.NoError(t, err)
+			line += fmt.Sprintf(" m=%d %.2e", m, e)
+			if m == DefaultRows(n) {
+				assert.LessOrEqual(t, e, 1e5*eg, "N=%d m=%d", n, m)
+			}
+		}
+		t.Log(line)
 	}
 }

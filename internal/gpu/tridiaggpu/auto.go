@@ -20,7 +20,10 @@ func buildKernelPlan(d *gpu, spec tridiag.Spec, f64 bool) (tridiag.Algorithm, ke
 	auto := spec.Algorithm == tridiag.Auto
 	switch {
 	case auto && spec.Pivoting == tridiag.PivotAlways:
-		algs = []tridiag.Algorithm{tridiag.PartitionPivot, tridiag.GTSV}
+		// GTSV: PartitionPivot, several times faster, pivots within each
+		// chunk only and can lose digits that GTSV keeps (package
+		// pivotpart, "Accuracy"); it runs when asked for by name.
+		algs = []tridiag.Algorithm{tridiag.GTSV}
 	case auto:
 		algs = route.AutoOrder(d.props, problemOf(spec, f64, true))
 	}
