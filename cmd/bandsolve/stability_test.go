@@ -20,7 +20,7 @@ import (
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
-var allColumns = []string{"thomas", "gtsv", "cr", "pcr", "wangmou", "tpr", "tpr-stable", "partition"}
+var allColumns = []string{"thomas", "gtsv", "cr", "pcr", "wangmou", "tpr", "tpr-stable", "partition", "partition-pivot"}
 
 // stabilityCSV runs the extended suite at n = 64 once and returns its
 // records keyed by "type/precision/algorithm".
