@@ -364,3 +364,32 @@ func BenchmarkCheck(b *testing.B) {
 		}
 	})
 }
+
+// TestMergeBackwardErrors: the verdict of a device's backward-error check
+// merged with the solve's breakdowns: a breakdown keeps its error and gets
+// its measures, a system above the tolerance or with a non-finite x is
+// added, one within it is not; an error that is no *BatchError passes
+// through.
+func TestMergeBackwardErrors(t *testing.T) {
+	solveErr := &tridiag.BatchError{G: 4, Failed: []tridiag.SystemError{{System: 1, Row: 7, Err: tridiag.ErrZeroPivot}}}
+	eta := []float64{1e-18, 0.5, math.Inf(1), 1e-3}
+	st, err := tridiag.MergeBackwardErrors(4, solveErr, eta, 1e-12, 0x1p-52)
+	require.Len(t, st, 4)
+	assert.False(t, st[0].Failed())
+	assert.Zero(t, st[0].Cond)
+	var be *tridiag.BatchError
+	require.ErrorAs(t, err, &be)
+	require.Len(t, be.Failed, 3)
+	assert.Equal(t, 1, be.Failed[0].System)
+	assert.ErrorIs(t, be.Failed[0].Err, tridiag.ErrZeroPivot)
+	assert.Equal(t, 0.5, be.Failed[0].Status.BackwardError)
+	assert.NotZero(t, be.Failed[1].Status.Flags&tridiag.NonFinite)
+	assert.ErrorIs(t, be.Failed[2].Err, tridiag.ErrInaccurate)
+	assert.Equal(t, 3, be.Failed[2].System)
+
+	other := errors.New("driver")
+	_, err = tridiag.MergeBackwardErrors(4, other, eta, 1e-12, 0x1p-52)
+	assert.Equal(t, other, err)
+	_, err = tridiag.MergeBackwardErrors(1, nil, []float64{1e-17}, 1e-12, 0x1p-52)
+	assert.NoError(t, err)
+}

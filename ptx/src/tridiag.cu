@@ -10,6 +10,7 @@
 #include "wangmou.cuh"
 #include "partition.cuh"
 #include "ppart.cuh"
+#include "check.cuh"
 #include "segment.cuh"
 #include "lanes.cuh"
 #include "lseg.cuh"

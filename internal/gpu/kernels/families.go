@@ -523,6 +523,24 @@ func PartitionPivotFinishPFor(p int, f64 bool) (PartitionPivotFinishP, error) {
 // Kernel returns the kernel.
 func (f PartitionPivotFinishP) Kernel() Kernel { return f.k }
 
+// TriBackward is a kernel of the family tri_backward_f32, tri_backward_f64.
+type TriBackward struct{ k Kernel }
+
+// TriBackwardFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func TriBackwardFor(f64 bool) (TriBackward, error) {
+	if !f64 {
+		return TriBackward{triBackwardF32}, nil
+	}
+	if f64 {
+		return TriBackward{triBackwardF64}, nil
+	}
+	return TriBackward{}, fmt.Errorf("%w: tri_backward with f64=%t", ErrNoKernel, f64)
+}
+
+// Kernel returns the kernel.
+func (f TriBackward) Kernel() Kernel { return f.k }
+
 // SegmentP is a kernel of the family segment_p16_f32, segment_p16_f64.
 type SegmentP struct{ k Kernel }
 

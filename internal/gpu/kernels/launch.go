@@ -1323,6 +1323,56 @@ func (f PartitionPivotFinishP) Launch(dev *cuda.Device, grid, block cuda.Dim3, s
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:8])
 }
 
+// TriBackwardArgs are the parameters of tri_backward_f32, tri_backward_f64.
+type TriBackwardArgs struct {
+	A       cu.DevicePtr // a
+	B       cu.DevicePtr // b
+	C       cu.DevicePtr // c
+	D       cu.DevicePtr // d
+	X       cu.DevicePtr // x
+	N       int32        // n
+	G       int32        // G
+	ES      int64        // es
+	BS      int64        // bs
+	CA      float64      // ca
+	CB      float64      // cb
+	CC      float64      // cc
+	IsConst int32        // isConst
+	Cyclic  int32        // cyclic
+	Out     cu.DevicePtr // out
+}
+
+// TriBackwardSlots is the number of launch slots of TriBackward.
+const TriBackwardSlots = 15
+
+// Pack puts a in slots[:TriBackwardSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TriBackward) Pack(a *TriBackwardArgs, slots []uint64) {
+	_ = slots[14]
+	slots[0] = uint64(a.A)
+	slots[1] = uint64(a.B)
+	slots[2] = uint64(a.C)
+	slots[3] = uint64(a.D)
+	slots[4] = uint64(a.X)
+	slots[5] = uint64(uint32(a.N))
+	slots[6] = uint64(uint32(a.G))
+	slots[7] = uint64(a.ES)
+	slots[8] = uint64(a.BS)
+	slots[9] = packFloat(table[f.Kernel()].Params[9].CType, a.CA)
+	slots[10] = packFloat(table[f.Kernel()].Params[10].CType, a.CB)
+	slots[11] = packFloat(table[f.Kernel()].Params[11].CType, a.CC)
+	slots[12] = uint64(uint32(a.IsConst))
+	slots[13] = uint64(uint32(a.Cyclic))
+	slots[14] = uint64(a.Out)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TriBackward) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TriBackwardArgs) error {
+	var slots [15]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:15])
+}
+
 // SegmentPArgs are the parameters of segment_p16_f32, segment_p16_f64.
 type SegmentPArgs struct {
 	A       cu.DevicePtr // a

@@ -37,9 +37,13 @@ type launchArgs struct {
 	spec          tridiag.Spec
 	f64           bool
 	a, b, c, d, x cu.DevicePtr // a, b, c are 0 when constant
-	ca, cb, cc    float64      // constant coefficients
-	constant      bool
-	work          cu.DevicePtr // workBytes() bytes
+	// check: Options.Check on a device-buffer solve; checkD is where d
+	// is kept for it (d itself unless the solve is in place).
+	check      bool
+	checkD     cu.DevicePtr
+	ca, cb, cc float64 // constant coefficients
+	constant   bool
+	work       cu.DevicePtr // workBytes() bytes
 	// status holds G int32 codes (0 ok, row+1 where system g broke down),
 	// then one int32 flag that any failing system sets to 1, then the
 	// block counter of self-signalling kernels (kept 0 between solves).
@@ -94,6 +98,11 @@ type Plan[T tridiag.Float] struct {
 	sig    *done.Signal // completion word polled by the host
 	res    *resident    // the resident grid (SetResident), nil when solves launch
 	codes  []int32
+	// Options.Check on the device-buffer solves: the measures of every
+	// system (4 doubles: ‖d − A·x‖∞, ‖A‖∞, ‖x‖∞, ‖d‖∞) and a copy of d
+	// for an in-place solve, made on first use.
+	checkOut, dcopy cu.DevicePtr
+	backward        kernels.TriBackward
 	// staging buffers for host solves, made on first use
 	ha, hb, hc, hd, hx *cuda.Buffer[T]
 	closed             bool
@@ -254,13 +263,13 @@ func (p *Plan[T]) SolveDevice(ctx context.Context, a, b, c, d, x *cuda.Buffer[T]
 			return fmt.Errorf("%w: nil coefficient buffer", tridiag.ErrLength)
 		}
 	}
-	return p.run(ctx, &launchArgs{a: a.Ptr(), b: b.Ptr(), c: c.Ptr()}, []*cuda.Buffer[T]{a, b, c, d, x})
+	return p.run(ctx, &launchArgs{a: a.Ptr(), b: b.Ptr(), c: c.Ptr(), check: p.spec.Check}, []*cuda.Buffer[T]{a, b, c, d, x})
 }
 
 // SolveDeviceConst solves the batch with constant coefficients a, b, c
 // and right-hand sides in device buffer d.
 func (p *Plan[T]) SolveDeviceConst(ctx context.Context, a, b, c T, d, x *cuda.Buffer[T]) error {
-	return p.run(ctx, &launchArgs{ca: float64(a), cb: float64(b), cc: float64(c), constant: true}, []*cuda.Buffer[T]{d, x})
+	return p.run(ctx, &launchArgs{ca: float64(a), cb: float64(b), cc: float64(c), constant: true, check: p.spec.Check}, []*cuda.Buffer[T]{d, x})
 }
 
 func (p *Plan[T]) run(ctx context.Context, la *launchArgs, bufs []*cuda.Buffer[T]) error {
@@ -298,12 +307,12 @@ func (p *Plan[T]) Start(ctx context.Context, a, b, c, d, x *cuda.Buffer[T]) (*Pe
 			return nil, fmt.Errorf("%w: nil coefficient buffer", tridiag.ErrLength)
 		}
 	}
-	return p.start(ctx, &launchArgs{a: a.Ptr(), b: b.Ptr(), c: c.Ptr()}, []*cuda.Buffer[T]{a, b, c, d, x})
+	return p.start(ctx, &launchArgs{a: a.Ptr(), b: b.Ptr(), c: c.Ptr(), check: p.spec.Check}, []*cuda.Buffer[T]{a, b, c, d, x})
 }
 
 // StartConst is Start for constant coefficients.
 func (p *Plan[T]) StartConst(ctx context.Context, a, b, c T, d, x *cuda.Buffer[T]) (*Pending, error) {
-	return p.start(ctx, &launchArgs{ca: float64(a), cb: float64(b), cc: float64(c), constant: true}, []*cuda.Buffer[T]{d, x})
+	return p.start(ctx, &launchArgs{ca: float64(a), cb: float64(b), cc: float64(c), constant: true, check: p.spec.Check}, []*cuda.Buffer[T]{d, x})
 }
 
 // start checks the buffers, takes the plan's lock and enqueues the
@@ -330,12 +339,23 @@ func (p *Plan[T]) start(ctx context.Context, la *launchArgs, bufs []*cuda.Buffer
 	}
 	la.spec, la.f64, la.work, la.status = p.spec, elemSize[T]() == 8, p.work, p.status
 	var err error
-	if p.res != nil {
+	switch dl, direct := p.kp.(directLauncher); {
+	case la.check:
+		// The check reads d after the solve: an in-place solve's d is
+		// copied first, on the plan's stream (never the resident grid's
+		// mailbox, which is not ordered with it).
+		err = p.dev.Enqueue(func() error {
+			if err := p.keepD(la); err != nil {
+				return err
+			}
+			return p.enqueue(la)
+		})
+	case p.res != nil:
 		err = p.res.submit(la, p.sig.Next())
-	} else if dl, ok := p.kp.(directLauncher); ok && !p.dev.cfg.noDirectLaunch {
+	case direct && !p.dev.cfg.noDirectLaunch:
 		la.word, la.seq = p.sig.Word(), p.sig.Next()
 		err = dl.LaunchDirect(p.dev, p.stream, la)
-	} else {
+	default:
 		err = p.dev.Enqueue(func() error { return p.enqueue(la) })
 	}
 	if err != nil {
@@ -344,7 +364,7 @@ func (p *Plan[T]) start(ctx context.Context, la *launchArgs, bufs []*cuda.Buffer
 		p.mu.Unlock()
 		return nil, err
 	}
-	return &Pending{wait: p.waitSolve}, nil
+	return &Pending{wait: func() error { return p.waitSolve(la) }}, nil
 }
 
 // directLauncher is a self-signalling kernel plan whose single kernel can
@@ -366,10 +386,19 @@ func (p *Plan[T]) enqueue(la *launchArgs) error {
 	return p.sig.Enqueue(p.dev.Device, p.stream, p.flagPtr())
 }
 
-// waitSolve waits for the started solve, checks its status and releases
-// the plan's lock.
-func (p *Plan[T]) waitSolve() error {
+// waitSolve waits for the started solve la, checks its status (and, with
+// la.check, its accuracy) and releases the plan's lock.
+func (p *Plan[T]) waitSolve(la *launchArgs) error {
 	defer p.mu.Unlock()
+	err := p.waitStatus()
+	if !la.check {
+		return err
+	}
+	return p.checkDevice(la, err)
+}
+
+// waitStatus waits for the started solve and returns its failures.
+func (p *Plan[T]) waitStatus() error {
 	var failed bool
 	var err error
 	if p.res != nil {
@@ -546,8 +575,10 @@ func (p *Plan[T]) Close() error {
 		if p.work != 0 {
 			_ = cu.MemFree(p.work)
 		}
-		if p.status != 0 {
-			_ = cu.MemFree(p.status)
+		for _, m := range []cu.DevicePtr{p.status, p.checkOut, p.dcopy} {
+			if m != 0 {
+				_ = cu.MemFree(m)
+			}
 		}
 		if p.own != (cu.Stream{}) {
 			_ = p.own.Destroy()
