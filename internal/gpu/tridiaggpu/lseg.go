@@ -51,11 +51,7 @@ func newLanesSegPlan(d *gpu, spec tridiag.Spec, f64 bool, rows int) (*lanesSegPl
 // tuning's) and, when threePass, three passes whatever Q (benchmarks).
 func newLanesSegPlanWith(d *gpu, spec tridiag.Spec, f64 bool, rows, spb int, threePass bool) (*lanesSegPlan, error) {
 	spec.SegmentRows = rows
-	kp, err := d.routePlan(spec, f64, false, route.Options{Force: route.PlanLanesSegments, Systems: spb, ThreePass: threePass})
-	if err != nil {
-		return nil, err
-	}
-	return kp.(*lanesSegPlan), nil
+	return forcedPlan[*lanesSegPlan](d, spec, f64, route.Options{Force: route.PlanLanesSegments, Systems: spb, ThreePass: threePass})
 }
 
 // lanesSegFromRoute builds the plan of a route.PlanLanesSegments route

@@ -31,11 +31,10 @@ type lanesStreamPlan struct {
 // the lanes kernel) solves. It fails with tridiag.ErrShape where the
 // kernel does not take the batch.
 func newLanesStreamPlan(d *gpu, spec tridiag.Spec, f64 bool, lanes *partitionPlan) (*lanesStreamPlan, error) {
-	kp, err := d.routePlan(spec, f64, false, route.Options{Force: route.PlanLanesStream})
+	sp, err := forcedPlan[*lanesStreamPlan](d, spec, f64, route.Options{Force: route.PlanLanesStream})
 	if err != nil {
 		return nil, err
 	}
-	sp := kp.(*lanesStreamPlan)
 	sp.lanes = lanes
 	return sp, nil
 }

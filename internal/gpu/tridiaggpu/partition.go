@@ -75,11 +75,7 @@ func newPartitionPlanChunk(d *gpu, spec tridiag.Spec, f64 bool, p int) (kernelPl
 // newSharedPartitionPlan makes the plan of partition_p<p>_*: the block's
 // systems in shared memory.
 func newSharedPartitionPlan(d *gpu, spec tridiag.Spec, f64 bool, p int) (*partitionPlan, error) {
-	kp, err := d.routePlan(spec, f64, false, route.Options{Force: route.PlanShared, Chunk: p})
-	if err != nil {
-		return nil, err
-	}
-	return kp.(*partitionPlan), nil
+	return forcedPlan[*partitionPlan](d, spec, f64, route.Options{Force: route.PlanShared, Chunk: p})
 }
 
 // newLanesPlan is the partition plan of the lanes kernel
@@ -87,11 +83,7 @@ func newSharedPartitionPlan(d *gpu, spec tridiag.Spec, f64 bool, p int) (*partit
 // adjacent systems; tuning.PartitionLanesLaunch; spb > 0: that many
 // systems a block, and constant solves in the lanes kernel too).
 func newLanesPlan(d *gpu, spec tridiag.Spec, f64 bool, spb int) (*partitionPlan, error) {
-	kp, err := d.routePlan(spec, f64, false, route.Options{Force: route.PlanLanes, Systems: spb})
-	if err != nil {
-		return nil, err
-	}
-	return kp.(*partitionPlan), nil
+	return forcedPlan[*partitionPlan](d, spec, f64, route.Options{Force: route.PlanLanes, Systems: spb})
 }
 
 // partitionFromRoute builds the plan of a route.PlanShared or

@@ -31,11 +31,10 @@ type streamPlan struct {
 // other serving its constant solves; it fails with tridiag.ErrShape when N
 // does not fit the kernel.
 func newStreamPlan(d *gpu, spec tridiag.Spec, f64 bool, other kernelPlan) (*streamPlan, error) {
-	kp, err := d.routePlan(spec, f64, false, route.Options{Force: route.PlanStream})
+	sp, err := forcedPlan[*streamPlan](d, spec, f64, route.Options{Force: route.PlanStream})
 	if err != nil {
 		return nil, err
 	}
-	sp := kp.(*streamPlan)
 	sp.other = other
 	return sp, nil
 }

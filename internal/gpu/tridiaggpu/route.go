@@ -85,6 +85,17 @@ func (d *gpu) routePlan(spec tridiag.Spec, f64, auto bool, force route.Options) 
 	return kp, nil
 }
 
+// forcedPlan is routePlan with the plan kind that force names, as its
+// type P (tests and benchmarks build one kind of plan this way).
+func forcedPlan[P kernelPlan](d *gpu, spec tridiag.Spec, f64 bool, force route.Options) (P, error) {
+	kp, err := d.routePlan(spec, f64, false, force)
+	if err != nil {
+		var zero P
+		return zero, err
+	}
+	return kp.(P), nil
+}
+
 // fromRoute builds the plan of route r for spec: its kernels resolved,
 // its launches prepared, the plans it contains built alike (device
 // thread). It makes no choice.

@@ -69,11 +69,7 @@ type segWork struct {
 // size suits N (N ≡ 1 mod every one).
 func newSegmentPlan(d *gpu, spec tridiag.Spec, f64 bool, rows int) (*segmentPlan, error) {
 	spec.SegmentRows = rows
-	kp, err := d.routePlan(spec, f64, false, route.Options{Force: route.PlanSegments})
-	if err != nil {
-		return nil, err
-	}
-	return kp.(*segmentPlan), nil
+	return forcedPlan[*segmentPlan](d, spec, f64, route.Options{Force: route.PlanSegments})
 }
 
 // segmentFromRoute builds the plan of a route.PlanSegments route (device

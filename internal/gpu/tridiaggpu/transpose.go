@@ -44,11 +44,7 @@ type transposePlan struct {
 // inner plan is the partition plan of the same systems stored
 // contiguously.
 func newTransposePlan(d *gpu, spec tridiag.Spec, f64 bool) (*transposePlan, error) {
-	kp, err := d.routePlan(spec, f64, false, route.Options{Force: route.PlanGather})
-	if err != nil {
-		return nil, err
-	}
-	return kp.(*transposePlan), nil
+	return forcedPlan[*transposePlan](d, spec, f64, route.Options{Force: route.PlanGather})
 }
 
 // transposeFromRoute builds the plan of a route.PlanGather route (device
