@@ -124,8 +124,10 @@ func partitionThreads(n, p int) int {
 	return (c + 31) / 32 * 32
 }
 
-func partitionMaxBlock(d Device, p, elem int) int {
-	m := partitionKernelThreads(p, elem)
+// partitionMaxBlock is the largest block of a kernel whose launch bound
+// is maxT threads on d.
+func partitionMaxBlock(d Device, maxT int) int {
+	m := maxT
 	if d.MaxThreadsPerBlock > 0 {
 		m = min(m, d.MaxThreadsPerBlock)
 	}
@@ -135,7 +137,7 @@ func partitionMaxBlock(d Device, p, elem int) int {
 // partitionFits reports whether one system of n rows in chunks of p fits
 // one block.
 func partitionFits(d Device, n, p, elem int, sysFirst bool) bool {
-	return partitionThreads(n, p) <= partitionMaxBlock(d, p, elem) && PartitionSharedBytes(n, p, elem, 1, sysFirst) <= d.MaxShared()
+	return partitionThreads(n, p) <= partitionMaxBlock(d, partitionKernelThreads(p, elem)) && PartitionSharedBytes(n, p, elem, 1, sysFirst) <= d.MaxShared()
 }
 
 // PartitionMaxN returns the largest N a block holds with chunks of p
@@ -146,7 +148,7 @@ func partitionFits(d Device, n, p, elem int, sysFirst bool) bool {
 // partition.DefaultChunk.
 func PartitionMaxN(d Device, elem, p int, sysFirst bool) int {
 	if p > 0 {
-		return partitionMaxN(d, elem, p, sysFirst, false)
+		return partitionMaxN(d, elem, p, sysFirst, false, partitionKernelThreads(p, elem))
 	}
 	n := 0
 	for n < 1<<22 && partitionFits(d, n+1, partition.DefaultChunk(n+1), elem, sysFirst) {
@@ -155,10 +157,11 @@ func PartitionMaxN(d Device, elem, p int, sysFirst bool) int {
 	return n
 }
 
-// partitionMaxN is the largest N of chunks of p rows for either kernel.
-func partitionMaxN(d Device, elem, p int, sysFirst, constCoeffs bool) int {
+// partitionMaxN is the largest N of chunks of p rows for either kernel
+// layout, by a kernel whose launch bound is maxT threads.
+func partitionMaxN(d Device, elem, p int, sysFirst, constCoeffs bool, maxT int) int {
 	return maxFit(d.MaxShared(), func(n int) int {
-		if partitionThreads(n, p) > partitionMaxBlock(d, p, elem) {
+		if partitionThreads(n, p) > partitionMaxBlock(d, maxT) {
 			return d.MaxShared() + 1
 		}
 		return partitionShared(n, p, elem, 1, sysFirst, constCoeffs)
@@ -181,7 +184,7 @@ func partitionLaunchFor(d Device, n, elem, g int, sysFirst bool, regs int) (Part
 // thread (0: assume 64, the most its launch bounds allow). It fails with
 // ErrTooLargeForShared when one system does not fit a block.
 func PartitionLaunchChunk(d Device, n, elem, p, g int, sysFirst bool, regs int) (PartitionLaunch, error) {
-	return partitionLaunch(d, n, elem, p, g, sysFirst, regs, false)
+	return partitionLaunch(d, n, elem, p, g, sysFirst, regs, false, partitionKernelThreads(p, elem))
 }
 
 // PartitionLaunchConst chooses the launch of the constant-coefficient
@@ -189,18 +192,20 @@ func PartitionLaunchChunk(d Device, n, elem, p, g int, sysFirst bool, regs int) 
 // of the shared memory of PartitionLaunchChunk's kernel per system) by the
 // same rules; regs is that kernel's registers per thread.
 func PartitionLaunchConst(d Device, n, elem, g int, sysFirst bool, regs int) (PartitionLaunch, error) {
-	return partitionLaunch(d, n, elem, 16, g, sysFirst, regs, true)
+	return partitionLaunch(d, n, elem, 16, g, sysFirst, regs, true, bound(kernels.PartitionConstPFor(16, elem == 8)))
 }
 
-func partitionLaunch(d Device, n, elem, p, g int, sysFirst bool, regs int, constCoeffs bool) (PartitionLaunch, error) {
+// partitionLaunch is the launch of a kernel with the partition kernels'
+// layout (constCoeffs: the constant kernel's) and launch bound maxT.
+func partitionLaunch(d Device, n, elem, p, g int, sysFirst bool, regs int, constCoeffs bool, maxT int) (PartitionLaunch, error) {
 	l := PartitionLaunch{N: n, G: g, ElemSize: elem, Chunk: p}
 	if n < 1 || g < 1 || !PartitionKernelBuilt(p, elem) {
 		return l, fmt.Errorf("tuning: partition launch for N=%d G=%d, element size %d, chunk %d (kernels: chunks %v of at most 128 bytes)", n, g, elem, p, PartitionChunks)
 	}
-	l.MaxN = partitionMaxN(d, elem, p, sysFirst, constCoeffs)
+	l.MaxN = partitionMaxN(d, elem, p, sysFirst, constCoeffs, maxT)
 	if n > l.MaxN {
 		return l, fmt.Errorf("%w: the partition method holds a system in one block (%d B of shared memory, %d threads on %s): N=%d exceeds the largest supported N=%d for %d-byte elements and chunks of %d rows",
-			ErrTooLargeForShared, d.MaxShared(), partitionMaxBlock(d, p, elem), d.Name, n, l.MaxN, elem, p)
+			ErrTooLargeForShared, d.MaxShared(), partitionMaxBlock(d, maxT), d.Name, n, l.MaxN, elem, p)
 	}
 	if regs <= 0 {
 		regs = 64
@@ -211,7 +216,7 @@ func partitionLaunch(d Device, n, elem, p, g int, sysFirst bool, regs int, const
 
 	// Candidates: spb = unit·2^k, unit systems fill one warp.
 	unit := max(1, 32/tps)
-	maxBlock := partitionMaxBlock(d, p, elem)
+	maxBlock := partitionMaxBlock(d, maxT)
 	type cand struct{ spb, blocks, res int }
 	var cands []cand
 	for spb := unit; spb*tps <= maxBlock; spb *= 2 {

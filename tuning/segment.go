@@ -122,7 +122,7 @@ func SegmentLaunchFor(d Device, n, elem, g int, o SegmentOptions) (SegmentLaunch
 		if o.Rows > 0 && m != o.Rows {
 			continue
 		}
-		if !partition.SegmentOK(n, m, SegmentChunk) || t > partitionMaxBlock(d, SegmentChunk, elem) {
+		if !partition.SegmentOK(n, m, SegmentChunk) || t > partitionMaxBlock(d, partitionKernelThreads(SegmentChunk, elem)) {
 			continue
 		}
 		sh := SegmentSharedBytes(m, elem)

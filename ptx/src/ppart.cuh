@@ -3,7 +3,7 @@
 // the same order, so with -fmad=false the results agree bit for bit).
 // Every system is cut into chunks of P rows, one chunk per thread, held in
 // shared memory as partition.cuh holds them (the same launch, layout,
-// loads and stores: tuning.PartitionLaunchChunk).
+// loads and stores; launch: tuning.PivotLaunch).
 //
 // Stage 1: each thread factors its chunk's own m×m block T by Gaussian
 // elimination with partial pivoting (LAPACK gtsv's rule, gtsv.cuh) and
@@ -503,10 +503,10 @@ __device__ void partition_pivot_finish(T *x, int n, int G, i64 es, i64 bs, const
 }
 
 // partition_pivot_p<P>_*: the partition method with partial pivoting,
-// chunks of P rows, the launch and parameters of partition_p<P>_*
-// (tuning.PartitionLaunchChunk, within this kernel's bound: 512 threads,
+// chunks of P rows, the parameters of partition_p<P>_* and its launch
+// rules within this kernel's bound (tuning.PivotLaunch): 512 threads,
 // whose 128 registers a thread hold a chunk's spikes without spills on
-// sm_80 and sm_90).
+// sm_80 and sm_90.
 #ifndef BS_DEVICE_ONLY
 #define PARTITION_PIVOT(T, S, P, MAXT)                                                                            \
     extern "C" __global__ void __launch_bounds__(MAXT)                                                           \

@@ -31,8 +31,8 @@ func newPivotPlanFor(d *gpu, spec tridiag.Spec, f64 bool) (kernelPlan, error) {
 // pivotPlan runs the partition method with partial pivoting (kernels
 // partition_pivot_p16_*, ptx/src/ppart.cuh; the CPU twin is package
 // tridiag/pivotpart): one thread per chunk of 16 rows, the systems of a
-// block in shared memory, with partition_p16_*'s layout and launch
-// (tuning.PartitionLaunchChunk with the pivoting kernel's registers).
+// block in shared memory, with partition_p16_*'s layout
+// (tuning.PivotLaunch).
 // Constant coefficients run in the same kernel. Systems that do not fit a
 // block fail with tridiag.ErrShape.
 type pivotPlan struct {
@@ -55,7 +55,7 @@ func newPivotPlan(d *gpu, spec tridiag.Spec, f64 bool) (kernelPlan, error) {
 		return nil, err
 	}
 	l := spec.Layout
-	cfg, err := tuning.PartitionLaunchChunk(pivotProps(d.props, kernel.Kernel()), spec.N, reductionElem(f64), p, spec.G, l.BatchStride < l.ElemStride, regs)
+	cfg, err := tuning.PivotLaunch(d.props, spec.N, reductionElem(f64), spec.G, l.BatchStride < l.ElemStride, regs)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", tridiag.ErrShape, err)
 	}
@@ -68,15 +68,6 @@ func newPivotPlan(d *gpu, spec tridiag.Spec, f64 bool) (kernelPlan, error) {
 		return nil, err
 	}
 	return &pivotPlan{pp}, nil
-}
-
-// pivotProps is props with blocks of at most kernel k's launch bound
-// (the pivoting kernel's is below partition_p's, whose launch it shares).
-func pivotProps(props tuning.Device, k kernels.Kernel) tuning.Device {
-	if b := k.Info().MaxThreads; b > 0 && (props.MaxThreadsPerBlock == 0 || b < props.MaxThreadsPerBlock) {
-		props.MaxThreadsPerBlock = b
-	}
-	return props
 }
 
 func (p *pivotPlan) describe() string {
@@ -103,26 +94,13 @@ type pivotSegPlan struct {
 	w               struct{ keys, ra, rb, rc, rd, rx, cstatus, inner, total int64 }
 }
 
-// pivotSegRows returns the segment rows of the segmented pivoting plan
-// for elements of elem bytes: 2048 in FP32, 1024 in FP64 (32 KiB of
-// shared memory a block: six blocks an SM on an H100).
-func pivotSegRows(elem int) int {
-	if elem == 8 {
-		return 1024
-	}
-	return 2048
-}
-
 // newPivotSegPlan makes the segmented plan for spec (segments of seg
-// rows, 0: pivotSegRows).
+// rows, 0: tuning.PivotSegmentRows).
 func newPivotSegPlan(d *gpu, spec tridiag.Spec, f64 bool, seg int) (*pivotSegPlan, error) {
-	const p = 16
+	p := pivotpart.DefaultRows(spec.N)
 	elem := reductionElem(f64)
 	if seg == 0 {
-		seg = pivotSegRows(elem)
-	}
-	if seg%p != 0 || seg < p || seg/p > 1024 {
-		return nil, fmt.Errorf("%w: segments of %d rows: want a multiple of %d, at most %d", tridiag.ErrOptions, seg, p, 1024*p)
+		seg = tuning.PivotSegmentRows(elem)
 	}
 	sp := &pivotSegPlan{seg: seg, segs: (spec.N + seg - 1) / seg, threads: seg / p}
 	var err error
@@ -135,15 +113,11 @@ func newPivotSegPlan(d *gpu, spec tridiag.Spec, f64 bool, seg int) (*pivotSegPla
 	if sp.finish, err = kernels.PartitionPivotFinishPFor(p, f64); err != nil {
 		return nil, err
 	}
-	if max(sp.reduce.Kernel().Info().MaxThreads, sp.expand.Kernel().Info().MaxThreads) < sp.threads && sp.reduce.Kernel().Info().MaxThreads > 0 {
-		return nil, fmt.Errorf("%w: segments of %d rows need %d threads a block, above the kernels' bound", tridiag.ErrOptions, seg, sp.threads)
+	if bound := min(sp.reduce.Kernel().Info().MaxThreads, sp.expand.Kernel().Info().MaxThreads); seg%p != 0 || seg < p || sp.threads > bound {
+		return nil, fmt.Errorf("%w: segments of %d rows: want a multiple of %d, at most %d (the kernels' %d threads)", tridiag.ErrOptions, seg, p, bound*p, bound)
 	}
 	sp.shared = tuning.PartitionSharedBytes(seg, p, elem, 1, false)
-	nch := (spec.N + p - 1) / p
-	sp.rows = 2 * nch
-	if spec.N-(nch-1)*p == 1 {
-		sp.rows--
-	}
+	sp.rows = pivotpart.CoarseSize(spec.N, p)
 	sp.cspec = spec
 	sp.cspec.Shape = tridiag.Shape{N: sp.rows, G: spec.G, Layout: tridiag.Contiguous(sp.rows)}
 	if sp.coarse, err = newPivotPlanFor(d, sp.cspec, f64); err != nil {

@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/stability"
 	"github.com/bandsolve/bandsolve/tridiag"
 	"github.com/bandsolve/bandsolve/tridiag/pivotpart"
@@ -51,14 +50,9 @@ func pivotSolve[T tridiag.Float](a, b, c, d, x []T, whole bool, maxN int) error 
 	})
 }
 
-// pivotMaxN is the largest N the pivoting kernel holds in one block, for
-// systems stored rows first (sysFirst false) or systems first.
+// pivotMaxN is the largest N the pivoting kernel holds in one block.
 func pivotMaxN[T tridiag.Float](sysFirst bool) int {
-	k, err := kernels.PartitionPivotPFor(16, isF64[T]())
-	if err != nil {
-		panic(err)
-	}
-	return tuning.PartitionMaxN(pivotProps(dev.Properties(), k.Kernel()), int(elemSize[T]()), 16, sysFirst)
+	return tuning.PivotMaxN(dev.Properties(), int(elemSize[T]()), sysFirst)
 }
 
 // pivotTwin is pivotSolve for systems of a batch in layout l, with the
