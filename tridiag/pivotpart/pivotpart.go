@@ -63,8 +63,9 @@ func CoarseRow(n, m, j int) int {
 type CoarseSolver[T tri.Float] func(a, b, c, d, x []T) error
 
 // Workspace is the scratch memory of Solve for systems of up to a fixed
-// number of rows with a fixed partition size: the columns of one
-// partition's pivoted LU, the coarse system and its solution, and the
+// number of rows with a fixed partition size: the factor of one pivoted
+// LU, every row's y, v, w (Stage 1 to Stage 3), the coarse system and its
+// solution, and the
 // workspace of the coarse system when Solve recurses on it. It can be
 // reused for any number of calls; Solve allocates nothing. It must not be
 // used by two calls at once.
@@ -118,7 +119,7 @@ func WorkspaceLen(n, m int) int {
 	direct := DefaultDirect(m)
 	for {
 		r := CoarseSize(n, m)
-		total += 7*max(m, min(r, direct)) + 5*r + 3*n
+		total += 5*max(m, min(r, direct)) + 5*r + 3*n
 		if r <= direct {
 			break
 		}
@@ -140,25 +141,24 @@ func checkRows(m int) {
 }
 
 // lu is the scratch of one pivoted LU of up to len(dd) rows: the upper
-// factor's three diagonals and three right-hand-side columns.
+// factor's three diagonals, the pivots' reciprocals and the column of a
+// one-column solve (a partition's three columns are the workspace's y, v, w).
 type lu[T tri.Float] struct {
 	dd, du, du2 []T
-	q           []T // the pivots' reciprocals
-	col         [3][]T
+	q           []T   // the pivots' reciprocals
+	col         []T   // the right side of a one-column solve
 	cols        [][]T // the columns of the current solve (cap 3)
 }
 
 func newLU[T tri.Float](rows int) lu[T] {
-	buf := make([]T, 7*rows)
+	buf := make([]T, 5*rows)
 	next := func() []T {
 		s := buf[:rows:rows]
 		buf = buf[rows:]
 		return s
 	}
 	l := lu[T]{dd: next(), du: next(), du2: next(), q: next()}
-	for i := range l.col {
-		l.col[i] = next()
-	}
+	l.col = next()
 	l.cols = make([][]T, 0, 3)
 	return l
 }
@@ -267,7 +267,7 @@ func SolveDirect[T tri.Float](a, b, c, d, x []T, ws *Workspace[T]) error {
 // direct is SolveDirect with its scratch.
 func (l *lu[T]) direct(a, b, c, d, x []T) error {
 	n := len(b)
-	y := l.col[0][:n]
+	y := l.col[:n]
 	copy(y, d)
 	l.cols = append(l.cols[:0], y)
 	if bad := l.solve(a, b, c, 0, n, l.cols); bad >= 0 {
@@ -399,7 +399,7 @@ func recoverPartition[T tri.Float](a, b, c, d, x []T, s, e int, xl, xr T, ws *Wo
 		return -1 // x[s] is the coarse solution's (Stage 3 of Solve)
 	}
 	l := &ws.lu
-	y := l.col[0][:m]
+	y := l.col[:m]
 	copy(y, d[s:e])
 	if s > 0 {
 		y[0] -= T(a[s] * xl)

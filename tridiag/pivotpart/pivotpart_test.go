@@ -260,7 +260,7 @@ func TestWorkspaceLen(t *testing.T) {
 			ws := NewWorkspace[float64](n, m)
 			got := 0
 			for w := ws; w != nil; w = w.inner {
-				got += 7*len(w.lu.dd) + 5*len(w.A) + 3*len(w.y)
+				got += 5*len(w.lu.dd) + 5*len(w.A) + 3*len(w.y)
 			}
 			assert.Equal(t, got, WorkspaceLen(n, m), "n=%d m=%d", n, m)
 		}
