@@ -46,7 +46,6 @@ func (p *Plan[T]) keepD(la *launchArgs) error {
 // with the solve's own result solveErr (a *tridiag.BatchError or nil).
 func (p *Plan[T]) checkDevice(la *launchArgs, solveErr error) error {
 	G := p.spec.G
-	m := make([]float64, 4*G)
 	err := p.dev.Enqueue(func() error {
 		if p.checkOut == 0 {
 			var err error
@@ -56,6 +55,7 @@ func (p *Plan[T]) checkDevice(la *launchArgs, solveErr error) error {
 			if p.backward, err = kernels.TriBackwardFor(la.f64); err != nil {
 				return err
 			}
+			p.measures, p.eta = make([]float64, 4*G), make([]float64, G)
 		}
 		cyclic := int32(0)
 		if p.spec.Cyclic {
@@ -68,7 +68,7 @@ func (p *Plan[T]) checkDevice(la *launchArgs, solveErr error) error {
 			IsConst: la.isConst(), Cyclic: cyclic, Out: p.checkOut}); err != nil {
 			return err
 		}
-		if err := cu.MemcpyDtoHAsync(unsafe.Pointer(&m[0]), p.checkOut, int64(32*G), p.stream); err != nil {
+		if err := cu.MemcpyDtoHAsync(unsafe.Pointer(&p.measures[0]), p.checkOut, int64(32*G), p.stream); err != nil {
 			return err
 		}
 		return p.stream.Synchronize()
@@ -76,7 +76,7 @@ func (p *Plan[T]) checkDevice(la *launchArgs, solveErr error) error {
 	if err != nil {
 		return fmt.Errorf("cuda: %s: checking the solutions: %w", p.what(), err)
 	}
-	eta := make([]float64, G)
+	m, eta := p.measures, p.eta
 	for g := range eta {
 		res, na, nx, nd := m[4*g], m[4*g+1], m[4*g+2], m[4*g+3]
 		switch den := na*nx + nd; {

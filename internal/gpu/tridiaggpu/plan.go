@@ -103,6 +103,7 @@ type Plan[T tridiag.Float] struct {
 	// for an in-place solve, made on first use.
 	checkOut, dcopy cu.DevicePtr
 	backward        kernels.TriBackward
+	measures, eta   []float64 // the measures on the host, η of every system
 	// staging buffers for host solves, made on first use
 	ha, hb, hc, hd, hx *cuda.Buffer[T]
 	closed             bool
