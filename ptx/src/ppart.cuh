@@ -189,13 +189,50 @@ __device__ __forceinline__ void ppart_rows(bool first, bool last, T y0, T v0, T 
     L = last ? PartEq<T>{T(0), T(1), T(0), T(0)} : PartEq<T>{ga, de, ga * w0 + de * wl, ga * y0 + de * yl};
 }
 
-// ppart_put writes a coarse row at D slots q … q+3 of the chunk at X.
-template <typename T, int P> __device__ __forceinline__ void ppart_put(T *SD, int X, int q, const PartEq<T> &e) {
-    typedef PartSlots<T, P> SL;
-    SD[SL::pos(X, q)] = e.a;
-    SD[SL::pos(X, q + 1)] = e.b;
-    SD[SL::pos(X, q + 2)] = e.c;
-    SD[SL::pos(X, q + 3)] = e.d;
+// ppart_write writes coarse row r (sub, diag, super, right side) to
+// row(r, 0 … 3).
+template <typename T, typename Row> __device__ __forceinline__ void ppart_write(Row row, int r, const PartEq<T> &e) {
+    row(r, 0) = e.a;
+    row(r, 1) = e.b;
+    row(r, 2) = e.c;
+    row(r, 3) = e.d;
+}
+
+// ppart_reduce is Stage 1 for a chunk of m ≥ 1 rows, row j's a, b, c, d
+// at at(j, 0 … 3) (ppart_chunk), the system's first chunk where first and
+// its last where last (a[0] and c[n−1] read as 0): its coarse rows, F and
+// L (it returns 2), or for a chunk of one row its own row, F (it returns
+// 1).
+template <typename T, int P, typename At, typename Bad>
+__device__ __forceinline__ int ppart_reduce(At at, int m, bool first, bool last, PartEq<T> &F, PartEq<T> &L,
+                                            Bad report) {
+    const T aS = first ? T(0) : at(0, 0);
+    if (m == 1) {
+        F = PartEq<T>{aS, at(0, 1), T(0), at(0, 3)};
+        return 1;
+    }
+    const T cE = last ? T(0) : at(m - 1, 2);
+    T y0, v0, w0, yl, vl, wl;
+    ppart_chunk<T, P>(at, m, aS, cE, y0, v0, w0, yl, vl, wl, report);
+    ppart_rows<T>(first, last, y0, v0, w0, yl, vl, wl, F, L);
+    return 2;
+}
+
+// ppart_combine is Stage 3 for a chunk of m ≥ 2 rows after ppart_reduce:
+// x_j = (y_j − v_j·xl) − w_j·xr to out(j, x_j). It returns the first row
+// whose x is not finite, or −1.
+template <typename T, int P, typename At, typename Out>
+__device__ __forceinline__ int ppart_combine(At at, int m, T xl, T xr, Out out) {
+    int bad = -1;
+#pragma unroll
+    for (int j = 0; j < P; j++) {
+        if (j < m) {
+            const T xj = (at(j, 0) - at(j, 1) * xl) - at(j, 2) * xr;
+            out(j, xj);
+            if (!isfinite(xj) && bad < 0) bad = j;
+        }
+    }
+    return bad;
 }
 
 // ppart_gtsv solves R rows of a tridiagonal system, row r's sub, diag,
@@ -279,33 +316,25 @@ __device__ void partition_pivot_kernel(Coeffs<T> k, const T *d, T *x, int n, int
     part_load<T, P>(k, d, SA, SB, SC, SD, ss, n, G, es, bs, spb, g0);
     __syncthreads();
 
-    // Stage 1: the chunk's block and its coarse rows. a[0] and c[n−1] are
-    // read as 0.
-    if (live) {
-        const T aS = t == 0 ? T(0) : SA[SL::pos(X, 0)];
-        if (m == 1) {
-            // A last chunk of one row (the system's row n−1): its row.
-            ppart_put<T, P>(SD, X, 0, PartEq<T>{aS, SB[SL::pos(X, 0)], T(0), SD[SL::pos(X, 0)]});
-        } else {
-            const T cE = t == nch - 1 ? T(0) : SC[SL::pos(X, m - 1)];
-            T y0, v0, w0, yl, vl, wl;
-            ppart_chunk<T, P>(slots, m, aS, cE, y0, v0, w0, yl, vl, wl,
-                              [&](int j) { atomicMin(key, PART_KEY(1, t * P + j)); });
-            PartEq<T> F, L;
-            ppart_rows<T>(t == 0, t == nch - 1, y0, v0, w0, yl, vl, wl, F, L);
-            ppart_put<T, P>(SD, X, 0, F);
-            ppart_put<T, P>(SD, X, 4, L);
-        }
-    }
-    __syncthreads();
-
-    // Stage 2: the coarse system of RR rows (row r in D slots 4·(r mod 2)
-    // … of chunk r/2), its solution to D slot 8 + r mod 2 of the chunk.
+    // Coarse row r of the system: D slots 4·(r mod 2) … of chunk r/2; its
+    // solution: D slot 8 + r mod 2.
     const int RR = 2 * nch - (n - (nch - 1) * P == 1 ? 1 : 0);
     const auto cx = [&](int r) -> T & { return SD[SL::pos(part_x(s * ss + (r >> 1) * U), 8 + (r & 1))]; };
     const auto crow = [&](int r, int q) -> T & {
         return SD[SL::pos(part_x(s * ss + (r >> 1) * U), (r & 1) * 4 + q)];
     };
+
+    // Stage 1: the chunk's block and its coarse rows.
+    if (live) {
+        PartEq<T> F, L;
+        if (ppart_reduce<T, P>(slots, m, t == 0, t == nch - 1, F, L,
+                               [&](int j) { atomicMin(key, PART_KEY(1, t * P + j)); }) == 2)
+            ppart_write(crow, 2 * t + 1, L);
+        ppart_write(crow, 2 * t, F);
+    }
+    __syncthreads();
+
+    // Stage 2: the coarse system of RR rows.
     const auto crowOf = [&](int r) {
         const int c = r >> 1;
         return c * P + ((r & 1) ? min(P, n - c * P) - 1 : 0);
@@ -327,20 +356,12 @@ __device__ void partition_pivot_kernel(Coeffs<T> k, const T *d, T *x, int n, int
             return SD[SL::pos(part_x(s * ss + (r2 >> 1) * (P / 2) * U), 8 + (r2 & 1) * 4 + q)];
         };
         const auto at2 = [&](int j, int q) -> T & { return crow(t * P + j, q); };
-        T y0, v0, w0, yl, vl, wl;
         if (live2) {
-            const T aS = t == 0 ? T(0) : at2(0, 0);
-            if (m2 == 1) {
-                row2(2 * t, 0) = aS, row2(2 * t, 1) = at2(0, 1), row2(2 * t, 2) = T(0), row2(2 * t, 3) = at2(0, 3);
-            } else {
-                const T cE = t == n2 - 1 ? T(0) : at2(m2 - 1, 2);
-                ppart_chunk<T, P>(at2, m2, aS, cE, y0, v0, w0, yl, vl, wl,
-                                  [&](int j) { atomicMin(key, PART_KEY(2, crowOf(t * P + j))); });
-                PartEq<T> F, L;
-                ppart_rows<T>(t == 0, t == n2 - 1, y0, v0, w0, yl, vl, wl, F, L);
-                row2(2 * t, 0) = F.a, row2(2 * t, 1) = F.b, row2(2 * t, 2) = F.c, row2(2 * t, 3) = F.d;
-                row2(2 * t + 1, 0) = L.a, row2(2 * t + 1, 1) = L.b, row2(2 * t + 1, 2) = L.c, row2(2 * t + 1, 3) = L.d;
-            }
+            PartEq<T> F, L;
+            if (ppart_reduce<T, P>(at2, m2, t == 0, t == n2 - 1, F, L,
+                                   [&](int j) { atomicMin(key, PART_KEY(2, crowOf(t * P + j))); }) == 2)
+                ppart_write(row2, 2 * t + 1, L);
+            ppart_write(row2, 2 * t, F);
         }
         __syncthreads();
         if (t == 0 && g0 + s < G)
@@ -357,8 +378,7 @@ __device__ void partition_pivot_kernel(Coeffs<T> k, const T *d, T *x, int n, int
             } else {
                 const T xl = t > 0 ? row2(2 * t - 1, 3) : T(0);
                 const T xr = t < n2 - 1 ? row2(2 * t + 2, 3) : T(0);
-#pragma unroll 1
-                for (int j = 0; j < m2; j++) cx(t * P + j) = (at2(j, 0) - at2(j, 1) * xl) - at2(j, 2) * xr;
+                ppart_combine<T, P>(at2, m2, xl, xr, [&](int j, T v) { cx(t * P + j) = v; });
             }
         }
     }
@@ -368,20 +388,12 @@ __device__ void partition_pivot_kernel(Coeffs<T> k, const T *d, T *x, int n, int
     if (live) {
         int bad = -1;
         if (m == 1) {
-            const T xj = SD[SL::pos(X, 8)];
+            const T xj = cx(2 * t);
             SC[SL::pos(X, 0)] = xj;
             if (!isfinite(xj)) bad = 0;
         } else {
-            const T xl = t > 0 ? SD[SL::pos(part_x(s * ss + (t - 1) * U), 9)] : T(0);
-            const T xr = t < nch - 1 ? SD[SL::pos(part_x(s * ss + (t + 1) * U), 8)] : T(0);
-#pragma unroll
-            for (int j = 0; j < P; j++) {
-                if (j < m) {
-                    const T xj = (SA[SL::pos(X, j)] - SB[SL::pos(X, j)] * xl) - SC[SL::pos(X, j)] * xr;
-                    SC[SL::pos(X, j)] = xj;
-                    if (!isfinite(xj) && bad < 0) bad = j;
-                }
-            }
+            bad = ppart_combine<T, P>(slots, m, t > 0 ? cx(2 * t - 1) : T(0), t < nch - 1 ? cx(2 * t + 2) : T(0),
+                                      [&](int j, T v) { slots(j, 2) = v; });
         }
         if (bad >= 0) atomicMin(key, PART_KEY(3, t * P + bad));
     }
@@ -438,37 +450,24 @@ __device__ void partition_pivot_seg_kernel(Coeffs<T> k, const T *d, T *x, int n,
     part_load<T, P>(ks, d + off, SA, SB, SC, SD, ss, ns, 1, es, (i64)ns * es, 1, 0);
     __syncthreads();
     if (live) {
-        const T aS = cg == 0 ? T(0) : SA[SL::pos(X, 0)];
-        if (m == 1) {
-            if (EXPAND)
-                SC[SL::pos(X, 0)] = RX[cb];
-            else
-                RA[cb] = aS, RB[cb] = SB[SL::pos(X, 0)], RC[cb] = T(0), RD[cb] = SD[SL::pos(X, 0)];
+        // EXPAND forms the rows again (a few operations a chunk) and does
+        // not keep them.
+        PartEq<T> F, L;
+        const int rows = ppart_reduce<T, P>(slots, m, cg == 0, cg == nch - 1, F, L, [&](int j) {
+            if (!EXPAND) atomicMin(keys + g, PPART_KEY(1, (i64)cg * P + j));
+        });
+        if (EXPAND) {
+            const int bad = rows == 1 ? (SC[SL::pos(X, 0)] = RX[cb], -1)
+                                      : ppart_combine<T, P>(slots, m, cg > 0 ? RX[cb - 1] : T(0),
+                                                            cg < nch - 1 ? RX[cb + 2] : T(0),
+                                                            [&](int j, T v) { slots(j, 2) = v; });
+            if (bad >= 0) atomicMin(keys + g, PPART_KEY(3, (i64)cg * P + bad));
         } else {
-            const T cE = cg == nch - 1 ? T(0) : SC[SL::pos(X, m - 1)];
-            T y0, v0, w0, yl, vl, wl;
-            ppart_chunk<T, P>(slots, m, aS, cE, y0, v0, w0, yl, vl, wl, [&](int j) {
-                if (!EXPAND) atomicMin(keys + g, PPART_KEY(1, (i64)cg * P + j));
-            });
-            if (EXPAND) {
-                const T xl = cg > 0 ? RX[cb - 1] : T(0);
-                const T xr = cg < nch - 1 ? RX[cb + 2] : T(0);
-                int bad = -1;
-#pragma unroll
-                for (int j = 0; j < P; j++) {
-                    if (j < m) {
-                        const T xj = (SA[SL::pos(X, j)] - SB[SL::pos(X, j)] * xl) - SC[SL::pos(X, j)] * xr;
-                        SC[SL::pos(X, j)] = xj;
-                        if (!isfinite(xj) && bad < 0) bad = j;
-                    }
-                }
-                if (bad >= 0) atomicMin(keys + g, PPART_KEY(3, (i64)cg * P + bad));
-            } else {
-                PartEq<T> F, L;
-                ppart_rows<T>(cg == 0, cg == nch - 1, y0, v0, w0, yl, vl, wl, F, L);
-                RA[cb] = F.a, RB[cb] = F.b, RC[cb] = F.c, RD[cb] = F.d;
-                RA[cb + 1] = L.a, RB[cb + 1] = L.b, RC[cb + 1] = L.c, RD[cb + 1] = L.d;
-            }
+            const auto row = [&](int r, int q) -> T & {
+                return (q == 0 ? RA : q == 1 ? RB : q == 2 ? RC : RD)[cb + r];
+            };
+            ppart_write(row, 0, F);
+            if (rows == 2) ppart_write(row, 1, L);
         }
     }
     if (EXPAND) {
