@@ -46,23 +46,18 @@ func newPivotPlan(d *gpu, spec tridiag.Spec, f64 bool) (kernelPlan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", tridiag.ErrOptions, err)
 	}
-	var regs int
-	if err := d.Enqueue(func() error {
-		var err error
-		regs, err = d.KernelAttr(kernel.Kernel().Name(), cu.NumRegs)
-		return err
-	}); err != nil {
-		return nil, err
-	}
 	l := spec.Layout
-	cfg, err := tuning.PivotLaunch(d.props, spec.N, reductionElem(f64), spec.G, l.BatchStride < l.ElemStride, regs)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", tridiag.ErrShape, err)
-	}
-	pp := &partitionPlan{cfg: cfg, kernel: kernel}
+	pp := &partitionPlan{kernel: kernel}
 	if err := d.Enqueue(func() error {
-		var err error
-		pp.direct, err = d.prepareDirect(kernel.Kernel(), cfg.Blocks(spec.G), cfg.Threads, cfg.SharedBytes)
+		// The kernel's registers per thread enter the occupancy.
+		regs, err := d.KernelAttr(kernel.Kernel().Name(), cu.NumRegs)
+		if err != nil {
+			return err
+		}
+		if pp.cfg, err = tuning.PivotLaunch(d.props, spec.N, reductionElem(f64), spec.G, l.BatchStride < l.ElemStride, regs); err != nil {
+			return fmt.Errorf("%w: %w", tridiag.ErrShape, err)
+		}
+		pp.direct, err = d.prepareDirect(kernel.Kernel(), pp.cfg.Blocks(spec.G), pp.cfg.Threads, pp.cfg.SharedBytes)
 		return err
 	}); err != nil {
 		return nil, err
