@@ -3,8 +3,6 @@
 package done
 
 import (
-	"fmt"
-	"os"
 	"sync/atomic"
 	"testing"
 	"unsafe"
@@ -14,22 +12,15 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/gputest"
 )
 
 // dev is the GPU of the tests.
 var dev *cuda.Device
 
 func TestMain(m *testing.M) {
-	var err error
-	dev, err = cuda.Open(0)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "done tests need a GPU:", err)
-		os.Exit(1)
-	}
-	fmt.Fprintln(os.Stderr, "testing on", dev.Name())
-	code := m.Run()
-	_ = dev.Close()
-	os.Exit(code)
+	dev = gputest.Open("done")
+	gputest.Run(m, dev)
 }
 
 // signalRig is a stream and a device int32 status flag.
