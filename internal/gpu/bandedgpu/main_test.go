@@ -3,25 +3,17 @@
 package bandedgpu
 
 import (
-	"fmt"
-	"os"
 	"testing"
 
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/gputest"
 )
 
+// dev is the GPU of the tests.
 var dev *cuda.Device
 
 func TestMain(m *testing.M) {
-	var err error
-	dev, err = cuda.Open(0)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bandedgpu tests need a GPU:", err)
-		os.Exit(1)
-	}
+	dev = gputest.Open("bandedgpu")
 	Register()
-	fmt.Fprintln(os.Stderr, "testing on", dev.Name())
-	code := m.Run()
-	_ = dev.Close()
-	os.Exit(code)
+	gputest.Run(m, dev)
 }

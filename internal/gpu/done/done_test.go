@@ -3,8 +3,6 @@
 package done
 
 import (
-	"fmt"
-	"os"
 	"sync/atomic"
 	"testing"
 	"unsafe"
@@ -14,22 +12,15 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/gputest"
 )
 
 // dev is the GPU of the tests.
 var dev *cuda.Device
 
 func TestMain(m *testing.M) {
-	var err error
-	dev, err = cuda.Open(0)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "done tests need a GPU:", err)
-		os.Exit(1)
-	}
-	fmt.Fprintln(os.Stderr, "testing on", dev.Name())
-	code := m.Run()
-	_ = dev.Close()
-	os.Exit(code)
+	dev = gputest.Open("done")
+	gputest.Run(m, dev)
 }
 
 // signalRig is a stream and a device int32 status flag.
@@ -65,17 +56,25 @@ func (r *signalRig) setFlag(t *testing.T, v uint32) {
 	require.NoError(t, dev.Enqueue(func() error { return cu.MemsetD32Async(r.flag, uint(v), 1, r.st) }))
 }
 
-// A signal enqueued behind the work carries its sequence number and the
-// status flag; each signal gets the next even number.
-func TestSignal(t *testing.T) {
-	r := newRig(t)
+// newTestSignal is a NewSignal made on the device's thread, freed there
+// when t ends.
+func newTestSignal(t *testing.T) *Signal {
+	t.Helper()
 	var s *Signal
 	require.NoError(t, dev.Enqueue(func() error {
 		var err error
 		s, err = NewSignal()
 		return err
 	}))
-	defer func() { _ = dev.Enqueue(func() error { s.Free(); return nil }) }()
+	t.Cleanup(func() { _ = dev.Enqueue(func() error { s.Free(); return nil }) })
+	return s
+}
+
+// A signal enqueued behind the work carries its sequence number and the
+// status flag; each signal gets the next even number.
+func TestSignal(t *testing.T) {
+	r := newRig(t)
+	s := newTestSignal(t)
 	assert.Zero(t, s.Load(), "a new word is zero")
 	assert.Zero(t, s.Seq())
 	assert.NotZero(t, s.Word())
@@ -130,13 +129,7 @@ func TestSignalAt(t *testing.T) {
 // finished and says so.
 func TestSignalMissing(t *testing.T) {
 	r := newRig(t)
-	var s *Signal
-	require.NoError(t, dev.Enqueue(func() error {
-		var err error
-		s, err = NewSignal()
-		return err
-	}))
-	defer func() { _ = dev.Enqueue(func() error { s.Free(); return nil }) }()
+	s := newTestSignal(t)
 	s.Next()
 	_, err := s.Wait(dev, r.st, func() string { return "the test's work" })
 	require.Error(t, err)

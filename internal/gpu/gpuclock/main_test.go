@@ -3,11 +3,10 @@
 package gpuclock
 
 import (
-	"fmt"
-	"os"
 	"testing"
 
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/gputest"
 )
 
 // dev is the GPU the tests run on, clk its clock.
@@ -17,20 +16,10 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	dev = gputest.Open("gpuclock")
 	var err error
-	dev, err = cuda.Open(0)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "gpuclock tests need a GPU:", err)
-		os.Exit(1)
-	}
 	if clk, err = New(dev); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		_ = dev.Close()
-		os.Exit(1)
+		gputest.Abort(dev, err)
 	}
-	fmt.Fprintln(os.Stderr, "testing on", dev.Name())
-	code := m.Run()
-	_ = clk.Close()
-	_ = dev.Close()
-	os.Exit(code)
+	gputest.Run(m, dev, clk)
 }

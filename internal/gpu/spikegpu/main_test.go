@@ -3,30 +3,22 @@
 package spikegpu
 
 import (
-	"fmt"
 	"math"
-	"os"
 	"testing"
 
 	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/internal/gpu/bandedgpu"
+	"github.com/bandsolve/bandsolve/internal/gpu/gputest"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
+// dev is the GPU of the tests.
 var dev *cuda.Device
 
 func TestMain(m *testing.M) {
-	var err error
-	dev, err = cuda.Open(0)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "spikegpu tests need a GPU:", err)
-		os.Exit(1)
-	}
+	dev = gputest.Open("spikegpu")
 	Register()
-	fmt.Fprintln(os.Stderr, "testing on", dev.Name())
-	code := m.Run()
-	_ = dev.Close()
-	os.Exit(code)
+	gputest.Run(m, dev)
 }
 
 func bandEps[T tridiag.Float]() float64 {

@@ -4,14 +4,14 @@ package tridiaggpu
 
 import (
 	"context"
-
 	"fmt"
-	"gorgonia.org/cu"
 	"math/bits"
 	"math/rand/v2"
 	"sort"
 	"testing"
 	"time"
+
+	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/internal/gpu/gpuclock"
@@ -95,24 +95,70 @@ func partitionChunk(p int) func(tridiag.Spec, bool) (kernelPlan, error) {
 	}
 }
 
-func BenchmarkBatch(b *testing.B) {
+// autoWithout is Auto's partition plan on the device with the switches of
+// cfg (the kernels it turns off left out of the choice).
+func autoWithout(cfg config) func(tridiag.Spec, bool) (kernelPlan, error) {
+	return func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+		return newPartitionPlan(newGPU(dev, cfg), spec, f64)
+	}
+}
+
+// lanesSystems is the lanes kernel with spb systems a block (0: its
+// default).
+func lanesSystems(spb int) func(tridiag.Spec, bool) (kernelPlan, error) {
+	return func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+		return newLanesPlan(gdev, spec, f64, spb)
+	}
+}
+
+// gathered is the plan that gathers interleaved systems into contiguous
+// ones and solves those.
+func gathered(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+	return newTransposePlan(gdev, spec, f64)
+}
+
+// benchRows is the rows of every batch the throughput benchmarks time.
+const benchRows = 1 << 24
+
+// benchPrecisions measures the device-to-device copy bandwidth (the limit
+// that %limit compares with), then runs f32 and f64 as the sub-benchmarks
+// "f32" and "f64", each on its own random buffers of benchRows rows from
+// seed (randomBuffers), freed when it ends.
+func benchPrecisions(b *testing.B, seed uint64, f32 func(*testing.B, batchBench[float32]), f64 func(*testing.B, batchBench[float64])) {
 	bw, err := gpuclock.CopyBandwidth(dev, 1<<30, 5)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("%s: device-to-device copy %.0f GB/s (read+write)", dev.Name(), bw/1e9)
-	b.Run("f32", func(b *testing.B) { benchPrecision[float32](b, bw) })
-	b.Run("f64", func(b *testing.B) { benchPrecision[float64](b, bw) })
+	b.Run("f32", func(b *testing.B) { f32(b, batchBench[float32]{bw, randomBuffers[float32](b, benchRows, seed)}) })
+	b.Run("f64", func(b *testing.B) { f64(b, batchBench[float64]{bw, randomBuffers[float64](b, benchRows, seed)}) })
 }
 
-func benchPrecision[T tridiag.Float](b *testing.B, bw float64) {
-	const rows = 1 << 24
-	bufs := randomBuffers[T](b, rows, 1)
+// batchBench times variants of one precision on batches of benchRows rows
+// held in bufs (randomBuffers), against the copy bandwidth bw.
+type batchBench[T tridiag.Float] struct {
+	bw   float64
+	bufs []*cuda.Buffer[T]
+}
+
+// run times v on benchRows/n systems of n rows as the sub-benchmark
+// "N=<n>/<name>".
+func (bb batchBench[T]) run(b *testing.B, n int, name string, v variant) {
+	b.Run(fmt.Sprintf("N=%d/%s", n, name), func(b *testing.B) {
+		benchVariant(b, v, n, benchRows/n, bb.bw, bb.bufs)
+	})
+}
+
+// BenchmarkBatch times every variant (variants) on 2^24-row batches of
+// systems of 64 to 4096 rows.
+func BenchmarkBatch(b *testing.B) {
+	benchPrecisions(b, 1, benchPrecision[float32], benchPrecision[float64])
+}
+
+func benchPrecision[T tridiag.Float](b *testing.B, bb batchBench[T]) {
 	for _, n := range []int{64, 256, 1024, 4096} {
 		for _, v := range variants() {
-			b.Run(fmt.Sprintf("N=%d/%s", n, v.name), func(b *testing.B) {
-				benchVariant(b, v, n, rows/n, bw, bufs)
-			})
+			bb.run(b, n, v.name, v)
 		}
 	}
 }
@@ -124,18 +170,10 @@ func benchPrecision[T tridiag.Float](b *testing.B, bw float64) {
 //
 //	./tridiaggpu.test -test.run '^$' -test.bench Segments -test.benchtime 3x
 func BenchmarkSegments(b *testing.B) {
-	bw, err := gpuclock.CopyBandwidth(dev, 1<<30, 5)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Logf("%s: device-to-device copy %.0f GB/s (read+write)", dev.Name(), bw/1e9)
-	b.Run("f32", func(b *testing.B) { benchSegments[float32](b, bw) })
-	b.Run("f64", func(b *testing.B) { benchSegments[float64](b, bw) })
+	benchPrecisions(b, 3, benchSegments[float32], benchSegments[float64])
 }
 
-func benchSegments[T tridiag.Float](b *testing.B, bw float64) {
-	const rows = 1 << 24
-	bufs := randomBuffers[T](b, rows, 3)
+func benchSegments[T tridiag.Float](b *testing.B, bb batchBench[T]) {
 	seg := func(m int, clusters bool) func(tridiag.Spec, bool) (kernelPlan, error) {
 		return func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
 			sp, err := newSegmentPlan(newGPU(dev, config{noClusters: !clusters}), spec, f64, m)
@@ -155,9 +193,7 @@ func benchSegments[T tridiag.Float](b *testing.B, bw float64) {
 		}
 		vs = append(vs, variant{"auto", false, fromRegistry(tridiag.Partition), false})
 		for _, v := range vs {
-			b.Run(fmt.Sprintf("N=%d/%s", n, v.name), func(b *testing.B) {
-				benchVariant(b, v, n, rows/n, bw, bufs)
-			})
+			bb.run(b, n, v.name, v)
 		}
 	}
 }
@@ -262,24 +298,7 @@ func BenchmarkSmallCall(b *testing.B) {
 // enqueue-µs (host time of Start) and kernel-µs (the kernels alone, median
 // of CUDA-event times on the stream).
 func timeSmallCalls[T tridiag.Float](b *testing.B, pl *Plan[T], rows int) {
-	r := rand.New(rand.NewPCG(1, 2))
-	host := make([]T, rows)
-	bufs := make([]*cuda.Buffer[T], 6) // a, b, c, d, x and a saved d for Time
-	for i := range bufs {
-		if i < 5 {
-			for k := range host {
-				host[k] = T(r.Float64()*2 - 1)
-				if i == 1 {
-					host[k] += 4
-				}
-			}
-		}
-		var err error
-		if bufs[i], err = cuda.Upload(dev, host); err != nil {
-			b.Fatal(err)
-		}
-		defer bufs[i].Free()
-	}
+	bufs := randomBuffers[T](b, rows, 1)
 	ctx := context.Background()
 	var enqueue time.Duration
 	for b.Loop() {
@@ -347,17 +366,10 @@ func BenchmarkCompletion(b *testing.B) {
 //
 //	./tridiaggpu.test -test.run '^$' -test.bench Interleaved -test.benchtime 3x
 func BenchmarkInterleaved(b *testing.B) {
-	bw, err := gpuclock.CopyBandwidth(dev, 1<<30, 5)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Run("f32", func(b *testing.B) { benchInterleaved[float32](b, bw) })
-	b.Run("f64", func(b *testing.B) { benchInterleaved[float64](b, bw) })
+	benchPrecisions(b, 5, benchInterleaved[float32], benchInterleaved[float64])
 }
 
-func benchInterleaved[T tridiag.Float](b *testing.B, bw float64) {
-	const rows = 1 << 24
-	bufs := randomBuffers[T](b, rows, 5)
+func benchInterleaved[T tridiag.Float](b *testing.B, bb batchBench[T]) {
 	f64 := elemSize[T]() == 8
 	elem := reductionElem(f64)
 	for _, n := range []int{64, 128, 256, 512, 1024, 2048, 4096} {
@@ -381,31 +393,16 @@ func benchInterleaved[T tridiag.Float](b *testing.B, bw float64) {
 				})
 				return pp, err
 			}
-			b.Run(fmt.Sprintf("N=%d/spb=%d", n, spb), func(b *testing.B) {
-				benchVariant(b, variant{"partition-interleaved", true, mk, false}, n, rows/n, bw, bufs)
-			})
+			bb.run(b, n, fmt.Sprintf("spb=%d", spb), variant{"partition-interleaved", true, mk, false})
 		}
 		for _, spb := range tuning.PartitionLanesSystems {
-			lanes := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) { return newLanesPlan(gdev, spec, f64, spb) }
-			b.Run(fmt.Sprintf("N=%d/lanes%d", n, spb), func(b *testing.B) {
-				benchVariant(b, variant{"lanes-interleaved", true, lanes, false}, n, rows/n, bw, bufs)
-			})
+			bb.run(b, n, fmt.Sprintf("lanes%d", spb), variant{"lanes-interleaved", true, lanesSystems(spb), false})
 		}
-		shared := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
-			return newPartitionPlan(newGPU(dev, config{noLanesKernel: true}), spec, f64)
-		}
-		b.Run(fmt.Sprintf("N=%d/shared", n), func(b *testing.B) {
-			benchVariant(b, variant{"shared-interleaved", true, shared, false}, n, rows/n, bw, bufs)
-		})
-		b.Run(fmt.Sprintf("N=%d/auto", n), func(b *testing.B) {
-			benchVariant(b, variant{"auto-interleaved", true, fromRegistry(tridiag.Partition), false}, n, rows/n, bw, bufs)
-		})
+		bb.run(b, n, "shared", variant{"shared-interleaved", true, autoWithout(config{noLanesKernel: true}), false})
+		bb.run(b, n, "auto", variant{"auto-interleaved", true, fromRegistry(tridiag.Partition), false})
 		// Gathered into contiguous systems (what Auto does beyond one
 		// block), to see where it would pay below that.
-		transposed := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) { return newTransposePlan(gdev, spec, f64) }
-		b.Run(fmt.Sprintf("N=%d/transposed", n), func(b *testing.B) {
-			benchVariant(b, variant{"transposed-interleaved", true, transposed, false}, n, rows/n, bw, bufs)
-		})
+		bb.run(b, n, "transposed", variant{"transposed-interleaved", true, gathered, false})
 	}
 }
 
@@ -416,36 +413,24 @@ func benchInterleaved[T tridiag.Float](b *testing.B, bw float64) {
 //
 //	./tridiaggpu.test -test.run '^$' -test.bench LanesStream -test.benchtime 3x
 func BenchmarkLanesStream(b *testing.B) {
-	bw, err := gpuclock.CopyBandwidth(dev, 1<<30, 5)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Run("f32", func(b *testing.B) { benchLanesStream[float32](b, bw) })
-	b.Run("f64", func(b *testing.B) { benchLanesStream[float64](b, bw) })
+	benchPrecisions(b, 5, benchLanesStream[float32], benchLanesStream[float64])
 }
 
-func benchLanesStream[T tridiag.Float](b *testing.B, bw float64) {
-	const rows = 1 << 24
-	bufs := randomBuffers[T](b, rows, 5)
+func benchLanesStream[T tridiag.Float](b *testing.B, bb batchBench[T]) {
 	f64 := elemSize[T]() == 8
+	stream := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+		pp, err := newLanesPlan(gdev, spec, f64, 0)
+		if err != nil {
+			return nil, err
+		}
+		return newLanesStreamPlan(gdev, spec, f64, pp)
+	}
 	for _, n := range []int{64, 128, 256, 512, 1024} {
 		if n > tuning.PartitionLanesMaxN(reductionElem(f64)) {
 			continue
 		}
-		lanes := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) { return newLanesPlan(gdev, spec, f64, 0) }
-		b.Run(fmt.Sprintf("N=%d/lanes", n), func(b *testing.B) {
-			benchVariant(b, variant{"lanes", true, lanes, false}, n, rows/n, bw, bufs)
-		})
-		stream := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
-			pp, err := newLanesPlan(gdev, spec, f64, 0)
-			if err != nil {
-				return nil, err
-			}
-			return newLanesStreamPlan(gdev, spec, f64, pp)
-		}
-		b.Run(fmt.Sprintf("N=%d/stream", n), func(b *testing.B) {
-			benchVariant(b, variant{"lanes-stream", true, stream, false}, n, rows/n, bw, bufs)
-		})
+		bb.run(b, n, "lanes", variant{"lanes", true, lanesSystems(0), false})
+		bb.run(b, n, "stream", variant{"lanes-stream", true, stream, false})
 	}
 }
 
@@ -458,58 +443,37 @@ func benchLanesStream[T tridiag.Float](b *testing.B, bw float64) {
 //
 //	./tridiaggpu.test -test.run '^$' -test.bench LanesSegments -test.benchtime 3x
 func BenchmarkLanesSegments(b *testing.B) {
-	bw, err := gpuclock.CopyBandwidth(dev, 1<<30, 5)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Run("f32", func(b *testing.B) { benchLanesSegments[float32](b, bw) })
-	b.Run("f64", func(b *testing.B) { benchLanesSegments[float64](b, bw) })
+	benchPrecisions(b, 5, benchLanesSegments[float32], benchLanesSegments[float64])
 }
 
-func benchLanesSegments[T tridiag.Float](b *testing.B, bw float64) {
-	const rows = 1 << 24
-	bufs := randomBuffers[T](b, rows, 5)
+func benchLanesSegments[T tridiag.Float](b *testing.B, bb batchBench[T]) {
 	for _, n := range []int{1024, 2048, 4096, 8192, 16384, 32768, 65536} {
 		for _, constant := range []bool{false, true} {
 			kind := "general"
 			if constant {
 				kind = "const"
 			}
+			// lseg: segments of m rows, spb systems a block (0: the
+			// tuning's), three passes whatever Q when threePass.
+			lseg := func(m, spb int, threePass bool) variant {
+				return variant{"lseg", true, func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
+					return newLanesSegPlanWith(gdev, spec, f64, m, spb, threePass)
+				}, constant}
+			}
 			for _, m := range []int{512, 256, 128} {
-				lseg := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) { return newLanesSegPlan(gdev, spec, f64, m) }
-				b.Run(fmt.Sprintf("N=%d/%s/lseg-M%d", n, kind, m), func(b *testing.B) {
-					benchVariant(b, variant{"lseg", true, lseg, constant}, n, rows/n, bw, bufs)
-				})
+				bb.run(b, n, fmt.Sprintf("%s/lseg-M%d", kind, m), lseg(m, 0, false))
 			}
 			// Three passes where one would do (no block waits for
 			// others), and 128-byte rows (twice the systems a block).
 			if !constant && n <= 16384 {
 				for _, m := range []int{512, 128} {
-					three := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
-						return newLanesSegPlanWith(gdev, spec, f64, m, 0, true)
-					}
-					b.Run(fmt.Sprintf("N=%d/%s/lseg-M%d-3pass", n, kind, m), func(b *testing.B) {
-						benchVariant(b, variant{"lseg", true, three, constant}, n, rows/n, bw, bufs)
-					})
+					bb.run(b, n, fmt.Sprintf("%s/lseg-M%d-3pass", kind, m), lseg(m, 0, true))
 				}
-				wide := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
-					return newLanesSegPlanWith(gdev, spec, f64, 256, int(128/elemSize[T]()), false)
-				}
-				b.Run(fmt.Sprintf("N=%d/%s/lseg-M256-128B", n, kind), func(b *testing.B) {
-					benchVariant(b, variant{"lseg", true, wide, constant}, n, rows/n, bw, bufs)
-				})
+				bb.run(b, n, kind+"/lseg-M256-128B", lseg(256, int(128/elemSize[T]()), false))
 			}
-			transposed := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) { return newTransposePlan(gdev, spec, f64) }
-			b.Run(fmt.Sprintf("N=%d/%s/gathered", n, kind), func(b *testing.B) {
-				benchVariant(b, variant{"gathered", true, transposed, constant}, n, rows/n, bw, bufs)
-			})
+			bb.run(b, n, kind+"/gathered", variant{"gathered", true, gathered, constant})
 			if n <= 2048 {
-				before := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
-					return newPartitionPlan(newGPU(dev, config{noLanesSegments: true}), spec, f64)
-				}
-				b.Run(fmt.Sprintf("N=%d/%s/in-place", n, kind), func(b *testing.B) {
-					benchVariant(b, variant{"in-place", true, before, constant}, n, rows/n, bw, bufs)
-				})
+				bb.run(b, n, kind+"/in-place", variant{"in-place", true, autoWithout(config{noLanesSegments: true}), constant})
 			}
 		}
 	}
@@ -523,17 +487,12 @@ func benchLanesSegments[T tridiag.Float](b *testing.B, bw float64) {
 //
 //	./tridiaggpu.test -test.run '^$' -test.bench Stream -test.benchtime 3x
 func BenchmarkStream(b *testing.B) {
-	bw, err := gpuclock.CopyBandwidth(dev, 1<<30, 5)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Run("f32", func(b *testing.B) { benchStream[float32](b, bw, []int{1024, 2048, 4096, 7168, 8192}) })
-	b.Run("f64", func(b *testing.B) { benchStream[float64](b, bw, []int{1024, 2048, 3072, 3584, 4096}) })
+	benchPrecisions(b, 5,
+		func(b *testing.B, bb batchBench[float32]) { benchStream(b, bb, []int{1024, 2048, 4096, 7168, 8192}) },
+		func(b *testing.B, bb batchBench[float64]) { benchStream(b, bb, []int{1024, 2048, 3072, 3584, 4096}) })
 }
 
-func benchStream[T tridiag.Float](b *testing.B, bw float64, ns []int) {
-	const rows = 1 << 24
-	bufs := randomBuffers[T](b, rows, 5)
+func benchStream[T tridiag.Float](b *testing.B, bb batchBench[T], ns []int) {
 	stream := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
 		other, err := newSharedPartitionPlan(gdev, spec, f64, 16)
 		if err != nil {
@@ -541,17 +500,13 @@ func benchStream[T tridiag.Float](b *testing.B, bw float64, ns []int) {
 		}
 		return newStreamPlan(gdev, spec, f64, other)
 	}
-	noStream := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
-		return newPartitionPlan(newGPU(dev, config{noStreamKernel: true}), spec, f64)
-	}
 	whole := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
 		return newSharedPartitionPlan(gdev, spec, f64, 16)
 	}
 	for _, n := range ns {
-		g := rows / n
-		b.Run(fmt.Sprintf("N=%d/stream", n), func(b *testing.B) { benchVariant(b, variant{"stream", false, stream, false}, n, g, bw, bufs) })
-		b.Run(fmt.Sprintf("N=%d/nostream", n), func(b *testing.B) { benchVariant(b, variant{"nostream", false, noStream, false}, n, g, bw, bufs) })
-		b.Run(fmt.Sprintf("N=%d/whole", n), func(b *testing.B) { benchVariant(b, variant{"whole", false, whole, false}, n, g, bw, bufs) })
+		bb.run(b, n, "stream", variant{"stream", false, stream, false})
+		bb.run(b, n, "nostream", variant{"nostream", false, autoWithout(config{noStreamKernel: true}), false})
+		bb.run(b, n, "whole", variant{"whole", false, whole, false})
 	}
 }
 
@@ -561,39 +516,28 @@ func benchStream[T tridiag.Float](b *testing.B, bw float64, ns []int) {
 // partition_const_p16, or the lanes kernel for interleaved batches where
 // Auto takes it), contiguous and interleaved.
 func BenchmarkConstStream(b *testing.B) {
-	bw, err := gpuclock.CopyBandwidth(dev, 1<<30, 5)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Run("f32", func(b *testing.B) { benchConstStream[float32](b, bw) })
-	b.Run("f64", func(b *testing.B) { benchConstStream[float64](b, bw) })
+	benchPrecisions(b, 7, benchConstStream[float32], benchConstStream[float64])
 }
 
-func benchConstStream[T tridiag.Float](b *testing.B, bw float64) {
-	const rows = 1 << 24
-	bufs := randomBuffers[T](b, rows, 7)
-	noCStream := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) {
-		return newPartitionPlan(newGPU(dev, config{noConstStream: true}), spec, f64)
-	}
+func benchConstStream[T tridiag.Float](b *testing.B, bb batchBench[T]) {
+	noCStream := autoWithout(config{noConstStream: true})
 	auto := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) { return newPartitionPlan(gdev, spec, f64) }
 	f64 := elemSize[T]() == 8
 	for _, n := range []int{64, 128, 256, 512, 1024, 2048, 4096} {
-		g := rows / n
+		g := benchRows / n
 		for _, il := range []bool{false, true} {
 			lay, l := "contiguous", tridiag.Contiguous(n)
 			if il {
 				lay, l = "interleaved", tridiag.Interleaved(g)
 			}
-			b.Run(fmt.Sprintf("N=%d/%s/auto", n, lay), func(b *testing.B) { benchVariant(b, variant{"auto", il, auto, true}, n, g, bw, bufs) })
-			b.Run(fmt.Sprintf("N=%d/%s/nocstream", n, lay), func(b *testing.B) { benchVariant(b, variant{"nocstream", il, noCStream, true}, n, g, bw, bufs) })
+			bb.run(b, n, lay+"/auto", variant{"auto", il, auto, true})
+			bb.run(b, n, lay+"/nocstream", variant{"nocstream", il, noCStream, true})
 			spec := tridiag.Spec{Shape: tridiag.Shape{N: n, G: g, Layout: l}.Normalize()}
 			for spb := 1; spb <= cstreamBound(b, n, false, f64); spb *= 2 {
 				if dev.Enqueue(func() error { _, _, err := constStreamLaunch(gdev, spec, f64, spb); return err }) != nil {
 					continue // not a block this kernel takes for N
 				}
-				b.Run(fmt.Sprintf("N=%d/%s/cstream-spb%d", n, lay, spb), func(b *testing.B) {
-					benchVariant(b, variant{"cstream", il, constStreamPlan(spb), true}, n, g, bw, bufs)
-				})
+				bb.run(b, n, fmt.Sprintf("%s/cstream-spb%d", lay, spb), variant{"cstream", il, constStreamPlan(spb), true})
 			}
 		}
 	}
@@ -606,26 +550,14 @@ func benchConstStream[T tridiag.Float](b *testing.B, bw float64) {
 //
 //	./tridiaggpu.test -test.run '^$' -test.bench InterleavedConst -test.benchtime 3x
 func BenchmarkInterleavedConst(b *testing.B) {
-	bw, err := gpuclock.CopyBandwidth(dev, 1<<30, 5)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Run("f32", func(b *testing.B) { benchInterleavedConst[float32](b, bw) })
-	b.Run("f64", func(b *testing.B) { benchInterleavedConst[float64](b, bw) })
+	benchPrecisions(b, 5, benchInterleavedConst[float32], benchInterleavedConst[float64])
 }
 
-func benchInterleavedConst[T tridiag.Float](b *testing.B, bw float64) {
-	const rows = 1 << 24
-	bufs := randomBuffers[T](b, rows, 5)
+func benchInterleavedConst[T tridiag.Float](b *testing.B, bb batchBench[T]) {
 	for _, n := range []int{64, 128, 256, 512, 1024, 2048, 4096} {
-		b.Run(fmt.Sprintf("N=%d/auto", n), func(b *testing.B) {
-			benchVariant(b, variant{"auto-interleaved", true, fromRegistry(tridiag.Partition), true}, n, rows/n, bw, bufs)
-		})
+		bb.run(b, n, "auto", variant{"auto-interleaved", true, fromRegistry(tridiag.Partition), true})
 		for _, spb := range tuning.PartitionLanesSystems {
-			lanes := func(spec tridiag.Spec, f64 bool) (kernelPlan, error) { return newLanesPlan(gdev, spec, f64, spb) }
-			b.Run(fmt.Sprintf("N=%d/lanes%d", n, spb), func(b *testing.B) {
-				benchVariant(b, variant{"lanes-interleaved", true, lanes, true}, n, rows/n, bw, bufs)
-			})
+			bb.run(b, n, fmt.Sprintf("lanes%d", spb), variant{"lanes-interleaved", true, lanesSystems(spb), true})
 		}
 	}
 }

@@ -18,19 +18,15 @@ import (
 // direct launch (LaunchDirect) or the path through Device.Enqueue.
 func BenchmarkSmallPath(b *testing.B) {
 	for _, sz := range []struct{ n, g int }{{128, 1}, {512, 8}, {1024, 64}, {4096, 64}} {
-		for _, prec := range []string{"f32", "f64"} {
+		for _, prec := range precisions(smallPath[float32], smallPath[float64]) {
 			for _, p := range []int{4, 8, 16, 32} {
 				for _, direct := range []bool{false, true} {
 					path := "do"
 					if direct {
 						path = "direct"
 					}
-					b.Run(fmt.Sprintf("N=%d/G=%d/%s/P%d/%s", sz.n, sz.g, prec, p, path), func(b *testing.B) {
-						if prec == "f32" {
-							smallPath[float32](b, sz.n, sz.g, p, direct)
-						} else {
-							smallPath[float64](b, sz.n, sz.g, p, direct)
-						}
+					b.Run(fmt.Sprintf("N=%d/G=%d/%s/P%d/%s", sz.n, sz.g, prec.name, p, path), func(b *testing.B) {
+						prec.run(b, sz.n, sz.g, p, direct)
 					})
 				}
 			}
@@ -45,22 +41,31 @@ func BenchmarkSmallPath(b *testing.B) {
 // tuning.LatencyChunk).
 func BenchmarkSmallResident(b *testing.B) {
 	for _, sz := range []struct{ n, g int }{{128, 1}, {512, 8}, {1024, 64}, {4096, 64}} {
-		for _, prec := range []string{"f32", "f64"} {
+		for _, prec := range precisions(smallPath[float32], smallPath[float64]) {
 			for _, p := range []int{-1, -2} {
 				kind := "P16"
 				if p == -2 {
 					kind = "auto"
 				}
-				b.Run(fmt.Sprintf("N=%d/G=%d/%s/%s", sz.n, sz.g, prec, kind), func(b *testing.B) {
-					if prec == "f32" {
-						smallPath[float32](b, sz.n, sz.g, p, true)
-					} else {
-						smallPath[float64](b, sz.n, sz.g, p, true)
-					}
+				b.Run(fmt.Sprintf("N=%d/G=%d/%s/%s", sz.n, sz.g, prec.name, kind), func(b *testing.B) {
+					prec.run(b, sz.n, sz.g, p, true)
 				})
 			}
 		}
 	}
+}
+
+// precision is a benchmark body instantiated for one precision, named
+// "f32" or "f64" in the sub-benchmark names.
+type precision[F any] struct {
+	name string
+	run  F
+}
+
+// precisions pairs the float32 and float64 instances of a benchmark body
+// with their names, f32 first.
+func precisions[F any](f32, f64 F) []precision[F] {
+	return []precision[F]{{"f32", f32}, {"f64", f64}}
 }
 
 // smallPath times Start and Wait of a partition plan with chunks of p
@@ -129,7 +134,7 @@ func BenchmarkChunkLatencyLargerG(b *testing.B) {
 // benchChunkLatency runs chunkLatency for every precision, N in ns, G in
 // gs and P in Auto, 4, 8, 16, contiguous or interleaved.
 func benchChunkLatency(b *testing.B, ns, gs []int, interleaved bool) {
-	for _, prec := range []string{"f32", "f64"} {
+	for _, prec := range precisions(chunkLatency[float32], chunkLatency[float64]) {
 		for _, n := range ns {
 			for _, g := range gs {
 				var l tridiag.Layout // contiguous
@@ -137,17 +142,11 @@ func benchChunkLatency(b *testing.B, ns, gs []int, interleaved bool) {
 					l = tridiag.Interleaved(g)
 				}
 				for _, p := range []int{0, 4, 8, 16} {
-					name := fmt.Sprintf("%s/N=%d/G=%d/P%d", prec, n, g, p)
+					name := fmt.Sprintf("%s/N=%d/G=%d/P%d", prec.name, n, g, p)
 					if p == 0 {
-						name = fmt.Sprintf("%s/N=%d/G=%d/auto", prec, n, g)
+						name = fmt.Sprintf("%s/N=%d/G=%d/auto", prec.name, n, g)
 					}
-					b.Run(name, func(b *testing.B) {
-						if prec == "f32" {
-							chunkLatency[float32](b, n, g, p, l)
-						} else {
-							chunkLatency[float64](b, n, g, p, l)
-						}
-					})
+					b.Run(name, func(b *testing.B) { prec.run(b, n, g, p, l) })
 				}
 			}
 		}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"sort"
 	"testing"
 
@@ -17,6 +16,7 @@ import (
 
 	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/internal/gpu/gpuclock"
+	"github.com/bandsolve/bandsolve/internal/gpu/gputest"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
@@ -32,22 +32,13 @@ var clk *gpuclock.Clock
 
 func TestMain(m *testing.M) {
 	Register()
-	var err error
-	dev, err = cuda.Open(0)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "cuda tests need a GPU:", err)
-		os.Exit(1)
-	}
+	dev = gputest.Open("tridiaggpu")
 	gdev = newGPU(dev, config{})
+	var err error
 	if clk, err = gpuclock.New(dev); err != nil {
-		fmt.Fprintln(os.Stderr, "timing clock:", err)
-		os.Exit(1)
+		gputest.Abort(dev, fmt.Errorf("timing clock: %w", err))
 	}
-	fmt.Fprintln(os.Stderr, "testing on", dev.Name())
-	code := m.Run()
-	_ = clk.Close()
-	_ = dev.Close()
-	os.Exit(code)
+	gputest.Run(m, dev, clk)
 }
 
 // batch is a random diagonally dominant batch in a layout.
