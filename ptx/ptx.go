@@ -39,6 +39,12 @@ var Banded string
 //go:embed cluster.ptx
 var Cluster string
 
+// Sparse is the PTX of the sparse kernels (src/sparse.cu): the sparse
+// triangular solves and their analyses.
+//
+//go:embed sparse.ptx
+var Sparse string
+
 // Module is one PTX module: its name, its text and the compute capability
 // its kernels need.
 type Module struct {
@@ -52,6 +58,7 @@ var Modules = []Module{
 	{Name: "tridiag", PTX: Tridiag, MinMajor: 8},
 	{Name: "banded", PTX: Banded, MinMajor: 8},
 	{Name: "cluster", PTX: Cluster, MinMajor: 9},
+	{Name: "sparse", PTX: Sparse, MinMajor: 8},
 }
 
 // entries maps each kernel's name to its module's index in Modules, from

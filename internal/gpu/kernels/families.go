@@ -1185,3 +1185,135 @@ func SegcPFor(segc int, p int, f64 bool) (SegcP, error) {
 
 // Kernel returns the kernel.
 func (f SegcP) Kernel() Kernel { return f.k }
+
+// TrsvRows is a kernel of the family trsv_rows_f32, trsv_rows_f64.
+type TrsvRows struct{ k Kernel }
+
+// TrsvRowsFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func TrsvRowsFor(f64 bool) (TrsvRows, error) {
+	if !f64 {
+		return TrsvRows{trsvRowsF32}, nil
+	}
+	if f64 {
+		return TrsvRows{trsvRowsF64}, nil
+	}
+	return TrsvRows{}, fmt.Errorf("%w: trsv_rows with f64=%t", ErrNoKernel, f64)
+}
+
+// Kernel returns the kernel.
+func (f TrsvRows) Kernel() Kernel { return f.k }
+
+// TrsvCscFill is a kernel of the family trsv_csc_fill_f32, trsv_csc_fill_f64.
+type TrsvCscFill struct{ k Kernel }
+
+// TrsvCscFillFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func TrsvCscFillFor(f64 bool) (TrsvCscFill, error) {
+	if !f64 {
+		return TrsvCscFill{trsvCscFillF32}, nil
+	}
+	if f64 {
+		return TrsvCscFill{trsvCscFillF64}, nil
+	}
+	return TrsvCscFill{}, fmt.Errorf("%w: trsv_csc_fill with f64=%t", ErrNoKernel, f64)
+}
+
+// Kernel returns the kernel.
+func (f TrsvCscFill) Kernel() Kernel { return f.k }
+
+// TrsvLevelSolve is a kernel of the family trsv_level_solve_f32, trsv_level_solve_f64.
+type TrsvLevelSolve struct{ k Kernel }
+
+// TrsvLevelSolveFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func TrsvLevelSolveFor(f64 bool) (TrsvLevelSolve, error) {
+	if !f64 {
+		return TrsvLevelSolve{trsvLevelSolveF32}, nil
+	}
+	if f64 {
+		return TrsvLevelSolve{trsvLevelSolveF64}, nil
+	}
+	return TrsvLevelSolve{}, fmt.Errorf("%w: trsv_level_solve with f64=%t", ErrNoKernel, f64)
+}
+
+// Kernel returns the kernel.
+func (f TrsvLevelSolve) Kernel() Kernel { return f.k }
+
+// TrsvChainSolve is a kernel of the family trsv_chain_solve_f32, trsv_chain_solve_f64.
+type TrsvChainSolve struct{ k Kernel }
+
+// TrsvChainSolveFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func TrsvChainSolveFor(f64 bool) (TrsvChainSolve, error) {
+	if !f64 {
+		return TrsvChainSolve{trsvChainSolveF32}, nil
+	}
+	if f64 {
+		return TrsvChainSolve{trsvChainSolveF64}, nil
+	}
+	return TrsvChainSolve{}, fmt.Errorf("%w: trsv_chain_solve with f64=%t", ErrNoKernel, f64)
+}
+
+// Kernel returns the kernel.
+func (f TrsvChainSolve) Kernel() Kernel { return f.k }
+
+// TrsvSyncfree is a kernel of the family trsv_syncfree_f32, trsv_syncfree_f64.
+type TrsvSyncfree struct{ k Kernel }
+
+// TrsvSyncfreeFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func TrsvSyncfreeFor(f64 bool) (TrsvSyncfree, error) {
+	if !f64 {
+		return TrsvSyncfree{trsvSyncfreeF32}, nil
+	}
+	if f64 {
+		return TrsvSyncfree{trsvSyncfreeF64}, nil
+	}
+	return TrsvSyncfree{}, fmt.Errorf("%w: trsv_syncfree with f64=%t", ErrNoKernel, f64)
+}
+
+// Kernel returns the kernel.
+func (f TrsvSyncfree) Kernel() Kernel { return f.k }
+
+// TrsvLevels is the kernel trsv_levels (its zero value).
+type TrsvLevels struct{ k Kernel }
+
+// Kernel returns the kernel.
+func (f TrsvLevels) Kernel() Kernel { return trsvLevels }
+
+// TrsvLevelCount is the kernel trsv_level_count (its zero value).
+type TrsvLevelCount struct{ k Kernel }
+
+// Kernel returns the kernel.
+func (f TrsvLevelCount) Kernel() Kernel { return trsvLevelCount }
+
+// TrsvLevelScatter is the kernel trsv_level_scatter (its zero value).
+type TrsvLevelScatter struct{ k Kernel }
+
+// Kernel returns the kernel.
+func (f TrsvLevelScatter) Kernel() Kernel { return trsvLevelScatter }
+
+// TrsvScanLocal is the kernel trsv_scan_local (its zero value).
+type TrsvScanLocal struct{ k Kernel }
+
+// Kernel returns the kernel.
+func (f TrsvScanLocal) Kernel() Kernel { return trsvScanLocal }
+
+// TrsvScanSums is the kernel trsv_scan_sums (its zero value).
+type TrsvScanSums struct{ k Kernel }
+
+// Kernel returns the kernel.
+func (f TrsvScanSums) Kernel() Kernel { return trsvScanSums }
+
+// TrsvScanAdd is the kernel trsv_scan_add (its zero value).
+type TrsvScanAdd struct{ k Kernel }
+
+// Kernel returns the kernel.
+func (f TrsvScanAdd) Kernel() Kernel { return trsvScanAdd }
+
+// TrsvCscCount is the kernel trsv_csc_count (its zero value).
+type TrsvCscCount struct{ k Kernel }
+
+// Kernel returns the kernel.
+func (f TrsvCscCount) Kernel() Kernel { return trsvCscCount }

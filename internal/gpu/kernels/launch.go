@@ -2693,6 +2693,406 @@ func (f SegcP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.S
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:19])
 }
 
+// TrsvRowsArgs are the parameters of trsv_rows_f32, trsv_rows_f64.
+type TrsvRowsArgs struct {
+	RowPtr cu.DevicePtr // rowPtr
+	Col    cu.DevicePtr // col
+	Val    cu.DevicePtr // val
+	N      int32        // n
+	Upper  int32        // upper
+	Strict int32        // strict
+	Unit   int32        // unit
+	Deg    cu.DevicePtr // deg
+	Diag   cu.DevicePtr // diag
+	Err    cu.DevicePtr // err
+}
+
+// TrsvRowsSlots is the number of launch slots of TrsvRows.
+const TrsvRowsSlots = 10
+
+// Pack puts a in slots[:TrsvRowsSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TrsvRows) Pack(a *TrsvRowsArgs, slots []uint64) {
+	_ = slots[9]
+	slots[0] = uint64(a.RowPtr)
+	slots[1] = uint64(a.Col)
+	slots[2] = uint64(a.Val)
+	slots[3] = uint64(uint32(a.N))
+	slots[4] = uint64(uint32(a.Upper))
+	slots[5] = uint64(uint32(a.Strict))
+	slots[6] = uint64(uint32(a.Unit))
+	slots[7] = uint64(a.Deg)
+	slots[8] = uint64(a.Diag)
+	slots[9] = uint64(a.Err)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TrsvRows) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TrsvRowsArgs) error {
+	var slots [10]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:10])
+}
+
+// TrsvCscFillArgs are the parameters of trsv_csc_fill_f32, trsv_csc_fill_f64.
+type TrsvCscFillArgs struct {
+	RowPtr cu.DevicePtr // rowPtr
+	Col    cu.DevicePtr // col
+	Val    cu.DevicePtr // val
+	N      int32        // n
+	Upper  int32        // upper
+	CscPtr cu.DevicePtr // cscPtr
+	Fill   cu.DevicePtr // fill
+	CscRow cu.DevicePtr // cscRow
+	CscVal cu.DevicePtr // cscVal
+}
+
+// TrsvCscFillSlots is the number of launch slots of TrsvCscFill.
+const TrsvCscFillSlots = 9
+
+// Pack puts a in slots[:TrsvCscFillSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TrsvCscFill) Pack(a *TrsvCscFillArgs, slots []uint64) {
+	_ = slots[8]
+	slots[0] = uint64(a.RowPtr)
+	slots[1] = uint64(a.Col)
+	slots[2] = uint64(a.Val)
+	slots[3] = uint64(uint32(a.N))
+	slots[4] = uint64(uint32(a.Upper))
+	slots[5] = uint64(a.CscPtr)
+	slots[6] = uint64(a.Fill)
+	slots[7] = uint64(a.CscRow)
+	slots[8] = uint64(a.CscVal)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TrsvCscFill) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TrsvCscFillArgs) error {
+	var slots [9]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:9])
+}
+
+// TrsvLevelSolveArgs are the parameters of trsv_level_solve_f32, trsv_level_solve_f64.
+type TrsvLevelSolveArgs struct {
+	RowPtr cu.DevicePtr // rowPtr
+	Col    cu.DevicePtr // col
+	Val    cu.DevicePtr // val
+	Diag   cu.DevicePtr // diag
+	Perm   cu.DevicePtr // perm
+	LO     int32        // lo
+	HI     int32        // hi
+	Upper  int32        // upper
+	LG     int32        // lg
+	B      cu.DevicePtr // b
+	X      cu.DevicePtr // x
+}
+
+// TrsvLevelSolveSlots is the number of launch slots of TrsvLevelSolve.
+const TrsvLevelSolveSlots = 11
+
+// Pack puts a in slots[:TrsvLevelSolveSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TrsvLevelSolve) Pack(a *TrsvLevelSolveArgs, slots []uint64) {
+	_ = slots[10]
+	slots[0] = uint64(a.RowPtr)
+	slots[1] = uint64(a.Col)
+	slots[2] = uint64(a.Val)
+	slots[3] = uint64(a.Diag)
+	slots[4] = uint64(a.Perm)
+	slots[5] = uint64(uint32(a.LO))
+	slots[6] = uint64(uint32(a.HI))
+	slots[7] = uint64(uint32(a.Upper))
+	slots[8] = uint64(uint32(a.LG))
+	slots[9] = uint64(a.B)
+	slots[10] = uint64(a.X)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TrsvLevelSolve) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TrsvLevelSolveArgs) error {
+	var slots [11]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:11])
+}
+
+// TrsvChainSolveArgs are the parameters of trsv_chain_solve_f32, trsv_chain_solve_f64.
+type TrsvChainSolveArgs struct {
+	RowPtr   cu.DevicePtr // rowPtr
+	Col      cu.DevicePtr // col
+	Val      cu.DevicePtr // val
+	Diag     cu.DevicePtr // diag
+	Perm     cu.DevicePtr // perm
+	LevelPtr cu.DevicePtr // levelPtr
+	L0       int32        // l0
+	L1       int32        // l1
+	Upper    int32        // upper
+	Lgmax    int32        // lgmax
+	B        cu.DevicePtr // b
+	X        cu.DevicePtr // x
+}
+
+// TrsvChainSolveSlots is the number of launch slots of TrsvChainSolve.
+const TrsvChainSolveSlots = 12
+
+// Pack puts a in slots[:TrsvChainSolveSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TrsvChainSolve) Pack(a *TrsvChainSolveArgs, slots []uint64) {
+	_ = slots[11]
+	slots[0] = uint64(a.RowPtr)
+	slots[1] = uint64(a.Col)
+	slots[2] = uint64(a.Val)
+	slots[3] = uint64(a.Diag)
+	slots[4] = uint64(a.Perm)
+	slots[5] = uint64(a.LevelPtr)
+	slots[6] = uint64(uint32(a.L0))
+	slots[7] = uint64(uint32(a.L1))
+	slots[8] = uint64(uint32(a.Upper))
+	slots[9] = uint64(uint32(a.Lgmax))
+	slots[10] = uint64(a.B)
+	slots[11] = uint64(a.X)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TrsvChainSolve) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TrsvChainSolveArgs) error {
+	var slots [12]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:12])
+}
+
+// TrsvSyncfreeArgs are the parameters of trsv_syncfree_f32, trsv_syncfree_f64.
+type TrsvSyncfreeArgs struct {
+	CscPtr cu.DevicePtr // cscPtr
+	CscRow cu.DevicePtr // cscRow
+	CscVal cu.DevicePtr // cscVal
+	Diag   cu.DevicePtr // diag
+	Deg    cu.DevicePtr // deg
+	N      int32        // n
+	Upper  int32        // upper
+	B      cu.DevicePtr // b
+	X      cu.DevicePtr // x
+	Left   cu.DevicePtr // left
+	Done   cu.DevicePtr // done
+	Ticket cu.DevicePtr // ticket
+}
+
+// TrsvSyncfreeSlots is the number of launch slots of TrsvSyncfree.
+const TrsvSyncfreeSlots = 12
+
+// Pack puts a in slots[:TrsvSyncfreeSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TrsvSyncfree) Pack(a *TrsvSyncfreeArgs, slots []uint64) {
+	_ = slots[11]
+	slots[0] = uint64(a.CscPtr)
+	slots[1] = uint64(a.CscRow)
+	slots[2] = uint64(a.CscVal)
+	slots[3] = uint64(a.Diag)
+	slots[4] = uint64(a.Deg)
+	slots[5] = uint64(uint32(a.N))
+	slots[6] = uint64(uint32(a.Upper))
+	slots[7] = uint64(a.B)
+	slots[8] = uint64(a.X)
+	slots[9] = uint64(a.Left)
+	slots[10] = uint64(a.Done)
+	slots[11] = uint64(a.Ticket)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TrsvSyncfree) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TrsvSyncfreeArgs) error {
+	var slots [12]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:12])
+}
+
+// TrsvLevelsArgs are the parameters of trsv_levels.
+type TrsvLevelsArgs struct {
+	RowPtr   cu.DevicePtr // rowPtr
+	Col      cu.DevicePtr // col
+	N        int32        // n
+	Upper    int32        // upper
+	Level    cu.DevicePtr // level
+	Ticket   cu.DevicePtr // ticket
+	MaxLevel cu.DevicePtr // maxLevel
+}
+
+// TrsvLevelsSlots is the number of launch slots of TrsvLevels.
+const TrsvLevelsSlots = 7
+
+// Pack puts a in slots[:TrsvLevelsSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TrsvLevels) Pack(a *TrsvLevelsArgs, slots []uint64) {
+	_ = slots[6]
+	slots[0] = uint64(a.RowPtr)
+	slots[1] = uint64(a.Col)
+	slots[2] = uint64(uint32(a.N))
+	slots[3] = uint64(uint32(a.Upper))
+	slots[4] = uint64(a.Level)
+	slots[5] = uint64(a.Ticket)
+	slots[6] = uint64(a.MaxLevel)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TrsvLevels) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TrsvLevelsArgs) error {
+	var slots [7]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:7])
+}
+
+// TrsvLevelCountArgs are the parameters of trsv_level_count.
+type TrsvLevelCountArgs struct {
+	Level cu.DevicePtr // level
+	N     int32        // n
+	Count cu.DevicePtr // count
+}
+
+// TrsvLevelCountSlots is the number of launch slots of TrsvLevelCount.
+const TrsvLevelCountSlots = 3
+
+// Pack puts a in slots[:TrsvLevelCountSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TrsvLevelCount) Pack(a *TrsvLevelCountArgs, slots []uint64) {
+	_ = slots[2]
+	slots[0] = uint64(a.Level)
+	slots[1] = uint64(uint32(a.N))
+	slots[2] = uint64(a.Count)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TrsvLevelCount) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TrsvLevelCountArgs) error {
+	var slots [3]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:3])
+}
+
+// TrsvLevelScatterArgs are the parameters of trsv_level_scatter.
+type TrsvLevelScatterArgs struct {
+	Level    cu.DevicePtr // level
+	N        int32        // n
+	LevelPtr cu.DevicePtr // levelPtr
+	Fill     cu.DevicePtr // fill
+	Perm     cu.DevicePtr // perm
+}
+
+// TrsvLevelScatterSlots is the number of launch slots of TrsvLevelScatter.
+const TrsvLevelScatterSlots = 5
+
+// Pack puts a in slots[:TrsvLevelScatterSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TrsvLevelScatter) Pack(a *TrsvLevelScatterArgs, slots []uint64) {
+	_ = slots[4]
+	slots[0] = uint64(a.Level)
+	slots[1] = uint64(uint32(a.N))
+	slots[2] = uint64(a.LevelPtr)
+	slots[3] = uint64(a.Fill)
+	slots[4] = uint64(a.Perm)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TrsvLevelScatter) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TrsvLevelScatterArgs) error {
+	var slots [5]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:5])
+}
+
+// TrsvScanLocalArgs are the parameters of trsv_scan_local.
+type TrsvScanLocalArgs struct {
+	V    cu.DevicePtr // v
+	Len  int32        // len
+	Sums cu.DevicePtr // sums
+}
+
+// TrsvScanLocalSlots is the number of launch slots of TrsvScanLocal.
+const TrsvScanLocalSlots = 3
+
+// Pack puts a in slots[:TrsvScanLocalSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TrsvScanLocal) Pack(a *TrsvScanLocalArgs, slots []uint64) {
+	_ = slots[2]
+	slots[0] = uint64(a.V)
+	slots[1] = uint64(uint32(a.Len))
+	slots[2] = uint64(a.Sums)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TrsvScanLocal) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TrsvScanLocalArgs) error {
+	var slots [3]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:3])
+}
+
+// TrsvScanSumsArgs are the parameters of trsv_scan_sums.
+type TrsvScanSumsArgs struct {
+	Sums cu.DevicePtr // sums
+	NB   int32        // nb
+}
+
+// TrsvScanSumsSlots is the number of launch slots of TrsvScanSums.
+const TrsvScanSumsSlots = 2
+
+// Pack puts a in slots[:TrsvScanSumsSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TrsvScanSums) Pack(a *TrsvScanSumsArgs, slots []uint64) {
+	_ = slots[1]
+	slots[0] = uint64(a.Sums)
+	slots[1] = uint64(uint32(a.NB))
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TrsvScanSums) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TrsvScanSumsArgs) error {
+	var slots [2]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:2])
+}
+
+// TrsvScanAddArgs are the parameters of trsv_scan_add: those of TrsvScanLocal.
+type TrsvScanAddArgs = TrsvScanLocalArgs
+
+// TrsvScanAddSlots is the number of launch slots of TrsvScanAdd.
+const TrsvScanAddSlots = 3
+
+// Pack puts a in slots[:TrsvScanAddSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TrsvScanAdd) Pack(a *TrsvScanAddArgs, slots []uint64) {
+	_ = slots[2]
+	slots[0] = uint64(a.V)
+	slots[1] = uint64(uint32(a.Len))
+	slots[2] = uint64(a.Sums)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TrsvScanAdd) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TrsvScanAddArgs) error {
+	var slots [3]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:3])
+}
+
+// TrsvCscCountArgs are the parameters of trsv_csc_count.
+type TrsvCscCountArgs struct {
+	RowPtr cu.DevicePtr // rowPtr
+	Col    cu.DevicePtr // col
+	N      int32        // n
+	Upper  int32        // upper
+	Cnt    cu.DevicePtr // cnt
+}
+
+// TrsvCscCountSlots is the number of launch slots of TrsvCscCount.
+const TrsvCscCountSlots = 5
+
+// Pack puts a in slots[:TrsvCscCountSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TrsvCscCount) Pack(a *TrsvCscCountArgs, slots []uint64) {
+	_ = slots[4]
+	slots[0] = uint64(a.RowPtr)
+	slots[1] = uint64(a.Col)
+	slots[2] = uint64(uint32(a.N))
+	slots[3] = uint64(uint32(a.Upper))
+	slots[4] = uint64(a.Cnt)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TrsvCscCount) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TrsvCscCountArgs) error {
+	var slots [5]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:5])
+}
+
 // ThomasLauncher is a kernel launched with ThomasArgs: Thomas, Gtsv.
 type ThomasLauncher interface {
 	Kernel() Kernel
@@ -2829,4 +3229,16 @@ type BandSpikeTipsLauncher interface {
 var (
 	_ BandSpikeTipsLauncher = BandSpikeTips{}
 	_ BandSpikeTipsLauncher = BandSpikeTipsBlocked{}
+)
+
+// TrsvScanLocalLauncher is a kernel launched with TrsvScanLocalArgs: TrsvScanLocal, TrsvScanAdd.
+type TrsvScanLocalLauncher interface {
+	Kernel() Kernel
+	Pack(a *TrsvScanLocalArgs, slots []uint64)
+	Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TrsvScanLocalArgs) error
+}
+
+var (
+	_ TrsvScanLocalLauncher = TrsvScanLocal{}
+	_ TrsvScanLocalLauncher = TrsvScanAdd{}
 )

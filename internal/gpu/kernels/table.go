@@ -155,6 +155,23 @@ const (
 	segc2P16F64
 	segc4P16F64
 	segc8P16F64
+	trsvRowsF32
+	trsvCscFillF32
+	trsvLevelSolveF32
+	trsvChainSolveF32
+	trsvSyncfreeF32
+	trsvRowsF64
+	trsvCscFillF64
+	trsvLevelSolveF64
+	trsvChainSolveF64
+	trsvSyncfreeF64
+	trsvLevels
+	trsvLevelCount
+	trsvLevelScatter
+	trsvScanLocal
+	trsvScanSums
+	trsvScanAdd
+	trsvCscCount
 )
 
 // table describes every kernel, indexed by Kernel.
@@ -310,4 +327,21 @@ var table = [...]Info{
 	segc2P16F64:                    {Name: "segc2_p16_f64", Module: 2, Family: "segc_p", MaxThreads: 256, MinBlocks: 1, Params: []Param{{"a", "const double*"}, {"b", "const double*"}, {"c", "const double*"}, {"d", "const double*"}, {"x", "double*"}, {"n", "int"}, {"G", "int"}, {"es", "i64"}, {"bs", "i64"}, {"ca", "double"}, {"cb", "double"}, {"cc", "double"}, {"isConst", "int"}, {"status", "int*"}, {"M", "int"}, {"gkey", "unsigned long long*"}, {"epoch", "unsigned int"}, {"word", "volatile unsigned int*"}, {"seq", "unsigned int"}}},
 	segc4P16F64:                    {Name: "segc4_p16_f64", Module: 2, Family: "segc_p", MaxThreads: 256, MinBlocks: 1, Params: []Param{{"a", "const double*"}, {"b", "const double*"}, {"c", "const double*"}, {"d", "const double*"}, {"x", "double*"}, {"n", "int"}, {"G", "int"}, {"es", "i64"}, {"bs", "i64"}, {"ca", "double"}, {"cb", "double"}, {"cc", "double"}, {"isConst", "int"}, {"status", "int*"}, {"M", "int"}, {"gkey", "unsigned long long*"}, {"epoch", "unsigned int"}, {"word", "volatile unsigned int*"}, {"seq", "unsigned int"}}},
 	segc8P16F64:                    {Name: "segc8_p16_f64", Module: 2, Family: "segc_p", MaxThreads: 256, MinBlocks: 1, Params: []Param{{"a", "const double*"}, {"b", "const double*"}, {"c", "const double*"}, {"d", "const double*"}, {"x", "double*"}, {"n", "int"}, {"G", "int"}, {"es", "i64"}, {"bs", "i64"}, {"ca", "double"}, {"cb", "double"}, {"cc", "double"}, {"isConst", "int"}, {"status", "int*"}, {"M", "int"}, {"gkey", "unsigned long long*"}, {"epoch", "unsigned int"}, {"word", "volatile unsigned int*"}, {"seq", "unsigned int"}}},
+	trsvRowsF32:                    {Name: "trsv_rows_f32", Module: 3, Family: "trsv_rows", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const float*"}, {"n", "int"}, {"upper", "int"}, {"strict", "int"}, {"unit", "int"}, {"deg", "int*"}, {"diag", "float*"}, {"err", "int*"}}},
+	trsvCscFillF32:                 {Name: "trsv_csc_fill_f32", Module: 3, Family: "trsv_csc_fill", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const float*"}, {"n", "int"}, {"upper", "int"}, {"cscPtr", "const int*"}, {"fill", "int*"}, {"cscRow", "int*"}, {"cscVal", "float*"}}},
+	trsvLevelSolveF32:              {Name: "trsv_level_solve_f32", Module: 3, Family: "trsv_level_solve", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const float*"}, {"diag", "const float*"}, {"perm", "const int*"}, {"lo", "int"}, {"hi", "int"}, {"upper", "int"}, {"lg", "int"}, {"b", "const float*"}, {"x", "float*"}}},
+	trsvChainSolveF32:              {Name: "trsv_chain_solve_f32", Module: 3, Family: "trsv_chain_solve", MaxThreads: 1024, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const float*"}, {"diag", "const float*"}, {"perm", "const int*"}, {"levelPtr", "const int*"}, {"l0", "int"}, {"l1", "int"}, {"upper", "int"}, {"lgmax", "int"}, {"b", "const float*"}, {"x", "float*"}}},
+	trsvSyncfreeF32:                {Name: "trsv_syncfree_f32", Module: 3, Family: "trsv_syncfree", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"cscPtr", "const int*"}, {"cscRow", "const int*"}, {"cscVal", "const float*"}, {"diag", "const float*"}, {"deg", "const int*"}, {"n", "int"}, {"upper", "int"}, {"b", "const float*"}, {"x", "float*"}, {"left", "float*"}, {"done", "int*"}, {"ticket", "unsigned*"}}},
+	trsvRowsF64:                    {Name: "trsv_rows_f64", Module: 3, Family: "trsv_rows", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const double*"}, {"n", "int"}, {"upper", "int"}, {"strict", "int"}, {"unit", "int"}, {"deg", "int*"}, {"diag", "double*"}, {"err", "int*"}}},
+	trsvCscFillF64:                 {Name: "trsv_csc_fill_f64", Module: 3, Family: "trsv_csc_fill", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const double*"}, {"n", "int"}, {"upper", "int"}, {"cscPtr", "const int*"}, {"fill", "int*"}, {"cscRow", "int*"}, {"cscVal", "double*"}}},
+	trsvLevelSolveF64:              {Name: "trsv_level_solve_f64", Module: 3, Family: "trsv_level_solve", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const double*"}, {"diag", "const double*"}, {"perm", "const int*"}, {"lo", "int"}, {"hi", "int"}, {"upper", "int"}, {"lg", "int"}, {"b", "const double*"}, {"x", "double*"}}},
+	trsvChainSolveF64:              {Name: "trsv_chain_solve_f64", Module: 3, Family: "trsv_chain_solve", MaxThreads: 1024, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const double*"}, {"diag", "const double*"}, {"perm", "const int*"}, {"levelPtr", "const int*"}, {"l0", "int"}, {"l1", "int"}, {"upper", "int"}, {"lgmax", "int"}, {"b", "const double*"}, {"x", "double*"}}},
+	trsvSyncfreeF64:                {Name: "trsv_syncfree_f64", Module: 3, Family: "trsv_syncfree", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"cscPtr", "const int*"}, {"cscRow", "const int*"}, {"cscVal", "const double*"}, {"diag", "const double*"}, {"deg", "const int*"}, {"n", "int"}, {"upper", "int"}, {"b", "const double*"}, {"x", "double*"}, {"left", "double*"}, {"done", "int*"}, {"ticket", "unsigned*"}}},
+	trsvLevels:                     {Name: "trsv_levels", Module: 3, Family: "trsv_levels", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"n", "int"}, {"upper", "int"}, {"level", "int*"}, {"ticket", "unsigned*"}, {"maxLevel", "int*"}}},
+	trsvLevelCount:                 {Name: "trsv_level_count", Module: 3, Family: "trsv_level_count", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"level", "const int*"}, {"n", "int"}, {"count", "int*"}}},
+	trsvLevelScatter:               {Name: "trsv_level_scatter", Module: 3, Family: "trsv_level_scatter", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"level", "const int*"}, {"n", "int"}, {"levelPtr", "const int*"}, {"fill", "int*"}, {"perm", "int*"}}},
+	trsvScanLocal:                  {Name: "trsv_scan_local", Module: 3, Family: "trsv_scan_local", MaxThreads: 1024, MinBlocks: 0, Params: []Param{{"v", "int*"}, {"len", "int"}, {"sums", "int*"}}},
+	trsvScanSums:                   {Name: "trsv_scan_sums", Module: 3, Family: "trsv_scan_sums", MaxThreads: 1024, MinBlocks: 0, Params: []Param{{"sums", "int*"}, {"nb", "int"}}},
+	trsvScanAdd:                    {Name: "trsv_scan_add", Module: 3, Family: "trsv_scan_add", MaxThreads: 1024, MinBlocks: 0, Params: []Param{{"v", "int*"}, {"len", "int"}, {"sums", "const int*"}}},
+	trsvCscCount:                   {Name: "trsv_csc_count", Module: 3, Family: "trsv_csc_count", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"n", "int"}, {"upper", "int"}, {"cnt", "int*"}}},
 }

@@ -35,6 +35,7 @@ var modules = []module{
 	{"tridiag", "ptx/src/tridiag.cu", "ptx/tridiag.ptx"},
 	{"banded", "ptx/src/banded.cu", "ptx/banded.ptx"},
 	{"cluster", "ptx/src/cluster.cu", "ptx/cluster.ptx"},
+	{"sparse", "ptx/src/sparse.cu", "ptx/sparse.ptx"},
 }
 
 // param is one kernel parameter as declared in C.

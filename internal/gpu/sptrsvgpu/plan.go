@@ -1,0 +1,666 @@
+//go:build cuda
+
+// Package sptrsvgpu solves sparse triangular systems on a GPU, the twins
+// of package sptrsv's CPU solves (kernels in ptx/src/sptrsv.cuh): the
+// level-set method of Naumov (wide levels one launch each, runs of narrow
+// levels chained in one block) and the synchronization-free method of Liu
+// et al. (one warp a component, in-degree counters, atomic partial sums).
+// The analysis runs on the device: the checks and in-degrees, the level
+// sets (one waiting warp a row in the order of a ticket counter), the
+// counting sort of the rows by level, and the triangle by columns for the
+// synchronization-free solve.
+package sptrsvgpu
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"unsafe"
+
+	"gorgonia.org/cu"
+
+	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
+	"github.com/bandsolve/bandsolve/sparse"
+	"github.com/bandsolve/bandsolve/sptrsv"
+)
+
+// Float is the element type of a plan.
+type Float interface{ ~float32 | ~float64 }
+
+// Launch geometry of the kernels of ptx/src/sptrsv.cuh.
+const (
+	block      = 256  // TRSV_BLOCK
+	warps      = 8    // TRSV_WARPS: rows a block of the waiting kernels
+	chainBlock = 1024 // TRSV_CHAIN_BLOCK
+	scanBlock  = 1024 // TRSV_SCAN_BLOCK
+)
+
+// DefaultChainRows is the widest level that the level-set solve runs
+// inside a chain (one block, levels separated by block barriers) rather
+// than with a launch of its own.
+const DefaultChainRows = 2048
+
+// Options are the plan's choices beyond the triangle's.
+type Options struct {
+	// Algorithm is sptrsv.LevelSet, sptrsv.SyncFree or sptrsv.Auto (the
+	// zero value), which chooses from the level statistics (Auto).
+	Algorithm sptrsv.Algorithm
+	// ChainRows: levels of at most this many rows run in chains; 0 means
+	// DefaultChainRows, a negative value gives every level a launch.
+	ChainRows int
+}
+
+// step is one launch of the level-set solve: levels l0 … l1−1, a chain
+// when chain, else the single wide level l0.
+type step struct {
+	l0, l1 int
+	chain  bool
+}
+
+// Plan is the analysis of one triangle on the device and the buffers of
+// its solves. Its methods are not safe for concurrent use.
+type Plan[T Float] struct {
+	dev    *cuda.Device
+	stream cu.Stream
+	tri    sptrsv.Options
+	opts   Options
+	alg    sptrsv.Algorithm
+	n, nnz int
+	f64    bool
+	lg     int // log2 of the lanes a row of the level-set solves
+
+	rowPtr, col, val, deg, diag, errs cu.DevicePtr
+	ticket, maxLevel                  cu.DevicePtr
+	// Level sets.
+	level, perm, levelPtr, scratch, sums cu.DevicePtr
+	levelPtrHost                         []int32
+	steps                                []step
+	// Synchronization-free.
+	cscPtr, cscRow, cscVal, left, done cu.DevicePtr
+
+	stats  sptrsv.Stats
+	allocs []cu.DevicePtr
+	closed bool
+}
+
+// NewPlan uploads the triangle of a (a.Check'ed on the host) to d and
+// analyses it there (Analyze). The errors are sptrsv.Analyze's: ErrShape,
+// ErrNotTriangular and ErrSingular naming the row.
+func NewPlan[T Float](d *cuda.Device, a *sparse.CSR, tri sptrsv.Options, opts Options) (*Plan[T], error) {
+	if a == nil {
+		return nil, fmt.Errorf("%w: nil matrix", sptrsv.ErrShape)
+	}
+	if err := a.Check(); err != nil {
+		return nil, fmt.Errorf("sptrsv: %w", err)
+	}
+	if a.N != a.M {
+		return nil, fmt.Errorf("%w: the matrix is %d×%d; a triangular solve needs a square one", sptrsv.ErrShape, a.N, a.M)
+	}
+	if tri.Triangle != sptrsv.Lower && tri.Triangle != sptrsv.Upper {
+		return nil, fmt.Errorf("sptrsv: unknown triangle %d", int(tri.Triangle))
+	}
+	switch opts.Algorithm {
+	case sptrsv.Auto, sptrsv.LevelSet, sptrsv.SyncFree:
+	default:
+		return nil, fmt.Errorf("%w: the GPU solves by level sets or synchronization-free, not %s", sptrsv.ErrAlgorithm, opts.Algorithm)
+	}
+	if a.N >= math.MaxInt32 || a.NNZ() >= math.MaxInt32 {
+		return nil, fmt.Errorf("%w: order %d with %d entries: the GPU solves take 32-bit indices", sptrsv.ErrShape, a.N, a.NNZ())
+	}
+	var zero T
+	_, f64 := any(zero).(float64)
+	p := &Plan[T]{dev: d, tri: tri, opts: opts, n: a.N, nnz: a.NNZ(), f64: f64}
+	if p.opts.ChainRows == 0 {
+		p.opts.ChainRows = DefaultChainRows
+	}
+	if err := p.upload(a); err != nil {
+		_ = p.Close()
+		return nil, err
+	}
+	if err := p.Analyze(); err != nil {
+		_ = p.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *Plan[T]) elem() int64 { return int64(unsafe.Sizeof(T(0))) }
+
+// alloc allocates bytes (at least 4) kept until Close.
+func (p *Plan[T]) alloc(bytes int64) (cu.DevicePtr, error) {
+	ptr, err := p.dev.AllocBytes(max(bytes, 4))
+	if err != nil {
+		return 0, err
+	}
+	p.allocs = append(p.allocs, ptr)
+	return ptr, nil
+}
+
+// ensure allocates *ptr (bytes, kept until Close) unless it is already
+// allocated. Call it outside Device.Enqueue.
+func (p *Plan[T]) ensure(ptr *cu.DevicePtr, bytes int64) error {
+	if *ptr != 0 {
+		return nil
+	}
+	var err error
+	*ptr, err = p.alloc(bytes)
+	return err
+}
+
+// upload copies the matrix and allocates what every algorithm needs.
+func (p *Plan[T]) upload(a *sparse.CSR) error {
+	n, nnz := int64(p.n), int64(p.nnz)
+	var err error
+	for _, b := range []struct {
+		ptr   *cu.DevicePtr
+		bytes int64
+	}{{&p.rowPtr, 4 * (n + 1)}, {&p.col, 4 * nnz}, {&p.val, p.elem() * nnz}, {&p.deg, 4 * n},
+		{&p.diag, p.elem() * n}, {&p.errs, 12}, {&p.ticket, 4}, {&p.maxLevel, 4}} {
+		if *b.ptr, err = p.alloc(b.bytes); err != nil {
+			return fmt.Errorf("sptrsv: a triangle of order %d with %d entries on the GPU: %w", p.n, p.nnz, err)
+		}
+	}
+	return p.dev.Enqueue(func() error {
+		var e error
+		// A blocking stream: it waits for the uploads and copies that
+		// package cuda makes on the legacy default stream.
+		if p.stream, e = cu.MakeStream(cu.DefaultStream); e != nil {
+			return fmt.Errorf("sptrsv: creating a stream: %w", e)
+		}
+		if e = cu.MemcpyHtoD(p.rowPtr, unsafe.Pointer(&a.RowPtr[0]), 4*(n+1)); e != nil {
+			return e
+		}
+		if nnz > 0 {
+			if e = cu.MemcpyHtoD(p.col, unsafe.Pointer(&a.Col[0]), 4*nnz); e != nil {
+				return e
+			}
+		}
+		if e = p.setValues(a.Val); e != nil {
+			return e
+		}
+		return cu.MemsetD32Async(p.ticket, 0, 1, p.stream)
+	})
+}
+
+// setValues copies the values in T (device thread).
+func (p *Plan[T]) setValues(v []float64) error {
+	if len(v) == 0 {
+		return nil
+	}
+	if p.f64 {
+		return cu.MemcpyHtoD(p.val, unsafe.Pointer(&v[0]), 8*int64(len(v)))
+	}
+	v32 := make([]float32, len(v))
+	for k, x := range v {
+		v32[k] = float32(x)
+	}
+	return cu.MemcpyHtoD(p.val, unsafe.Pointer(&v32[0]), 4*int64(len(v)))
+}
+
+func flag(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func blocks(n, per int) cuda.Dim3 { return cuda.Dim3{X: max(1, (n+per-1)/per), Y: 1, Z: 1} }
+
+var (
+	threads      = cuda.Dim3{X: block, Y: 1, Z: 1}
+	chainThreads = cuda.Dim3{X: chainBlock, Y: 1, Z: 1}
+	scanThreads  = cuda.Dim3{X: scanBlock, Y: 1, Z: 1}
+)
+
+// Analyze runs the device analysis: the checks and in-degrees, the level
+// sets when the algorithm is LevelSet or Auto (then the choice), the
+// triangle by columns when it is SyncFree. It waits for the device. Call
+// it again after UpdateValues only when the structure changed (it did
+// not: UpdateValues keeps it).
+func (p *Plan[T]) Analyze() error {
+	var errRows [3]int32
+	var nLevels int32
+	upper := flag(p.tri.Triangle == sptrsv.Upper)
+	if p.opts.Algorithm != sptrsv.SyncFree {
+		if err := p.ensure(&p.level, 4*int64(p.n)); err != nil {
+			return err
+		}
+	}
+	err := p.dev.Enqueue(func() error {
+		if e := cu.MemsetD32Async(p.errs, math.MaxInt32, 3, p.stream); e != nil {
+			return e
+		}
+		if e := p.rows(); e != nil {
+			return e
+		}
+		if p.opts.Algorithm != sptrsv.SyncFree {
+			if e := cu.MemsetD32Async(p.maxLevel, 0, 1, p.stream); e != nil {
+				return e
+			}
+			if e := cu.MemsetD32Async(p.level, 0, int64(p.n), p.stream); e != nil {
+				return e
+			}
+			if e := (kernels.TrsvLevels{}).Launch(p.dev, blocks(p.n, warps), threads, 0, p.stream, &kernels.TrsvLevelsArgs{
+				RowPtr: p.rowPtr, Col: p.col, N: int32(p.n), Upper: upper, Level: p.level, Ticket: p.ticket, MaxLevel: p.maxLevel,
+			}); e != nil {
+				return e
+			}
+			if e := cu.MemcpyDtoHAsync(unsafe.Pointer(&nLevels), p.maxLevel, 4, p.stream); e != nil {
+				return e
+			}
+		}
+		if e := cu.MemcpyDtoHAsync(unsafe.Pointer(&errRows[0]), p.errs, 12, p.stream); e != nil {
+			return e
+		}
+		return p.stream.Synchronize()
+	})
+	if err != nil {
+		return fmt.Errorf("sptrsv: analysing a triangle of order %d on the GPU: %w", p.n, err)
+	}
+	if err := p.rowError(errRows); err != nil {
+		return err
+	}
+	p.stats = sptrsv.Stats{N: p.n, NNZ: p.nnz, Levels: int(nLevels)}
+	p.alg = p.opts.Algorithm
+	if p.alg != sptrsv.SyncFree {
+		if err := p.sortLevels(int(nLevels)); err != nil {
+			return err
+		}
+		if p.alg == sptrsv.Auto {
+			p.alg = Choose(p.stats)
+		}
+	}
+	if p.alg == sptrsv.SyncFree {
+		return p.columns()
+	}
+	return nil
+}
+
+// rows launches trsv_rows (device thread).
+func (p *Plan[T]) rows() error {
+	k, err := kernels.TrsvRowsFor(p.f64)
+	if err != nil {
+		return err
+	}
+	strict := flag(p.tri.Part == sptrsv.WholeMatrix)
+	return k.Launch(p.dev, blocks(p.n, block), threads, 0, p.stream, &kernels.TrsvRowsArgs{
+		RowPtr: p.rowPtr, Col: p.col, Val: p.val, N: int32(p.n), Upper: flag(p.tri.Triangle == sptrsv.Upper),
+		Strict: strict, Unit: flag(p.tri.UnitDiagonal), Deg: p.deg, Diag: p.diag, Err: p.errs,
+	})
+}
+
+// rowError turns trsv_rows's smallest bad rows into sptrsv's errors.
+func (p *Plan[T]) rowError(rows [3]int32) error {
+	first, kind := int32(math.MaxInt32), -1
+	for k, r := range rows {
+		if r < first {
+			first, kind = r, k
+		}
+	}
+	switch kind {
+	case 0:
+		return fmt.Errorf("%w: row %d has no diagonal entry", sptrsv.ErrSingular, first)
+	case 1:
+		return fmt.Errorf("%w: row %d has a zero or non-finite diagonal entry", sptrsv.ErrSingular, first)
+	case 2:
+		return fmt.Errorf("%w: not %s triangular: row %d has an entry on the other side", sptrsv.ErrNotTriangular, p.tri.Triangle, first)
+	}
+	return nil
+}
+
+// scan makes v[0 … length−1] (length ≤ n+1) its exclusive prefix sums on
+// the device (device thread); p.sums (allocated by scanBuffers) holds the
+// blocks' totals.
+func (p *Plan[T]) scan(v cu.DevicePtr, length int) error {
+	nb := (length + scanBlock - 1) / scanBlock
+	args := kernels.TrsvScanLocalArgs{V: v, Len: int32(length), Sums: p.sums}
+	if err := (kernels.TrsvScanLocal{}).Launch(p.dev, cuda.Dim3{X: nb, Y: 1, Z: 1}, scanThreads, 0, p.stream, &args); err != nil {
+		return err
+	}
+	if nb == 1 {
+		return nil
+	}
+	if err := (kernels.TrsvScanSums{}).Launch(p.dev, cuda.Dim3{X: 1, Y: 1, Z: 1}, scanThreads, 0, p.stream,
+		&kernels.TrsvScanSumsArgs{Sums: p.sums, NB: int32(nb)}); err != nil {
+		return err
+	}
+	return (kernels.TrsvScanAdd{}).Launch(p.dev, cuda.Dim3{X: nb, Y: 1, Z: 1}, scanThreads, 0, p.stream, &args)
+}
+
+// scanBuffers allocates the scratch of the counting sorts and the prefix
+// sums. Call it outside Device.Enqueue.
+func (p *Plan[T]) scanBuffers() error {
+	if err := p.ensure(&p.sums, 4*int64((p.n+1+scanBlock-1)/scanBlock)); err != nil {
+		return err
+	}
+	return p.ensure(&p.scratch, 4*int64(p.n+1))
+}
+
+// sortLevels sorts the rows by level (counting sort on the device), reads
+// the level pointers back and plans the solve's launches.
+func (p *Plan[T]) sortLevels(nLevels int) error {
+	n := p.n
+	ptrs := make([]int32, nLevels+1)
+	if err := p.scanBuffers(); err != nil {
+		return err
+	}
+	if err := p.ensure(&p.perm, 4*int64(n)); err != nil {
+		return err
+	}
+	if err := p.ensure(&p.levelPtr, 4*int64(n+1)); err != nil {
+		return err
+	}
+	err := p.dev.Enqueue(func() error {
+		var e error
+		if e = cu.MemsetD32Async(p.levelPtr, 0, int64(nLevels+1), p.stream); e != nil {
+			return e
+		}
+		if e = (kernels.TrsvLevelCount{}).Launch(p.dev, blocks(n, block), threads, 0, p.stream,
+			&kernels.TrsvLevelCountArgs{Level: p.level, N: int32(n), Count: p.levelPtr}); e != nil {
+			return e
+		}
+		if e = p.scan(p.levelPtr, nLevels+1); e != nil {
+			return e
+		}
+		if e = cu.MemsetD32Async(p.scratch, 0, int64(nLevels), p.stream); e != nil {
+			return e
+		}
+		if e = (kernels.TrsvLevelScatter{}).Launch(p.dev, blocks(n, block), threads, 0, p.stream,
+			&kernels.TrsvLevelScatterArgs{Level: p.level, N: int32(n), LevelPtr: p.levelPtr, Fill: p.scratch, Perm: p.perm}); e != nil {
+			return e
+		}
+		if e = cu.MemcpyDtoHAsync(unsafe.Pointer(&ptrs[0]), p.levelPtr, 4*int64(nLevels+1), p.stream); e != nil {
+			return e
+		}
+		return p.stream.Synchronize()
+	})
+	if err != nil {
+		return fmt.Errorf("sptrsv: sorting the levels of a triangle of order %d on the GPU: %w", n, err)
+	}
+	if int(ptrs[nLevels]) != n {
+		return fmt.Errorf("sptrsv: the GPU's level sets hold %d of %d rows", ptrs[nLevels], n)
+	}
+	p.levelPtrHost = ptrs
+	p.stats = statsOf(p.n, p.nnz, ptrs)
+	p.lg = lanesShift(p.nnz, p.n)
+	p.steps = schedule(ptrs, p.opts.ChainRows)
+	return nil
+}
+
+// statsOf returns the statistics of a triangle from its level pointers.
+func statsOf(n, nnz int, ptrs []int32) sptrsv.Stats {
+	st := sptrsv.Stats{N: n, NNZ: nnz, Levels: len(ptrs) - 1, MinRowsPerLevel: n}
+	for l := 0; l+1 < len(ptrs); l++ {
+		r := int(ptrs[l+1] - ptrs[l])
+		st.MaxRowsPerLevel = max(st.MaxRowsPerLevel, r)
+		st.MinRowsPerLevel = min(st.MinRowsPerLevel, r)
+	}
+	if st.Levels > 0 {
+		st.MeanRowsPerLevel = float64(n) / float64(st.Levels)
+	}
+	return st
+}
+
+// lanesShift is log2 of the lanes that solve one row: one lane while rows
+// hold at most 4 off-diagonal entries on average (then a row is solved as
+// the sequential reference solves it), else the power of two nearest half
+// the mean, at most a warp.
+func lanesShift(nnz, n int) int {
+	mean := float64(nnz-n) / float64(max(n, 1))
+	if mean <= 4 {
+		return 0
+	}
+	return min(5, bits.Len(uint(mean/2+0.5))-1)
+}
+
+// schedule groups the levels into launches: runs of levels of at most
+// chainRows rows each form chains, wider levels a launch each.
+func schedule(ptrs []int32, chainRows int) []step {
+	var steps []step
+	for l := 0; l+1 < len(ptrs); {
+		if int(ptrs[l+1]-ptrs[l]) > chainRows {
+			steps = append(steps, step{l0: l, l1: l + 1})
+			l++
+			continue
+		}
+		e := l + 1
+		for e+1 < len(ptrs) && int(ptrs[e+1]-ptrs[e]) <= chainRows {
+			e++
+		}
+		steps = append(steps, step{l0: l, l1: e, chain: true})
+		l = e
+	}
+	return steps
+}
+
+// columns builds the off-diagonal triangle by columns and the zeroed
+// partial sums and counters of the synchronization-free solve.
+func (p *Plan[T]) columns() error {
+	n := p.n
+	upper := flag(p.tri.Triangle == sptrsv.Upper)
+	if err := p.scanBuffers(); err != nil {
+		return err
+	}
+	offDiag := int64(p.nnz) // an upper bound of the off-diagonal entries
+	for _, b := range []struct {
+		ptr   *cu.DevicePtr
+		bytes int64
+	}{{&p.cscPtr, 4 * int64(n+1)}, {&p.cscRow, 4 * offDiag}, {&p.cscVal, p.elem() * offDiag},
+		{&p.left, p.elem() * int64(n)}, {&p.done, 4 * int64(n)}} {
+		if err := p.ensure(b.ptr, b.bytes); err != nil {
+			return err
+		}
+	}
+	err := p.dev.Enqueue(func() error {
+		var e error
+		if e = cu.MemsetD32Async(p.cscPtr, 0, int64(n+1), p.stream); e != nil {
+			return e
+		}
+		if e = (kernels.TrsvCscCount{}).Launch(p.dev, blocks(n, block), threads, 0, p.stream,
+			&kernels.TrsvCscCountArgs{RowPtr: p.rowPtr, Col: p.col, N: int32(n), Upper: upper, Cnt: p.cscPtr}); e != nil {
+			return e
+		}
+		if e = p.scan(p.cscPtr, n+1); e != nil {
+			return e
+		}
+		if e = cu.MemsetD32Async(p.scratch, 0, int64(n), p.stream); e != nil {
+			return e
+		}
+		k, e := kernels.TrsvCscFillFor(p.f64)
+		if e != nil {
+			return e
+		}
+		if e = k.Launch(p.dev, blocks(n, block), threads, 0, p.stream, &kernels.TrsvCscFillArgs{
+			RowPtr: p.rowPtr, Col: p.col, Val: p.val, N: int32(n), Upper: upper, CscPtr: p.cscPtr,
+			Fill: p.scratch, CscRow: p.cscRow, CscVal: p.cscVal,
+		}); e != nil {
+			return e
+		}
+		if e = cu.MemsetD8Async(p.left, 0, p.elem()*int64(n), p.stream); e != nil {
+			return e
+		}
+		if e = cu.MemsetD32Async(p.done, 0, int64(n), p.stream); e != nil {
+			return e
+		}
+		return p.stream.Synchronize()
+	})
+	if err != nil {
+		return fmt.Errorf("sptrsv: ordering a triangle of order %d by columns on the GPU: %w", n, err)
+	}
+	return nil
+}
+
+// Choose is Auto's choice from the level statistics: the level-set solve
+// when its levels are wide enough to fill the GPU between launches, else
+// the synchronization-free one.
+func Choose(st sptrsv.Stats) sptrsv.Algorithm {
+	if st.MeanRowsPerLevel >= AutoLevelSetRows {
+		return sptrsv.LevelSet
+	}
+	return sptrsv.SyncFree
+}
+
+// AutoLevelSetRows is the mean rows per level from which Auto solves by
+// level sets on the GPU.
+const AutoLevelSetRows = 20000
+
+// Algorithm returns the algorithm the plan solves with (Auto's choice).
+func (p *Plan[T]) Algorithm() sptrsv.Algorithm { return p.alg }
+
+// Stats returns the level statistics (only N and NNZ for a SyncFree plan,
+// which does not compute the levels).
+func (p *Plan[T]) Stats() sptrsv.Stats { return p.stats }
+
+// N returns the order.
+func (p *Plan[T]) N() int { return p.n }
+
+// Stream returns the plan's stream: its solves run on it.
+func (p *Plan[T]) Stream() cu.Stream { return p.stream }
+
+// UpdateValues replaces the matrix's values (same structure: len(val) =
+// the entries of the matrix given to NewPlan, in its order) and redoes
+// the parts of the analysis that hold values (divisors, and the columns
+// of a synchronization-free plan), as cuSPARSE's SpSV_updateMatrix.
+func (p *Plan[T]) UpdateValues(val []float64) error {
+	if len(val) != p.nnz {
+		return fmt.Errorf("%w: %d values for a matrix of %d entries", sptrsv.ErrShape, len(val), p.nnz)
+	}
+	var errRows [3]int32
+	err := p.dev.Enqueue(func() error {
+		if e := p.setValues(val); e != nil {
+			return e
+		}
+		if e := cu.MemsetD32Async(p.errs, math.MaxInt32, 3, p.stream); e != nil {
+			return e
+		}
+		if e := p.rows(); e != nil {
+			return e
+		}
+		if e := cu.MemcpyDtoHAsync(unsafe.Pointer(&errRows[0]), p.errs, 12, p.stream); e != nil {
+			return e
+		}
+		return p.stream.Synchronize()
+	})
+	if err != nil {
+		return fmt.Errorf("sptrsv: updating the values of a triangle of order %d on the GPU: %w", p.n, err)
+	}
+	if err := p.rowError(errRows); err != nil {
+		return err
+	}
+	if p.alg == sptrsv.SyncFree {
+		return p.columns()
+	}
+	return nil
+}
+
+// errClosed is returned by the methods of a closed plan.
+var errClosed = errors.New("sptrsv: the GPU plan is closed")
+
+// Enqueue queues the solve T x = b on s (the plan's stream when s is
+// zero) without waiting; b and x are device arrays of n elements and may
+// be the same. Call it on the device thread (inside Device.Enqueue or
+// Do), as cuda.Timer bodies are.
+func (p *Plan[T]) Enqueue(s cu.Stream, b, x cu.DevicePtr) error {
+	if p.closed {
+		return errClosed
+	}
+	if s == (cu.Stream{}) {
+		s = p.stream
+	}
+	upper := flag(p.tri.Triangle == sptrsv.Upper)
+	if p.alg == sptrsv.SyncFree {
+		k, err := kernels.TrsvSyncfreeFor(p.f64)
+		if err != nil {
+			return err
+		}
+		return k.Launch(p.dev, blocks(p.n, warps), threads, 0, s, &kernels.TrsvSyncfreeArgs{
+			CscPtr: p.cscPtr, CscRow: p.cscRow, CscVal: p.cscVal, Diag: p.diag, Deg: p.deg, N: int32(p.n),
+			Upper: upper, B: b, X: x, Left: p.left, Done: p.done, Ticket: p.ticket,
+		})
+	}
+	wide, err := kernels.TrsvLevelSolveFor(p.f64)
+	if err != nil {
+		return err
+	}
+	chain, err := kernels.TrsvChainSolveFor(p.f64)
+	if err != nil {
+		return err
+	}
+	for _, st := range p.steps {
+		if st.chain {
+			err = chain.Launch(p.dev, cuda.Dim3{X: 1, Y: 1, Z: 1}, chainThreads, 0, s, &kernels.TrsvChainSolveArgs{
+				RowPtr: p.rowPtr, Col: p.col, Val: p.val, Diag: p.diag, Perm: p.perm, LevelPtr: p.levelPtr,
+				L0: int32(st.l0), L1: int32(st.l1), Upper: upper, Lgmax: int32(p.lg), B: b, X: x,
+			})
+		} else {
+			lo, hi := p.levelPtrHost[st.l0], p.levelPtrHost[st.l0+1]
+			err = wide.Launch(p.dev, blocks(int(hi-lo)<<p.lg, block), threads, 0, s, &kernels.TrsvLevelSolveArgs{
+				RowPtr: p.rowPtr, Col: p.col, Val: p.val, Diag: p.diag, Perm: p.perm, LO: lo, HI: hi,
+				Upper: upper, LG: int32(p.lg), B: b, X: x,
+			})
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Launches returns the number of kernel launches of one solve.
+func (p *Plan[T]) Launches() int {
+	if p.alg == sptrsv.SyncFree {
+		return 1
+	}
+	return len(p.steps)
+}
+
+// SolveDevice solves T x = b with b and x in the device's memory (n
+// elements each; they may be the same buffer) and waits for it.
+func (p *Plan[T]) SolveDevice(b, x *cuda.Buffer[T]) error {
+	if b == nil || x == nil || b.Len() != p.n || x.Len() != p.n {
+		return fmt.Errorf("%w: a triangle of order %d needs device vectors of %d elements", sptrsv.ErrShape, p.n, p.n)
+	}
+	return p.dev.Enqueue(func() error {
+		if err := p.Enqueue(cu.Stream{}, b.Ptr(), x.Ptr()); err != nil {
+			return err
+		}
+		return p.stream.Synchronize()
+	})
+}
+
+// Solve solves T x = b with host vectors (copied to the device and back).
+func (p *Plan[T]) Solve(b, x []T) error {
+	if len(b) != p.n || len(x) != p.n {
+		return fmt.Errorf("%w: %s triangle of order %d with len(b) = %d, len(x) = %d", sptrsv.ErrShape, p.tri.Triangle, p.n, len(b), len(x))
+	}
+	db, err := cuda.Upload(p.dev, b)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = db.Free() }()
+	if err := p.SolveDevice(db, db); err != nil {
+		return err
+	}
+	return db.CopyTo(x)
+}
+
+// Close frees the plan's device memory and stream.
+func (p *Plan[T]) Close() error {
+	if p.closed {
+		return nil
+	}
+	p.closed = true
+	return p.dev.Enqueue(func() error {
+		if p.stream != (cu.Stream{}) {
+			_ = p.stream.Synchronize()
+			_ = p.stream.Destroy()
+		}
+		for _, a := range p.allocs {
+			_ = cu.MemFree(a)
+		}
+		p.allocs = nil
+		return nil
+	})
+}

@@ -1,0 +1,347 @@
+// Sparse triangular solves T x = b (package sptrsv's GPU twins; see its
+// doc): T is the lower or upper triangle of an n×n CSR matrix (rowPtr,
+// col int32; val of the precision), the stored diagonal or a unit one.
+//
+// Conventions:
+//   - "logical order": the order of the dependencies, k = 0 … n−1, row
+//     i = k for a lower triangle and i = n−1−k for an upper one; row i
+//     depends on the entries of its row strictly inside the triangle
+//     (col < i lower, col > i upper); entries on the other side are
+//     ignored (the triangle of a general matrix) unless strict, when
+//     trsv_rows reports them;
+//   - rows of dependants: the in-triangle entries of a row are its
+//     in-degree deg[i]; diag[i] is its divisor (1 when unit);
+//   - the waiting kernels (trsv_levels, trsv_syncfree) take logical rows
+//     in the order of a ticket counter, one warp a row: every row with a
+//     smaller ticket belongs to a warp that has started and waits only
+//     on rows with smaller tickets still, so the smallest unfinished row
+//     is always ready and no wait lasts forever, whatever order the
+//     hardware starts the blocks in;
+//   - errors: err[0] the smallest row with no stored diagonal, err[1] the
+//     smallest with a zero or non-finite one, err[2] the smallest row with
+//     an entry on the wrong side (strict only); INT_MAX where none.
+#pragma once
+#include "common.cuh"
+
+#define TRSV_BLOCK 256
+#define TRSV_WARPS (TRSV_BLOCK / 32)
+#define TRSV_CHAIN_BLOCK 1024
+#define TRSV_SCAN_BLOCK 1024
+
+// in_triangle: column j of row i lies strictly inside the triangle.
+__device__ __forceinline__ bool trsv_in(int i, int j, int upper) { return upper ? j > i : j < i; }
+
+// trsv_ticket takes the block's ticket (thread 0) and broadcasts it. The
+// block that takes the last ticket of the grid sets the counter back to
+// zero: every other block has taken its ticket by then, so the next launch
+// finds it ready.
+__device__ __forceinline__ int trsv_ticket(unsigned *ticket) {
+    __shared__ int t;
+    if (threadIdx.x == 0) {
+        t = (int)atomicAdd(ticket, 1u);
+        if (t == (int)gridDim.x - 1) atomicExch(ticket, 0u);
+    }
+    __syncthreads();
+    return t;
+}
+
+// One thread a row: the in-degree, the divisor and the checks.
+template <typename T>
+__device__ void trsv_rows(const int *rowPtr, const int *col, const T *val, int n, int upper, int strict, int unit,
+                          int *deg, T *diag, int *err) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int cnt = 0, dpos = -1;
+    for (int p = rowPtr[i]; p < rowPtr[i + 1]; p++) {
+        const int j = col[p];
+        if (j == i)
+            dpos = p;
+        else if (trsv_in(i, j, upper))
+            cnt++;
+        else if (strict)
+            atomicMin(&err[2], i);
+    }
+    deg[i] = cnt;
+    T d = T(1);
+    if (!unit) {
+        if (dpos < 0) {
+            atomicMin(&err[0], i);
+        } else {
+            d = val[dpos];
+            if (bad_divisor(d)) atomicMin(&err[1], i);
+        }
+    }
+    diag[i] = d;
+}
+
+// Level sets (Naumov): level[i] = 1 + the largest level of the rows i
+// depends on (1 with none), one warp a logical row in ticket order, each
+// lane waiting on its share of the dependencies; level must be zero on
+// entry. maxLevel gets the number of levels.
+__device__ void trsv_levels_body(const int *rowPtr, const int *col, int n, int upper, int *level, unsigned *ticket,
+                            int *maxLevel) {
+    const int t = trsv_ticket(ticket);
+    const int k = t * TRSV_WARPS + (threadIdx.x >> 5), lane = threadIdx.x & 31;
+    if (k >= n) return;
+    const int i = upper ? n - 1 - k : k;
+    int m = 0;
+    for (int p = rowPtr[i] + lane; p < rowPtr[i + 1]; p += 32) {
+        const int j = col[p];
+        if (!trsv_in(i, j, upper)) continue;
+        int l;
+        while ((l = ((volatile int *)level)[j]) == 0) {
+        }
+        m = max(m, l);
+    }
+    for (int o = 16; o > 0; o >>= 1) m = max(m, __shfl_xor_sync(0xffffffffu, m, o));
+    if (lane == 0) {
+        ((volatile int *)level)[i] = m + 1;
+        atomicMax(maxLevel, m + 1);
+    }
+}
+
+// count[level[i] − 1] += 1 for every row (count zero on entry).
+__device__ void trsv_level_count_body(const int *level, int n, int *count) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(&count[level[i] - 1], 1);
+}
+
+// perm: the rows sorted by level, levelPtr[l] … levelPtr[l+1] − 1 holding
+// level l + 1 (fill zero on entry). The order inside a level is the order
+// the atomics happen to take; a solve's bits do not depend on it.
+__device__ void trsv_level_scatter_body(const int *level, int n, const int *levelPtr, int *fill, int *perm) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const int l = level[i] - 1;
+    perm[levelPtr[l] + atomicAdd(&fill[l], 1)] = i;
+}
+
+// Exclusive prefix sums of int arrays in three steps: the blocks' own
+// sums (in place, TRSV_SCAN_BLOCK elements a block, totals to sums), the
+// totals' (one block), and their addition.
+__device__ int trsv_block_scan(int v, int *total) {
+    __shared__ int ws[32];
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    int s = v;
+    for (int o = 1; o < 32; o <<= 1) {
+        const int u = __shfl_up_sync(0xffffffffu, s, o);
+        if (lane >= o) s += u;
+    }
+    if (lane == 31) ws[w] = s;
+    __syncthreads();
+    if (w == 0) {
+        int q = lane < (blockDim.x >> 5) ? ws[lane] : 0;
+        for (int o = 1; o < 32; o <<= 1) {
+            const int u = __shfl_up_sync(0xffffffffu, q, o);
+            if (lane >= o) q += u;
+        }
+        ws[lane] = q;
+    }
+    __syncthreads();
+    const int before = (w > 0 ? ws[w - 1] : 0) + s - v;
+    *total = ws[(blockDim.x >> 5) - 1];
+    __syncthreads();
+    return before;
+}
+
+__device__ void trsv_scan_local_body(int *v, int len, int *sums) {
+    const int i = blockIdx.x * TRSV_SCAN_BLOCK + threadIdx.x;
+    int total;
+    const int e = trsv_block_scan(i < len ? v[i] : 0, &total);
+    if (i < len) v[i] = e;
+    if (threadIdx.x == 0) sums[blockIdx.x] = total;
+}
+
+__device__ void trsv_scan_sums_body(int *sums, int nb) {
+    int carry = 0;
+    for (int base = 0; base < nb; base += TRSV_SCAN_BLOCK) {
+        const int i = base + threadIdx.x;
+        int total;
+        const int e = trsv_block_scan(i < nb ? sums[i] : 0, &total);
+        if (i < nb) sums[i] = carry + e;
+        carry += total;
+    }
+}
+
+__device__ void trsv_scan_add_body(int *v, int len, const int *sums) {
+    const int i = blockIdx.x * TRSV_SCAN_BLOCK + threadIdx.x;
+    if (i < len) v[i] += sums[blockIdx.x];
+}
+
+// The off-diagonal entries of the triangle by column (Liu's CSC): first
+// the count of every column (cnt zero on entry), then, after the prefix
+// sum gives cscPtr, the entries (fill zero on entry), in the order the
+// atomics take.
+__device__ void trsv_csc_count_body(const int *rowPtr, const int *col, int n, int upper, int *cnt) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    for (int p = rowPtr[i]; p < rowPtr[i + 1]; p++)
+        if (trsv_in(i, col[p], upper)) atomicAdd(&cnt[col[p]], 1);
+}
+
+template <typename T>
+__device__ void trsv_csc_fill(const int *rowPtr, const int *col, const T *val, int n, int upper, const int *cscPtr,
+                              int *fill, int *cscRow, T *cscVal) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    for (int p = rowPtr[i]; p < rowPtr[i + 1]; p++) {
+        const int j = col[p];
+        if (!trsv_in(i, j, upper)) continue;
+        const int q = cscPtr[j] + atomicAdd(&fill[j], 1);
+        cscRow[q] = i;
+        cscVal[q] = val[p];
+    }
+}
+
+// One row of a level-set solve by a group of g lanes (g a power of two
+// ≤ 32, the group's lanes consecutive): lane r of the group sums
+// val·x over the row's in-triangle entries r, r+g, …; the group's sums
+// are added by a butterfly; x[i] = (b[i] − sum) / diag[i]. With g = 1
+// the row is solved as sptrsv's sequential reference solves it, bit for
+// bit: s = b[i], s −= val·x entry by entry, x[i] = s / diag[i].
+template <typename T>
+__device__ __forceinline__ void trsv_row(const int *rowPtr, const int *col, const T *val, const T *diag, int i,
+                                         int upper, int g, int r, const T *b, T *x, bool active) {
+    if (g == 1) {
+        if (!active) return;
+        T s = b[i];
+        for (int p = rowPtr[i]; p < rowPtr[i + 1]; p++) {
+            const int j = col[p];
+            if (trsv_in(i, j, upper)) s -= val[p] * ((volatile T *)x)[j];
+        }
+        x[i] = s / diag[i];
+        return;
+    }
+    T s = T(0);
+    if (active)
+        for (int p = rowPtr[i] + r; p < rowPtr[i + 1]; p += g) {
+            const int j = col[p];
+            if (trsv_in(i, j, upper)) s += val[p] * ((volatile T *)x)[j];
+        }
+    for (int o = g >> 1; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+    if (active && r == 0) x[i] = (b[i] - s) / diag[i];
+}
+
+// One wide level: rows perm[lo … hi−1], a group of 1 << lg lanes a row.
+template <typename T>
+__device__ void trsv_level_solve(const int *rowPtr, const int *col, const T *val, const T *diag, const int *perm,
+                                 int lo, int hi, int upper, int lg, const T *b, T *x) {
+    const int g = 1 << lg;
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    const int q = lo + (t >> lg);
+    const bool active = q < hi;
+    if (!__any_sync(0xffffffffu, active)) return;
+    trsv_row(rowPtr, col, val, diag, active ? perm[q] : 0, upper, g, t & (g - 1), b, x, active);
+}
+
+// A chain of narrow levels l0 … l1−1 in one block (Naumov's chain): the
+// levels one after another with a block barrier between them; each level's
+// rows in groups of g = min(gmax, 32, the largest power of two with
+// rows·g ≤ blockDim) lanes, the block looping over the rows when a level
+// has more rows than groups.
+template <typename T>
+__device__ void trsv_chain_solve(const int *rowPtr, const int *col, const T *val, const T *diag, const int *perm,
+                                 const int *levelPtr, int l0, int l1, int upper, int lgmax, const T *b, T *x) {
+    for (int l = l0; l < l1; l++) {
+        const int lo = levelPtr[l], hi = levelPtr[l + 1], rows = hi - lo;
+        int lg = 0;
+        while (lg < lgmax && lg < 5 && (rows << (lg + 1)) <= (int)blockDim.x) lg++;
+        const int g = 1 << lg, groups = blockDim.x >> lg;
+        for (int base = lo; base < hi; base += groups) {
+            const int q = base + (threadIdx.x >> lg);
+            const bool active = q < hi;
+            if (__any_sync(0xffffffffu, active))
+                trsv_row(rowPtr, col, val, diag, active ? perm[q] : 0, upper, g, threadIdx.x & (g - 1), b, x,
+                         active);
+        }
+        __syncthreads();
+    }
+}
+
+// Synchronization-free solve (Liu et al.): one warp a logical row in
+// ticket order; lane 0 waits until done[i] = deg[i], then x[i] = (b[i] −
+// left[i]) / diag[i]; the lanes add cscVal·x[i] into the partial sums of
+// the rows that depend on i, then, after a fence, count themselves in
+// those rows' done. left and done are zero on entry and again on return:
+// lane 0 clears row i's once it has read them, when every row i depends
+// on has added its share.
+template <typename T>
+__device__ void trsv_syncfree(const int *cscPtr, const int *cscRow, const T *cscVal, const T *diag, const int *deg,
+                              int n, int upper, const T *b, T *x, T *left, int *done, unsigned *ticket) {
+    const int t = trsv_ticket(ticket);
+    const int k = t * TRSV_WARPS + (threadIdx.x >> 5), lane = threadIdx.x & 31;
+    if (k >= n) return;
+    const int i = upper ? n - 1 - k : k;
+    T xi = T(0);
+    if (lane == 0) {
+        const int need = deg[i];
+        while (((volatile int *)done)[i] < need) {
+        }
+        __threadfence();
+        xi = (b[i] - ((volatile T *)left)[i]) / diag[i];
+        x[i] = xi;
+        left[i] = T(0);
+        done[i] = 0;
+    }
+    xi = __shfl_sync(0xffffffffu, xi, 0);
+    const int p0 = cscPtr[i], p1 = cscPtr[i + 1];
+    for (int p = p0 + lane; p < p1; p += 32) atomicAdd(&left[cscRow[p]], cscVal[p] * xi);
+    __threadfence();
+    for (int p = p0 + lane; p < p1; p += 32) atomicAdd(&done[cscRow[p]], 1);
+}
+
+#ifndef BS_DEVICE_ONLY
+#define TRSV_TYPED(T, S)                                                                                          \
+    extern "C" __global__ void __launch_bounds__(TRSV_BLOCK)                                                      \
+        trsv_rows_##S(const int *rowPtr, const int *col, const T *val, int n, int upper, int strict, int unit,    \
+                      int *deg, T *diag, int *err) {                                                              \
+        trsv_rows<T>(rowPtr, col, val, n, upper, strict, unit, deg, diag, err);                                   \
+    }                                                                                                             \
+    extern "C" __global__ void __launch_bounds__(TRSV_BLOCK)                                                      \
+        trsv_csc_fill_##S(const int *rowPtr, const int *col, const T *val, int n, int upper, const int *cscPtr,   \
+                          int *fill, int *cscRow, T *cscVal) {                                                    \
+        trsv_csc_fill<T>(rowPtr, col, val, n, upper, cscPtr, fill, cscRow, cscVal);                               \
+    }                                                                                                             \
+    extern "C" __global__ void __launch_bounds__(TRSV_BLOCK)                                                      \
+        trsv_level_solve_##S(const int *rowPtr, const int *col, const T *val, const T *diag, const int *perm,     \
+                             int lo, int hi, int upper, int lg, const T *b, T *x) {                               \
+        trsv_level_solve<T>(rowPtr, col, val, diag, perm, lo, hi, upper, lg, b, x);                               \
+    }                                                                                                             \
+    extern "C" __global__ void __launch_bounds__(TRSV_CHAIN_BLOCK)                                                \
+        trsv_chain_solve_##S(const int *rowPtr, const int *col, const T *val, const T *diag, const int *perm,     \
+                             const int *levelPtr, int l0, int l1, int upper, int lgmax, const T *b, T *x) {       \
+        trsv_chain_solve<T>(rowPtr, col, val, diag, perm, levelPtr, l0, l1, upper, lgmax, b, x);                  \
+    }                                                                                                             \
+    extern "C" __global__ void __launch_bounds__(TRSV_BLOCK)                                                      \
+        trsv_syncfree_##S(const int *cscPtr, const int *cscRow, const T *cscVal, const T *diag, const int *deg,   \
+                          int n, int upper, const T *b, T *x, T *left, int *done, unsigned *ticket) {             \
+        trsv_syncfree<T>(cscPtr, cscRow, cscVal, diag, deg, n, upper, b, x, left, done, ticket);                  \
+    }
+TRSV_TYPED(float, f32)
+TRSV_TYPED(double, f64)
+
+extern "C" __global__ void __launch_bounds__(TRSV_BLOCK)
+    trsv_levels(const int *rowPtr, const int *col, int n, int upper, int *level, unsigned *ticket, int *maxLevel) {
+    trsv_levels_body(rowPtr, col, n, upper, level, ticket, maxLevel);
+}
+extern "C" __global__ void __launch_bounds__(TRSV_BLOCK) trsv_level_count(const int *level, int n, int *count) {
+    trsv_level_count_body(level, n, count);
+}
+extern "C" __global__ void __launch_bounds__(TRSV_BLOCK)
+    trsv_level_scatter(const int *level, int n, const int *levelPtr, int *fill, int *perm) {
+    trsv_level_scatter_body(level, n, levelPtr, fill, perm);
+}
+extern "C" __global__ void __launch_bounds__(TRSV_SCAN_BLOCK) trsv_scan_local(int *v, int len, int *sums) {
+    trsv_scan_local_body(v, len, sums);
+}
+extern "C" __global__ void __launch_bounds__(TRSV_SCAN_BLOCK) trsv_scan_sums(int *sums, int nb) {
+    trsv_scan_sums_body(sums, nb);
+}
+extern "C" __global__ void __launch_bounds__(TRSV_SCAN_BLOCK) trsv_scan_add(int *v, int len, const int *sums) {
+    trsv_scan_add_body(v, len, sums);
+}
+extern "C" __global__ void __launch_bounds__(TRSV_BLOCK)
+    trsv_csc_count(const int *rowPtr, const int *col, int n, int upper, int *cnt) {
+    trsv_csc_count_body(rowPtr, col, n, upper, cnt);
+}
+#endif
