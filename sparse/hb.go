@@ -43,9 +43,9 @@ func hbErr(line int, format string, args ...any) error {
 // .rua/.rsa files of the Harwell–Boeing and SuiteSparse collections:
 //
 //   - line 1: title and key (not interpreted);
-//   - line 2: the numbers of lines of the whole data, of the column
-//     pointers, of the row indices, of the values and of the right-hand
-//     sides (the last may be left out when there are none);
+//   - line 2: the numbers of lines of the whole data (not checked), of
+//     the column pointers, of the row indices, of the values and of the
+//     right-hand sides (the last may be left out when there are none);
 //   - line 3: the type, nrow, ncol, nnzero and neltvl (the last may be
 //     left out; it is ignored for an assembled matrix);
 //   - line 4: the Fortran formats of the pointers, the indices, the values
