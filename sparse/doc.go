@@ -1,7 +1,7 @@
 // Package sparse prepares general sparse matrices for the truncated-SPIKE
 // preconditioner (Li et al. 2014, §3): sparse storage (COO, CSR), Matrix
-// Market input and output, and the reorderings that turn a sparse matrix
-// into a narrow, diagonally heavy band:
+// Market input and output, Harwell–Boeing input, and the reorderings that
+// turn a sparse matrix into a narrow, diagonally heavy band:
 //
 //  1. MaxProductMatching, a row permutation Q that maximises the product of
 //     the magnitudes of the diagonal entries of QA (the idea of MC64, job 5,

@@ -94,3 +94,37 @@ func ExampleReorder() {
 	// coupling 148 whole matrix 148
 	// banded storage 400 × 297 dropped 0
 }
+
+// A symmetric 3×3 matrix in the Harwell–Boeing format: its lower triangle
+// stored by columns, values with Fortran D exponents.
+const symmetricHB = `A 3x3 symmetric example                                                 EX3
+             3             1             1             1             0
+RSA                        3             3             4             0
+(4I3)           (4I3)           (1P,4D15.7)
+  1  3  4  5
+  1  2  2  3
+  4.0000000D+00 -1.0000000D+00  4.0000000D+00  2.5000000D-01
+`
+
+func ExampleReadHarwellBoeing() {
+	c, err := sparse.ReadHarwellBoeing(strings.NewReader(symmetricHB))
+	if err != nil {
+		log.Fatal(err)
+	}
+	a, err := c.ToCSR()
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("stored", c.NNZ(), "entries")
+	for i := range a.N {
+		fmt.Println(a.At(i, 0), a.At(i, 1), a.At(i, 2))
+	}
+	_, err = sparse.ReadHarwellBoeing(strings.NewReader(strings.Replace(symmetricHB, "RSA", "CSA", 1)))
+	fmt.Println(err)
+	// Output:
+	// stored 5 entries
+	// 4 -1 0
+	// -1 4 0
+	// 0 0 0.25
+	// sparse: Harwell-Boeing line 3: type "CSA": complex matrices are not supported, want R (real) or P (pattern)
+}

@@ -42,4 +42,16 @@
 // each with at most 10⁵ rows for tests, and Structures adds small
 // instances of the other generators. Each Case records the n, nnz and
 // number of levels its generator gives.
+//
+// # Real matrices
+//
+// ReadReal and Real read the SuiteSparse matrices that Debian packages ship
+// (add32, g20, g4 from libsuperlu-dist-dev; jgl009, lund_a, pores_1,
+// utm300 from r-cran-matrix), which scripts/fetch-suitesparse.sh fetches
+// into a folder (the tests look in testdata/suitesparse and skip where it
+// is empty). They are general matrices of 9 to 4960 rows; Real gives the
+// lower and the upper triangle of each, diagonal included, as cases of
+// Triangle Lower and Upper, with the matrix's values: they are not made
+// dominant, and where the matrix has a zero or missing diagonal entry
+// (jgl009) the triangle is singular.
 package suite

@@ -6,16 +6,37 @@ import (
 	"github.com/bandsolve/bandsolve/sparse"
 )
 
+// Triangle says whether a Case is a lower or an upper triangle. Its
+// values are those of sptrsv.Triangle: sptrsv.Triangle(c.Triangle) is the
+// triangle to analyze a case with.
+type Triangle int
+
+const (
+	// Lower: row i depends on the rows j < i.
+	Lower Triangle = iota
+	// Upper: row i depends on the rows j > i.
+	Upper
+)
+
+// String returns "lower" or "upper".
+func (t Triangle) String() string {
+	if t == Upper {
+		return "upper"
+	}
+	return "lower"
+}
+
 // Case is a named matrix of a Set with the statistics its generator
 // gives: N rows, NNZ stored entries (diagonal included) and Levels levels
-// (see Levels).
+// (see Levels) of its Triangle.
 type Case struct {
-	Name   string
-	Desc   string // the structure, in words
-	Build  func() *sparse.CSR
-	N      int
-	NNZ    int
-	Levels int
+	Name     string
+	Desc     string // the structure, in words
+	Build    func() *sparse.CSR
+	N        int
+	NNZ      int
+	Levels   int
+	Triangle Triangle // every generator gives Lower; Real gives both
 }
 
 // Set is a list of cases with distinct names.
@@ -61,21 +82,21 @@ const Seed = 1
 func Fixed() Set {
 	return Set{
 		{"lap2d-5pt-natural", "lower triangle of the 2-D 5-point Laplacian, 1000², natural order",
-			func() *sparse.CSR { return Laplacian2D(1000, Natural) }, 1_000_000, 2_998_000, 1999},
+			func() *sparse.CSR { return Laplacian2D(1000, Natural) }, 1_000_000, 2_998_000, 1999, Lower},
 		{"lap3d-7pt-natural", "lower triangle of the 3-D 7-point Laplacian, 100³, natural order",
-			func() *sparse.CSR { return Laplacian3D(100, 7, Natural) }, 1_000_000, 3_970_000, 298},
+			func() *sparse.CSR { return Laplacian3D(100, 7, Natural) }, 1_000_000, 3_970_000, 298, Lower},
 		{"dense-lower", "dense lower triangle, n = 2000",
-			func() *sparse.CSR { return DenseLower(2000) }, 2000, 2_001_000, 2000},
+			func() *sparse.CSR { return DenseLower(2000) }, 2000, 2_001_000, 2000, Lower},
 		{"power-law", "power-law dependencies, 2.9 off-diagonals a row, 10⁶ rows",
-			func() *sparse.CSR { return PowerLaw(1_000_000, 2.9, Seed) }, 1_000_000, 3_899_870, 492},
+			func() *sparse.CSR { return PowerLaw(1_000_000, 2.9, Seed) }, 1_000_000, 3_899_870, 492, Lower},
 		{"two-level", "two wide levels, 10⁷ rows",
-			func() *sparse.CSR { return TwoLevel(10_000_000, Seed) }, 10_000_000, 30_000_000, 2},
+			func() *sparse.CSR { return TwoLevel(10_000_000, Seed) }, 10_000_000, 30_000_000, 2, Lower},
 		{"road-like", "road-network-like, 10⁷ rows, 60 levels",
-			func() *sparse.CSR { return RoadLike(10_000_000, 60, Seed) }, 10_000_000, 22_217_823, 60},
+			func() *sparse.CSR { return RoadLike(10_000_000, 60, Seed) }, 10_000_000, 22_217_823, 60, Lower},
 		{"lap2d-5pt-rcm", "lower triangle of the 2-D 5-point Laplacian, 1000², RCM order",
-			func() *sparse.CSR { return Laplacian2D(1000, RCM) }, 1_000_000, 2_998_000, 1999},
+			func() *sparse.CSR { return Laplacian2D(1000, RCM) }, 1_000_000, 2_998_000, 1999, Lower},
 		{"lap3d-27pt-natural", "lower triangle of the 3-D 27-point Laplacian, 100³, natural order",
-			func() *sparse.CSR { return Laplacian3D(100, 27, Natural) }, 1_000_000, 13_731_796, 694},
+			func() *sparse.CSR { return Laplacian3D(100, 27, Natural) }, 1_000_000, 13_731_796, 694, Lower},
 	}
 }
 
@@ -84,21 +105,21 @@ func Fixed() Set {
 func Small() Set {
 	return Set{
 		{"lap2d-5pt-natural", "lower triangle of the 2-D 5-point Laplacian, 300², natural order",
-			func() *sparse.CSR { return Laplacian2D(300, Natural) }, 90_000, 269_400, 599},
+			func() *sparse.CSR { return Laplacian2D(300, Natural) }, 90_000, 269_400, 599, Lower},
 		{"lap3d-7pt-natural", "lower triangle of the 3-D 7-point Laplacian, 30³, natural order",
-			func() *sparse.CSR { return Laplacian3D(30, 7, Natural) }, 27_000, 105_300, 88},
+			func() *sparse.CSR { return Laplacian3D(30, 7, Natural) }, 27_000, 105_300, 88, Lower},
 		{"dense-lower", "dense lower triangle, n = 300",
-			func() *sparse.CSR { return DenseLower(300) }, 300, 45_150, 300},
+			func() *sparse.CSR { return DenseLower(300) }, 300, 45_150, 300, Lower},
 		{"power-law", "power-law dependencies, 2.9 off-diagonals a row, 2·10⁴ rows",
-			func() *sparse.CSR { return PowerLaw(20_000, 2.9, Seed) }, 20_000, 78_002, 441},
+			func() *sparse.CSR { return PowerLaw(20_000, 2.9, Seed) }, 20_000, 78_002, 441, Lower},
 		{"two-level", "two wide levels, 3·10⁴ rows",
-			func() *sparse.CSR { return TwoLevel(30_000, Seed) }, 30_000, 90_000, 2},
+			func() *sparse.CSR { return TwoLevel(30_000, Seed) }, 30_000, 90_000, 2, Lower},
 		{"road-like", "road-network-like, 6·10⁴ rows, 20 levels",
-			func() *sparse.CSR { return RoadLike(60_000, 20, Seed) }, 60_000, 130_941, 20},
+			func() *sparse.CSR { return RoadLike(60_000, 20, Seed) }, 60_000, 130_941, 20, Lower},
 		{"lap2d-5pt-rcm", "lower triangle of the 2-D 5-point Laplacian, 300², RCM order",
-			func() *sparse.CSR { return Laplacian2D(300, RCM) }, 90_000, 269_400, 599},
+			func() *sparse.CSR { return Laplacian2D(300, RCM) }, 90_000, 269_400, 599, Lower},
 		{"lap3d-27pt-natural", "lower triangle of the 3-D 27-point Laplacian, 20³, natural order",
-			func() *sparse.CSR { return Laplacian3D(20, 27, Natural) }, 8000, 101_556, 134},
+			func() *sparse.CSR { return Laplacian3D(20, 27, Natural) }, 8000, 101_556, 134, Lower},
 	}
 }
 
@@ -109,14 +130,14 @@ func Small() Set {
 func Structures() Set {
 	return append(Small(),
 		Case{"banded-8", "lower band with 8 subdiagonals, 5000 rows",
-			func() *sparse.CSR { return Banded(5000, 8) }, 5000, 44_964, 5000},
+			func() *sparse.CSR { return Banded(5000, 8) }, 5000, 44_964, 5000, Lower},
 		Case{"fem-like", "FEM-like P1 triangulation of a 250² grid, random diagonals",
-			func() *sparse.CSR { return FEMLike(250, Seed) }, 62_500, 249_001, 748},
+			func() *sparse.CSR { return FEMLike(250, Seed) }, 62_500, 249_001, 748, Lower},
 		Case{"lap3d-7pt-rcm", "lower triangle of the 3-D 7-point Laplacian, 30³, RCM order",
-			func() *sparse.CSR { return Laplacian3D(30, 7, RCM) }, 27_000, 105_300, 88},
+			func() *sparse.CSR { return Laplacian3D(30, 7, RCM) }, 27_000, 105_300, 88, Lower},
 		Case{"lap3d-27pt-rcm", "lower triangle of the 3-D 27-point Laplacian, 20³, RCM order",
-			func() *sparse.CSR { return Laplacian3D(20, 27, RCM) }, 8000, 101_556, 259},
+			func() *sparse.CSR { return Laplacian3D(20, 27, RCM) }, 8000, 101_556, 259, Lower},
 		Case{"power-law-sparse", "power-law dependencies, 1.5 off-diagonals a row, 5·10⁴ rows",
-			func() *sparse.CSR { return PowerLaw(50_000, 1.5, Seed) }, 50_000, 125_003, 439},
+			func() *sparse.CSR { return PowerLaw(50_000, 1.5, Seed) }, 50_000, 125_003, 439, Lower},
 	)
 }
