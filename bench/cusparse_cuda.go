@@ -151,7 +151,9 @@ var cusparseRequired = []string{"cusparseCreate", "cusparseDestroy", "cusparseSe
 	"cusparseDgtsvInterleavedBatch_bufferSizeExt", "cusparseDgtsvInterleavedBatch",
 	"cusparseSgtsv2_bufferSizeExt", "cusparseSgtsv2", "cusparseDgtsv2_bufferSizeExt", "cusparseDgtsv2"}
 
-var cusparseOptional = []string{"cusparseGetVersion", "cusparseGetErrorName"}
+// cusparseOptional are looked up when present: the version, error names
+// and the SpSV API (spsvSymbols).
+var cusparseOptional = append([]string{"cusparseGetVersion", "cusparseGetErrorName"}, spsvSymbols...)
 
 // loadCusparse dlopens the first candidate that loads, has every
 // required symbol and passes usable (when not nil; a stub library loads

@@ -161,7 +161,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	cfg := &config{}
 	var prec, algos, cpuAlgos, peers, maxBytes, copyBytes, hostCopyBytes string
 	var bandN, bandK, bandD, hostD, segRows string
-	fs.StringVar(&cfg.grid, "grid", "paper", "case grid: "+strings.Join(Grids(), ", ")+" (several joined with commas); banded grids: "+strings.Join(BandGrids(), ", ")+" (not mixed with the others)")
+	fs.StringVar(&cfg.grid, "grid", "paper", "case grid: "+strings.Join(Grids(), ", ")+" (several joined with commas); banded grids: "+strings.Join(BandGrids(), ", ")+"; sparse triangular grids: "+strings.Join(TrsvGrids(), ", ")+" (not mixed with the others)")
 	fs.StringVar(&prec, "precision", "f32,f64", "precisions: f32, f64 or both")
 	fs.StringVar(&algos, "algorithms", "all", "algorithms of this module to time on -device: all (auto and every algorithm) or a list of "+algorithmNames())
 	fs.StringVar(&cpuAlgos, "cpu-algorithms", "auto", "algorithms of the CPU backend timed as the cpu peer when -device is cuda")
@@ -206,8 +206,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	if Grid(cfg.grid) == nil && !isBandGrid(cfg.grid) {
-		return nil, fmt.Errorf("unknown grid %q (want %s, or one of %s)", cfg.grid, strings.Join(Grids(), ", "), strings.Join(BandGrids(), ", "))
+	if Grid(cfg.grid) == nil && !isBandGrid(cfg.grid) && !isTrsvGrid(cfg.grid) {
+		return nil, fmt.Errorf("unknown grid %q (want %s, or one of %s, or one of %s)", cfg.grid, strings.Join(Grids(), ", "),
+			strings.Join(BandGrids(), ", "), strings.Join(TrsvGrids(), ", "))
 	}
 	cfg.precisions = map[string]bool{}
 	for _, p := range splitList(prec) {
@@ -387,6 +388,9 @@ type runner struct {
 func run(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 	if isBandGrid(cfg.grid) {
 		return runBanded(ctx, cfg, stdout, stderr)
+	}
+	if isTrsvGrid(cfg.grid) {
+		return runTrsv(ctx, cfg, stdout, stderr)
 	}
 	var cases []Case
 	for _, c := range Grid(cfg.grid) {

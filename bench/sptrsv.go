@@ -1,0 +1,248 @@
+package bench
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/bandsolve/bandsolve/sptrsv"
+	"github.com/bandsolve/bandsolve/sptrsv/suite"
+)
+
+// Sparse triangular grids (-grid sptrsv, sptrsv-small): the lower
+// triangles of package sptrsv/suite's fixed set (up to 10⁷ rows) or its
+// small variants, solved on the GPU by this module's level-set,
+// synchronization-free and Auto plans and by cuSPARSE's SpSV in the same
+// run, and on the CPU by the level-set solve (peer cpu).
+var trsvGrids = map[string]func() suite.Set{"sptrsv": suite.Fixed, "sptrsv-small": suite.Small}
+
+// TrsvGrids lists the sparse triangular grids.
+func TrsvGrids() []string { return []string{"sptrsv", "sptrsv-small"} }
+
+func isTrsvGrid(name string) bool { return trsvGrids[name] != nil }
+
+// TrsvResult is one solver's measurement on one triangle: the median
+// analysis time (wall clock, from the start of the analysis until the
+// device has finished it; for SpSV the first analysis in the process is
+// kept apart, in First), the median, fastest and slowest solve (CUDA
+// events around each solve, launched while the GPU waits for it; wall
+// clock on the CPU), the launches of one solve, and the relative error of
+// x against the sequential float64 reference.
+type TrsvResult struct {
+	Matrix, Desc   string
+	N, NNZ, Levels int
+	Precision      string
+	Solver         string
+	Analysis       time.Duration
+	First          time.Duration
+	Solve          time.Duration
+	SolveLo        time.Duration
+	SolveHi        time.Duration
+	Launches       int
+	RelErr         float64
+	Err            string
+}
+
+// GFlops is 2·nnz / the median solve time, in 10⁹ per second.
+func (r TrsvResult) GFlops() float64 {
+	if r.Solve <= 0 {
+		return 0
+	}
+	return 2 * float64(r.NNZ) / r.Solve.Seconds() / 1e9
+}
+
+// trsvCase is a triangle with its right-hand side and reference solution.
+type trsvCase struct {
+	c     suite.Case
+	an    *sptrsv.Analysis
+	b     []float64
+	ref   []float64
+	stats sptrsv.Stats
+}
+
+// relErrOf is ‖x − ref‖∞ / ‖ref‖∞ with x in any precision.
+func relErrOf[T ~float32 | ~float64](x []T, ref []float64) float64 {
+	num, den := 0.0, 0.0
+	for i, r := range ref {
+		d := math.Abs(float64(x[i]) - r)
+		if math.IsNaN(d) {
+			return math.Inf(1)
+		}
+		num = max(num, d)
+		den = max(den, math.Abs(r))
+	}
+	return num / den
+}
+
+// runTrsv runs a sparse triangular grid.
+func runTrsv(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
+	set := trsvGrids[cfg.grid]()
+	if cfg.list {
+		for i, c := range set {
+			fmt.Fprintf(stdout, "%3d  %-20s %s\n", i+1, c.Name, c.Desc)
+		}
+		return nil
+	}
+	cases, err := selectCases(set, cfg.cases)
+	if err != nil {
+		return err
+	}
+	var gpu gpuBackend
+	if cfg.device == "cuda" {
+		if gpu, err = openGPU(cfg.gpu, cfg.copyBytes, cfg.cusparsePath); err != nil {
+			return fmt.Errorf("-device cuda: %w", err)
+		}
+		defer gpu.Close()
+		for _, n := range gpu.Notes() {
+			fmt.Fprintf(stdout, "# %s\n", n)
+		}
+		fmt.Fprintf(stdout, "# %s, %s, %s\n", gpu.Name(), gpu.Driver(), gpu.Library())
+	}
+	var all []TrsvResult
+	for _, c := range cases {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		start := time.Now()
+		tc, err := newTrsvCase(c)
+		if err != nil {
+			return err
+		}
+		if !cfg.quiet {
+			fmt.Fprintf(stderr, "%s: n = %d, nnz = %d, %d levels (built and analysed on the CPU in %s)\n",
+				c.Name, tc.stats.N, tc.stats.NNZ, tc.stats.Levels, fmtDuration(time.Since(start)))
+		}
+		var rs []TrsvResult
+		if cfg.peers["cpu"] || cfg.device == "cpu" {
+			rs = append(rs, timeCPUTrsv(ctx, tc, cfg.reps))
+		}
+		if gpu != nil {
+			for _, prec := range []string{"f32", "f64"} {
+				if cfg.precisions[prec] {
+					rs = append(rs, runTrsvGPU(gpu, tc, prec, cfg.warmup, cfg.reps, cfg.peers["cusparse"])...)
+				}
+			}
+		}
+		all = append(all, rs...)
+		if err := WriteTrsvTable(stdout, rs); err != nil {
+			return err
+		}
+	}
+	if cfg.csvPath != "" {
+		f, err := os.Create(cfg.csvPath)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := WriteTrsvCSV(f, all); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newTrsvCase builds the triangle, analyses it on the CPU and solves it
+// sequentially in float64 for the reference.
+func newTrsvCase(c suite.Case) (*trsvCase, error) {
+	a := c.Build()
+	an, err := sptrsv.Analyze(a, sptrsv.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.Name, err)
+	}
+	rng := rand.New(rand.NewPCG(uint64(a.N), 11))
+	b := make([]float64, a.N)
+	for i := range b {
+		b[i] = 2*rng.Float64() - 1
+	}
+	ref := make([]float64, a.N)
+	if err := sptrsv.SolveSequential(an, b, ref); err != nil {
+		return nil, err
+	}
+	return &trsvCase{c: c, an: an, b: b, ref: ref, stats: an.Stats()}, nil
+}
+
+func (tc *trsvCase) result(solver, prec string) TrsvResult {
+	return TrsvResult{Matrix: tc.c.Name, Desc: tc.c.Desc, N: tc.stats.N, NNZ: tc.stats.NNZ, Levels: tc.stats.Levels,
+		Precision: prec, Solver: solver}
+}
+
+// timeCPUTrsv times the CPU's level-set solve (float64, all cores); the
+// analysis is sptrsv.Analyze's.
+func timeCPUTrsv(ctx context.Context, tc *trsvCase, reps int) TrsvResult {
+	r := tc.result("cpu:levelset", "f64")
+	a := tc.c.Build()
+	var ans []time.Duration
+	for range max(1, min(reps, 3)) {
+		start := time.Now()
+		if _, err := sptrsv.Analyze(a, sptrsv.Options{}); err != nil {
+			r.Err = err.Error()
+			return r
+		}
+		ans = append(ans, time.Since(start))
+	}
+	r.Analysis, _, _ = summarize(ans)
+	x := make([]float64, len(tc.b))
+	var times []time.Duration
+	for range reps {
+		start := time.Now()
+		if err := sptrsv.Solve(ctx, tc.an, tc.b, x); err != nil {
+			r.Err = err.Error()
+			return r
+		}
+		times = append(times, time.Since(start))
+	}
+	r.Solve, r.SolveLo, r.SolveHi = summarize(times)
+	r.RelErr = relErrOf(x, tc.ref)
+	return r
+}
+
+// WriteTrsvTable writes results as an aligned table with the speed-ups
+// over cuSPARSE SpSV of the same precision.
+func WriteTrsvTable(w io.Writer, rs []TrsvResult) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "matrix\tn\tnnz\tlevels\tprec\tsolver\tanalysis\tsolve\tGFLOP/s\tlaunches\trel. error\tsolve ×SpSV\tanalysis ×SpSV\tanalysis+solve ×SpSV\t")
+	for _, r := range rs {
+		if r.Err != "" {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t\n", r.Matrix, r.N, r.NNZ, r.Levels, r.Precision, r.Solver, "error: "+r.Err)
+			continue
+		}
+		sv, su, tot := "-", "-", "-"
+		for _, p := range rs {
+			if p.Solver == "cusparse:SpSV" && p.Precision == r.Precision && p.Err == "" && r.Solver != p.Solver {
+				sv = fmtRatio(p.Solve.Seconds() / r.Solve.Seconds())
+				su = fmtRatio(p.Analysis.Seconds() / r.Analysis.Seconds())
+				tot = fmtRatio((p.Analysis + p.Solve).Seconds() / (r.Analysis + r.Solve).Seconds())
+			}
+		}
+		an := fmtTime(r.Analysis)
+		if r.First > 0 {
+			an += " (first " + fmtTime(r.First) + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%.2f\t%d\t%.1e\t%s\t%s\t%s\t\n", r.Matrix, r.N, r.NNZ, r.Levels,
+			r.Precision, r.Solver, an, fmtTime(r.Solve), r.GFlops(), r.Launches, r.RelErr, sv, su, tot)
+	}
+	return tw.Flush()
+}
+
+// WriteTrsvCSV writes results as CSV, one record a result, times in
+// seconds.
+func WriteTrsvCSV(w io.Writer, rs []TrsvResult) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"matrix", "desc", "n", "nnz", "levels", "precision", "solver", "analysis_s", "first_analysis_s",
+		"solve_s", "solve_min_s", "solve_max_s", "gflops", "launches", "rel_error", "error"})
+	sec := func(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'g', 6, 64) }
+	for _, r := range rs {
+		_ = cw.Write([]string{r.Matrix, r.Desc, strconv.Itoa(r.N), strconv.Itoa(r.NNZ), strconv.Itoa(r.Levels), r.Precision,
+			r.Solver, sec(r.Analysis), sec(r.First), sec(r.Solve), sec(r.SolveLo), sec(r.SolveHi),
+			strconv.FormatFloat(r.GFlops(), 'g', 6, 64), strconv.Itoa(r.Launches), strconv.FormatFloat(r.RelErr, 'g', 4, 64), r.Err})
+	}
+	cw.Flush()
+	return cw.Error()
+}
