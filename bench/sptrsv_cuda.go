@@ -3,6 +3,7 @@
 package bench
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/bandsolve/bandsolve/cuda"
@@ -47,10 +48,17 @@ func trsvGPU[T sptrsvgpu.Float](be *cudaBackend, tc *trsvCase, prec string, warm
 	defer func() { _ = dx.Free() }()
 	x := make([]T, len(b))
 	var out []TrsvResult
-	for _, alg := range []sptrsv.Algorithm{sptrsv.Auto, sptrsv.LevelSet, sptrsv.SyncFree} {
+	lanes := sptrsvgpu.DefaultLanes(len(a.Val), a.N)
+	other := 33 - lanes // 1 ↔ 32
+	for _, opts := range []sptrsvgpu.Options{{Algorithm: sptrsv.Auto}, {Algorithm: sptrsv.LevelSet}, {Algorithm: sptrsv.SyncFree},
+		{Algorithm: sptrsv.SyncFreeCSR}, {Algorithm: sptrsv.SyncFreeCSR, Lanes: other}} {
+		alg := opts.Algorithm
 		r := tc.result("gpu:"+alg.String(), prec)
+		if opts.Lanes != 0 {
+			r.Solver += fmt.Sprintf("/lanes=%d", opts.Lanes)
+		}
 		fail := func(err error) { r.Err = err.Error(); out = append(out, r) }
-		p, err := sptrsvgpu.NewPlan[T](be.dev, a, sptrsv.Options{}, sptrsvgpu.Options{Algorithm: alg})
+		p, err := sptrsvgpu.NewPlan[T](be.dev, a, sptrsv.Options{}, opts)
 		if err != nil {
 			fail(err)
 			continue

@@ -20,11 +20,17 @@ const (
 	Sequential
 	// LevelSet solves level after level (Naumov).
 	LevelSet
-	// SyncFree is the synchronization-free method of Liu et al.
+	// SyncFree is the synchronization-free method of Liu et al.: the
+	// triangle by columns, in-degree counters, atomic partial sums.
 	SyncFree
+	// SyncFreeCSR is synchronization-free on the rows: each row waits for
+	// the ready flags of the rows it depends on (Dufrechou and Ezzatti,
+	// 2018; Su et al., CapelliniSpTRSV, 2020), no analysis beyond the
+	// checks.
+	SyncFreeCSR
 )
 
-var algorithmNames = [...]string{Auto: "auto", Sequential: "sequential", LevelSet: "levelset", SyncFree: "syncfree"}
+var algorithmNames = [...]string{Auto: "auto", Sequential: "sequential", LevelSet: "levelset", SyncFree: "syncfree", SyncFreeCSR: "syncfree-csr"}
 
 // String returns the algorithm's name as ParseAlgorithm reads it.
 func (a Algorithm) String() string {

@@ -11,12 +11,14 @@
 //     trsv_rows reports them;
 //   - rows of dependants: the in-triangle entries of a row are its
 //     in-degree deg[i]; diag[i] is its divisor (1 when unit);
-//   - the waiting kernels (trsv_levels, trsv_syncfree) take logical rows
-//     in the order of a ticket counter, one warp a row: every row with a
-//     smaller ticket belongs to a warp that has started and waits only
-//     on rows with smaller tickets still, so the smallest unfinished row
-//     is always ready and no wait lasts forever, whatever order the
-//     hardware starts the blocks in;
+//   - the waiting kernels (trsv_levels, trsv_syncfree, trsv_rowsync) take
+//     logical rows in the order of a ticket counter, a warp or a thread a
+//     row: every row with a smaller ticket belongs to a thread that has
+//     started and waits only on rows with smaller tickets still, so the
+//     smallest unfinished row is always ready and no wait lasts forever,
+//     whatever order the hardware starts the blocks in. Threads of one
+//     warp may wait on each other: independent thread scheduling (compute
+//     capability 7.0 and later) lets the waited-on thread run;
 //   - errors: err[0] the smallest row with no stored diagonal, err[1] the
 //     smallest with a zero or non-finite one, err[2] the smallest row with
 //     an entry on the wrong side (strict only); INT_MAX where none.
@@ -30,6 +32,18 @@
 
 // in_triangle: column j of row i lies strictly inside the triangle.
 __device__ __forceinline__ bool trsv_in(int i, int j, int upper) { return upper ? j > i : j < i; }
+
+// Acquire loads and release stores at the scope of the device: a row's x
+// (or level) is written before its ready flag is released, and read only
+// after the flag is acquired.
+__device__ __forceinline__ unsigned trsv_acquire(const unsigned *p) {
+    unsigned v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void trsv_release(unsigned *p, unsigned v) {
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
 
 // trsv_ticket takes the block's ticket (thread 0) and broadcasts it. The
 // block that takes the last ticket of the grid sets the counter back to
@@ -75,45 +89,60 @@ __device__ void trsv_rows(const int *rowPtr, const int *col, const T *val, int n
 }
 
 // Level sets (Naumov): level[i] = 1 + the largest level of the rows i
-// depends on (1 with none), one warp a logical row in ticket order, each
-// lane waiting on its share of the dependencies; level must be zero on
-// entry. maxLevel gets the number of levels.
-__device__ void trsv_levels_body(const int *rowPtr, const int *col, int n, int upper, int *level, unsigned *ticket,
-                            int *maxLevel) {
+// depends on (1 with none), a group of 1 << lg lanes a logical row (lg 0:
+// a thread, 5: a warp) in ticket order, each lane waiting on its share of
+// the dependencies; the level is the row's ready flag (level zero on
+// entry). maxLevel gets the number of levels (one atomic a block).
+__device__ void trsv_levels_body(const int *rowPtr, const int *col, int n, int upper, int lg, int *level,
+                                 unsigned *ticket, int *maxLevel) {
+    __shared__ int bmax;
+    if (threadIdx.x == 0) bmax = 0;
     const int t = trsv_ticket(ticket);
-    const int k = t * TRSV_WARPS + (threadIdx.x >> 5), lane = threadIdx.x & 31;
-    if (k >= n) return;
-    const int i = upper ? n - 1 - k : k;
-    int m = 0;
-    for (int p = rowPtr[i] + lane; p < rowPtr[i + 1]; p += 32) {
-        const int j = col[p];
-        if (!trsv_in(i, j, upper)) continue;
-        int l;
-        while ((l = ((volatile int *)level)[j]) == 0) {
+    const int g = 1 << lg, k = t * ((int)blockDim.x >> lg) + ((int)threadIdx.x >> lg), r = threadIdx.x & (g - 1);
+    int m = 0, i = 0;
+    if (k < n) {
+        i = upper ? n - 1 - k : k;
+        for (int p = rowPtr[i] + r; p < rowPtr[i + 1]; p += g) {
+            const int j = col[p];
+            if (!trsv_in(i, j, upper)) continue;
+            unsigned l;
+            while ((l = trsv_acquire((const unsigned *)level + j)) == 0) {
+            }
+            m = max(m, (int)l);
         }
-        m = max(m, l);
     }
-    for (int o = 16; o > 0; o >>= 1) m = max(m, __shfl_xor_sync(0xffffffffu, m, o));
-    if (lane == 0) {
-        ((volatile int *)level)[i] = m + 1;
-        atomicMax(maxLevel, m + 1);
+    for (int o = g >> 1; o > 0; o >>= 1) m = max(m, __shfl_xor_sync(0xffffffffu, m, o));
+    if (k < n && r == 0) {
+        trsv_release((unsigned *)level + i, (unsigned)(m + 1));
+        atomicMax(&bmax, m + 1);
     }
+    __syncthreads();
+    if (threadIdx.x == 0) atomicMax(maxLevel, bmax);
 }
 
-// count[level[i] − 1] += 1 for every row (count zero on entry).
+// count[level[i] − 1] += 1 for every row (count zero on entry); the rows
+// of a warp with the same level add together.
 __device__ void trsv_level_count_body(const int *level, int n, int *count) {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) atomicAdd(&count[level[i] - 1], 1);
+    const int i = blockIdx.x * blockDim.x + threadIdx.x, lane = threadIdx.x & 31;
+    const int l = i < n ? level[i] - 1 : -1;
+    const unsigned same = __match_any_sync(0xffffffffu, l);
+    if (l >= 0 && lane == __ffs(same) - 1) atomicAdd(&count[l], __popc(same));
 }
 
 // perm: the rows sorted by level, levelPtr[l] … levelPtr[l+1] − 1 holding
-// level l + 1 (fill zero on entry). The order inside a level is the order
-// the atomics happen to take; a solve's bits do not depend on it.
+// level l + 1 (fill zero on entry). The rows of a warp with the same level
+// take consecutive places in ascending order; the order of the warps'
+// shares is the order their atomics happen to take. A solve's bits do not
+// depend on it.
 __device__ void trsv_level_scatter_body(const int *level, int n, const int *levelPtr, int *fill, int *perm) {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    const int l = level[i] - 1;
-    perm[levelPtr[l] + atomicAdd(&fill[l], 1)] = i;
+    const int i = blockIdx.x * blockDim.x + threadIdx.x, lane = threadIdx.x & 31;
+    const int l = i < n ? level[i] - 1 : -1;
+    const unsigned same = __match_any_sync(0xffffffffu, l);
+    const int leader = __ffs(same) - 1;
+    int base = 0;
+    if (l >= 0 && lane == leader) base = atomicAdd(&fill[l], __popc(same));
+    base = __shfl_sync(0xffffffffu, base, leader);
+    if (l >= 0) perm[levelPtr[l] + base + __popc(same & ((1u << lane) - 1))] = i;
 }
 
 // Exclusive prefix sums of int arrays in three steps: the blocks' own
@@ -290,6 +319,53 @@ __device__ void trsv_syncfree(const int *cscPtr, const int *cscRow, const T *csc
     for (int p = p0 + lane; p < p1; p += 32) atomicAdd(&done[cscRow[p]], 1);
 }
 
+// Synchronization-free solve on the rows (CSR): a group of 1 << lg lanes
+// a logical row in ticket order; each lane waits for the ready flag of
+// each of its share of the row's dependencies (ready[j] = gen once x[j]
+// is written) and sums val·x[j]; then x[i] and, released after it, its
+// flag. With lg = 0 the row is solved as sptrsv's sequential reference
+// solves it, bit for bit; with lg > 0 the lanes' sums are added by a
+// butterfly and x[i] = (b[i] − sum) / diag[i]. A new generation gen a
+// solve leaves the flags of the last one standing: no reset is needed.
+template <typename T>
+__device__ void trsv_rowsync(const int *rowPtr, const int *col, const T *val, const T *diag, int n, int upper, int lg,
+                             const T *b, T *x, unsigned *ready, unsigned gen, unsigned *ticket) {
+    const int t = trsv_ticket(ticket);
+    const int g = 1 << lg, k = t * ((int)blockDim.x >> lg) + ((int)threadIdx.x >> lg), r = threadIdx.x & (g - 1);
+    if (lg == 0) {
+        if (k >= n) return;
+        const int i = upper ? n - 1 - k : k;
+        T s = b[i];
+        for (int p = rowPtr[i]; p < rowPtr[i + 1]; p++) {
+            const int j = col[p];
+            if (!trsv_in(i, j, upper)) continue;
+            while (trsv_acquire(ready + j) != gen) {
+            }
+            s -= val[p] * __ldcg(x + j);
+        }
+        x[i] = s / diag[i];
+        trsv_release(ready + i, gen);
+        return;
+    }
+    T s = T(0);
+    int i = 0;
+    if (k < n) {
+        i = upper ? n - 1 - k : k;
+        for (int p = rowPtr[i] + r; p < rowPtr[i + 1]; p += g) {
+            const int j = col[p];
+            if (!trsv_in(i, j, upper)) continue;
+            while (trsv_acquire(ready + j) != gen) {
+            }
+            s += val[p] * __ldcg(x + j);
+        }
+    }
+    for (int o = g >> 1; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+    if (k < n && r == 0) {
+        x[i] = (b[i] - s) / diag[i];
+        trsv_release(ready + i, gen);
+    }
+}
+
 #ifndef BS_DEVICE_ONLY
 #define TRSV_TYPED(T, S)                                                                                          \
     extern "C" __global__ void __launch_bounds__(TRSV_BLOCK)                                                      \
@@ -316,13 +392,19 @@ __device__ void trsv_syncfree(const int *cscPtr, const int *cscRow, const T *csc
         trsv_syncfree_##S(const int *cscPtr, const int *cscRow, const T *cscVal, const T *diag, const int *deg,   \
                           int n, int upper, const T *b, T *x, T *left, int *done, unsigned *ticket) {             \
         trsv_syncfree<T>(cscPtr, cscRow, cscVal, diag, deg, n, upper, b, x, left, done, ticket);                  \
+    }                                                                                                             \
+    extern "C" __global__ void __launch_bounds__(TRSV_BLOCK)                                                      \
+        trsv_rowsync_##S(const int *rowPtr, const int *col, const T *val, const T *diag, int n, int upper, int lg, \
+                         const T *b, T *x, unsigned *ready, unsigned gen, unsigned *ticket) {                     \
+        trsv_rowsync<T>(rowPtr, col, val, diag, n, upper, lg, b, x, ready, gen, ticket);                          \
     }
 TRSV_TYPED(float, f32)
 TRSV_TYPED(double, f64)
 
 extern "C" __global__ void __launch_bounds__(TRSV_BLOCK)
-    trsv_levels(const int *rowPtr, const int *col, int n, int upper, int *level, unsigned *ticket, int *maxLevel) {
-    trsv_levels_body(rowPtr, col, n, upper, level, ticket, maxLevel);
+    trsv_levels(const int *rowPtr, const int *col, int n, int upper, int lg, int *level, unsigned *ticket,
+                int *maxLevel) {
+    trsv_levels_body(rowPtr, col, n, upper, lg, level, ticket, maxLevel);
 }
 extern "C" __global__ void __launch_bounds__(TRSV_BLOCK) trsv_level_count(const int *level, int n, int *count) {
     trsv_level_count_body(level, n, count);

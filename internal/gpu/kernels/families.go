@@ -1276,6 +1276,24 @@ func TrsvSyncfreeFor(f64 bool) (TrsvSyncfree, error) {
 // Kernel returns the kernel.
 func (f TrsvSyncfree) Kernel() Kernel { return f.k }
 
+// TrsvRowsync is a kernel of the family trsv_rowsync_f32, trsv_rowsync_f64.
+type TrsvRowsync struct{ k Kernel }
+
+// TrsvRowsyncFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func TrsvRowsyncFor(f64 bool) (TrsvRowsync, error) {
+	if !f64 {
+		return TrsvRowsync{trsvRowsyncF32}, nil
+	}
+	if f64 {
+		return TrsvRowsync{trsvRowsyncF64}, nil
+	}
+	return TrsvRowsync{}, fmt.Errorf("%w: trsv_rowsync with f64=%t", ErrNoKernel, f64)
+}
+
+// Kernel returns the kernel.
+func (f TrsvRowsync) Kernel() Kernel { return f.k }
+
 // TrsvLevels is the kernel trsv_levels (its zero value).
 type TrsvLevels struct{ k Kernel }
 

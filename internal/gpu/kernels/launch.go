@@ -2901,38 +2901,84 @@ func (f TrsvSyncfree) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int,
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:12])
 }
 
+// TrsvRowsyncArgs are the parameters of trsv_rowsync_f32, trsv_rowsync_f64.
+type TrsvRowsyncArgs struct {
+	RowPtr cu.DevicePtr // rowPtr
+	Col    cu.DevicePtr // col
+	Val    cu.DevicePtr // val
+	Diag   cu.DevicePtr // diag
+	N      int32        // n
+	Upper  int32        // upper
+	LG     int32        // lg
+	B      cu.DevicePtr // b
+	X      cu.DevicePtr // x
+	Ready  cu.DevicePtr // ready
+	Gen    uint32       // gen
+	Ticket cu.DevicePtr // ticket
+}
+
+// TrsvRowsyncSlots is the number of launch slots of TrsvRowsync.
+const TrsvRowsyncSlots = 12
+
+// Pack puts a in slots[:TrsvRowsyncSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TrsvRowsync) Pack(a *TrsvRowsyncArgs, slots []uint64) {
+	_ = slots[11]
+	slots[0] = uint64(a.RowPtr)
+	slots[1] = uint64(a.Col)
+	slots[2] = uint64(a.Val)
+	slots[3] = uint64(a.Diag)
+	slots[4] = uint64(uint32(a.N))
+	slots[5] = uint64(uint32(a.Upper))
+	slots[6] = uint64(uint32(a.LG))
+	slots[7] = uint64(a.B)
+	slots[8] = uint64(a.X)
+	slots[9] = uint64(a.Ready)
+	slots[10] = uint64(a.Gen)
+	slots[11] = uint64(a.Ticket)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TrsvRowsync) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TrsvRowsyncArgs) error {
+	var slots [12]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:12])
+}
+
 // TrsvLevelsArgs are the parameters of trsv_levels.
 type TrsvLevelsArgs struct {
 	RowPtr   cu.DevicePtr // rowPtr
 	Col      cu.DevicePtr // col
 	N        int32        // n
 	Upper    int32        // upper
+	LG       int32        // lg
 	Level    cu.DevicePtr // level
 	Ticket   cu.DevicePtr // ticket
 	MaxLevel cu.DevicePtr // maxLevel
 }
 
 // TrsvLevelsSlots is the number of launch slots of TrsvLevels.
-const TrsvLevelsSlots = 7
+const TrsvLevelsSlots = 8
 
 // Pack puts a in slots[:TrsvLevelsSlots] as the kernel's C types, for
 // cuda.Device.LaunchDirect.
 func (f TrsvLevels) Pack(a *TrsvLevelsArgs, slots []uint64) {
-	_ = slots[6]
+	_ = slots[7]
 	slots[0] = uint64(a.RowPtr)
 	slots[1] = uint64(a.Col)
 	slots[2] = uint64(uint32(a.N))
 	slots[3] = uint64(uint32(a.Upper))
-	slots[4] = uint64(a.Level)
-	slots[5] = uint64(a.Ticket)
-	slots[6] = uint64(a.MaxLevel)
+	slots[4] = uint64(uint32(a.LG))
+	slots[5] = uint64(a.Level)
+	slots[6] = uint64(a.Ticket)
+	slots[7] = uint64(a.MaxLevel)
 }
 
 // Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
 func (f TrsvLevels) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TrsvLevelsArgs) error {
-	var slots [7]uint64
+	var slots [8]uint64
 	f.Pack(a, slots[:])
-	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:7])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:8])
 }
 
 // TrsvLevelCountArgs are the parameters of trsv_level_count.

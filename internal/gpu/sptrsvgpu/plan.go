@@ -3,8 +3,10 @@
 // Package sptrsvgpu solves sparse triangular systems on a GPU, the twins
 // of package sptrsv's CPU solves (kernels in ptx/src/sptrsv.cuh): the
 // level-set method of Naumov (wide levels one launch each, runs of narrow
-// levels chained in one block) and the synchronization-free method of Liu
-// et al. (one warp a component, in-degree counters, atomic partial sums).
+// levels chained in one block), the synchronization-free method of Liu et
+// al. (one warp a component, in-degree counters, atomic partial sums) and
+// the synchronization-free solve on the rows (a thread or a warp a row,
+// waiting on the ready flags of its dependencies).
 // The analysis runs on the device: the checks and in-degrees, the level
 // sets (one waiting warp a row in the order of a ticket counter), the
 // counting sort of the rows by level, and the triangle by columns for the
@@ -12,6 +14,7 @@
 package sptrsvgpu
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -44,9 +47,14 @@ const DefaultChainRows = 2048
 
 // Options are the plan's choices beyond the triangle's.
 type Options struct {
-	// Algorithm is sptrsv.LevelSet, sptrsv.SyncFree or sptrsv.Auto (the
-	// zero value), which chooses from the level statistics (Auto).
+	// Algorithm is sptrsv.LevelSet, sptrsv.SyncFree, sptrsv.SyncFreeCSR
+	// or sptrsv.Auto (the zero value), which chooses from the level
+	// statistics (Choose).
 	Algorithm sptrsv.Algorithm
+	// Lanes is the number of lanes that solve one row in the row-wise
+	// synchronization-free solve and compute its level in the analysis: 1
+	// or 32; 0 chooses by the mean row length (DefaultLanes).
+	Lanes int
 	// ChainRows: levels of at most this many rows run in chains; 0 means
 	// DefaultChainRows, a negative value gives every level a launch.
 	ChainRows int
@@ -70,6 +78,8 @@ type Plan[T Float] struct {
 	n, nnz int
 	f64    bool
 	lg     int // log2 of the lanes a row of the level-set solves
+	rowLg  int // log2 of the lanes a row of the row-wise solve and of the levels
+	gen    uint32
 
 	rowPtr, col, val, deg, diag, errs cu.DevicePtr
 	ticket, maxLevel                  cu.DevicePtr
@@ -77,8 +87,10 @@ type Plan[T Float] struct {
 	level, perm, levelPtr, scratch, sums cu.DevicePtr
 	levelPtrHost                         []int32
 	steps                                []step
-	// Synchronization-free.
+	// Synchronization-free: by columns (Liu), and the ready flags of the
+	// row-wise solve.
 	cscPtr, cscRow, cscVal, left, done cu.DevicePtr
+	ready                              cu.DevicePtr
 
 	stats  sptrsv.Stats
 	allocs []cu.DevicePtr
@@ -102,9 +114,12 @@ func NewPlan[T Float](d *cuda.Device, a *sparse.CSR, tri sptrsv.Options, opts Op
 		return nil, fmt.Errorf("sptrsv: unknown triangle %d", int(tri.Triangle))
 	}
 	switch opts.Algorithm {
-	case sptrsv.Auto, sptrsv.LevelSet, sptrsv.SyncFree:
+	case sptrsv.Auto, sptrsv.LevelSet, sptrsv.SyncFree, sptrsv.SyncFreeCSR:
 	default:
 		return nil, fmt.Errorf("%w: the GPU solves by level sets or synchronization-free, not %s", sptrsv.ErrAlgorithm, opts.Algorithm)
+	}
+	if opts.Lanes != 0 && opts.Lanes != 1 && opts.Lanes != 32 {
+		return nil, fmt.Errorf("%w: %d lanes a row (want 1 or 32)", sptrsv.ErrAlgorithm, opts.Lanes)
 	}
 	if a.N >= math.MaxInt32 || a.NNZ() >= math.MaxInt32 {
 		return nil, fmt.Errorf("%w: order %d with %d entries: the GPU solves take 32-bit indices", sptrsv.ErrShape, a.N, a.NNZ())
@@ -114,6 +129,10 @@ func NewPlan[T Float](d *cuda.Device, a *sparse.CSR, tri sptrsv.Options, opts Op
 	p := &Plan[T]{dev: d, tri: tri, opts: opts, n: a.N, nnz: a.NNZ(), f64: f64}
 	if p.opts.ChainRows == 0 {
 		p.opts.ChainRows = DefaultChainRows
+	}
+	switch lanes := cmp.Or(p.opts.Lanes, DefaultLanes(p.nnz, p.n)); lanes {
+	case 32:
+		p.rowLg = 5
 	}
 	if err := p.upload(a); err != nil {
 		_ = p.Close()
@@ -223,7 +242,8 @@ func (p *Plan[T]) Analyze() error {
 	var errRows [3]int32
 	var nLevels int32
 	upper := flag(p.tri.Triangle == sptrsv.Upper)
-	if p.opts.Algorithm != sptrsv.SyncFree {
+	levels := p.opts.Algorithm == sptrsv.Auto || p.opts.Algorithm == sptrsv.LevelSet
+	if levels {
 		if err := p.ensure(&p.level, 4*int64(p.n)); err != nil {
 			return err
 		}
@@ -235,15 +255,15 @@ func (p *Plan[T]) Analyze() error {
 		if e := p.rows(); e != nil {
 			return e
 		}
-		if p.opts.Algorithm != sptrsv.SyncFree {
+		if levels {
 			if e := cu.MemsetD32Async(p.maxLevel, 0, 1, p.stream); e != nil {
 				return e
 			}
 			if e := cu.MemsetD32Async(p.level, 0, int64(p.n), p.stream); e != nil {
 				return e
 			}
-			if e := (kernels.TrsvLevels{}).Launch(p.dev, blocks(p.n, warps), threads, 0, p.stream, &kernels.TrsvLevelsArgs{
-				RowPtr: p.rowPtr, Col: p.col, N: int32(p.n), Upper: upper, Level: p.level, Ticket: p.ticket, MaxLevel: p.maxLevel,
+			if e := (kernels.TrsvLevels{}).Launch(p.dev, blocks(p.n, block>>p.rowLg), threads, 0, p.stream, &kernels.TrsvLevelsArgs{
+				RowPtr: p.rowPtr, Col: p.col, N: int32(p.n), Upper: upper, LG: int32(p.rowLg), Level: p.level, Ticket: p.ticket, MaxLevel: p.maxLevel,
 			}); e != nil {
 				return e
 			}
@@ -264,7 +284,7 @@ func (p *Plan[T]) Analyze() error {
 	}
 	p.stats = sptrsv.Stats{N: p.n, NNZ: p.nnz, Levels: int(nLevels)}
 	p.alg = p.opts.Algorithm
-	if p.alg != sptrsv.SyncFree {
+	if levels {
 		if err := p.sortLevels(int(nLevels)); err != nil {
 			return err
 		}
@@ -272,10 +292,37 @@ func (p *Plan[T]) Analyze() error {
 			p.alg = Choose(p.stats)
 		}
 	}
-	if p.alg == sptrsv.SyncFree {
+	switch p.alg {
+	case sptrsv.SyncFree:
 		return p.columns()
+	case sptrsv.SyncFreeCSR:
+		return p.readyFlags()
 	}
 	return nil
+}
+
+// readyFlags clears the ready flags of the row-wise solve (generation 0).
+func (p *Plan[T]) readyFlags() error {
+	if err := p.ensure(&p.ready, 4*int64(p.n)); err != nil {
+		return err
+	}
+	p.gen = 0
+	return p.dev.Enqueue(func() error {
+		if e := cu.MemsetD32Async(p.ready, 0, int64(p.n), p.stream); e != nil {
+			return e
+		}
+		return p.stream.Synchronize()
+	})
+}
+
+// DefaultLanes is the lanes a row of the row-wise solve for a triangle of
+// order n with nnz entries: a thread while rows hold at most 16
+// off-diagonal entries on average, else a warp.
+func DefaultLanes(nnz, n int) int {
+	if float64(nnz-n) <= 16*float64(max(n, 1)) {
+		return 1
+	}
+	return 32
 }
 
 // rows launches trsv_rows (device thread).
@@ -494,12 +541,12 @@ func (p *Plan[T]) columns() error {
 
 // Choose is Auto's choice from the level statistics: the level-set solve
 // when its levels are wide enough to fill the GPU between launches, else
-// the synchronization-free one.
+// the row-wise synchronization-free one.
 func Choose(st sptrsv.Stats) sptrsv.Algorithm {
 	if st.MeanRowsPerLevel >= AutoLevelSetRows {
 		return sptrsv.LevelSet
 	}
-	return sptrsv.SyncFree
+	return sptrsv.SyncFreeCSR
 }
 
 // AutoLevelSetRows is the mean rows per level from which Auto solves by
@@ -509,8 +556,8 @@ const AutoLevelSetRows = 20000
 // Algorithm returns the algorithm the plan solves with (Auto's choice).
 func (p *Plan[T]) Algorithm() sptrsv.Algorithm { return p.alg }
 
-// Stats returns the level statistics (only N and NNZ for a SyncFree plan,
-// which does not compute the levels).
+// Stats returns the level statistics (only N and NNZ for a plan made for
+// SyncFree or SyncFreeCSR, which does not compute the levels).
 func (p *Plan[T]) Stats() sptrsv.Stats { return p.stats }
 
 // N returns the order.
@@ -570,6 +617,23 @@ func (p *Plan[T]) Enqueue(s cu.Stream, b, x cu.DevicePtr) error {
 		s = p.stream
 	}
 	upper := flag(p.tri.Triangle == sptrsv.Upper)
+	if p.alg == sptrsv.SyncFreeCSR {
+		k, err := kernels.TrsvRowsyncFor(p.f64)
+		if err != nil {
+			return err
+		}
+		p.gen++
+		if p.gen == 0 { // the flags' generations wrapped: clear them
+			if err := cu.MemsetD32Async(p.ready, 0, int64(p.n), s); err != nil {
+				return err
+			}
+			p.gen = 1
+		}
+		return k.Launch(p.dev, blocks(p.n, block>>p.rowLg), threads, 0, s, &kernels.TrsvRowsyncArgs{
+			RowPtr: p.rowPtr, Col: p.col, Val: p.val, Diag: p.diag, N: int32(p.n), Upper: upper, LG: int32(p.rowLg),
+			B: b, X: x, Ready: p.ready, Gen: p.gen, Ticket: p.ticket,
+		})
+	}
 	if p.alg == sptrsv.SyncFree {
 		k, err := kernels.TrsvSyncfreeFor(p.f64)
 		if err != nil {
@@ -610,7 +674,7 @@ func (p *Plan[T]) Enqueue(s cu.Stream, b, x cu.DevicePtr) error {
 
 // Launches returns the number of kernel launches of one solve.
 func (p *Plan[T]) Launches() int {
-	if p.alg == sptrsv.SyncFree {
+	if p.alg == sptrsv.SyncFree || p.alg == sptrsv.SyncFreeCSR {
 		return 1
 	}
 	return len(p.steps)

@@ -64,6 +64,9 @@ var configs = []config{
 	{"levelset-wide", Options{Algorithm: sptrsv.LevelSet, ChainRows: -1}},
 	{"levelset-chains", Options{Algorithm: sptrsv.LevelSet, ChainRows: math.MaxInt32}},
 	{"syncfree", Options{Algorithm: sptrsv.SyncFree}},
+	{"syncfree-csr", Options{Algorithm: sptrsv.SyncFreeCSR}},
+	{"syncfree-csr-warp", Options{Algorithm: sptrsv.SyncFreeCSR, Lanes: 32}},
+	{"levelset-warp-levels", Options{Algorithm: sptrsv.LevelSet, Lanes: 32}},
 	{"auto", Options{}},
 }
 
@@ -81,7 +84,7 @@ func checkCase[T Float](t *testing.T, a *sparse.CSR, tri sptrsv.Options, tol flo
 	for _, c := range configs {
 		p, err := NewPlan[T](dev, a, tri, c.opts)
 		require.NoError(t, err, c.name)
-		if c.opts.Algorithm != sptrsv.SyncFree {
+		if c.opts.Algorithm == sptrsv.LevelSet || c.opts.Algorithm == sptrsv.Auto {
 			require.Equal(t, an.Levels(), p.Stats().Levels, "%s: levels", c.name)
 			require.Equal(t, an.Stats().MaxRowsPerLevel, p.Stats().MaxRowsPerLevel, c.name)
 		}
@@ -90,7 +93,7 @@ func checkCase[T Float](t *testing.T, a *sparse.CSR, tri sptrsv.Options, tol flo
 		for rep := range 3 {
 			x := make([]T, a.N)
 			require.NoError(t, p.Solve(b, x), c.name)
-			if p.Algorithm() == sptrsv.LevelSet && p.lg == 0 {
+			if p.Algorithm() == sptrsv.LevelSet && p.lg == 0 || p.Algorithm() == sptrsv.SyncFreeCSR && p.rowLg == 0 {
 				for i := range x {
 					if x[i] != ref[i] {
 						require.Failf(t, "not the sequential reference's bits", "%s: solve %d: row %d of %d: %g, want %g (relative error of x %.3g)",
@@ -175,7 +178,7 @@ func TestErrorsNameTheRow(t *testing.T) {
 			a, err := coo.ToCSR()
 			require.NoError(t, err)
 			row := map[string]string{"zero diagonal": "row 57", "missing diagonal": "row 131", "wrong side": "row 90", "NaN diagonal": "row 12"}[tc.name]
-			for _, alg := range []sptrsv.Algorithm{sptrsv.LevelSet, sptrsv.SyncFree} {
+			for _, alg := range []sptrsv.Algorithm{sptrsv.LevelSet, sptrsv.SyncFree, sptrsv.SyncFreeCSR} {
 				_, err = NewPlan[float64](dev, a, tc.tri, Options{Algorithm: alg})
 				require.ErrorIs(t, err, tc.want, alg)
 				require.ErrorContains(t, err, row, alg)
@@ -227,7 +230,7 @@ func dropEntry(c *sparse.COO, i, j int) {
 func TestUpdateValues(t *testing.T) {
 	a := suite.FEMLike(60, suite.Seed)
 	b := rhs(a.N, 3)
-	for _, alg := range []sptrsv.Algorithm{sptrsv.LevelSet, sptrsv.SyncFree} {
+	for _, alg := range []sptrsv.Algorithm{sptrsv.LevelSet, sptrsv.SyncFree, sptrsv.SyncFreeCSR} {
 		p, err := NewPlan[float64](dev, a, sptrsv.Options{}, Options{Algorithm: alg})
 		require.NoError(t, err)
 		a2 := a.Clone()
