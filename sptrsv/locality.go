@@ -449,12 +449,27 @@ func (loc *Locality) schedule() {
 	var byStep, deps []int32
 	var extCount, edgeCount []int32
 
+	// The internal and external entries, counted to size the arrays.
+	nInt, nExtAll := 0, 0
+	for v := range n {
+		for k := an.rowPtr[v]; k < an.rowPtr[v+1]; k++ {
+			if j := an.col[k]; int(j) != v {
+				if loc.sub[j] == loc.sub[v] {
+					nInt++
+				} else {
+					nExtAll++
+				}
+			}
+		}
+	}
 	p.Diag = make([]float64, n)
 	p.ExtSlotPtr = make([]int32, nSub+1)
-	p.ExtPtr = []int32{0}
+	p.ExtPtr = append(make([]int32, 0, nSub+1), 0)
 	p.StepPtr = make([]int32, nSub+1)
-	p.StepRowPtr = []int32{0}
-	p.EdgePtr = []int32{0}
+	p.StepRowPtr = append(make([]int32, 0, 2*nSub+1), 0)
+	p.EdgePtr = append(make([]int32, 0, 2*nSub+1), 0)
+	p.EdgeSrc, p.EdgeDst, p.EdgeVal = make([]int32, nInt), make([]int32, nInt), make([]float64, nInt)
+	p.ExtCol, p.ExtDst, p.ExtVal = make([]int32, nExtAll), make([]int32, nExtAll), make([]float64, nExtAll)
 	st := &loc.stats
 	for g := range nSub {
 		lo, hi := p.RowPtr[g], p.RowPtr[g+1]
@@ -547,24 +562,17 @@ func (loc *Locality) schedule() {
 				}
 			}
 		}
-		e0 := int32(len(p.EdgeSrc))
+		e0 := p.EdgePtr[len(p.EdgePtr)-1]
 		for s := range nSteps {
 			edgeCount[s+1] += edgeCount[s]
 			p.EdgePtr = append(p.EdgePtr, e0+edgeCount[s+1])
 		}
-		x0 := int32(len(p.ExtCol))
+		x0 := p.ExtPtr[len(p.ExtPtr)-1]
 		p.ExtSlotPtr[g+1] = p.ExtSlotPtr[g] + nExt
 		for s := range nExt {
 			extCount[s+1] += extCount[s]
 			p.ExtPtr = append(p.ExtPtr, x0+extCount[s+1])
 		}
-		nEdges, nExtEdges := edgeCount[nSteps], extCount[nExt]
-		p.EdgeSrc = slices.Grow(p.EdgeSrc, int(nEdges))[:e0+nEdges]
-		p.EdgeDst = slices.Grow(p.EdgeDst, int(nEdges))[:e0+nEdges]
-		p.EdgeVal = slices.Grow(p.EdgeVal, int(nEdges))[:e0+nEdges]
-		p.ExtCol = slices.Grow(p.ExtCol, int(nExtEdges))[:x0+nExtEdges]
-		p.ExtDst = slices.Grow(p.ExtDst, int(nExtEdges))[:x0+nExtEdges]
-		p.ExtVal = slices.Grow(p.ExtVal, int(nExtEdges))[:x0+nExtEdges]
 		for _, v := range rows {
 			for k := an.rowPtr[v]; k < an.rowPtr[v+1]; k++ {
 				j := an.col[k]
@@ -586,12 +594,6 @@ func (loc *Locality) schedule() {
 		st.MaxSlots = max(st.MaxSlots, int(nSteps-1))
 		st.ExternalSlots += int(nExt)
 		st.MaxExternalSlots = max(st.MaxExternalSlots, int(nExt))
-	}
-	if p.EdgeVal == nil {
-		p.EdgeSrc, p.EdgeDst, p.EdgeVal = []int32{}, []int32{}, []float64{}
-	}
-	if p.ExtVal == nil {
-		p.ExtCol, p.ExtDst, p.ExtVal = []int32{}, []int32{}, []float64{}
 	}
 	loc.fillStats()
 }

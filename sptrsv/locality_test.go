@@ -100,6 +100,9 @@ func bits[T Float](v T) uint64 {
 
 func TestLocalitySuite(t *testing.T) {
 	capacities := []int{1, 7, 64, 1024}
+	if raceDetector {
+		capacities = []int{64}
+	}
 	for _, c := range localityCases() {
 		an, err := Analyze(c.a, c.opts)
 		require.NoError(t, err, c.name)
@@ -277,6 +280,7 @@ func planError(an *Analysis, p *LocalityPlan[float64], subgraph func(int) int, c
 	got := make([][]entry, n)
 	seen := make([]bool, n)
 	written := make([]int32, capacity) // the last slot (+1) that wrote a local row
+	divided := make([]int32, capacity) // the step that divides a local row
 	for g := range nSub {
 		lo, hi := p.RowPtr[g], p.RowPtr[g+1]
 		m := hi - lo
@@ -323,7 +327,6 @@ func planError(an *Analysis, p *LocalityPlan[float64], subgraph func(int) int, c
 		if s0 >= s1 || p.StepRowPtr[s0] != lo || p.StepRowPtr[s1] != hi || p.EdgePtr[s1-1] != p.EdgePtr[s1] {
 			return fmt.Errorf("sub-graph %d: steps %d..%d do not divide its rows, or its last step has edges", g, s0, s1)
 		}
-		divided := make([]int32, m)
 		for s := s0; s < s1; s++ {
 			if p.StepRowPtr[s] > p.StepRowPtr[s+1] {
 				return fmt.Errorf("sub-graph %d: step %d divides a negative range", g, s-s0)
