@@ -153,11 +153,14 @@ type Locality struct {
 // the rows it depends on or, when p holds S rows, to the first one after
 // p that has room (ASSOCIATE_SUBG, which the paper names without
 // spelling out). Rows depend on rows of their own or of lower-numbered
-// sub-graphs only, so the sub-graphs form a directed acyclic graph. When
-// a row finds no room up to n_split, the component starts over with half
-// the n_init; with n_init = 1 the sub-graphs fill one after another and
-// there is always room. The sub-graph levels are the level sets of the
-// graph of the sub-graphs.
+// sub-graphs only, so the sub-graphs form a directed acyclic graph. An
+// attempt fails when a row finds no room up to n_split, and the
+// component is cut again with half the n_init, down to n_init = 1 (the
+// sub-graphs fill one after another: there is always room). Of the
+// attempts that succeed, the one with the fewest sub-graph levels is
+// kept: the paper's analysis aims first at few sub-graph levels, the
+// launches of its performance model (equation 5). The sub-graph levels
+// are the level sets of the graph of the sub-graphs.
 //
 // The scheduling stage (the paper's Algorithms 4 and 5) gives every
 // entry of a sub-graph a time slot. The k-th external entry of a row
@@ -262,7 +265,7 @@ func (loc *Locality) partition() int {
 	sub := make([]int32, n)
 	nSub := int32(0)
 	bin, binFill := int32(-1), int32(0)
-	var fill, free []int32
+	var fill, free, grouped, best []int32
 	for c := range nComp {
 		vs := verts[compPtr[c]:compPtr[c+1]]
 		m := int32(len(vs))
@@ -287,18 +290,87 @@ func (loc *Locality) partition() int {
 			free = make([]int32, nSplit+1)
 		}
 		fill, free = fill[:nSplit], free[:nSplit+1]
-		for nInit := min(nSplit, roots); ; nInit /= 2 {
-			if loc.assign(vs, roots, nInit, nSub, capacity, sub, fill, free) {
-				break
+		// Every n_init of the halving sequence that finds room is a
+		// feasible partition; the one with the fewest sub-graph levels
+		// (the first of those) is kept.
+		bestLevels := int32(-1)
+		for nInit := min(nSplit, roots); nInit >= 1; nInit /= 2 {
+			if !loc.assign(vs, roots, nInit, nSub, capacity, sub, fill, free) {
+				continue
 			}
-			if nInit <= 1 {
-				panic("sptrsv: locality partition found no room with one initial sub-graph")
+			l := loc.componentLevels(vs, nSub, sub, fill, &grouped)
+			if bestLevels < 0 || l < bestLevels {
+				bestLevels = l
+				best = best[:0]
+				for _, v := range vs {
+					best = append(best, sub[v])
+				}
 			}
+			if l <= 2 {
+				break // a component cut in two or more has two levels at least
+			}
+		}
+		if bestLevels < 0 {
+			panic("sptrsv: locality partition found no room with one initial sub-graph")
+		}
+		for t, v := range vs {
+			sub[v] = best[t]
 		}
 		nSub += nSplit
 	}
 	loc.sub = sub
 	return int(nSub)
+}
+
+// componentLevels returns the number of sub-graph levels of the
+// component whose rows are vs, assigned to sub-graphs base ..
+// base+len(count)−1 (numbered in a topological order); count is
+// scratch (it holds the rows of every sub-graph on return), grouped
+// scratch for the rows sorted by sub-graph.
+func (loc *Locality) componentLevels(vs []int32, base int32, sub, count []int32, grouped *[]int32) int32 {
+	an := loc.an
+	nSplit := len(count)
+	clear(count)
+	for _, v := range vs {
+		count[sub[v]-base]++
+	}
+	// count becomes the end of every sub-graph's rows in grouped, then,
+	// after the fill, its start; the levels of the sub-graphs follow the
+	// rows in grouped.
+	for q := 1; q < nSplit; q++ {
+		count[q] += count[q-1]
+	}
+	g := slices.Grow((*grouped)[:0], 2*len(vs))[:len(vs)+nSplit]
+	*grouped = g
+	rows, level := g[:len(vs)], g[len(vs):]
+	for t := len(vs) - 1; t >= 0; t-- {
+		v := vs[t]
+		q := sub[v] - base
+		count[q]--
+		rows[count[q]] = v
+	}
+	nLevels := int32(0)
+	for q := range nSplit {
+		end := int32(len(vs))
+		if q+1 < nSplit {
+			end = count[q+1]
+		}
+		l := int32(0)
+		for _, v := range rows[count[q]:end] {
+			for k := an.rowPtr[v]; k < an.rowPtr[v+1]; k++ {
+				if j := an.col[k]; j != v {
+					if h := sub[j] - base; h != int32(q) {
+						l = max(l, level[h]+1)
+					}
+				}
+			}
+		}
+		level[q] = l
+		if count[q] < end {
+			nLevels = max(nLevels, l+1)
+		}
+	}
+	return nLevels
 }
 
 // assign is one attempt of Algorithm 3 on the component whose rows are

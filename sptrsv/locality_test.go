@@ -503,6 +503,19 @@ func TestLocalityComponents(t *testing.T) {
 	}
 }
 
+func TestLocalityKeepsFewestLevels(t *testing.T) {
+	// The two-level matrix: its large component (29,766 rows, 14,766
+	// roots, n_split = 30) finds no room with n_init = 30; with 15 the
+	// second level funnels into a chain of 16 sub-graph levels, with 7
+	// (and 3, 1) there are 3, and the analysis keeps 3.
+	cs, err := suite.Small().Lookup("two-level")
+	require.NoError(t, err)
+	an := must(Analyze(cs.Build(), Options{}))
+	st := must(AnalyzeLocality(an, LocalityOptions{Capacity: 1024})).Stats()
+	assert.Equal(t, 31, st.Subgraphs)
+	assert.Equal(t, 3, st.Levels)
+}
+
 func TestLocalityDeterministic(t *testing.T) {
 	cs, err := suite.Small().Lookup("power-law")
 	require.NoError(t, err)
