@@ -122,8 +122,8 @@ type LocalityPlan[T Float] struct {
 // sub-graphs of at most Capacity rows, the sub-graphs in sub-graph
 // levels (a sub-graph depends only on sub-graphs of earlier levels), and
 // every entry given a time slot within its sub-graph. It is made by
-// AnalyzeLocality, read-only afterwards, and solved with by
-// SolveLocality; concurrent solves are safe.
+// AnalyzeLocality, read-only afterwards, and used by SolveLocality and
+// Plan; concurrent solves are safe.
 type Locality struct {
 	an       *Analysis
 	capacity int
