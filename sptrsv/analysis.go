@@ -154,32 +154,57 @@ type Analysis struct {
 	cscVal   []float64
 	inDegree []int32
 
-	// val32 and diag32 are float32 copies of val and diag, made by the
-	// first float32 solve.
-	once32        sync.Once
-	val32, diag32 []float32
+	// val32, diag32 and cscVal32 are float32 copies of val, diag and
+	// cscVal, made by the first float32 solve.
+	once32                  sync.Once
+	val32, diag32, cscVal32 []float32
 }
 
-// Float is the element type of the sequential and level-set solves.
+// Float is the element type of the solves.
 type Float interface{ ~float32 | ~float64 }
+
+// isFloat32 reports whether T is a float32 type.
+func isFloat32[T Float]() bool {
+	var zero T
+	_, ok := any(zero).(float32)
+	return ok
+}
+
+// toFloat32 rounds v to float32.
+func toFloat32(v []float64) []float32 {
+	w := make([]float32, len(v))
+	for k, f := range v {
+		w[k] = float32(f)
+	}
+	return w
+}
+
+// float32Values makes the float32 copies of the values once.
+func (an *Analysis) float32Values() {
+	an.once32.Do(func() {
+		an.val32 = toFloat32(an.val)
+		an.diag32 = toFloat32(an.diag)
+		an.cscVal32 = toFloat32(an.cscVal)
+	})
+}
 
 // values returns the triangle's values and divisors in precision T.
 func values[T Float](an *Analysis) (val, diag []T) {
-	var zero T
-	if _, ok := any(zero).(float32); ok {
-		an.once32.Do(func() {
-			an.val32 = make([]float32, len(an.val))
-			for k, v := range an.val {
-				an.val32[k] = float32(v)
-			}
-			an.diag32 = make([]float32, len(an.diag))
-			for k, v := range an.diag {
-				an.diag32[k] = float32(v)
-			}
-		})
+	if isFloat32[T]() {
+		an.float32Values()
 		return any(an.val32).([]T), any(an.diag32).([]T)
 	}
 	return any(an.val).([]T), any(an.diag).([]T)
+}
+
+// cscValues returns the off-diagonal values in CSC (those of the
+// synchronization-free solve) in precision T.
+func cscValues[T Float](an *Analysis) []T {
+	if isFloat32[T]() {
+		an.float32Values()
+		return any(an.cscVal32).([]T)
+	}
+	return any(an.cscVal).([]T)
 }
 
 // Analyze checks a, extracts the requested triangle and computes its level

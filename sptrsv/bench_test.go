@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bandsolve/bandsolve/sparse"
+	"github.com/bandsolve/bandsolve/sptrsv/suite"
 )
 
 // layered is a lower triangle of n rows in levels of width rows: every
@@ -90,6 +91,62 @@ func BenchmarkSolve(b *testing.B) {
 				}
 				st := an.Stats()
 				b.ReportMetric(2*float64(st.NNZ)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+	}
+}
+
+// BenchmarkSuite times the analyses (Analyze, and AnalyzeLocality on top
+// of it with the default capacity) and the level-set, synchronization-free
+// and locality solves in float64 on matrices of suite.Small, and reports
+// the statistics each method runs by: levels, sub-graphs, sub-graph
+// levels and critical slots.
+//
+//	go test ./sptrsv/ -run '^$' -bench Suite
+func BenchmarkSuite(b *testing.B) {
+	for _, name := range []string{"lap2d-5pt-natural", "lap3d-7pt-natural", "dense-lower", "power-law", "two-level", "road-like"} {
+		c, err := suite.Small().Lookup(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		a := c.Build()
+		an := must(Analyze(a, Options{}))
+		b.Run(name+"/analyze", func(b *testing.B) {
+			for b.Loop() {
+				must(Analyze(a, Options{}))
+			}
+			b.ReportMetric(float64(an.Levels()), "levels")
+		})
+		loc := must(AnalyzeLocality(an, LocalityOptions{}))
+		b.Run(name+"/analyze-locality", func(b *testing.B) {
+			for b.Loop() {
+				must(AnalyzeLocality(an, LocalityOptions{}))
+			}
+			st := loc.Stats()
+			b.ReportMetric(float64(st.Subgraphs), "subgraphs")
+			b.ReportMetric(float64(st.Levels), "sublevels")
+			b.ReportMetric(float64(st.CriticalSlots), "critslots")
+		})
+		rhs, x := make([]float64, a.N), make([]float64, a.N)
+		for i := range rhs {
+			rhs[i] = 1
+		}
+		ctx := context.Background()
+		for _, m := range []struct {
+			name  string
+			solve func() error
+		}{
+			{"levelset", func() error { return Solve(ctx, an, rhs, x) }},
+			{"syncfree", func() error { return SolveSyncFree(ctx, an, rhs, x) }},
+			{"locality", func() error { return SolveLocality(ctx, loc, rhs, x) }},
+		} {
+			b.Run(name+"/"+m.name, func(b *testing.B) {
+				for b.Loop() {
+					if err := m.solve(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(2*float64(an.Stats().NNZ)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 			})
 		}
 	}

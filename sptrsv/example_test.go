@@ -41,3 +41,47 @@ func Example() {
 	// levels: 3 rows per level: [2 1 1]
 	// x = [1 2 2 2.5]
 }
+
+// ExampleSolveLocality cuts a triangle of 5 rows into sub-graphs of at
+// most 2 rows, prints the partition and its schedule, and solves.
+func ExampleSolveLocality() {
+	// Rows 0, 1 and 2 depend on none, row 3 on rows 0, 1 and 2, row 4 on
+	// rows 0 and 3.
+	c := sparse.NewCOO(5, 5, 0)
+	for _, e := range []struct {
+		i, j int
+		v    float64
+	}{{0, 0, 2}, {1, 1, 4}, {2, 2, 8}, {3, 0, 1}, {3, 1, 1}, {3, 2, 1}, {3, 3, 2}, {4, 0, -1}, {4, 3, 1}, {4, 4, 4}} {
+		c.Add(e.i, e.j, e.v)
+	}
+	a, err := c.ToCSR()
+	if err != nil {
+		panic(err)
+	}
+	an, err := sptrsv.Analyze(a, sptrsv.Options{})
+	if err != nil {
+		panic(err)
+	}
+	loc, err := sptrsv.AnalyzeLocality(an, sptrsv.LocalityOptions{Capacity: 2})
+	if err != nil {
+		panic(err)
+	}
+	st := loc.Stats()
+	fmt.Printf("%d sub-graphs in %d levels, %d internal and %d external entries\n", st.Subgraphs, st.Levels, st.InternalEdges, st.ExternalEdges)
+	p := sptrsv.Plan[float64](loc)
+	fmt.Println("rows of each sub-graph:", p.RowPtr, p.Rows)
+	fmt.Println("external slots:", p.ExtSlotPtr, "edges:", p.ExtPtr, "from", p.ExtCol, "to local", p.ExtDst)
+	fmt.Println("steps:", p.StepPtr, "divisions:", p.StepRowPtr, "internal edges:", p.EdgePtr)
+	b := []float64{2, 4, 8, 5, 4}
+	x := make([]float64, 5)
+	if err := sptrsv.SolveLocality(context.Background(), loc, b, x); err != nil {
+		panic(err)
+	}
+	fmt.Println("x =", x)
+	// Output:
+	// 3 sub-graphs in 3 levels, 1 internal and 4 external entries
+	// rows of each sub-graph: [0 2 4 5] [0 1 2 3 4]
+	// external slots: [0 0 2 4] edges: [0 1 2 3 4] from [0 1 0 3] to local [1 1 0 0]
+	// steps: [0 1 3 4] divisions: [0 2 3 4 5] internal edges: [0 0 1 1 1]
+	// x = [1 1 1 1 1]
+}

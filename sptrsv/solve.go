@@ -144,15 +144,47 @@ func Solve[T Float](ctx context.Context, an *Analysis, b, x []T) error {
 	return nil
 }
 
-// atomicAddFloat64 adds v to the float64 whose bits are *p, with a
-// compare-and-swap loop.
-func atomicAddFloat64(p *uint64, v float64) {
+// atomicSums are the partial sums of the synchronization-free solve:
+// float64 values as their bits in b64, or float32 values as their bits
+// in b32, both added to with compare-and-swap loops (zero bits are 0.0).
+type atomicSums[T Float] struct {
+	b32 []uint32
+	b64 []uint64
+}
+
+func newAtomicSums[T Float](n int) *atomicSums[T] {
+	if isFloat32[T]() {
+		return &atomicSums[T]{b32: make([]uint32, n)}
+	}
+	return &atomicSums[T]{b64: make([]uint64, n)}
+}
+
+// add adds v to sum i.
+func (s *atomicSums[T]) add(i int32, v T) {
+	if s.b32 != nil {
+		p := &s.b32[i]
+		for {
+			old := atomic.LoadUint32(p)
+			if atomic.CompareAndSwapUint32(p, old, math.Float32bits(math.Float32frombits(old)+float32(v))) {
+				return
+			}
+		}
+	}
+	p := &s.b64[i]
 	for {
 		old := atomic.LoadUint64(p)
-		if atomic.CompareAndSwapUint64(p, old, math.Float64bits(math.Float64frombits(old)+v)) {
+		if atomic.CompareAndSwapUint64(p, old, math.Float64bits(math.Float64frombits(old)+float64(v))) {
 			return
 		}
 	}
+}
+
+// load returns sum i.
+func (s *atomicSums[T]) load(i int) T {
+	if s.b32 != nil {
+		return T(math.Float32frombits(atomic.LoadUint32(&s.b32[i])))
+	}
+	return T(math.Float64frombits(atomic.LoadUint64(&s.b64[i])))
 }
 
 // SolveSyncFree solves T x = b with Liu et al.'s synchronization-free
@@ -162,21 +194,25 @@ func atomicAddFloat64(p *uint64, v float64) {
 // dependencies have reported as its in-degree, yielding with
 // runtime.Gosched while it waits; then computes x[i] = (b[i] −
 // left_sum[i]) / t_ii, and adds t_ri·x[i] into the partial sum of every
-// row r that depends on i (atomic float64 addition) before counting
-// itself in r's solved dependencies.
+// row r that depends on i (an atomic addition: a compare-and-swap loop on
+// the float64 bits, or on the float32 bits with float32 vectors) before
+// counting itself in r's solved dependencies.
 //
 // No wait can last forever: every component with a smaller ticket has
 // been taken by a running worker and waits only on components with
 // smaller tickets still, so the smallest unsolved component is always
 // ready. The sums arrive in any order, so x may differ from
-// SolveSequential's in the last bits. x may be b. It returns ctx's
-// error when ctx is done before the solve ends.
-func SolveSyncFree(ctx context.Context, an *Analysis, b, x []float64) error {
+// SolveSequential's in the last bits. x may be b. A float32 solve rounds
+// the values to float32 once (as SolveSequential does) and adds in
+// float32. It returns ctx's error when ctx is done before the solve ends.
+func SolveSyncFree[T Float](ctx context.Context, an *Analysis, b, x []T) error {
 	if err := checkVectors(an, b, x); err != nil {
 		return err
 	}
+	_, diag := values[T](an)
+	cscVal := cscValues[T](an)
 	n := an.n
-	leftSum := make([]uint64, n) // float64 bits; zero bits are 0.0
+	leftSum := newAtomicSums[T](n)
 	solved := make([]int32, n)
 	var (
 		ticket atomic.Int64
@@ -212,11 +248,11 @@ func SolveSyncFree(ctx context.Context, an *Analysis, b, x []float64) error {
 				}
 				runtime.Gosched()
 			}
-			xi := (b[i] - math.Float64frombits(atomic.LoadUint64(&leftSum[i]))) / an.diag[i]
+			xi := (b[i] - leftSum.load(i)) / diag[i]
 			x[i] = xi
 			for c := an.cscPtr[i]; c < an.cscPtr[i+1]; c++ {
 				r := an.cscRow[c]
-				atomicAddFloat64(&leftSum[r], an.cscVal[c]*xi)
+				leftSum.add(r, cscVal[c]*xi)
 				atomic.AddInt32(&solved[r], 1)
 			}
 		}
@@ -231,7 +267,7 @@ func SolveSyncFree(ctx context.Context, an *Analysis, b, x []float64) error {
 	}
 	wg.Wait()
 	if stop.Load() {
-		return fmt.Errorf("sptrsv: synchronization-free solve stopped: %w", ctx.Err())
+		return fmt.Errorf("sptrsv: synchronization-free solve of the %s triangle of order %d stopped: %w", an.triangle, n, ctx.Err())
 	}
 	return nil
 }

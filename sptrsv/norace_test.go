@@ -1,0 +1,5 @@
+//go:build !race
+
+package sptrsv
+
+const raceDetector = false
