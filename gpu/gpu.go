@@ -7,6 +7,7 @@ import (
 	"github.com/bandsolve/bandsolve/internal/gpu/bandedgpu"
 	"github.com/bandsolve/bandsolve/internal/gpu/krylovgpu"
 	"github.com/bandsolve/bandsolve/internal/gpu/spikegpu"
+	"github.com/bandsolve/bandsolve/internal/gpu/sptrsvgpu"
 	"github.com/bandsolve/bandsolve/internal/gpu/tridiaggpu"
 )
 
@@ -15,6 +16,7 @@ func init() {
 	bandedgpu.Register()
 	spikegpu.Register()
 	krylovgpu.Register()
+	sptrsvgpu.Register()
 }
 
 // Open opens GPU ordinal (0 is the first) with its primary context: it is

@@ -10,9 +10,11 @@ import (
 	"github.com/bandsolve/bandsolve/internal/gpu/bandedgpu"
 	"github.com/bandsolve/bandsolve/internal/gpu/krylovgpu"
 	"github.com/bandsolve/bandsolve/internal/gpu/spikegpu"
+	"github.com/bandsolve/bandsolve/internal/gpu/sptrsvgpu"
 	"github.com/bandsolve/bandsolve/internal/gpu/tridiaggpu"
 	"github.com/bandsolve/bandsolve/sparse"
 	"github.com/bandsolve/bandsolve/spike"
+	"github.com/bandsolve/bandsolve/sptrsv"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
@@ -104,4 +106,19 @@ type MixedPrecision = krylovgpu.MixedPrecision
 // preconditioner of sp's float64 vectors.
 func NewMixedPrecision(sp *Space, apply func(ctx context.Context, r, z *cuda.Buffer[float32]) error) (*MixedPrecision, error) {
 	return krylovgpu.NewMixedPrecision(sp, apply)
+}
+
+// TrsvPlan solves sparse triangular systems with vectors in device
+// buffers (SolveDevice; Enqueue on a stream for a caller that times or
+// chains its work), the triangle analysed on the device; UpdateValues
+// takes new values of the same structure.
+type TrsvPlan[T sptrsvgpu.Float] = sptrsvgpu.Plan[T]
+
+// TrsvOptions are a TrsvPlan's choices: the algorithm (Auto by default)
+// and its launch parameters.
+type TrsvOptions = sptrsvgpu.Options
+
+// NewTrsvPlan uploads the triangle of a to dev and analyses it there.
+func NewTrsvPlan[T sptrsvgpu.Float](dev *cuda.Device, a *sparse.CSR, tri sptrsv.Options, opts TrsvOptions) (*TrsvPlan[T], error) {
+	return sptrsvgpu.NewPlan[T](dev, a, tri, opts)
 }

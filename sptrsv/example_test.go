@@ -68,7 +68,7 @@ func ExampleSolveLocality() {
 	}
 	st := loc.Stats()
 	fmt.Printf("%d sub-graphs in %d levels, %d internal and %d external entries\n", st.Subgraphs, st.Levels, st.InternalEdges, st.ExternalEdges)
-	p := sptrsv.Plan[float64](loc)
+	p := sptrsv.LocalityArrays[float64](loc)
 	fmt.Println("rows of each sub-graph:", p.RowPtr, p.Rows)
 	fmt.Println("external slots:", p.ExtSlotPtr, "edges:", p.ExtPtr, "from", p.ExtCol, "to local", p.ExtDst)
 	fmt.Println("steps:", p.StepPtr, "divisions:", p.StepRowPtr, "internal edges:", p.EdgePtr)

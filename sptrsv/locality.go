@@ -713,10 +713,10 @@ func (loc *Locality) Subgraph(i int) int { return int(loc.sub[i]) }
 // Stats returns the statistics of the partition and the schedule.
 func (loc *Locality) Stats() LocalityStats { return loc.stats }
 
-// Plan returns the flat arrays of loc with values in precision T (float32
+// LocalityArrays returns the flat arrays of loc with values in precision T (float32
 // values are rounded once, at the first call). The arrays are shared:
 // the caller must not modify them.
-func Plan[T Float](loc *Locality) *LocalityPlan[T] {
+func LocalityArrays[T Float](loc *Locality) *LocalityPlan[T] {
 	if isFloat32[T]() {
 		loc.once32.Do(func() {
 			p := loc.plan

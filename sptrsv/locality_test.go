@@ -155,7 +155,7 @@ func TestLocalitySuite(t *testing.T) {
 // order, and every slot as one SIMD step, all its products read before
 // any of its rows is written, the writes in a random order.
 func emulate[T Float](loc *Locality, b []T, rng *rand.Rand) []T {
-	p := Plan[T](loc)
+	p := LocalityArrays[T](loc)
 	unit := loc.Analysis().UnitDiagonal()
 	x := make([]T, p.N)
 	type write struct {
@@ -208,7 +208,7 @@ func emulate[T Float](loc *Locality, b []T, rng *rand.Rand) []T {
 // planError and the statistics against the plan.
 func requirePlan(t *testing.T, an *Analysis, loc *Locality, capacity int) {
 	t.Helper()
-	p := Plan[float64](loc)
+	p := LocalityArrays[float64](loc)
 	require.NoError(t, planError(an, p, loc.Subgraph, capacity))
 	st := loc.Stats()
 	require.Equal(t, len(p.RowPtr)-1, st.Subgraphs)
@@ -382,7 +382,7 @@ func TestLocalityScheduleByHand(t *testing.T) {
 	// take slots 0, 1, 2; row 4's entry from row 0 takes slot 0, the one
 	// from row 3 (final at step 3) slot 3; row 4 is final at step 4.
 	loc := must(AnalyzeLocality(an, LocalityOptions{}))
-	p := Plan[float64](loc)
+	p := LocalityArrays[float64](loc)
 	assert.Equal(t, 5, loc.Capacity(), "the capacity is at most the order")
 	assert.Equal(t, []int32{0, 1}, p.LevelPtr)
 	assert.Equal(t, []int32{0, 5}, p.RowPtr)
@@ -401,7 +401,7 @@ func TestLocalityScheduleByHand(t *testing.T) {
 	// (after sub-graph 3 of 3, full) no room; one initial sub-graph fills
 	// {0, 1}, {2, 3}, {4}: a chain of three levels.
 	loc = must(AnalyzeLocality(an, LocalityOptions{Capacity: 2}))
-	p = Plan[float64](loc)
+	p = LocalityArrays[float64](loc)
 	assert.Equal(t, []int32{0, 1, 2, 3}, p.LevelPtr)
 	assert.Equal(t, []int32{0, 2, 4, 5}, p.RowPtr)
 	assert.Equal(t, []int32{0, 1, 2, 3, 4}, p.Rows)
@@ -443,8 +443,8 @@ func TestPlanErrorFindsFaults(t *testing.T) {
 	an := must(Analyze(smallTriangle(), Options{}))
 	one := must(AnalyzeLocality(an, LocalityOptions{}))
 	chain := must(AnalyzeLocality(an, LocalityOptions{Capacity: 2}))
-	require.NoError(t, planError(an, Plan[float64](one), one.Subgraph, 5))
-	require.NoError(t, planError(an, Plan[float64](chain), chain.Subgraph, 2))
+	require.NoError(t, planError(an, LocalityArrays[float64](one), one.Subgraph, 5))
+	require.NoError(t, planError(an, LocalityArrays[float64](chain), chain.Subgraph, 2))
 	for _, f := range []struct {
 		name, msg string
 		loc       *Locality
@@ -465,7 +465,7 @@ func TestPlanErrorFindsFaults(t *testing.T) {
 		{"external of the same level", "external edge 4 → 4", chain, 2, func(p *LocalityPlan[float64]) { p.ExtCol[3] = 4 }},
 		{"row twice", "row 0 in two sub-graphs", chain, 2, func(p *LocalityPlan[float64]) { p.Rows[1] = 0 }},
 	} {
-		p := clonePlan(Plan[float64](f.loc))
+		p := clonePlan(LocalityArrays[float64](f.loc))
 		f.fault(p)
 		err := planError(an, p, f.loc.Subgraph, f.capacity)
 		require.Error(t, err, f.name)

@@ -71,7 +71,7 @@ func solveLocality[T Float](ctx context.Context, loc *Locality, b, x []T, order 
 	if err := checkVectors(an, b, x); err != nil {
 		return err
 	}
-	p := Plan[T](loc)
+	p := LocalityArrays[T](loc)
 	unit := an.unit
 	done := ctx.Done()
 	nLevels := len(p.LevelPtr) - 1

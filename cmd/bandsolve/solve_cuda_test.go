@@ -82,3 +82,31 @@ func TestSolveAccuracyCheckCUDA(t *testing.T) {
 		assert.Equal(t, 0, code, errOut)
 	}
 }
+
+// TestTRSVOnGPU: -device cuda solves with every GPU algorithm, both
+// precisions, and gives the CPU's solution (bit for bit where one thread
+// solves a row: syncfree-csr on this matrix of three entries a row).
+func TestTRSVOnGPU(t *testing.T) {
+	dir := t.TempDir()
+	a := powerLawLower(t)
+	mtx := writeCSRMTX(t, dir, "l.mtx", a)
+	rhs := randomRHS[float64](t, dir, "b.npy", a.N)
+	ref, _ := trsvX[float64](t, dir, "-mtx", mtx, "-rhs", rhs, "-algorithm", "sequential")
+	for _, alg := range []string{"auto", "levelset", "syncfree", "syncfree-csr"} {
+		x, out := trsvX[float64](t, dir, "-mtx", mtx, "-rhs", rhs, "-algorithm", alg, "-device", "cuda")
+		assert.Contains(t, out, "bandsolve trsv on cuda:0")
+		if alg == "auto" {
+			assert.Contains(t, out, "auto → syncfree-csr (the GPU's rule")
+		}
+		if alg == "syncfree" {
+			assert.InDeltaSlice(t, ref, x, 1e-12, alg)
+		} else {
+			assert.Equal(t, ref, x, alg)
+		}
+		assert.LessOrEqual(t, reportValue(t, out, "relative residual"), 1e-15, "%s\n%s", alg, out)
+	}
+	r32 := randomRHS[float32](t, dir, "b32.npy", a.N)
+	ref32, _ := trsvX[float32](t, dir, "-mtx", mtx, "-rhs", r32, "-algorithm", "sequential")
+	x32, _ := trsvX[float32](t, dir, "-mtx", mtx, "-rhs", r32, "-algorithm", "syncfree-csr", "-device", "cuda")
+	assert.Equal(t, ref32, x32)
+}

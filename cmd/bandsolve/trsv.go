@@ -19,10 +19,10 @@ import (
 
 var trsvCommand = &command{
 	name:     "trsv",
-	summary:  "solve a sparse triangular system T·x = b (level-set, synchronization-free or sequential)",
+	summary:  "solve a sparse triangular system T·x = b (level-set, synchronization-free or sequential; CPU or GPU)",
 	synopsis: "trsv -mtx T.mtx [-upper] [-unit] [-part] [-rhs b.npy] [-o x.npy] [flags]",
-	about: `Trsv solves one sparse triangular system T·x = b on the CPU with package
-sptrsv. T is the lower triangle of the Matrix Market matrix -mtx (the
+	about: `Trsv solves one sparse triangular system T·x = b on the CPU or a GPU with
+package sptrsv. T is the lower triangle of the Matrix Market matrix -mtx (the
 upper one with -upper), with its stored diagonal or, with -unit, a unit
 diagonal (stored diagonal entries are then ignored). Without -part the
 matrix must be triangular in that sense and an entry on the other side of
@@ -41,13 +41,18 @@ Algorithms (-algorithm):
   levelset    the levels one after another, the rows of a level of at
               least sptrsv.DefaultSerialLevelRows rows on all workers
               (Naumov); the same bits as sequential
-  syncfree    synchronization-free (Liu et al.): every row waits for its
-              in-degree and pushes its contributions with atomic
-              additions; float64 only (the GPU's method; on the CPU its
-              atomics make it slower than the others)
-  auto        levelset when there are several workers and the mean rows
-              per level reach 4·sptrsv.DefaultSerialLevelRows (16384),
-              else sequential; the report says what it ran
+  syncfree    synchronization-free by columns (Liu et al.): every row
+              waits for its in-degree and pushes its contributions with
+              atomic additions (on the CPU its atomics make it slower
+              than the others)
+  syncfree-csr
+              synchronization-free by rows: every row waits for the rows
+              it depends on to be marked solved; the same bits as
+              sequential where one thread solves a row
+  auto        on the CPU levelset when there are several workers and the
+              mean rows per level reach 4·sptrsv.DefaultSerialLevelRows
+              (16384), else sequential; on a GPU levelset from 20000 rows
+              a level, else syncfree-csr; the report says what it ran
 
 The right-hand side is read from -rhs (a .npy vector of length n, any
 numeric dtype) or made as b = T·1, in which case the error ‖x − 1‖∞
@@ -62,9 +67,11 @@ triangle and the b of the solve, must be at most -check-tol (default
 command exits with status 1 and a one-line reason, and -o is not written
 unless -force is given.
 
-Devices: -device cpu (or cpu:W, like -workers W) solves on the host.
-The GPU triangular solves are not built yet (issue 25): -device cuda is
-an error, never a silent CPU solve.
+Devices: -device cpu (or cpu:W, like -workers W) solves on the host;
+-device cuda (or cuda:N, in a binary built with -tags cuda) uploads the
+matrix and analyses it on the GPU (levelset, syncfree, syncfree-csr or
+auto; sequential is the CPU's), b and x copied to the device and back.
+The analysis time then holds the upload and the device analysis.
 
 Guarantees:
   - x is written to a temporary file in the directory of -o, flushed to
@@ -78,21 +85,18 @@ Guarantees:
 	run: runTRSV,
 }
 
-// autoLevelSetRows is the mean rows per level from which -algorithm auto
-// runs the level-set solve rather than the sequential one.
-// go test ./sptrsv/ -run '^$' -bench BenchmarkSolve -benchtime 20x on two cores (AMD EPYC, one shared): with 4096 rows in every level (layered-64x4096) levelset takes 3.15 ms against sequential's 2.74 ms, with 250 (laplace2d-500) 2.06 against 2.03 ms, syncfree 21–22 ms on both (its atomics); and -bench 'LevelThreshold/width(4096|16384)' gives the workers 3.24 against 3.15 ms serially at 4096 rows a level, 3.02 against 3.38 ms at 16384.
-const autoLevelSetRows = 4 * sptrsv.DefaultSerialLevelRows
-
-// autoAlgorithm is the solve -algorithm auto runs for the statistics st
-// with w workers, and the reason in words.
+// autoAlgorithm is the solve -algorithm auto runs on the CPU for the
+// statistics st with w workers (sptrsv.ChooseCPU), and the reason in
+// words.
 func autoAlgorithm(st sptrsv.Stats, w int) (alg, why string) {
+	alg = sptrsv.ChooseCPU(st, w).String()
 	switch {
 	case w < 2:
-		return "sequential", "one worker"
-	case st.MeanRowsPerLevel >= autoLevelSetRows:
-		return "levelset", fmt.Sprintf("mean rows per level %.4g ≥ %d", st.MeanRowsPerLevel, autoLevelSetRows)
+		return alg, "one worker"
+	case st.MeanRowsPerLevel >= sptrsv.AutoLevelSetRowsCPU:
+		return alg, fmt.Sprintf("mean rows per level %.4g ≥ %d", st.MeanRowsPerLevel, sptrsv.AutoLevelSetRowsCPU)
 	}
-	return "sequential", fmt.Sprintf("mean rows per level %.4g < %d", st.MeanRowsPerLevel, autoLevelSetRows)
+	return alg, fmt.Sprintf("mean rows per level %.4g < %d", st.MeanRowsPerLevel, sptrsv.AutoLevelSetRowsCPU)
 }
 
 // trsvReport collects what the command prints.
@@ -100,6 +104,7 @@ type trsvReport struct {
 	source, triangle   string
 	stats              sptrsv.Stats
 	algorithm, why     string // what ran; why auto chose it ("" otherwise)
+	device             string // the GPU's name ("": the CPU)
 	auto               bool
 	precision          string
 	workers            int
@@ -116,10 +121,10 @@ func runTRSV(c *command, args []string, stdout, stderr io.Writer) error {
 	part := fs.Bool("part", false, "take the triangle of a general matrix (without it the matrix must be triangular)")
 	rhsPath := fs.String("rhs", "", "right-hand side `file` (.npy vector of length n); default b = T·1")
 	out := fs.String("o", "", "output `file` for the solution x (.npy; float32 when the solve is f32, else float64)")
-	alg := fs.String("algorithm", "auto", "algorithm: auto, sequential, levelset or syncfree (float64 only)")
+	alg := fs.String("algorithm", "auto", "algorithm: auto, sequential, levelset, syncfree or syncfree-csr")
 	workers := fs.Int("workers", 0, "worker goroutines of levelset and syncfree (0: one per core)")
 	prec := fs.String("precision", "auto", "precision: auto (float32 for a float32 -rhs, else float64), f32 or f64")
-	device := fs.String("device", "cpu", "device: cpu or cpu:WORKERS (the GPU solves are not built yet)")
+	device := fs.String("device", "cpu", "device: cpu, cpu:WORKERS, cuda or cuda:N")
 	checkTol := fs.Float64("check-tol", 0, "largest accepted normwise backward error of x (0: 10³·ε of the precision)")
 	force := fs.Bool("force", false, "write -o even when x fails the accuracy check (the exit status is still 1)")
 	if help, err := parseFlags(c, fs, args, stdout); help || err != nil {
@@ -130,21 +135,17 @@ func runTRSV(c *command, args []string, stdout, stderr io.Writer) error {
 	if *mtxPath == "" {
 		return usageErrorf("missing -mtx (the Matrix Market file of the triangle)")
 	}
-	algorithm := strings.ToLower(*alg)
-	switch algorithm {
-	case "auto", "sequential", "levelset", "syncfree":
-	default:
-		return usageErrorf("unknown algorithm %q (want auto, sequential, levelset or syncfree)", *alg)
+	algID, err := sptrsv.ParseAlgorithm(*alg)
+	if err != nil {
+		return usageErrorf("%v", err)
 	}
+	algorithm := algID.String()
 	precision := strings.ToLower(*prec)
 	if precision != "auto" {
 		var ok bool
 		if precision, ok = parsePrecision(*prec); !ok {
 			return usageErrorf("unknown precision %q (want auto, f64 or f32)", *prec)
 		}
-	}
-	if algorithm == "syncfree" && precision == "f32" {
-		return usageErrorf("-algorithm syncfree is float64 only; use -precision f64, or sequential or levelset for f32")
 	}
 	if *workers < 0 {
 		return usageErrorf("-workers %d: want ≥ 0 (0: one per core)", *workers)
@@ -153,8 +154,8 @@ func runTRSV(c *command, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if kind == "cuda" {
-		return fmt.Errorf("device %q: the GPU triangular solves are not built yet (issue 25); use -device cpu", *device)
+	if kind == "cuda" && algID == sptrsv.Sequential {
+		return usageErrorf("-algorithm sequential runs on the CPU only; on %s use auto, levelset, syncfree or syncfree-csr", *device)
 	}
 	if devWorkers > 0 && *workers > 0 && devWorkers != *workers {
 		return usageErrorf("-device %s and -workers %d disagree: give the worker count once", *device, *workers)
@@ -185,9 +186,6 @@ func runTRSV(c *command, args []string, stdout, stderr io.Writer) error {
 		if *rhsPath != "" && rhsHead.IsFloat32() {
 			precision = "f32"
 		}
-	}
-	if algorithm == "syncfree" && precision == "f32" {
-		return usageErrorf("-algorithm syncfree is float64 only, and %s is float32: add -precision f64, or use sequential or levelset", *rhsPath)
 	}
 
 	a, err := readTriangleMTX(*mtxPath)
@@ -223,9 +221,19 @@ func runTRSV(c *command, args []string, stdout, stderr io.Writer) error {
 	if *part {
 		rep.triangle += ", triangle of a general matrix"
 	}
-	if algorithm == "auto" {
+	if algorithm == "auto" && kind == "cpu" {
 		rep.auto = true
 		rep.algorithm, rep.why = autoAlgorithm(rep.stats, w)
+	}
+	var dev tridiag.Device
+	if kind == "cuda" {
+		d, release, err := openDevice(*device)
+		if err != nil {
+			return err
+		}
+		defer release()
+		dev, rep.device = d, d.Name()
+		rep.auto = algorithm == "auto"
 	}
 
 	// b, in float64; the solve's precision rounds it.
@@ -258,15 +266,23 @@ func runTRSV(c *command, args []string, stdout, stderr io.Writer) error {
 		b32 := convertVec[float32](b)
 		copyVec(b, b32) // the b of the solve, for the residual
 		x32 := make([]float32, n)
-		start = time.Now()
-		err = solveTriangle(rep.algorithm, an, b32, x32)
-		rep.solve = time.Since(start)
+		if dev != nil {
+			err = solveOnDevice(dev, a, opts, algID, b32, x32, &rep)
+		} else {
+			start = time.Now()
+			err = solveTriangle(rep.algorithm, an, b32, x32)
+			rep.solve = time.Since(start)
+		}
 		x = convertVec[float64](x32)
 	} else {
 		x = make([]float64, n)
-		start = time.Now()
-		err = solveTriangle(rep.algorithm, an, b, x)
-		rep.solve = time.Since(start)
+		if dev != nil {
+			err = solveOnDevice(dev, a, opts, algID, b, x, &rep)
+		} else {
+			start = time.Now()
+			err = solveTriangle(rep.algorithm, an, b, x)
+			rep.solve = time.Since(start)
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", *mtxPath, err)
@@ -340,8 +356,7 @@ func readTriangleMTX(path string) (*sparse.CSR, error) {
 	return a, nil
 }
 
-// solveTriangle runs the named solve (sequential, levelset or syncfree;
-// syncfree in float64 only).
+// solveTriangle runs the named solve on the CPU.
 func solveTriangle[T sptrsv.Float](alg string, an *sptrsv.Analysis, b, x []T) error {
 	switch alg {
 	case "sequential":
@@ -349,14 +364,32 @@ func solveTriangle[T sptrsv.Float](alg string, an *sptrsv.Analysis, b, x []T) er
 	case "levelset":
 		return sptrsv.Solve(context.Background(), an, b, x)
 	case "syncfree":
-		b64, ok1 := any(b).([]float64)
-		x64, ok2 := any(x).([]float64)
-		if !ok1 || !ok2 {
-			return usageErrorf("-algorithm syncfree is float64 only")
-		}
-		return sptrsv.SolveSyncFree(context.Background(), an, b64, x64)
+		return sptrsv.SolveSyncFree(context.Background(), an, b, x)
+	case "syncfree-csr":
+		return sptrsv.SolveSyncFreeCSR(context.Background(), an, b, x)
 	}
 	return usageErrorf("unknown algorithm %q", alg)
+}
+
+// solveOnDevice analyses the triangle of a on dev (a GPU) and solves
+// with it, recording in rep the analysis and solve times and the
+// algorithm that ran.
+func solveOnDevice[T sptrsv.Float](dev tridiag.Device, a *sparse.CSR, opts sptrsv.Options, alg sptrsv.Algorithm, b, x []T, rep *trsvReport) error {
+	start := time.Now()
+	p, err := sptrsv.NewPlan[T](dev, a, opts, alg)
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	rep.analysis = time.Since(start)
+	rep.algorithm = p.Algorithm().String()
+	if alg == sptrsv.Auto {
+		rep.why = fmt.Sprintf("the GPU's rule: levelset from %d rows a level, else syncfree-csr", sptrsv.AutoLevelSetRowsGPU)
+	}
+	start = time.Now()
+	err = p.Solve(context.Background(), b, x)
+	rep.solve = time.Since(start)
+	return err
 }
 
 // mulTriangle sets y = T·x, T the triangle (its stored diagonal, or a unit
@@ -376,7 +409,11 @@ func writeTRSVReport(w io.Writer, rep *trsvReport) {
 	line := func(name, format string, args ...any) {
 		fmt.Fprintf(w, "  %-22s %s\n", name, fmt.Sprintf(format, args...))
 	}
-	fmt.Fprintf(w, "bandsolve trsv on cpu:%d\n", rep.workers)
+	if rep.device != "" {
+		fmt.Fprintf(w, "bandsolve trsv on %s\n", rep.device)
+	} else {
+		fmt.Fprintf(w, "bandsolve trsv on cpu:%d\n", rep.workers)
+	}
 	line("matrix", "%s", rep.source)
 	line("triangle", "%s", rep.triangle)
 	st := rep.stats

@@ -70,7 +70,7 @@ func TestTRSVAlgorithmsAgree(t *testing.T) {
 	mtx := writeCSRMTX(t, dir, "l.mtx", a)
 	rhs := randomRHS[float64](t, dir, "b.npy", a.N)
 	xs := map[string][]float64{}
-	for _, alg := range []string{"auto", "sequential", "levelset", "syncfree"} {
+	for _, alg := range []string{"auto", "sequential", "levelset", "syncfree", "syncfree-csr"} {
 		x, out := trsvX[float64](t, dir, "-mtx", mtx, "-rhs", rhs, "-algorithm", alg, "-workers", "4")
 		xs[alg] = x
 		assert.Equal(t, 20000.0, reportValue(t, out, "n"))
@@ -82,6 +82,7 @@ func TestTRSVAlgorithmsAgree(t *testing.T) {
 	}
 	assert.Equal(t, xs["sequential"], xs["levelset"], "the level-set solve gives the sequential solve's bits")
 	assert.Equal(t, xs["sequential"], xs["auto"])
+	assert.Equal(t, xs["sequential"], xs["syncfree-csr"], "the row-wise synchronization-free solve gives the sequential solve's bits")
 	for i, v := range xs["sequential"] {
 		require.InDelta(t, v, xs["syncfree"][i], 1e-12*math.Max(1, math.Abs(v)), "row %d", i)
 	}
@@ -199,15 +200,14 @@ func TestTRSVErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"trsv"}, 2, "missing -mtx"},
-		{[]string{"trsv", "-mtx", mtx, "-algorithm", "locality"}, 2, `unknown algorithm "locality"`},
-		{[]string{"trsv", "-mtx", mtx, "-algorithm", "syncfree", "-precision", "f32"}, 2, "syncfree is float64 only"},
-		{[]string{"trsv", "-mtx", mtx, "-algorithm", "syncfree", "-rhs", r32}, 2, "syncfree is float64 only"},
+		{[]string{"trsv", "-mtx", mtx, "-algorithm", "cholesky"}, 2, `unknown algorithm "cholesky"`},
+		{[]string{"trsv", "-mtx", mtx, "-algorithm", "sequential", "-device", "cuda"}, 2, "runs on the CPU only"},
 		{[]string{"trsv", "-mtx", mtx, "-precision", "f16"}, 2, `unknown precision "f16"`},
 		{[]string{"trsv", "-mtx", mtx, "-workers", "-1"}, 2, "-workers -1"},
 		{[]string{"trsv", "-mtx", mtx, "-device", "cpu:2", "-workers", "3"}, 2, "disagree"},
 		{[]string{"trsv", "-mtx", mtx, "-o", mtx}, 2, "-o "},
-		{[]string{"trsv", "-mtx", mtx, "-device", "cuda"}, 1, "GPU triangular solves are not built yet (issue 25)"},
 		{[]string{"trsv", "-mtx", mtx, "-rhs", short}, 1, "want (20000,)"},
+		{[]string{"trsv", "-mtx", mtx, "-rhs", r32, "-algorithm", "syncfree", "-precision", "f32", "-device", "cuda:99"}, 1, `device "cuda:99"`},
 		{[]string{"trsv", "-mtx", zPath}, 1, "row 1 has a zero diagonal entry"},
 		{[]string{"trsv", "-mtx", filepath.Join(dir, "absent.mtx")}, 1, "-mtx: open"},
 	}
@@ -283,7 +283,7 @@ func TestTRSVHelp(t *testing.T) {
 	for _, f := range []string{"-mtx", "-upper", "-unit", "-part", "-rhs", "-o", "-algorithm", "-workers", "-precision", "-device", "-check-tol", "-force"} {
 		assert.Regexp(t, `(?m)^  `+f+`( |$)`, out, "trsv flag %s", f)
 	}
-	for _, w := range []string{"Naumov", "Liu et al.", "not built yet (issue 25)", "16384"} {
+	for _, w := range []string{"Naumov", "Liu et al.", "syncfree-csr", "-device cuda", "16384"} {
 		assert.Contains(t, out, w)
 	}
 	_, out, _ = runCmd(t, "help")

@@ -543,15 +543,11 @@ func (p *Plan[T]) columns() error {
 // when its levels are wide enough to fill the GPU between launches, else
 // the row-wise synchronization-free one.
 func Choose(st sptrsv.Stats) sptrsv.Algorithm {
-	if st.MeanRowsPerLevel >= AutoLevelSetRows {
+	if st.MeanRowsPerLevel >= sptrsv.AutoLevelSetRowsGPU {
 		return sptrsv.LevelSet
 	}
 	return sptrsv.SyncFreeCSR
 }
-
-// AutoLevelSetRows is the mean rows per level from which Auto solves by
-// level sets on the GPU.
-const AutoLevelSetRows = 20000
 
 // Algorithm returns the algorithm the plan solves with (Auto's choice).
 func (p *Plan[T]) Algorithm() sptrsv.Algorithm { return p.alg }
