@@ -33,9 +33,12 @@
 // in_triangle: column j of row i lies strictly inside the triangle.
 __device__ __forceinline__ bool trsv_in(int i, int j, int upper) { return upper ? j > i : j < i; }
 
-// Acquire loads and release stores at the scope of the device: a row's x
-// (or level) is written before its ready flag is released, and read only
-// after the flag is acquired.
+// Flags are polled with volatile loads. A level is its own flag: it is
+// set with a volatile store. A ready flag publishes a row's x: it is set
+// with a release store after x, and once a poll has seen it, one acquire
+// load of it orders the reads of x after the write.
+__device__ __forceinline__ unsigned trsv_peek(const unsigned *p) { return *(const volatile unsigned *)p; }
+__device__ __forceinline__ void trsv_set(unsigned *p, unsigned v) { *(volatile unsigned *)p = v; }
 __device__ __forceinline__ unsigned trsv_acquire(const unsigned *p) {
     unsigned v;
     asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
@@ -43,6 +46,12 @@ __device__ __forceinline__ unsigned trsv_acquire(const unsigned *p) {
 }
 __device__ __forceinline__ void trsv_release(unsigned *p, unsigned v) {
     asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+// trsv_wait returns once ready[j] = gen, with the write of x[j] visible.
+__device__ __forceinline__ void trsv_wait(const unsigned *ready, int j, unsigned gen) {
+    while (trsv_peek(ready + j) != gen) {
+    }
+    (void)trsv_acquire(ready + j);
 }
 
 // trsv_ticket takes the block's ticket (thread 0) and broadcasts it. The
@@ -106,14 +115,14 @@ __device__ void trsv_levels_body(const int *rowPtr, const int *col, int n, int u
             const int j = col[p];
             if (!trsv_in(i, j, upper)) continue;
             unsigned l;
-            while ((l = trsv_acquire((const unsigned *)level + j)) == 0) {
+            while ((l = trsv_peek((const unsigned *)level + j)) == 0) {
             }
             m = max(m, (int)l);
         }
     }
     for (int o = g >> 1; o > 0; o >>= 1) m = max(m, __shfl_xor_sync(0xffffffffu, m, o));
     if (k < n && r == 0) {
-        trsv_release((unsigned *)level + i, (unsigned)(m + 1));
+        trsv_set((unsigned *)level + i, (unsigned)(m + 1));
         atomicMax(&bmax, m + 1);
     }
     __syncthreads();
@@ -339,8 +348,7 @@ __device__ void trsv_rowsync(const int *rowPtr, const int *col, const T *val, co
         for (int p = rowPtr[i]; p < rowPtr[i + 1]; p++) {
             const int j = col[p];
             if (!trsv_in(i, j, upper)) continue;
-            while (trsv_acquire(ready + j) != gen) {
-            }
+            trsv_wait(ready, j, gen);
             s -= val[p] * __ldcg(x + j);
         }
         x[i] = s / diag[i];
@@ -354,8 +362,7 @@ __device__ void trsv_rowsync(const int *rowPtr, const int *col, const T *val, co
         for (int p = rowPtr[i] + r; p < rowPtr[i + 1]; p += g) {
             const int j = col[p];
             if (!trsv_in(i, j, upper)) continue;
-            while (trsv_acquire(ready + j) != gen) {
-            }
+            trsv_wait(ready, j, gen);
             s += val[p] * __ldcg(x + j);
         }
     }
