@@ -28,10 +28,11 @@ type Baseline struct {
 	Name string       // the file stem, e.g. "h100"
 	Tri  []Result     // NAME.csv
 	Band []BandResult // NAME-banded.csv
+	Trsv []TrsvResult // NAME-sptrsv.csv
 }
 
 // ReadBaselines reads every baseline in dir (NAME.csv with its optional
-// NAME-banded.csv), sorted by name.
+// NAME-banded.csv and NAME-sptrsv.csv), sorted by name.
 func ReadBaselines(dir string) ([]Baseline, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.csv"))
 	if err != nil {
@@ -56,6 +57,8 @@ func ReadBaselines(dir string) ([]Baseline, error) {
 		}
 		if name, ok := strings.CutSuffix(stem, "-banded"); ok {
 			get(name).Band, err = ReadBandCSV(fh)
+		} else if name, ok := strings.CutSuffix(stem, "-sptrsv"); ok {
+			get(name).Trsv, err = ReadTrsvCSV(fh)
 		} else {
 			get(stem).Tri, err = ReadCSV(fh)
 		}
@@ -158,7 +161,7 @@ func newBlock(text []byte) (csvBlock, error) {
 // gridOrder is the order of the grids in a baseline file (others after,
 // by name).
 var gridOrder = []string{"contiguous", "interleaved", "large", "const", "layouts", "paper", "segments",
-	GridBanded, GridPentadiag, "lapack"}
+	GridBanded, GridPentadiag, "lapack", "sptrsv"}
 
 func gridRank(g string) int {
 	if i := slices.Index(gridOrder, g); i >= 0 {

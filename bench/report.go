@@ -261,7 +261,11 @@ func writeBaselineDoc(w io.Writer, b Baseline, plots map[string][]string) {
 		}
 	}
 	fmt.Fprintf(w, "\n## %s\n\n", deviceTitle(dev, b.Name))
-	fmt.Fprintf(w, "Baselines `bench/baselines/%s.csv` and `%s-banded.csv`. Each grid was measured as follows:\n\n", b.Name, b.Name)
+	files := fmt.Sprintf("`bench/baselines/%s.csv` and `%s-banded.csv`", b.Name, b.Name)
+	if len(b.Trsv) > 0 {
+		files = fmt.Sprintf("`bench/baselines/%s.csv`, `%s-banded.csv` and `%s-sptrsv.csv`", b.Name, b.Name, b.Name)
+	}
+	fmt.Fprintf(w, "Baselines %s. Each grid was measured as follows:\n\n", files)
 	fmt.Fprintln(w, "| grid | device | driver | library | copy bandwidth | date | commit |")
 	fmt.Fprintln(w, "|---|---|---|---|---:|---|---|")
 	type pg struct {
@@ -281,6 +285,9 @@ func writeBaselineDoc(w io.Writer, b Baseline, plots map[string][]string) {
 		add(r.Prov)
 	}
 	for _, r := range b.Band {
+		add(r.Prov)
+	}
+	for _, r := range b.Trsv {
 		add(r.Prov)
 	}
 	sort.SliceStable(provs, func(i, j int) bool { return gridRank(provs[i].grid) < gridRank(provs[j].grid) })
@@ -307,6 +314,9 @@ func writeBaselineDoc(w io.Writer, b Baseline, plots map[string][]string) {
 		}
 	}
 	writeBandDoc(w, b, plots[b.Name+"/"+GridBanded])
+	if len(b.Trsv) > 0 {
+		writeTrsvDoc(w, b.Trsv)
+	}
 }
 
 // precLabel writes f32 as FP32 and f64 as FP64.

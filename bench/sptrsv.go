@@ -3,17 +3,20 @@ package bench
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/bandsolve/bandsolve/sptrsv"
 	"github.com/bandsolve/bandsolve/sptrsv/suite"
+	"github.com/bandsolve/bandsolve/tridiag"
 )
 
 // Sparse triangular grids (-grid sptrsv, sptrsv-small): the lower
@@ -48,6 +51,7 @@ type TrsvResult struct {
 	Launches       int
 	RelErr         float64
 	Err            string
+	Prov           Provenance
 }
 
 // GFlops is 2·nnz / the median solve time, in 10⁹ per second.
@@ -95,6 +99,8 @@ func runTrsv(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 		return err
 	}
 	var gpu gpuBackend
+	prov := newProvenance(cfg.grid)
+	prov.Device = tridiag.DefaultCPU().Name()
 	if cfg.device == "cuda" {
 		if gpu, err = openGPU(cfg.gpu, cfg.copyBytes, cfg.cusparsePath); err != nil {
 			return fmt.Errorf("-device cuda: %w", err)
@@ -104,6 +110,7 @@ func runTrsv(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "# %s\n", n)
 		}
 		fmt.Fprintf(stdout, "# %s, %s, %s\n", gpu.Name(), gpu.Driver(), gpu.Library())
+		prov.Device, prov.Driver, prov.Library, prov.Bandwidth = gpu.Name(), gpu.Driver(), gpu.Library(), gpu.Bandwidth()
 	}
 	var all []TrsvResult
 	for _, c := range cases {
@@ -129,6 +136,9 @@ func runTrsv(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 					rs = append(rs, runTrsvGPU(gpu, tc, prec, cfg.warmup, cfg.reps, cfg.peers["cusparse"])...)
 				}
 			}
+		}
+		for i := range rs {
+			rs[i].Prov = prov
 		}
 		all = append(all, rs...)
 		if err := WriteTrsvTable(stdout, rs); err != nil {
@@ -231,18 +241,144 @@ func WriteTrsvTable(w io.Writer, rs []TrsvResult) error {
 	return tw.Flush()
 }
 
-// WriteTrsvCSV writes results as CSV, one record a result, times in
-// seconds.
+// trsvHeader names the columns of the sparse triangular CSV files.
+var trsvHeader = append([]string{"matrix", "desc", "n", "nnz", "levels", "precision", "solver", "analysis_s",
+	"first_analysis_s", "solve_s", "solve_min_s", "solve_max_s", "gflops", "launches", "rel_error", "error"}, provenanceHeader...)
+
+// WriteTrsvCSV writes results as CSV, one record a result with its
+// provenance, times in seconds.
 func WriteTrsvCSV(w io.Writer, rs []TrsvResult) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"matrix", "desc", "n", "nnz", "levels", "precision", "solver", "analysis_s", "first_analysis_s",
-		"solve_s", "solve_min_s", "solve_max_s", "gflops", "launches", "rel_error", "error"})
+	_ = cw.Write(trsvHeader)
 	sec := func(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'g', 6, 64) }
 	for _, r := range rs {
-		_ = cw.Write([]string{r.Matrix, r.Desc, strconv.Itoa(r.N), strconv.Itoa(r.NNZ), strconv.Itoa(r.Levels), r.Precision,
+		_ = cw.Write(append([]string{r.Matrix, r.Desc, strconv.Itoa(r.N), strconv.Itoa(r.NNZ), strconv.Itoa(r.Levels), r.Precision,
 			r.Solver, sec(r.Analysis), sec(r.First), sec(r.Solve), sec(r.SolveLo), sec(r.SolveHi),
-			strconv.FormatFloat(r.GFlops(), 'g', 6, 64), strconv.Itoa(r.Launches), strconv.FormatFloat(r.RelErr, 'g', 4, 64), r.Err})
+			strconv.FormatFloat(r.GFlops(), 'g', 6, 64), strconv.Itoa(r.Launches), strconv.FormatFloat(r.RelErr, 'g', 4, 64), r.Err},
+			r.Prov.record()...))
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// ReadTrsvCSV reads what WriteTrsvCSV wrote (lines starting with # are
+// comments).
+func ReadTrsvCSV(rd io.Reader) ([]TrsvResult, error) {
+	cr := csv.NewReader(rd)
+	cr.Comment = '#'
+	cr.FieldsPerRecord = -1
+	recs, err := cr.ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 {
+		return nil, nil
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	for _, h := range []string{"matrix", "n", "nnz", "levels", "precision", "solver", "analysis_s", "solve_s"} {
+		if _, ok := col[h]; !ok {
+			return nil, fmt.Errorf("sparse triangular CSV: no column %q", h)
+		}
+	}
+	var out []TrsvResult
+	for li, rec := range recs[1:] {
+		get := func(h string) string {
+			if i, ok := col[h]; ok && i < len(rec) {
+				return rec[i]
+			}
+			return ""
+		}
+		num := func(h string) float64 {
+			v, _ := strconv.ParseFloat(get(h), 64)
+			return v
+		}
+		r := TrsvResult{Matrix: get("matrix"), Desc: get("desc"), Precision: get("precision"), Solver: get("solver"),
+			Err: get("error"), Prov: parseProvenance(get)}
+		var e1, e2, e3 error
+		r.N, e1 = strconv.Atoi(get("n"))
+		r.NNZ, e2 = strconv.Atoi(get("nnz"))
+		r.Levels, e3 = strconv.Atoi(get("levels"))
+		if err := errors.Join(e1, e2, e3); err != nil {
+			return nil, fmt.Errorf("sparse triangular CSV record %d: %w", li+1, err)
+		}
+		r.Analysis, r.First = secondsDuration(num("analysis_s")), secondsDuration(num("first_analysis_s"))
+		r.Solve, r.SolveLo, r.SolveHi = secondsDuration(num("solve_s")), secondsDuration(num("solve_min_s")), secondsDuration(num("solve_max_s"))
+		r.Launches = int(num("launches"))
+		r.RelErr = num("rel_error")
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// writeTrsvDoc writes the sparse triangular section of a baseline's
+// page: per matrix and precision, Auto (and what it ran), the fastest of
+// this module's GPU solvers, cuSPARSE SpSV, and the ratios, with the
+// geometric means over the matrices.
+func writeTrsvDoc(w io.Writer, rs []TrsvResult) {
+	fmt.Fprint(w, "\n### Sparse triangular solves\n\n"+
+		"Lower triangles of `sptrsv/suite`'s fixed set (`-grid sptrsv`), one right-hand side, solved on the GPU by this "+
+		"module's plans and by cuSPARSE `SpSV` in the same process. Solve: CUDA events around each solve, launched while "+
+		"the GPU waits (median of the repetitions). Analysis: wall clock from its start until the device has finished it "+
+		"(for SpSV the first analysis of the process, which holds the library's start-up, is left out). GFLOP/s = 2·nnz / "+
+		"solve time. Best: the fastest of this module's GPU solves (`auto`, `levelset`, `syncfree`, `syncfree-csr` with a thread or a warp a row).\n\n")
+	fmt.Fprintln(w, "| matrix | n | nnz | levels | precision | Auto ran | Auto solve | Auto analysis | best | best solve | SpSV solve | SpSV analysis | Auto solve × | best solve × | Auto analysis × | analysis + solve × |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+	type key struct{ m, p string }
+	var keys []key
+	by := map[key][]TrsvResult{}
+	for _, r := range rs {
+		k := key{r.Matrix, r.Precision}
+		if by[k] == nil {
+			keys = append(keys, k)
+		}
+		by[k] = append(by[k], r)
+	}
+	logs := map[string]*[4]float64{}
+	counts := map[string]int{}
+	for _, k := range keys {
+		var auto, best, peer *TrsvResult
+		for i := range by[k] {
+			r := &by[k][i]
+			switch {
+			case r.Err != "":
+			case r.Solver == "cusparse:SpSV":
+				peer = r
+			case strings.HasPrefix(r.Solver, "gpu:"):
+				if strings.HasPrefix(r.Solver, "gpu:auto") {
+					auto = r
+				}
+				if best == nil || r.Solve < best.Solve {
+					best = r
+				}
+			}
+		}
+		if auto == nil || best == nil || peer == nil {
+			continue
+		}
+		ran := strings.TrimSuffix(strings.TrimPrefix(auto.Solver, "gpu:auto("), ")")
+		rs, rb := peer.Solve.Seconds()/auto.Solve.Seconds(), peer.Solve.Seconds()/best.Solve.Seconds()
+		ra := peer.Analysis.Seconds() / auto.Analysis.Seconds()
+		rt := (peer.Analysis + peer.Solve).Seconds() / (auto.Analysis + auto.Solve).Seconds()
+		fmt.Fprintf(w, "| %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", k.m, auto.N, auto.NNZ,
+			auto.Levels, precLabel(k.p), ran, fmtTime(auto.Solve), fmtTime(auto.Analysis), strings.TrimPrefix(best.Solver, "gpu:"),
+			fmtTime(best.Solve), fmtTime(peer.Solve), fmtTime(peer.Analysis), fmtRatio(rs), fmtRatio(rb), fmtRatio(ra), fmtRatio(rt))
+		if logs[k.p] == nil {
+			logs[k.p] = &[4]float64{}
+		}
+		for i, v := range []float64{rs, rb, ra, rt} {
+			logs[k.p][i] += math.Log(v)
+		}
+		counts[k.p]++
+	}
+	for _, p := range []string{"f32", "f64"} {
+		if counts[p] == 0 {
+			continue
+		}
+		g := func(i int) string { return fmtRatio(math.Exp(logs[p][i] / float64(counts[p]))) }
+		fmt.Fprintf(w, "\nGeometric means over the %d matrices in %s, against SpSV: Auto's solve %s, the best solve %s, Auto's analysis %s, analysis + one solve %s.\n",
+			counts[p], precLabel(p), g(0), g(1), g(2), g(3))
+	}
 }
