@@ -6,6 +6,7 @@ import (
 
 	"github.com/bandsolve/bandsolve/sparse"
 	"github.com/bandsolve/bandsolve/sptrsv"
+	"github.com/bandsolve/bandsolve/tridiag"
 )
 
 // Example solves with the lower triangle of a small general matrix and
@@ -84,4 +85,37 @@ func ExampleSolveLocality() {
 	// external slots: [0 0 2 4] edges: [0 1 2 3 4] from [0 1 0 3] to local [1 1 0 0]
 	// steps: [0 1 3 4] divisions: [0 2 3 4 5] internal edges: [0 0 1 1 1]
 	// x = [1 1 1 1 1]
+}
+
+// ExampleNewPlan analyses a lower bidiagonal triangle once for the CPU
+// (a *cuda.Device, with package gpu imported, solves on the GPU instead)
+// and solves with it.
+func ExampleNewPlan() {
+	c := sparse.NewCOO(4, 4, 0)
+	for i := range 4 {
+		c.Add(i, i, 2)
+		if i > 0 {
+			c.Add(i, i-1, -1)
+		}
+	}
+	a, err := c.ToCSR()
+	if err != nil {
+		panic(err)
+	}
+	var dev tridiag.Device // nil: the CPU
+	b := []float64{2, 1, 1, 1}
+	x := make([]float64, 4)
+	ctx := context.Background()
+	plan, err := sptrsv.NewPlan[float64](dev, a, sptrsv.Options{Triangle: sptrsv.Lower}, sptrsv.Auto)
+	// dev: nil or a *tridiag.CPU, or a *cuda.Device with package gpu imported
+	if err != nil {
+		panic(err)
+	}
+	err = plan.Solve(ctx, b, x)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(plan.Algorithm(), x)
+	// Output:
+	// sequential [1 1 1 1]
 }
