@@ -48,10 +48,8 @@ func trsvGPU[T sptrsvgpu.Float](be *cudaBackend, tc *trsvCase, prec string, warm
 	defer func() { _ = dx.Free() }()
 	x := make([]T, len(b))
 	var out []TrsvResult
-	lanes := sptrsvgpu.DefaultLanes(len(a.Val), a.N)
-	other := 33 - lanes // 1 ↔ 32
 	for _, opts := range []sptrsvgpu.Options{{Algorithm: sptrsv.Auto}, {Algorithm: sptrsv.LevelSet}, {Algorithm: sptrsv.SyncFree},
-		{Algorithm: sptrsv.SyncFreeCSR}, {Algorithm: sptrsv.SyncFreeCSR, Lanes: other}} {
+		{Algorithm: sptrsv.SyncFreeCSR, Lanes: 1}, {Algorithm: sptrsv.SyncFreeCSR, Lanes: 32}} {
 		alg := opts.Algorithm
 		r := tc.result("gpu:"+alg.String(), prec)
 		if opts.Lanes != 0 {

@@ -66,6 +66,7 @@ var configs = []config{
 	{"syncfree", Options{Algorithm: sptrsv.SyncFree}},
 	{"syncfree-csr", Options{Algorithm: sptrsv.SyncFreeCSR}},
 	{"syncfree-csr-warp", Options{Algorithm: sptrsv.SyncFreeCSR, Lanes: 32}},
+	{"syncfree-csr-thread", Options{Algorithm: sptrsv.SyncFreeCSR, Lanes: 1}},
 	{"levelset-warp-levels", Options{Algorithm: sptrsv.LevelSet, Lanes: 32}},
 	{"auto", Options{}},
 }
