@@ -14,7 +14,7 @@ import (
 // TestTrsvCSVRoundTrip: what WriteTrsvCSV writes, ReadTrsvCSV reads back,
 // provenance included.
 func TestTrsvCSVRoundTrip(t *testing.T) {
-	prov := Provenance{Grid: "sptrsv", Device: "cuda:0 test", Driver: "1.0", Library: "cuSPARSE 1", Bandwidth: 3e12, Date: "2026-01-01T00:00:00Z", Commit: "abc"}
+	prov := Provenance{Grid: "sptrsv", Device: "cuda:0 test", Driver: "1.0", Library: "cuSPARSE 1", Bandwidth: 3e12, Date: "the date", Commit: "the commit"}
 	rs := []TrsvResult{
 		{Matrix: "m", Desc: "a, matrix", N: 10, NNZ: 19, Levels: 10, Precision: "f64", Solver: "gpu:auto(syncfree-csr)",
 			Analysis: 3 * time.Millisecond, Solve: 2 * time.Millisecond, SolveLo: time.Millisecond, SolveHi: 4 * time.Millisecond,

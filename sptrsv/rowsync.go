@@ -3,8 +3,6 @@ package sptrsv
 import (
 	"context"
 	"fmt"
-	"runtime"
-	"sync"
 	"sync/atomic"
 )
 
@@ -30,64 +28,26 @@ func SolveSyncFreeCSR[T Float](ctx context.Context, an *Analysis, b, x []T) erro
 	val, diag := values[T](an)
 	n := an.n
 	ready := make([]atomic.Bool, n)
-	var (
-		ticket atomic.Int64
-		stop   atomic.Bool
-		wg     sync.WaitGroup
-	)
-	done := ctx.Done()
-	canceled := func() bool {
-		if done == nil {
-			return false
-		}
-		select {
-		case <-done:
-			stop.Store(true)
-			return true
-		default:
-			return false
-		}
-	}
-	// xs holds the solution as the workers publish it: x[j] is written
-	// before ready[j] is set (atomic.Bool's store and load order it).
-	worker := func() {
-		for !stop.Load() {
-			k := int(ticket.Add(1) - 1)
-			if k >= n {
-				return
+	// x[j] is written before ready[j] is set (atomic.Bool's store and
+	// load order it).
+	var t tickets
+	ok := runTickets(ctx, an, &t, func(i int) bool {
+		s := b[i]
+		for p := an.rowPtr[i]; p < an.rowPtr[i+1]; p++ {
+			if p == an.diagPos[i] {
+				continue
 			}
-			i := k
-			if an.triangle == Upper {
-				i = n - 1 - k
+			j := an.col[p]
+			if !t.wait(ready[j].Load) {
+				return false
 			}
-			s := b[i]
-			for p := an.rowPtr[i]; p < an.rowPtr[i+1]; p++ {
-				if p == an.diagPos[i] {
-					continue
-				}
-				j := an.col[p]
-				for spin := 0; !ready[j].Load(); spin++ {
-					if stop.Load() || spin%64 == 63 && canceled() {
-						return
-					}
-					runtime.Gosched()
-				}
-				s -= val[p] * x[j]
-			}
-			x[i] = s / diag[i]
-			ready[i].Store(true)
+			s -= val[p] * x[j]
 		}
-	}
-	w := max(1, min(an.workers, n))
-	wg.Add(w)
-	for range w {
-		go func() {
-			defer wg.Done()
-			worker()
-		}()
-	}
-	wg.Wait()
-	if stop.Load() {
+		x[i] = s / diag[i]
+		ready[i].Store(true)
+		return true
+	})
+	if !ok {
 		return fmt.Errorf("sptrsv: row-wise synchronization-free solve stopped: %w", ctx.Err())
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"sync"
 	"sync/atomic"
 )
@@ -214,59 +213,21 @@ func SolveSyncFree[T Float](ctx context.Context, an *Analysis, b, x []T) error {
 	n := an.n
 	leftSum := newAtomicSums[T](n)
 	solved := make([]int32, n)
-	var (
-		ticket atomic.Int64
-		stop   atomic.Bool
-		wg     sync.WaitGroup
-	)
-	done := ctx.Done()
-	canceled := func() bool {
-		if done == nil {
+	var t tickets
+	ok := runTickets(ctx, an, &t, func(i int) bool {
+		if !t.wait(func() bool { return atomic.LoadInt32(&solved[i]) >= an.inDegree[i] }) {
 			return false
 		}
-		select {
-		case <-done:
-			stop.Store(true)
-			return true
-		default:
-			return false
+		xi := (b[i] - leftSum.load(i)) / diag[i]
+		x[i] = xi
+		for c := an.cscPtr[i]; c < an.cscPtr[i+1]; c++ {
+			r := an.cscRow[c]
+			leftSum.add(r, cscVal[c]*xi)
+			atomic.AddInt32(&solved[r], 1)
 		}
-	}
-	worker := func() {
-		for !stop.Load() {
-			k := int(ticket.Add(1) - 1)
-			if k >= n {
-				return
-			}
-			i := k
-			if an.triangle == Upper {
-				i = n - 1 - k
-			}
-			for spin := 0; atomic.LoadInt32(&solved[i]) < an.inDegree[i]; spin++ {
-				if stop.Load() || spin%64 == 63 && canceled() {
-					return
-				}
-				runtime.Gosched()
-			}
-			xi := (b[i] - leftSum.load(i)) / diag[i]
-			x[i] = xi
-			for c := an.cscPtr[i]; c < an.cscPtr[i+1]; c++ {
-				r := an.cscRow[c]
-				leftSum.add(r, cscVal[c]*xi)
-				atomic.AddInt32(&solved[r], 1)
-			}
-		}
-	}
-	w := max(1, min(an.workers, n))
-	wg.Add(w)
-	for range w {
-		go func() {
-			defer wg.Done()
-			worker()
-		}()
-	}
-	wg.Wait()
-	if stop.Load() {
+		return true
+	})
+	if !ok {
 		return fmt.Errorf("sptrsv: synchronization-free solve of the %s triangle of order %d stopped: %w", an.triangle, n, ctx.Err())
 	}
 	return nil
