@@ -85,7 +85,8 @@ func TestSolveAccuracyCheckCUDA(t *testing.T) {
 
 // TestTRSVOnGPU: -device cuda solves with every GPU algorithm, both
 // precisions, and gives the CPU's solution (bit for bit where one thread
-// solves a row: syncfree-csr on this matrix of three entries a row).
+// solves a row: levelset and syncfree-csr on this matrix of three entries
+// a row).
 func TestTRSVOnGPU(t *testing.T) {
 	dir := t.TempDir()
 	a := powerLawLower(t)
@@ -98,7 +99,7 @@ func TestTRSVOnGPU(t *testing.T) {
 		if alg == "auto" {
 			assert.Contains(t, out, "auto → syncfree-csr (the GPU's rule")
 		}
-		if alg == "syncfree" {
+		if alg == "syncfree" || alg == "auto" { // atomics; Auto may give a row a warp
 			assert.InDeltaSlice(t, ref, x, 1e-12, alg)
 		} else {
 			assert.Equal(t, ref, x, alg)

@@ -154,6 +154,35 @@ __device__ void trsv_level_scatter_body(const int *level, int n, const int *leve
     if (l >= 0) perm[levelPtr[l] + base + __popc(same & ((1u << lane) - 1))] = i;
 }
 
+// The depth of the windows of logical rows: block b takes logical rows
+// b·window … (b+1)·window − 1 and adds the number of levels they span
+// (largest − smallest + 1) to *sum. A window of few levels keeps a grid of
+// warps busy; a deep one (the long chains of a naturally ordered mesh)
+// wants more rows in flight.
+__device__ void trsv_level_depth_body(const int *level, int n, int upper, int window, unsigned long long *sum) {
+    __shared__ int lo, hi;
+    if (threadIdx.x == 0) {
+        lo = 0x7fffffff;
+        hi = 0;
+    }
+    __syncthreads();
+    const int k0 = blockIdx.x * window, k1 = min(n, k0 + window);
+    int a = 0x7fffffff, b = 0;
+    for (int k = k0 + threadIdx.x; k < k1; k += blockDim.x) {
+        const int l = level[upper ? n - 1 - k : k];
+        a = min(a, l);
+        b = max(b, l);
+    }
+    a = __reduce_min_sync(0xffffffffu, a);
+    b = __reduce_max_sync(0xffffffffu, b);
+    if ((threadIdx.x & 31) == 0) {
+        atomicMin(&lo, a);
+        atomicMax(&hi, b);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0 && hi >= lo) atomicAdd(sum, (unsigned long long)(hi - lo + 1));
+}
+
 // Exclusive prefix sums of int arrays in three steps: the blocks' own
 // sums (in place, TRSV_SCAN_BLOCK elements a block, totals to sums), the
 // totals' (one block), and their addition.
@@ -419,6 +448,10 @@ extern "C" __global__ void __launch_bounds__(TRSV_BLOCK) trsv_level_count(const 
 extern "C" __global__ void __launch_bounds__(TRSV_BLOCK)
     trsv_level_scatter(const int *level, int n, const int *levelPtr, int *fill, int *perm) {
     trsv_level_scatter_body(level, n, levelPtr, fill, perm);
+}
+extern "C" __global__ void __launch_bounds__(TRSV_BLOCK)
+    trsv_level_depth(const int *level, int n, int upper, int window, unsigned long long *sum) {
+    trsv_level_depth_body(level, n, upper, window, sum);
 }
 extern "C" __global__ void __launch_bounds__(TRSV_SCAN_BLOCK) trsv_scan_local(int *v, int len, int *sums) {
     trsv_scan_local_body(v, len, sums);

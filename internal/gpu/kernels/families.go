@@ -1312,6 +1312,12 @@ type TrsvLevelScatter struct{ k Kernel }
 // Kernel returns the kernel.
 func (f TrsvLevelScatter) Kernel() Kernel { return trsvLevelScatter }
 
+// TrsvLevelDepth is the kernel trsv_level_depth (its zero value).
+type TrsvLevelDepth struct{ k Kernel }
+
+// Kernel returns the kernel.
+func (f TrsvLevelDepth) Kernel() Kernel { return trsvLevelDepth }
+
 // TrsvScanLocal is the kernel trsv_scan_local (its zero value).
 type TrsvScanLocal struct{ k Kernel }
 

@@ -3037,6 +3037,36 @@ func (f TrsvLevelScatter) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem 
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:5])
 }
 
+// TrsvLevelDepthArgs are the parameters of trsv_level_depth.
+type TrsvLevelDepthArgs struct {
+	Level  cu.DevicePtr // level
+	N      int32        // n
+	Upper  int32        // upper
+	Window int32        // window
+	Sum    cu.DevicePtr // sum
+}
+
+// TrsvLevelDepthSlots is the number of launch slots of TrsvLevelDepth.
+const TrsvLevelDepthSlots = 5
+
+// Pack puts a in slots[:TrsvLevelDepthSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TrsvLevelDepth) Pack(a *TrsvLevelDepthArgs, slots []uint64) {
+	_ = slots[4]
+	slots[0] = uint64(a.Level)
+	slots[1] = uint64(uint32(a.N))
+	slots[2] = uint64(uint32(a.Upper))
+	slots[3] = uint64(uint32(a.Window))
+	slots[4] = uint64(a.Sum)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TrsvLevelDepth) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TrsvLevelDepthArgs) error {
+	var slots [5]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:5])
+}
+
 // TrsvScanLocalArgs are the parameters of trsv_scan_local.
 type TrsvScanLocalArgs struct {
 	V    cu.DevicePtr // v

@@ -170,6 +170,7 @@ const (
 	trsvLevels
 	trsvLevelCount
 	trsvLevelScatter
+	trsvLevelDepth
 	trsvScanLocal
 	trsvScanSums
 	trsvScanAdd
@@ -344,6 +345,7 @@ var table = [...]Info{
 	trsvLevels:                     {Name: "trsv_levels", Module: 3, Family: "trsv_levels", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"n", "int"}, {"upper", "int"}, {"lg", "int"}, {"level", "int*"}, {"ticket", "unsigned*"}, {"maxLevel", "int*"}}},
 	trsvLevelCount:                 {Name: "trsv_level_count", Module: 3, Family: "trsv_level_count", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"level", "const int*"}, {"n", "int"}, {"count", "int*"}}},
 	trsvLevelScatter:               {Name: "trsv_level_scatter", Module: 3, Family: "trsv_level_scatter", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"level", "const int*"}, {"n", "int"}, {"levelPtr", "const int*"}, {"fill", "int*"}, {"perm", "int*"}}},
+	trsvLevelDepth:                 {Name: "trsv_level_depth", Module: 3, Family: "trsv_level_depth", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"level", "const int*"}, {"n", "int"}, {"upper", "int"}, {"window", "int"}, {"sum", "unsigned long long*"}}},
 	trsvScanLocal:                  {Name: "trsv_scan_local", Module: 3, Family: "trsv_scan_local", MaxThreads: 1024, MinBlocks: 0, Params: []Param{{"v", "int*"}, {"len", "int"}, {"sums", "int*"}}},
 	trsvScanSums:                   {Name: "trsv_scan_sums", Module: 3, Family: "trsv_scan_sums", MaxThreads: 1024, MinBlocks: 0, Params: []Param{{"sums", "int*"}, {"nb", "int"}}},
 	trsvScanAdd:                    {Name: "trsv_scan_add", Module: 3, Family: "trsv_scan_add", MaxThreads: 1024, MinBlocks: 0, Params: []Param{{"v", "int*"}, {"len", "int"}, {"sums", "const int*"}}},

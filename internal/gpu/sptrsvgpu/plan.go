@@ -70,19 +70,21 @@ type step struct {
 // Plan is the analysis of one triangle on the device and the buffers of
 // its solves. Its methods are not safe for concurrent use.
 type Plan[T Float] struct {
-	dev    *cuda.Device
-	stream cu.Stream
-	tri    sptrsv.Options
-	opts   Options
-	alg    sptrsv.Algorithm
-	n, nnz int
-	f64    bool
-	lg     int // log2 of the lanes a row of the level-set solves
-	rowLg  int // log2 of the lanes a row of the row-wise solve and of the levels
-	gen    uint32
+	dev      *cuda.Device
+	stream   cu.Stream
+	tri      sptrsv.Options
+	opts     Options
+	alg      sptrsv.Algorithm
+	n, nnz   int
+	f64      bool
+	lg       int     // log2 of the lanes a row of the level-set solves
+	rowLg    int     // log2 of the lanes a row of the row-wise solve
+	levelsLg int     // log2 of the lanes a row of the levels' computation
+	depth    float64 // the mean levels a window of rows spans (Auto's lanes rule)
+	gen      uint32
 
 	rowPtr, col, val, deg, diag, errs cu.DevicePtr
-	ticket, maxLevel                  cu.DevicePtr
+	ticket, maxLevel, depthSum        cu.DevicePtr
 	// Level sets.
 	level, perm, levelPtr, scratch, sums cu.DevicePtr
 	levelPtrHost                         []int32
@@ -130,9 +132,8 @@ func NewPlan[T Float](d *cuda.Device, a *sparse.CSR, tri sptrsv.Options, opts Op
 	if p.opts.ChainRows == 0 {
 		p.opts.ChainRows = DefaultChainRows
 	}
-	switch lanes := cmp.Or(p.opts.Lanes, DefaultLanes(p.nnz, p.n)); lanes {
-	case 32:
-		p.rowLg = 5
+	if cmp.Or(p.opts.Lanes, DefaultLanes(p.nnz, p.n)) == 32 {
+		p.levelsLg = 5
 	}
 	if err := p.upload(a); err != nil {
 		_ = p.Close()
@@ -176,7 +177,7 @@ func (p *Plan[T]) upload(a *sparse.CSR) error {
 		ptr   *cu.DevicePtr
 		bytes int64
 	}{{&p.rowPtr, 4 * (n + 1)}, {&p.col, 4 * nnz}, {&p.val, p.elem() * nnz}, {&p.deg, 4 * n},
-		{&p.diag, p.elem() * n}, {&p.errs, 12}, {&p.ticket, 4}, {&p.maxLevel, 4}} {
+		{&p.diag, p.elem() * n}, {&p.errs, 12}, {&p.ticket, 4}, {&p.maxLevel, 4}, {&p.depthSum, 8}} {
 		if *b.ptr, err = p.alloc(b.bytes); err != nil {
 			return fmt.Errorf("sptrsv: a triangle of order %d with %d entries on the GPU: %w", p.n, p.nnz, err)
 		}
@@ -262,8 +263,8 @@ func (p *Plan[T]) Analyze() error {
 			if e := cu.MemsetD32Async(p.level, 0, int64(p.n), p.stream); e != nil {
 				return e
 			}
-			if e := (kernels.TrsvLevels{}).Launch(p.dev, blocks(p.n, block>>p.rowLg), threads, 0, p.stream, &kernels.TrsvLevelsArgs{
-				RowPtr: p.rowPtr, Col: p.col, N: int32(p.n), Upper: upper, LG: int32(p.rowLg), Level: p.level, Ticket: p.ticket, MaxLevel: p.maxLevel,
+			if e := (kernels.TrsvLevels{}).Launch(p.dev, blocks(p.n, block>>p.levelsLg), threads, 0, p.stream, &kernels.TrsvLevelsArgs{
+				RowPtr: p.rowPtr, Col: p.col, N: int32(p.n), Upper: upper, LG: int32(p.levelsLg), Level: p.level, Ticket: p.ticket, MaxLevel: p.maxLevel,
 			}); e != nil {
 				return e
 			}
@@ -284,12 +285,21 @@ func (p *Plan[T]) Analyze() error {
 	}
 	p.stats = sptrsv.Stats{N: p.n, NNZ: p.nnz, Levels: int(nLevels)}
 	p.alg = p.opts.Algorithm
+	p.rowLg = p.levelsLg
 	if levels {
 		if err := p.sortLevels(int(nLevels)); err != nil {
 			return err
 		}
 		if p.alg == sptrsv.Auto {
 			p.alg = Choose(p.stats)
+			if p.alg == sptrsv.SyncFreeCSR && p.opts.Lanes == 0 {
+				if err := p.measureDepth(); err != nil {
+					return err
+				}
+				if p.depth <= AutoWarpDepth {
+					p.rowLg = 5
+				}
+			}
 		}
 	}
 	switch p.alg {
@@ -314,6 +324,57 @@ func (p *Plan[T]) readyFlags() error {
 		return p.stream.Synchronize()
 	})
 }
+
+// AutoWarpDepth is the most levels that the windows of logical rows may
+// span on average (Depth) for Auto to solve a row with a warp rather than
+// a thread in the row-wise solve. The windows hold as many rows as the
+// GPU holds warps (multiprocessors × threads a multiprocessor / 32).
+//
+//	bandsolve bench -grid sptrsv -device cuda -peers cusparse
+//
+// on an H100 (windows of 8448 rows), FP32: the power-law triangle (35
+// levels a window) takes 1.08 ms with a warp a row against 5.87 ms with a
+// thread, the 2-D Laplacian in RCM order (18) 4.19 against 5.44 ms; the
+// naturally ordered Laplacians (195 to 1006 levels a window) and the
+// dense triangle (2000) are faster with a thread: 5.47 against 85 ms
+// (2-D), 1.90 against 14.3 ms (7-point 3-D), 2.42 against 3.11 ms (dense).
+const AutoWarpDepth = 64
+
+// measureDepth computes the mean number of levels the windows of logical
+// rows span (the levels must be computed).
+func (p *Plan[T]) measureDepth() error {
+	pr := p.dev.Properties()
+	window := max(32, pr.SMs*pr.MaxThreadsPerSM/32)
+	nb := (p.n + window - 1) / window
+	var sum uint64
+	err := p.dev.Enqueue(func() error {
+		if e := cu.MemsetD32Async(p.depthSum, 0, 2, p.stream); e != nil {
+			return e
+		}
+		if e := (kernels.TrsvLevelDepth{}).Launch(p.dev, cuda.Dim3{X: nb, Y: 1, Z: 1}, threads, 0, p.stream, &kernels.TrsvLevelDepthArgs{
+			Level: p.level, N: int32(p.n), Upper: flag(p.tri.Triangle == sptrsv.Upper), Window: int32(window), Sum: p.depthSum,
+		}); e != nil {
+			return e
+		}
+		if e := cu.MemcpyDtoHAsync(unsafe.Pointer(&sum), p.depthSum, 8, p.stream); e != nil {
+			return e
+		}
+		return p.stream.Synchronize()
+	})
+	if err != nil {
+		return fmt.Errorf("sptrsv: the level windows of a triangle of order %d on the GPU: %w", p.n, err)
+	}
+	p.depth = float64(sum) / float64(nb)
+	return nil
+}
+
+// Depth returns the mean number of levels a window of logical rows spans,
+// as Auto measured it to choose the lanes of the row-wise solve (0 when it
+// did not).
+func (p *Plan[T]) Depth() float64 { return p.depth }
+
+// Lanes returns the lanes that solve one row in the row-wise solve.
+func (p *Plan[T]) Lanes() int { return 1 << p.rowLg }
 
 // DefaultLanes is the lanes a row of the row-wise solve for a triangle of
 // order n with nnz entries: a thread while rows hold at most 16

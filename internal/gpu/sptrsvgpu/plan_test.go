@@ -272,3 +272,48 @@ func TestSchedule(t *testing.T) {
 	require.Equal(t, 0, lanesShift(300, 100))
 	require.Equal(t, 5, lanesShift(45150, 300))
 }
+
+// TestAutoLanesByDepth: the windows' depth that Auto measures on the
+// device is the one computed from the CPU's levels, and it sets the lanes
+// of the row-wise solve as AutoWarpDepth says.
+func TestAutoLanesByDepth(t *testing.T) {
+	pr := dev.Properties()
+	window := pr.SMs * pr.MaxThreadsPerSM / 32
+	for _, c := range []struct {
+		name string
+		a    *sparse.CSR
+	}{{"lap2d-natural", suite.Laplacian2D(300, suite.Natural)}, {"power-law", suite.PowerLaw(100_000, 2.9, suite.Seed)}} {
+		for _, tri := range []sptrsv.Options{{}, {Triangle: sptrsv.Upper}} {
+			a := c.a
+			if tri.Triangle == sptrsv.Upper {
+				a = upperOf(a)
+			}
+			an, err := sptrsv.Analyze(a, tri)
+			require.NoError(t, err)
+			sum, nb := 0, 0
+			for k0 := 0; k0 < a.N; k0 += window {
+				lo, hi := math.MaxInt, 0
+				for k := k0; k < min(a.N, k0+window); k++ {
+					i := k
+					if tri.Triangle == sptrsv.Upper {
+						i = a.N - 1 - k
+					}
+					lo, hi = min(lo, an.Level(i)), max(hi, an.Level(i))
+				}
+				sum += hi - lo + 1
+				nb++
+			}
+			p, err := NewPlan[float64](dev, a, tri, Options{})
+			require.NoError(t, err)
+			require.Equal(t, sptrsv.SyncFreeCSR, p.Algorithm(), c.name)
+			require.Equal(t, float64(sum)/float64(nb), p.Depth(), "%s %s", c.name, tri.Triangle)
+			want := 1
+			if p.Depth() <= AutoWarpDepth {
+				want = 32
+			}
+			require.Equal(t, want, p.Lanes(), "%s %s: depth %.1f", c.name, tri.Triangle, p.Depth())
+			t.Logf("%s %s: depth %.1f, %d lanes", c.name, tri.Triangle, p.Depth(), p.Lanes())
+			require.NoError(t, p.Close())
+		}
+	}
+}
