@@ -48,16 +48,12 @@ func trsvGPU[T sptrsvgpu.Float](be *cudaBackend, tc *trsvCase, prec string, warm
 	defer func() { _ = dx.Free() }()
 	x := make([]T, len(b))
 	var out []TrsvResult
-	for _, opts := range []sptrsvgpu.Options{{Algorithm: sptrsv.Auto}, {Algorithm: sptrsv.LevelSet},
-		{Algorithm: sptrsv.LevelSet, OneLaunch: true}, {Algorithm: sptrsv.SyncFree},
+	for _, opts := range []sptrsvgpu.Options{{Algorithm: sptrsv.Auto}, {Algorithm: sptrsv.LevelSet}, {Algorithm: sptrsv.SyncFree},
 		{Algorithm: sptrsv.SyncFreeCSR, Lanes: 1}, {Algorithm: sptrsv.SyncFreeCSR, Lanes: 32}} {
 		alg := opts.Algorithm
 		r := tc.result("gpu:"+alg.String(), prec)
 		if opts.Lanes != 0 {
 			r.Solver += fmt.Sprintf("/lanes=%d", opts.Lanes)
-		}
-		if opts.OneLaunch {
-			r.Solver += "/one-launch"
 		}
 		fail := func(err error) { r.Err = err.Error(); out = append(out, r) }
 		p, err := sptrsvgpu.NewPlan[T](be.dev, a, sptrsv.Options{}, opts)

@@ -402,56 +402,6 @@ __device__ void trsv_rowsync(const int *rowPtr, const int *col, const T *val, co
     }
 }
 
-// The level-set solve in one launch: a grid of one block a
-// multiprocessor (all resident at once) walks the plan's steps; a chain
-// step (its levels of at most a block's rows, steps[3s+2] = 1) is done by
-// block 0 alone with block barriers between its levels, a wide step (one
-// level) by the whole grid, its rows in grid stride; a grid barrier ends
-// every step. The barrier: bar[0] counts the blocks that arrived, bar[1]
-// is the generation; the last block to arrive resets the count and
-// advances the generation, the others wait for it. x written before a
-// barrier is read after it (a fence before arriving).
-__device__ __forceinline__ void trsv_grid_barrier(unsigned *bar) {
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        const unsigned gen = trsv_peek(bar + 1);
-        __threadfence();
-        if (atomicAdd(bar, 1u) == gridDim.x - 1) {
-            bar[0] = 0;
-            __threadfence();
-            atomicAdd(bar + 1, 1u);
-        } else {
-            while (trsv_peek(bar + 1) == gen) {
-            }
-        }
-        __threadfence();
-    }
-    __syncthreads();
-}
-
-template <typename T>
-__device__ void trsv_grid_solve(const int *rowPtr, const int *col, const T *val, const T *diag, const int *perm,
-                                const int *levelPtr, const int *steps, int nsteps, int upper, int lg, const T *b, T *x,
-                                unsigned *bar) {
-    for (int st = 0; st < nsteps; st++) {
-        const int l0 = steps[3 * st], l1 = steps[3 * st + 1], chain = steps[3 * st + 2];
-        if (chain) {
-            if (blockIdx.x == 0) trsv_chain_solve(rowPtr, col, val, diag, perm, levelPtr, l0, l1, upper, lg, b, x);
-        } else {
-            const int lo = levelPtr[l0], hi = levelPtr[l0 + 1], g = 1 << lg;
-            const int groups = (gridDim.x * blockDim.x) >> lg;
-            for (int base = lo; base < hi; base += groups) {
-                const int t = blockIdx.x * blockDim.x + threadIdx.x;
-                const int q = base + (t >> lg);
-                const bool active = q < hi;
-                if (__any_sync(0xffffffffu, active))
-                    trsv_row(rowPtr, col, val, diag, active ? perm[q] : 0, upper, g, t & (g - 1), b, x, active);
-            }
-        }
-        if (st + 1 < nsteps) trsv_grid_barrier(bar);
-    }
-}
-
 #ifndef BS_DEVICE_ONLY
 #define TRSV_TYPED(T, S)                                                                                          \
     extern "C" __global__ void __launch_bounds__(TRSV_BLOCK)                                                      \
@@ -478,12 +428,6 @@ __device__ void trsv_grid_solve(const int *rowPtr, const int *col, const T *val,
         trsv_syncfree_##S(const int *cscPtr, const int *cscRow, const T *cscVal, const T *diag, const int *deg,   \
                           int n, int upper, const T *b, T *x, T *left, int *done, unsigned *ticket) {             \
         trsv_syncfree<T>(cscPtr, cscRow, cscVal, diag, deg, n, upper, b, x, left, done, ticket);                  \
-    }                                                                                                             \
-    extern "C" __global__ void __launch_bounds__(TRSV_CHAIN_BLOCK, 1)                                             \
-        trsv_grid_solve_##S(const int *rowPtr, const int *col, const T *val, const T *diag, const int *perm,      \
-                            const int *levelPtr, const int *steps, int nsteps, int upper, int lg, const T *b, T *x,  \
-                            unsigned *bar) {                                                                      \
-        trsv_grid_solve<T>(rowPtr, col, val, diag, perm, levelPtr, steps, nsteps, upper, lg, b, x, bar);          \
     }                                                                                                             \
     extern "C" __global__ void __launch_bounds__(TRSV_BLOCK)                                                      \
         trsv_rowsync_##S(const int *rowPtr, const int *col, const T *val, const T *diag, int n, int upper, int lg, \

@@ -1276,24 +1276,6 @@ func TrsvSyncfreeFor(f64 bool) (TrsvSyncfree, error) {
 // Kernel returns the kernel.
 func (f TrsvSyncfree) Kernel() Kernel { return f.k }
 
-// TrsvGridSolve is a kernel of the family trsv_grid_solve_f32, trsv_grid_solve_f64.
-type TrsvGridSolve struct{ k Kernel }
-
-// TrsvGridSolveFor returns the kernel of the family for the given template
-// values (and precision), or an error wrapping ErrNoKernel.
-func TrsvGridSolveFor(f64 bool) (TrsvGridSolve, error) {
-	if !f64 {
-		return TrsvGridSolve{trsvGridSolveF32}, nil
-	}
-	if f64 {
-		return TrsvGridSolve{trsvGridSolveF64}, nil
-	}
-	return TrsvGridSolve{}, fmt.Errorf("%w: trsv_grid_solve with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f TrsvGridSolve) Kernel() Kernel { return f.k }
-
 // TrsvRowsync is a kernel of the family trsv_rowsync_f32, trsv_rowsync_f64.
 type TrsvRowsync struct{ k Kernel }
 

@@ -2901,52 +2901,6 @@ func (f TrsvSyncfree) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int,
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:12])
 }
 
-// TrsvGridSolveArgs are the parameters of trsv_grid_solve_f32, trsv_grid_solve_f64.
-type TrsvGridSolveArgs struct {
-	RowPtr   cu.DevicePtr // rowPtr
-	Col      cu.DevicePtr // col
-	Val      cu.DevicePtr // val
-	Diag     cu.DevicePtr // diag
-	Perm     cu.DevicePtr // perm
-	LevelPtr cu.DevicePtr // levelPtr
-	Steps    cu.DevicePtr // steps
-	Nsteps   int32        // nsteps
-	Upper    int32        // upper
-	LG       int32        // lg
-	B        cu.DevicePtr // b
-	X        cu.DevicePtr // x
-	Bar      cu.DevicePtr // bar
-}
-
-// TrsvGridSolveSlots is the number of launch slots of TrsvGridSolve.
-const TrsvGridSolveSlots = 13
-
-// Pack puts a in slots[:TrsvGridSolveSlots] as the kernel's C types, for
-// cuda.Device.LaunchDirect.
-func (f TrsvGridSolve) Pack(a *TrsvGridSolveArgs, slots []uint64) {
-	_ = slots[12]
-	slots[0] = uint64(a.RowPtr)
-	slots[1] = uint64(a.Col)
-	slots[2] = uint64(a.Val)
-	slots[3] = uint64(a.Diag)
-	slots[4] = uint64(a.Perm)
-	slots[5] = uint64(a.LevelPtr)
-	slots[6] = uint64(a.Steps)
-	slots[7] = uint64(uint32(a.Nsteps))
-	slots[8] = uint64(uint32(a.Upper))
-	slots[9] = uint64(uint32(a.LG))
-	slots[10] = uint64(a.B)
-	slots[11] = uint64(a.X)
-	slots[12] = uint64(a.Bar)
-}
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f TrsvGridSolve) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TrsvGridSolveArgs) error {
-	var slots [13]uint64
-	f.Pack(a, slots[:])
-	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:13])
-}
-
 // TrsvRowsyncArgs are the parameters of trsv_rowsync_f32, trsv_rowsync_f64.
 type TrsvRowsyncArgs struct {
 	RowPtr cu.DevicePtr // rowPtr

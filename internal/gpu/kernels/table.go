@@ -160,14 +160,12 @@ const (
 	trsvLevelSolveF32
 	trsvChainSolveF32
 	trsvSyncfreeF32
-	trsvGridSolveF32
 	trsvRowsyncF32
 	trsvRowsF64
 	trsvCscFillF64
 	trsvLevelSolveF64
 	trsvChainSolveF64
 	trsvSyncfreeF64
-	trsvGridSolveF64
 	trsvRowsyncF64
 	trsvLevels
 	trsvLevelCount
@@ -337,14 +335,12 @@ var table = [...]Info{
 	trsvLevelSolveF32:              {Name: "trsv_level_solve_f32", Module: 3, Family: "trsv_level_solve", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const float*"}, {"diag", "const float*"}, {"perm", "const int*"}, {"lo", "int"}, {"hi", "int"}, {"upper", "int"}, {"lg", "int"}, {"b", "const float*"}, {"x", "float*"}}},
 	trsvChainSolveF32:              {Name: "trsv_chain_solve_f32", Module: 3, Family: "trsv_chain_solve", MaxThreads: 1024, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const float*"}, {"diag", "const float*"}, {"perm", "const int*"}, {"levelPtr", "const int*"}, {"l0", "int"}, {"l1", "int"}, {"upper", "int"}, {"lgmax", "int"}, {"b", "const float*"}, {"x", "float*"}}},
 	trsvSyncfreeF32:                {Name: "trsv_syncfree_f32", Module: 3, Family: "trsv_syncfree", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"cscPtr", "const int*"}, {"cscRow", "const int*"}, {"cscVal", "const float*"}, {"diag", "const float*"}, {"deg", "const int*"}, {"n", "int"}, {"upper", "int"}, {"b", "const float*"}, {"x", "float*"}, {"left", "float*"}, {"done", "int*"}, {"ticket", "unsigned*"}}},
-	trsvGridSolveF32:               {Name: "trsv_grid_solve_f32", Module: 3, Family: "trsv_grid_solve", MaxThreads: 1024, MinBlocks: 1, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const float*"}, {"diag", "const float*"}, {"perm", "const int*"}, {"levelPtr", "const int*"}, {"steps", "const int*"}, {"nsteps", "int"}, {"upper", "int"}, {"lg", "int"}, {"b", "const float*"}, {"x", "float*"}, {"bar", "unsigned*"}}},
 	trsvRowsyncF32:                 {Name: "trsv_rowsync_f32", Module: 3, Family: "trsv_rowsync", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const float*"}, {"diag", "const float*"}, {"n", "int"}, {"upper", "int"}, {"lg", "int"}, {"b", "const float*"}, {"x", "float*"}, {"ready", "unsigned*"}, {"gen", "unsigned"}, {"ticket", "unsigned*"}}},
 	trsvRowsF64:                    {Name: "trsv_rows_f64", Module: 3, Family: "trsv_rows", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const double*"}, {"n", "int"}, {"upper", "int"}, {"strict", "int"}, {"unit", "int"}, {"deg", "int*"}, {"diag", "double*"}, {"err", "int*"}}},
 	trsvCscFillF64:                 {Name: "trsv_csc_fill_f64", Module: 3, Family: "trsv_csc_fill", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const double*"}, {"n", "int"}, {"upper", "int"}, {"cscPtr", "const int*"}, {"fill", "int*"}, {"cscRow", "int*"}, {"cscVal", "double*"}}},
 	trsvLevelSolveF64:              {Name: "trsv_level_solve_f64", Module: 3, Family: "trsv_level_solve", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const double*"}, {"diag", "const double*"}, {"perm", "const int*"}, {"lo", "int"}, {"hi", "int"}, {"upper", "int"}, {"lg", "int"}, {"b", "const double*"}, {"x", "double*"}}},
 	trsvChainSolveF64:              {Name: "trsv_chain_solve_f64", Module: 3, Family: "trsv_chain_solve", MaxThreads: 1024, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const double*"}, {"diag", "const double*"}, {"perm", "const int*"}, {"levelPtr", "const int*"}, {"l0", "int"}, {"l1", "int"}, {"upper", "int"}, {"lgmax", "int"}, {"b", "const double*"}, {"x", "double*"}}},
 	trsvSyncfreeF64:                {Name: "trsv_syncfree_f64", Module: 3, Family: "trsv_syncfree", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"cscPtr", "const int*"}, {"cscRow", "const int*"}, {"cscVal", "const double*"}, {"diag", "const double*"}, {"deg", "const int*"}, {"n", "int"}, {"upper", "int"}, {"b", "const double*"}, {"x", "double*"}, {"left", "double*"}, {"done", "int*"}, {"ticket", "unsigned*"}}},
-	trsvGridSolveF64:               {Name: "trsv_grid_solve_f64", Module: 3, Family: "trsv_grid_solve", MaxThreads: 1024, MinBlocks: 1, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const double*"}, {"diag", "const double*"}, {"perm", "const int*"}, {"levelPtr", "const int*"}, {"steps", "const int*"}, {"nsteps", "int"}, {"upper", "int"}, {"lg", "int"}, {"b", "const double*"}, {"x", "double*"}, {"bar", "unsigned*"}}},
 	trsvRowsyncF64:                 {Name: "trsv_rowsync_f64", Module: 3, Family: "trsv_rowsync", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const double*"}, {"diag", "const double*"}, {"n", "int"}, {"upper", "int"}, {"lg", "int"}, {"b", "const double*"}, {"x", "double*"}, {"ready", "unsigned*"}, {"gen", "unsigned"}, {"ticket", "unsigned*"}}},
 	trsvLevels:                     {Name: "trsv_levels", Module: 3, Family: "trsv_levels", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"n", "int"}, {"upper", "int"}, {"lg", "int"}, {"level", "int*"}, {"ticket", "unsigned*"}, {"maxLevel", "int*"}}},
 	trsvLevelCount:                 {Name: "trsv_level_count", Module: 3, Family: "trsv_level_count", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"level", "const int*"}, {"n", "int"}, {"count", "int*"}}},

@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"slices"
 	"unsafe"
 
 	"gorgonia.org/cu"
@@ -59,10 +58,6 @@ type Options struct {
 	// ChainRows: levels of at most this many rows run in chains; 0 means
 	// DefaultChainRows, a negative value gives every level a launch.
 	ChainRows int
-	// OneLaunch runs the level-set solve in one launch: a grid of one
-	// block a multiprocessor walks the chains and wide levels with a grid
-	// barrier between them, instead of a launch each.
-	OneLaunch bool
 }
 
 // step is one launch of the level-set solve: levels l0 … l1−1, a chain
@@ -94,7 +89,6 @@ type Plan[T Float] struct {
 	level, perm, levelPtr, scratch, sums cu.DevicePtr
 	levelPtrHost                         []int32
 	steps                                []step
-	stepsDev, bar                        cu.DevicePtr // the steps for OneLaunch (3 int32 each), its barrier
 	// Synchronization-free: by columns (Liu), and the ready flags of the
 	// row-wise solve.
 	cscPtr, cscRow, cscVal, left, done cu.DevicePtr
@@ -506,36 +500,7 @@ func (p *Plan[T]) sortLevels(nLevels int) error {
 	p.stats = statsOf(p.n, p.nnz, ptrs)
 	p.lg = lanesShift(p.nnz, p.n)
 	p.steps = schedule(ptrs, p.opts.ChainRows)
-	if p.opts.OneLaunch {
-		return p.uploadSteps()
-	}
 	return nil
-}
-
-// uploadSteps copies the steps to the device for the one-launch solve
-// (l0, l1 and 1 for a chain, 0 for a wide level) and clears its barrier.
-func (p *Plan[T]) uploadSteps() error {
-	flat := make([]int32, 0, 3*len(p.steps))
-	for _, st := range p.steps {
-		flat = append(flat, int32(st.l0), int32(st.l1), flag(st.chain))
-	}
-	if p.stepsDev != 0 {
-		_ = p.dev.Enqueue(func() error { return cu.MemFree(p.stepsDev) })
-		p.allocs = slices.DeleteFunc(p.allocs, func(a cu.DevicePtr) bool { return a == p.stepsDev })
-		p.stepsDev = 0
-	}
-	if err := p.ensure(&p.stepsDev, 4*int64(len(flat))); err != nil {
-		return err
-	}
-	if err := p.ensure(&p.bar, 8); err != nil {
-		return err
-	}
-	return p.dev.Enqueue(func() error {
-		if e := cu.MemcpyHtoD(p.stepsDev, unsafe.Pointer(&flat[0]), 4*int64(len(flat))); e != nil {
-			return e
-		}
-		return cu.MemsetD32(p.bar, 0, 2)
-	})
 }
 
 // statsOf returns the statistics of a triangle from its level pointers.
@@ -742,16 +707,6 @@ func (p *Plan[T]) Enqueue(s cu.Stream, b, x cu.DevicePtr) error {
 			Upper: upper, B: b, X: x, Left: p.left, Done: p.done, Ticket: p.ticket,
 		})
 	}
-	if p.opts.OneLaunch {
-		k, err := kernels.TrsvGridSolveFor(p.f64)
-		if err != nil {
-			return err
-		}
-		return k.Launch(p.dev, cuda.Dim3{X: p.dev.Properties().SMs, Y: 1, Z: 1}, chainThreads, 0, s, &kernels.TrsvGridSolveArgs{
-			RowPtr: p.rowPtr, Col: p.col, Val: p.val, Diag: p.diag, Perm: p.perm, LevelPtr: p.levelPtr,
-			Steps: p.stepsDev, Nsteps: int32(len(p.steps)), Upper: upper, LG: int32(p.lg), B: b, X: x, Bar: p.bar,
-		})
-	}
 	wide, err := kernels.TrsvLevelSolveFor(p.f64)
 	if err != nil {
 		return err
@@ -782,7 +737,7 @@ func (p *Plan[T]) Enqueue(s cu.Stream, b, x cu.DevicePtr) error {
 
 // Launches returns the number of kernel launches of one solve.
 func (p *Plan[T]) Launches() int {
-	if p.alg == sptrsv.SyncFree || p.alg == sptrsv.SyncFreeCSR || p.opts.OneLaunch {
+	if p.alg == sptrsv.SyncFree || p.alg == sptrsv.SyncFreeCSR {
 		return 1
 	}
 	return len(p.steps)

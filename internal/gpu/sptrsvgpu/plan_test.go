@@ -63,8 +63,6 @@ var configs = []config{
 	{"levelset", Options{Algorithm: sptrsv.LevelSet}},
 	{"levelset-wide", Options{Algorithm: sptrsv.LevelSet, ChainRows: -1}},
 	{"levelset-chains", Options{Algorithm: sptrsv.LevelSet, ChainRows: math.MaxInt32}},
-	{"levelset-one-launch", Options{Algorithm: sptrsv.LevelSet, OneLaunch: true}},
-	{"levelset-one-launch-wide", Options{Algorithm: sptrsv.LevelSet, OneLaunch: true, ChainRows: -1}},
 	{"syncfree", Options{Algorithm: sptrsv.SyncFree}},
 	{"syncfree-csr", Options{Algorithm: sptrsv.SyncFreeCSR}},
 	{"syncfree-csr-warp", Options{Algorithm: sptrsv.SyncFreeCSR, Lanes: 32}},
