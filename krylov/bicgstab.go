@@ -92,7 +92,8 @@ func BiCGStab[V any](ctx context.Context, sp Space[V], A Operator[V], M Precondi
 	rNorm := rtNorm
 	rhoNext := rtNorm * rtNorm // (r, r̃₀)
 	rho, alpha, omega := 1.0, 1.0, 1.0
-	var chk checker
+	chk := checker{window: opt.Stagnation}
+	_ = chk.observe(0, rel, "BiCGStab")
 	// check evaluates the true residual at step k: done, or an error, or
 	// go on with r = b − A·x (then (r, r̃₀) and ‖r‖ are recomputed).
 	// A half-step check (half) records the residual only when it stops.
@@ -224,6 +225,8 @@ func BiCGStab[V any](ctx context.Context, sp Space[V], A Operator[V], M Precondi
 			if stop, res, err := check(k, false); stop {
 				return res, err
 			}
+		} else if err := chk.observe(k, est, "BiCGStab"); err != nil {
+			return s.stagnated(k, err)
 		}
 		if math.Abs(omega)*math.Sqrt(tt) <= breakdownTol*sNorm {
 			return s.breakdown(k, fmt.Sprintf("ω = %.3g ≈ 0", omega))

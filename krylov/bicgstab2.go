@@ -49,6 +49,12 @@ type Options struct {
 	MaxIter int
 	// History asks for Result.History.
 	History bool
+	// Stagnation > 0 stops CG and BiCGStab with ErrStagnation when the
+	// residual estimate has not reached a new minimum (by a factor 0.999)
+	// for Stagnation consecutive iterations. 0 disables the test (the
+	// check of repeated failed convergence checks stays); negative values
+	// are invalid. BiCGStab2 ignores it.
+	Stagnation int
 }
 
 // Result describes a BiCGStab2 solve.
@@ -186,6 +192,9 @@ func (opt Options) resolve() (tol float64, maxIter int, err error) {
 	}
 	if maxIter < 0 {
 		return 0, 0, fmt.Errorf("%w: MaxIter = %d", ErrInvalidOption, opt.MaxIter)
+	}
+	if opt.Stagnation < 0 {
+		return 0, 0, fmt.Errorf("%w: Stagnation = %d", ErrInvalidOption, opt.Stagnation)
 	}
 	return tol, maxIter, nil
 }

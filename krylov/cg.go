@@ -55,6 +55,27 @@ func (s *solver[V]) start() (done bool, err error) {
 type checker struct {
 	failed  int     // consecutive failed checks without progress
 	lastRel float64 // true relative residual at the latest failed check
+
+	window  int     // Options.Stagnation
+	minEst  float64 // smallest residual estimate so far
+	minStep int     // the step where it was reached
+}
+
+// observe watches the residual estimate est at step k and reports
+// ErrStagnation when it has not reached a new minimum for window steps.
+func (c *checker) observe(k int, est float64, method string) error {
+	if c.window == 0 {
+		return nil
+	}
+	if k == 0 || est < 0.999*c.minEst {
+		c.minEst, c.minStep = est, k
+		return nil
+	}
+	if k-c.minStep >= c.window {
+		return fmt.Errorf("%w: %s at step %d: the residual estimate %.3g has not gone below %.3g (step %d) for %d steps",
+			ErrStagnation, method, k, est, c.minEst, c.minStep, k-c.minStep)
+	}
+	return nil
 }
 
 // verdict says what a check at step k with true relative residual rel
@@ -179,7 +200,8 @@ func CG[V any](ctx context.Context, sp Space[V], A Operator[V], M Preconditioner
 	if err := sp.Copy(p, z); err != nil {
 		return s.fail(0, fmt.Errorf("krylov: space: %w", err))
 	}
-	var chk checker
+	chk := checker{window: opt.Stagnation}
+	_ = chk.observe(0, rel, "CG")
 	for k := 0; ; {
 		if err := ctx.Err(); err != nil {
 			return s.fail(k, fmt.Errorf("krylov: CG stopped after %d iterations: %w", k, err))
@@ -223,6 +245,8 @@ func CG[V any](ctx context.Context, sp Space[V], A Operator[V], M Preconditioner
 			if conv || err != nil {
 				return s.stop(k, rel, conv, err)
 			}
+		} else if err := chk.observe(k, est, "CG"); err != nil {
+			return s.stagnated(k, err)
 		}
 
 		rhoNew, ok, err := precDot(k)
@@ -238,4 +262,18 @@ func CG[V any](ctx context.Context, sp Space[V], A Operator[V], M Preconditioner
 			return s.fail(k, fmt.Errorf("krylov: space: %w", err))
 		}
 	}
+}
+
+// stagnated ends the solve on the stagnation error err at step k, with the
+// true residual.
+func (s *solver[V]) stagnated(k int, err error) (Result, error) {
+	rel, terr := s.trueResidual()
+	if terr != nil {
+		return s.fail(k, terr)
+	}
+	s.record(k, rel, true)
+	if rel <= s.tol {
+		return s.stop(k, rel, true, nil)
+	}
+	return s.stop(k, rel, false, fmt.Errorf("%w (true relative residual %.3g)", err, rel))
 }
