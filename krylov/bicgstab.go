@@ -39,9 +39,9 @@ import (
 //
 // # Breakdowns
 //
-// ErrBreakdown, naming the step, when |ρ| ≤ 10⁻¹⁴·‖r‖·‖r̃₀‖ (r̃₀ nearly
-// orthogonal to the residual: a restart with a new shadow residual is the
-// remedy), |(v, r̃₀)| ≤ 10⁻¹⁴·‖v‖·‖r̃₀‖, t = A·ŝ = 0, or
+// When |ρ| ≤ 10⁻¹⁴·‖r‖·‖r̃₀‖ (r̃₀ nearly orthogonal to the residual) the
+// iteration restarts with r̃₀ = r and p = r. ErrBreakdown, naming the
+// step, when that happens again right after a restart, when |(v, r̃₀)| ≤ 10⁻¹⁴·‖v‖·‖r̃₀‖, t = A·ŝ = 0, or
 // |ω|·‖t‖ ≤ 10⁻¹⁴·‖s‖ (the minimal-residual step stalls; BiCGStab2 is
 // the remedy for operators with complex spectra). A breakdown whose true
 // residual already meets Tol is a convergence.
@@ -92,6 +92,7 @@ func BiCGStab[V any](ctx context.Context, sp Space[V], A Operator[V], M Precondi
 	rNorm := rtNorm
 	rhoNext := rtNorm * rtNorm // (r, r̃₀)
 	rho, alpha, omega := 1.0, 1.0, 1.0
+	restarted := -1 // the step of the latest restart
 	chk := checker{window: opt.Stagnation}
 	_ = chk.observe(0, rel, "BiCGStab")
 	// check evaluates the true residual at step k: done, or an error, or
@@ -127,10 +128,19 @@ func BiCGStab[V any](ctx context.Context, sp Space[V], A Operator[V], M Precondi
 			return s.fail(k, fmt.Errorf("krylov: BiCGStab stopped after %d iterations: %w", k, err))
 		}
 		rho1 := rhoNext
+		fresh := k == 0
 		if math.Abs(rho1) <= breakdownTol*rNorm*rtNorm {
-			return s.breakdown(k, fmt.Sprintf("ρ = (r, r̃₀) = %.3g ≈ 0", rho1))
+			if restarted == k {
+				return s.breakdown(k, fmt.Sprintf("ρ = (r, r̃₀) = %.3g ≈ 0 after a restart", rho1))
+			}
+			// Restart with the current residual as the shadow residual.
+			if err := sp.Copy(rt, r); err != nil {
+				return s.fail(k, fmt.Errorf("krylov: space: %w", err))
+			}
+			restarted, fresh = k, true
+			rtNorm, rho1 = rNorm, rNorm*rNorm
 		}
-		if k == 0 {
+		if fresh {
 			if err := sp.Copy(p, r); err != nil {
 				return s.fail(k, fmt.Errorf("krylov: space: %w", err))
 			}
