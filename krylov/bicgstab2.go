@@ -49,6 +49,12 @@ type Options struct {
 	MaxIter int
 	// History asks for Result.History.
 	History bool
+	// Stagnation > 0 stops CG and BiCGStab with ErrStagnation when the
+	// residual estimate has not reached a new minimum (by a factor 0.999)
+	// for Stagnation consecutive iterations. 0 disables the test (the
+	// check of repeated failed convergence checks stays); negative values
+	// are invalid. BiCGStab2 ignores it.
+	Stagnation int
 }
 
 // Result describes a BiCGStab2 solve.
@@ -163,7 +169,18 @@ type Result struct {
 //     ctx.Err().
 //   - Errors from A, M and sp are returned wrapped.
 func BiCGStab2[V any](ctx context.Context, sp Space[V], A Operator[V], M Preconditioner[V], b, x V, opt Options) (Result, error) {
-	tol, maxIter := opt.Tol, opt.MaxIter
+	tol, maxIter, err := opt.resolve()
+	if err != nil {
+		return Result{}, err
+	}
+	s := &solver[V]{ctx: ctx, sp: sp, A: A, M: M, b: b, x: x, tol: tol, history: opt.History}
+	return s.solve(maxIter)
+}
+
+// resolve returns the tolerance and iteration cap of opt, the defaults
+// where it leaves them zero, or an error wrapping ErrInvalidOption.
+func (opt Options) resolve() (tol float64, maxIter int, err error) {
+	tol, maxIter = opt.Tol, opt.MaxIter
 	if tol == 0 {
 		tol = DefaultTol
 	}
@@ -171,16 +188,18 @@ func BiCGStab2[V any](ctx context.Context, sp Space[V], A Operator[V], M Precond
 		maxIter = DefaultMaxIter
 	}
 	if !(tol > 0) || math.IsInf(tol, 0) {
-		return Result{}, fmt.Errorf("%w: Tol = %g", ErrInvalidOption, opt.Tol)
+		return 0, 0, fmt.Errorf("%w: Tol = %g", ErrInvalidOption, opt.Tol)
 	}
 	if maxIter < 0 {
-		return Result{}, fmt.Errorf("%w: MaxIter = %d", ErrInvalidOption, opt.MaxIter)
+		return 0, 0, fmt.Errorf("%w: MaxIter = %d", ErrInvalidOption, opt.MaxIter)
 	}
-	s := &solver[V]{ctx: ctx, sp: sp, A: A, M: M, b: b, x: x, tol: tol, history: opt.History}
-	return s.solve(maxIter)
+	if opt.Stagnation < 0 {
+		return 0, 0, fmt.Errorf("%w: Stagnation = %d", ErrInvalidOption, opt.Stagnation)
+	}
+	return tol, maxIter, nil
 }
 
-// solver holds one BiCGStab2 solve.
+// solver holds one solve of BiCGStab2, BiCGStab or CG.
 type solver[V any] struct {
 	ctx     context.Context
 	sp      Space[V]
