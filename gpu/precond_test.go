@@ -35,7 +35,7 @@ func gpuKrylov(t testing.TB, dev *cuda.Device, a *sparse.CSR, b []float64, pre *
 	db, err := cuda.Upload(dev, b)
 	require.NoError(t, err)
 	defer db.Free()
-	dx, err := cuda.Alloc[float64](dev, a.N)
+	dx, err := cuda.Upload(dev, make([]float64, a.N)) // x₀ = 0
 	require.NoError(t, err)
 	defer dx.Free()
 	var m krylov.Preconditioner[*cuda.Buffer[float64]]

@@ -41,7 +41,10 @@ def main():
 
         cp.cuda.Device().synchronize()
         start = time.perf_counter()
-        x, info = cla.cg(a, b, tol=args.tol, maxiter=10000, callback=count)
+        try:
+            x, info = cla.cg(a, b, rtol=args.tol, maxiter=10000, callback=count)
+        except TypeError:  # CuPy before 14 names it tol
+            x, info = cla.cg(a, b, tol=args.tol, maxiter=10000, callback=count)
         cp.cuda.Device().synchronize()
         took = time.perf_counter() - start
         if rep > 0:
