@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/bandsolve/bandsolve/krylov/problems"
 	"github.com/bandsolve/bandsolve/sparse"
 	"github.com/bandsolve/bandsolve/sptrsv"
 )
@@ -71,34 +72,6 @@ func randomSparse(rng *rand.Rand, n, perRow int, dom float64, sym bool) *sparse.
 	}
 	for i := range n {
 		c.Add(i, i, dom*off[i]+1)
-	}
-	a, err := c.ToCSR()
-	if err != nil {
-		panic(err)
-	}
-	return a
-}
-
-// poisson2D returns the 5-point Laplacian on an m×m grid.
-func poisson2D(m int) *sparse.CSR {
-	c := sparse.NewCOO(m*m, m*m, 5*m*m)
-	for y := range m {
-		for x := range m {
-			k := y*m + x
-			c.Add(k, k, 4)
-			if x > 0 {
-				c.Add(k, k-1, -1)
-			}
-			if x < m-1 {
-				c.Add(k, k+1, -1)
-			}
-			if y > 0 {
-				c.Add(k, k-m, -1)
-			}
-			if y < m-1 {
-				c.Add(k, k+m, -1)
-			}
-		}
 	}
 	a, err := c.ToCSR()
 	if err != nil {
@@ -192,7 +165,7 @@ func requireProductOnPattern(t *testing.T, a *sparse.CSR, p, q mat.Matrix, keep 
 
 func TestILU0ProductOnPattern(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	for _, a := range []*sparse.CSR{randomSparse(rng, 40, 3, 1.2, false), randomSparse(rng, 60, 5, 0.8, false), poisson2D(7)} {
+	for _, a := range []*sparse.CSR{randomSparse(rng, 40, 3, 1.2, false), randomSparse(rng, 60, 5, 0.8, false), problems.Poisson2D(7)} {
 		f, err := ILU0(a, Options{})
 		require.NoError(t, err)
 		l, u := f.L(), f.U()
@@ -205,7 +178,7 @@ func TestILU0ProductOnPattern(t *testing.T) {
 
 func TestIC0ProductOnPattern(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	for _, a := range []*sparse.CSR{randomSparse(rng, 50, 3, 1.1, true), poisson2D(8)} {
+	for _, a := range []*sparse.CSR{randomSparse(rng, 50, 3, 1.1, true), problems.Poisson2D(8)} {
 		f, err := IC0(a, Options{})
 		require.NoError(t, err)
 		l := f.L().Dense()
@@ -219,7 +192,7 @@ func TestIC0ProductOnPattern(t *testing.T) {
 }
 
 func TestIC0ReadsOnlyTheLowerTriangle(t *testing.T) {
-	a := poisson2D(5)
+	a := problems.Poisson2D(5)
 	b := a.Clone()
 	for i := range b.N {
 		for p := b.RowPtr[i]; p < b.RowPtr[i+1]; p++ {
@@ -271,7 +244,7 @@ func TestMissingDiagonalAndShape(t *testing.T) {
 		assert.Contains(t, err.Error(), "row 1", name)
 		_, err = factor(&sparse.CSR{N: 2, M: 3, RowPtr: []int32{0, 0, 0}}, Options{})
 		require.ErrorIs(t, err, ErrShape, name)
-		_, err = factor(poisson2D(2), Options{Shift: -1})
+		_, err = factor(problems.Poisson2D(2), Options{Shift: -1})
 		require.ErrorIs(t, err, ErrOption, name)
 	}
 }

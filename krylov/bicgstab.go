@@ -46,27 +46,16 @@ import (
 // the remedy for operators with complex spectra). A breakdown whose true
 // residual already meets Tol is a convergence.
 func BiCGStab[V any](ctx context.Context, sp Space[V], A Operator[V], M Preconditioner[V], b, x V, opt Options) (Result, error) {
-	tol, maxIter, err := opt.resolve()
+	s, maxIter, err := newSolver(ctx, sp, A, M, b, x, opt)
 	if err != nil {
 		return Result{}, err
 	}
-	s := &solver[V]{ctx: ctx, sp: sp, A: A, M: M, b: b, x: x, tol: tol, history: opt.History}
-	done, err := s.start()
-	if err != nil {
-		return s.fail(0, err)
-	}
-	if done {
-		return s.stop(0, 0, true, nil)
-	}
-	nv := 7
-	if M == nil {
-		nv = 5
-	}
-	vecs, free, err := s.alloc(nv)
-	if err != nil {
-		return s.fail(0, err)
+	vecs, free, res, finished, err := s.begin(5, 7)
+	if finished {
+		return res, err
 	}
 	defer free()
+	tol := s.tol
 	// r doubles as the scratch vector of the true residual, so a check
 	// leaves b − A·x in it; s is r updated in place.
 	r, rt, p, v, t := vecs[0], vecs[1], vecs[2], vecs[3], vecs[4]

@@ -141,27 +141,16 @@ func (c *checker) verdict(k, maxIter int, rel, tol float64, method string) (bool
 // (p, A·p) ≤ 0, so A is not positive definite (or not symmetric), and
 // (r, M⁻¹r) ≤ 0 for r ≠ 0, so M is not positive definite.
 func CG[V any](ctx context.Context, sp Space[V], A Operator[V], M Preconditioner[V], b, x V, opt Options) (Result, error) {
-	tol, maxIter, err := opt.resolve()
+	s, maxIter, err := newSolver(ctx, sp, A, M, b, x, opt)
 	if err != nil {
 		return Result{}, err
 	}
-	s := &solver[V]{ctx: ctx, sp: sp, A: A, M: M, b: b, x: x, tol: tol, history: opt.History}
-	done, err := s.start()
-	if err != nil {
-		return s.fail(0, err)
-	}
-	if done {
-		return s.stop(0, 0, true, nil)
-	}
-	nv := 4
-	if M == nil {
-		nv = 3
-	}
-	vecs, free, err := s.alloc(nv)
-	if err != nil {
-		return s.fail(0, err)
+	vecs, free, res, finished, err := s.begin(3, 4)
+	if finished {
+		return res, err
 	}
 	defer free()
+	tol := s.tol
 	s.t = vecs[0]
 	r, p, q := vecs[0], vecs[1], vecs[2] // r is t: the true residual lands in r
 	z := r
@@ -276,4 +265,37 @@ func (s *solver[V]) stagnated(k int, err error) (Result, error) {
 		return s.stop(k, rel, true, nil)
 	}
 	return s.stop(k, rel, false, fmt.Errorf("%w (true relative residual %.3g)", err, rel))
+}
+
+// newSolver resolves opt and makes the state of one solve of CG or
+// BiCGStab; it returns the iteration cap too.
+func newSolver[V any](ctx context.Context, sp Space[V], A Operator[V], M Preconditioner[V], b, x V, opt Options) (*solver[V], int, error) {
+	tol, maxIter, err := opt.resolve()
+	if err != nil {
+		return nil, 0, err
+	}
+	return &solver[V]{ctx: ctx, sp: sp, A: A, M: M, b: b, x: x, tol: tol, history: opt.History}, maxIter, nil
+}
+
+// begin checks the start (b = 0, or an x that already meets the
+// tolerance) and allocates the work vectors: nv without a preconditioner,
+// nvM with one. finished says the solve ended there, with res and err.
+func (s *solver[V]) begin(nv, nvM int) (vecs []V, free func(), res Result, finished bool, err error) {
+	done, err := s.start()
+	if err != nil {
+		res, err = s.fail(0, err)
+		return nil, nil, res, true, err
+	}
+	if done {
+		res, err = s.stop(0, 0, true, nil)
+		return nil, nil, res, true, err
+	}
+	if s.M != nil {
+		nv = nvM
+	}
+	if vecs, free, err = s.alloc(nv); err != nil {
+		res, err = s.fail(0, err)
+		return nil, nil, res, true, err
+	}
+	return vecs, free, Result{}, false, nil
 }
