@@ -28,7 +28,7 @@ type command struct {
 }
 
 // commands lists the subcommands in the order "bandsolve help" shows them.
-var commands = []*command{stabilityCommand, solveCommand, bandedCommand, trsvCommand, devicesCommand}
+var commands = []*command{stabilityCommand, solveCommand, bandedCommand, trsvCommand, iterateCommand, devicesCommand}
 
 func findCommand(name string) *command {
 	for _, c := range commands {

@@ -84,7 +84,7 @@ func TestUnknownCommandListsEvery(t *testing.T) {
 		m := regexp.MustCompile(`\(commands: ([a-z, ]+)\)`).FindStringSubmatch(errOut)
 		require.NotNil(t, m, errOut)
 		listed := strings.Split(m[1], ", ")
-		assert.ElementsMatch(t, []string{"stability", "solve", "banded", "trsv", "devices", "bench", "help"}, listed, "%v", args)
+		assert.ElementsMatch(t, []string{"stability", "solve", "banded", "trsv", "iterate", "devices", "bench", "help"}, listed, "%v", args)
 		for _, name := range listed {
 			code, out, errOut := runCmd(t, "help", name)
 			assert.Equal(t, 0, code, "help %s: %s", name, errOut)

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/bandsolve/bandsolve/krylov/problems"
 )
 
 // TestSolveSummaryAutoCUDA checks that on the GPU the summary line names
@@ -110,4 +112,25 @@ func TestTRSVOnGPU(t *testing.T) {
 	ref32, _ := trsvX[float32](t, dir, "-mtx", mtx, "-rhs", r32, "-algorithm", "sequential")
 	x32, _ := trsvX[float32](t, dir, "-mtx", mtx, "-rhs", r32, "-algorithm", "syncfree-csr", "-device", "cuda")
 	assert.Equal(t, ref32, x32)
+}
+
+// TestIterateOnGPU: -device cuda iterates with every vector on the GPU and
+// takes the CPU's iterations within one, with IC(0), ILU(0) and without a
+// preconditioner; Jacobi is refused there.
+func TestIterateOnGPU(t *testing.T) {
+	dir := t.TempDir()
+	p := writeCSRMTX(t, dir, "p.mtx", problems.Poisson2D(60))
+	c := writeCSRMTX(t, dir, "c.mtx", problems.ConvectionDiffusion2D(60, 100))
+	for _, args := range [][]string{{"-mtx", p}, {"-mtx", c}, {"-mtx", p, "-precond", "none"}, {"-mtx", c, "-trsv", "levelset"}} {
+		code, cpu, errOut := runCmd(t, append([]string{"iterate"}, args...)...)
+		require.Equal(t, 0, code, "%v: %s", args, errOut)
+		code, out, errOut := runCmd(t, append([]string{"iterate", "-device", "cuda"}, args...)...)
+		require.Equal(t, 0, code, "%v: %s", args, errOut)
+		assert.Contains(t, out, "bandsolve iterate on cuda:0")
+		assert.InDelta(t, reportValue(t, cpu, "iterations"), reportValue(t, out, "iterations"), 1, "%v", args)
+		assert.LessOrEqual(t, reportValue(t, out, "relative residual"), 1e-8, "%v", args)
+	}
+	code, _, errOut := runCmd(t, "iterate", "-mtx", p, "-device", "cuda", "-precond", "jacobi")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "jacobi runs on the CPU only")
 }
