@@ -49,7 +49,7 @@ func trsvGPU[T sptrsvgpu.Float](be *cudaBackend, tc *trsvCase, prec string, warm
 	x := make([]T, len(b))
 	var out []TrsvResult
 	for _, opts := range []sptrsvgpu.Options{{Algorithm: sptrsv.Auto}, {Algorithm: sptrsv.LevelSet}, {Algorithm: sptrsv.SyncFree},
-		{Algorithm: sptrsv.SyncFreeCSR, Lanes: 1}, {Algorithm: sptrsv.SyncFreeCSR, Lanes: 32}} {
+		{Algorithm: sptrsv.SyncFreeCSR, Lanes: 1}, {Algorithm: sptrsv.SyncFreeCSR, Lanes: 32}, {Algorithm: sptrsv.LocalityAware}} {
 		alg := opts.Algorithm
 		r := tc.result("gpu:"+alg.String(), prec)
 		if opts.Lanes != 0 {

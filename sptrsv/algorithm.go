@@ -28,9 +28,13 @@ const (
 	// 2018; Su et al., CapelliniSpTRSV, 2020), no analysis beyond the
 	// checks.
 	SyncFreeCSR
+	// LocalityAware is the locality-aware solve of Picciau et al.: sub-graphs
+	// of at most DefaultCapacity rows, one block each with x in shared
+	// memory, every edge in a time slot (AnalyzeLocality).
+	LocalityAware
 )
 
-var algorithmNames = [...]string{Auto: "auto", Sequential: "sequential", LevelSet: "levelset", SyncFree: "syncfree", SyncFreeCSR: "syncfree-csr"}
+var algorithmNames = [...]string{Auto: "auto", Sequential: "sequential", LevelSet: "levelset", SyncFree: "syncfree", SyncFreeCSR: "syncfree-csr", LocalityAware: "locality"}
 
 // String returns the algorithm's name as ParseAlgorithm reads it.
 func (a Algorithm) String() string {

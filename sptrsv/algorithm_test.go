@@ -9,7 +9,7 @@ import (
 )
 
 func TestParseAlgorithm(t *testing.T) {
-	for _, a := range []Algorithm{Auto, Sequential, LevelSet, SyncFree, SyncFreeCSR} {
+	for _, a := range []Algorithm{Auto, Sequential, LevelSet, SyncFree, SyncFreeCSR, LocalityAware} {
 		got, err := ParseAlgorithm(a.String())
 		require.NoError(t, err)
 		require.Equal(t, a, got)

@@ -89,6 +89,7 @@ func ChooseCPU(st Stats, workers int) Algorithm {
 type Plan[T Float] struct {
 	alg Algorithm
 	an  *Analysis  // the CPU's
+	loc *Locality  // the CPU's, for Locality
 	dp  DevicePlan // another device's
 }
 
@@ -99,7 +100,7 @@ type Plan[T Float] struct {
 // errors are Analyze's, and ErrAlgorithm for an algorithm the device
 // does not offer.
 func NewPlan[T Float](dev tridiag.Device, a *sparse.CSR, opts Options, alg Algorithm) (*Plan[T], error) {
-	if alg < Auto || alg > SyncFreeCSR {
+	if alg < Auto || alg > LocalityAware {
 		return nil, fmt.Errorf("%w: %s", ErrAlgorithm, alg)
 	}
 	if dev == nil {
@@ -116,7 +117,13 @@ func NewPlan[T Float](dev tridiag.Device, a *sparse.CSR, opts Options, alg Algor
 		if alg == Auto {
 			alg = ChooseCPU(an.Stats(), an.workers)
 		}
-		return &Plan[T]{alg: alg, an: an}, nil
+		p := &Plan[T]{alg: alg, an: an}
+		if alg == LocalityAware {
+			if p.loc, err = AnalyzeLocality(an, LocalityOptions{}); err != nil {
+				return nil, err
+			}
+		}
+		return p, nil
 	}
 	b, ok := backends.Find(dev)
 	if !ok {
@@ -158,6 +165,8 @@ func (p *Plan[T]) Solve(ctx context.Context, b, x []T) error {
 		return Solve(ctx, p.an, b, x)
 	case SyncFree:
 		return SolveSyncFree(ctx, p.an, b, x)
+	case LocalityAware:
+		return SolveLocality(ctx, p.loc, b, x)
 	default:
 		return SolveSyncFreeCSR(ctx, p.an, b, x)
 	}

@@ -27,7 +27,7 @@ func TestNewPlanOnTheCPU(t *testing.T) {
 	}
 	ref := make([]float64, a.N)
 	require.NoError(t, SolveSequential(an, b, ref))
-	for _, alg := range []Algorithm{Auto, Sequential, LevelSet, SyncFree, SyncFreeCSR} {
+	for _, alg := range []Algorithm{Auto, Sequential, LevelSet, SyncFree, SyncFreeCSR, LocalityAware} {
 		p, err := NewPlan[float64](tridiag.NewCPU(3), a, opts, alg)
 		require.NoError(t, err, alg)
 		if alg == Auto {
@@ -38,7 +38,7 @@ func TestNewPlanOnTheCPU(t *testing.T) {
 		require.Equal(t, an.Stats(), p.Stats())
 		x := make([]float64, a.N)
 		require.NoError(t, p.Solve(context.Background(), b, x), alg)
-		if alg == SyncFree {
+		if alg == SyncFree || alg == LocalityAware {
 			require.InDeltaSlice(t, ref, x, 1e-12, alg)
 		} else {
 			require.Equal(t, ref, x, alg)

@@ -49,6 +49,9 @@ Algorithms (-algorithm):
               synchronization-free by rows: every row waits for the rows
               it depends on to be marked solved; the same bits as
               sequential where one thread solves a row
+  locality    Picciau et al.: sub-graphs of at most 1024 rows solved by
+              one block each with x in shared memory, every edge in a
+              time slot (its analysis, on the host, is the costliest)
   auto        on the CPU levelset when there are several workers and the
               mean rows per level reach 4·sptrsv.DefaultSerialLevelRows
               (16384), else sequential; on a GPU levelset from 20000 rows
@@ -212,6 +215,14 @@ func runTRSV(c *command, args []string, stdout, stderr io.Writer) error {
 		}
 		return fmt.Errorf("%s: %w", *mtxPath, err)
 	}
+	var loc *sptrsv.Locality
+	if algID == sptrsv.LocalityAware && kind == "cpu" {
+		start = time.Now()
+		if loc, err = sptrsv.AnalyzeLocality(an, sptrsv.LocalityOptions{}); err != nil {
+			return fmt.Errorf("%s: %w", *mtxPath, err)
+		}
+		analysisTime += time.Since(start)
+	}
 	n := an.N()
 	tri, _ := an.Triangular()
 
@@ -270,7 +281,7 @@ func runTRSV(c *command, args []string, stdout, stderr io.Writer) error {
 			err = solveOnDevice(dev, a, opts, algID, b32, x32, &rep)
 		} else {
 			start = time.Now()
-			err = solveTriangle(rep.algorithm, an, b32, x32)
+			err = solveTriangle(rep.algorithm, an, loc, b32, x32)
 			rep.solve = time.Since(start)
 		}
 		x = convertVec[float64](x32)
@@ -280,7 +291,7 @@ func runTRSV(c *command, args []string, stdout, stderr io.Writer) error {
 			err = solveOnDevice(dev, a, opts, algID, b, x, &rep)
 		} else {
 			start = time.Now()
-			err = solveTriangle(rep.algorithm, an, b, x)
+			err = solveTriangle(rep.algorithm, an, loc, b, x)
 			rep.solve = time.Since(start)
 		}
 	}
@@ -357,8 +368,10 @@ func readTriangleMTX(path string) (*sparse.CSR, error) {
 }
 
 // solveTriangle runs the named solve on the CPU.
-func solveTriangle[T sptrsv.Float](alg string, an *sptrsv.Analysis, b, x []T) error {
+func solveTriangle[T sptrsv.Float](alg string, an *sptrsv.Analysis, loc *sptrsv.Locality, b, x []T) error {
 	switch alg {
+	case "locality":
+		return sptrsv.SolveLocality(context.Background(), loc, b, x)
 	case "sequential":
 		return sptrsv.SolveSequential(an, b, x)
 	case "levelset":

@@ -70,7 +70,7 @@ func TestTRSVAlgorithmsAgree(t *testing.T) {
 	mtx := writeCSRMTX(t, dir, "l.mtx", a)
 	rhs := randomRHS[float64](t, dir, "b.npy", a.N)
 	xs := map[string][]float64{}
-	for _, alg := range []string{"auto", "sequential", "levelset", "syncfree", "syncfree-csr"} {
+	for _, alg := range []string{"auto", "sequential", "levelset", "syncfree", "syncfree-csr", "locality"} {
 		x, out := trsvX[float64](t, dir, "-mtx", mtx, "-rhs", rhs, "-algorithm", alg, "-workers", "4")
 		xs[alg] = x
 		assert.Equal(t, 20000.0, reportValue(t, out, "n"))
@@ -85,6 +85,7 @@ func TestTRSVAlgorithmsAgree(t *testing.T) {
 	assert.Equal(t, xs["sequential"], xs["syncfree-csr"], "the row-wise synchronization-free solve gives the sequential solve's bits")
 	for i, v := range xs["sequential"] {
 		require.InDelta(t, v, xs["syncfree"][i], 1e-12*math.Max(1, math.Abs(v)), "row %d", i)
+		require.InDelta(t, v, xs["locality"][i], 1e-12*math.Max(1, math.Abs(v)), "row %d", i)
 	}
 }
 

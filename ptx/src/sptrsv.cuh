@@ -402,6 +402,42 @@ __device__ void trsv_rowsync(const int *rowPtr, const int *col, const T *val, co
     }
 }
 
+// Picciau et al.'s locality-aware solve (sptrsv.LocalityPlan): one launch
+// a sub-graph level, block g0 + blockIdx.x the sub-graph, its rows' x in
+// shared memory (xl, capacity elements): the loads, the external slots,
+// then the steps (divide the step's rows, apply its slot of internal
+// edges), then the stores, with a block barrier after each. No two edges
+// of a slot write one row, so each row's terms are subtracted in the
+// slots' order: the CPU twin's (sptrsv.SolveLocality) bits.
+template <typename T>
+__device__ void trsv_locality(int g0, const int *rowPtr, const int *rows, const T *diag, const int *extSlotPtr,
+                              const int *extPtr, const int *extCol, const int *extDst, const T *extVal,
+                              const int *stepPtr, const int *stepRowPtr, const int *edgePtr, const int *edgeSrc,
+                              const int *edgeDst, const T *edgeVal, const T *b, T *x) {
+    extern __shared__ unsigned char trsv_shared[];
+    T *xl = reinterpret_cast<T *>(trsv_shared);
+    const int g = g0 + blockIdx.x;
+    const int r0 = rowPtr[g], nr = rowPtr[g + 1] - r0;
+    for (int p = threadIdx.x; p < nr; p += blockDim.x) xl[p] = b[rows[r0 + p]];
+    __syncthreads();
+    for (int sl = extSlotPtr[g]; sl < extSlotPtr[g + 1]; sl++) {
+        for (int e = extPtr[sl] + threadIdx.x; e < extPtr[sl + 1]; e += blockDim.x)
+            xl[extDst[e]] -= extVal[e] * x[extCol[e]];
+        __syncthreads();
+    }
+    for (int st = stepPtr[g]; st < stepPtr[g + 1]; st++) {
+        for (int q = stepRowPtr[st] + threadIdx.x; q < stepRowPtr[st + 1]; q += blockDim.x)
+            xl[q - r0] = xl[q - r0] / diag[q];
+        __syncthreads();
+        if (edgePtr[st + 1] > edgePtr[st]) {
+            for (int e = edgePtr[st] + threadIdx.x; e < edgePtr[st + 1]; e += blockDim.x)
+                xl[edgeDst[e]] -= edgeVal[e] * xl[edgeSrc[e]];
+            __syncthreads();
+        }
+    }
+    for (int p = threadIdx.x; p < nr; p += blockDim.x) x[rows[r0 + p]] = xl[p];
+}
+
 #ifndef BS_DEVICE_ONLY
 #define TRSV_TYPED(T, S)                                                                                          \
     extern "C" __global__ void __launch_bounds__(TRSV_BLOCK)                                                      \
@@ -428,6 +464,14 @@ __device__ void trsv_rowsync(const int *rowPtr, const int *col, const T *val, co
         trsv_syncfree_##S(const int *cscPtr, const int *cscRow, const T *cscVal, const T *diag, const int *deg,   \
                           int n, int upper, const T *b, T *x, T *left, int *done, unsigned *ticket) {             \
         trsv_syncfree<T>(cscPtr, cscRow, cscVal, diag, deg, n, upper, b, x, left, done, ticket);                  \
+    }                                                                                                             \
+    extern "C" __global__ void __launch_bounds__(TRSV_BLOCK)                                                      \
+        trsv_locality_##S(int g0, const int *rowPtr, const int *rows, const T *diag, const int *extSlotPtr,       \
+                          const int *extPtr, const int *extCol, const int *extDst, const T *extVal,               \
+                          const int *stepPtr, const int *stepRowPtr, const int *edgePtr, const int *edgeSrc,      \
+                          const int *edgeDst, const T *edgeVal, const T *b, T *x) {                               \
+        trsv_locality<T>(g0, rowPtr, rows, diag, extSlotPtr, extPtr, extCol, extDst, extVal, stepPtr, stepRowPtr, \
+                         edgePtr, edgeSrc, edgeDst, edgeVal, b, x);                                               \
     }                                                                                                             \
     extern "C" __global__ void __launch_bounds__(TRSV_BLOCK)                                                      \
         trsv_rowsync_##S(const int *rowPtr, const int *col, const T *val, const T *diag, int n, int upper, int lg, \

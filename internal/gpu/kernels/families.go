@@ -1276,6 +1276,24 @@ func TrsvSyncfreeFor(f64 bool) (TrsvSyncfree, error) {
 // Kernel returns the kernel.
 func (f TrsvSyncfree) Kernel() Kernel { return f.k }
 
+// TrsvLocality is a kernel of the family trsv_locality_f32, trsv_locality_f64.
+type TrsvLocality struct{ k Kernel }
+
+// TrsvLocalityFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func TrsvLocalityFor(f64 bool) (TrsvLocality, error) {
+	if !f64 {
+		return TrsvLocality{trsvLocalityF32}, nil
+	}
+	if f64 {
+		return TrsvLocality{trsvLocalityF64}, nil
+	}
+	return TrsvLocality{}, fmt.Errorf("%w: trsv_locality with f64=%t", ErrNoKernel, f64)
+}
+
+// Kernel returns the kernel.
+func (f TrsvLocality) Kernel() Kernel { return f.k }
+
 // TrsvRowsync is a kernel of the family trsv_rowsync_f32, trsv_rowsync_f64.
 type TrsvRowsync struct{ k Kernel }
 

@@ -2901,6 +2901,60 @@ func (f TrsvSyncfree) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int,
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:12])
 }
 
+// TrsvLocalityArgs are the parameters of trsv_locality_f32, trsv_locality_f64.
+type TrsvLocalityArgs struct {
+	G0         int32        // g0
+	RowPtr     cu.DevicePtr // rowPtr
+	Rows       cu.DevicePtr // rows
+	Diag       cu.DevicePtr // diag
+	ExtSlotPtr cu.DevicePtr // extSlotPtr
+	ExtPtr     cu.DevicePtr // extPtr
+	ExtCol     cu.DevicePtr // extCol
+	ExtDst     cu.DevicePtr // extDst
+	ExtVal     cu.DevicePtr // extVal
+	StepPtr    cu.DevicePtr // stepPtr
+	StepRowPtr cu.DevicePtr // stepRowPtr
+	EdgePtr    cu.DevicePtr // edgePtr
+	EdgeSrc    cu.DevicePtr // edgeSrc
+	EdgeDst    cu.DevicePtr // edgeDst
+	EdgeVal    cu.DevicePtr // edgeVal
+	B          cu.DevicePtr // b
+	X          cu.DevicePtr // x
+}
+
+// TrsvLocalitySlots is the number of launch slots of TrsvLocality.
+const TrsvLocalitySlots = 17
+
+// Pack puts a in slots[:TrsvLocalitySlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TrsvLocality) Pack(a *TrsvLocalityArgs, slots []uint64) {
+	_ = slots[16]
+	slots[0] = uint64(uint32(a.G0))
+	slots[1] = uint64(a.RowPtr)
+	slots[2] = uint64(a.Rows)
+	slots[3] = uint64(a.Diag)
+	slots[4] = uint64(a.ExtSlotPtr)
+	slots[5] = uint64(a.ExtPtr)
+	slots[6] = uint64(a.ExtCol)
+	slots[7] = uint64(a.ExtDst)
+	slots[8] = uint64(a.ExtVal)
+	slots[9] = uint64(a.StepPtr)
+	slots[10] = uint64(a.StepRowPtr)
+	slots[11] = uint64(a.EdgePtr)
+	slots[12] = uint64(a.EdgeSrc)
+	slots[13] = uint64(a.EdgeDst)
+	slots[14] = uint64(a.EdgeVal)
+	slots[15] = uint64(a.B)
+	slots[16] = uint64(a.X)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TrsvLocality) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TrsvLocalityArgs) error {
+	var slots [17]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:17])
+}
+
 // TrsvRowsyncArgs are the parameters of trsv_rowsync_f32, trsv_rowsync_f64.
 type TrsvRowsyncArgs struct {
 	RowPtr cu.DevicePtr // rowPtr

@@ -160,12 +160,14 @@ const (
 	trsvLevelSolveF32
 	trsvChainSolveF32
 	trsvSyncfreeF32
+	trsvLocalityF32
 	trsvRowsyncF32
 	trsvRowsF64
 	trsvCscFillF64
 	trsvLevelSolveF64
 	trsvChainSolveF64
 	trsvSyncfreeF64
+	trsvLocalityF64
 	trsvRowsyncF64
 	trsvLevels
 	trsvLevelCount
@@ -335,12 +337,14 @@ var table = [...]Info{
 	trsvLevelSolveF32:              {Name: "trsv_level_solve_f32", Module: 3, Family: "trsv_level_solve", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const float*"}, {"diag", "const float*"}, {"perm", "const int*"}, {"lo", "int"}, {"hi", "int"}, {"upper", "int"}, {"lg", "int"}, {"b", "const float*"}, {"x", "float*"}}},
 	trsvChainSolveF32:              {Name: "trsv_chain_solve_f32", Module: 3, Family: "trsv_chain_solve", MaxThreads: 1024, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const float*"}, {"diag", "const float*"}, {"perm", "const int*"}, {"levelPtr", "const int*"}, {"l0", "int"}, {"l1", "int"}, {"upper", "int"}, {"lgmax", "int"}, {"b", "const float*"}, {"x", "float*"}}},
 	trsvSyncfreeF32:                {Name: "trsv_syncfree_f32", Module: 3, Family: "trsv_syncfree", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"cscPtr", "const int*"}, {"cscRow", "const int*"}, {"cscVal", "const float*"}, {"diag", "const float*"}, {"deg", "const int*"}, {"n", "int"}, {"upper", "int"}, {"b", "const float*"}, {"x", "float*"}, {"left", "float*"}, {"done", "int*"}, {"ticket", "unsigned*"}}},
+	trsvLocalityF32:                {Name: "trsv_locality_f32", Module: 3, Family: "trsv_locality", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"g0", "int"}, {"rowPtr", "const int*"}, {"rows", "const int*"}, {"diag", "const float*"}, {"extSlotPtr", "const int*"}, {"extPtr", "const int*"}, {"extCol", "const int*"}, {"extDst", "const int*"}, {"extVal", "const float*"}, {"stepPtr", "const int*"}, {"stepRowPtr", "const int*"}, {"edgePtr", "const int*"}, {"edgeSrc", "const int*"}, {"edgeDst", "const int*"}, {"edgeVal", "const float*"}, {"b", "const float*"}, {"x", "float*"}}},
 	trsvRowsyncF32:                 {Name: "trsv_rowsync_f32", Module: 3, Family: "trsv_rowsync", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const float*"}, {"diag", "const float*"}, {"n", "int"}, {"upper", "int"}, {"lg", "int"}, {"b", "const float*"}, {"x", "float*"}, {"ready", "unsigned*"}, {"gen", "unsigned"}, {"ticket", "unsigned*"}}},
 	trsvRowsF64:                    {Name: "trsv_rows_f64", Module: 3, Family: "trsv_rows", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const double*"}, {"n", "int"}, {"upper", "int"}, {"strict", "int"}, {"unit", "int"}, {"deg", "int*"}, {"diag", "double*"}, {"err", "int*"}}},
 	trsvCscFillF64:                 {Name: "trsv_csc_fill_f64", Module: 3, Family: "trsv_csc_fill", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const double*"}, {"n", "int"}, {"upper", "int"}, {"cscPtr", "const int*"}, {"fill", "int*"}, {"cscRow", "int*"}, {"cscVal", "double*"}}},
 	trsvLevelSolveF64:              {Name: "trsv_level_solve_f64", Module: 3, Family: "trsv_level_solve", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const double*"}, {"diag", "const double*"}, {"perm", "const int*"}, {"lo", "int"}, {"hi", "int"}, {"upper", "int"}, {"lg", "int"}, {"b", "const double*"}, {"x", "double*"}}},
 	trsvChainSolveF64:              {Name: "trsv_chain_solve_f64", Module: 3, Family: "trsv_chain_solve", MaxThreads: 1024, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const double*"}, {"diag", "const double*"}, {"perm", "const int*"}, {"levelPtr", "const int*"}, {"l0", "int"}, {"l1", "int"}, {"upper", "int"}, {"lgmax", "int"}, {"b", "const double*"}, {"x", "double*"}}},
 	trsvSyncfreeF64:                {Name: "trsv_syncfree_f64", Module: 3, Family: "trsv_syncfree", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"cscPtr", "const int*"}, {"cscRow", "const int*"}, {"cscVal", "const double*"}, {"diag", "const double*"}, {"deg", "const int*"}, {"n", "int"}, {"upper", "int"}, {"b", "const double*"}, {"x", "double*"}, {"left", "double*"}, {"done", "int*"}, {"ticket", "unsigned*"}}},
+	trsvLocalityF64:                {Name: "trsv_locality_f64", Module: 3, Family: "trsv_locality", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"g0", "int"}, {"rowPtr", "const int*"}, {"rows", "const int*"}, {"diag", "const double*"}, {"extSlotPtr", "const int*"}, {"extPtr", "const int*"}, {"extCol", "const int*"}, {"extDst", "const int*"}, {"extVal", "const double*"}, {"stepPtr", "const int*"}, {"stepRowPtr", "const int*"}, {"edgePtr", "const int*"}, {"edgeSrc", "const int*"}, {"edgeDst", "const int*"}, {"edgeVal", "const double*"}, {"b", "const double*"}, {"x", "double*"}}},
 	trsvRowsyncF64:                 {Name: "trsv_rowsync_f64", Module: 3, Family: "trsv_rowsync", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const double*"}, {"diag", "const double*"}, {"n", "int"}, {"upper", "int"}, {"lg", "int"}, {"b", "const double*"}, {"x", "double*"}, {"ready", "unsigned*"}, {"gen", "unsigned"}, {"ticket", "unsigned*"}}},
 	trsvLevels:                     {Name: "trsv_levels", Module: 3, Family: "trsv_levels", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"n", "int"}, {"upper", "int"}, {"lg", "int"}, {"level", "int*"}, {"ticket", "unsigned*"}, {"maxLevel", "int*"}}},
 	trsvLevelCount:                 {Name: "trsv_level_count", Module: 3, Family: "trsv_level_count", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"level", "const int*"}, {"n", "int"}, {"count", "int*"}}},

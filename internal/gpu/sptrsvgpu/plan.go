@@ -94,6 +94,11 @@ type Plan[T Float] struct {
 	cscPtr, cscRow, cscVal, left, done cu.DevicePtr
 	ready                              cu.DevicePtr
 
+	// Locality-aware: the host analysis's arrays on the device, and the
+	// matrix it is made from (Analyze redoes it).
+	loc  *localityPlan
+	host *sparse.CSR
+
 	stats  sptrsv.Stats
 	allocs []cu.DevicePtr
 	closed bool
@@ -116,7 +121,7 @@ func NewPlan[T Float](d *cuda.Device, a *sparse.CSR, tri sptrsv.Options, opts Op
 		return nil, fmt.Errorf("sptrsv: unknown triangle %d", int(tri.Triangle))
 	}
 	switch opts.Algorithm {
-	case sptrsv.Auto, sptrsv.LevelSet, sptrsv.SyncFree, sptrsv.SyncFreeCSR:
+	case sptrsv.Auto, sptrsv.LevelSet, sptrsv.SyncFree, sptrsv.SyncFreeCSR, sptrsv.LocalityAware:
 	default:
 		return nil, fmt.Errorf("%w: the GPU solves by level sets or synchronization-free, not %s", sptrsv.ErrAlgorithm, opts.Algorithm)
 	}
@@ -138,6 +143,9 @@ func NewPlan[T Float](d *cuda.Device, a *sparse.CSR, tri sptrsv.Options, opts Op
 	if err := p.upload(a); err != nil {
 		_ = p.Close()
 		return nil, err
+	}
+	if opts.Algorithm == sptrsv.LocalityAware {
+		p.host = a
 	}
 	if err := p.Analyze(); err != nil {
 		_ = p.Close()
@@ -307,6 +315,8 @@ func (p *Plan[T]) Analyze() error {
 		return p.columns()
 	case sptrsv.SyncFreeCSR:
 		return p.readyFlags()
+	case sptrsv.LocalityAware:
+		return p.analyseLocality(p.host)
 	}
 	return nil
 }
@@ -631,8 +641,9 @@ func (p *Plan[T]) Stream() cu.Stream { return p.stream }
 
 // UpdateValues replaces the matrix's values (same structure: len(val) =
 // the entries of the matrix given to NewPlan, in its order) and redoes
-// the parts of the analysis that hold values (divisors, and the columns
-// of a synchronization-free plan), as cuSPARSE's SpSV_updateMatrix.
+// the parts of the analysis that hold values (divisors, the columns of a
+// synchronization-free plan, the host analysis of a locality-aware one),
+// as cuSPARSE's SpSV_updateMatrix.
 func (p *Plan[T]) UpdateValues(val []float64) error {
 	if len(val) != p.nnz {
 		return fmt.Errorf("%w: %d values for a matrix of %d entries", sptrsv.ErrShape, len(val), p.nnz)
@@ -659,8 +670,14 @@ func (p *Plan[T]) UpdateValues(val []float64) error {
 	if err := p.rowError(errRows); err != nil {
 		return err
 	}
-	if p.alg == sptrsv.SyncFree {
+	switch p.alg {
+	case sptrsv.SyncFree:
 		return p.columns()
+	case sptrsv.LocalityAware:
+		h := p.host.Clone()
+		copy(h.Val, val)
+		p.host = h
+		return p.analyseLocality(h)
 	}
 	return nil
 }
@@ -680,6 +697,9 @@ func (p *Plan[T]) Enqueue(s cu.Stream, b, x cu.DevicePtr) error {
 		s = p.stream
 	}
 	upper := flag(p.tri.Triangle == sptrsv.Upper)
+	if p.alg == sptrsv.LocalityAware {
+		return p.enqueueLocality(s, b, x)
+	}
 	if p.alg == sptrsv.SyncFreeCSR {
 		k, err := kernels.TrsvRowsyncFor(p.f64)
 		if err != nil {
@@ -737,8 +757,11 @@ func (p *Plan[T]) Enqueue(s cu.Stream, b, x cu.DevicePtr) error {
 
 // Launches returns the number of kernel launches of one solve.
 func (p *Plan[T]) Launches() int {
-	if p.alg == sptrsv.SyncFree || p.alg == sptrsv.SyncFreeCSR {
+	switch p.alg {
+	case sptrsv.SyncFree, sptrsv.SyncFreeCSR:
 		return 1
+	case sptrsv.LocalityAware:
+		return len(p.loc.levelPtr) - 1
 	}
 	return len(p.steps)
 }

@@ -3,6 +3,7 @@
 package sptrsvgpu
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -67,6 +68,7 @@ var configs = []config{
 	{"syncfree-csr", Options{Algorithm: sptrsv.SyncFreeCSR}},
 	{"syncfree-csr-warp", Options{Algorithm: sptrsv.SyncFreeCSR, Lanes: 32}},
 	{"syncfree-csr-thread", Options{Algorithm: sptrsv.SyncFreeCSR, Lanes: 1}},
+	{"locality", Options{Algorithm: sptrsv.LocalityAware}},
 	{"levelset-warp-levels", Options{Algorithm: sptrsv.LevelSet, Lanes: 32}},
 	{"auto", Options{}},
 }
@@ -82,6 +84,10 @@ func checkCase[T Float](t *testing.T, a *sparse.CSR, tri sptrsv.Options, tol flo
 	b := convert[T](rhs(a.N, uint64(a.N)))
 	ref := make([]T, a.N)
 	require.NoError(t, sptrsv.SolveSequential(an, b, ref))
+	loc, err := sptrsv.AnalyzeLocality(an, sptrsv.LocalityOptions{})
+	require.NoError(t, err)
+	locRef := make([]T, a.N)
+	require.NoError(t, sptrsv.SolveLocality(context.Background(), loc, b, locRef))
 	for _, c := range configs {
 		p, err := NewPlan[T](dev, a, tri, c.opts)
 		require.NoError(t, err, c.name)
@@ -94,7 +100,10 @@ func checkCase[T Float](t *testing.T, a *sparse.CSR, tri sptrsv.Options, tol flo
 		for rep := range 3 {
 			x := make([]T, a.N)
 			require.NoError(t, p.Solve(b, x), c.name)
-			if p.Algorithm() == sptrsv.LevelSet && p.lg == 0 || p.Algorithm() == sptrsv.SyncFreeCSR && p.rowLg == 0 {
+			if p.Algorithm() == sptrsv.LocalityAware {
+				require.Equal(t, locRef, x, "%s: solve %d is not the CPU twin's bits", c.name, rep)
+				require.LessOrEqual(t, relErr(x, ref), tol, c.name)
+			} else if p.Algorithm() == sptrsv.LevelSet && p.lg == 0 || p.Algorithm() == sptrsv.SyncFreeCSR && p.rowLg == 0 {
 				for i := range x {
 					if x[i] != ref[i] {
 						require.Failf(t, "not the sequential reference's bits", "%s: solve %d: row %d of %d: %g, want %g (relative error of x %.3g)",
@@ -231,7 +240,7 @@ func dropEntry(c *sparse.COO, i, j int) {
 func TestUpdateValues(t *testing.T) {
 	a := suite.FEMLike(60, suite.Seed)
 	b := rhs(a.N, 3)
-	for _, alg := range []sptrsv.Algorithm{sptrsv.LevelSet, sptrsv.SyncFree, sptrsv.SyncFreeCSR} {
+	for _, alg := range []sptrsv.Algorithm{sptrsv.LevelSet, sptrsv.SyncFree, sptrsv.SyncFreeCSR, sptrsv.LocalityAware} {
 		p, err := NewPlan[float64](dev, a, sptrsv.Options{}, Options{Algorithm: alg})
 		require.NoError(t, err)
 		a2 := a.Clone()
