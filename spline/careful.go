@@ -177,7 +177,16 @@ func (p *piece) tail(dir float64) float64 {
 
 // carefulAt is derivative q of interval i at t (wrapped into the period
 // for a periodic curve), without overflow where the result is finite.
+// At a knot the value is the data exactly.
 func carefulAt[T tridiag.Float](x, y, m []T, i int, t T, q int) T {
+	if q == 0 {
+		switch t {
+		case x[i]:
+			return y[i]
+		case x[i+1]:
+			return y[i+1]
+		}
+	}
 	p := pieceOf(x, y, m, i)
 	return T(p.at(float64(t), q))
 }

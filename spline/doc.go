@@ -96,6 +96,11 @@
 //     result that still comes out NaN or ±Inf is evaluated again with
 //     every term carried as a mantissa and a binary exponent, so that ±Inf
 //     means the answer is beyond the range of the element type.
+//   - Nothing underflows where the answer is a normal number: on knots so
+//     close that h²/6 (or h/6) is below the smallest normal number of the
+//     element type, the values, slopes and integrals of those intervals
+//     are evaluated the same careful way, and at the knots the value is
+//     still the data exactly.
 //
 // # Speed
 //

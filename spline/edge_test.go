@@ -284,3 +284,74 @@ func TestFarPoints(t *testing.T) {
 	assert.InEpsilon(t, per.Eval(0, 1e307), per.Eval(0, 1.7e308), 1e-12)
 	assert.InEpsilon(t, per.Eval(0, -1e307), per.Eval(0, -1.7e308), 1e-12)
 }
+
+// Knots so close that h²/6 falls below the smallest normal float64 (h
+// under 1.5e-154): the values, slopes, curvatures and integrals are those
+// of the same curve on unit knots, scaled by powers of two, so h² must not
+// underflow to zero or lose its digits. Scaling knots by s and values by c
+// scales S by c, S′ by c/s, S″ by c/s² and ∫ by c·s, exactly in binary.
+func TestTinyKnotSpacing(t *testing.T) {
+	xu := []float64{0, 1, 2.5, 3, 4.25, 6}
+	yu := []float64{0.5, 1, -0.25, -1, 0.75, 0.5}
+	pts := []float64{-1.5, 0, 0.3, 1, 1.7, 2.9, 3.5, 5.2, 6, 7.5}
+	for _, sc := range []struct{ s, c int }{{-200, -150}, {-520, -200}, {-600, -200}, {-1000, -1000}} {
+		s, c := math.Ldexp(1, sc.s), math.Ldexp(1, sc.c)
+		for _, bc := range []spline.Boundary{spline.Natural(), spline.Clamped(0.5, -1), spline.Periodic()} {
+			unit, err := spline.FitBatch(len(xu), xu, yu, bc)
+			require.NoError(t, err)
+			x, y := make([]float64, len(xu)), make([]float64, len(yu))
+			for i := range xu {
+				x[i], y[i] = xu[i]*s, yu[i]*c
+			}
+			d := bc
+			if bc.Kind == spline.KindClamped {
+				d = spline.Clamped(0.5*c/s, -1*c/s)
+			}
+			name := fmt.Sprintf("s = 2^%d c = 2^%d %v", sc.s, sc.c, bc.Kind)
+			// The curve of the scaled data: its moments are the unit
+			// curve's times c/s², exactly.
+			cv := &spline.Curves[float64]{N: len(x), Count: 1, Kind: bc.Kind, X: x, Y: y, M: make([]float64, len(x))}
+			for i, v := range unit.M {
+				cv.M[i] = v * c / s / s
+			}
+			if bc.Kind != spline.KindPeriodic {
+				fit, err := spline.FitBatch(len(x), x, y, d)
+				require.NoError(t, err, name)
+				big := 0.0
+				for _, v := range cv.M {
+					big = max(big, math.Abs(v))
+				}
+				for i, v := range cv.M {
+					assert.InDelta(t, v, fit.M[i], 1e-13*big, "%s fitted moment %d", name, i)
+				}
+			}
+			scales := []float64{c, c / s, c / s / s}
+			ts := make([]float64, len(pts))
+			for j, p := range pts {
+				ts[j] = p * s
+			}
+			out := spline.Out[float64]{Value: make([]float64, len(ts)), Deriv: make([]float64, len(ts)), Deriv2: make([]float64, len(ts))}
+			ev, err := spline.NewEvaluator[float64](nil)
+			require.NoError(t, err)
+			require.NoError(t, ev.Eval(t.Context(), cv, spline.SharedPoints(ts), out))
+			batch := [][]float64{out.Value, out.Deriv, out.Deriv2}
+			for j, p := range pts {
+				for q, f := range []func(int, float64) float64{cv.Eval, cv.Deriv, cv.Deriv2} {
+					want := []func(int, float64) float64{unit.Eval, unit.Deriv, unit.Deriv2}[q](0, p) * scales[q]
+					tol := 1e-13 * scales[q] * max(1, math.Abs(want/scales[q]))
+					assert.InDelta(t, want, f(0, ts[j]), tol, "%s derivative %d at %g·s", name, q, p)
+					assert.InDelta(t, want, batch[q][j], tol, "%s batch derivative %d at %g·s", name, q, p)
+				}
+			}
+			for i := range x {
+				assert.Equal(t, y[i], cv.Eval(0, x[i]), "%s knot %d", name, i)
+			}
+			if cs := c * s; cs > 0x1p-1000 {
+				for _, ab := range [][2]float64{{0, 6}, {-1, 2.2}, {0.4, 7}} {
+					want := unit.Integral(0, ab[0], ab[1]) * cs
+					assert.InDelta(t, want, cv.Integral(0, ab[0]*s, ab[1]*s), 1e-13*cs*max(1, math.Abs(want/cs)), "%s ∫ %v·s", name, ab)
+				}
+			}
+		}
+	}
+}

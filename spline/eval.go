@@ -102,6 +102,60 @@ func (s *span[T]) at(x []T, i int) {
 	s.ih, s.h6, s.hs = 1/h, h*h/6, h/6
 }
 
+// guard follows at on knots that may be too close for the weights (see
+// closeKnots): where h²/6 is below 2^−126, the smallest normal float32,
+// it checks T's own bound.
+func (s *span[T]) guard() {
+	if s.h6 < 0x1p-126 {
+		s.tiny()
+	}
+}
+
+// closeKnots reports whether two neighbouring knots are closer than
+// 2^−61, where h²/6 may be below 2^−126 and the spans need guard.
+func closeKnots[T tridiag.Float](x []T) bool {
+	for i := 1; i < len(x); i++ {
+		if x[i]-x[i-1] < 0x1p-61 {
+			return true
+		}
+	}
+	return false
+}
+
+// tiny makes the weights of a span whose h²/6 or h/6 is below the
+// smallest normal number of T NaN, so that its results are evaluated by
+// carefulAt (see sixthSquare).
+func (s *span[T]) tiny() {
+	h := s.x1 - s.x0
+	s.h6 = sixthSquare(h)
+	if !(s.hs >= smallestNormal[T]()) {
+		s.hs = T(math.NaN())
+	}
+}
+
+// sixthSquare returns h²/6, or NaN where it is below the smallest normal
+// number of T: a weight c·h²/6 then loses digits, or all of them, which
+// misses a term c·h²/6·M of the size of the values (M ~ y/h²). The NaN
+// sends the result to the careful evaluation, which carries h apart
+// from the moments.
+func sixthSquare[T tridiag.Float](h T) T {
+	h6 := h * h / 6
+	// 2^−126, the smallest normal float32, keeps the test of T's own
+	// bound off the common path.
+	if h6 < 0x1p-126 && !(h6 >= smallestNormal[T]()) {
+		return T(math.NaN())
+	}
+	return h6
+}
+
+// smallestNormal is the smallest positive normal number of T.
+func smallestNormal[T tridiag.Float]() T {
+	if isFloat32[T]() {
+		return T(float32(0x1p-126))
+	}
+	return T(0x1p-1022)
+}
+
 // ab returns a and b at t.
 func (s *span[T]) ab(t T) (a, b T) {
 	a, b = (s.x1-t)*s.ih, (t-s.x0)*s.ih
@@ -145,6 +199,7 @@ func point[T tridiag.Float](x, y, m []T, periodic bool, t T, q int) T {
 	i := search(x, t)
 	s := span[T]{i: -1}
 	s.at(x, i)
+	s.guard()
 	var v T
 	switch q {
 	case 0:
@@ -498,6 +553,7 @@ func (e *Evaluator[T]) prepare(ctx context.Context, j *job[T]) error {
 		for b := lo; b < hi; b++ {
 			i := 0
 			sp := span[T]{i: -1}
+			close := closeKnots(x)
 			for q := b * bs; q < min(p, (b+1)*bs); q++ {
 				tq := t[q]
 				if j.periodic {
@@ -510,6 +566,9 @@ func (e *Evaluator[T]) prepare(ctx context.Context, j *job[T]) error {
 				}
 				j.idx[q], j.tw[q] = int32(i), tq
 				sp.at(x, i)
+				if close {
+					sp.guard()
+				}
 				if j.wv != nil {
 					j.wv[q] = sp.valueWeights(tq)
 				}
@@ -616,6 +675,7 @@ func (j *job[T]) generic(k, j0, j1 int) {
 	row := k * j.p
 	lo := 0
 	sp := span[T]{i: -1}
+	close := closeKnots(x)
 	for jj := j0; jj < j1; jj++ {
 		q := jj
 		if perm != nil {
@@ -633,6 +693,9 @@ func (j *job[T]) generic(k, j0, j1 int) {
 			i = search(x, tq)
 		}
 		sp.at(x, i)
+		if close {
+			sp.guard()
+		}
 		y0, y1, m0, m1 := y[i], y[i+1], m[i], m[i+1]
 		if val != nil {
 			w := sp.valueWeights(tq)
@@ -701,7 +764,7 @@ func integrateRange[T tridiag.Float](x, y, m []T, a, b T) T {
 	s := partial(x, y, m, ia, a, x[ia+1])
 	for i := ia + 1; i < ib; i++ {
 		h := x[i+1] - x[i]
-		h6 := h * h / 6
+		h6 := sixthSquare(h)
 		s += h * ((y[i]+y[i+1])/2 - (m[i]*h6+m[i+1]*h6)/4)
 	}
 	return s + partial(x, y, m, ib, x[ib], b)
@@ -713,7 +776,7 @@ func integrateRange[T tridiag.Float](x, y, m []T, a, b T) T {
 // c3 = m_{i+1} − m_i.
 func partial[T tridiag.Float](x, y, m []T, i int, a, b T) T {
 	h := x[i+1] - x[i]
-	h6 := h * h / 6
+	h6 := sixthSquare(h)
 	mi, mj := m[i]*h6, m[i+1]*h6
 	y0 := y[i]
 	c1, c2, c3 := y[i+1]-y0-2*mi-mj, 3*mi, mj-mi
