@@ -355,3 +355,19 @@ func TestTinyKnotSpacing(t *testing.T) {
 		}
 	}
 }
+
+// A non-finite clamped end derivative given per curve is refused naming
+// its curve and its index; one shared by every curve says so.
+func TestNonFiniteEndDerivativeNamed(t *testing.T) {
+	x := []float64{0, 1, 2}
+	y := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9}
+	_, err := spline.FitBatch(3, x, y, spline.ClampedEach([]float64{0, 1, 2}, []float64{0, math.Inf(-1), 2}))
+	require.ErrorIs(t, err, spline.ErrInput)
+	assert.ErrorContains(t, err, "End[1] = -Inf")
+	assert.ErrorContains(t, err, "curve 1")
+
+	_, err = spline.FitBatch(3, x, y, spline.Clamped(math.NaN(), 0))
+	require.ErrorIs(t, err, spline.ErrInput)
+	assert.ErrorContains(t, err, "Start[0] = NaN")
+	assert.ErrorContains(t, err, "shared by every curve")
+}

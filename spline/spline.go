@@ -177,7 +177,11 @@ func (f *Fitter[T]) Fit(ctx context.Context, x, y []T, bc Boundary) (*Curves[T],
 			}
 			for k, v := range s.v {
 				if t := T(v); t-t != 0 {
-					return nil, fmt.Errorf("%w: clamped end derivative %s[%d] = %v is not finite in %s", ErrInput, s.name, k, v, typeName[T]())
+					who := "shared by every curve"
+					if len(s.v) == count {
+						who = fmt.Sprintf("of curve %d", k)
+					}
+					return nil, fmt.Errorf("%w: clamped end derivative %s[%d] = %v, %s, is not finite in %s", ErrInput, s.name, k, v, who, typeName[T]())
 				}
 			}
 		}
