@@ -520,3 +520,69 @@ func TestEvalSpecialPointsAndReuse(t *testing.T) {
 		assert.True(t, math.IsNaN(cv.Eval(0, nan)))
 	}
 }
+
+// Ascending points are located by a walk over the knots; the walk must
+// find the interval the binary search of the one-point methods finds, so
+// the batch equals them bit for bit: at the knots themselves, at repeated
+// points, beyond both ends, with knots per curve and points shared or per
+// curve, on one worker and on several.
+func TestSortedWalkEqualsSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	const n, count, p = 50, 6, 3000
+	for _, bc := range []spline.Boundary{spline.Natural(), spline.Clamped(-1, 0.5), spline.Periodic()} {
+		x := make([]float64, 0, n*count)
+		for range count {
+			x = append(x, randomKnots(rng, n, -1+rng.Float64(), 9+rng.Float64())...)
+		}
+		y := make([]float64, n*count)
+		for i := range y {
+			y[i] = rng.NormFloat64()
+		}
+		for k := range count {
+			y[k*n+n-1] = y[k*n]
+		}
+		cv, err := spline.FitBatch(n, x, y, bc)
+		require.NoError(t, err)
+		ts := make([]float64, 0, p*count)
+		for k := range count {
+			var c []float64
+			for j := range p {
+				switch j % 5 {
+				case 0:
+					c = append(c, x[rng.IntN(n*count)]) // a knot of some curve
+				case 1:
+					c = append(c, x[k*n+rng.IntN(n)]) // a knot of this curve
+				default:
+					c = append(c, -4+16*rng.Float64())
+				}
+			}
+			c[p-1] = c[p-2] // a repeated point
+			slices.Sort(c)
+			ts = append(ts, c...)
+		}
+		for _, pts := range []spline.Points[float64]{spline.SharedPoints(ts[:p]), spline.CurvePoints(ts)} {
+			var outs [2]spline.Out[float64]
+			for w, workers := range []int{1, 4} {
+				ev, err := spline.NewEvaluator[float64](tridiag.NewCPU(workers))
+				require.NoError(t, err)
+				outs[w] = spline.Out[float64]{Value: make([]float64, count*p), Deriv: make([]float64, count*p), Deriv2: make([]float64, count*p)}
+				require.NoError(t, ev.Eval(context.Background(), cv, pts, outs[w]))
+			}
+			assert.Equal(t, outs[0], outs[1], "%v perCurve=%v: one worker and four", bc.Kind, pts.PerCurve)
+			for k := range count {
+				for j := range p {
+					tj := pts.T[j]
+					if pts.PerCurve {
+						tj = pts.T[k*p+j]
+					}
+					want := [3]float64{cv.Eval(k, tj), cv.Deriv(k, tj), cv.Deriv2(k, tj)}
+					o := outs[1]
+					got := [3]float64{o.Value[k*p+j], o.Deriv[k*p+j], o.Deriv2[k*p+j]}
+					if !assert.Equal(t, want, got, "%v perCurve=%v curve %d t=%v", bc.Kind, pts.PerCurve, k, tj) {
+						return
+					}
+				}
+			}
+		}
+	}
+}
