@@ -33,18 +33,10 @@ func NewILUPreconditioner(dev *cuda.Device, f *ilu.Factors, opts TrsvOptions) (*
 	if f == nil {
 		return nil, errors.New("gpu: ILU preconditioner of nil factors")
 	}
-	a := f.LU()
-	lo := sptrsv.Options{Triangle: sptrsv.Lower}
-	up := sptrsv.Options{Triangle: sptrsv.Upper}
-	upper := a
-	if f.Kind() == ilu.KindILU0 {
-		lo.Part, lo.UnitDiagonal, up.Part = sptrsv.TrianglePart, true, sptrsv.TrianglePart
-	} else {
-		upper = f.U()
-	}
+	lower, lo, upper, up := f.Triangles()
 	p := &ILUPreconditioner{}
 	var err error
-	if p.lower, err = sptrsvgpu.NewPlan[float64](dev, a, lo, opts); err != nil {
+	if p.lower, err = sptrsvgpu.NewPlan[float64](dev, lower, lo, opts); err != nil {
 		return nil, fmt.Errorf("gpu: %s preconditioner of order %d: lower triangle: %w", f.Kind(), f.N(), err)
 	}
 	if p.upper, err = sptrsvgpu.NewPlan[float64](dev, upper, up, opts); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/bandsolve/bandsolve/krylov"
+	"github.com/bandsolve/bandsolve/sparse"
 	"github.com/bandsolve/bandsolve/sptrsv"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
@@ -34,17 +35,7 @@ func NewPreconditioner[T sptrsv.Float](f *Factors, dev tridiag.Device, alg sptrs
 	if f == nil {
 		return nil, errors.New("ilu: preconditioner of nil factors")
 	}
-	var lo, up sptrsv.Options
-	a := f.LU()
-	lower, upper := a, a
-	if f.kind == KindILU0 {
-		lo = sptrsv.Options{Triangle: sptrsv.Lower, Part: sptrsv.TrianglePart, UnitDiagonal: true}
-		up = sptrsv.Options{Triangle: sptrsv.Upper, Part: sptrsv.TrianglePart}
-	} else {
-		lo = sptrsv.Options{Triangle: sptrsv.Lower}
-		up = sptrsv.Options{Triangle: sptrsv.Upper}
-		upper = f.U()
-	}
+	lower, lo, upper, up := f.Triangles()
 	pl, err := sptrsv.NewPlan[T](dev, lower, lo, alg)
 	if err != nil {
 		return nil, fmt.Errorf("ilu: %s preconditioner of order %d: lower triangle: %w", f.kind, f.n, err)
@@ -55,6 +46,18 @@ func NewPreconditioner[T sptrsv.Float](f *Factors, dev tridiag.Device, alg sptrs
 		return nil, fmt.Errorf("ilu: %s preconditioner of order %d: upper triangle: %w", f.kind, f.n, err)
 	}
 	return &Preconditioner[T]{n: f.n, kind: f.kind, lower: pl, upper: pu}, nil
+}
+
+// Triangles returns the two triangular solves of M⁻¹ = U⁻¹L⁻¹ as sptrsv
+// takes them: for ILU(0) both triangles of the combined factors LU() (the
+// lower one with a unit diagonal), for IC(0) L and Lᵀ (U(), built once).
+func (f *Factors) Triangles() (lower *sparse.CSR, lo sptrsv.Options, upper *sparse.CSR, up sptrsv.Options) {
+	if f.kind == KindILU0 {
+		a := f.LU()
+		return a, sptrsv.Options{Triangle: sptrsv.Lower, Part: sptrsv.TrianglePart, UnitDiagonal: true},
+			a, sptrsv.Options{Triangle: sptrsv.Upper, Part: sptrsv.TrianglePart}
+	}
+	return f.LU(), sptrsv.Options{Triangle: sptrsv.Lower}, f.U(), sptrsv.Options{Triangle: sptrsv.Upper}
 }
 
 // Apply sets z = M⁻¹·r: z = L⁻¹r, then z = U⁻¹z (Lᵀ for IC(0)). r is not
