@@ -471,16 +471,22 @@ func (an *Analysis) Triangular() (*sparse.CSR, []int32) {
 }
 
 // Stats returns the order, nonzeros and level statistics.
-func (an *Analysis) Stats() Stats {
-	s := Stats{N: an.n, NNZ: len(an.val), Levels: an.Levels()}
+func (an *Analysis) Stats() Stats { return StatsOf(an.n, len(an.val), an.levelPtr) }
+
+// StatsOf returns the statistics of a triangle of order n with nnz stored
+// entries whose level l holds levelPtr[l+1] − levelPtr[l] rows (the level
+// pointers of Naumov's analysis, on whatever device computed them).
+func StatsOf(n, nnz int, levelPtr []int32) Stats {
+	s := Stats{N: n, NNZ: nnz, Levels: max(0, len(levelPtr)-1)}
 	if s.Levels == 0 {
 		return s
 	}
-	s.MinRowsPerLevel = an.n
-	for _, r := range an.LevelSizes() {
+	s.MinRowsPerLevel = n
+	for l := range s.Levels {
+		r := int(levelPtr[l+1] - levelPtr[l])
 		s.MaxRowsPerLevel = max(s.MaxRowsPerLevel, r)
 		s.MinRowsPerLevel = min(s.MinRowsPerLevel, r)
 	}
-	s.MeanRowsPerLevel = float64(an.n) / float64(s.Levels)
+	s.MeanRowsPerLevel = float64(n) / float64(s.Levels)
 	return s
 }

@@ -507,24 +507,10 @@ func (p *Plan[T]) sortLevels(nLevels int) error {
 		return fmt.Errorf("sptrsv: the GPU's level sets hold %d of %d rows", ptrs[nLevels], n)
 	}
 	p.levelPtrHost = ptrs
-	p.stats = statsOf(p.n, p.nnz, ptrs)
+	p.stats = sptrsv.StatsOf(p.n, p.nnz, ptrs)
 	p.lg = lanesShift(p.nnz, p.n)
 	p.steps = schedule(ptrs, p.opts.ChainRows)
 	return nil
-}
-
-// statsOf returns the statistics of a triangle from its level pointers.
-func statsOf(n, nnz int, ptrs []int32) sptrsv.Stats {
-	st := sptrsv.Stats{N: n, NNZ: nnz, Levels: len(ptrs) - 1, MinRowsPerLevel: n}
-	for l := 0; l+1 < len(ptrs); l++ {
-		r := int(ptrs[l+1] - ptrs[l])
-		st.MaxRowsPerLevel = max(st.MaxRowsPerLevel, r)
-		st.MinRowsPerLevel = min(st.MinRowsPerLevel, r)
-	}
-	if st.Levels > 0 {
-		st.MeanRowsPerLevel = float64(n) / float64(st.Levels)
-	}
-	return st
 }
 
 // lanesShift is log2 of the lanes that solve one row: one lane while rows
