@@ -99,6 +99,8 @@ type Plan[T Float] struct {
 	loc  *localityPlan
 	host *sparse.CSR
 
+	hostVec *cuda.Buffer[T] // b and x of Solve
+
 	stats  sptrsv.Stats
 	allocs []cu.DevicePtr
 	closed bool
@@ -766,20 +768,29 @@ func (p *Plan[T]) SolveDevice(b, x *cuda.Buffer[T]) error {
 	})
 }
 
-// Solve solves T x = b with host vectors (copied to the device and back).
+// Solve solves T x = b with host vectors, copied to a device vector of
+// the plan (allocated by the first Solve) and back.
 func (p *Plan[T]) Solve(b, x []T) error {
 	if len(b) != p.n || len(x) != p.n {
 		return fmt.Errorf("%w: %s triangle of order %d with len(b) = %d, len(x) = %d", sptrsv.ErrShape, p.tri.Triangle, p.n, len(b), len(x))
 	}
-	db, err := cuda.Upload(p.dev, b)
-	if err != nil {
+	if p.closed {
+		return errClosed
+	}
+	if p.hostVec == nil {
+		v, err := cuda.Alloc[T](p.dev, p.n)
+		if err != nil {
+			return err
+		}
+		p.hostVec = v
+	}
+	if err := p.hostVec.CopyFrom(b); err != nil {
 		return err
 	}
-	defer func() { _ = db.Free() }()
-	if err := p.SolveDevice(db, db); err != nil {
+	if err := p.SolveDevice(p.hostVec, p.hostVec); err != nil {
 		return err
 	}
-	return db.CopyTo(x)
+	return p.hostVec.CopyTo(x)
 }
 
 // Close frees the plan's device memory and stream.
@@ -788,6 +799,9 @@ func (p *Plan[T]) Close() error {
 		return nil
 	}
 	p.closed = true
+	if p.hostVec != nil {
+		_ = p.hostVec.Free()
+	}
 	return p.dev.Enqueue(func() error {
 		if p.stream != (cu.Stream{}) {
 			_ = p.stream.Synchronize()
