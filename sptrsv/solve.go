@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sync"
 	"sync/atomic"
 )
 
@@ -94,16 +93,9 @@ func Solve[T Float](ctx context.Context, an *Analysis, b, x []T) error {
 	val, diag := values[T](an)
 	done := ctx.Done()
 	w := an.workers
-	var (
-		tasks chan *levelJob[T]
-		wg    sync.WaitGroup
-		job   levelJob[T]
-	)
-	defer func() {
-		if tasks != nil {
-			close(tasks)
-		}
-	}()
+	pool := helpers{w: w}
+	defer pool.close()
+	var job levelJob[T]
 	for seg := range len(an.wide) {
 		if done != nil {
 			select {
@@ -119,26 +111,10 @@ func Solve[T Float](ctx context.Context, an *Analysis, b, x []T) error {
 			}
 			continue
 		}
-		if tasks == nil {
-			tasks = make(chan *levelJob[T])
-			for range w - 1 {
-				go func() {
-					for j := range tasks {
-						j.run(an, val, diag, b, x)
-						wg.Done()
-					}
-				}()
-			}
-		}
 		job.lo, job.hi = lo, hi
 		job.chunk = int32(max(16, int(hi-lo)/(8*w)))
 		job.next.Store(lo)
-		wg.Add(w - 1)
-		for range w - 1 {
-			tasks <- &job
-		}
-		job.run(an, val, diag, b, x)
-		wg.Wait()
+		pool.run(func(int) { job.run(an, val, diag, b, x) })
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package sptrsv
 import (
 	"context"
 	"fmt"
-	"sync"
 	"sync/atomic"
 )
 
@@ -76,17 +75,11 @@ func solveLocality[T Float](ctx context.Context, loc *Locality, b, x []T, order 
 	done := ctx.Done()
 	nLevels := len(p.LevelPtr) - 1
 	w := an.workers
-	xl := make([]T, loc.maxRows)
-	var (
-		tasks chan *localityJob[T]
-		wg    sync.WaitGroup
-		job   localityJob[T]
-	)
-	defer func() {
-		if tasks != nil {
-			close(tasks)
-		}
-	}()
+	xls := make([][]T, max(w, 1)) // every worker's shared-memory stand-in
+	xls[0] = make([]T, loc.maxRows)
+	pool := helpers{w: w}
+	defer pool.close()
+	var job localityJob[T]
 	for l := range nLevels {
 		if done != nil {
 			select {
@@ -106,30 +99,18 @@ func solveLocality[T Float](ctx context.Context, loc *Locality, b, x []T, order 
 				if ids != nil {
 					g = ids[k-lo]
 				}
-				subgraph(p, unit, g, b, x, xl)
+				subgraph(p, unit, g, b, x, xls[0])
 			}
 			continue
 		}
-		if tasks == nil {
-			tasks = make(chan *localityJob[T])
-			for range w - 1 {
-				go func() {
-					xl := make([]T, loc.maxRows)
-					for j := range tasks {
-						j.run(p, unit, b, x, xl)
-						wg.Done()
-					}
-				}()
-			}
-		}
 		job.lo, job.hi, job.ids = lo, hi, ids
 		job.next.Store(lo)
-		wg.Add(w - 1)
-		for range w - 1 {
-			tasks <- &job
-		}
-		job.run(p, unit, b, x, xl)
-		wg.Wait()
+		pool.run(func(k int) {
+			if xls[k] == nil {
+				xls[k] = make([]T, loc.maxRows)
+			}
+			job.run(p, unit, b, x, xls[k])
+		})
 	}
 	return nil
 }

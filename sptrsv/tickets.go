@@ -75,3 +75,40 @@ func runTickets(ctx context.Context, an *Analysis, t *tickets, solve func(i int)
 	wg.Wait()
 	return !t.stop.Load()
 }
+
+// helpers are the w − 1 goroutines that join the calling one on the wide
+// levels of a solve, started at the first: run(do) runs do(k) on helper k
+// = 1 … w−1 and on the caller as 0, and returns when all have returned.
+// do takes its work from a shared counter, so a helper that runs it twice
+// finds nothing left. close ends the helpers.
+type helpers struct {
+	w     int
+	tasks chan func(worker int)
+	wg    sync.WaitGroup
+}
+
+func (h *helpers) run(do func(worker int)) {
+	if h.tasks == nil {
+		h.tasks = make(chan func(int))
+		for k := 1; k < h.w; k++ {
+			go func() {
+				for f := range h.tasks {
+					f(k)
+					h.wg.Done()
+				}
+			}()
+		}
+	}
+	h.wg.Add(h.w - 1)
+	for range h.w - 1 {
+		h.tasks <- do
+	}
+	do(0)
+	h.wg.Wait()
+}
+
+func (h *helpers) close() {
+	if h.tasks != nil {
+		close(h.tasks)
+	}
+}
