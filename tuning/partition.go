@@ -2,6 +2,7 @@ package tuning
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 
@@ -97,12 +98,25 @@ func partitionConstSharedBytes(n, p, elem, spb int, sysFirst bool) int {
 }
 
 // partitionShared is the shared memory of either kernel.
-func partitionShared(n, p, elem, spb int, sysFirst, constCoeffs bool) int {
-	if constCoeffs {
+func partitionShared(n, p, elem, spb int, sysFirst bool, kind partKind) int {
+	switch kind {
+	case partConst:
 		return partitionConstSharedBytes(n, p, elem, spb, sysFirst)
+	case partPivot:
+		return PivotSharedBytes(n, elem, spb, sysFirst)
 	}
 	return PartitionSharedBytes(n, p, elem, spb, sysFirst)
 }
+
+// partKind names a kernel with the partition kernels' layout: its shared
+// memory and the largest system it holds differ.
+type partKind int
+
+const (
+	partGeneral partKind = iota // partition_p*_*
+	partConst                   // partition_const_p16_*
+	partPivot                   // partition_pivot_p16_*
+)
 
 // partitionStride is the kernels' part_ss: a system's units of 16 bytes.
 func partitionStride(n, p, elem int, sysFirst bool) int {
@@ -148,7 +162,7 @@ func partitionFits(d Device, n, p, elem int, sysFirst bool) bool {
 // partition.DefaultChunk.
 func PartitionMaxN(d Device, elem, p int, sysFirst bool) int {
 	if p > 0 {
-		return partitionMaxN(d, elem, p, sysFirst, false, partitionKernelThreads(p, elem))
+		return partitionMaxN(d, elem, p, sysFirst, partGeneral, partitionKernelThreads(p, elem))
 	}
 	n := 0
 	for n < 1<<22 && partitionFits(d, n+1, partition.DefaultChunk(n+1), elem, sysFirst) {
@@ -159,13 +173,17 @@ func PartitionMaxN(d Device, elem, p int, sysFirst bool) int {
 
 // partitionMaxN is the largest N of chunks of p rows for either kernel
 // layout, by a kernel whose launch bound is maxT threads.
-func partitionMaxN(d Device, elem, p int, sysFirst, constCoeffs bool, maxT int) int {
-	return maxFit(d.MaxShared(), func(n int) int {
+func partitionMaxN(d Device, elem, p int, sysFirst bool, kind partKind, maxT int) int {
+	limit := math.MaxInt
+	if kind == partPivot {
+		limit = PivotBlockRows
+	}
+	return min(limit, maxFit(d.MaxShared(), func(n int) int {
 		if partitionThreads(n, p) > partitionMaxBlock(d, maxT) {
 			return d.MaxShared() + 1
 		}
-		return partitionShared(n, p, elem, 1, sysFirst, constCoeffs)
-	})
+		return partitionShared(n, p, elem, 1, sysFirst, kind)
+	}))
 }
 
 // partitionLaunchFor chooses the launch for a batch of g systems of n rows
@@ -184,7 +202,7 @@ func partitionLaunchFor(d Device, n, elem, g int, sysFirst bool, regs int) (Part
 // thread (0: assume 64, the most its launch bounds allow). It fails with
 // ErrTooLargeForShared when one system does not fit a block.
 func PartitionLaunchChunk(d Device, n, elem, p, g int, sysFirst bool, regs int) (PartitionLaunch, error) {
-	return partitionLaunch(d, n, elem, p, g, sysFirst, regs, false, partitionKernelThreads(p, elem))
+	return partitionLaunch(d, n, elem, p, g, sysFirst, regs, partGeneral, partitionKernelThreads(p, elem))
 }
 
 // PartitionLaunchConst chooses the launch of the constant-coefficient
@@ -192,17 +210,17 @@ func PartitionLaunchChunk(d Device, n, elem, p, g int, sysFirst bool, regs int) 
 // of the shared memory of PartitionLaunchChunk's kernel per system) by the
 // same rules; regs is that kernel's registers per thread.
 func PartitionLaunchConst(d Device, n, elem, g int, sysFirst bool, regs int) (PartitionLaunch, error) {
-	return partitionLaunch(d, n, elem, 16, g, sysFirst, regs, true, bound(kernels.PartitionConstPFor(16, elem == 8)))
+	return partitionLaunch(d, n, elem, 16, g, sysFirst, regs, partConst, bound(kernels.PartitionConstPFor(16, elem == 8)))
 }
 
 // partitionLaunch is the launch of a kernel with the partition kernels'
-// layout (constCoeffs: the constant kernel's) and launch bound maxT.
-func partitionLaunch(d Device, n, elem, p, g int, sysFirst bool, regs int, constCoeffs bool, maxT int) (PartitionLaunch, error) {
+// layout (kind: which kernel) and launch bound maxT.
+func partitionLaunch(d Device, n, elem, p, g int, sysFirst bool, regs int, kind partKind, maxT int) (PartitionLaunch, error) {
 	l := PartitionLaunch{N: n, G: g, ElemSize: elem, Chunk: p}
 	if n < 1 || g < 1 || !PartitionKernelBuilt(p, elem) {
 		return l, fmt.Errorf("tuning: partition launch for N=%d G=%d, element size %d, chunk %d (kernels: chunks %v of at most 128 bytes)", n, g, elem, p, PartitionChunks)
 	}
-	l.MaxN = partitionMaxN(d, elem, p, sysFirst, constCoeffs, maxT)
+	l.MaxN = partitionMaxN(d, elem, p, sysFirst, kind, maxT)
 	if n > l.MaxN {
 		return l, fmt.Errorf("%w: the partition method holds a system in one block (%d B of shared memory, %d threads on %s): N=%d exceeds the largest supported N=%d for %d-byte elements and chunks of %d rows",
 			ErrTooLargeForShared, d.MaxShared(), partitionMaxBlock(d, maxT), d.Name, n, l.MaxN, elem, p)
@@ -220,7 +238,7 @@ func partitionLaunch(d Device, n, elem, p, g int, sysFirst bool, regs int, const
 	type cand struct{ spb, blocks, res int }
 	var cands []cand
 	for spb := unit; spb*tps <= maxBlock; spb *= 2 {
-		sh := partitionShared(n, p, elem, spb, sysFirst, constCoeffs)
+		sh := partitionShared(n, p, elem, spb, sysFirst, kind)
 		if sh > d.MaxShared() && spb > 1 {
 			break
 		}
@@ -290,7 +308,7 @@ func partitionLaunch(d Device, n, elem, p, g int, sysFirst bool, regs int, const
 		}
 	}
 	l.SystemsPerBlock, l.Threads = best.spb, best.spb*tps
-	l.SharedBytes = partitionShared(n, p, elem, best.spb, sysFirst, constCoeffs)
+	l.SharedBytes = partitionShared(n, p, elem, best.spb, sysFirst, kind)
 	l.BlocksPerSM, l.ResidentThreads = best.blocks, best.res
 	return l, nil
 }

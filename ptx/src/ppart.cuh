@@ -1,34 +1,43 @@
 // The partition method with partial pivoting (package tridiag/pivotpart
 // is the CPU twin; it documents the method and does these operations in
 // the same order, so with -fmad=false the results agree bit for bit).
-// Every system is cut into chunks of P rows, one chunk per thread, held in
-// shared memory as partition.cuh holds them (the same launch, layout,
-// loads and stores; launch: tuning.PivotLaunch).
+// Every system is cut into partitions (chunks) of P rows, one chunk per
+// thread, held in shared memory as partition.cuh holds them (the same
+// launch, layout, loads and stores; launch: tuning.PivotLaunch).
 //
-// Stage 1: each thread factors its chunk's own m×m block T by Gaussian
-// elimination with partial pivoting (LAPACK gtsv's rule, gtsv.cuh) and
-// solves T·[y v w] = [d, a_s·e_0, c_e·e_{m−1}] (a_s couples the chunk to
-// the row before it, c_e to the row after it), so that the chunk's
-// unknowns are u = y − v·x_left − w·x_right. Two division-free, scaled
-// combinations of its first and last rows give the chunk's rows of the
-// coarse system, one free of x_right and one free of x_left: a
-// tridiagonal system of two rows a chunk (one for a last chunk of one
-// row, whose own equation is its row).
-// Stage 2: one thread per system solves the coarse system by gtsv's
-// elimination with partial pivoting.
-// Stage 3: each thread forms u = (y − v·x_left) − w·x_right.
+// Stage 1 (ppart_rows): two sweeps over the chunk's rows eliminate its
+// interior unknowns with partial pivoting and leave its two rows of the
+// coarse system (one for a last chunk of one row). Stage 2: the coarse
+// system, by gtsv's elimination with partial pivoting in one thread
+// (ppart_gtsv) up to PPART_DIRECT rows, above by Stages 1–3 once more on
+// chunks of P coarse rows, whose own coarse system one thread solves.
+// Stage 3 (ppart_part): each thread finds its chunk's interior unknowns
+// from all the chunk's rows and the coarse solution, by elimination with
+// scaled partial pivoting. Stage 4 (when the launch asks for it): every
+// row's residual formed to twice the working precision (ppart_residual),
+// Stages 1–3 once more on it, x plus the correction.
 //
-// Shared memory as partition.cuh: A, B, C, D of the chunk. Stage 1 keeps
-// the factor (du2, dd, du) and y's forward sweep in the A, B, C, D slots
-// of a row as it finishes the row (its a, b, c, d are read by then), v's
-// in registers; its back substitution leaves y, v, w in the A, B, C
-// slots. The coarse rows (sub, diag, super, right side) take D slots
-// 0 … 7 of the chunk, then their factor; their solution D slots 8
-// (first row) and 9 (last row). x goes to the C slots.
+// Shared memory: the four arrays A, B, C, D of partition.cuh (a, b, c, d;
+// D then takes the residual and the correction), then E (the solution of
+// Stages 1–3), U, V, Q (scratch), each of the same size, then two ints a
+// system (the breakdown key, and whether a residual was not finite):
+// tuning.PivotSharedBytes. Scratch slots of chunk c (slot j: its row j):
+//   - coarse row 2c at U 0…3, coarse row 2c+1 at V 0…3 (a, b, c, d);
+//   - their solution at Q 0 and Q P−1;
+//   - Stage 3's pivot rows (u1, r, 1/u0) of the interior unknown of row j
+//     at U j, V j, Q j (j = 1 … P−2; u2 comes from row j+1's c, a bit a
+//     row saying which);
+//   - the coarse chunk of coarse rows 16c' … (the coarse system solved by
+//     chunks): its coarse rows at U 4…7, V 4…7 of chunk 8c', their
+//     solution at Q 4, 5 of chunk 8c'; the pivot rows of coarse row r at
+//     U, V, Q slot 8 + r mod 2 of chunk r/2.
 //
-// Breakdown keys as partition.cuh's: stage 1 a zero pivot of a chunk's
-// block, stage 2 one of the coarse system, stage 3 a non-finite x; a
-// failed system gets NaN in every row.
+// Breakdown keys (PART_KEY, the smallest kept): 1 Stage 1 of the system,
+// 2–4 Stages 1–3 of a coarse system solved by chunks (3 also one solved
+// directly), 5 Stage 3, 6 a non-finite x (of a refined launch: a coarse
+// system's is left to the system it belongs to); rows are the system's (a
+// coarse row stands for the row pivotpart.CoarseRow names). A failed
+// system gets NaN in every row and no refinement.
 #pragma once
 #include "partition.cuh"
 
@@ -74,173 +83,12 @@ template <typename T> __device__ __forceinline__ void ppart_rhs(bool swap, T f, 
     c = u;
 }
 
-// ppart_chunk is Stage 1 for a chunk of m ≥ 2 rows whose row j's a, b, c,
-// d are at(j, 0 … 3): aS and cE are the couplings to the rows before and
-// after the chunk (0 at the system's ends). The factor (du2, the pivot's
-// reciprocal, du) and y's forward sweep go over at(j, 0 … 3) as row j is
-// finished; the back substitution leaves y, v, w in at(j, 0 … 2). It
-// returns y, v, w of the chunk's first (…0) and last (…l) rows and
-// reports the first local row whose pivot is a bad divisor.
-template <typename T, int P, typename At, typename Bad>
-__device__ __forceinline__ void ppart_chunk(At at, int m, T aS, T cE, T &y0, T &v0, T &w0, T &yl, T &vl, T &wl,
-                                            Bad report) {
-    T rv[P];
-    T cdd = at(0, 1), cdu = at(0, 2), cy = at(0, 3), cv = aS, cw = T(0);
-    T rw2 = T(0), rwl = T(0); // w's forward sweep in rows m−2 and m−1 (zero above)
-    int bad = -1;
-#pragma unroll
-    for (int i = 0; i < P - 1; i++) {
-        if (i < m - 1) {
-            const int j = i + 1;
-            const T dl = at(j, 0);
-            T ndd = at(j, 1);
-            T ndu = j < m - 1 ? at(j, 2) : T(0);
-            T ny = at(j, 3), nv = T(0), nw = j == m - 1 ? cE : T(0);
-            T du2, q, f;
-            bool b;
-            const bool swap = ppart_step(cdd, cdu, dl, ndd, ndu, j < m - 1, q, f, du2, b);
-            if (b && bad < 0) bad = i;
-            ppart_rhs(swap, f, cy, ny);
-            ppart_rhs(swap, f, cv, nv);
-            ppart_rhs(swap, f, cw, nw);
-            at(i, 0) = du2;
-            at(i, 1) = q;
-            at(i, 2) = cdu;
-            at(i, 3) = cy;
-            rv[i] = cv;
-            if (j == m - 1) {
-                rw2 = cw;
-                rwl = nw;
-                rv[j] = nv;
-                at(j, 1) = T(1) / ndd;
-                at(j, 3) = ny;
-                if (bad_divisor(ndd) && bad < 0) bad = j;
-            }
-            cdd = ndd;
-            cdu = ndu;
-            cy = ny;
-            cv = nv;
-            cw = nw;
-        }
-    }
-    if (bad >= 0) report(bad);
-    // Back substitution of the three right sides, rows m−1 … 0, with the
-    // pivots' reciprocals (in the B slots).
-    T y1 = T(0), y2 = T(0), v1 = T(0), v2 = T(0), w1 = T(0), w2 = T(0);
-#pragma unroll
-    for (int i = P - 1; i >= 0; i--) {
-        if (i < m) {
-            const T q = at(i, 1);
-            const T ry = at(i, 3), rvi = rv[i];
-            const T rwi = i == m - 1 ? rwl : i == m - 2 ? rw2 : T(0);
-            T yi, vi, wi;
-            if (i == m - 1) {
-                yi = ry * q;
-                vi = rvi * q;
-                wi = rwi * q;
-                yl = yi, vl = vi, wl = wi;
-            } else if (i == m - 2) {
-                const T du = at(i, 2);
-                yi = (ry - du * y1) * q;
-                vi = (rvi - du * v1) * q;
-                wi = (rwi - du * w1) * q;
-            } else {
-                const T du = at(i, 2), du2 = at(i, 0);
-                yi = ((ry - du * y1) - du2 * y2) * q;
-                vi = ((rvi - du * v1) - du2 * v2) * q;
-                wi = ((rwi - du * w1) - du2 * w2) * q;
-            }
-            at(i, 0) = yi;
-            at(i, 1) = vi;
-            at(i, 2) = wi;
-            y2 = y1, y1 = yi;
-            v2 = v1, v1 = vi;
-            w2 = w1, w1 = wi;
-        }
-    }
-    y0 = y1, v0 = v1, w0 = w1;
-}
-
-// ppart_coarse writes the chunk's two coarse rows (sub, diag, super,
-// right side) at D slots 0 … 3 (its first row, free of x_right) and 4 … 7
-// (its last row, free of x_left).
-// ppart_rows forms the chunk's two coarse rows (a on the previous coarse
-// unknown, b on its own, c on the next, d the right side): F, its first
-// row, free of x_right, and L, its last row, free of x_left. The system's
-// first coarse row (first chunk) and its last (last chunk) stand for
-// unknowns no chunk reads: they are the identity rows 0, 1, 0, 0, which
-// leave the others' elimination as it is.
-template <typename T>
-__device__ __forceinline__ void ppart_rows(bool first, bool last, T y0, T v0, T w0, T yl, T vl, T wl, PartEq<T> &F,
-                                           PartEq<T> &L) {
-    T al = T(1), be = T(0);
-    const T sg = fmax(fabs(w0), fabs(wl));
-    if (sg != T(0)) {
-        al = wl / sg;
-        be = -(w0 / sg);
-    }
-    F = first ? PartEq<T>{T(0), T(1), T(0), T(0)} : PartEq<T>{al * v0 + be * vl, al, be, al * y0 + be * yl};
-    T ga = T(0), de = T(1);
-    const T ta = fmax(fabs(v0), fabs(vl));
-    if (ta != T(0)) {
-        ga = vl / ta;
-        de = -(v0 / ta);
-    }
-    L = last ? PartEq<T>{T(0), T(1), T(0), T(0)} : PartEq<T>{ga, de, ga * w0 + de * wl, ga * y0 + de * yl};
-}
-
-// ppart_write writes coarse row r (sub, diag, super, right side) to
-// row(r, 0 … 3).
-template <typename T, typename Row> __device__ __forceinline__ void ppart_write(Row row, int r, const PartEq<T> &e) {
-    row(r, 0) = e.a;
-    row(r, 1) = e.b;
-    row(r, 2) = e.c;
-    row(r, 3) = e.d;
-}
-
-// ppart_reduce is Stage 1 for a chunk of m ≥ 1 rows, row j's a, b, c, d
-// at at(j, 0 … 3) (ppart_chunk), the system's first chunk where first and
-// its last where last (a[0] and c[n−1] read as 0): its coarse rows, F and
-// L (it returns 2), or for a chunk of one row its own row, F (it returns
-// 1).
-template <typename T, int P, typename At, typename Bad>
-__device__ __forceinline__ int ppart_reduce(At at, int m, bool first, bool last, PartEq<T> &F, PartEq<T> &L,
-                                            Bad report) {
-    const T aS = first ? T(0) : at(0, 0);
-    if (m == 1) {
-        F = PartEq<T>{aS, at(0, 1), T(0), at(0, 3)};
-        return 1;
-    }
-    const T cE = last ? T(0) : at(m - 1, 2);
-    T y0, v0, w0, yl, vl, wl;
-    ppart_chunk<T, P>(at, m, aS, cE, y0, v0, w0, yl, vl, wl, report);
-    ppart_rows<T>(first, last, y0, v0, w0, yl, vl, wl, F, L);
-    return 2;
-}
-
-// ppart_combine is Stage 3 for a chunk of m ≥ 2 rows after ppart_reduce:
-// x_j = (y_j − v_j·xl) − w_j·xr to out(j, x_j). It returns the first row
-// whose x is not finite, or −1.
-template <typename T, int P, typename At, typename Out>
-__device__ __forceinline__ int ppart_combine(At at, int m, T xl, T xr, Out out) {
-    int bad = -1;
-#pragma unroll
-    for (int j = 0; j < P; j++) {
-        if (j < m) {
-            const T xj = (at(j, 0) - at(j, 1) * xl) - at(j, 2) * xr;
-            out(j, xj);
-            if (!isfinite(xj) && bad < 0) bad = j;
-        }
-    }
-    return bad;
-}
-
 // ppart_gtsv solves R rows of a tridiagonal system, row r's sub, diag,
 // super and right side at(r, 0 … 3), by gtsv's elimination with partial
-// pivoting (divisions by a pivot as products by its reciprocal), its
-// factor over at(r, 0 … 3) (du2, reciprocal, du, right side), row r's
-// solution to xo(r) once the row is read. report(r) gets the first row
-// whose pivot is a bad divisor. One thread.
+// pivoting (divisions by a pivot as products by its reciprocal;
+// pivotpart.SolveDirect), its factor over at(r, 0 … 3) (du2, reciprocal,
+// du, right side), row r's solution to xo(r) once the row is read.
+// report(r) gets the first row whose pivot is a bad divisor. One thread.
 template <typename T, typename At, typename Xo, typename Bad>
 __device__ __forceinline__ void ppart_gtsv(int R, At at, Xo xo, Bad report) {
     T cdd = at(0, 1), cdu = R > 1 ? at(0, 2) : T(0), cx = at(0, 3);
@@ -276,148 +124,452 @@ __device__ __forceinline__ void ppart_gtsv(int R, At at, Xo xo, Bad report) {
     }
 }
 
-// PPART_DIRECT is the largest coarse system a block solves by one thread
-// (ppart_gtsv); a larger one is itself cut into chunks of P coarse rows,
-// one thread each, whose coarse system one thread solves. Cutting the
-// coarse system costs accuracy on the suite's ill-conditioned types (FP64
-// N = 512, type 14: 10⁴× gtsv's error with coarse systems of 64 rows cut,
-// 11× solved by one thread; go test -tags cuda -run PartitionPivotSuite
-// ./internal/gpu/tridiaggpu -v) and the one thread costs time beyond
-// (FP32 N = 4096: 7.7% of the limit solved by one thread, 24.8% cut;
-// bandsolve bench -device cuda -grid layouts -algorithms partition-pivot).
+// PPSweep is the carried row of a Stage 1 sweep: e on the kept coarse
+// unknown, p on the unknown the next step eliminates, q on the one after
+// it, r the right side.
+template <typename T> struct PPSweep {
+    T e, p, q, r;
+};
+
+// ppart_sweep is one elimination of Stage 1 (pivotpart's sweep) over the
+// chunk's rows first, first+dir, … (count rows, 1 ≤ count ≤ P−1), row j's
+// a, b, c, d at at(j, 0 … 3), read in the sweep's direction (lo: a for
+// dir = +1, c for dir = −1; hi the other), hi of the last row hiLast. bad
+// gets the first row whose step met a non-finite pivot, if none before.
+template <typename T, int P, typename At>
+__device__ __forceinline__ PPSweep<T> ppart_sweep(At at, int first, int count, int dir, T hiLast, int &bad) {
+    const int lo = dir > 0 ? 0 : 2, hi = 2 - lo;
+    int i = first;
+    PPSweep<T> S{at(i, lo), at(i, 1), count > 1 ? at(i, hi) : hiLast, at(i, 3)};
+#pragma unroll
+    for (int j = 1; j < P - 1; j++) {
+        if (j < count) {
+            i += dir;
+            const T q0 = at(i, lo), q1 = at(i, 1), q2 = j < count - 1 ? at(i, hi) : hiLast, qr = at(i, 3);
+            if (fabs(q0) > fabs(S.p)) {
+                // The new row is the pivot: the carried row takes −S.p/q0 of it.
+                if (bad < 0 && !isfinite(q0)) bad = i - dir;
+                const T f = S.p / q0;
+                S = PPSweep<T>{S.e, S.q - f * q1, -(f * q2), S.r - f * qr};
+            } else {
+                // The carried row is the pivot: the new row takes −q0/S.p of it.
+                T f = T(0);
+                if (S.p != T(0)) {
+                    if (bad < 0 && !isfinite(S.p)) bad = i - dir;
+                    f = q0 / S.p;
+                }
+                S = PPSweep<T>{-(f * S.e), q1 - f * S.q, q2, qr - f * S.r};
+            }
+        }
+    }
+    return S;
+}
+
+// ppart_rows is Stage 1 for a chunk of m ≥ 1 rows (pivotpart's
+// PartitionRows), row j's a, b, c, d at at(j, 0 … 3); prev and next say
+// whether rows come before and after the chunk in its system (a of the
+// first row and c of the last are read only then). It writes the chunk's
+// first coarse row (on x_{s−1}, x_s, x_{e−1}) to F and, for m ≥ 2, its
+// last (on x_s, x_{e−1}, x_e) to L, and returns the chunk's first row
+// whose elimination met a non-finite pivot, or −1. A chunk of one row has
+// its own row as its coarse row.
+template <typename T, int P, typename At>
+__device__ __forceinline__ int ppart_rows(At at, int m, bool prev, bool next, PartEq<T> &F, PartEq<T> &L) {
+    const T as = prev ? at(0, 0) : T(0);
+    if (m == 1) {
+        F = PartEq<T>{as, at(0, 1), T(0), at(0, 3)};
+        return -1;
+    }
+    const T ce = next ? at(m - 1, 2) : T(0);
+    int bu = -1, bl = -1;
+    const PPSweep<T> up = ppart_sweep<T, P>(at, m - 2, m - 1, -1, as, bu);
+    const PPSweep<T> lo = ppart_sweep<T, P>(at, 1, m - 1, +1, ce, bl);
+    F = PartEq<T>{up.q, up.p, up.e, up.r};
+    L = PartEq<T>{lo.e, lo.p, lo.q, lo.r};
+    return bl >= 0 && (bu < 0 || bl < bu) ? bl : bu;
+}
+
+// ppart_scale is the reciprocal of a row's scale: 1/max(|u|, |v|, |w|),
+// 1 for a zero row.
+template <typename T> __device__ __forceinline__ T ppart_scale(T u, T v, T w) {
+    const T s = fmax(fmax(fabs(u), fabs(v)), fabs(w));
+    return s == T(0) ? T(1) : T(1) / s;
+}
+
+// PPTall is a row of Stage 3 not yet a pivot row: p on the unknown the
+// next step eliminates, q on the one after it, r the right side, w the
+// reciprocal of its row's scale.
+template <typename T> struct PPTall {
+    T p, q, r, w;
+};
+
+// ppart_part is Stage 3 for a chunk of m ≥ 2 rows (pivotpart's
+// SolvePartition): row j's a, b, c, d at at(j, 0 … 3) (prev, next as in
+// ppart_rows), the coarse solution's xl = x_{s−1}, xs = x_s, xe = x_{e−1},
+// xr = x_e. The interior unknowns are eliminated with scaled partial
+// pivoting, the pivot row of row j's unknown kept at piv(j, 0 … 2) (u1,
+// r, 1/u0; u2 is row j+1's c where the bit j of a mask says so), and back
+// substitution writes out(j) for j = m−2 … 1, then out(0) = xs and
+// out(m−1) = xe: every d of the chunk is read before out is written. It
+// returns the first row whose pivot is a bad divisor (out then partly
+// written), or −1.
+template <typename T, int P, typename At, typename Piv, typename Out>
+__device__ __forceinline__ int ppart_part(At at, int m, bool prev, bool next, T xl, T xs, T xe, T xr, Piv piv,
+                                          Out out) {
+    if (m == 2) {
+        out(0) = xs;
+        out(1) = xe;
+        return -1;
+    }
+    const T as = prev ? at(0, 0) : T(0);
+    T r0 = at(0, 3);
+    if (prev) r0 = r0 - at(0, 0) * xl;
+    r0 = r0 - at(0, 1) * xs;
+    PPTall<T> l1{at(0, 2), T(0), r0, ppart_scale(as, at(0, 1), at(0, 2))};
+    T r1 = at(1, 3) - at(1, 0) * xs, q1 = at(1, 2);
+    if (m == 3) {
+        r1 = r1 - at(1, 2) * xe;
+        q1 = T(0);
+    }
+    PPTall<T> l2{at(1, 1), q1, r1, ppart_scale(at(1, 0), at(1, 1), at(1, 2))};
+    int bad = -1;
+    unsigned mask = 0; // bit j: the pivot of row j's unknown is row j+1, its u2 that row's c
+#pragma unroll
+    for (int j = 1; j < P - 1; j++) {
+        if (j < m - 1) {
+            const int i = j + 1;
+            const T ci = (i < m - 1 || next) ? at(i, 2) : T(0);
+            const T w = ppart_scale(at(i, 0), at(i, 1), ci);
+            T nu0 = at(i, 0), nu1 = at(i, 1), nu2 = ci, nr = at(i, 3);
+            if (i == m - 1) {
+                nr = nr - at(i, 1) * xe;
+                if (next) nr = nr - at(i, 2) * xr;
+                nu1 = T(0), nu2 = T(0);
+            } else if (i + 1 == m - 1) {
+                nr = nr - at(i, 2) * xe;
+                nu2 = T(0);
+            }
+            const T g1 = fabs(l1.p) * l1.w, g2 = fabs(l2.p) * l2.w, g3 = fabs(nu0) * w;
+            T u0, u1, u2 = T(0), pr;
+            PPTall<T> o1, o2;
+            T o1u2 = T(0), o2u2 = T(0);
+            if (g3 > g1 && g3 > g2) {
+                u0 = nu0, u1 = nu1, u2 = nu2, pr = nr;
+                o1 = l1, o2 = l2;
+                if (i < m - 2) mask |= 1u << j;
+            } else if (g2 > g1) {
+                u0 = l2.p, u1 = l2.q, pr = l2.r;
+                o1 = l1, o2 = PPTall<T>{nu0, nu1, nr, w};
+                o2u2 = nu2;
+            } else {
+                u0 = l1.p, u1 = l1.q, pr = l1.r;
+                o1 = l2, o2 = PPTall<T>{nu0, nu1, nr, w};
+                o2u2 = nu2;
+            }
+            T q = T(0);
+            if (bad_divisor(u0)) {
+                if (bad < 0) bad = j;
+            } else {
+                q = T(1) / u0;
+            }
+            piv(j, 0) = u1;
+            piv(j, 1) = pr;
+            piv(j, 2) = q;
+            const T f1 = o1.p * q, f2 = o2.p * q;
+            l1 = PPTall<T>{o1.q - f1 * u1, o1u2 - f1 * u2, o1.r - f1 * pr, o1.w};
+            l2 = PPTall<T>{o2.q - f2 * u1, o2u2 - f2 * u2, o2.r - f2 * pr, o2.w};
+        }
+    }
+    if (bad >= 0) return bad;
+    T x1 = T(0), x2 = T(0);
+#pragma unroll
+    for (int j = P - 2; j >= 1; j--) {
+        if (j < m - 1) {
+            const T u2 = (mask >> j) & 1u ? at(j + 1, 2) : T(0);
+            const T v = ((piv(j, 1) - piv(j, 0) * x1) - u2 * x2) * piv(j, 2);
+            out(j) = v;
+            x2 = x1, x1 = v;
+        }
+    }
+    out(0) = xs;
+    out(m - 1) = xe;
+    return -1;
+}
+
+// ppart_residual is Stage 4's residual of a row (pivotpart.Residual):
+// d − b·x − a·xp − c·xn (a·xp only where prev, c·xn only where next),
+// formed to twice the working precision and rounded once: FP32 in FP64;
+// FP64 with every product split by a fused multiply-add and every
+// difference made exact (TwoSum), the errors added at the end.
+__device__ __forceinline__ float ppart_residual(float a, float b, float c, float d, float xp, float x, float xn,
+                                                bool prev, bool next) {
+    double v = (double)d - (double)b * (double)x;
+    if (prev) v = v - (double)a * (double)xp;
+    if (next) v = v - (double)c * (double)xn;
+    return (float)v;
+}
+
+__device__ __forceinline__ void ppart_sub2(double &s, double &err, double u, double v) {
+    const double p = u * v;
+    const double pe = fma(u, v, -p);
+    const double t = s - p;
+    const double z = t - s;
+    const double te = (s - (t - z)) + (-p - z);
+    s = t;
+    err = err + (te - pe);
+}
+
+__device__ __forceinline__ double ppart_residual(double a, double b, double c, double d, double xp, double x,
+                                                 double xn, bool prev, bool next) {
+    double s = d, err = 0.0;
+    ppart_sub2(s, err, b, x);
+    if (prev) ppart_sub2(s, err, a, xp);
+    if (next) ppart_sub2(s, err, c, xn);
+    return s + err;
+}
+
+// PPART_DIRECT is the largest coarse system a block solves in one thread
+// (ppart_gtsv); a larger one (at most 2·16·PPART_DIRECT/2 rows: systems of
+// up to 4096 rows, tuning.PivotMaxN) is solved by chunks of P coarse rows
+// whose coarse system one thread solves. One thread on the whole coarse
+// system of N = 4096 costs two thirds of the time (FP32 N = 4096: 7.7% of
+// the limit against 24.8%, bandsolve bench -device cuda -grid layouts
+// -algorithms partition-pivot).
 #define PPART_DIRECT 64
 
-template <typename T, int P>
-__device__ void partition_pivot_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 es, i64 bs, int *status,
-                                       int spb, int tps, volatile unsigned int *word, unsigned int seq) {
-    constexpr int R = 16 / (int)sizeof(T);
-    constexpr int U = P / R;
-    static_assert(P % R == 0 && U >= 1 && U <= 8 && P >= 10, "chunks of whole units, room for the coarse slots");
+// PPartBlock holds the shared arrays and the thread's place of
+// partition_pivot_kernel.
+template <typename T, int P> struct PPartBlock {
     typedef PartSlots<T, P> SL;
+    static constexpr int U = P * (int)sizeof(T) / 16;
+    T *SA, *SB, *SC, *SD, *SE, *SU, *SV, *SQ;
+    int *key, *nonfinite;
+    int s, t, ss, n, nch, m, RR;
+    bool live, sysLive;
+    __device__ __forceinline__ int X(int c) const { return part_x(s * ss + c * U); }
+    // Row j of chunk c in array q: a, b, c, rhs.
+    __device__ __forceinline__ T &row(const T *rhs, int c, int j, int q) const {
+        T *arr = q == 0 ? SA : q == 1 ? SB : q == 2 ? SC : const_cast<T *>(rhs);
+        return arr[SL::pos(X(c), j)];
+    }
+    // Coarse row r: a, b, c, d at U or V slots 0 … 3 of chunk r/2.
+    __device__ __forceinline__ T &crow(int r, int q) const { return ((r & 1) ? SV : SU)[SL::pos(X(r >> 1), q)]; }
+    // The coarse solution of coarse row r: Q slot 0 or P−1 of chunk r/2.
+    __device__ __forceinline__ T &cx(int r) const { return SQ[SL::pos(X(r >> 1), (r & 1) ? P - 1 : 0)]; }
+    // The system's row that coarse row r stands for.
+    __device__ __forceinline__ int crowOf(int r) const {
+        const int c = r >> 1;
+        return c * P + ((r & 1) ? min(P, n - c * P) - 1 : 0);
+    }
+    __device__ __forceinline__ void report(int stage, int row) const { atomicMin(key, PART_KEY(stage, row)); }
+};
 
-    T *sm = reinterpret_cast<T *>(part_smem);
-    const int nch = (n + P - 1) / P;
-    const int ss = part_ss<T, P>(n, bs < es);
-    const int W = ((spb * ss + 7) & ~7) * R;
-    T *SA = sm, *SB = SA + W, *SC = SB + W, *SD = SC + W;
-    int *keys = reinterpret_cast<int *>(SD + W);
-    const int s = threadIdx.x / tps, t = threadIdx.x - s * tps;
-    const int g0 = blockIdx.x * spb;
-    const bool has = t < nch;
-    const int m = has ? min(P, n - t * P) : 0;
-    const bool live = has && g0 + s < G;
-    const int X = part_x(s * ss + t * U);
-    int *key = keys + s;
-    const auto slots = [&](int j, int q) -> T & {
-        return (q == 0 ? SA : q == 1 ? SB : q == 2 ? SC : SD)[SL::pos(X, j)];
-    };
+// ppart_pass runs Stages 1–3 of every live system of the block on the
+// right sides rhs (D: d, or the residual) into out (E, or D: the
+// correction), where active; every thread of the block calls it (it
+// synchronises).
+template <typename T, int P>
+__device__ __forceinline__ void ppart_pass(const PPartBlock<T, P> &B, const T *rhs, T *out, bool active) {
+    typedef PartSlots<T, P> SL;
+    const int t = B.t, nch = B.nch, RR = B.RR;
+    const auto at = [&](int j, int q) -> T & { return B.row(rhs, t, j, q); };
 
-    for (int q = threadIdx.x; q < spb; q += blockDim.x) keys[q] = PART_NONE;
-    part_load<T, P>(k, d, SA, SB, SC, SD, ss, n, G, es, bs, spb, g0);
-    __syncthreads();
-
-    // Coarse row r of the system: D slots 4·(r mod 2) … of chunk r/2; its
-    // solution: D slot 8 + r mod 2.
-    const int RR = 2 * nch - (n - (nch - 1) * P == 1 ? 1 : 0);
-    const auto cx = [&](int r) -> T & { return SD[SL::pos(part_x(s * ss + (r >> 1) * U), 8 + (r & 1))]; };
-    const auto crow = [&](int r, int q) -> T & {
-        return SD[SL::pos(part_x(s * ss + (r >> 1) * U), (r & 1) * 4 + q)];
-    };
-
-    // Stage 1: the chunk's block and its coarse rows.
-    if (live) {
+    // Stage 1: the chunk's coarse rows.
+    if (B.live && active) {
         PartEq<T> F, L;
-        if (ppart_reduce<T, P>(slots, m, t == 0, t == nch - 1, F, L,
-                               [&](int j) { atomicMin(key, PART_KEY(1, t * P + j)); }) == 2)
-            ppart_write(crow, 2 * t + 1, L);
-        ppart_write(crow, 2 * t, F);
+        const int bad = ppart_rows<T, P>(at, B.m, t > 0, t < nch - 1, F, L);
+        if (bad >= 0) B.report(1, t * P + bad);
+        const auto put = [&](int r, const PartEq<T> &e) {
+            B.crow(r, 0) = e.a, B.crow(r, 1) = e.b, B.crow(r, 2) = e.c, B.crow(r, 3) = e.d;
+        };
+        put(2 * t, F);
+        if (B.m > 1) put(2 * t + 1, L);
     }
     __syncthreads();
 
     // Stage 2: the coarse system of RR rows.
-    const auto crowOf = [&](int r) {
-        const int c = r >> 1;
-        return c * P + ((r & 1) ? min(P, n - c * P) - 1 : 0);
-    };
     if (RR <= PPART_DIRECT) {
-        // One thread.
-        if (t == 0 && g0 + s < G)
-            ppart_gtsv<T>(RR, crow, cx, [&](int r) { atomicMin(key, PART_KEY(2, crowOf(r))); });
+        if (t == 0 && B.sysLive && active)
+            ppart_gtsv<T>(
+                RR, [&](int r, int q) -> T & { return B.crow(r, q); }, [&](int r) -> T & { return B.cx(r); },
+                [&](int r) { B.report(3, B.crowOf(r)); });
     } else {
-        // Chunks of P coarse rows, thread t the rows P·t …: their spikes
-        // over the rows' slots 0 … 2, their own coarse rows (two a chunk,
-        // one for a last chunk of one row) in D slots 8 … 15 of chunk
-        // 8t's first coarse row's chunk (P/2 chunks a coarse chunk), those
-        // solved by one thread with the solution over their right side.
+        // Chunks of P coarse rows, thread t the coarse rows P·t …: their
+        // coarse rows at U, V slots 4 … 7 of chunk (P/2)·t, solution at Q
+        // slots 4, 5 there.
         const int n2 = (RR + P - 1) / P, m2 = t < n2 ? min(P, RR - t * P) : 0;
-        const bool live2 = m2 > 0 && g0 + s < G;
+        const bool live2 = m2 > 0 && B.sysLive && active;
         const int R2 = 2 * n2 - (RR - (n2 - 1) * P == 1 ? 1 : 0);
         const auto row2 = [&](int r2, int q) -> T & {
-            return SD[SL::pos(part_x(s * ss + (r2 >> 1) * (P / 2) * U), 8 + (r2 & 1) * 4 + q)];
+            return ((r2 & 1) ? B.SV : B.SU)[SL::pos(B.X((r2 >> 1) * (P / 2)), 4 + q)];
         };
-        const auto at2 = [&](int j, int q) -> T & { return crow(t * P + j, q); };
+        const auto x2 = [&](int r2) -> T & { return B.SQ[SL::pos(B.X((r2 >> 1) * (P / 2)), 4 + (r2 & 1))]; };
+        const auto crowOf2 = [&](int r2) {
+            const int c2 = r2 >> 1;
+            return B.crowOf(c2 * P + ((r2 & 1) ? min(P, RR - c2 * P) - 1 : 0));
+        };
+        const auto at2 = [&](int j, int q) -> T & { return B.crow(t * P + j, q); };
         if (live2) {
             PartEq<T> F, L;
-            if (ppart_reduce<T, P>(at2, m2, t == 0, t == n2 - 1, F, L,
-                                   [&](int j) { atomicMin(key, PART_KEY(2, crowOf(t * P + j))); }) == 2)
-                ppart_write(row2, 2 * t + 1, L);
-            ppart_write(row2, 2 * t, F);
+            const int bad = ppart_rows<T, P>(at2, m2, t > 0, t < n2 - 1, F, L);
+            if (bad >= 0) B.report(2, B.crowOf(t * P + bad));
+            row2(2 * t, 0) = F.a, row2(2 * t, 1) = F.b, row2(2 * t, 2) = F.c, row2(2 * t, 3) = F.d;
+            if (m2 > 1) row2(2 * t + 1, 0) = L.a, row2(2 * t + 1, 1) = L.b, row2(2 * t + 1, 2) = L.c, row2(2 * t + 1, 3) = L.d;
         }
         __syncthreads();
-        if (t == 0 && g0 + s < G)
-            ppart_gtsv<T>(
-                R2, row2, [&](int r2) -> T & { return row2(r2, 3); },
-                [&](int r2) {
-                    const int c2 = r2 >> 1;
-                    atomicMin(key, PART_KEY(2, crowOf(c2 * P + ((r2 & 1) ? min(P, RR - c2 * P) - 1 : 0))));
-                });
+        if (t == 0 && B.sysLive && active) ppart_gtsv<T>(R2, row2, x2, [&](int r2) { B.report(3, crowOf2(r2)); });
         __syncthreads();
         if (live2) {
             if (m2 == 1) {
-                cx(t * P) = row2(2 * t, 3);
+                B.cx(t * P) = x2(2 * t);
             } else {
-                const T xl = t > 0 ? row2(2 * t - 1, 3) : T(0);
-                const T xr = t < n2 - 1 ? row2(2 * t + 2, 3) : T(0);
-                ppart_combine<T, P>(at2, m2, xl, xr, [&](int j, T v) { cx(t * P + j) = v; });
+                const auto piv2 = [&](int j, int q) -> T & {
+                    const int r = t * P + j;
+                    return (q == 0 ? B.SU : q == 1 ? B.SV : B.SQ)[SL::pos(B.X(r >> 1), 8 + (r & 1))];
+                };
+                const int bad = ppart_part<T, P>(at2, m2, t > 0, t < n2 - 1, t > 0 ? x2(2 * t - 1) : T(0), x2(2 * t),
+                                                 x2(2 * t + 1), t < n2 - 1 ? x2(2 * t + 2) : T(0), piv2,
+                                                 [&](int j) -> T & { return B.cx(t * P + j); });
+                if (bad >= 0) B.report(4, B.crowOf(t * P + bad));
             }
         }
     }
     __syncthreads();
 
-    // Stage 3: the chunk's unknowns from its neighbours' coarse unknowns.
-    if (live) {
-        int bad = -1;
-        if (m == 1) {
-            const T xj = cx(2 * t);
-            SC[SL::pos(X, 0)] = xj;
-            if (!isfinite(xj)) bad = 0;
+    // Stage 3: the chunk's interior unknowns from its rows and the coarse
+    // solution.
+    if (B.live && active) {
+        const int X = B.X(t);
+        if (B.m == 1) {
+            out[SL::pos(X, 0)] = B.cx(2 * t);
         } else {
-            bad = ppart_combine<T, P>(slots, m, t > 0 ? cx(2 * t - 1) : T(0), t < nch - 1 ? cx(2 * t + 2) : T(0),
-                                      [&](int j, T v) { slots(j, 2) = v; });
+            const auto piv = [&](int j, int q) -> T & { return (q == 0 ? B.SU : q == 1 ? B.SV : B.SQ)[SL::pos(X, j)]; };
+            const int bad = ppart_part<T, P>(at, B.m, t > 0, t < nch - 1, t > 0 ? B.cx(2 * t - 1) : T(0), B.cx(2 * t),
+                                             B.cx(2 * t + 1), t < nch - 1 ? B.cx(2 * t + 2) : T(0), piv,
+                                             [&](int j) -> T & { return out[SL::pos(X, j)]; });
+            if (bad >= 0) B.report(5, t * P + bad);
         }
-        if (bad >= 0) atomicMin(key, PART_KEY(3, t * P + bad));
     }
     __syncthreads();
-    part_store<T, P>(SC, keys, x, ss, n, G, es, bs, spb, g0);
+}
+
+template <typename T, int P>
+__device__ void partition_pivot_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 es, i64 bs, int *status,
+                                       int spb, int tps, int refine, volatile unsigned int *word, unsigned int seq) {
+    constexpr int R = 16 / (int)sizeof(T);
+    constexpr int U = P / R;
+    static_assert(P == 16 && U >= 1, "chunks of 16 rows: the scratch slots above");
+    typedef PartSlots<T, P> SL;
+
+    T *sm = reinterpret_cast<T *>(part_smem);
+    PPartBlock<T, P> B;
+    B.n = n;
+    B.nch = (n + P - 1) / P;
+    B.ss = part_ss<T, P>(n, bs < es);
+    const int W = ((spb * B.ss + 7) & ~7) * R;
+    B.SA = sm, B.SB = B.SA + W, B.SC = B.SB + W, B.SD = B.SC + W, B.SE = B.SD + W;
+    B.SU = B.SE + W, B.SV = B.SU + W, B.SQ = B.SV + W;
+    int *keys = reinterpret_cast<int *>(B.SQ + W), *flags = keys + spb;
+    B.s = threadIdx.x / tps, B.t = threadIdx.x - B.s * tps;
+    const int g0 = blockIdx.x * spb;
+    const bool has = B.t < B.nch;
+    B.m = has ? min(P, n - B.t * P) : 0;
+    B.sysLive = g0 + B.s < G;
+    B.live = has && B.sysLive;
+    B.key = keys + B.s;
+    B.nonfinite = flags + B.s;
+    B.RR = 2 * B.nch - (n - (B.nch - 1) * P == 1 ? 1 : 0);
+    const int t = B.t, X = B.X(t);
+
+    for (int q = threadIdx.x; q < spb; q += blockDim.x) keys[q] = PART_NONE, flags[q] = 0;
+    part_load<T, P>(k, d, B.SA, B.SB, B.SC, B.SD, B.ss, n, G, es, bs, spb, g0);
+    __syncthreads();
+
+    if (n <= P) {
+        // A system of at most P rows: gtsv's elimination (SolveDirect), not
+        // refined.
+        if (t == 0 && B.sysLive)
+            ppart_gtsv<T>(
+                n, [&](int r, int q) -> T & { return B.row(B.SD, 0, r, q); },
+                [&](int r) -> T & { return B.SE[SL::pos(X, r)]; }, [&](int r) { B.report(1, r); });
+        __syncthreads();
+    } else {
+        // Stages 1–3 into E.
+        ppart_pass<T, P>(B, B.SD, B.SE, true);
+    }
+
+    if (refine && n > P) {
+        // Stage 4 for the systems without a breakdown: the residual over d
+        // (x_{s−1} and x_e of the neighbouring chunks' E), then, unless a
+        // residual is not finite, Stages 1–3 on it into D and x = E + D.
+        const bool ok = *B.key == PART_NONE;
+        if (B.live && ok) {
+            const T xp = t > 0 ? B.SE[SL::pos(B.X(t - 1), P - 1)] : T(0);
+            const T xn = t < B.nch - 1 ? B.SE[SL::pos(B.X(t + 1), 0)] : T(0);
+            T prevx = xp;
+            for (int j = 0; j < B.m; j++) {
+                const int pj = SL::pos(X, j);
+                const T xj = B.SE[pj];
+                const bool nx = j < B.m - 1 || t < B.nch - 1;
+                const T xnext = j < B.m - 1 ? B.SE[SL::pos(X, j + 1)] : xn;
+                const T r = ppart_residual(B.SA[pj], B.SB[pj], B.SC[pj], B.SD[pj], prevx, xj, xnext, j > 0 || t > 0, nx);
+                B.SD[pj] = r;
+                if (!isfinite(r)) *B.nonfinite = 1;
+                prevx = xj;
+            }
+        }
+        __syncthreads();
+        const bool go = ok && *B.nonfinite == 0;
+        ppart_pass<T, P>(B, B.SD, B.SD, go);
+        if (B.live && go)
+            for (int j = 0; j < B.m; j++) {
+                const int pj = SL::pos(X, j);
+                B.SE[pj] = B.SE[pj] + B.SD[pj];
+            }
+    }
+    // A system's non-finite x fails it; a coarse system's (not refined)
+    // is left to the system it belongs to, which then finds its own.
+    if (refine && B.live)
+        for (int j = 0; j < B.m; j++)
+            if (!isfinite(B.SE[SL::pos(X, j)])) {
+                B.report(6, t * P + j);
+                break;
+            }
+    __syncthreads();
+    part_store<T, P>(B.SE, keys, x, B.ss, n, G, es, bs, spb, g0);
     part_status(keys, G, spb, g0, status);
     block_done_signal(status, G, word, seq);
 }
 
-// Systems longer than a block holds run in three passes over segments of
-// S rows (S a multiple of P; block b takes segment b mod Q of system
-// b / Q, Q = ⌈n/S⌉, one thread a chunk): REDUCE does Stage 1 and writes
-// every chunk's coarse rows to the coarse system in global memory (RA,
-// RB, RC, RD: G systems of RR rows, contiguous), another plan solves it
-// into RX, EXPAND does Stage 1 again (the same bits) and Stage 3 with the
-// coarse unknowns from RX, and partition_pivot_finish reports. Breakdown
-// keys are 64-bit, stage << 40 | row, the smallest kept per system in
-// keys[g] (all ones: none).
+// Systems longer than a block holds run in passes over segments of S rows
+// (S a multiple of P; block b takes segment b mod Q of system b / Q,
+// Q = ⌈n/S⌉, one thread a chunk), the coarse systems (G systems of RR
+// rows, contiguous, in RA, RB, RC, RD; solution RX) solved by another plan
+// between them, without refinement:
+//   - REDUCE: Stage 1, the chunks' coarse rows to RA … RD;
+//   - EXPAND: Stage 3 with the coarse solution RX. Without refinement x
+//     to x; with it, the solution of Stages 1–3 to XH (G systems of n
+//     rows, contiguous), the residual (x_{s−1}, x_e: RX), a non-finite one
+//     flagged in flags[g], and Stage 1 on the residual: the coarse rows of
+//     the correction to RA … RD;
+//   - CORRECT (refinement only): the residual again (the same bits; x_{s−1},
+//     x_e of the segment's neighbours from XH), Stage 3 on it with the
+//     correction's coarse solution RX, x = XH + the correction (XH where
+//     flags[g] is set).
+// partition_pivot_finish then reports. Breakdown keys are 64-bit,
+// stage << 40 | row, the smallest kept per system in keys[g] (all ones:
+// none): stage 1 Stage 1, 2 the coarse system, 3 Stage 3, 4 a non-finite
+// x (with refinement only: a coarse system's is left to its system).
 #define PPART_NONE 0xffffffffffffffffull
 #define PPART_KEY(stage, row) (((unsigned long long)(stage) << 40) | (unsigned long long)(row))
+#define PPART_REDUCE 0
+#define PPART_EXPAND 1
+#define PPART_CORRECT 2
 
-template <typename T, int P, bool EXPAND>
+template <typename T, int P, int MODE>
 __device__ void partition_pivot_seg_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 es, i64 bs, int S, T *RA,
-                                           T *RB, T *RC, T *RD, const T *RX, unsigned long long *keys) {
+                                           T *RB, T *RC, T *RD, const T *RX, T *XH, int *flags,
+                                           unsigned long long *keys, int refine) {
     constexpr int R = 16 / (int)sizeof(T);
     constexpr int U = P / R;
     static_assert(P % R == 0 && U >= 1 && U <= 8, "chunks of whole units");
@@ -428,52 +580,110 @@ __device__ void partition_pivot_seg_kernel(Coeffs<T> k, const T *d, T *x, int n,
     const int g = blockIdx.x / Q, q = blockIdx.x - g * Q;
     const int ns = min(S, n - q * S); // the segment's rows
     const i64 off = (i64)g * bs + (i64)q * S * es;
+    const i64 hoff = (i64)g * n + (i64)q * S; // the segment's first row in XH
     Coeffs<T> ks = k;
     if (!k.isConst) ks.a = k.a + off, ks.b = k.b + off, ks.c = k.c + off;
     const int ss = part_ss<T, P>(ns, false);
     const int W = ((ss + 7) & ~7) * R;
-    T *SA = sm, *SB = SA + W, *SC = SB + W, *SD = SC + W;
-    int *skey = reinterpret_cast<int *>(SD + W);
+    T *SA = sm, *SB = SA + W, *SC = SB + W, *SD = SC + W, *SE = SD + W, *SU = SE + W, *SV = SU + W, *SQ = SV + W;
+    int *skey = reinterpret_cast<int *>(SQ + W);
     const int t = threadIdx.x;
-    const int nch = (n + P - 1) / P;  // the system's chunks
-    const int cg = q * (S / P) + t;   // this thread's chunk in the system
+    const int nch = (n + P - 1) / P; // the system's chunks
+    const int cg = q * (S / P) + t;  // this thread's chunk in the system
     const bool live = t * P < ns;
     const int m = live ? min(P, ns - t * P) : 0;
     const int X = part_x(t * U);
-    const auto slots = [&](int j, int q) -> T & {
-        return (q == 0 ? SA : q == 1 ? SB : q == 2 ? SC : SD)[SL::pos(X, j)];
-    };
+    const bool prev = cg > 0, next = cg < nch - 1;
     const int RR = 2 * nch - (n - (nch - 1) * P == 1 ? 1 : 0);
     const i64 cb = (i64)g * RR + 2 * cg; // the chunk's first coarse row
+    const auto at = [&](int j, int qq) -> T & {
+        return (qq == 0 ? SA : qq == 1 ? SB : qq == 2 ? SC : SD)[SL::pos(X, j)];
+    };
+    const auto piv = [&](int j, int qq) -> T & { return (qq == 0 ? SU : qq == 1 ? SV : SQ)[SL::pos(X, j)]; };
+    const auto putRows = [&]() {
+        PartEq<T> F, L;
+        const int bad = ppart_rows<T, P>(at, m, prev, next, F, L);
+        if (MODE == PPART_REDUCE && bad >= 0) atomicMin(keys + g, PPART_KEY(1, (i64)cg * P + bad));
+        RA[cb] = F.a, RB[cb] = F.b, RC[cb] = F.c, RD[cb] = F.d;
+        if (m > 1) RA[cb + 1] = L.a, RB[cb + 1] = L.b, RC[cb + 1] = L.c, RD[cb + 1] = L.d;
+    };
+    // Stage 3 into E with the coarse solution RX.
+    const auto stage3 = [&]() {
+        const int bad = m == 1 ? (SE[SL::pos(X, 0)] = RX[cb], -1)
+                               : ppart_part<T, P>(at, m, prev, next, prev ? RX[cb - 1] : T(0), RX[cb], RX[cb + 1],
+                                                  next ? RX[cb + 2] : T(0), piv,
+                                                  [&](int j) -> T & { return SE[SL::pos(X, j)]; });
+        if (MODE == PPART_EXPAND && bad >= 0) atomicMin(keys + g, PPART_KEY(3, (i64)cg * P + bad));
+    };
+    // The residual of the chunk's rows over D; xp = x_{s−1}, xn = x_e,
+    // x of the chunk's rows in xs.
+    const auto residual = [&](const T *xs, T xp, T xn) {
+        bool fin = true;
+        T prevx = xp;
+        for (int j = 0; j < m; j++) {
+            const int pj = SL::pos(X, j);
+            const T xj = xs[pj];
+            const T xnext = j < m - 1 ? xs[SL::pos(X, j + 1)] : xn;
+            const T r = ppart_residual(SA[pj], SB[pj], SC[pj], SD[pj], prevx, xj, xnext, j > 0 || prev, j < m - 1 || next);
+            SD[pj] = r;
+            fin = fin && isfinite(r);
+            prevx = xj;
+        }
+        return fin;
+    };
+    const auto nonFinite = [&](const T *xs) {
+        for (int j = 0; j < m; j++)
+            if (!isfinite(xs[SL::pos(X, j)])) {
+                atomicMin(keys + g, PPART_KEY(4, (i64)cg * P + j));
+                break;
+            }
+    };
 
     if (t == 0) skey[0] = PART_NONE;
     part_load<T, P>(ks, d + off, SA, SB, SC, SD, ss, ns, 1, es, (i64)ns * es, 1, 0);
+    if (MODE == PPART_CORRECT) {
+        // XH's segment into E.
+        const Coeffs<T> none{nullptr, nullptr, nullptr, T(0), T(0), T(0), 1};
+        part_copy<T, P, true, true>(none, XH + hoff, nullptr, nullptr, nullptr, SE, ss, ns, 1, 1, ns, 1, 0);
+    }
     __syncthreads();
+    if (MODE == PPART_REDUCE) {
+        if (live) putRows();
+        return;
+    }
+    if (MODE == PPART_EXPAND) {
+        if (live) stage3();
+        __syncthreads();
+        part_store<T, P, true>(SE, skey, refine ? XH + hoff : x + off, ss, ns, 1, refine ? 1 : es,
+                               refine ? (i64)ns : (i64)ns * es, 1, 0);
+        if (refine && live) {
+            if (!residual(SE, prev ? RX[cb - 1] : T(0), next ? RX[cb + 2] : T(0))) atomicOr(flags + g, 1);
+            putRows();
+        }
+        return;
+    }
+    // PPART_CORRECT.
     if (live) {
-        // EXPAND forms the rows again (a few operations a chunk) and does
-        // not keep them.
-        PartEq<T> F, L;
-        const int rows = ppart_reduce<T, P>(slots, m, cg == 0, cg == nch - 1, F, L, [&](int j) {
-            if (!EXPAND) atomicMin(keys + g, PPART_KEY(1, (i64)cg * P + j));
-        });
-        if (EXPAND) {
-            const int bad = rows == 1 ? (SC[SL::pos(X, 0)] = RX[cb], -1)
-                                      : ppart_combine<T, P>(slots, m, cg > 0 ? RX[cb - 1] : T(0),
-                                                            cg < nch - 1 ? RX[cb + 2] : T(0),
-                                                            [&](int j, T v) { slots(j, 2) = v; });
-            if (bad >= 0) atomicMin(keys + g, PPART_KEY(3, (i64)cg * P + bad));
-        } else {
-            const auto row = [&](int r, int q) -> T & {
-                return (q == 0 ? RA : q == 1 ? RB : q == 2 ? RC : RD)[cb + r];
-            };
-            ppart_write(row, 0, F);
-            if (rows == 2) ppart_write(row, 1, L);
+        const T xp = !prev ? T(0) : t > 0 ? SE[SL::pos(part_x((t - 1) * U), P - 1)] : XH[hoff - 1];
+        const T xn = !next ? T(0) : (t + 1) * P < ns ? SE[SL::pos(part_x((t + 1) * U), 0)] : XH[hoff + ns];
+        residual(SE, xp, xn);
+    }
+    __syncthreads();
+    if (live && flags[g] == 0) {
+        // The correction over D (Stage 3 reads its rows' residuals first).
+        const int bad = m == 1 ? (SD[SL::pos(X, 0)] = RX[cb], -1)
+                               : ppart_part<T, P>(at, m, prev, next, prev ? RX[cb - 1] : T(0), RX[cb], RX[cb + 1],
+                                                  next ? RX[cb + 2] : T(0), piv,
+                                                  [&](int j) -> T & { return SD[SL::pos(X, j)]; });
+        (void)bad;
+        for (int j = 0; j < m; j++) {
+            const int pj = SL::pos(X, j);
+            SE[pj] = SE[pj] + SD[pj];
         }
     }
-    if (EXPAND) {
-        __syncthreads();
-        part_store<T, P>(SC, skey, x + off, ss, ns, 1, es, (i64)ns * es, 1, 0);
-    }
+    if (live) nonFinite(SE);
+    __syncthreads();
+    part_store<T, P, true>(SE, skey, x + off, ss, ns, 1, es, (i64)ns * es, 1, 0);
 }
 
 // partition_pivot_finish ends a segmented solve, one block a system: the
@@ -502,39 +712,45 @@ __device__ void partition_pivot_finish(T *x, int n, int G, i64 es, i64 bs, const
 }
 
 // partition_pivot_p<P>_*: the partition method with partial pivoting,
-// chunks of P rows, the parameters of partition_p<P>_* and its launch
-// rules within this kernel's bound (tuning.PivotLaunch): 512 threads,
-// whose 128 registers a thread hold a chunk's spikes without spills on
-// sm_80 and sm_90.
+// chunks of P rows, the parameters of partition_p<P>_* (refine: Stage 4)
+// and its launch rules within this kernel's bound (tuning.PivotLaunch).
 #ifndef BS_DEVICE_ONLY
 #define PARTITION_PIVOT(T, S, P, MAXT)                                                                            \
     extern "C" __global__ void __launch_bounds__(MAXT)                                                           \
         partition_pivot_p##P##_##S(const T *a, const T *b, const T *c, const T *d, T *x, int n, int G, i64 es,    \
                                    i64 bs, T ca, T cb, T cc, int isConst, int *status, int spb, int tps,         \
-                                   volatile unsigned int *word, unsigned int seq) {                              \
+                                   int refine, volatile unsigned int *word, unsigned int seq) {                  \
         partition_pivot_kernel<T, P>(Coeffs<T>{a, b, c, ca, cb, cc, isConst}, d, x, n, G, es, bs, status, spb,    \
-                                     tps, word, seq);                                                            \
+                                     tps, refine, word, seq);                                                    \
     }
 PARTITION_PIVOT(float, f32, 16, 512)
 PARTITION_PIVOT(double, f64, 16, 512)
 
-// partition_pivot_reduce_p<P>_* and partition_pivot_expand_p<P>_*: the
-// first and third passes of a segmented solve (partition_pivot_seg_kernel).
-// Grid: G·⌈n/S⌉ blocks of S/P threads (at most 256: segments of up to
-// 4096 rows); shared memory as partition_p<P>_*'s for one system of S
-// rows.
+// partition_pivot_{reduce,expand,correct}_p<P>_*: the passes of a
+// segmented solve (partition_pivot_seg_kernel). Grid: G·⌈n/S⌉ blocks of
+// S/P threads (at most 256: segments of up to 4096 rows); shared memory
+// tuning.PivotSharedBytes for one system of S rows.
 #define PARTITION_PIVOT_SEG(T, S, P, MAXT)                                                                        \
     extern "C" __global__ void __launch_bounds__(MAXT) partition_pivot_reduce_p##P##_##S(                         \
         const T *a, const T *b, const T *c, const T *d, int n, int G, i64 es, i64 bs, T ca, T cb, T cc,           \
         int isConst, int seg, T *RA, T *RB, T *RC, T *RD, unsigned long long *keys) {                              \
-        partition_pivot_seg_kernel<T, P, false>(Coeffs<T>{a, b, c, ca, cb, cc, isConst}, d, nullptr, n, G, es, bs, \
-                                                seg, RA, RB, RC, RD, nullptr, keys);                               \
+        partition_pivot_seg_kernel<T, P, PPART_REDUCE>(Coeffs<T>{a, b, c, ca, cb, cc, isConst}, d, nullptr, n, G,  \
+                                                       es, bs, seg, RA, RB, RC, RD, nullptr, nullptr, nullptr,     \
+                                                       keys, 0);                                                   \
     }                                                                                                             \
     extern "C" __global__ void __launch_bounds__(MAXT) partition_pivot_expand_p##P##_##S(                         \
         const T *a, const T *b, const T *c, const T *d, T *x, int n, int G, i64 es, i64 bs, T ca, T cb, T cc,     \
-        int isConst, int seg, const T *RX, unsigned long long *keys) {                                             \
-        partition_pivot_seg_kernel<T, P, true>(Coeffs<T>{a, b, c, ca, cb, cc, isConst}, d, x, n, G, es, bs, seg,  \
-                                               nullptr, nullptr, nullptr, nullptr, RX, keys);                      \
+        int isConst, int seg, T *RA, T *RB, T *RC, T *RD, const T *RX, T *XH, int *flags,                        \
+        unsigned long long *keys, int refine) {                                                                    \
+        partition_pivot_seg_kernel<T, P, PPART_EXPAND>(Coeffs<T>{a, b, c, ca, cb, cc, isConst}, d, x, n, G, es,    \
+                                                       bs, seg, RA, RB, RC, RD, RX, XH, flags, keys, refine);      \
+    }                                                                                                             \
+    extern "C" __global__ void __launch_bounds__(MAXT) partition_pivot_correct_p##P##_##S(                        \
+        const T *a, const T *b, const T *c, const T *d, T *x, int n, int G, i64 es, i64 bs, T ca, T cb, T cc,     \
+        int isConst, int seg, const T *RX, T *XH, int *flags, unsigned long long *keys) {                          \
+        partition_pivot_seg_kernel<T, P, PPART_CORRECT>(Coeffs<T>{a, b, c, ca, cb, cc, isConst}, d, x, n, G, es,   \
+                                                        bs, seg, nullptr, nullptr, nullptr, nullptr, RX, XH,       \
+                                                        flags, keys, 1);                                           \
     }                                                                                                             \
     extern "C" __global__ void partition_pivot_finish_p##P##_##S(T *x, int n, int G, i64 es, i64 bs,                \
                                                                  const unsigned long long *keys,                   \

@@ -505,6 +505,24 @@ func PartitionPivotExpandPFor(p int, f64 bool) (PartitionPivotExpandP, error) {
 // Kernel returns the kernel.
 func (f PartitionPivotExpandP) Kernel() Kernel { return f.k }
 
+// PartitionPivotCorrectP is a kernel of the family partition_pivot_correct_p16_f32, partition_pivot_correct_p16_f64.
+type PartitionPivotCorrectP struct{ k Kernel }
+
+// PartitionPivotCorrectPFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func PartitionPivotCorrectPFor(p int, f64 bool) (PartitionPivotCorrectP, error) {
+	if p == 16 && !f64 {
+		return PartitionPivotCorrectP{partitionPivotCorrectP16F32}, nil
+	}
+	if p == 16 && f64 {
+		return PartitionPivotCorrectP{partitionPivotCorrectP16F64}, nil
+	}
+	return PartitionPivotCorrectP{}, fmt.Errorf("%w: partition_pivot_correct_p with p=%d f64=%t", ErrNoKernel, p, f64)
+}
+
+// Kernel returns the kernel.
+func (f PartitionPivotCorrectP) Kernel() Kernel { return f.k }
+
 // PartitionPivotFinishP is a kernel of the family partition_pivot_finish_p16_f32, partition_pivot_finish_p16_f64.
 type PartitionPivotFinishP struct{ k Kernel }
 

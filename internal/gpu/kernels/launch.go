@@ -1142,16 +1142,36 @@ func (f PartitionResidentP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shme
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:11])
 }
 
-// PartitionPivotPArgs are the parameters of partition_pivot_p16_f32, partition_pivot_p16_f64: those of PartitionP.
-type PartitionPivotPArgs = PartitionPArgs
+// PartitionPivotPArgs are the parameters of partition_pivot_p16_f32, partition_pivot_p16_f64.
+type PartitionPivotPArgs struct {
+	A       cu.DevicePtr // a
+	B       cu.DevicePtr // b
+	C       cu.DevicePtr // c
+	D       cu.DevicePtr // d
+	X       cu.DevicePtr // x
+	N       int32        // n
+	G       int32        // G
+	ES      int64        // es
+	BS      int64        // bs
+	CA      float64      // ca
+	CB      float64      // cb
+	CC      float64      // cc
+	IsConst int32        // isConst
+	Status  cu.DevicePtr // status
+	Spb     int32        // spb
+	Tps     int32        // tps
+	Refine  int32        // refine
+	Word    cu.DevicePtr // word
+	Seq     uint32       // seq
+}
 
 // PartitionPivotPSlots is the number of launch slots of PartitionPivotP.
-const PartitionPivotPSlots = 18
+const PartitionPivotPSlots = 19
 
 // Pack puts a in slots[:PartitionPivotPSlots] as the kernel's C types, for
 // cuda.Device.LaunchDirect.
 func (f PartitionPivotP) Pack(a *PartitionPivotPArgs, slots []uint64) {
-	_ = slots[17]
+	_ = slots[18]
 	slots[0] = uint64(a.A)
 	slots[1] = uint64(a.B)
 	slots[2] = uint64(a.C)
@@ -1168,15 +1188,16 @@ func (f PartitionPivotP) Pack(a *PartitionPivotPArgs, slots []uint64) {
 	slots[13] = uint64(a.Status)
 	slots[14] = uint64(uint32(a.Spb))
 	slots[15] = uint64(uint32(a.Tps))
-	slots[16] = uint64(a.Word)
-	slots[17] = uint64(a.Seq)
+	slots[16] = uint64(uint32(a.Refine))
+	slots[17] = uint64(a.Word)
+	slots[18] = uint64(a.Seq)
 }
 
 // Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
 func (f PartitionPivotP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionPivotPArgs) error {
-	var slots [18]uint64
+	var slots [19]uint64
 	f.Pack(a, slots[:])
-	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:18])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:19])
 }
 
 // PartitionPivotReducePArgs are the parameters of partition_pivot_reduce_p16_f32, partition_pivot_reduce_p16_f64.
@@ -1251,17 +1272,85 @@ type PartitionPivotExpandPArgs struct {
 	CC      float64      // cc
 	IsConst int32        // isConst
 	Seg     int32        // seg
+	RA      cu.DevicePtr // RA
+	RB      cu.DevicePtr // RB
+	RC      cu.DevicePtr // RC
+	RD      cu.DevicePtr // RD
 	RX      cu.DevicePtr // RX
+	XH      cu.DevicePtr // XH
+	Flags   cu.DevicePtr // flags
 	Keys    cu.DevicePtr // keys
+	Refine  int32        // refine
 }
 
 // PartitionPivotExpandPSlots is the number of launch slots of PartitionPivotExpandP.
-const PartitionPivotExpandPSlots = 16
+const PartitionPivotExpandPSlots = 23
 
 // Pack puts a in slots[:PartitionPivotExpandPSlots] as the kernel's C types, for
 // cuda.Device.LaunchDirect.
 func (f PartitionPivotExpandP) Pack(a *PartitionPivotExpandPArgs, slots []uint64) {
-	_ = slots[15]
+	_ = slots[22]
+	slots[0] = uint64(a.A)
+	slots[1] = uint64(a.B)
+	slots[2] = uint64(a.C)
+	slots[3] = uint64(a.D)
+	slots[4] = uint64(a.X)
+	slots[5] = uint64(uint32(a.N))
+	slots[6] = uint64(uint32(a.G))
+	slots[7] = uint64(a.ES)
+	slots[8] = uint64(a.BS)
+	slots[9] = packFloat(table[f.Kernel()].Params[9].CType, a.CA)
+	slots[10] = packFloat(table[f.Kernel()].Params[10].CType, a.CB)
+	slots[11] = packFloat(table[f.Kernel()].Params[11].CType, a.CC)
+	slots[12] = uint64(uint32(a.IsConst))
+	slots[13] = uint64(uint32(a.Seg))
+	slots[14] = uint64(a.RA)
+	slots[15] = uint64(a.RB)
+	slots[16] = uint64(a.RC)
+	slots[17] = uint64(a.RD)
+	slots[18] = uint64(a.RX)
+	slots[19] = uint64(a.XH)
+	slots[20] = uint64(a.Flags)
+	slots[21] = uint64(a.Keys)
+	slots[22] = uint64(uint32(a.Refine))
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f PartitionPivotExpandP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionPivotExpandPArgs) error {
+	var slots [23]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:23])
+}
+
+// PartitionPivotCorrectPArgs are the parameters of partition_pivot_correct_p16_f32, partition_pivot_correct_p16_f64.
+type PartitionPivotCorrectPArgs struct {
+	A       cu.DevicePtr // a
+	B       cu.DevicePtr // b
+	C       cu.DevicePtr // c
+	D       cu.DevicePtr // d
+	X       cu.DevicePtr // x
+	N       int32        // n
+	G       int32        // G
+	ES      int64        // es
+	BS      int64        // bs
+	CA      float64      // ca
+	CB      float64      // cb
+	CC      float64      // cc
+	IsConst int32        // isConst
+	Seg     int32        // seg
+	RX      cu.DevicePtr // RX
+	XH      cu.DevicePtr // XH
+	Flags   cu.DevicePtr // flags
+	Keys    cu.DevicePtr // keys
+}
+
+// PartitionPivotCorrectPSlots is the number of launch slots of PartitionPivotCorrectP.
+const PartitionPivotCorrectPSlots = 18
+
+// Pack puts a in slots[:PartitionPivotCorrectPSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f PartitionPivotCorrectP) Pack(a *PartitionPivotCorrectPArgs, slots []uint64) {
+	_ = slots[17]
 	slots[0] = uint64(a.A)
 	slots[1] = uint64(a.B)
 	slots[2] = uint64(a.C)
@@ -1277,14 +1366,16 @@ func (f PartitionPivotExpandP) Pack(a *PartitionPivotExpandPArgs, slots []uint64
 	slots[12] = uint64(uint32(a.IsConst))
 	slots[13] = uint64(uint32(a.Seg))
 	slots[14] = uint64(a.RX)
-	slots[15] = uint64(a.Keys)
+	slots[15] = uint64(a.XH)
+	slots[16] = uint64(a.Flags)
+	slots[17] = uint64(a.Keys)
 }
 
 // Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f PartitionPivotExpandP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionPivotExpandPArgs) error {
-	var slots [16]uint64
+func (f PartitionPivotCorrectP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PartitionPivotCorrectPArgs) error {
+	var slots [18]uint64
 	f.Pack(a, slots[:])
-	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:16])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:18])
 }
 
 // PartitionPivotFinishPArgs are the parameters of partition_pivot_finish_p16_f32, partition_pivot_finish_p16_f64.
@@ -3271,7 +3362,7 @@ var (
 	_ TprStage3Launcher = TprStage3g{}
 )
 
-// PartitionPLauncher is a kernel launched with PartitionPArgs: PartitionP, PartitionPivotP, PartitionLanesP, PartitionLanesStreamPS.
+// PartitionPLauncher is a kernel launched with PartitionPArgs: PartitionP, PartitionLanesP, PartitionLanesStreamPS.
 type PartitionPLauncher interface {
 	Kernel() Kernel
 	Pack(a *PartitionPArgs, slots []uint64)
@@ -3280,7 +3371,6 @@ type PartitionPLauncher interface {
 
 var (
 	_ PartitionPLauncher = PartitionP{}
-	_ PartitionPLauncher = PartitionPivotP{}
 	_ PartitionPLauncher = PartitionLanesP{}
 	_ PartitionPLauncher = PartitionLanesStreamPS{}
 )

@@ -20,10 +20,13 @@ func buildKernelPlan(d *gpu, spec tridiag.Spec, f64 bool) (tridiag.Algorithm, ke
 	auto := spec.Algorithm == tridiag.Auto
 	switch {
 	case auto && spec.Pivoting == tridiag.PivotAlways:
-		// GTSV: PartitionPivot, several times faster, pivots within each
-		// chunk only and can lose digits that GTSV keeps (package
-		// pivotpart, "Accuracy"); it runs when asked for by name.
-		algs = []tridiag.Algorithm{tridiag.GTSV}
+		// PartitionPivot: within 10× of GTSV's error on the stability
+		// suite (package pivotpart, "Accuracy"), and faster than GTSV's
+		// thread a system on every batch measured (FP32 N = 256,
+		// G = 65536: 1.29 ms against 2.02 ms; bandsolve bench -device cuda
+		// -grid layouts -algorithms partition-pivot,gtsv); GTSV where its
+		// plan cannot be built.
+		algs = []tridiag.Algorithm{tridiag.PartitionPivot, tridiag.GTSV}
 	case auto:
 		algs = route.AutoOrder(d.props, problemOf(spec, f64, true))
 	}
