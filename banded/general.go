@@ -30,7 +30,9 @@ import (
 // solvers of this package.
 //
 // A Band of half-bandwidth K has the same storage as a General with
-// KL = KU = K; ToGeneral and ToBand convert between them.
+// KL = KU = K (Band's documentation calls these rows of N the storage
+// columns of its N×(2K+1) column-major view); ToGeneral and ToBand
+// convert between them.
 type General[T Float] struct {
 	N, KL, KU int
 	Data      []T // length (KL+KU+1)·N
