@@ -34,6 +34,8 @@ var ErrMemory = memguard.ErrTooLarge
 //
 // The 2K·(K+1)/2·2 corner slots that fall outside the matrix (the * in the
 // paper's picture) are kept zero by the constructors and ignored by solvers.
+// This is the storage of a General with KL = KU = K (separate lower and
+// upper bandwidths, solved by LU with partial pivoting).
 type Band[T Float] struct {
 	N, K int
 	Data []T // length (2K+1)·N

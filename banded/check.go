@@ -17,6 +17,12 @@ import (
 // is zero). It panics with an error wrapping ErrShape on lengths other
 // than N.
 func BackwardError[T Float](A *Band[T], b, x []T) float64 {
+	g := A.general()
+	return BackwardErrorGeneral(&g, b, x)
+}
+
+// BackwardErrorGeneral is BackwardError for a General.
+func BackwardErrorGeneral[T Float](A *General[T], b, x []T) float64 {
 	if len(b) != A.N || len(x) != A.N {
 		panic(shapeErr("BackwardError with len(b)=%d, len(x)=%d for N=%d", len(b), len(x), A.N))
 	}
@@ -24,9 +30,10 @@ func BackwardError[T Float](A *Band[T], b, x []T) float64 {
 	return backwardError(A, b, x, r)
 }
 
-// backwardError is BackwardError with the residual b − A·x left in r.
-func backwardError[T, U Float](A *Band[T], b []T, x []U, r []float64) float64 {
-	n, k := A.N, A.K
+// backwardError is BackwardErrorGeneral with the residual b − A·x left in
+// r.
+func backwardError[T, U Float](A *General[T], b []T, x []U, r []float64) float64 {
+	n := A.N
 	var xn, bn float64
 	for i := 0; i < n; i++ {
 		v := float64(x[i])
@@ -37,10 +44,9 @@ func backwardError[T, U Float](A *Band[T], b []T, x []U, r []float64) float64 {
 		r[i] = float64(b[i])
 		bn = max(bn, math.Abs(r[i]))
 	}
-	// Diagonal by diagonal: storage column s holds a_ij with i − j = s − K.
-	for s := 0; s <= 2*k; s++ {
-		d := s - k
-		j0, j1 := max(0, -d), min(n, n-d)
+	// Diagonal by diagonal: storage row s holds a_ij with i − j = s − KU.
+	for s := 0; s <= A.KL+A.KU; s++ {
+		d, j0, j1 := A.diagRange(s)
 		col := A.Data[s*n:]
 		for j := j0; j < j1; j++ {
 			r[j+d] -= float64(col[j]) * float64(x[j])
@@ -57,27 +63,36 @@ func backwardError[T, U Float](A *Band[T], b []T, x []U, r []float64) float64 {
 // trans = 'T'): Uᵀ forward, then the steps of L transposed and the
 // interchanges, last step first. len(b) must be N; it panics with an
 // error wrapping ErrShape otherwise.
-func (f *PivotLU[T]) SolveTrans(b []T) {
-	n, k := f.N, f.K
-	if len(b) != n {
-		panic(shapeErr("right-hand side of length %d, want N = %d", len(b), n))
+func (f *PivotLU[T]) SolveTrans(b []T) { f.SolveTransMulti(b, 1) }
+
+// SolveTransMulti is SolveTrans for nrhs right-hand sides stored
+// column-major with leading dimension N in b, overwritten by the
+// solutions. It panics with an error wrapping ErrShape unless
+// len(b) = N·nrhs.
+func (f *PivotLU[T]) SolveTransMulti(b []T, nrhs int) {
+	n, kl, ku := f.N, f.KL, f.KU
+	if nrhs < 0 || len(b) != n*nrhs {
+		panic(shapeErr("right-hand side of length %d, want N·nrhs = %d·%d", len(b), n, nrhs))
 	}
-	a, dc := f.Data, 2*k
-	for j := 0; j < n; j++ {
-		s := b[j]
-		for t := 1; t <= min(2*k, j); t++ {
-			s -= T(a[(dc-t)*n+j] * b[j-t]) // u_{j−t, j}
+	a, dc := f.Data, kl+ku
+	for c := 0; c < nrhs; c++ {
+		x := b[c*n : (c+1)*n]
+		for j := 0; j < n; j++ {
+			s := x[j]
+			for t := 1; t <= min(dc, j); t++ {
+				s -= T(a[(dc-t)*n+j] * x[j-t]) // u_{j−t, j}
+			}
+			x[j] = s / a[dc*n+j]
 		}
-		b[j] = s / a[dc*n+j]
-	}
-	for j := n - 1; j >= 0; j-- {
-		s := b[j]
-		for t := 1; t <= min(k, n-1-j); t++ {
-			s -= T(a[(dc+t)*n+j] * b[j+t]) // l_{j+t, j}
-		}
-		b[j] = s
-		if p := f.Piv[j]; p != j {
-			b[j], b[p] = b[p], b[j]
+		for j := n - 1; j >= 0; j-- {
+			s := x[j]
+			for t := 1; t <= min(kl, n-1-j); t++ {
+				s -= T(a[(dc+t)*n+j] * x[j+t]) // l_{j+t, j}
+			}
+			x[j] = s
+			if p := f.Piv[j]; p != j {
+				x[j], x[p] = x[p], x[j]
+			}
 		}
 	}
 }
@@ -91,17 +106,30 @@ func (f *PivotLU[T]) SolveTrans(b []T) {
 // pivot column) gives +Inf and an error wrapping ErrSingular; a bad shape
 // or a non-finite entry gives FactorPivot's error.
 func CondEst[T Float](A *Band[T]) (float64, error) {
-	var m *Band[float64]
-	if a64, ok := any(A).(*Band[float64]); ok {
-		m = a64
-	} else {
-		if err := checkBand(A); err != nil {
-			return 0, err
-		}
-		m = Convert[float64](A)
+	if err := checkBand(A); err != nil {
+		return 0, err
 	}
-	f, err := FactorPivot(m)
-	if err != nil {
+	g := A.general()
+	return condEst(&g)
+}
+
+// CondEstGeneral is CondEst for a General: gbcon with its KL and KU
+// (FactorPivotGeneral in float64, O(N·KL·(KL+KU))).
+func CondEstGeneral[T Float](A *General[T]) (float64, error) {
+	if err := checkGeneral(A); err != nil {
+		return 0, err
+	}
+	return condEst(A)
+}
+
+// condEst is CondEstGeneral on a checked A.
+func condEst[T Float](A *General[T]) (float64, error) {
+	m, ok := any(A).(*General[float64])
+	if !ok {
+		m = ConvertGeneral[float64](A)
+	}
+	var f PivotLU[float64]
+	if err := f.factorGeneral(m.N, m.KL, m.KU, m.Data); err != nil {
 		return math.Inf(1), err
 	}
 	norm := m.NormInf()
@@ -120,6 +148,21 @@ func Check[T Float](A *Band[T], b, x []T, tol float64) (tridiag.Status, error) {
 	if err := checkBand(A); err != nil {
 		return tridiag.Status{}, err
 	}
+	g := A.general()
+	return check(&g, b, x, tol)
+}
+
+// CheckGeneral is Check for a General (BackwardErrorGeneral and
+// CondEstGeneral).
+func CheckGeneral[T Float](A *General[T], b, x []T, tol float64) (tridiag.Status, error) {
+	if err := checkGeneral(A); err != nil {
+		return tridiag.Status{}, err
+	}
+	return check(A, b, x, tol)
+}
+
+// check is CheckGeneral on a checked A.
+func check[T Float](A *General[T], b, x []T, tol float64) (tridiag.Status, error) {
 	if len(b) != A.N || len(x) != A.N {
 		return tridiag.Status{}, shapeErr("Check with len(b)=%d, len(x)=%d for N=%d", len(b), len(x), A.N)
 	}
@@ -127,8 +170,8 @@ func Check[T Float](A *Band[T], b, x []T, tol float64) (tridiag.Status, error) {
 		tol = tridiag.DefaultTol[T]()
 	}
 	var s tridiag.Status
-	s.BackwardError = BackwardError(A, b, x)
-	cond, err := CondEst(A)
+	s.BackwardError = BackwardErrorGeneral(A, b, x)
+	cond, err := condEst(A)
 	switch {
 	case err == nil:
 	case errors.Is(err, ErrSingular):

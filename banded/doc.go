@@ -10,6 +10,16 @@
 // Data[(K+i−j)·N + j]: storage column K is the diagonal, column K−t the
 // t-th super-diagonal, column K+t the t-th sub-diagonal, each contiguous.
 //
+// A General has separate bandwidths, KL sub-diagonals and KU
+// super-diagonals (LAPACK's gbsv, SciPy's solve_banded((KL, KU), ab, b)),
+// and keeps a_ij (−KU ≤ i−j ≤ KL) at Data[(KU+i−j)·N + j]: row KU+i−j,
+// column j of an (KL+KU+1)×N row-major array, which is SciPy's ab exactly
+// (and Band's storage when KL = KU = K). Band.ToGeneral and
+// General.ToBand (K = max(KL, KU), zero padded) convert between the two;
+// GeneralFromDense, GeneralFromCOO and GeneralFromBanded build one from
+// other storage. A General is solved by LU with partial pivoting only
+// (the factorizations without pivoting and SPIKE work on a Band).
+//
 // # Factorizations without pivoting (in place, on a diagonal block)
 //
 //   - FactorLURange: A_block = L·U. The multipliers of the unit lower L
@@ -27,9 +37,12 @@
 //
 // # LU with partial pivoting
 //
-// FactorPivot returns a PivotLU with its own storage of 3K+1 columns (K
-// extra super-diagonals for fill-in, like LAPACK's 2·KL+KU+1 rows) and
-// gbtrf's interchanges; PivotLU.Solve is gbtrs.
+// FactorPivot (of a Band) and FactorPivotGeneral (of a General) return a
+// PivotLU with its own storage of 2·KL+KU+1 rows of N, LAPACK gbtrf's
+// layout (KL extra super-diagonals for fill-in; 3K+1 rows for a Band),
+// and gbtrf's interchanges; PivotLU.Solve and SolveMulti are gbtrs, and
+// SolveTrans and SolveTransMulti gbtrs with trans = 'T'. A Band is
+// factored as the General with KL = KU = K: one implementation.
 //
 // # Batches
 //
@@ -56,7 +69,9 @@
 // LAPACK's gbcon does (LU with partial pivoting in float64, Hager–Higham
 // estimator with PivotLU.Solve and SolveTrans), and Check (or
 // BatchOptions.Check) judges a solution on both, with the per-system
-// Status of package tridiag.
+// Status of package tridiag. CondEstGeneral, CheckGeneral and
+// BackwardErrorGeneral do the same for a General (the Band functions
+// call them on the Band's storage).
 //
 // # Errors
 //
@@ -73,5 +88,6 @@
 // MulVec (residuals), NormMax/Norm1/NormInf/NormFrob, DiagonalDominance
 // (the degree d of Li et al.), Random (their synthetic test matrices),
 // Convert between precisions, and conversions from and to gonum matrices,
-// dense slices and COO triplets.
+// dense slices and COO triplets; General has MulVec, NormMax, Norm1,
+// NormInf, DiagonalDominanceGeneral and ConvertGeneral.
 package banded

@@ -144,3 +144,43 @@ func ExampleNewBatchPlan() {
 	// systems with boosted pivots: 0
 	// system 3, row 50 of A·x: 1.000000000000
 }
+
+// A band with one sub-diagonal and two super-diagonals (KL = 1, KU = 2),
+// filled from the array ab of scipy.linalg.solve_banded((1, 2), ab, b)
+// (row KU+i−j, column j holds a_ij; the slots marked * lie outside the
+// matrix), solved by LU with partial pivoting. The sub-diagonal outweighs
+// the diagonal, so every step interchanges two rows.
+func ExampleGeneral() {
+	const n, kl, ku = 5, 1, 2
+	ab := []float64{
+		0, 0, 1, 1, 1, // 2nd super-diagonal (*, *, a_02, a_13, a_24)
+		0, 2, 2, 2, 2, // 1st super-diagonal (*, a_01, a_12, …)
+		1, 1, 1, 1, 1, // diagonal
+		4, 4, 4, 4, 0, // sub-diagonal (a_10, a_21, a_32, a_43, *)
+	}
+	a, err := banded.NewGeneral[float64](n, kl, ku)
+	if err != nil {
+		panic(err)
+	}
+	copy(a.Data, ab)
+	fmt.Println(a.At(1, 0), a.At(0, 2), a.At(0, 3))
+
+	// b = A·(1, 2, 3, 4, 5)
+	b := make([]float64, n)
+	a.MulVec([]float64{1, 2, 3, 4, 5}, b)
+
+	f, err := banded.FactorPivotGeneral(a)
+	if err != nil {
+		panic(err) // a *banded.RowError naming the row for a singular A
+	}
+	fmt.Println(f.Piv, len(f.Data) == (2*kl+ku+1)*n)
+	f.Solve(b) // b now holds x
+	fmt.Printf("%.6f\n", b)
+	cond, _ := banded.CondEstGeneral(a)
+	fmt.Printf("κ̂∞ = %.1f\n", cond)
+	// Output:
+	// 4 1 0
+	// [1 2 3 4 4] true
+	// [1.000000 2.000000 3.000000 4.000000 5.000000]
+	// κ̂∞ = 86.6
+}

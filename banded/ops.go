@@ -20,59 +20,26 @@ func (m *Band[T]) diagRange(s int) (d, j0, j1 int) {
 // MulVec computes y = A·x (len(x) = len(y) = N; y must not overlap x). It
 // panics with an error wrapping ErrShape on other lengths.
 func (m *Band[T]) MulVec(x, y []T) {
-	if len(x) != m.N || len(y) != m.N {
-		panic(shapeErr("MulVec: len(x)=%d, len(y)=%d, want N=%d", len(x), len(y), m.N))
-	}
-	clear(y)
-	n := m.N
-	for s := 0; s <= 2*m.K; s++ {
-		d, j0, j1 := m.diagRange(s)
-		a := m.Data[s*n+j0 : s*n+j1]
-		xs := x[j0:j1]
-		ys := y[j0+d : j1+d]
-		xs, ys = xs[:len(a)], ys[:len(a)]
-		for q, v := range a {
-			ys[q] += T(v * xs[q])
-		}
-	}
+	g := m.general()
+	g.MulVec(x, y)
 }
 
 // NormMax is max |a_ij| (the max-abs norm, which boosting scales with).
 func (m *Band[T]) NormMax() float64 {
-	var mx float64
-	for s := 0; s <= 2*m.K; s++ {
-		_, j0, j1 := m.diagRange(s)
-		for _, v := range m.Data[s*m.N+j0 : s*m.N+j1] {
-			mx = math.Max(mx, math.Abs(float64(v)))
-		}
-	}
-	return mx
+	g := m.general()
+	return g.NormMax()
 }
 
 // Norm1 is the 1-norm, the largest column sum of |a_ij|.
 func (m *Band[T]) Norm1() float64 {
-	var mx float64
-	for j := 0; j < m.N; j++ {
-		var s float64
-		for i := max(0, j-m.K); i <= min(m.N-1, j+m.K); i++ {
-			s += math.Abs(float64(m.Data[m.Index(i, j)]))
-		}
-		mx = math.Max(mx, s)
-	}
-	return mx
+	g := m.general()
+	return g.Norm1()
 }
 
 // NormInf is the ∞-norm, the largest row sum of |a_ij|.
 func (m *Band[T]) NormInf() float64 {
-	var mx float64
-	for i := 0; i < m.N; i++ {
-		var s float64
-		for j := max(0, i-m.K); j <= min(m.N-1, i+m.K); j++ {
-			s += math.Abs(float64(m.Data[m.Index(i, j)]))
-		}
-		mx = math.Max(mx, s)
-	}
-	return mx
+	g := m.general()
+	return g.NormInf()
 }
 
 // NormFrob is the Frobenius norm, sqrt(Σ a_ij²).
@@ -102,19 +69,8 @@ func (m *Band[T]) NormFrob() float64 {
 // off-diagonal entries impose nothing; when no row has any, it is +Inf.
 // The matrix is diagonally dominant when d ≥ 1.
 func DiagonalDominance[T Float](m *Band[T]) float64 {
-	d := math.Inf(1)
-	for i := 0; i < m.N; i++ {
-		var off float64
-		for j := max(0, i-m.K); j <= min(m.N-1, i+m.K); j++ {
-			if j != i {
-				off += math.Abs(float64(m.Data[m.Index(i, j)]))
-			}
-		}
-		if off > 0 {
-			d = math.Min(d, math.Abs(float64(m.Data[m.Index(i, i)]))/off)
-		}
-	}
-	return d
+	g := m.general()
+	return DiagonalDominanceGeneral(&g)
 }
 
 // Random returns an N×N matrix of half-bandwidth K like the synthetic test

@@ -7,39 +7,59 @@ import (
 	"github.com/bandsolve/bandsolve/internal/memguard"
 )
 
-// PivotLU is the LU factorization with partial pivoting of a band matrix,
-// with the semantics of LAPACK's gbtrf/gbtrs (kl = ku = K): P·A = L·U,
-// where U is upper triangular with up to 2K super-diagonals (K of them
-// fill-in from row interchanges) and L is unit lower triangular with K
-// sub-diagonals, kept as the product of the elimination steps.
+// PivotLU is the LU factorization with partial pivoting of a band matrix
+// with KL sub-diagonals and KU super-diagonals, with the semantics of
+// LAPACK's gbtrf/gbtrs: P·A = L·U, where U is upper triangular with up to
+// KL+KU super-diagonals (KL of them fill-in from row interchanges) and L
+// is unit lower triangular with KL sub-diagonals, kept as the product of
+// the elimination steps. FactorPivot makes it from a Band (KL = KU = K),
+// FactorPivotGeneral from a General.
 //
-// Storage follows Band with K more super-diagonal columns, like LAPACK's
-// 2·KL+KU+1 rows: an N×(3K+1) column-major array where entry (i, j) of the
-// factors is at
+// Storage follows General with KL more super-diagonal rows, like
+// LAPACK's 2·KL+KU+1 rows: an (2·KL+KU+1)×N array stored row by row where
+// entry (i, j) of the factors is at
 //
-//	Data[(2K+i−j)·N + j]   for −2K ≤ i−j ≤ K,
+//	Data[(KL+KU+i−j)·N + j]   for −(KL+KU) ≤ i−j ≤ KL,
 //
-// so storage column 2K holds the diagonal of U, columns 0…2K−1 the
-// super-diagonals of U (column 0 the 2K-th), and columns 2K+1…3K the
-// multipliers of L computed at step j (column 2K+t holds l_{j+t, j}),
-// stored before later interchanges, exactly as gbtrf stores them.
+// so storage row KL+KU holds the diagonal of U, rows 0…KL+KU−1 the
+// super-diagonals of U (row 0 the (KL+KU)-th), and rows KL+KU+1…2·KL+KU
+// the multipliers of L computed at step j (row KL+KU+t holds l_{j+t, j}),
+// stored before later interchanges, exactly as gbtrf stores them. For a
+// Band (KL = KU = K) that is 3K+1 rows with the diagonal of U in row 2K.
+// Slots outside the matrix are zero.
 type PivotLU[T Float] struct {
-	N, K int
-	Data []T
-	// Piv[j] is the row (≥ j, 0-based) interchanged with row j at step j.
+	N, KL, KU int
+	Data      []T
+	// Piv[j] is the row (j ≤ Piv[j] ≤ j+KL, 0-based) interchanged with
+	// row j at step j.
 	Piv []int
 }
 
 // FactorPivot factors m (left unchanged) by Gaussian elimination with
 // partial pivoting, choosing at each step the entry of largest magnitude
-// of the pivot column (the first one on ties, as LAPACK's idamax). Errors:
-// ErrShape for a bad m; a *RowError wrapping ErrNonFinite naming the row
-// and column of a NaN/Inf entry of m; a *RowError wrapping ErrSingular
-// naming the row j (Col = j) when all candidates of pivot column j are
-// zero, so the matrix is exactly singular.
+// of the pivot column (the first one on ties, as LAPACK's idamax); the
+// factors have KL = KU = K. Errors: ErrShape for a bad m; a *RowError
+// wrapping ErrNonFinite naming the row and column of a NaN/Inf entry of
+// m; a *RowError wrapping ErrSingular naming the row j (Col = j) when all
+// candidates of pivot column j are zero, so the matrix is exactly
+// singular; an error wrapping ErrMemory when the factors do not fit.
 func FactorPivot[T Float](m *Band[T]) (*PivotLU[T], error) {
 	f := new(PivotLU[T])
 	if err := f.factor(m); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// FactorPivotGeneral factors a General (left unchanged) as FactorPivot
+// does a Band: gbtrf with m's KL and KU, the same pivot choice and the
+// same errors.
+func FactorPivotGeneral[T Float](m *General[T]) (*PivotLU[T], error) {
+	if err := checkGeneral(m); err != nil {
+		return nil, err
+	}
+	f := new(PivotLU[T])
+	if err := f.factorGeneral(m.N, m.KL, m.KU, m.Data); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -50,41 +70,57 @@ func (f *PivotLU[T]) factor(m *Band[T]) error {
 	if err := checkBand(m); err != nil {
 		return err
 	}
-	if _, err := scanBlock(m, 0, m.N); err != nil {
+	return f.factorGeneral(m.N, m.K, m.K, m.Data)
+}
+
+// factorGeneral refactors f from the matrix stored in src (General's
+// layout for N, KL, KU; shapes already checked), reusing f's slices when
+// they are big enough.
+func (f *PivotLU[T]) factorGeneral(n, kl, ku int, src []T) error {
+	if err := scanGeneral(n, kl, ku, src); err != nil {
 		return err
 	}
-	n, k := m.N, m.K
-	f.N, f.K = n, k
-	size := (3*k + 1) * n
+	f.N, f.KL, f.KU = n, kl, ku
+	dc := kl + ku // storage row of the diagonal
+	size := (dc + kl + 1) * n
 	if cap(f.Data) >= size {
 		f.Data = f.Data[:size]
-		clear(f.Data[:k*n])
 	} else {
 		var zero T
-		if err := memguard.Check(fmt.Sprintf("banded: the pivoted LU factors of a %s band of N=%d, K=%d", typeName(zero), n, k),
-			memguard.Add(memguard.Bytes(sizeOf(zero), 3*k+1, n), memguard.Bytes(8, n))); err != nil {
+		if err := memguard.Check(fmt.Sprintf("banded: the pivoted LU factors of a %s band of %s", typeName(zero), bandShape(n, kl, ku)),
+			memguard.Add(memguard.Bytes(sizeOf(zero), dc+kl+1, n), memguard.Bytes(8, n))); err != nil {
 			return err
 		}
 		f.Data = make([]T, size)
 	}
-	copy(f.Data[k*n:], m.Data)
+	// Rows 0…KL−1 (fill-in) start zero; the matrix goes to rows KL…,
+	// with the slots outside the matrix zeroed.
+	clear(f.Data[:kl*n])
+	for s := 0; s <= dc; s++ {
+		d := s - ku
+		j0, j1 := max(0, -d), min(n, n-d)
+		row := f.Data[(kl+s)*n : (kl+s+1)*n]
+		clear(row[:j0])
+		copy(row[j0:j1], src[s*n+j0:s*n+j1])
+		clear(row[j1:])
+	}
 	if cap(f.Piv) >= n {
 		f.Piv = f.Piv[:n]
 	} else {
 		f.Piv = make([]int, n)
 	}
-	a, dc := f.Data, 2*k
+	a := f.Data
 	// Steps go in pairs j, j+1 as in FactorLURange: step j's update is
 	// applied to column j+1 (for the pivot search) and, after the
 	// interchange, to the new row j+1; then both updates to the rest of
 	// the window in one pass. Rows interchanged at step j+1 carry their
 	// pending step-j multipliers along (in c1, not in the stored L), so
 	// the rounding is exactly that of one step at a time.
-	c1, r1 := make([]T, k+1), make([]T, 2*k+1) // zero-padded beyond km, w1
-	c2, r2 := make([]T, k), make([]T, 2*k)
+	c1, r1 := make([]T, kl+1), make([]T, dc+1) // zero-padded beyond km, w1
+	c2, r2 := make([]T, kl), make([]T, dc)
 	ju := 0 // last column that U's rows 0…j may reach
 	for j := 0; j < n; {
-		km := min(k, n-1-j)
+		km := min(kl, n-1-j)
 		if _, err := f.pivotSwap(j, km, &ju); err != nil {
 			return err
 		}
@@ -95,7 +131,7 @@ func (f *PivotLU[T]) factor(m *Band[T]) error {
 			a[li] = l
 			c1[t-1] = l
 		}
-		if km == 0 { // K = 0, or j = N−1
+		if km == 0 { // KL = 0, or j = N−1
 			j++
 			continue
 		}
@@ -111,7 +147,7 @@ func (f *PivotLU[T]) factor(m *Band[T]) error {
 			a[(dc+s)*n+j+1] -= T(c1[s] * r1[0])
 		}
 		j1 := j + 1
-		km2 := min(k, n-1-j1)
+		km2 := min(kl, n-1-j1)
 		p2, err := f.pivotSwap(j1, km2, &ju)
 		if err != nil {
 			return err
@@ -143,7 +179,7 @@ func (f *PivotLU[T]) factor(m *Band[T]) error {
 // pivotSwap does the pivot search of step j over rows j … j+km of column
 // j, records it, widens ju and interchanges the rows over columns j … ju.
 func (f *PivotLU[T]) pivotSwap(j, km int, ju *int) (int, error) {
-	n, k, a, dc := f.N, f.K, f.Data, 2*f.K
+	n, a, dc := f.N, f.Data, f.KL+f.KU
 	p, best := j, math.Abs(float64(a[dc*n+j]))
 	for t := 1; t <= km; t++ {
 		if v := math.Abs(float64(a[(dc+t)*n+j])); v > best {
@@ -154,7 +190,7 @@ func (f *PivotLU[T]) pivotSwap(j, km int, ju *int) (int, error) {
 	if best == 0 {
 		return p, &RowError{Row: j, Col: j, Err: ErrSingular}
 	}
-	*ju = max(*ju, min(p+k, n-1))
+	*ju = max(*ju, min(p+f.KU, n-1))
 	if p != j {
 		for c := j; c <= *ju; c++ {
 			x, y := (dc+j-c)*n+c, (dc+p-c)*n+c
@@ -170,13 +206,15 @@ func (f *PivotLU[T]) pivotSwap(j, km int, ju *int) (int, error) {
 func (f *PivotLU[T]) Solve(b []T) { f.SolveMulti(b, 1) }
 
 // SolveMulti solves for nrhs right-hand sides stored column-major with
-// leading dimension N in b, overwritten by the solutions.
+// leading dimension N in b (column c is b[c·N : (c+1)·N]), overwritten by
+// the solutions. It panics with an error wrapping ErrShape unless
+// len(b) = N·nrhs.
 func (f *PivotLU[T]) SolveMulti(b []T, nrhs int) {
-	n, k := f.N, f.K
+	n, kl, ku := f.N, f.KL, f.KU
 	if nrhs < 0 || len(b) != n*nrhs {
 		panic(shapeErr("right-hand side of length %d, want N·nrhs = %d·%d", len(b), n, nrhs))
 	}
-	a, dc := f.Data, 2*k
+	a, dc := f.Data, kl+ku
 	for c := 0; c < nrhs; c++ {
 		x := b[c*n : (c+1)*n]
 		for j := 0; j < n; j++ {
@@ -184,14 +222,14 @@ func (f *PivotLU[T]) SolveMulti(b []T, nrhs int) {
 				x[j], x[p] = x[p], x[j]
 			}
 			xj := x[j]
-			for t := 1; t <= min(k, n-1-j); t++ {
+			for t := 1; t <= min(kl, n-1-j); t++ {
 				x[j+t] -= T(a[(dc+t)*n+j] * xj)
 			}
 		}
 		for j := n - 1; j >= 0; j-- {
 			xj := x[j] / a[dc*n+j]
 			x[j] = xj
-			for t := 1; t <= min(2*k, j); t++ {
+			for t := 1; t <= min(dc, j); t++ {
 				x[j-t] -= T(a[(dc-t)*n+j] * xj)
 			}
 		}

@@ -77,7 +77,7 @@ func checkPivotsLikeDense[T Float](t *testing.T, f *PivotLU[T], ad *mat.Dense) {
 	}
 	for j, p := range f.Piv {
 		require.GreaterOrEqual(t, p, j)
-		require.LessOrEqual(t, p, j+f.K)
+		require.LessOrEqual(t, p, j+f.KL)
 		perm[j], perm[p] = perm[p], perm[j]
 	}
 	// gonum's RowPivots is the inverse map: where each row of A went.

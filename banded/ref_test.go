@@ -82,14 +82,25 @@ func factorULRef[T Float](m *Band[T], r0, r1 int, opt FactorOptions) (Boosts, er
 // factorPivotRef is the plain one-step-at-a-time banded LU with partial
 // pivoting (gbtf2); FactorPivot must match it bit for bit.
 func factorPivotRef[T Float](m *Band[T]) (*PivotLU[T], error) {
-	n, k := m.N, m.K
-	f := &PivotLU[T]{N: n, K: k, Data: make([]T, (3*k+1)*n), Piv: make([]int, n)}
-	copy(f.Data[k*n:], m.Data)
-	a, dc := f.Data, 2*k
-	cbuf, rbuf := make([]T, k), make([]T, 2*k)
+	return factorPivotGeneralRef(m.ToGeneral())
+}
+
+// factorPivotGeneralRef is gbtf2 on a General, one rank-1 update per step;
+// FactorPivotGeneral must match it bit for bit.
+func factorPivotGeneralRef[T Float](m *General[T]) (*PivotLU[T], error) {
+	n, kl, ku := m.N, m.KL, m.KU
+	dc := kl + ku
+	f := &PivotLU[T]{N: n, KL: kl, KU: ku, Data: make([]T, (dc+kl+1)*n), Piv: make([]int, n)}
+	for i := 0; i < n; i++ {
+		for j := max(0, i-kl); j <= min(n-1, i+ku); j++ {
+			f.Data[(dc+i-j)*n+j] = m.At(i, j)
+		}
+	}
+	a := f.Data
+	cbuf, rbuf := make([]T, kl), make([]T, dc)
 	ju := 0 // last column that U's rows 0…j may reach
 	for j := 0; j < n; j++ {
-		km := min(k, n-1-j)
+		km := min(kl, n-1-j)
 		p, best := j, math.Abs(float64(a[dc*n+j]))
 		for t := 1; t <= km; t++ {
 			if v := math.Abs(float64(a[(dc+t)*n+j])); v > best {
@@ -100,7 +111,7 @@ func factorPivotRef[T Float](m *Band[T]) (*PivotLU[T], error) {
 		if best == 0 {
 			return nil, &RowError{Row: j, Col: j, Err: ErrSingular}
 		}
-		ju = max(ju, min(p+k, n-1))
+		ju = max(ju, min(p+ku, n-1))
 		if p != j {
 			for c := j; c <= ju; c++ {
 				x, y := (dc+j-c)*n+c, (dc+p-c)*n+c

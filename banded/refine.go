@@ -161,6 +161,7 @@ func Refine[T Float](A *Band[T], solve func(r []T) error, b, x []T, opt RefineOp
 		maxIter = DefaultRefineMaxIter
 	}
 	r := make([]float64, n)
+	ga := A.general()
 	zeroB := true
 	for _, v := range b {
 		zeroB = zeroB && v == 0
@@ -169,7 +170,7 @@ func Refine[T Float](A *Band[T], solve func(r []T) error, b, x []T, opt RefineOp
 		clear(x)
 		return res, nil
 	}
-	eta := backwardError(A, b, x, r)
+	eta := backwardError(&ga, b, x, r)
 	res.BackwardError = eta
 	if eta <= res.Tol {
 		return res, nil
@@ -184,7 +185,7 @@ func Refine[T Float](A *Band[T], solve func(r []T) error, b, x []T, opt RefineOp
 	if math.IsInf(eta, 0) || math.IsNaN(eta) { // start again from 0
 		clear(xf)
 		clear(x)
-		eta = backwardError(A, b, x, r)
+		eta = backwardError(&ga, b, x, r)
 	}
 	best := append([]T(nil), x...)
 	bestEta := eta
@@ -223,7 +224,7 @@ func Refine[T Float](A *Band[T], solve func(r []T) error, b, x []T, opt RefineOp
 		for i, v := range xf {
 			x[i] = T(v)
 		}
-		e := backwardError(A, b, x, r)
+		e := backwardError(&ga, b, x, r)
 		if e < bestEta {
 			bestEta = e
 			copy(best, x)

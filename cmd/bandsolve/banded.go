@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -24,7 +25,7 @@ import (
 var bandedCommand = &command{
 	name:     "banded",
 	summary:  "solve a banded or sparse system by truncated SPIKE (direct or preconditioned BiCGStab(2))",
-	synopsis: "banded [-n N -k K -d D -seed S | -npy AB.npy | -mtx A.mtx] [flags]",
+	synopsis: "banded [-n N -k K -d D -seed S | -npy AB.npy [-kl L -ku U] | -mtx A.mtx] [flags]",
 	about: `Banded solves one system A·x = b with a half-bandwidth K by truncated
 SPIKE (Li et al. 2014, package spike): as a direct solver (-method
 direct, accurate for diagonally dominant A), as the preconditioner of
@@ -41,6 +42,16 @@ The matrix comes from one of:
              K is the diagonal, row 0 the K-th super-diagonal and row 2K
              the K-th sub-diagonal; the entries of ab outside the matrix
              are ignored
+  -npy F -kl L -ku U
+             a band with L sub-diagonals and U super-diagonals in the
+             storage of scipy.linalg.solve_banded((L, U), ab, b) and
+             LAPACK gbsv: an (L+U+1, N) array ab with ab[U+i−j, j] =
+             a_ij, so row U is the diagonal, row U−t the t-th
+             super-diagonal and row U+t the t-th sub-diagonal (rows of
+             bandwidths beyond N−1 lie outside the matrix and are
+             dropped). L ≠ U is solved by -method pivot only, the
+             default then (truncated SPIKE needs L = U); L = U is the
+             (2K+1, N) case above
   -mtx F     a sparse Matrix Market file, reordered as in the paper's §3
              (maximum-product matching with scaling, RCM on QA + (QA)ᵀ,
              drop-off of the entries beyond the smallest K that keeps a
@@ -61,8 +72,8 @@ written as float32; any other input (float64 or mixed dtypes, -mtx, a
 generated band) is solved in f64. x (-o) is float32 when the solve is
 f32 or auto chose from float32 data, else float64.
 
-The report (stdout) gives N, K, the degree of diagonal dominance d of
-the band that is factored, the partitions, for -mtx the half-bandwidth
+The report (stdout) gives N, K (KL and KU for -kl ≠ -ku), the degree
+of diagonal dominance d of the band that is factored, the partitions, for -mtx the half-bandwidth
 before and after each reordering stage, the iterations (BiCG steps: two
 per BiCGStab(2) cycle), the true relative residual ‖b − A·x‖₂/‖b‖₂
 computed in float64 against the original matrix, and the times of the
@@ -123,6 +134,7 @@ Guarantees:
   bandsolve banded -n 100000 -k 50 -d 0.3 -p 8 -ul 2k -precision mixed
   bandsolve banded -n 20000 -k 10 -d 0.5 -precond block-jacobi
   bandsolve banded -npy ab.npy -rhs b.npy -method pivot -o x.npy
+  bandsolve banded -npy ab.npy -kl 2 -ku 5 -rhs b.npy -o x.npy
   bandsolve banded -mtx matrix.mtx -delta 0.99 -p 4 -tol 1e-10
   bandsolve banded -n 1000000 -k 100 -d 1 -method direct -device cuda`,
 	run: runBanded,
@@ -147,6 +159,17 @@ type bandedProblem struct {
 	// float32 says the band came from a float32 file, rhsFloat32 the
 	// right-hand side (-precision auto follows them).
 	float32, rhsFloat32 bool
+	// general is the matrix of a -npy band with -kl ≠ -ku (band and op
+	// are nil then): solved by LU with partial pivoting only.
+	general *banded.General[float64]
+}
+
+// order is N.
+func (pb *bandedProblem) order() int {
+	if pb.general != nil {
+		return pb.general.N
+	}
+	return pb.band.N
 }
 
 func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
@@ -155,7 +178,9 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 	k := fs.Int("k", 16, "half-bandwidth K of a generated band")
 	d := fs.Float64("d", 1, "degree of diagonal dominance of a generated band (≥ 0; dominant for ≥ 1)")
 	seed := fs.Uint64("seed", 1, "seed of the generated band and of the manufactured solution")
-	npyPath := fs.String("npy", "", "band `file` (.npy): a (2K+1, N) array in scipy solve_banded storage")
+	npyPath := fs.String("npy", "", "band `file` (.npy): a (2K+1, N) array in scipy solve_banded storage, or (L+U+1, N) with -kl L -ku U")
+	kl := fs.Int("kl", 0, "lower bandwidth `L` of the -npy band (with -ku): an (L+U+1, N) array ab[U+i−j, j] = a_ij as for scipy solve_banded((L, U), ab, b); L ≠ U is solved by -method pivot only")
+	ku := fs.Int("ku", 0, "upper bandwidth `U` of the -npy band (with -kl)")
 	mtxPath := fs.String("mtx", "", "sparse Matrix Market `file`, reordered into a band")
 	rhsPath := fs.String("rhs", "", "right-hand side `file` (.npy vector of length N); default b = A·x̃")
 	out := fs.String("o", "", "output `file` for the solution x (.npy; float32 when the solve is f32 or auto chose float32 from the data, else float64)")
@@ -198,6 +223,26 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 	case "direct", "iterative", "pivot":
 	default:
 		return usageErrorf("unknown method %q (want direct, iterative or pivot)", *method)
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	unequal := false // -kl ≠ -ku: LU with partial pivoting only
+	if given["kl"] || given["ku"] {
+		switch {
+		case *npyPath == "":
+			return usageErrorf("-kl and -ku apply to -npy only (the bandwidths of its (L+U+1, N) array)")
+		case !given["kl"] || !given["ku"]:
+			return usageErrorf("give both -kl and -ku: the lower and upper bandwidths of the (L+U+1, N) array of -npy")
+		case *kl < 0 || *ku < 0:
+			return usageErrorf("-kl %d -ku %d: want bandwidths ≥ 0", *kl, *ku)
+		}
+		unequal = *kl != *ku
+	}
+	if unequal {
+		if given["method"] && *method != "pivot" {
+			return usageErrorf("-method %s needs equal bandwidths (truncated SPIKE factors a band with KL = KU); a band with -kl %d -ku %d is solved by -method pivot only (banded LU with partial pivoting, the default when KL ≠ KU)", *method, *kl, *ku)
+		}
+		*method = "pivot"
 	}
 	var opts spike.IterativeOptions
 	switch *precond {
@@ -261,6 +306,9 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if kind == "cuda" && unequal {
+		return usageErrorf("a band with -kl %d -ku %d is solved by banded LU with partial pivoting, which runs on the CPU only; use -device cpu", *kl, *ku)
+	}
 	if kind == "cuda" && *method == "pivot" {
 		return usageErrorf("-method pivot runs on the CPU only (banded LU with partial pivoting is the host reference); use -device cpu")
 	}
@@ -274,6 +322,8 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 	// The problem.
 	var pb *bandedProblem
 	switch {
+	case *npyPath != "" && given["kl"]:
+		pb, err = generalFromNPY(*npyPath, *kl, *ku)
 	case *npyPath != "":
 		pb, err = bandFromNPY(*npyPath)
 	case *mtxPath != "":
@@ -310,35 +360,38 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	// The options of truncated SPIKE, for a Band.
 	A := pb.band
-	opts.Options.Partitions = *parts
-	opts.Options.BoostTol = *boost
-	if kind == "cpu" {
-		opts.Options.Workers = workers
-	}
-	switch {
-	case ulMode == "2k":
-		opts.Options.ULBlock = spike.PaperULBlock(A.K)
-	case ulFixed > 0:
-		opts.Options.ULBlock = ulFixed
-	}
-	if opts.Options.ULBlock > 0 && opts.Options.ULBlock <= A.K {
-		if ulMode == "2k" { // K = 0: nothing to approximate
-			opts.Options.ULBlock = 0
-		} else {
-			return usageErrorf("-ul %d must exceed K=%d", ulFixed, A.K)
-		}
-	}
-	opts.Tol, opts.MaxIter = *tol, *maxIter
-	// A band that is not diagonally dominant needs long partitions for
-	// the truncated preconditioner to work (spike.PreconditionerPartitions);
-	// the defaults are made for speed.
-	if *method == "iterative" && !opts.NoPreconditioner && *parts == 0 && banded.DiagonalDominance(A) < 1 {
-		p := spike.PreconditionerPartitions(A.N, A.K)
+	if A != nil {
+		opts.Options.Partitions = *parts
+		opts.Options.BoostTol = *boost
 		if kind == "cpu" {
-			p = min(p, spike.ChoosePartitions(A.N, A.K, workers))
+			opts.Options.Workers = workers
 		}
-		opts.Options.Partitions = p
+		switch {
+		case ulMode == "2k":
+			opts.Options.ULBlock = spike.PaperULBlock(A.K)
+		case ulFixed > 0:
+			opts.Options.ULBlock = ulFixed
+		}
+		if opts.Options.ULBlock > 0 && opts.Options.ULBlock <= A.K {
+			if ulMode == "2k" { // K = 0: nothing to approximate
+				opts.Options.ULBlock = 0
+			} else {
+				return usageErrorf("-ul %d must exceed K=%d", ulFixed, A.K)
+			}
+		}
+		opts.Tol, opts.MaxIter = *tol, *maxIter
+		// A band that is not diagonally dominant needs long partitions for
+		// the truncated preconditioner to work (spike.PreconditionerPartitions);
+		// the defaults are made for speed.
+		if *method == "iterative" && !opts.NoPreconditioner && *parts == 0 && banded.DiagonalDominance(A) < 1 {
+			p := spike.PreconditionerPartitions(A.N, A.K)
+			if kind == "cpu" {
+				p = min(p, spike.ChoosePartitions(A.N, A.K, workers))
+			}
+			opts.Options.Partitions = p
+		}
 	}
 
 	// The accuracy check's tolerance; the direct solve refines to it. For
@@ -359,7 +412,7 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 	// Solve.
 	rep := bandedReport{method: *method, precision: *prec, precond: *precond, ul: ulMode,
 		refineMode: refineMode, tol: tolv}
-	y := make([]float64, A.N)
+	y := make([]float64, pb.order())
 	var solveErr error
 	switch {
 	case kind == "cuda":
@@ -368,10 +421,15 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 			return solveErr
 		}
 	case *method == "pivot":
+		g := pb.general
+		if g == nil { // a Band's storage is a General's with KL = KU = K
+			g = &banded.General[float64]{N: A.N, KL: A.K, KU: A.K, Data: A.Data}
+		}
+		rep.onlyPivot = pb.general != nil
 		if *prec == "f32" {
-			solveErr = pivotSolve(banded.Convert[float32](A), pb.b, y, &rep)
+			solveErr = pivotSolve(banded.ConvertGeneral[float32](g), pb.b, y, &rep)
 		} else {
-			solveErr = pivotSolve(A, pb.b, y, &rep)
+			solveErr = pivotSolve(g, pb.b, y, &rep)
 		}
 	case *method == "direct":
 		if *prec == "f32" {
@@ -465,9 +523,14 @@ func (pb *bandedProblem) check(ctx context.Context, x []float64, prec string, re
 			rn = math.Inf(1)
 		}
 	}
-	an := pb.band.NormInf()
-	if pb.orig != nil {
+	var an float64
+	switch {
+	case pb.orig != nil:
 		an = pb.orig.NormInf()
+	case pb.general != nil:
+		an = pb.general.NormInf()
+	default:
+		an = pb.band.NormInf()
 	}
 	st := &rep.status
 	if math.IsNaN(rn) || math.IsInf(rn, 1) {
@@ -491,7 +554,13 @@ func (pb *bandedProblem) check(ctx context.Context, x []float64, prec string, re
 		}
 		st.Cond = cond
 	} else {
-		cond, err := banded.CondEst(pb.band)
+		var cond float64
+		var err error
+		if pb.general != nil {
+			cond, err = banded.CondEstGeneral(pb.general)
+		} else {
+			cond, err = banded.CondEst(pb.band)
+		}
 		switch {
 		case err == nil:
 		case errors.Is(err, banded.ErrSingular):
@@ -528,11 +597,13 @@ type bandedReport struct {
 	// The accuracy check of the final x.
 	status   tridiag.Status
 	condNote string
+	// onlyPivot: the band has KL ≠ KU, which only the pivot method solves.
+	onlyPivot bool
 }
 
-func pivotSolve[T banded.Float](A *banded.Band[T], b, y []float64, rep *bandedReport) error {
+func pivotSolve[T banded.Float](A *banded.General[T], b, y []float64, rep *bandedReport) error {
 	start := time.Now()
-	f, err := banded.FactorPivot(A)
+	f, err := banded.FactorPivotGeneral(A)
 	rep.factor = time.Since(start)
 	if err != nil {
 		return err
@@ -643,6 +714,49 @@ func bandFromNPY(path string) (*bandedProblem, error) {
 	return &bandedProblem{source: "npy " + path, band: A, op: A, float32: h.IsFloat32()}, nil
 }
 
+// generalFromNPY reads an (L+U+1, N) band in solve_banded((L, U), ab, b)
+// storage (-kl L -ku U). The shape is checked from the header, against
+// the file's size and the memory, before the data is read. Rows of
+// bandwidths beyond N−1 lie wholly outside the matrix and are dropped;
+// equal bandwidths then give a Band (every method), unequal ones a
+// General (LU with partial pivoting).
+func generalFromNPY(path string, kl, ku int) (*bandedProblem, error) {
+	h, err := npy.ReadFileHeader(path)
+	if err != nil {
+		return nil, inputError("-npy", err)
+	}
+	shape := h.Shape
+	if len(shape) != 2 || shape[0] != kl+ku+1 || shape[1] < 1 {
+		return nil, fmt.Errorf("%s: shape %s; -kl %d -ku %d want (%d, N), scipy solve_banded((%d, %d), ab, b) storage ab[%d+i−j, j] = a_ij", path, shapeString(shape), kl, ku, kl+ku+1, kl, ku, ku)
+	}
+	n := shape[1]
+	// The band and the copy a factorization makes of it.
+	if err := banded.CheckGeneralMemory[float64](n, kl, ku, 2); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	_, data, err := readArray("-npy", path)
+	if err != nil {
+		return nil, err
+	}
+	l, u := min(kl, n-1), min(ku, n-1)
+	data = data[(ku-u)*n : (ku+l+1)*n]
+	// Row s is the diagonal of offset i−j = s−U; its slots outside the
+	// matrix are zeroed.
+	for s := 0; s <= l+u; s++ {
+		d := s - u
+		clear(data[s*n : s*n+max(0, -d)])
+		clear(data[s*n+min(n, n-d) : (s+1)*n])
+	}
+	pb := &bandedProblem{source: fmt.Sprintf("npy %s (kl=%d, ku=%d)", path, kl, ku), float32: h.IsFloat32()}
+	if l == u {
+		A := &banded.Band[float64]{N: n, K: l, Data: data}
+		pb.band, pb.op = A, A
+		return pb, nil
+	}
+	pb.general = &banded.General[float64]{N: n, KL: l, KU: u, Data: data}
+	return pb, nil
+}
+
 // bandFromMTX reads a Matrix Market file, reorders it (matching with
 // scaling, RCM, drop-off) and converts the kept entries to a band.
 func bandFromMTX(path string, delta float64) (*bandedProblem, error) {
@@ -686,7 +800,7 @@ func bandFromMTX(path string, delta float64) (*bandedProblem, error) {
 // rightHandSide reads b from path or manufactures b = A·x̃, and maps it to
 // the solver's ordering.
 func (pb *bandedProblem) rightHandSide(path string, seed uint64) error {
-	n := pb.band.N
+	n := pb.order()
 	var b []float64
 	if path != "" {
 		h, err := npy.ReadFileHeader(path)
@@ -738,6 +852,10 @@ func (pb *bandedProblem) mulOrig(x, y []float64) {
 		}
 		return
 	}
+	if pb.general != nil {
+		pb.general.MulVec(x, y)
+		return
+	}
 	pb.band.MulVec(x, y)
 }
 
@@ -780,9 +898,15 @@ func writeBandedReport(w io.Writer, pb *bandedProblem, rep *bandedReport, worker
 	}
 	fmt.Fprintf(w, "bandsolve banded on %s\n", dev)
 	line("matrix", "%s", pb.source)
-	line("N", "%d", A.N)
-	line("K", "%d", A.K)
-	line("d", "%.4g (degree of diagonal dominance of the band)", banded.DiagonalDominance(A))
+	line("N", "%d", pb.order())
+	if g := pb.general; g != nil {
+		line("KL", "%d", g.KL)
+		line("KU", "%d", g.KU)
+		line("d", "%.4g (degree of diagonal dominance of the band)", banded.DiagonalDominanceGeneral(g))
+	} else {
+		line("K", "%d", A.K)
+		line("d", "%.4g (degree of diagonal dominance of the band)", banded.DiagonalDominance(A))
+	}
 	if r := pb.reorder; r != nil {
 		line("nonzeros", "%d", pb.orig.NNZ())
 		line("bandwidth original", "%d", r.KOriginal)
@@ -799,11 +923,14 @@ func writeBandedReport(w io.Writer, pb *bandedProblem, rep *bandedReport, worker
 		m = "BiCGStab(2), preconditioner " + rep.precond
 	case "pivot":
 		m = "banded LU with partial pivoting"
+		if rep.onlyPivot {
+			m += " (the method for KL ≠ KU)"
+		}
 	}
 	line("method", "%s, precision %s", m, rep.precision)
 	if rep.bounds != nil {
 		p := len(rep.bounds) - 1
-		lo, hi := A.N, 0
+		lo, hi := pb.order(), 0
 		for i := 0; i < p; i++ {
 			lo, hi = min(lo, rep.bounds[i+1]-rep.bounds[i]), max(hi, rep.bounds[i+1]-rep.bounds[i])
 		}

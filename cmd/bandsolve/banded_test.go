@@ -1,11 +1,15 @@
 package main
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -165,6 +169,14 @@ func TestBandedUsageErrors(t *testing.T) {
 		{[]string{"-npy", "a.npy", "-mtx", "b.mtx"}, 2, "at most one"},
 		{[]string{"-device", "gpu"}, 2, "unknown device"},
 		{[]string{"-device", "cuda", "-method", "pivot"}, 2, "CPU only"},
+		{[]string{"-kl", "2", "-ku", "3"}, 2, "-kl and -ku apply to -npy only"},
+		{[]string{"-npy", "a.npy", "-kl", "2"}, 2, "give both -kl and -ku"},
+		{[]string{"-npy", "a.npy", "-ku", "2"}, 2, "give both -kl and -ku"},
+		{[]string{"-npy", "a.npy", "-kl", "-1", "-ku", "2"}, 2, "want bandwidths ≥ 0"},
+		{[]string{"-npy", "a.npy", "-kl", "1", "-ku", "2", "-method", "direct"}, 2, "-method direct needs equal bandwidths"},
+		{[]string{"-npy", "a.npy", "-kl", "1", "-ku", "2", "-method", "iterative"}, 2, "is solved by -method pivot only"},
+		{[]string{"-npy", "a.npy", "-kl", "3", "-ku", "0", "-device", "cuda"}, 2, "runs on the CPU only"},
+		{[]string{"-npy", "a.npy", "-kl", "3", "-ku", "0", "-precision", "mixed"}, 2, "applies to -method iterative"},
 		{[]string{"-n", "100", "-k", "5", "-p", "11", "-method", "direct"}, 1, "fewer than 2K=10"},
 		{[]string{"-mtx", "/nonexistent.mtx"}, 1, "no such file"},
 	}
@@ -180,4 +192,184 @@ func TestBandedUsageErrors(t *testing.T) {
 		assert.Equal(t, c.code, code, "%v: %s", c.args, errOut)
 		assert.Contains(t, errOut, c.want, "%v", c.args)
 	}
+}
+
+// generalBand draws an N×N band with KL sub-diagonals and KU
+// super-diagonals: entries from U(−1, 1) and diagonal entries of
+// magnitude in [KL+KU+1, KL+KU+2) with random signs (well conditioned,
+// but the sub-diagonals outweigh the diagonal in many columns, so
+// partial pivoting interchanges rows).
+func generalBand(n, kl, ku int, rng *rand.Rand) *banded.General[float64] {
+	g, err := banded.NewGeneral[float64](n, kl, ku)
+	if err != nil {
+		panic(err)
+	}
+	for i := 0; i < n; i++ {
+		for j := max(0, i-kl); j <= min(n-1, i+ku); j++ {
+			g.Set(i, j, 2*rng.Float64()-1)
+		}
+		v := float64(kl+ku+1) + rng.Float64()
+		if rng.IntN(2) == 0 {
+			v = -v
+		}
+		g.Set(i, i, v)
+	}
+	return g
+}
+
+// -npy with -kl ≠ -ku: SciPy's (L+U+1, N) array is read as it is and
+// solved by LU with partial pivoting (the default for KL ≠ KU), with the
+// report of the other methods; garbage in the slots outside the matrix
+// is ignored; bandwidths beyond N−1 are dropped.
+func TestBandedNPYGeneral(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, c := range [][3]int{{600, 2, 5}, {400, 6, 1}, {300, 0, 3}, {250, 4, 0}} {
+		n, kl, ku := c[0], c[1], c[2]
+		what := fmt.Sprintf("N=%d KL=%d KU=%d", n, kl, ku)
+		g := generalBand(n, kl, ku, rng)
+		ab := append([]float64(nil), g.Data...)
+		if ku > 0 {
+			ab[0] = 1e30 // a_{−KU, 0}
+		}
+		if kl > 0 {
+			ab[len(ab)-1] = math.NaN() // a_{N−1+KL, N−1}
+		}
+		abPath := filepath.Join(dir, fmt.Sprintf("ab-%d-%d.npy", kl, ku))
+		require.NoError(t, npy.WriteFile(abPath, []int{kl + ku + 1, n}, ab))
+		want := make([]float64, n)
+		for i := range want {
+			want[i] = float64(i%11) - 5
+		}
+		b := make([]float64, n)
+		g.MulVec(want, b)
+		bPath := filepath.Join(dir, fmt.Sprintf("b-%d-%d.npy", kl, ku))
+		require.NoError(t, npy.WriteFile(bPath, []int{n}, b))
+		L, U := strconv.Itoa(kl), strconv.Itoa(ku)
+		for _, extra := range [][]string{nil, {"-method", "pivot"}, {"-precision", "f32"}} {
+			xPath := filepath.Join(dir, "x.npy")
+			args := append([]string{"banded", "-npy", abPath, "-kl", L, "-ku", U, "-rhs", bPath, "-o", xPath}, extra...)
+			code, out, errOut := runCmd(t, args...)
+			require.Equal(t, 0, code, "%v: %s", args, errOut)
+			assert.Empty(t, errOut)
+			assert.Equal(t, float64(n), reportValue(t, out, "N"), what)
+			assert.Equal(t, float64(kl), reportValue(t, out, "KL"), what)
+			assert.Equal(t, float64(ku), reportValue(t, out, "KU"), what)
+			assert.NotRegexp(t, `(?m)^  K\s`, out, "%s: no K line", what)
+			assert.Contains(t, out, "banded LU with partial pivoting (the method for KL ≠ KU)", what)
+			cond := reportValue(t, out, "condition estimate")
+			assert.Greater(t, cond, 1.0, what)
+			assert.Less(t, cond, 1e3, what)
+			x, err := npy.ReadFile[float64](xPath)
+			f32 := extra != nil && extra[1] == "f32"
+			if f32 {
+				require.Error(t, err, "%s: f32 writes float32", what)
+				x32, err := npy.ReadFile[float32](xPath)
+				require.NoError(t, err)
+				x.Data = make([]float64, len(x32.Data))
+				for i, v := range x32.Data {
+					x.Data[i] = float64(v)
+				}
+				assert.LessOrEqual(t, reportValue(t, out, "backward error"), 1e-6, "%v", args)
+			} else {
+				require.NoError(t, err)
+				assert.LessOrEqual(t, reportValue(t, out, "backward error"), 1e-15, "%v", args)
+				assert.LessOrEqual(t, reportValue(t, out, "relative residual"), 1e-14, "%v", args)
+			}
+			tol := 1e-12
+			if f32 {
+				tol = 1e-4
+			}
+			for i := range want {
+				require.InDelta(t, want[i], x.Data[i], tol*5, "%v row %d", args, i)
+			}
+		}
+	}
+
+	// The shape must be (L+U+1, N).
+	abPath := filepath.Join(dir, "ab-2-5.npy")
+	code, _, errOut := runCmd(t, "banded", "-npy", abPath, "-kl", "2", "-ku", "4")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "shape (8, 600); -kl 2 -ku 4 want (7, N)")
+
+	// Bandwidths beyond N−1: rows of the array wholly outside the matrix.
+	g := generalBand(4, 3, 1, rng)
+	big := make([]float64, (6+1+1)*4) // -kl 6 -ku 1
+	copy(big, g.Data)
+	bigPath := filepath.Join(dir, "big.npy")
+	require.NoError(t, npy.WriteFile(bigPath, []int{8, 4}, big))
+	code, out, errOut := runCmd(t, "banded", "-npy", bigPath, "-kl", "6", "-ku", "1")
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, 3.0, reportValue(t, out, "KL"))
+	assert.Equal(t, 1.0, reportValue(t, out, "KU"))
+	assert.LessOrEqual(t, reportValue(t, out, "relative error"), 1e-13)
+
+	// -kl = -ku is the (2K+1, N) band: every method, K in the report.
+	sym := generalBand(500, 3, 3, rng)
+	symPath := filepath.Join(dir, "sym.npy")
+	require.NoError(t, npy.WriteFile(symPath, []int{7, 500}, sym.Data))
+	for _, m := range []string{"direct", "iterative", "pivot"} {
+		code, out, errOut := runCmd(t, "banded", "-npy", symPath, "-kl", "3", "-ku", "3", "-method", m, "-p", "2")
+		require.Equal(t, 0, code, "%s: %s", m, errOut)
+		assert.Equal(t, 3.0, reportValue(t, out, "K"), m)
+		assert.NotContains(t, out, "KL ≠ KU", m)
+		assert.LessOrEqual(t, reportValue(t, out, "relative error"), 1e-10, m)
+	}
+}
+
+// The solution of -kl ≠ -ku agrees with scipy.linalg.solve_banded on the
+// same files (skipped without python3, NumPy and SciPy).
+func TestBandedNPYGeneralVsSciPy(t *testing.T) {
+	py, err := exec.LookPath("/usr/bin/python3")
+	if err != nil {
+		if py, err = exec.LookPath("python3"); err != nil {
+			t.Skip("no python3")
+		}
+	}
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(5, 6))
+	const n, kl, ku = 700, 4, 9
+	g := generalBand(n, kl, ku, rng)
+	abPath, bPath := filepath.Join(dir, "ab.npy"), filepath.Join(dir, "b.npy")
+	require.NoError(t, npy.WriteFile(abPath, []int{kl + ku + 1, n}, g.Data))
+	b := make([]float64, n)
+	for i := range b {
+		b[i] = 2*rng.Float64() - 1
+	}
+	require.NoError(t, npy.WriteFile(bPath, []int{n}, b))
+	script := fmt.Sprintf(`
+import numpy as np
+from scipy.linalg import solve_banded
+np.save(%q, solve_banded((%d, %d), np.load(%q), np.load(%q)))
+`, filepath.Join(dir, "xs.npy"), kl, ku, abPath, bPath)
+	out, err := exec.Command(py, "-c", script).CombinedOutput()
+	if err != nil {
+		if strings.Contains(string(out), "ModuleNotFoundError") {
+			t.Skipf("%s has no NumPy or SciPy: %s", py, out)
+		}
+		require.NoError(t, err, "%s", out)
+	}
+	xPath := filepath.Join(dir, "x.npy")
+	code, rep, errOut := runCmd(t, "banded", "-npy", abPath, "-kl", strconv.Itoa(kl), "-ku", strconv.Itoa(ku), "-rhs", bPath, "-o", xPath)
+	require.Equal(t, 0, code, errOut)
+	x, err := npy.ReadFile[float64](xPath)
+	require.NoError(t, err)
+	xs, err := npy.ReadFile[float64](filepath.Join(dir, "xs.npy"))
+	require.NoError(t, err)
+	cond := reportValue(t, rep, "condition estimate")
+	for i := range x.Data {
+		require.InDelta(t, xs.Data[i], x.Data[i], 1e-15*cond*10, "row %d", i)
+	}
+}
+
+// The help names -kl and -ku and the storage they select.
+func TestBandedHelpBandwidths(t *testing.T) {
+	code, out, _ := runCmd(t, "banded", "-h")
+	require.Equal(t, 0, code)
+	for _, f := range []string{"-kl", "-ku", "-npy"} {
+		assert.Regexp(t, `(?m)^  `+f+`( |$)`, out, "banded flag %s", f)
+	}
+	assert.Contains(t, out, "-npy AB.npy [-kl L -ku U]")
+	assert.Contains(t, out, "scipy.linalg.solve_banded((L, U), ab, b)")
+	assert.Contains(t, out, "L ≠ U is solved by -method pivot only")
 }
