@@ -196,8 +196,8 @@ func (b *Batch[T]) copyOut(g int, dst []T) {
 // field and the device).
 type BatchOptions struct {
 	// Pivot selects LU with partial pivoting (FactorPivot) instead of LU
-	// without pivoting (FactorLU with Factor's boosting). The CPU only: the
-	// GPU refuses it.
+	// without pivoting (FactorLU with Factor's boosting), on every device
+	// (on a GPU a thread a system, bit for bit the CPU's).
 	Pivot bool
 	// Factor configures boosting of the non-pivoting LU.
 	Factor FactorOptions

@@ -257,8 +257,9 @@ func runBandIterative(ctx context.Context, be *cudaBackend, c BandCase, a *bande
 	return r
 }
 
-// RunPenta times bandsolve's batched banded kernel (bandedgpu.BatchPlan,
-// one thread per system) and cuSPARSE's gpsvInterleavedBatch on the same
+// RunPenta times bandsolve's batched banded kernels (bandedgpu.BatchPlan,
+// one thread per system, without pivoting and with partial pivoting) and
+// cuSPARSE's gpsvInterleavedBatch (no pivoting) on the same
 // interleaved pentadiagonal batch, CUDA events around each call, median
 // of the repetitions after the warm-ups; cuSPARSE's six arrays are
 // restored before each of its calls outside the timed region.
@@ -271,14 +272,16 @@ func (b *cudaBackend) RunPenta(ctx context.Context, c BandCase, br bandRun) []Ba
 
 func runPenta[T tridiag.Float](ctx context.Context, be *cudaBackend, c BandCase, br bandRun) []BandResult {
 	n, g := c.N, c.G
-	ours := BandResult{BandCase: c, Solver: "gpu:bandbatch", Iter: -1, Resid: -1}
+	plain := BandResult{BandCase: c, Solver: "gpu:bandbatch", Iter: -1, Resid: -1}
+	pivot := BandResult{BandCase: c, Solver: "gpu:bandbatch-pivot", Iter: -1, Resid: -1}
 	peer := BandResult{BandCase: c, Solver: "cusparse:gpsvInterleavedBatch", Iter: -1, Resid: -1}
 	elem := c.ElemSize()
 	arr := int64(n) * int64(g) * elem
-	// Ours: band, d, x; the peer: six arrays and their saved copies.
-	if why := be.fits(max(int64(2*c.K+3)*arr, 12*arr) + 64<<20); why != "" {
-		ours.Err, peer.Err = why, why
-		return []BandResult{ours, peer}
+	// Ours: band, d, x and the pivoting workspace ((3K+1)·N·G elements,
+	// N·G interchanges); the peer: six arrays and their saved copies.
+	if why := be.fits(max(int64(5*c.K+5)*arr, 12*arr) + 64<<20); why != "" {
+		plain.Err, pivot.Err, peer.Err = why, why, why
+		return []BandResult{plain, pivot, peer}
 	}
 	band, diags, rhs := pentaBatch(n, g, br.seed)
 	conv := func(v []float64) []T {
@@ -315,43 +318,53 @@ func runPenta[T tridiag.Float](ctx context.Context, be *cudaBackend, c BandCase,
 		}
 		r.Resid = pentaResidual(n, g, rhs, x64)
 	}
-	func() {
-		br.progress("gpu:bandbatch")
+	// ours times bandedgpu.BatchPlan with opts into r.
+	ours := func(r *BandResult, opts bandedgpu.Options) {
+		br.progress(r.Solver)
 		da, err := up(conv(band))
 		if err != nil {
-			ours.Err = shortErr(err)
+			r.Err = shortErr(err)
 			return
 		}
 		dd, err := up(rhsT)
 		if err != nil {
-			ours.Err = shortErr(err)
+			r.Err = shortErr(err)
 			return
 		}
 		dx, err := cuda.Alloc[T](be.dev, n*g)
 		if err != nil {
-			ours.Err = shortErr(err)
+			r.Err = shortErr(err)
 			return
 		}
 		bufs = append(bufs, dx)
-		p, err := bandedgpu.NewBatchPlan[T](be.dev, n, c.K, g, banded.Interleaved, bandedgpu.Options{})
+		p, err := bandedgpu.NewBatchPlan[T](be.dev, n, c.K, g, banded.Interleaved, opts)
 		if err != nil {
-			ours.Err = shortErr(err)
+			r.Err = shortErr(err)
 			return
 		}
 		defer func() { _ = p.Close() }()
 		ts, err := p.Time(ctx, gpuclock.BackToBack, da, dd, dx, br.warmup, max(br.reps, 3))
 		if err != nil {
-			ours.Err = shortErr(err)
+			r.Err = shortErr(err)
 			return
 		}
 		x := make([]T, n*g)
 		if err := dx.CopyTo(x); err != nil {
-			ours.Err = shortErr(err)
+			r.Err = shortErr(err)
 			return
 		}
-		figures(&ours, ts, x)
-		ours.Note = "kernel " + p.Kernel()
-	}()
+		figures(r, ts, x)
+		r.Note = "kernel " + p.Kernel()
+	}
+	free := func() {
+		for _, b := range bufs {
+			_ = b.Free()
+		}
+		bufs = nil
+	}
+	ours(&plain, bandedgpu.Options{})
+	free()
+	ours(&pivot, bandedgpu.Options{Pivot: true})
 	for _, b := range bufs {
 		_ = b.Free()
 	}
@@ -397,5 +410,5 @@ func runPenta[T tridiag.Float](ctx context.Context, be *cudaBackend, c BandCase,
 		figures(&peer, ts, x)
 		peer.Note = "cuSPARSE " + be.peer.versionString()
 	}()
-	return []BandResult{ours, peer}
+	return []BandResult{plain, pivot, peer}
 }

@@ -141,9 +141,9 @@ __device__ __forceinline__ PPSweep<T> ppart_sweep(At at, int first, int count, i
     const int lo = dir > 0 ? 0 : 2, hi = 2 - lo;
     int i = first;
     PPSweep<T> S{at(i, lo), at(i, 1), count > 1 ? at(i, hi) : hiLast, at(i, 3)};
-#pragma unroll
-    for (int j = 1; j < P - 1; j++) {
-        if (j < count) {
+#pragma unroll 1
+    for (int j = 1; j < count; j++) {
+        {
             i += dir;
             const T q0 = at(i, lo), q1 = at(i, 1), q2 = j < count - 1 ? at(i, hi) : hiLast, qr = at(i, 3);
             if (fabs(q0) > fabs(S.p)) {
@@ -234,24 +234,26 @@ __device__ __forceinline__ int ppart_part(At at, int m, bool prev, bool next, T 
     PPTall<T> l2{at(1, 1), q1, r1, ppart_scale(at(1, 0), at(1, 1), at(1, 2))};
     int bad = -1;
     unsigned mask = 0; // bit j: the pivot of row j's unknown is row j+1, its u2 that row's c
-#pragma unroll
-    for (int j = 1; j < P - 1; j++) {
-        if (j < m - 1) {
+#pragma unroll 1
+    for (int j = 1; j < m - 1; j++) {
+        {
             const int i = j + 1;
             const T ci = (i < m - 1 || next) ? at(i, 2) : T(0);
             const T w = ppart_scale(at(i, 0), at(i, 1), ci);
-            T nu0 = at(i, 0), nu1 = at(i, 1), nu2 = ci, nr = at(i, 3);
-            if (i == m - 1) {
+            // Row j+1 is the chunk's last (its x_{j+1} = xe and x_e = xr
+            // known) or the one before it (x_{j+2} = xe known).
+            const bool last = i == m - 1, penult = i + 1 == m - 1;
+            T nr = at(i, 3);
+            if (last) {
                 nr = nr - at(i, 1) * xe;
                 if (next) nr = nr - at(i, 2) * xr;
-                nu1 = T(0), nu2 = T(0);
-            } else if (i + 1 == m - 1) {
+            } else if (penult) {
                 nr = nr - at(i, 2) * xe;
-                nu2 = T(0);
             }
+            const T nu0 = at(i, 0), nu1 = last ? T(0) : at(i, 1), nu2 = last || penult ? T(0) : ci;
             const T g1 = fabs(l1.p) * l1.w, g2 = fabs(l2.p) * l2.w, g3 = fabs(nu0) * w;
-            T u0, u1, u2 = T(0), pr;
-            PPTall<T> o1, o2;
+            T u0 = T(0), u1 = T(0), u2 = T(0), pr = T(0);
+            PPTall<T> o1{}, o2{};
             T o1u2 = T(0), o2u2 = T(0);
             if (g3 > g1 && g3 > g2) {
                 u0 = nu0, u1 = nu1, u2 = nu2, pr = nr;
@@ -282,9 +284,9 @@ __device__ __forceinline__ int ppart_part(At at, int m, bool prev, bool next, T 
     }
     if (bad >= 0) return bad;
     T x1 = T(0), x2 = T(0);
-#pragma unroll
-    for (int j = P - 2; j >= 1; j--) {
-        if (j < m - 1) {
+#pragma unroll 1
+    for (int j = m - 2; j >= 1; j--) {
+        {
             const T u2 = (mask >> j) & 1u ? at(j + 1, 2) : T(0);
             const T v = ((piv(j, 1) - piv(j, 0) * x1) - u2 * x2) * piv(j, 2);
             out(j) = v;
@@ -376,7 +378,7 @@ __device__ __forceinline__ void ppart_pass(const PPartBlock<T, P> &B, const T *r
 
     // Stage 1: the chunk's coarse rows.
     if (B.live && active) {
-        PartEq<T> F, L;
+        PartEq<T> F{}, L{};
         const int bad = ppart_rows<T, P>(at, B.m, t > 0, t < nch - 1, F, L);
         if (bad >= 0) B.report(1, t * P + bad);
         const auto put = [&](int r, const PartEq<T> &e) {
@@ -410,7 +412,7 @@ __device__ __forceinline__ void ppart_pass(const PPartBlock<T, P> &B, const T *r
         };
         const auto at2 = [&](int j, int q) -> T & { return B.crow(t * P + j, q); };
         if (live2) {
-            PartEq<T> F, L;
+            PartEq<T> F{}, L{};
             const int bad = ppart_rows<T, P>(at2, m2, t > 0, t < n2 - 1, F, L);
             if (bad >= 0) B.report(2, B.crowOf(t * P + bad));
             row2(2 * t, 0) = F.a, row2(2 * t, 1) = F.b, row2(2 * t, 2) = F.c, row2(2 * t, 3) = F.d;
@@ -566,6 +568,59 @@ __device__ void partition_pivot_kernel(Coeffs<T> k, const T *d, T *x, int n, int
 #define PPART_EXPAND 1
 #define PPART_CORRECT 2
 
+// PPSeg is a thread's chunk in a segment kernel: its rows in A, B, C, D
+// (D: d or the residual), the solution of Stages 1–3 in E, Stage 3's
+// pivot rows in U, V, Q; cb its first coarse row in RA … RD and RX.
+template <typename T, int P> struct PPSeg {
+    typedef PartSlots<T, P> SL;
+    T *SA, *SB, *SC, *SD, *SE, *SU, *SV, *SQ;
+    const T *RX;
+    int X, m;
+    bool prev, next;
+    i64 cb;
+    __device__ __forceinline__ T &at(int j, int q) const {
+        return (q == 0 ? SA : q == 1 ? SB : q == 2 ? SC : SD)[SL::pos(X, j)];
+    }
+    // rows is Stage 1 over D: the chunk's coarse rows to RA … RD; it
+    // returns ppart_rows's bad row.
+    __device__ __forceinline__ int rows(T *RA, T *RB, T *RC, T *RD) const {
+        PartEq<T> F{}, L{};
+        const int bad = ppart_rows<T, P>([&](int j, int q) -> T & { return at(j, q); }, m, prev, next, F, L);
+        RA[cb] = F.a, RB[cb] = F.b, RC[cb] = F.c, RD[cb] = F.d;
+        if (m > 1) RA[cb + 1] = L.a, RB[cb + 1] = L.b, RC[cb + 1] = L.c, RD[cb + 1] = L.d;
+        return bad;
+    }
+    // stage3 is Stage 3 over D with the coarse solution RX into out; it
+    // returns ppart_part's bad row.
+    __device__ __forceinline__ int stage3(T *out) const {
+        if (m == 1) {
+            out[SL::pos(X, 0)] = RX[cb];
+            return -1;
+        }
+        return ppart_part<T, P>([&](int j, int q) -> T & { return at(j, q); }, m, prev, next,
+                                prev ? RX[cb - 1] : T(0), RX[cb], RX[cb + 1], next ? RX[cb + 2] : T(0),
+                                [&](int j, int q) -> T & { return (q == 0 ? SU : q == 1 ? SV : SQ)[SL::pos(X, j)]; },
+                                [&](int j) -> T & { return out[SL::pos(X, j)]; });
+    }
+    // residual replaces D by the residual of E (xp = x_{s−1}, xn = x_e);
+    // it returns whether every residual is finite.
+    __device__ __forceinline__ bool residual(T xp, T xn) const {
+        bool fin = true;
+        T prevx = xp;
+        for (int j = 0; j < m; j++) {
+            const int pj = SL::pos(X, j);
+            const T xj = SE[pj];
+            const T xnext = j < m - 1 ? SE[SL::pos(X, j + 1)] : xn;
+            const T r = ppart_residual(SA[pj], SB[pj], SC[pj], SD[pj], prevx, xj, xnext, j > 0 || prev,
+                                       j < m - 1 || next);
+            SD[pj] = r;
+            fin = fin && isfinite(r);
+            prevx = xj;
+        }
+        return fin;
+    }
+};
+
 template <typename T, int P, int MODE>
 __device__ void partition_pivot_seg_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 es, i64 bs, int S, T *RA,
                                            T *RB, T *RC, T *RD, const T *RX, T *XH, int *flags,
@@ -596,49 +651,8 @@ __device__ void partition_pivot_seg_kernel(Coeffs<T> k, const T *d, T *x, int n,
     const bool prev = cg > 0, next = cg < nch - 1;
     const int RR = 2 * nch - (n - (nch - 1) * P == 1 ? 1 : 0);
     const i64 cb = (i64)g * RR + 2 * cg; // the chunk's first coarse row
-    const auto at = [&](int j, int qq) -> T & {
-        return (qq == 0 ? SA : qq == 1 ? SB : qq == 2 ? SC : SD)[SL::pos(X, j)];
-    };
-    const auto piv = [&](int j, int qq) -> T & { return (qq == 0 ? SU : qq == 1 ? SV : SQ)[SL::pos(X, j)]; };
-    const auto putRows = [&]() {
-        PartEq<T> F, L;
-        const int bad = ppart_rows<T, P>(at, m, prev, next, F, L);
-        if (MODE == PPART_REDUCE && bad >= 0) atomicMin(keys + g, PPART_KEY(1, (i64)cg * P + bad));
-        RA[cb] = F.a, RB[cb] = F.b, RC[cb] = F.c, RD[cb] = F.d;
-        if (m > 1) RA[cb + 1] = L.a, RB[cb + 1] = L.b, RC[cb + 1] = L.c, RD[cb + 1] = L.d;
-    };
-    // Stage 3 into E with the coarse solution RX.
-    const auto stage3 = [&]() {
-        const int bad = m == 1 ? (SE[SL::pos(X, 0)] = RX[cb], -1)
-                               : ppart_part<T, P>(at, m, prev, next, prev ? RX[cb - 1] : T(0), RX[cb], RX[cb + 1],
-                                                  next ? RX[cb + 2] : T(0), piv,
-                                                  [&](int j) -> T & { return SE[SL::pos(X, j)]; });
-        if (MODE == PPART_EXPAND && bad >= 0) atomicMin(keys + g, PPART_KEY(3, (i64)cg * P + bad));
-    };
-    // The residual of the chunk's rows over D; xp = x_{s−1}, xn = x_e,
-    // x of the chunk's rows in xs.
-    const auto residual = [&](const T *xs, T xp, T xn) {
-        bool fin = true;
-        T prevx = xp;
-        for (int j = 0; j < m; j++) {
-            const int pj = SL::pos(X, j);
-            const T xj = xs[pj];
-            const T xnext = j < m - 1 ? xs[SL::pos(X, j + 1)] : xn;
-            const T r = ppart_residual(SA[pj], SB[pj], SC[pj], SD[pj], prevx, xj, xnext, j > 0 || prev, j < m - 1 || next);
-            SD[pj] = r;
-            fin = fin && isfinite(r);
-            prevx = xj;
-        }
-        return fin;
-    };
-    const auto nonFinite = [&](const T *xs) {
-        for (int j = 0; j < m; j++)
-            if (!isfinite(xs[SL::pos(X, j)])) {
-                atomicMin(keys + g, PPART_KEY(4, (i64)cg * P + j));
-                break;
-            }
-    };
-
+    PPSeg<T, P> C{SA, SB, SC, SD, SE, SU, SV, SQ, RX, X, m, prev, next, cb};
+    const auto report = [&](int stage, int bad) { atomicMin(keys + g, PPART_KEY(stage, (i64)cg * P + bad)); };
     if (t == 0) skey[0] = PART_NONE;
     part_load<T, P>(ks, d + off, SA, SB, SC, SD, ss, ns, 1, es, (i64)ns * es, 1, 0);
     if (MODE == PPART_CORRECT) {
@@ -648,17 +662,23 @@ __device__ void partition_pivot_seg_kernel(Coeffs<T> k, const T *d, T *x, int n,
     }
     __syncthreads();
     if (MODE == PPART_REDUCE) {
-        if (live) putRows();
+        if (live) {
+            const int bad = C.rows(RA, RB, RC, RD);
+            if (bad >= 0) report(1, bad);
+        }
         return;
     }
     if (MODE == PPART_EXPAND) {
-        if (live) stage3();
+        if (live) {
+            const int bad = C.stage3(SE);
+            if (bad >= 0) report(3, bad);
+        }
         __syncthreads();
         part_store<T, P, true>(SE, skey, refine ? XH + hoff : x + off, ss, ns, 1, refine ? 1 : es,
                                refine ? (i64)ns : (i64)ns * es, 1, 0);
         if (refine && live) {
-            if (!residual(SE, prev ? RX[cb - 1] : T(0), next ? RX[cb + 2] : T(0))) atomicOr(flags + g, 1);
-            putRows();
+            if (!C.residual(prev ? RX[cb - 1] : T(0), next ? RX[cb + 2] : T(0))) atomicOr(flags + g, 1);
+            C.rows(RA, RB, RC, RD);
         }
         return;
     }
@@ -666,22 +686,23 @@ __device__ void partition_pivot_seg_kernel(Coeffs<T> k, const T *d, T *x, int n,
     if (live) {
         const T xp = !prev ? T(0) : t > 0 ? SE[SL::pos(part_x((t - 1) * U), P - 1)] : XH[hoff - 1];
         const T xn = !next ? T(0) : (t + 1) * P < ns ? SE[SL::pos(part_x((t + 1) * U), 0)] : XH[hoff + ns];
-        residual(SE, xp, xn);
+        C.residual(xp, xn);
     }
     __syncthreads();
     if (live && flags[g] == 0) {
         // The correction over D (Stage 3 reads its rows' residuals first).
-        const int bad = m == 1 ? (SD[SL::pos(X, 0)] = RX[cb], -1)
-                               : ppart_part<T, P>(at, m, prev, next, prev ? RX[cb - 1] : T(0), RX[cb], RX[cb + 1],
-                                                  next ? RX[cb + 2] : T(0), piv,
-                                                  [&](int j) -> T & { return SD[SL::pos(X, j)]; });
-        (void)bad;
+        C.stage3(SD);
         for (int j = 0; j < m; j++) {
             const int pj = SL::pos(X, j);
             SE[pj] = SE[pj] + SD[pj];
         }
     }
-    if (live) nonFinite(SE);
+    if (live)
+        for (int j = 0; j < m; j++)
+            if (!isfinite(SE[SL::pos(X, j)])) {
+                report(4, j);
+                break;
+            }
     __syncthreads();
     part_store<T, P, true>(SE, skey, x + off, ss, ns, 1, es, (i64)ns * es, 1, 0);
 }

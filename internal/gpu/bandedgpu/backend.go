@@ -4,7 +4,6 @@ package bandedgpu
 
 import (
 	"context"
-	"fmt"
 	"sync"
 
 	"github.com/bandsolve/bandsolve/banded"
@@ -40,15 +39,11 @@ func (b backend) NewBatchSolver64(spec banded.BatchSpec) (banded.BatchSolver[flo
 	return newSolver[float64](b.dev, spec)
 }
 
-// OptionsFor translates banded.BatchOptions to the plan's Options,
-// refusing those the GPU cannot honour: Pivot (the kernels factor without
-// pivoting). Refine and Check are banded.BatchPlan's (on the host);
-// Workers tunes the CPU only.
+// OptionsFor translates banded.BatchOptions to the plan's Options. Refine
+// and Check are banded.BatchPlan's (on the host); Workers tunes the CPU
+// only.
 func OptionsFor(d *cuda.Device, o banded.BatchOptions) (Options, error) {
-	if o.Pivot {
-		return Options{}, fmt.Errorf("%w: BatchOptions.Pivot is not available on device %s: its kernels factor without pivoting", banded.ErrOption, d.Name())
-	}
-	return Options{Factor: o.Factor, CheckFinite: o.CheckFinite}, nil
+	return Options{Pivot: o.Pivot, Factor: o.Factor, CheckFinite: o.CheckFinite}, nil
 }
 
 // solver is a BatchPlan solving host slices for banded.BatchPlan.

@@ -28,6 +28,7 @@ const (
 	bandNonFinitePivot = 2
 	bandZeroPivot      = 3
 	bandNonFiniteX     = 4
+	bandSingular       = 5
 
 	bandFlagFail  = 1
 	bandFlagBoost = 2
@@ -37,6 +38,12 @@ const (
 
 // Options configure a BatchPlan.
 type Options struct {
+	// Pivot factors with partial pivoting (gbtrf/gbtrs: banded.FactorPivot
+	// and PivotLU.Solve on each system, bit for bit) instead of LU without
+	// pivoting: the kernel band_batch_pivot_*, a thread a system, keeps
+	// each system's factors in the workspace. Factor is then unused, and a
+	// system whose pivot column is zero fails with banded.ErrSingular.
+	Pivot bool
 	// Factor sets the diagonal boosting of the LU factorization without
 	// pivoting, exactly as for banded.FactorLU: a pivot p with |p| < τ =
 	// BoostTol·max|a_ij| of its system becomes sign(p)·τ; 0 means the
@@ -98,6 +105,8 @@ type BatchPlan[T tridiag.Float] struct {
 	opts       Options
 	tol        float64 // resolved BoostTol; < 0: off
 	kern       kernels.BandBatchKLauncher
+	pkern      kernels.BandBatchPivotK // the kernel with Options.Pivot
+	piv        cu.DevicePtr            // its interchanges, N·Gp int32
 	mu         sync.Mutex
 	stream     cu.Stream
 	work       cu.DevicePtr
@@ -140,7 +149,13 @@ func NewBatchPlan[T tridiag.Float](d *cuda.Device, n, k, g int, layout banded.La
 	// (go test -tags cuda -run '^$' -bench '^BenchmarkBandBatch$'
 	// ./internal/gpu/bandedgpu).
 	var err error
-	if p.kern, err = newBatchKernel(k, opts.depth, ElemSize[T]() == 8); err != nil {
+	wrows := int64(k + 1) // the workspace's rows a system row (Bytes)
+	if opts.Pivot {
+		if p.pkern, err = kernels.BandBatchPivotKFor(k, ElemSize[T]() == 8); err != nil {
+			return nil, fmt.Errorf("bandedgpu: pivoting batch kernel for K=%d: %w", k, err)
+		}
+		wrows = int64(3*k + 1) // gbtrf's rows of the factors
+	} else if p.kern, err = newBatchKernel(k, opts.depth, ElemSize[T]() == 8); err != nil {
 		return nil, err
 	}
 	if p.status, err = d.AllocBytes(int64(4*g+1) * 4); err != nil {
@@ -150,9 +165,15 @@ func NewBatchPlan[T tridiag.Float](d *cuda.Device, n, k, g int, layout banded.La
 		_ = p.Close()
 		return nil, fmt.Errorf("cuda: clearing status: %w", err)
 	}
-	if p.work, err = d.AllocBytes(int64(k+1) * int64(n) * int64(p.gp) * ElemSize[T]()); err != nil {
+	if p.work, err = d.AllocBytes(wrows * int64(n) * int64(p.gp) * ElemSize[T]()); err != nil {
 		_ = p.Close()
 		return nil, fmt.Errorf("cuda: banded batch workspace: %w", err)
+	}
+	if opts.Pivot {
+		if p.piv, err = d.AllocBytes(4 * int64(n) * int64(p.gp)); err != nil {
+			_ = p.Close()
+			return nil, fmt.Errorf("cuda: banded batch interchanges: %w", err)
+		}
 	}
 	if err = d.Enqueue(func() error {
 		var e error
@@ -169,7 +190,12 @@ func NewBatchPlan[T tridiag.Float](d *cuda.Device, n, k, g int, layout banded.La
 func (p *BatchPlan[T]) Shape() (n, k, g int) { return p.n, p.k, p.g }
 
 // Kernel names the kernel the plan launches.
-func (p *BatchPlan[T]) Kernel() string { return p.kern.Kernel().Name() }
+func (p *BatchPlan[T]) Kernel() string {
+	if p.opts.Pivot {
+		return p.pkern.Kernel().Name()
+	}
+	return p.kern.Kernel().Name()
+}
 
 // Bytes returns the device-memory traffic of one solve as the kernel
 // issues it (bytes read plus written; lines that stay in L2 may spare some)
@@ -178,13 +204,22 @@ func (p *BatchPlan[T]) Kernel() string { return p.kern.Kernel().Name() }
 // entries and d_j, writes and reads back K+1 workspace values (the row of
 // U without its last entry, which is read again from the matrix, and the
 // eliminated right-hand side), reads that last entry and writes x_j:
-// 4K+6 elements against 2K+3.
+// 4K+6 elements against 2K+3. With Options.Pivot the kernel copies the
+// 2K+1 entries into the 3K+1 rows of the factors, which the factorization
+// reads and writes once more (a window that stays in cache) and the
+// solve reads again, with the interchange of each row written and read
+// (4 bytes each way), d read once and x written three times and read
+// twice: about 11K+11 elements and 8 bytes a row.
 func (p *BatchPlan[T]) Bytes() (moved, floor int64) {
 	rows := int64(p.n) * int64(p.g)
 	e := ElemSize[T]()
 	k := int64(p.k)
+	floor = rows * (2*k + 3) * e
+	if p.opts.Pivot {
+		return rows * ((11*k+11)*e + 8), floor
+	}
 	tail := int64(p.k) * int64(p.g) // rows whose u_{j,j+K} is outside the matrix
-	return (rows*(4*k+6) - tail) * e, rows * (2*k + 3) * e
+	return (rows*(4*k+6) - tail) * e, floor
 }
 
 func (p *BatchPlan[T]) strides() (aes, abs, des, dbs int64) {
@@ -200,6 +235,14 @@ func (p *BatchPlan[T]) launch(a, d, x cu.DevicePtr) error {
 	flags := int32(0)
 	if p.opts.CheckFinite {
 		flags |= bandCheckX
+	}
+	if p.opts.Pivot {
+		return p.pkern.Launch(p.dev, cuda.Dim3{X: p.gp / p.threads}, cuda.Dim3{X: p.threads}, 0, p.stream, &kernels.BandBatchPivotKArgs{
+			A: a, D: d, X: x, W: p.work, Piv: p.piv,
+			N: int32(p.n), G: int32(p.g), GP: int32(p.gp),
+			Aes: aes, Abs: abs, Des: des, Dbs: dbs,
+			Flags: flags, Status: p.status,
+		})
 	}
 	return p.kern.Launch(p.dev, cuda.Dim3{X: p.gp / p.threads}, cuda.Dim3{X: p.threads}, 0, p.stream, &kernels.BandBatchKArgs{
 		A: a, D: d, X: x, W: p.work,
@@ -310,6 +353,8 @@ func (p *BatchPlan[T]) report(a *cuda.Buffer[T], st []int32) (banded.BatchResult
 				cause = banded.ErrNonFinite
 			case bandZeroPivot:
 				cause = banded.ErrZeroPivot
+			case bandSingular:
+				cause = banded.ErrSingular
 			default:
 				cause = fmt.Errorf("cuda: unknown status %d", kind)
 			}
@@ -480,6 +525,9 @@ func (p *BatchPlan[T]) Close() error {
 		}
 	}
 	return p.dev.Enqueue(func() error {
+		if p.piv != 0 {
+			_ = cu.MemFree(p.piv)
+		}
 		if p.work != 0 {
 			_ = cu.MemFree(p.work)
 		}

@@ -934,6 +934,66 @@ func BandBatchKDFor(k int, d int, f64 bool) (BandBatchKD, error) {
 // Kernel returns the kernel.
 func (f BandBatchKD) Kernel() Kernel { return f.k }
 
+// BandBatchPivotK is a kernel of the family band_batch_pivot_f32_k1, band_batch_pivot_f32_k2, band_batch_pivot_f32_k3, band_batch_pivot_f32_k4, band_batch_pivot_f32_k5, band_batch_pivot_f32_k6, band_batch_pivot_f32_k7, band_batch_pivot_f32_k8, band_batch_pivot_f64_k1, band_batch_pivot_f64_k2, band_batch_pivot_f64_k3, band_batch_pivot_f64_k4, band_batch_pivot_f64_k5, band_batch_pivot_f64_k6, band_batch_pivot_f64_k7, band_batch_pivot_f64_k8.
+type BandBatchPivotK struct{ k Kernel }
+
+// BandBatchPivotKFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func BandBatchPivotKFor(k int, f64 bool) (BandBatchPivotK, error) {
+	if k == 1 && !f64 {
+		return BandBatchPivotK{bandBatchPivotF32K1}, nil
+	}
+	if k == 2 && !f64 {
+		return BandBatchPivotK{bandBatchPivotF32K2}, nil
+	}
+	if k == 3 && !f64 {
+		return BandBatchPivotK{bandBatchPivotF32K3}, nil
+	}
+	if k == 4 && !f64 {
+		return BandBatchPivotK{bandBatchPivotF32K4}, nil
+	}
+	if k == 5 && !f64 {
+		return BandBatchPivotK{bandBatchPivotF32K5}, nil
+	}
+	if k == 6 && !f64 {
+		return BandBatchPivotK{bandBatchPivotF32K6}, nil
+	}
+	if k == 7 && !f64 {
+		return BandBatchPivotK{bandBatchPivotF32K7}, nil
+	}
+	if k == 8 && !f64 {
+		return BandBatchPivotK{bandBatchPivotF32K8}, nil
+	}
+	if k == 1 && f64 {
+		return BandBatchPivotK{bandBatchPivotF64K1}, nil
+	}
+	if k == 2 && f64 {
+		return BandBatchPivotK{bandBatchPivotF64K2}, nil
+	}
+	if k == 3 && f64 {
+		return BandBatchPivotK{bandBatchPivotF64K3}, nil
+	}
+	if k == 4 && f64 {
+		return BandBatchPivotK{bandBatchPivotF64K4}, nil
+	}
+	if k == 5 && f64 {
+		return BandBatchPivotK{bandBatchPivotF64K5}, nil
+	}
+	if k == 6 && f64 {
+		return BandBatchPivotK{bandBatchPivotF64K6}, nil
+	}
+	if k == 7 && f64 {
+		return BandBatchPivotK{bandBatchPivotF64K7}, nil
+	}
+	if k == 8 && f64 {
+		return BandBatchPivotK{bandBatchPivotF64K8}, nil
+	}
+	return BandBatchPivotK{}, fmt.Errorf("%w: band_batch_pivot_k with k=%d f64=%t", ErrNoKernel, k, f64)
+}
+
+// Kernel returns the kernel.
+func (f BandBatchPivotK) Kernel() Kernel { return f.k }
+
 // BandFactorWindow is a kernel of the family band_factor_window_f32, band_factor_window_f64.
 type BandFactorWindow struct{ k Kernel }
 

@@ -2264,6 +2264,54 @@ func (f BandBatchKD) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, 
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:14])
 }
 
+// BandBatchPivotKArgs are the parameters of band_batch_pivot_f32_k1, band_batch_pivot_f32_k2, band_batch_pivot_f32_k3, band_batch_pivot_f32_k4, band_batch_pivot_f32_k5, band_batch_pivot_f32_k6, band_batch_pivot_f32_k7, band_batch_pivot_f32_k8, band_batch_pivot_f64_k1, band_batch_pivot_f64_k2, band_batch_pivot_f64_k3, band_batch_pivot_f64_k4, band_batch_pivot_f64_k5, band_batch_pivot_f64_k6, band_batch_pivot_f64_k7, band_batch_pivot_f64_k8.
+type BandBatchPivotKArgs struct {
+	A      cu.DevicePtr // a
+	D      cu.DevicePtr // d
+	X      cu.DevicePtr // x
+	W      cu.DevicePtr // w
+	Piv    cu.DevicePtr // piv
+	N      int32        // n
+	G      int32        // G
+	GP     int32        // Gp
+	Aes    int64        // aes
+	Abs    int64        // abs_
+	Des    int64        // des
+	Dbs    int64        // dbs
+	Flags  int32        // flags
+	Status cu.DevicePtr // status
+}
+
+// BandBatchPivotKSlots is the number of launch slots of BandBatchPivotK.
+const BandBatchPivotKSlots = 14
+
+// Pack puts a in slots[:BandBatchPivotKSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f BandBatchPivotK) Pack(a *BandBatchPivotKArgs, slots []uint64) {
+	_ = slots[13]
+	slots[0] = uint64(a.A)
+	slots[1] = uint64(a.D)
+	slots[2] = uint64(a.X)
+	slots[3] = uint64(a.W)
+	slots[4] = uint64(a.Piv)
+	slots[5] = uint64(uint32(a.N))
+	slots[6] = uint64(uint32(a.G))
+	slots[7] = uint64(uint32(a.GP))
+	slots[8] = uint64(a.Aes)
+	slots[9] = uint64(a.Abs)
+	slots[10] = uint64(a.Des)
+	slots[11] = uint64(a.Dbs)
+	slots[12] = uint64(uint32(a.Flags))
+	slots[13] = uint64(a.Status)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f BandBatchPivotK) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandBatchPivotKArgs) error {
+	var slots [14]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:14])
+}
+
 // BandFactorWindowArgs are the parameters of band_factor_window_f32, band_factor_window_f64.
 type BandFactorWindowArgs struct {
 	A      cu.DevicePtr // a

@@ -124,6 +124,22 @@ const (
 	bandBatchF32K2D4
 	bandBatchF32K2D24
 	bandBatchF64K2D4
+	bandBatchPivotF32K1
+	bandBatchPivotF32K2
+	bandBatchPivotF32K3
+	bandBatchPivotF32K4
+	bandBatchPivotF32K5
+	bandBatchPivotF32K6
+	bandBatchPivotF32K7
+	bandBatchPivotF32K8
+	bandBatchPivotF64K1
+	bandBatchPivotF64K2
+	bandBatchPivotF64K3
+	bandBatchPivotF64K4
+	bandBatchPivotF64K5
+	bandBatchPivotF64K6
+	bandBatchPivotF64K7
+	bandBatchPivotF64K8
 	bandFactorWindowF32
 	bandSolveWindowF32
 	bandFactorWindowF64
@@ -303,6 +319,22 @@ var table = [...]Info{
 	bandBatchF32K2D4:               {Name: "band_batch_f32_k2_d4", Module: 1, Family: "band_batch_k_d", MaxThreads: 0, MinBlocks: 0, Params: []Param{{"a", "const float*"}, {"d", "const float*"}, {"x", "float*"}, {"w", "float*"}, {"n", "int"}, {"G", "int"}, {"Gp", "int"}, {"aes", "i64"}, {"abs_", "i64"}, {"des", "i64"}, {"dbs", "i64"}, {"tol", "double"}, {"flags", "int"}, {"status", "int*"}}},
 	bandBatchF32K2D24:              {Name: "band_batch_f32_k2_d24", Module: 1, Family: "band_batch_k_d", MaxThreads: 0, MinBlocks: 0, Params: []Param{{"a", "const float*"}, {"d", "const float*"}, {"x", "float*"}, {"w", "float*"}, {"n", "int"}, {"G", "int"}, {"Gp", "int"}, {"aes", "i64"}, {"abs_", "i64"}, {"des", "i64"}, {"dbs", "i64"}, {"tol", "double"}, {"flags", "int"}, {"status", "int*"}}},
 	bandBatchF64K2D4:               {Name: "band_batch_f64_k2_d4", Module: 1, Family: "band_batch_k_d", MaxThreads: 0, MinBlocks: 0, Params: []Param{{"a", "const double*"}, {"d", "const double*"}, {"x", "double*"}, {"w", "double*"}, {"n", "int"}, {"G", "int"}, {"Gp", "int"}, {"aes", "i64"}, {"abs_", "i64"}, {"des", "i64"}, {"dbs", "i64"}, {"tol", "double"}, {"flags", "int"}, {"status", "int*"}}},
+	bandBatchPivotF32K1:            {Name: "band_batch_pivot_f32_k1", Module: 1, Family: "band_batch_pivot_k", MaxThreads: 0, MinBlocks: 0, Params: []Param{{"a", "const float*"}, {"d", "const float*"}, {"x", "float*"}, {"w", "float*"}, {"piv", "int*"}, {"n", "int"}, {"G", "int"}, {"Gp", "int"}, {"aes", "i64"}, {"abs_", "i64"}, {"des", "i64"}, {"dbs", "i64"}, {"flags", "int"}, {"status", "int*"}}},
+	bandBatchPivotF32K2:            {Name: "band_batch_pivot_f32_k2", Module: 1, Family: "band_batch_pivot_k", MaxThreads: 0, MinBlocks: 0, Params: []Param{{"a", "const float*"}, {"d", "const float*"}, {"x", "float*"}, {"w", "float*"}, {"piv", "int*"}, {"n", "int"}, {"G", "int"}, {"Gp", "int"}, {"aes", "i64"}, {"abs_", "i64"}, {"des", "i64"}, {"dbs", "i64"}, {"flags", "int"}, {"status", "int*"}}},
+	bandBatchPivotF32K3:            {Name: "band_batch_pivot_f32_k3", Module: 1, Family: "band_batch_pivot_k", MaxThreads: 0, MinBlocks: 0, Params: []Param{{"a", "const float*"}, {"d", "const float*"}, {"x", "float*"}, {"w", "float*"}, {"piv", "int*"}, {"n", "int"}, {"G", "int"}, {"Gp", "int"}, {"aes", "i64"}, {"abs_", "i64"}, {"des", "i64"}, {"dbs", "i64"}, {"flags", "int"}, {"status", "int*"}}},
+	bandBatchPivotF32K4:            {Name: "band_batch_pivot_f32_k4", Module: 1, Family: "band_batch_pivot_k", MaxThreads: 0, MinBlocks: 0, Params: []Param{{"a", "const float*"}, {"d", "const float*"}, {"x", "float*"}, {"w", "float*"}, {"piv", "int*"}, {"n", "int"}, {"G", "int"}, {"Gp", "int"}, {"aes", "i64"}, {"abs_", "i64"}, {"des", "i64"}, {"dbs", "i64"}, {"flags", "int"}, {"status", "int*"}}},
+	bandBatchPivotF32K5:            {Name: "band_batch_pivot_f32_k5", Module: 1, Family: "band_batch_pivot_k", MaxThreads: 0, MinBlocks: 0, Params: []Param{{"a", "const float*"}, {"d", "const float*"}, {"x", "float*"}, {"w", "float*"}, {"piv", "int*"}, {"n", "int"}, {"G", "int"}, {"Gp", "int"}, {"aes", "i64"}, {"abs_", "i64"}, {"des", "i64"}, {"dbs", "i64"}, {"flags", "int"}, {"status", "int*"}}},
+	bandBatchPivotF32K6:            {Name: "band_batch_pivot_f32_k6", Module: 1, Family: "band_batch_pivot_k", MaxThreads: 0, MinBlocks: 0, Params: []Param{{"a", "const float*"}, {"d", "const float*"}, {"x", "float*"}, {"w", "float*"}, {"piv", "int*"}, {"n", "int"}, {"G", "int"}, {"Gp", "int"}, {"aes", "i64"}, {"abs_", "i64"}, {"des", "i64"}, {"dbs", "i64"}, {"flags", "int"}, {"status", "int*"}}},
+	bandBatchPivotF32K7:            {Name: "band_batch_pivot_f32_k7", Module: 1, Family: "band_batch_pivot_k", MaxThreads: 0, MinBlocks: 0, Params: []Param{{"a", "const float*"}, {"d", "const float*"}, {"x", "float*"}, {"w", "float*"}, {"piv", "int*"}, {"n", "int"}, {"G", "int"}, {"Gp", "int"}, {"aes", "i64"}, {"abs_", "i64"}, {"des", "i64"}, {"dbs", "i64"}, {"flags", "int"}, {"status", "int*"}}},
+	bandBatchPivotF32K8:            {Name: "band_batch_pivot_f32_k8", Module: 1, Family: "band_batch_pivot_k", MaxThreads: 0, MinBlocks: 0, Params: []Param{{"a", "const float*"}, {"d", "const float*"}, {"x", "float*"}, {"w", "float*"}, {"piv", "int*"}, {"n", "int"}, {"G", "int"}, {"Gp", "int"}, {"aes", "i64"}, {"abs_", "i64"}, {"des", "i64"}, {"dbs", "i64"}, {"flags", "int"}, {"status", "int*"}}},
+	bandBatchPivotF64K1:            {Name: "band_batch_pivot_f64_k1", Module: 1, Family: "band_batch_pivot_k", MaxThreads: 0, MinBlocks: 0, Params: []Param{{"a", "const double*"}, {"d", "const double*"}, {"x", "double*"}, {"w", "double*"}, {"piv", "int*"}, {"n", "int"}, {"G", "int"}, {"Gp", "int"}, {"aes", "i64"}, {"abs_", "i64"}, {"des", "i64"}, {"dbs", "i64"}, {"flags", "int"}, {"status", "int*"}}},
+	bandBatchPivotF64K2:            {Name: "band_batch_pivot_f64_k2", Module: 1, Family: "band_batch_pivot_k", MaxThreads: 0, MinBlocks: 0, Params: []Param{{"a", "const double*"}, {"d", "const double*"}, {"x", "double*"}, {"w", "double*"}, {"piv", "int*"}, {"n", "int"}, {"G", "int"}, {"Gp", "int"}, {"aes", "i64"}, {"abs_", "i64"}, {"des", "i64"}, {"dbs", "i64"}, {"flags", "int"}, {"status", "int*"}}},
+	bandBatchPivotF64K3:            {Name: "band_batch_pivot_f64_k3", Module: 1, Family: "band_batch_pivot_k", MaxThreads: 0, MinBlocks: 0, Params: []Param{{"a", "const double*"}, {"d", "const double*"}, {"x", "double*"}, {"w", "double*"}, {"piv", "int*"}, {"n", "int"}, {"G", "int"}, {"Gp", "int"}, {"aes", "i64"}, {"abs_", "i64"}, {"des", "i64"}, {"dbs", "i64"}, {"flags", "int"}, {"status", "int*"}}},
+	bandBatchPivotF64K4:            {Name: "band_batch_pivot_f64_k4", Module: 1, Family: "band_batch_pivot_k", MaxThreads: 0, MinBlocks: 0, Params: []Param{{"a", "const double*"}, {"d", "const double*"}, {"x", "double*"}, {"w", "double*"}, {"piv", "int*"}, {"n", "int"}, {"G", "int"}, {"Gp", "int"}, {"aes", "i64"}, {"abs_", "i64"}, {"des", "i64"}, {"dbs", "i64"}, {"flags", "int"}, {"status", "int*"}}},
+	bandBatchPivotF64K5:            {Name: "band_batch_pivot_f64_k5", Module: 1, Family: "band_batch_pivot_k", MaxThreads: 0, MinBlocks: 0, Params: []Param{{"a", "const double*"}, {"d", "const double*"}, {"x", "double*"}, {"w", "double*"}, {"piv", "int*"}, {"n", "int"}, {"G", "int"}, {"Gp", "int"}, {"aes", "i64"}, {"abs_", "i64"}, {"des", "i64"}, {"dbs", "i64"}, {"flags", "int"}, {"status", "int*"}}},
+	bandBatchPivotF64K6:            {Name: "band_batch_pivot_f64_k6", Module: 1, Family: "band_batch_pivot_k", MaxThreads: 0, MinBlocks: 0, Params: []Param{{"a", "const double*"}, {"d", "const double*"}, {"x", "double*"}, {"w", "double*"}, {"piv", "int*"}, {"n", "int"}, {"G", "int"}, {"Gp", "int"}, {"aes", "i64"}, {"abs_", "i64"}, {"des", "i64"}, {"dbs", "i64"}, {"flags", "int"}, {"status", "int*"}}},
+	bandBatchPivotF64K7:            {Name: "band_batch_pivot_f64_k7", Module: 1, Family: "band_batch_pivot_k", MaxThreads: 0, MinBlocks: 0, Params: []Param{{"a", "const double*"}, {"d", "const double*"}, {"x", "double*"}, {"w", "double*"}, {"piv", "int*"}, {"n", "int"}, {"G", "int"}, {"Gp", "int"}, {"aes", "i64"}, {"abs_", "i64"}, {"des", "i64"}, {"dbs", "i64"}, {"flags", "int"}, {"status", "int*"}}},
+	bandBatchPivotF64K8:            {Name: "band_batch_pivot_f64_k8", Module: 1, Family: "band_batch_pivot_k", MaxThreads: 0, MinBlocks: 0, Params: []Param{{"a", "const double*"}, {"d", "const double*"}, {"x", "double*"}, {"w", "double*"}, {"piv", "int*"}, {"n", "int"}, {"G", "int"}, {"Gp", "int"}, {"aes", "i64"}, {"abs_", "i64"}, {"des", "i64"}, {"dbs", "i64"}, {"flags", "int"}, {"status", "int*"}}},
 	bandFactorWindowF32:            {Name: "band_factor_window_f32", Module: 1, Family: "band_factor_window", MaxThreads: 1024, MinBlocks: 0, Params: []Param{{"a", "float*"}, {"n", "int"}, {"K", "int"}, {"bounds", "const int*"}, {"P", "int"}, {"ul", "int"}, {"tol", "double"}, {"status", "int*"}}},
 	bandSolveWindowF32:             {Name: "band_solve_window_f32", Module: 1, Family: "band_solve_window", MaxThreads: 1024, MinBlocks: 0, Params: []Param{{"a", "const float*"}, {"n", "int"}, {"K", "int"}, {"bounds", "const int*"}, {"ul", "int"}, {"b", "float*"}, {"nrhs", "int"}, {"ldb", "i64"}, {"sweeps", "int"}}},
 	bandFactorWindowF64:            {Name: "band_factor_window_f64", Module: 1, Family: "band_factor_window", MaxThreads: 1024, MinBlocks: 0, Params: []Param{{"a", "double*"}, {"n", "int"}, {"K", "int"}, {"bounds", "const int*"}, {"P", "int"}, {"ul", "int"}, {"tol", "double"}, {"status", "int*"}}},
