@@ -45,7 +45,8 @@ const (
 	// unknowns then come from its rows and the coarse solution, and the
 	// solution is refined once with a residual in about twice the working
 	// precision. Its error stays within 10× of GTSV's on the stability
-	// suite. It pivots: PivotAlways accepts it, and runs it on a GPU.
+	// suite. It pivots: PivotAlways accepts it, and runs it on a GPU for
+	// most shapes.
 	PartitionPivot
 )
 
@@ -100,9 +101,11 @@ const (
 	// the stability of partial pivoting there, at PartitionPivot's speed.
 	PivotAuto Pivoting = iota
 	// PivotAlways solves every system with partial pivoting: by GTSV
-	// (LAPACK gtsv's results) on the CPU, by PartitionPivot (within 10×
-	// of GTSV's error on the stability suite, package pivotpart,
-	// "Accuracy") on a GPU, GTSV where its plan cannot be built.
+	// (LAPACK gtsv's results) on the CPU; on a GPU by PartitionPivot
+	// (within 10× of GTSV's error on the stability suite, package
+	// pivotpart, "Accuracy"), except on batches of 2^15 systems or more
+	// stored systems first, where GTSV's thread a system is faster, and
+	// where its plan cannot be built.
 	PivotAlways
 	// PivotNever never pivots by choice: on the CPU each system is solved
 	// by Thomas, and by GTSV only where Thomas meets a zero pivot; on a
@@ -138,7 +141,7 @@ type Options struct {
 	Algorithm Algorithm
 	// Pivoting governs Auto: PivotAuto (the default) pivots per system
 	// where the system needs it, PivotAlways solves every system with
-	// partial pivoting (GTSV on the CPU, PartitionPivot on a GPU),
+	// partial pivoting (GTSV on the CPU, mostly PartitionPivot on a GPU),
 	// PivotNever does not pivot by choice. With an explicit Algorithm it
 	// must not be PivotAlways unless the algorithm pivots (GTSV or
 	// PartitionPivot).
