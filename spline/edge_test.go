@@ -123,6 +123,35 @@ func TestHugeKnots(t *testing.T) {
 	assert.False(t, math.IsNaN(v) || math.IsInf(v, 0), "S(2e307) = %v", v)
 }
 
+// A periodic fit does not depend on the scale of its knots: on knots
+// 1e160 apart the corner product of its cyclic system, h²/36, would
+// overflow; the fit forms (α/γ)·β instead and gives the values of the
+// same fit on knots 1 apart, to rounding. (Beyond about 1e162 the
+// moments, of order y/h², underflow, as SciPy's coefficients do.)
+func TestPeriodicWideKnots(t *testing.T) {
+	y := []float64{0, 1, -2, 3, 0}
+	at := func(h float64) []float64 {
+		x := make([]float64, len(y))
+		for i := range x {
+			x[i] = float64(i) * h
+		}
+		cv, err := spline.FitBatch(len(y), x, y, spline.Periodic())
+		require.NoError(t, err, "h = %g", h)
+		var v []float64
+		for _, u := range []float64{0.5, 1.5, 2.25, 3.3} {
+			v = append(v, cv.Eval(0, u*h))
+		}
+		return v
+	}
+	want := at(1)
+	for _, h := range []float64{1e100, 1e150, 1e160} {
+		got := at(h)
+		for i := range want {
+			assert.InDelta(t, want[i], got[i], 1e-13, "h = %g, point %d", h, i)
+		}
+	}
+}
+
 // Values close to the largest float64: the differences of slopes overflow
 // although the second derivatives do not; the fit scales the curve.
 func TestHugeValuesFit(t *testing.T) {

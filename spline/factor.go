@@ -37,7 +37,7 @@ func factor[T tridiag.Float](a, b, c []T, cyclic bool) *factored[T] {
 		}
 		a[0], c[n-1] = 0, 0
 		b[0] -= gamma
-		b[n-1] -= T(alpha*beta) / gamma
+		b[n-1] -= T(alpha/gamma) * beta
 	}
 	bad := func(v T) bool { return v == 0 || v-v != 0 }
 	f.piv[0] = b[0]

@@ -268,7 +268,7 @@ func (k *checker) cond(cyclic bool) (float64, bool) {
 		if gamma == 0 {
 			continue
 		}
-		if !k.factor(gamma, alpha*beta/gamma) {
+		if !k.factor(gamma, alpha/gamma*beta) {
 			continue
 		}
 		u, v, z, zt := k.u, k.v, k.z, k.zt

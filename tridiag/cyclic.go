@@ -7,7 +7,9 @@ import (
 // solveCyclic solves one periodic system by the Sherman–Morrison formula.
 // The corners are a[0] = A[0][N−1] = α and c[N−1] = A[N−1][0] = β. With
 // γ = −b[0] (or −1 when b[0] = 0), A = T + u·vᵀ where T is the
-// non-periodic matrix with b[0] − γ and b[N−1] − αβ/γ on its ends,
+// non-periodic matrix with b[0] − γ and b[N−1] − (α/γ)·β on its ends
+// (α/γ first: α·β overflows or underflows where the corners and b[0] are
+// huge or tiny together, as in a periodic spline on knots 1e160 apart),
 // u = (γ, 0, …, 0, β) and v = (1, 0, …, 0, α/γ). Solving T·y = d and
 // T·z = u gives x = y − z·(v·y)/(1 + v·z).
 //
@@ -38,7 +40,7 @@ func (s *cpuSolver[T]) solveCyclic(w *cpuWorker[T], a, b, c, d, x []T) error {
 	}
 	a[0], c[n-1] = 0, 0
 	b[0] -= gamma
-	b[n-1] -= T(alpha*beta) / gamma
+	b[n-1] -= T(alpha/gamma) * beta
 	u := w.u
 	for i := range u {
 		u[i] = 0

@@ -2,7 +2,8 @@
 // The CPU twin is solveCyclic in package tridiag: corners alpha = a[0]
 // (A[0][n-1]) and beta = c[n-1] (A[n-1][0]); gamma = -b[0] (or -1 when
 // b[0] = 0); the inner solver sees b' with b'[0] = b[0] - gamma and
-// b'[n-1] = b[n-1] - alpha*beta/gamma, and the two right-hand sides d and
+// b'[n-1] = b[n-1] - alpha/gamma*beta (α·β would overflow or underflow
+// where α/γ does not), and the two right-hand sides d and
 // u = (gamma, 0, ..., 0, beta).
 //
 // cyclic_prep writes, in the plan's layout, a2/b2/c2 (full coefficient
@@ -39,7 +40,7 @@ __device__ void cyclic_prep_kernel(Coeffs<T> k, T *a2, T *b2, T *c2, T *u, int n
         if (i == 0) { ci = ci + ai; ai = T(0); } else { ai = ai + ci; ci = T(0); }
     } else {
         if (i == 0) { ai = T(0); bi = bi - gamma; ui = gamma; }
-        if (i == n - 1) { ci = T(0); bi = bi - alpha * beta / gamma; ui = beta; }
+        if (i == n - 1) { ci = T(0); bi = bi - alpha / gamma * beta; ui = beta; }
     }
     a2[idx] = ai; b2[idx] = bi; c2[idx] = ci; u[idx] = ui;
 }
