@@ -18,7 +18,9 @@ import (
 // check (nil when none does). d must still hold the right-hand sides, so
 // an in-place solve (x = d) needs a copy of d, or Options.Check, which
 // keeps one. Check does not take the plan's lock: it reads the plan's
-// settings only, and runs on the CPU whatever the plan's device.
+// settings only, and runs on the CPU whatever the plan's device. For an
+// LDLT plan the matrix is the symmetric one LDLT solves: a is ignored
+// (and may be nil) and taken to be c shifted, a[i] = c[i−1].
 //
 // For every system, in float64 whatever T:
 //

@@ -103,7 +103,8 @@ func (p *Plan[T]) Describe() string {
 
 // Solve solves the batch with coefficient arrays a, b, c and right-hand
 // sides d, writing the solutions to x (x may be d). Every array must hold
-// Shape().Len() elements at least. When some systems fail, the error is a
+// Shape().Len() elements at least (but a, which LDLT ignores, may then be
+// nil). When some systems fail, the error is a
 // *BatchError and the other systems' solutions are valid. With
 // Options.Check the systems that fail the accuracy check are listed too,
 // each with its Status.
@@ -113,7 +114,8 @@ func (p *Plan[T]) Solve(ctx context.Context, a, b, c, d, x []T) error {
 
 // SolveConst solves the batch whose systems all have the same constant
 // coefficients: a on the sub-diagonal, b on the diagonal, c on the
-// super-diagonal (and in the corners when the plan is cyclic).
+// super-diagonal (and in the corners when the plan is cyclic). LDLT
+// ignores a and takes c on both off-diagonals.
 func (p *Plan[T]) SolveConst(ctx context.Context, a, b, c T, d, x []T) error {
 	return p.run(ctx, Batch[T]{ConstA: a, ConstB: b, ConstC: c, Constant: true, D: d, X: x})
 }
