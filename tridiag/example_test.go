@@ -141,7 +141,7 @@ func ExampleLDLT() {
 		panic(err)
 	}
 	defer plan.Close()
-	b := []float64{2, 2, 2, 2, 1, 1, 1, 1}     // system 1 is not positive definite
+	b := []float64{2, 2, 2, 2, 1, 1, 1, 1}    // system 1 is not positive definite
 	c := []float64{-1, -1, -1, 0, 1, 1, 1, 0} // c[N−1] unused
 	d := []float64{1, 0, 0, 1, 1, 1, 1, 1}
 	x := make([]float64, 8)
