@@ -56,36 +56,43 @@ func newSysFactors[T Float](n int, cyclic bool) *sysFactors[T] {
 
 // solveT solves with the factors of T (the system without its cyclic
 // corners) for m columns: row i of column j at i·rs + j·cs of d and x.
-func (f *sysFactors[T]) solveT(d, x []T, rs, cs, m int) {
+// scratch holds scratchLen(m) values.
+func (f *sysFactors[T]) solveT(d, x []T, rs, cs, m int, scratch []T) {
 	switch f.kind {
 	case kindLU:
-		tri.LUSolve(f.f[0], f.f[1], f.f[2], d, x, rs, cs, m)
+		tri.LUSolve(f.f[0], f.f[1], f.f[2], d, x, rs, cs, m, scratch)
 	case kindGT:
-		tri.GTTRS(f.f[0], f.f[1], f.f[2], f.f[3], f.ipiv, d, x, rs, cs, m)
+		tri.GTTRS(f.f[0], f.f[1], f.f[2], f.f[3], f.ipiv, d, x, rs, cs, m, scratch)
 	case kindLDLT:
-		tri.PTTRS(f.f[0], f.f[1], d, x, rs, cs, m)
+		tri.PTTRS(f.f[0], f.f[1], d, x, rs, cs, m, scratch)
 	}
 }
 
+// scratchLen is the scratch a solve of m columns needs: the tile of the
+// multi-column solves (none for one column).
+func scratchLen(m int) int {
+	if m == 1 {
+		return 0
+	}
+	return tri.TileLen(m)
+}
+
 // solve solves for m columns as solveT does, then applies the
-// Sherman–Morrison update of a cyclic system: x = y − z·(y[0] +
-// α/γ·y[n−1])/den, with the operations of the cyclic solve. fs holds m
-// scratch values.
-func (f *sysFactors[T]) solve(d, x []T, rs, cs, m int, fs []T) {
-	f.solveT(d, x, rs, cs, m)
+// Sherman–Morrison update of a cyclic system, column by column:
+// x = y − z·(y[0] + α/γ·y[n−1])/den, with the operations of the cyclic
+// solve.
+func (f *sysFactors[T]) solve(d, x []T, rs, cs, m int, scratch []T) {
+	f.solveT(d, x, rs, cs, m, scratch)
 	z := f.z
 	if z == nil {
 		return
 	}
-	n := len(z)
-	last := (n - 1) * rs
-	for j, k := 0, 0; j < m; j, k = j+1, k+cs {
-		vy := x[k] + T(f.ag*x[k+last])
-		fs[j] = vy / f.den
-	}
-	for i, zi := range z {
-		for j, k := 0, i*rs; j < m; j, k = j+1, k+cs {
-			x[k] -= T(fs[j] * zi)
+	last := (len(z) - 1) * rs
+	for j, k0 := 0, 0; j < m; j, k0 = j+1, k0+cs {
+		vy := x[k0] + T(f.ag*x[k0+last])
+		fj := vy / f.den
+		for i, k := 0, k0; i < len(z); i, k = i+1, k+rs {
+			x[k] -= T(fj * z[i])
 		}
 	}
 }
@@ -160,7 +167,7 @@ func (s *cpuSolver[T]) factorSystem(w *cpuWorker[T], bt Batch[T], g int, dst sys
 	f.z = z
 	clear(z)
 	z[0], z[n-1] = gamma, beta
-	f.solveT(z, z, 1, 0, 1)
+	f.solveT(z, z, 1, 0, 1, nil)
 	ag := alpha / gamma
 	den := 1 + z[0] + T(ag*z[n-1])
 	if den == 0 || !finite(den) {
@@ -292,7 +299,7 @@ func (s *cpuSolver[T]) SolveMany(ctx context.Context, nrhs int, bt Batch[T]) err
 			w.fac = newSysFactors[T](n, s.spec.Cyclic)
 		}
 		if scratch[t] == nil {
-			scratch[t] = make([]T, nrhs)
+			scratch[t] = make([]T, scratchLen(nrhs))
 		}
 		dst := *w.fac
 		f, err := s.factorSystem(w, bt, g, dst, func() sysFactors[T] { return dst })
@@ -471,7 +478,7 @@ func (f *cpuFactors[T]) SolveMany(ctx context.Context, nrhs int, d, x []T) error
 			return
 		}
 		if scratch[t] == nil {
-			scratch[t] = make([]T, nrhs)
+			scratch[t] = make([]T, scratchLen(nrhs))
 		}
 		v := f.view(g, kind)
 		v.solve(d[o:], x[o:], rs, L, nrhs, scratch[t])

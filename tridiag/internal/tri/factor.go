@@ -14,10 +14,94 @@ var ErrNotPositiveDefinite = errors.New("not positive definite")
 // length n, and their solves take the right-hand sides of several
 // columns: row i of column j at index i·rs + j·cs of d and x (rs, cs ≥ 1),
 // so that the rows of a batch in any layout are solved where they are.
-// x may be d (solve in place); the solves read each row's factors once
-// for all m columns. Every solve of one column performs the operations of
-// the one-column solve, in the same order: the results do not depend on m
-// nor on the strides.
+// x may be d (solve in place). A solve of m ≥ 2 columns moves the rows
+// through tile (TileLen(m) values) TileRows at a time, each column's rows
+// read and written as runs, and applies each row's factors to all m
+// columns at once: the factors are read once for all the columns, and
+// columns far apart in memory (a batch's length apart) do not evict one
+// another from the cache row after row. Every column gets the operations
+// of the one-column solve, in the same order: the results depend neither
+// on m nor on the strides.
+
+// TileRows is the number of rows a multi-column solve moves through its
+// tile at a time.
+const TileRows = 64
+
+// TileLen is the length of the tile a solve of m columns needs.
+func TileLen(m int) int { return (TileRows + 2) * m }
+
+// gatherRows copies rows i0 … i0+h−1 of the m columns of v into tile
+// rows t0 … t0+h−1 (row t of the tile at tile[t·m:]).
+func gatherRows[T Float](tile, v []T, i0, h, t0, rs, cs, m int) {
+	for j, k0 := 0, i0*rs; j < m; j, k0 = j+1, k0+cs {
+		for t, k := t0*m+j, k0; t < (t0+h)*m; t, k = t+m, k+rs {
+			tile[t] = v[k]
+		}
+	}
+}
+
+// scatterRows copies tile rows t0 … t0+h−1 to rows i0 … i0+h−1 of the m
+// columns of v.
+func scatterRows[T Float](v, tile []T, i0, h, t0, rs, cs, m int) {
+	for j, k0 := 0, i0*rs; j < m; j, k0 = j+1, k0+cs {
+		for t, k := t0*m+j, k0; t < (t0+h)*m; t, k = t+m, k+rs {
+			v[k] = tile[t]
+		}
+	}
+}
+
+// forwardTiles runs a forward sweep whose step i (0 ≤ i < n−1) reads and
+// writes rows i and i+1 only, after which row i is final: rows of d
+// enter the tile TileRows at a time behind the one pending row, step
+// runs on the tile's consecutive rows (top, bottom, each m values), and
+// the final rows go to x.
+func forwardTiles[T Float](n int, d, x []T, rs, cs, m int, tile []T, step func(i int, top, bot []T)) {
+	h := 0 // pending rows at the top of the tile (0 or 1)
+	for i0 := 0; i0 < n; i0 += TileRows {
+		i1 := min(n, i0+TileRows)
+		gatherRows(tile, d, i0, i1-i0, h, rs, cs, m)
+		rows := h + i1 - i0
+		s := i0 - h // the row in tile row 0
+		for t := 0; t+1 < rows; t++ {
+			step(s+t, tile[t*m:(t+1)*m], tile[(t+1)*m:(t+2)*m])
+		}
+		if i1 == n {
+			scatterRows(x, tile, s, rows, 0, rs, cs, m)
+			return
+		}
+		scatterRows(x, tile, s, rows-1, 0, rs, cs, m)
+		copy(tile[:m], tile[(rows-1)*m:rows*m])
+		h = 1
+	}
+}
+
+// backTiles runs a back substitution whose row i (from n−1 down to 0)
+// is computed from rows i, i+1 and i+2 of x: row computes the row in cur
+// (m values, holding the forward sweep's) from the two below, next and
+// next2 (nil past the last row).
+func backTiles[T Float](n int, x []T, rs, cs, m int, tile []T, row func(i int, cur, next, next2 []T)) {
+	for i0 := ((n - 1) / TileRows) * TileRows; i0 >= 0; i0 -= TileRows {
+		h := min(n, i0+TileRows) - i0
+		// Tile rows 0 … h−1 hold rows i0 …; rows h and h+1 the two rows
+		// below the chunk, already final.
+		gatherRows(tile, x, i0, h, 0, rs, cs, m)
+		for t := h - 1; t >= 0; t-- {
+			i := i0 + t
+			var next, next2 []T
+			if i+1 < n {
+				next = tile[(t+1)*m : (t+2)*m]
+			}
+			if i+2 < n {
+				next2 = tile[(t+2)*m : (t+3)*m]
+			}
+			row(i, tile[t*m:(t+1)*m], next, next2)
+		}
+		scatterRows(x, tile, i0, h, 0, rs, cs, m)
+		// The two rows below the next chunk up (with h = 1 the second
+		// is past the last row, and not read).
+		copy(tile[TileRows*m:(TileRows+2)*m], tile[:2*m])
+	}
+}
 
 // LUFactor computes Thomas's factorization A = L·U without pivoting of
 // one system, stored as l[i] = a[i]/u[i−1] (the multipliers of the unit
@@ -60,8 +144,9 @@ func LUFactor[T Float](a, b, c, l, r, cp []T, bounded bool) error {
 }
 
 // LUSolve solves L·U·x = d for m columns with the factors of LUFactor:
-// y[i] = d[i] − l[i]·y[i−1], then x[i] = y[i]·r[i] − cp[i]·x[i+1].
-func LUSolve[T Float](l, r, cp, d, x []T, rs, cs, m int) {
+// y[i] = d[i] − l[i]·y[i−1], then x[i] = y[i]·r[i] − cp[i]·x[i+1]. tile
+// holds TileLen(m) values (unused when m = 1).
+func LUSolve[T Float](l, r, cp, d, x []T, rs, cs, m int, tile []T) {
 	n := len(r)
 	if n == 0 || m == 0 {
 		return
@@ -70,25 +155,25 @@ func LUSolve[T Float](l, r, cp, d, x []T, rs, cs, m int) {
 		luSolve1(l, r, cp, d, x, rs)
 		return
 	}
-	for j, k := 0, 0; j < m; j, k = j+1, k+cs {
-		x[k] = d[k]
-	}
-	for i := 1; i < n; i++ {
-		li := l[i]
-		for j, k := 0, i*rs; j < m; j, k = j+1, k+cs {
-			x[k] = d[k] - T(li*x[k-rs])
+	forwardTiles(n, d, x, rs, cs, m, tile, func(i int, top, bot []T) {
+		li := l[i+1]
+		for j, y := range top {
+			bot[j] -= T(li * y)
 		}
-	}
-	ri := r[n-1]
-	for j, k := 0, (n-1)*rs; j < m; j, k = j+1, k+cs {
-		x[k] = T(x[k] * ri)
-	}
-	for i := n - 2; i >= 0; i-- {
-		ri, ci := r[i], cp[i]
-		for j, k := 0, i*rs; j < m; j, k = j+1, k+cs {
-			x[k] = T(x[k]*ri) - T(ci*x[k+rs])
+	})
+	backTiles(n, x, rs, cs, m, tile, func(i int, cur, next, _ []T) {
+		ri := r[i]
+		if next == nil {
+			for j, y := range cur {
+				cur[j] = T(y * ri)
+			}
+			return
 		}
-	}
+		ci := cp[i]
+		for j, y := range cur {
+			cur[j] = T(y*ri) - T(ci*next[j])
+		}
+	})
 }
 
 func luSolve1[T Float](l, r, cp, d, x []T, rs int) {
@@ -176,45 +261,79 @@ func GTTRF[T Float](a, b, c, dl, dd, du, du2 []T, ipiv []uint8) error {
 
 // GTTRS solves A·x = d for m columns with the factors of GTTRF, as
 // LAPACK's gttrs does: the row interchanges and L, then back substitution
-// with U. Each column's result is GTSV's, bit for bit.
-func GTTRS[T Float](dl, dd, du, du2 []T, ipiv []uint8, d, x []T, rs, cs, m int) {
+// with U. Each column's result is GTSV's, bit for bit. tile holds
+// TileLen(m) values (unused when m = 1).
+func GTTRS[T Float](dl, dd, du, du2 []T, ipiv []uint8, d, x []T, rs, cs, m int, tile []T) {
 	n := len(dd)
 	if n == 0 || m == 0 {
 		return
 	}
-	for j, k := 0, 0; j < m; j, k = j+1, k+cs {
-		x[k] = d[k]
+	if m == 1 {
+		gttrs1(dl, dd, du, du2, ipiv, d, x, rs)
+		return
 	}
-	// Forward: at step i, row i+1 of x still holds d's.
-	for i := 0; i < n-1; i++ {
+	forwardTiles(n, d, x, rs, cs, m, tile, func(i int, top, bot []T) {
 		f := dl[i]
 		if ipiv[i] == 0 {
-			for j, k := 0, i*rs; j < m; j, k = j+1, k+cs {
-				x[k+rs] = d[k+rs] - T(f*x[k])
+			for j, v := range top {
+				bot[j] -= T(f * v)
 			}
+			return
+		}
+		for j, v := range bot {
+			t := top[j]
+			top[j] = v
+			bot[j] = t - T(f*v)
+		}
+	})
+	backTiles(n, x, rs, cs, m, tile, func(i int, cur, next, next2 []T) {
+		di := dd[i]
+		switch {
+		case next == nil:
+			for j, v := range cur {
+				cur[j] = v / di
+			}
+		case next2 == nil:
+			ui := du[i]
+			for j, v := range cur {
+				cur[j] = (v - T(ui*next[j])) / di
+			}
+		default:
+			ui, u2 := du[i], du2[i]
+			for j, v := range cur {
+				cur[j] = (v - T(ui*next[j]) - T(u2*next2[j])) / di
+			}
+		}
+	})
+}
+
+// gttrs1 is GTTRS for one column, rows rs apart.
+func gttrs1[T Float](dl, dd, du, du2 []T, ipiv []uint8, d, x []T, rs int) {
+	n := len(dd)
+	cur := d[0]
+	for i, k := 0, 0; i < n-1; i, k = i+1, k+rs {
+		nxt := d[k+rs]
+		if ipiv[i] == 0 {
+			x[k] = cur
+			cur = nxt - T(dl[i]*cur)
 		} else {
-			for j, k := 0, i*rs; j < m; j, k = j+1, k+cs {
-				t, v := x[k], d[k+rs]
-				x[k] = v
-				x[k+rs] = t - T(f*v)
-			}
+			x[k] = nxt
+			cur -= T(dl[i] * nxt)
 		}
 	}
-	dn := dd[n-1]
-	for j, k := 0, (n-1)*rs; j < m; j, k = j+1, k+cs {
-		x[k] /= dn
+	k := (n - 1) * rs
+	x1 := cur / dd[n-1]
+	x[k] = x1
+	if n == 1 {
+		return
 	}
-	if n > 1 {
-		di, ui := dd[n-2], du[n-2]
-		for j, k := 0, (n-2)*rs; j < m; j, k = j+1, k+cs {
-			x[k] = (x[k] - T(ui*x[k+rs])) / di
-		}
-	}
+	k -= rs
+	x0 := (x[k] - T(du[n-2]*x1)) / dd[n-2]
+	x[k] = x0
 	for i := n - 3; i >= 0; i-- {
-		di, ui, u2 := dd[i], du[i], du2[i]
-		for j, k := 0, i*rs; j < m; j, k = j+1, k+cs {
-			x[k] = (x[k] - T(ui*x[k+rs]) - T(u2*x[k+2*rs])) / di
-		}
+		k -= rs
+		x0, x1 = (x[k]-T(du[i]*x0)-T(du2[i]*x1))/dd[i], x0
+		x[k] = x0
 	}
 }
 
@@ -253,30 +372,54 @@ func positive[T Float](v T) bool {
 
 // PTTRS solves A·x = d for m columns with the factors of PTTRF, as
 // LAPACK's pttrs does: y[i] = d[i] − y[i−1]·e[i−1], then
-// x[i] = y[i]/dd[i] − x[i+1]·e[i].
-func PTTRS[T Float](dd, e, d, x []T, rs, cs, m int) {
+// x[i] = y[i]/dd[i] − x[i+1]·e[i]. tile holds TileLen(m) values (unused
+// when m = 1).
+func PTTRS[T Float](dd, e, d, x []T, rs, cs, m int, tile []T) {
 	n := len(dd)
 	if n == 0 || m == 0 {
 		return
 	}
-	for j, k := 0, 0; j < m; j, k = j+1, k+cs {
-		x[k] = d[k]
+	if m == 1 {
+		pttrs1(dd, e, d, x, rs)
+		return
 	}
-	for i := 1; i < n; i++ {
-		ei := e[i-1]
-		for j, k := 0, i*rs; j < m; j, k = j+1, k+cs {
-			x[k] = d[k] - T(x[k-rs]*ei)
+	forwardTiles(n, d, x, rs, cs, m, tile, func(i int, top, bot []T) {
+		ei := e[i]
+		for j, y := range top {
+			bot[j] -= T(y * ei)
 		}
+	})
+	backTiles(n, x, rs, cs, m, tile, func(i int, cur, next, _ []T) {
+		di := dd[i]
+		if next == nil {
+			for j, y := range cur {
+				cur[j] = y / di
+			}
+			return
+		}
+		ei := e[i]
+		for j, y := range cur {
+			cur[j] = y/di - T(next[j]*ei)
+		}
+	})
+}
+
+// pttrs1 is PTTRS for one column, rows rs apart.
+func pttrs1[T Float](dd, e, d, x []T, rs int) {
+	n := len(dd)
+	y := d[0]
+	x[0] = y
+	for i, k := 1, rs; i < n; i, k = i+1, k+rs {
+		y = d[k] - T(y*e[i-1])
+		x[k] = y
 	}
-	dn := dd[n-1]
-	for j, k := 0, (n-1)*rs; j < m; j, k = j+1, k+cs {
-		x[k] /= dn
-	}
+	k := (n - 1) * rs
+	xi := x[k] / dd[n-1]
+	x[k] = xi
 	for i := n - 2; i >= 0; i-- {
-		di, ei := dd[i], e[i]
-		for j, k := 0, i*rs; j < m; j, k = j+1, k+cs {
-			x[k] = x[k]/di - T(x[k+rs]*ei)
-		}
+		k -= rs
+		xi = x[k]/dd[i] - T(xi*e[i])
+		x[k] = xi
 	}
 }
 
