@@ -39,8 +39,8 @@
 // When the matrix stays and the right-hand sides change (an implicit
 // time-stepper with fixed coefficients, an ADI sweep, inverse iteration),
 // Plan.Factor factors the batch once and Factors.Solve solves it for each
-// new d, a forward and a back substitution without division: Thomas's LU
-// keeps three values a row (24 bytes in float64), gttrf's (GTSV, and the
+// new d, a forward and a back substitution (without a division for
+// Thomas's factors, which store 1/u): Thomas's LU keeps three values a row (24 bytes in float64), gttrf's (GTSV, and the
 // systems Auto pivots) four and a byte, LDLT's two; cyclic plans keep
 // T⁻¹u for Sherman–Morrison. The factorization follows the plan's
 // options, system by system for Auto, and its breakdowns are reported

@@ -47,8 +47,8 @@ type ManySolver[T Float] interface {
 // Factors is the factorization of one batch, made once by Plan.Factor
 // and used for any number of solves with new right-hand sides, as a
 // time-stepper whose matrix does not change needs: each solve costs a
-// forward and a back substitution, with no division, instead of a whole
-// elimination.
+// forward and a back substitution instead of a whole elimination (with
+// Thomas's factors, not one division).
 //
 // Which factorization a system gets follows the plan's options:
 //
