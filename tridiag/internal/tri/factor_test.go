@@ -29,8 +29,10 @@ func TestMultiColumnSolvesMatchOneColumn(t *testing.T) {
 		pd, pe := make([]float64, n), make([]float64, n)
 		require.NoError(t, PTTRF(b, c, pd, pe))
 		solvers := map[string]func(d, x []float64, rs, cs, m int, tile []float64){
-			"lu":    func(d, x []float64, rs, cs, m int, tile []float64) { LUSolve(l, rr, cp, d, x, rs, cs, m, tile) },
-			"gttrs": func(d, x []float64, rs, cs, m int, tile []float64) { GTTRS(dl, dd, du, du2, ipiv, d, x, rs, cs, m, tile) },
+			"lu": func(d, x []float64, rs, cs, m int, tile []float64) { LUSolve(l, rr, cp, d, x, rs, cs, m, tile) },
+			"gttrs": func(d, x []float64, rs, cs, m int, tile []float64) {
+				GTTRS(dl, dd, du, du2, ipiv, d, x, rs, cs, m, tile)
+			},
 			"pttrs": func(d, x []float64, rs, cs, m int, tile []float64) { PTTRS(pd, pe, d, x, rs, cs, m, tile) },
 		}
 		for name, solve := range solvers {
