@@ -68,14 +68,9 @@ func (f *sysFactors[T]) solveT(d, x []T, rs, cs, m int, scratch []T) {
 	}
 }
 
-// scratchLen is the scratch a solve of m columns needs: the tile of the
-// multi-column solves (none for one column).
-func scratchLen(m int) int {
-	if m == 1 {
-		return 0
-	}
-	return tri.TileLen(m)
-}
+// scratchLen is the scratch a solve of m columns needs (none for one
+// column).
+func scratchLen(m int) int { return tri.ScratchLen(m) }
 
 // solve solves for m columns as solveT does, then applies the
 // Sherman–Morrison update of a cyclic system, column by column:

@@ -14,93 +14,28 @@ var ErrNotPositiveDefinite = errors.New("not positive definite")
 // length n, and their solves take the right-hand sides of several
 // columns: row i of column j at index i·rs + j·cs of d and x (rs, cs ≥ 1),
 // so that the rows of a batch in any layout are solved where they are.
-// x may be d (solve in place). A solve of m ≥ 2 columns moves the rows
-// through tile (TileLen(m) values) TileRows at a time, each column's rows
-// read and written as runs, and applies each row's factors to all m
-// columns at once: the factors are read once for all the columns, and
-// columns far apart in memory (a batch's length apart) do not evict one
-// another from the cache row after row. Every column gets the operations
-// of the one-column solve, in the same order: the results depend neither
-// on m nor on the strides.
+// x may be d (solve in place). A solve of m ≥ 2 columns goes through the
+// rows ChunkRows at a time, and through a chunk's columns four at a time,
+// the four recurrences carried in registers from row to row: each row's
+// factors are read from memory once for all the columns (from the cache
+// for the groups after the first), each column's rows are read and
+// written as runs, so that columns far apart in memory (a batch's length
+// apart) do not evict one another from the cache row after row, and four
+// independent recurrences are in flight where one column alone waits on
+// each row's multiply and subtract. Every column gets the operations of
+// the one-column solve, in the same order: the results depend neither on
+// m nor on the strides.
 
-// TileRows is the number of rows a multi-column solve moves through its
-// tile at a time.
-const TileRows = 64
+// ChunkRows is the number of rows a multi-column solve takes at a time.
+const ChunkRows = 64
 
-// TileLen is the length of the tile a solve of m columns needs.
-func TileLen(m int) int { return (TileRows + 2) * m }
-
-// gatherRows copies rows i0 … i0+h−1 of the m columns of v into tile
-// rows t0 … t0+h−1 (row t of the tile at tile[t·m:]).
-func gatherRows[T Float](tile, v []T, i0, h, t0, rs, cs, m int) {
-	for j, k0 := 0, i0*rs; j < m; j, k0 = j+1, k0+cs {
-		for t, k := t0*m+j, k0; t < (t0+h)*m; t, k = t+m, k+rs {
-			tile[t] = v[k]
-		}
+// ScratchLen is the scratch a solve of m columns needs: the carries of
+// its recurrences from one chunk of rows to the next.
+func ScratchLen(m int) int {
+	if m <= 1 {
+		return 0
 	}
-}
-
-// scatterRows copies tile rows t0 … t0+h−1 to rows i0 … i0+h−1 of the m
-// columns of v.
-func scatterRows[T Float](v, tile []T, i0, h, t0, rs, cs, m int) {
-	for j, k0 := 0, i0*rs; j < m; j, k0 = j+1, k0+cs {
-		for t, k := t0*m+j, k0; t < (t0+h)*m; t, k = t+m, k+rs {
-			v[k] = tile[t]
-		}
-	}
-}
-
-// forwardTiles runs a forward sweep whose step i (0 ≤ i < n−1) reads and
-// writes rows i and i+1 only, after which row i is final: rows of d
-// enter the tile TileRows at a time behind the one pending row, step
-// runs on the tile's consecutive rows (top, bottom, each m values), and
-// the final rows go to x.
-func forwardTiles[T Float](n int, d, x []T, rs, cs, m int, tile []T, step func(i int, top, bot []T)) {
-	h := 0 // pending rows at the top of the tile (0 or 1)
-	for i0 := 0; i0 < n; i0 += TileRows {
-		i1 := min(n, i0+TileRows)
-		gatherRows(tile, d, i0, i1-i0, h, rs, cs, m)
-		rows := h + i1 - i0
-		s := i0 - h // the row in tile row 0
-		for t := 0; t+1 < rows; t++ {
-			step(s+t, tile[t*m:(t+1)*m], tile[(t+1)*m:(t+2)*m])
-		}
-		if i1 == n {
-			scatterRows(x, tile, s, rows, 0, rs, cs, m)
-			return
-		}
-		scatterRows(x, tile, s, rows-1, 0, rs, cs, m)
-		copy(tile[:m], tile[(rows-1)*m:rows*m])
-		h = 1
-	}
-}
-
-// backTiles runs a back substitution whose row i (from n−1 down to 0)
-// is computed from rows i, i+1 and i+2 of x: row computes the row in cur
-// (m values, holding the forward sweep's) from the two below, next and
-// next2 (nil past the last row).
-func backTiles[T Float](n int, x []T, rs, cs, m int, tile []T, row func(i int, cur, next, next2 []T)) {
-	for i0 := ((n - 1) / TileRows) * TileRows; i0 >= 0; i0 -= TileRows {
-		h := min(n, i0+TileRows) - i0
-		// Tile rows 0 … h−1 hold rows i0 …; rows h and h+1 the two rows
-		// below the chunk, already final.
-		gatherRows(tile, x, i0, h, 0, rs, cs, m)
-		for t := h - 1; t >= 0; t-- {
-			i := i0 + t
-			var next, next2 []T
-			if i+1 < n {
-				next = tile[(t+1)*m : (t+2)*m]
-			}
-			if i+2 < n {
-				next2 = tile[(t+2)*m : (t+3)*m]
-			}
-			row(i, tile[t*m:(t+1)*m], next, next2)
-		}
-		scatterRows(x, tile, i0, h, 0, rs, cs, m)
-		// The two rows below the next chunk up (with h = 1 the second
-		// is past the last row, and not read).
-		copy(tile[TileRows*m:(TileRows+2)*m], tile[:2*m])
-	}
+	return 2 * m
 }
 
 // LUFactor computes Thomas's factorization A = L·U without pivoting of
@@ -144,9 +79,9 @@ func LUFactor[T Float](a, b, c, l, r, cp []T, bounded bool) error {
 }
 
 // LUSolve solves L·U·x = d for m columns with the factors of LUFactor:
-// y[i] = d[i] − l[i]·y[i−1], then x[i] = y[i]·r[i] − cp[i]·x[i+1]. tile
-// holds TileLen(m) values (unused when m = 1).
-func LUSolve[T Float](l, r, cp, d, x []T, rs, cs, m int, tile []T) {
+// y[i] = d[i] − l[i]·y[i−1], then x[i] = y[i]·r[i] − cp[i]·x[i+1].
+// scratch holds ScratchLen(m) values.
+func LUSolve[T Float](l, r, cp, d, x []T, rs, cs, m int, scratch []T) {
 	n := len(r)
 	if n == 0 || m == 0 {
 		return
@@ -155,25 +90,95 @@ func LUSolve[T Float](l, r, cp, d, x []T, rs, cs, m int, tile []T) {
 		luSolve1(l, r, cp, d, x, rs)
 		return
 	}
-	forwardTiles(n, d, x, rs, cs, m, tile, func(i int, top, bot []T) {
-		li := l[i+1]
-		for j, y := range top {
-			bot[j] -= T(li * y)
-		}
-	})
-	backTiles(n, x, rs, cs, m, tile, func(i int, cur, next, _ []T) {
-		ri := r[i]
-		if next == nil {
-			for j, y := range cur {
-				cur[j] = T(y * ri)
+	carry := scratch[:m]
+	for i0 := 0; i0 < n; i0 += ChunkRows {
+		i1 := min(n, i0+ChunkRows)
+		j := 0
+		for ; j+4 <= m; j += 4 {
+			c0 := j * cs
+			c1, c2, c3 := c0+cs, c0+2*cs, c0+3*cs
+			i := i0
+			var y0, y1, y2, y3 T
+			if i == 0 {
+				y0, y1, y2, y3 = d[c0], d[c1], d[c2], d[c3]
+				x[c0], x[c1], x[c2], x[c3] = y0, y1, y2, y3
+				i++
+			} else {
+				y0, y1, y2, y3 = carry[j], carry[j+1], carry[j+2], carry[j+3]
 			}
-			return
+			for k := i * rs; i < i1; i, k = i+1, k+rs {
+				li := l[i]
+				y0 = d[k+c0] - T(li*y0)
+				y1 = d[k+c1] - T(li*y1)
+				y2 = d[k+c2] - T(li*y2)
+				y3 = d[k+c3] - T(li*y3)
+				x[k+c0], x[k+c1], x[k+c2], x[k+c3] = y0, y1, y2, y3
+			}
+			carry[j], carry[j+1], carry[j+2], carry[j+3] = y0, y1, y2, y3
 		}
-		ci := cp[i]
-		for j, y := range cur {
-			cur[j] = T(y*ri) - T(ci*next[j])
+		for ; j < m; j++ {
+			c0 := j * cs
+			i := i0
+			var y0 T
+			if i == 0 {
+				y0 = d[c0]
+				x[c0] = y0
+				i++
+			} else {
+				y0 = carry[j]
+			}
+			for k := i * rs; i < i1; i, k = i+1, k+rs {
+				y0 = d[k+c0] - T(l[i]*y0)
+				x[k+c0] = y0
+			}
+			carry[j] = y0
 		}
-	})
+	}
+	for i0 := (n - 1) / ChunkRows * ChunkRows; i0 >= 0; i0 -= ChunkRows {
+		i1 := min(n, i0+ChunkRows)
+		j := 0
+		for ; j+4 <= m; j += 4 {
+			c0 := j * cs
+			c1, c2, c3 := c0+cs, c0+2*cs, c0+3*cs
+			i := i1 - 1
+			var x0, x1, x2, x3 T
+			if i == n-1 {
+				k, ri := i*rs, r[i]
+				x0, x1, x2, x3 = T(x[k+c0]*ri), T(x[k+c1]*ri), T(x[k+c2]*ri), T(x[k+c3]*ri)
+				x[k+c0], x[k+c1], x[k+c2], x[k+c3] = x0, x1, x2, x3
+				i--
+			} else {
+				x0, x1, x2, x3 = carry[j], carry[j+1], carry[j+2], carry[j+3]
+			}
+			for k := i * rs; i >= i0; i, k = i-1, k-rs {
+				ri, ci := r[i], cp[i]
+				x0 = T(x[k+c0]*ri) - T(ci*x0)
+				x1 = T(x[k+c1]*ri) - T(ci*x1)
+				x2 = T(x[k+c2]*ri) - T(ci*x2)
+				x3 = T(x[k+c3]*ri) - T(ci*x3)
+				x[k+c0], x[k+c1], x[k+c2], x[k+c3] = x0, x1, x2, x3
+			}
+			carry[j], carry[j+1], carry[j+2], carry[j+3] = x0, x1, x2, x3
+		}
+		for ; j < m; j++ {
+			c0 := j * cs
+			i := i1 - 1
+			var x0 T
+			if i == n-1 {
+				k := i * rs
+				x0 = T(x[k+c0] * r[i])
+				x[k+c0] = x0
+				i--
+			} else {
+				x0 = carry[j]
+			}
+			for k := i * rs; i >= i0; i, k = i-1, k-rs {
+				x0 = T(x[k+c0]*r[i]) - T(cp[i]*x0)
+				x[k+c0] = x0
+			}
+			carry[j] = x0
+		}
+	}
 }
 
 func luSolve1[T Float](l, r, cp, d, x []T, rs int) {
@@ -261,9 +266,9 @@ func GTTRF[T Float](a, b, c, dl, dd, du, du2 []T, ipiv []uint8) error {
 
 // GTTRS solves A·x = d for m columns with the factors of GTTRF, as
 // LAPACK's gttrs does: the row interchanges and L, then back substitution
-// with U. Each column's result is GTSV's, bit for bit. tile holds
-// TileLen(m) values (unused when m = 1).
-func GTTRS[T Float](dl, dd, du, du2 []T, ipiv []uint8, d, x []T, rs, cs, m int, tile []T) {
+// with U. Each column's result is GTSV's, bit for bit. scratch holds
+// ScratchLen(m) values.
+func GTTRS[T Float](dl, dd, du, du2 []T, ipiv []uint8, d, x []T, rs, cs, m int, scratch []T) {
 	n := len(dd)
 	if n == 0 || m == 0 {
 		return
@@ -272,39 +277,115 @@ func GTTRS[T Float](dl, dd, du, du2 []T, ipiv []uint8, d, x []T, rs, cs, m int, 
 		gttrs1(dl, dd, du, du2, ipiv, d, x, rs)
 		return
 	}
-	forwardTiles(n, d, x, rs, cs, m, tile, func(i int, top, bot []T) {
-		f := dl[i]
-		if ipiv[i] == 0 {
-			for j, v := range top {
-				bot[j] -= T(f * v)
+	// Forward: step i reads row i+1 of d, and makes row i final; the row
+	// i+1 it leaves pending (u) is carried.
+	u := scratch[:m]
+	for j, k := 0, 0; j < m; j, k = j+1, k+cs {
+		u[j] = d[k]
+	}
+	for i0 := 0; i0 < n-1; i0 += ChunkRows {
+		i1 := min(n-1, i0+ChunkRows)
+		j := 0
+		for ; j+4 <= m; j += 4 {
+			c0 := j * cs
+			c1, c2, c3 := c0+cs, c0+2*cs, c0+3*cs
+			u0, u1, u2, u3 := u[j], u[j+1], u[j+2], u[j+3]
+			for i, k := i0, i0*rs; i < i1; i, k = i+1, k+rs {
+				f := dl[i]
+				v0, v1, v2, v3 := d[k+rs+c0], d[k+rs+c1], d[k+rs+c2], d[k+rs+c3]
+				if ipiv[i] == 0 {
+					x[k+c0], x[k+c1], x[k+c2], x[k+c3] = u0, u1, u2, u3
+					u0, u1, u2, u3 = v0-T(f*u0), v1-T(f*u1), v2-T(f*u2), v3-T(f*u3)
+				} else {
+					x[k+c0], x[k+c1], x[k+c2], x[k+c3] = v0, v1, v2, v3
+					u0, u1, u2, u3 = u0-T(f*v0), u1-T(f*v1), u2-T(f*v2), u3-T(f*v3)
+				}
 			}
-			return
+			u[j], u[j+1], u[j+2], u[j+3] = u0, u1, u2, u3
 		}
-		for j, v := range bot {
-			t := top[j]
-			top[j] = v
-			bot[j] = t - T(f*v)
+		for ; j < m; j++ {
+			c0 := j * cs
+			u0 := u[j]
+			for i, k := i0, i0*rs; i < i1; i, k = i+1, k+rs {
+				v0 := d[k+rs+c0]
+				if ipiv[i] == 0 {
+					x[k+c0] = u0
+					u0 = v0 - T(dl[i]*u0)
+				} else {
+					x[k+c0] = v0
+					u0 -= T(dl[i] * v0)
+				}
+			}
+			u[j] = u0
 		}
-	})
-	backTiles(n, x, rs, cs, m, tile, func(i int, cur, next, next2 []T) {
-		di := dd[i]
-		switch {
-		case next == nil:
-			for j, v := range cur {
-				cur[j] = v / di
+	}
+	for j, k := 0, (n-1)*rs; j < m; j, k = j+1, k+cs {
+		x[k] = u[j]
+	}
+	// Back substitution: rows i+1 and i+2 are carried.
+	x1s, x2s := scratch[:m], scratch[m:2*m]
+	for i0 := (n - 1) / ChunkRows * ChunkRows; i0 >= 0; i0 -= ChunkRows {
+		i1 := min(n, i0+ChunkRows)
+		j := 0
+		for ; j+4 <= m; j += 4 {
+			c0 := j * cs
+			c1, c2, c3 := c0+cs, c0+2*cs, c0+3*cs
+			i := i1 - 1
+			var a0, a1, a2, a3, b0, b1, b2, b3 T // rows i+1 and i+2
+			if i == n-1 {
+				k, di := i*rs, dd[i]
+				a0, a1, a2, a3 = x[k+c0]/di, x[k+c1]/di, x[k+c2]/di, x[k+c3]/di
+				x[k+c0], x[k+c1], x[k+c2], x[k+c3] = a0, a1, a2, a3
+				i--
+				if i >= i0 {
+					k, di, ui := i*rs, dd[i], du[i]
+					a0, b0 = (x[k+c0]-T(ui*a0))/di, a0
+					a1, b1 = (x[k+c1]-T(ui*a1))/di, a1
+					a2, b2 = (x[k+c2]-T(ui*a2))/di, a2
+					a3, b3 = (x[k+c3]-T(ui*a3))/di, a3
+					x[k+c0], x[k+c1], x[k+c2], x[k+c3] = a0, a1, a2, a3
+					i--
+				}
+			} else {
+				a0, a1, a2, a3 = x1s[j], x1s[j+1], x1s[j+2], x1s[j+3]
+				b0, b1, b2, b3 = x2s[j], x2s[j+1], x2s[j+2], x2s[j+3]
 			}
-		case next2 == nil:
-			ui := du[i]
-			for j, v := range cur {
-				cur[j] = (v - T(ui*next[j])) / di
+			for k := i * rs; i >= i0; i, k = i-1, k-rs {
+				di, ui, u2 := dd[i], du[i], du2[i]
+				a0, b0 = (x[k+c0]-T(ui*a0)-T(u2*b0))/di, a0
+				a1, b1 = (x[k+c1]-T(ui*a1)-T(u2*b1))/di, a1
+				a2, b2 = (x[k+c2]-T(ui*a2)-T(u2*b2))/di, a2
+				a3, b3 = (x[k+c3]-T(ui*a3)-T(u2*b3))/di, a3
+				x[k+c0], x[k+c1], x[k+c2], x[k+c3] = a0, a1, a2, a3
 			}
-		default:
-			ui, u2 := du[i], du2[i]
-			for j, v := range cur {
-				cur[j] = (v - T(ui*next[j]) - T(u2*next2[j])) / di
-			}
+			x1s[j], x1s[j+1], x1s[j+2], x1s[j+3] = a0, a1, a2, a3
+			x2s[j], x2s[j+1], x2s[j+2], x2s[j+3] = b0, b1, b2, b3
 		}
-	})
+		for ; j < m; j++ {
+			c0 := j * cs
+			i := i1 - 1
+			var a0, b0 T
+			if i == n-1 {
+				k := i * rs
+				a0 = x[k+c0] / dd[i]
+				x[k+c0] = a0
+				i--
+				if i >= i0 {
+					k -= rs
+					a0, b0 = (x[k+c0]-T(du[i]*a0))/dd[i], a0
+					x[k+c0] = a0
+					i--
+				}
+			} else {
+				a0, b0 = x1s[j], x2s[j]
+			}
+			for k := i * rs; i >= i0; i, k = i-1, k-rs {
+				a0, b0 = (x[k+c0]-T(du[i]*a0)-T(du2[i]*b0))/dd[i], a0
+				x[k+c0] = a0
+			}
+			x1s[j], x2s[j] = a0, b0
+		}
+	}
 }
 
 // gttrs1 is GTTRS for one column, rows rs apart.
@@ -372,9 +453,8 @@ func positive[T Float](v T) bool {
 
 // PTTRS solves A·x = d for m columns with the factors of PTTRF, as
 // LAPACK's pttrs does: y[i] = d[i] − y[i−1]·e[i−1], then
-// x[i] = y[i]/dd[i] − x[i+1]·e[i]. tile holds TileLen(m) values (unused
-// when m = 1).
-func PTTRS[T Float](dd, e, d, x []T, rs, cs, m int, tile []T) {
+// x[i] = y[i]/dd[i] − x[i+1]·e[i]. scratch holds ScratchLen(m) values.
+func PTTRS[T Float](dd, e, d, x []T, rs, cs, m int, scratch []T) {
 	n := len(dd)
 	if n == 0 || m == 0 {
 		return
@@ -383,25 +463,95 @@ func PTTRS[T Float](dd, e, d, x []T, rs, cs, m int, tile []T) {
 		pttrs1(dd, e, d, x, rs)
 		return
 	}
-	forwardTiles(n, d, x, rs, cs, m, tile, func(i int, top, bot []T) {
-		ei := e[i]
-		for j, y := range top {
-			bot[j] -= T(y * ei)
-		}
-	})
-	backTiles(n, x, rs, cs, m, tile, func(i int, cur, next, _ []T) {
-		di := dd[i]
-		if next == nil {
-			for j, y := range cur {
-				cur[j] = y / di
+	carry := scratch[:m]
+	for i0 := 0; i0 < n; i0 += ChunkRows {
+		i1 := min(n, i0+ChunkRows)
+		j := 0
+		for ; j+4 <= m; j += 4 {
+			c0 := j * cs
+			c1, c2, c3 := c0+cs, c0+2*cs, c0+3*cs
+			i := i0
+			var y0, y1, y2, y3 T
+			if i == 0 {
+				y0, y1, y2, y3 = d[c0], d[c1], d[c2], d[c3]
+				x[c0], x[c1], x[c2], x[c3] = y0, y1, y2, y3
+				i++
+			} else {
+				y0, y1, y2, y3 = carry[j], carry[j+1], carry[j+2], carry[j+3]
 			}
-			return
+			for k := i * rs; i < i1; i, k = i+1, k+rs {
+				ei := e[i-1]
+				y0 = d[k+c0] - T(y0*ei)
+				y1 = d[k+c1] - T(y1*ei)
+				y2 = d[k+c2] - T(y2*ei)
+				y3 = d[k+c3] - T(y3*ei)
+				x[k+c0], x[k+c1], x[k+c2], x[k+c3] = y0, y1, y2, y3
+			}
+			carry[j], carry[j+1], carry[j+2], carry[j+3] = y0, y1, y2, y3
 		}
-		ei := e[i]
-		for j, y := range cur {
-			cur[j] = y/di - T(next[j]*ei)
+		for ; j < m; j++ {
+			c0 := j * cs
+			i := i0
+			var y0 T
+			if i == 0 {
+				y0 = d[c0]
+				x[c0] = y0
+				i++
+			} else {
+				y0 = carry[j]
+			}
+			for k := i * rs; i < i1; i, k = i+1, k+rs {
+				y0 = d[k+c0] - T(y0*e[i-1])
+				x[k+c0] = y0
+			}
+			carry[j] = y0
 		}
-	})
+	}
+	for i0 := (n - 1) / ChunkRows * ChunkRows; i0 >= 0; i0 -= ChunkRows {
+		i1 := min(n, i0+ChunkRows)
+		j := 0
+		for ; j+4 <= m; j += 4 {
+			c0 := j * cs
+			c1, c2, c3 := c0+cs, c0+2*cs, c0+3*cs
+			i := i1 - 1
+			var x0, x1, x2, x3 T
+			if i == n-1 {
+				k, di := i*rs, dd[i]
+				x0, x1, x2, x3 = x[k+c0]/di, x[k+c1]/di, x[k+c2]/di, x[k+c3]/di
+				x[k+c0], x[k+c1], x[k+c2], x[k+c3] = x0, x1, x2, x3
+				i--
+			} else {
+				x0, x1, x2, x3 = carry[j], carry[j+1], carry[j+2], carry[j+3]
+			}
+			for k := i * rs; i >= i0; i, k = i-1, k-rs {
+				di, ei := dd[i], e[i]
+				x0 = x[k+c0]/di - T(x0*ei)
+				x1 = x[k+c1]/di - T(x1*ei)
+				x2 = x[k+c2]/di - T(x2*ei)
+				x3 = x[k+c3]/di - T(x3*ei)
+				x[k+c0], x[k+c1], x[k+c2], x[k+c3] = x0, x1, x2, x3
+			}
+			carry[j], carry[j+1], carry[j+2], carry[j+3] = x0, x1, x2, x3
+		}
+		for ; j < m; j++ {
+			c0 := j * cs
+			i := i1 - 1
+			var x0 T
+			if i == n-1 {
+				k := i * rs
+				x0 = x[k+c0] / dd[i]
+				x[k+c0] = x0
+				i--
+			} else {
+				x0 = carry[j]
+			}
+			for k := i * rs; i >= i0; i, k = i-1, k-rs {
+				x0 = x[k+c0]/dd[i] - T(x0*e[i])
+				x[k+c0] = x0
+			}
+			carry[j] = x0
+		}
+	}
 }
 
 // pttrs1 is PTTRS for one column, rows rs apart.

@@ -11,12 +11,12 @@ import (
 )
 
 // TestMultiColumnSolvesMatchOneColumn: the solves of m columns through
-// the tile give each column the bits of the one-column solve, for N
-// around the tile's rows (a last chunk of 1, 2 and TileRows rows), with
+// chunks of rows give each column the bits of the one-column solve, for N
+// around the chunks' rows (a last chunk of 1, 2 and ChunkRows rows), with
 // the rows of each column contiguous or strided, in place or not.
 func TestMultiColumnSolvesMatchOneColumn(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
-	for _, n := range []int{1, 2, 3, TileRows - 1, TileRows, TileRows + 1, TileRows + 2, 2 * TileRows, 2*TileRows + 1, 300} {
+	for _, n := range []int{1, 2, 3, ChunkRows - 1, ChunkRows, ChunkRows + 1, ChunkRows + 2, 2 * ChunkRows, 2*ChunkRows + 1, 300} {
 		a, b, c, _ := randSystem(r, n, 0)
 		for i := range n {
 			b[i] = 3 + r.Float64() // dominant and, with c, SPD
@@ -28,15 +28,15 @@ func TestMultiColumnSolvesMatchOneColumn(t *testing.T) {
 		require.NoError(t, GTTRF(a2, b2, c2, dl, dd, du, du2, ipiv))
 		pd, pe := make([]float64, n), make([]float64, n)
 		require.NoError(t, PTTRF(b, c, pd, pe))
-		solvers := map[string]func(d, x []float64, rs, cs, m int, tile []float64){
-			"lu": func(d, x []float64, rs, cs, m int, tile []float64) { LUSolve(l, rr, cp, d, x, rs, cs, m, tile) },
-			"gttrs": func(d, x []float64, rs, cs, m int, tile []float64) {
-				GTTRS(dl, dd, du, du2, ipiv, d, x, rs, cs, m, tile)
+		solvers := map[string]func(d, x []float64, rs, cs, m int, scratch []float64){
+			"lu": func(d, x []float64, rs, cs, m int, scratch []float64) { LUSolve(l, rr, cp, d, x, rs, cs, m, scratch) },
+			"gttrs": func(d, x []float64, rs, cs, m int, scratch []float64) {
+				GTTRS(dl, dd, du, du2, ipiv, d, x, rs, cs, m, scratch)
 			},
-			"pttrs": func(d, x []float64, rs, cs, m int, tile []float64) { PTTRS(pd, pe, d, x, rs, cs, m, tile) },
+			"pttrs": func(d, x []float64, rs, cs, m int, scratch []float64) { PTTRS(pd, pe, d, x, rs, cs, m, scratch) },
 		}
 		for name, solve := range solvers {
-			for _, m := range []int{2, 3, 7} {
+			for _, m := range []int{2, 3, 4, 7, 9} {
 				for _, rs := range []int{1, 3} {
 					what := fmt.Sprintf("%s N=%d m=%d rs=%d", name, n, m, rs)
 					cs := n*rs + 5 // columns apart, with a gap
@@ -45,7 +45,7 @@ func TestMultiColumnSolvesMatchOneColumn(t *testing.T) {
 						d[k] = r.Float64()*2 - 1
 					}
 					x := make([]float64, len(d))
-					solve(d, x, rs, cs, m, make([]float64, TileLen(m)))
+					solve(d, x, rs, cs, m, make([]float64, ScratchLen(m)))
 					for j := range m {
 						col := make([]float64, n)
 						for i := range n {
@@ -62,7 +62,7 @@ func TestMultiColumnSolvesMatchOneColumn(t *testing.T) {
 							assert.Zero(t, x[k], "%s: gap %d written", what, k)
 						}
 					}
-					solve(d, d, rs, cs, m, make([]float64, TileLen(m)))
+					solve(d, d, rs, cs, m, make([]float64, ScratchLen(m)))
 					for j := range m {
 						for i := range n {
 							require.Equal(t, x[j*cs+i*rs], d[j*cs+i*rs], "%s in place", what)
