@@ -85,8 +85,8 @@ type cpuWorker[T Float] struct {
 	tpr           *tpr.Workspace[T]
 	part          *partition.Workspace[T]
 	pp            *pivotpart.Workspace[T]
-	pt            []T // LDLT: the pivots and multipliers of one system
-	fac           *sysFactors[T]
+	pt            []T            // LDLT: the pivots and multipliers of one system
+	fac           *sysFactors[T] // Plan.SolveMany: one system's factors
 	slice         int
 	chunk         int  // Partition's rows per chunk, PartitionPivot's per partition
 	pivoted       bool // Auto: GTSV solved the current system
