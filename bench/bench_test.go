@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -573,4 +574,18 @@ func TestSpeedups(t *testing.T) {
 	buf.Reset()
 	require.NoError(t, WriteSpeedups(&buf, rs, "gpu:pcr"))
 	assert.Empty(t, buf.String())
+}
+
+// TestDominantMatrixLeavesOutSPD: the dominant matrix is not symmetric,
+// so -algorithms all leaves out ldlt (which would solve another matrix)
+// there, and keeps it for the symmetric toeplitz and diffusion matrices.
+func TestDominantMatrixLeavesOutSPD(t *testing.T) {
+	for _, m := range Matrices() {
+		cfg, err := parseFlags([]string{"-matrix", m, "-algorithms", "all", "-cpu-algorithms", "auto,ldlt"}, io.Discard)
+		require.NoError(t, err, m)
+		want := m != Dominant
+		assert.Equal(t, want, slices.Contains(cfg.algos, tridiag.LDLT), m)
+		assert.Equal(t, want, slices.Contains(cfg.cpuAlgos, tridiag.LDLT), m)
+		assert.Contains(t, cfg.algos, tridiag.Thomas, m)
+	}
 }

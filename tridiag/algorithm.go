@@ -48,14 +48,38 @@ const (
 	// suite. It pivots: PivotAlways accepts it, and runs it on a GPU for
 	// most shapes.
 	PartitionPivot
+	// LDLT solves symmetric positive definite systems by the factorization
+	// A = L·D·Lᵀ, as LAPACK's ptsv does (pttrf, then pttrs): it reads the
+	// diagonal b and the super-diagonal c only, and takes the sub-diagonal
+	// to be a[i] = c[i−1] (and, in a cyclic plan, the corner a[0] to be
+	// c[N−1]); a is ignored and may be nil. It does not pivot: a pivot
+	// that is not positive is reported as ErrNotPositiveDefinite, with the
+	// system and row. It reads two coefficients a row where Thomas reads
+	// three, and its factors (Plan.Factor) hold two values a row where
+	// Thomas's hold three. A cyclic plan splits A = T + u·vᵀ by
+	// Sherman–Morrison with γ = −b[0] (see Options.Cyclic); with LDLT
+	// that T is A + |γ|·w·wᵀ, w = (1, 0, …, 0, −c[N−1]/b[0]), symmetric
+	// positive definite when A is, and T is what it factors: a pivot
+	// error names a row of T, which differs from A in its first and last
+	// rows.
+	LDLT
 )
 
-var algorithmNames = [...]string{"auto", "thomas", "gtsv", "cr", "pcr", "wangmou", "tpr", "partition", "partition-pivot"}
+var algorithmNames = [...]string{"auto", "thomas", "gtsv", "cr", "pcr", "wangmou", "tpr", "partition", "partition-pivot", "ldlt"}
 
-// Algorithms lists every concrete algorithm (all but Auto).
+// Algorithms lists every concrete algorithm (all but Auto). LDLT, last,
+// solves symmetric positive definite systems only (see SPD).
 func Algorithms() []Algorithm {
-	return []Algorithm{Thomas, GTSV, CR, PCR, WangMou, TPR, Partition, PartitionPivot}
+	return []Algorithm{Thomas, GTSV, CR, PCR, WangMou, TPR, Partition, PartitionPivot, LDLT}
 }
+
+// SPD reports whether the algorithm solves symmetric positive definite
+// systems only, reading b and c and ignoring a: LDLT.
+func (a Algorithm) SPD() bool { return a == LDLT }
+
+// factors reports whether the CPU factors systems with the algorithm
+// (Plan.Factor): Auto, Thomas, GTSV and LDLT.
+func (a Algorithm) factors() bool { return a == Auto || a == Thomas || a == GTSV || a == LDLT }
 
 // Pivots reports whether the algorithm pivots: GTSV and PartitionPivot.
 // PivotAlways accepts these and Auto.

@@ -18,7 +18,9 @@ import (
 // check (nil when none does). d must still hold the right-hand sides, so
 // an in-place solve (x = d) needs a copy of d, or Options.Check, which
 // keeps one. Check does not take the plan's lock: it reads the plan's
-// settings only, and runs on the CPU whatever the plan's device.
+// settings only, and runs on the CPU whatever the plan's device. For an
+// LDLT plan the matrix is the symmetric one LDLT solves: a is ignored
+// (and may be nil) and taken to be c shifted, a[i] = c[i−1].
 //
 // For every system, in float64 whatever T:
 //
@@ -42,7 +44,7 @@ func (p *Plan[T]) Check(a, b, c, d, x []T) ([]Status, error) {
 	if err := p.check(bt); err != nil {
 		return nil, err
 	}
-	return p.checkBatch(bt)
+	return checkBatch(p.spec, p.tol(), bt)
 }
 
 // CheckConst is Check for a batch solved by SolveConst: every row of
@@ -52,22 +54,25 @@ func (p *Plan[T]) CheckConst(a, b, c T, d, x []T) ([]Status, error) {
 	if err := p.check(bt); err != nil {
 		return nil, err
 	}
-	return p.checkBatch(bt)
+	return checkBatch(p.spec, p.tol(), bt)
 }
 
 // tol is the plan's backward error tolerance.
-func (p *Plan[T]) tol() float64 {
-	if p.spec.Tol > 0 {
-		return p.spec.Tol
+func (p *Plan[T]) tol() float64 { return specTol[T](p.spec) }
+
+// specTol is the backward error tolerance of spec in precision T.
+func specTol[T Float](spec Spec) float64 {
+	if spec.Tol > 0 {
+		return spec.Tol
 	}
 	return DefaultTol[T]()
 }
 
 // checkBatch checks every system of bt (lengths already validated) on
-// GOMAXPROCS goroutines.
-func (p *Plan[T]) checkBatch(bt Batch[T]) ([]Status, error) {
-	G, n := p.spec.G, p.spec.N
-	tol, eps := p.tol(), Epsilon[T]()
+// GOMAXPROCS goroutines against the tolerance tol.
+func checkBatch[T Float](spec Spec, tol float64, bt Batch[T]) ([]Status, error) {
+	G, n := spec.G, spec.N
+	eps := Epsilon[T]()
 	st := make([]Status, G)
 	workers := max(1, min(runtime.GOMAXPROCS(0), G))
 	chunk := max(1, min(256, G/(4*workers)))
@@ -84,8 +89,8 @@ func (p *Plan[T]) checkBatch(bt Batch[T]) ([]Status, error) {
 					return
 				}
 				for g := g0; g < min(G, g0+chunk); g++ {
-					gather(ck, p.spec, bt, g)
-					st[g] = checkSystem(ck, p.spec.Cyclic)
+					gather(ck, spec, bt, g)
+					st[g] = checkSystem(ck, spec.Cyclic)
 					st[g].Judge(tol, eps)
 				}
 			}
@@ -157,17 +162,26 @@ func newChecker(n int) *checker {
 	return k
 }
 
-// gather copies system g of bt into k, in float64.
+// gather copies system g of bt into k, in float64. For LDLT the
+// sub-diagonal is the super-diagonal shifted (symmetrize), as the solve
+// reads it.
 func gather[T Float](k *checker, spec Spec, bt Batch[T], g int) {
 	l := spec.Layout
+	spd := spec.Algorithm == LDLT
 	for i := 0; i < k.n; i++ {
 		j := l.Index(i, g)
-		if bt.Constant {
+		switch {
+		case bt.Constant:
 			k.a[i], k.b[i], k.c[i] = float64(bt.ConstA), float64(bt.ConstB), float64(bt.ConstC)
-		} else {
+		case spd:
+			k.b[i], k.c[i] = float64(bt.B[j]), float64(bt.C[j])
+		default:
 			k.a[i], k.b[i], k.c[i] = float64(bt.A[j]), float64(bt.B[j]), float64(bt.C[j])
 		}
 		k.d[i], k.x[i] = float64(bt.D[j]), float64(bt.X[j])
+	}
+	if spd {
+		symmetrize(k.a, k.c)
 	}
 }
 

@@ -85,6 +85,8 @@ type cpuWorker[T Float] struct {
 	tpr           *tpr.Workspace[T]
 	part          *partition.Workspace[T]
 	pp            *pivotpart.Workspace[T]
+	pt            []T            // LDLT: the pivots and multipliers of one system
+	fac           *sysFactors[T] // Plan.SolveMany: one system's factors
 	slice         int
 	chunk         int  // Partition's rows per chunk, PartitionPivot's per partition
 	pivoted       bool // Auto: GTSV solved the current system
@@ -127,6 +129,8 @@ func newCPUSolver[T Float](dev *CPU, spec Spec) (*cpuSolver[T], error) {
 		case PartitionPivot:
 			w.chunk = pivotpart.DefaultRows(n)
 			w.pp = pivotpart.NewWorkspace[T](n, w.chunk)
+		case LDLT:
+			w.pt = make([]T, 2*n)
 		}
 		ws[i] = w
 	}
@@ -165,6 +169,8 @@ func workerElems(alg Algorithm, n, slice int) int {
 		w = 13 * n
 	case PartitionPivot:
 		w = pivotpart.WorkspaceLen(n, pivotpart.DefaultRows(n))
+	case LDLT:
+		w = 2 * n
 	}
 	return 9*n + w
 }
@@ -268,20 +274,30 @@ func (s *cpuSolver[T]) Solve(ctx context.Context, bt Batch[T]) error {
 func (s *cpuSolver[T]) solveSystem(w *cpuWorker[T], bt Batch[T], g int) error {
 	n, l := s.spec.N, s.spec.Layout
 	var a, b, c, d, x []T
+	spd := s.spec.Algorithm == LDLT
 	direct := l.IsContiguous(n) && !bt.Constant && !s.spec.Cyclic
 	if direct {
 		o := g * n
-		a, b, c, d, x = bt.A[o:o+n], bt.B[o:o+n], bt.C[o:o+n], bt.D[o:o+n], bt.X[o:o+n]
+		b, c, d, x = bt.B[o:o+n], bt.C[o:o+n], bt.D[o:o+n], bt.X[o:o+n]
+		if !spd {
+			a = bt.A[o : o+n]
+		}
 	} else {
 		a, b, c, d, x = w.a, w.b, w.c, w.d, w.x
 		for i := 0; i < n; i++ {
 			k := l.Index(i, g)
-			if bt.Constant {
+			switch {
+			case bt.Constant:
 				a[i], b[i], c[i] = bt.ConstA, bt.ConstB, bt.ConstC
-			} else {
+			case spd:
+				b[i], c[i] = bt.B[k], bt.C[k]
+			default:
 				a[i], b[i], c[i] = bt.A[k], bt.B[k], bt.C[k]
 			}
 			d[i] = bt.D[k]
+		}
+		if spd {
+			symmetrize(a, c)
 		}
 	}
 	var err error
@@ -332,6 +348,8 @@ func (s *cpuSolver[T]) solveOne(w *cpuWorker[T], a, b, c, d, x []T) error {
 		return partition.Solve(a, b, c, d, x, w.chunk, w.part)
 	case PartitionPivot:
 		return pivotpart.Solve(a, b, c, d, x, w.chunk, w.pp)
+	case LDLT:
+		return tri.PTSV(b, c, d, x, w.pt)
 	default:
 		// Auto: Thomas where it is safe, GTSV elsewhere. PivotAuto takes
 		// Thomas only where ThomasBounded's test, made in the same sweep,
@@ -355,4 +373,13 @@ func (s *cpuSolver[T]) solveOne(w *cpuWorker[T], a, b, c, d, x []T) error {
 		w.pivoted = true
 		return tri.GTSV(a, b, c, d, x, w.piv)
 	}
+}
+
+// symmetrize sets the sub-diagonal of a symmetric system from its
+// super-diagonal, as LDLT reads it: a[i] = c[i−1], and the corner a[0] =
+// c[n−1] (used by cyclic plans only).
+func symmetrize[T Float](a, c []T) {
+	n := len(c)
+	a[0] = c[n-1]
+	copy(a[1:n], c[:n-1])
 }

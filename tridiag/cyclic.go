@@ -14,13 +14,17 @@ import (
 // T·z = u gives x = y − z·(v·y)/(1 + v·z).
 //
 // a, b, c and d are the worker's own copies (solveSystem gathered them),
-// so they may be changed here.
+// so they may be changed here. For LDLT, a holds c shifted (symmetrize):
+// α = β, and T stays symmetric.
 func (s *cpuSolver[T]) solveCyclic(w *cpuWorker[T], a, b, c, d, x []T) error {
 	n := len(b)
 	switch n {
 	case 1:
 		// Both corners sit on the diagonal.
 		p := a[0] + b[0] + c[0]
+		if s.spec.Algorithm == LDLT && !(p > 0 && finite(p)) {
+			return &PivotError{Row: 0, Err: ErrNotPositiveDefinite}
+		}
 		if p == 0 {
 			return &PivotError{Row: 0, Err: ErrSingular}
 		}

@@ -25,11 +25,34 @@
 // cyclic reduction (package cr), parallel cyclic reduction (package pcr),
 // Wang–Mou (package wangmou) and tree partitioning reduction (package tpr),
 // following Diéguez et al., "Tree Partitioning Reduction: A New Parallel
-// Partition Method for Solving Tridiagonal Systems", ACM TOMS 2019.
+// Partition Method for Solving Tridiagonal Systems", ACM TOMS 2019; and,
+// for symmetric positive definite systems, LDLT (L·D·Lᵀ, LAPACK ptsv
+// semantics), which reads b and c only.
 //
 // Errors are never silent: mismatched lengths, non-finite input, a zero
-// pivot in a non-pivoting algorithm and a singular matrix in the pivoting
-// one are reported with the system and row (see BatchError).
+// pivot in a non-pivoting algorithm, a singular matrix in the pivoting
+// one and a pivot that is not positive in LDLT are reported with the
+// system and row (see BatchError).
+//
+// # Factor once, solve many
+//
+// When the matrix stays and the right-hand sides change (an implicit
+// time-stepper with fixed coefficients, an ADI sweep, inverse iteration),
+// Plan.Factor factors the batch once and Factors.Solve solves it for each
+// new d, a forward and a back substitution (without a division for
+// Thomas's factors, which store 1/u): Thomas's LU keeps three values a row (24 bytes in float64), gttrf's (GTSV, and the
+// systems Auto pivots) four and a byte, LDLT's two; cyclic plans keep
+// T⁻¹u for Sherman–Morrison. The factorization follows the plan's
+// options, system by system for Auto, and its breakdowns are reported
+// with system and row as Solve reports them. Several right-hand sides go
+// in one call, Factors.SolveMany or, without keeping the factors,
+// Plan.SolveMany: column r is a whole batch in the plan's layout at
+// d[r·L : (r+1)·L], L = Shape.Len() (column-major over batches, as
+// cuSPARSE's gtsv2 takes its columns), and each system's factors are read
+// once for all its columns. Each column's solution is the one-column
+// solve's, bit for bit; the gttrf and LDLT solutions are also Plan.Solve's
+// bit for bit. A device's solver factors by implementing Factorer (and
+// ManySolver for Plan.SolveMany); the CPU's does.
 //
 // # Accuracy check
 //

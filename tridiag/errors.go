@@ -23,6 +23,10 @@ var (
 	// ErrSingular reports a matrix that is singular to working precision,
 	// found by the pivoting solver.
 	ErrSingular = tri.ErrSingular
+	// ErrNotPositiveDefinite reports that LDLT met a pivot that is not
+	// positive (or not finite): the symmetric matrix it read is not
+	// positive definite. Thomas or GTSV may still solve the system.
+	ErrNotPositiveDefinite = tri.ErrNotPositiveDefinite
 	// ErrNonFiniteResult reports a system whose solution overflowed (or
 	// became NaN) although every pivot was non-zero: the algorithm is not
 	// stable enough for the matrix, or the matrix is too ill-conditioned.
@@ -38,8 +42,8 @@ var (
 	// is the same value as npy.ErrMemory, sparse.ErrMemory and
 	// banded.ErrMemory.
 	ErrMemory = memguard.ErrTooLarge
-	// ErrClosed reports use of a plan after Close.
-	ErrClosed = errors.New("tridiag: plan is closed")
+	// ErrClosed reports use of a plan, or of Factors, after Close.
+	ErrClosed = errors.New("tridiag: used after Close")
 )
 
 // PivotError reports the row at which one system's elimination broke down.

@@ -2,6 +2,7 @@ package tridiag_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/bandsolve/bandsolve/tridiag"
@@ -58,4 +59,98 @@ func ExampleOptions_cyclic() {
 	_ = plan.SolveConst(context.Background(), -1, 3, -1, x, x)
 	fmt.Printf("%.4f\n", x)
 	// Output: [1.0000 1.0000 1.0000 1.0000 1.0000]
+}
+
+// Factor a batch once and solve it for a new right-hand side at every
+// step, as an implicit time-stepper whose matrix does not change does:
+// each step is a forward and a back substitution with the stored factors.
+func ExamplePlan_Factor() {
+	ctx := context.Background()
+	plan, err := tridiag.NewPlan[float64](nil, tridiag.Shape{N: 5, G: 1}, tridiag.Options{Algorithm: tridiag.Thomas})
+	if err != nil {
+		panic(err)
+	}
+	defer plan.Close()
+	// Backward Euler for u' = u'' with r = Δt/Δx² = 1: (1+2r)·u − r·(left + right).
+	f, err := plan.FactorConst(ctx, -1, 3, -1)
+	if err != nil {
+		panic(err)
+	}
+	defer f.Close()
+	u := []float64{0, 0, 1, 0, 0}
+	for step := 1; step <= 3; step++ {
+		if err := f.Solve(ctx, u, u); err != nil { // in place
+			panic(err)
+		}
+		fmt.Printf("step %d: %.4f\n", step, u)
+	}
+	fmt.Println(f.Describe())
+	// Output:
+	// step 1: [0.0556 0.1667 0.4444 0.1667 0.0556]
+	// step 2: [0.0741 0.1667 0.2593 0.1667 0.0741]
+	// step 3: [0.0710 0.1389 0.1790 0.1389 0.0710]
+	// thomas (lu without pivoting)
+}
+
+// Solve a batch of two systems for three right-hand sides with one
+// factorization. The right-hand sides are stored column-major over
+// batches: column r is a whole batch in the plan's layout at
+// d[r·L : (r+1)·L], L = Shape().Len().
+func ExampleFactors_SolveMany() {
+	ctx := context.Background()
+	shape := tridiag.Shape{N: 3, G: 2}
+	plan, err := tridiag.NewPlan[float64](nil, shape, tridiag.Options{})
+	if err != nil {
+		panic(err)
+	}
+	defer plan.Close()
+	a := []float64{0, 1, 1, 0, -1, -1}
+	b := []float64{4, 4, 4, 2, 2, 2}
+	c := []float64{1, 1, 0, -1, -1, 0}
+	f, err := plan.Factor(ctx, a, b, c)
+	if err != nil {
+		panic(err)
+	}
+	defer f.Close()
+	L := shape.Len()
+	d := []float64{
+		5, 6, 5, 1, 0, 1, // column 0: A·1
+		4, 4, 4, 2, 2, 2, // column 1: b itself
+		0, 0, 0, 0, 0, 0, // column 2: zero
+	}
+	x := make([]float64, 3*L)
+	if err := f.SolveMany(ctx, 3, d, x); err != nil {
+		panic(err)
+	}
+	for r := range 3 {
+		fmt.Printf("column %d: %.4f\n", r, x[r*L:(r+1)*L])
+	}
+	// Output:
+	// column 0: [1.0000 1.0000 1.0000 1.0000 1.0000 1.0000]
+	// column 1: [0.8571 0.5714 0.8571 3.0000 4.0000 3.0000]
+	// column 2: [0.0000 0.0000 0.0000 0.0000 0.0000 0.0000]
+}
+
+// Symmetric positive definite systems: LDLT reads the diagonal b and the
+// super-diagonal c only (a is nil), as LAPACK's ptsv does, and reports a
+// pivot that is not positive with the system and row.
+func ExampleLDLT() {
+	ctx := context.Background()
+	plan, err := tridiag.NewPlan[float64](nil, tridiag.Shape{N: 4, G: 2}, tridiag.Options{Algorithm: tridiag.LDLT})
+	if err != nil {
+		panic(err)
+	}
+	defer plan.Close()
+	b := []float64{2, 2, 2, 2, 1, 1, 1, 1}    // system 1 is not positive definite
+	c := []float64{-1, -1, -1, 0, 1, 1, 1, 0} // c[N−1] unused
+	d := []float64{1, 0, 0, 1, 1, 1, 1, 1}
+	x := make([]float64, 8)
+	err = plan.Solve(ctx, nil, b, c, d, x)
+	fmt.Printf("%.4f\n", x[:4])
+	fmt.Println(err)
+	fmt.Println(errors.Is(err, tridiag.ErrNotPositiveDefinite))
+	// Output:
+	// [1.0000 1.0000 1.0000 1.0000]
+	// 1 of 2 systems failed; system 1, row 1: not positive definite at row 1
+	// true
 }

@@ -27,7 +27,7 @@ func NewPlan[T Float](dev Device, shape Shape, opts Options) (*Plan[T], error) {
 	if err := shape.Validate(); err != nil {
 		return nil, err
 	}
-	if opts.Algorithm < Auto || opts.Algorithm > PartitionPivot {
+	if opts.Algorithm < Auto || opts.Algorithm > LDLT {
 		return nil, fmt.Errorf("%w: unknown algorithm %d", ErrOptions, int(opts.Algorithm))
 	}
 	if opts.Pivoting < PivotAuto || opts.Pivoting > PivotNever {
@@ -103,7 +103,8 @@ func (p *Plan[T]) Describe() string {
 
 // Solve solves the batch with coefficient arrays a, b, c and right-hand
 // sides d, writing the solutions to x (x may be d). Every array must hold
-// Shape().Len() elements at least. When some systems fail, the error is a
+// Shape().Len() elements at least (but a, which LDLT ignores, may then be
+// nil). When some systems fail, the error is a
 // *BatchError and the other systems' solutions are valid. With
 // Options.Check the systems that fail the accuracy check are listed too,
 // each with its Status.
@@ -113,7 +114,8 @@ func (p *Plan[T]) Solve(ctx context.Context, a, b, c, d, x []T) error {
 
 // SolveConst solves the batch whose systems all have the same constant
 // coefficients: a on the sub-diagonal, b on the diagonal, c on the
-// super-diagonal (and in the corners when the plan is cyclic).
+// super-diagonal (and in the corners when the plan is cyclic). LDLT
+// ignores a and takes c on both off-diagonals.
 func (p *Plan[T]) SolveConst(ctx context.Context, a, b, c T, d, x []T) error {
 	return p.run(ctx, Batch[T]{ConstA: a, ConstB: b, ConstC: c, Constant: true, D: d, X: x})
 }
@@ -158,64 +160,106 @@ func (p *Plan[T]) run(ctx context.Context, bt Batch[T]) error {
 	if err != nil && !errors.As(err, &be) {
 		return err
 	}
-	st, cerr := p.checkBatch(bt)
+	st, cerr := checkBatch(p.spec, p.tol(), bt)
 	return mergeCheck(p.spec.G, be, st, cerr)
 }
 
 // check validates lengths and, unless skipped, finiteness.
-func (p *Plan[T]) check(bt Batch[T]) error {
-	n := p.spec.Len()
+func (p *Plan[T]) check(bt Batch[T]) error { return checkInput(p.spec, bt, true, 1) }
+
+// checkNRHS validates a number of right-hand sides.
+func checkNRHS(spec Spec, nrhs int) error {
+	if nrhs < 1 {
+		return fmt.Errorf("%w: %d right-hand sides, need at least 1", ErrShape, nrhs)
+	}
+	if n := spec.Len(); nrhs > math.MaxInt/n {
+		return fmt.Errorf("%w: %d right-hand sides of %d elements overflow an index", ErrShape, nrhs, n)
+	}
+	return nil
+}
+
+// checkInput validates lengths and, unless the spec skips it,
+// finiteness: of the coefficients when coef (a is ignored by LDLT), and
+// of nrhs batches of d (and the length of x) stored one after the other
+// (Factors.SolveMany), nrhs validated by checkNRHS, or none when nrhs is
+// 0.
+func checkInput[T Float](spec Spec, bt Batch[T], coef bool, nrhs int) error {
+	n := spec.Len()
 	type arr struct {
 		name string
 		v    []T
+		need int
 	}
-	arrs := []arr{{"d", bt.D}, {"x", bt.X}}
-	if !bt.Constant {
-		arrs = append([]arr{{"a", bt.A}, {"b", bt.B}, {"c", bt.C}}, arrs...)
-	}
-	for _, a := range arrs {
-		if len(a.v) < n {
-			return fmt.Errorf("%w: %s has %d elements, the %d×%d batch needs %d", ErrLength, a.name, len(a.v), p.spec.G, p.spec.N, n)
+	var arrs []arr
+	if coef && !bt.Constant {
+		arrs = []arr{{"a", bt.A, n}, {"b", bt.B, n}, {"c", bt.C, n}}
+		if spec.Algorithm == LDLT {
+			arrs = arrs[1:] // a is ignored
 		}
 	}
-	if p.spec.SkipFiniteCheck {
+	if nrhs > 0 {
+		arrs = append(arrs, arr{"d", bt.D, nrhs * n}, arr{"x", bt.X, nrhs * n})
+	}
+	for _, a := range arrs {
+		if len(a.v) < a.need {
+			if a.need > n {
+				return fmt.Errorf("%w: %s has %d elements, %d right-hand sides of the %d×%d batch need %d", ErrLength, a.name, len(a.v), nrhs, spec.G, spec.N, a.need)
+			}
+			return fmt.Errorf("%w: %s has %d elements, the %d×%d batch needs %d", ErrLength, a.name, len(a.v), spec.G, spec.N, n)
+		}
+	}
+	if spec.SkipFiniteCheck {
 		return nil
 	}
-	if bt.Constant {
+	if coef && bt.Constant {
 		for _, v := range [...]struct {
 			name string
 			v    T
 		}{{"a", bt.ConstA}, {"b", bt.ConstB}, {"c", bt.ConstC}} {
+			if v.name == "a" && spec.Algorithm == LDLT {
+				continue // ignored
+			}
 			if !finite(v.v) {
 				return fmt.Errorf("%w: constant coefficient %s = %v", ErrNonFinite, v.name, v.v)
 			}
 		}
 	}
-	for _, a := range arrs[:len(arrs)-1] { // x is output
-		if g, i, ok := p.firstNonFinite(a.v); ok {
-			return fmt.Errorf("%w: %s of system %d, row %d is %v", ErrNonFinite, a.name, g, i, a.v[p.spec.Layout.Index(i, g)])
+	for _, a := range arrs {
+		if a.name == "x" {
+			continue // output
+		}
+		cols := a.need / n
+		for r := range cols {
+			col := a.v[r*n : (r+1)*n]
+			if g, i, ok := firstNonFinite(spec, col); ok {
+				v := col[spec.Layout.Index(i, g)]
+				if cols > 1 {
+					return fmt.Errorf("%w: %s of right-hand side %d, system %d, row %d is %v", ErrNonFinite, a.name, r, g, i, v)
+				}
+				return fmt.Errorf("%w: %s of system %d, row %d is %v", ErrNonFinite, a.name, g, i, v)
+			}
 		}
 	}
 	return nil
 }
 
 // firstNonFinite scans the rows of the batch in v.
-func (p *Plan[T]) firstNonFinite(v []T) (g, i int, found bool) {
-	l := p.spec.Layout
-	if l.IsContiguous(p.spec.N) || l.IsInterleaved(p.spec.G) {
+func firstNonFinite[T Float](spec Spec, v []T) (g, i int, found bool) {
+	l := spec.Layout
+	if l.IsContiguous(spec.N) || l.IsInterleaved(spec.G) {
 		// Dense: scan linearly, then map the index back.
-		for k, x := range v[:p.spec.Len()] {
+		for k, x := range v[:spec.Len()] {
 			if !finite(x) {
 				if l.ElemStride == 1 {
-					return k / p.spec.N, k % p.spec.N, true
+					return k / spec.N, k % spec.N, true
 				}
-				return k % p.spec.G, k / p.spec.G, true
+				return k % spec.G, k / spec.G, true
 			}
 		}
 		return 0, 0, false
 	}
-	for g := 0; g < p.spec.G; g++ {
-		for i := 0; i < p.spec.N; i++ {
+	for g := 0; g < spec.G; g++ {
+		for i := 0; i < spec.N; i++ {
 			if !finite(v[l.Index(i, g)]) {
 				return g, i, true
 			}

@@ -27,6 +27,14 @@ func randSystem(r *rand.Rand, n int, dom float64) system {
 	return s
 }
 
+// symmetrize makes the system symmetric, as LDLT reads it: a[i] =
+// c[i−1], and the corner a[0] = c[n−1].
+func (s system) symmetrize() {
+	n := len(s.b)
+	s.a[0] = s.c[n-1]
+	copy(s.a[1:], s.c[:n-1])
+}
+
 // oracle solves with gonum's LAPACK Dgtsv (a[0], c[n−1] dropped).
 func oracle(s system) []float64 {
 	n := len(s.b)
@@ -115,6 +123,9 @@ func testEveryAlgorithm[T tridiag.Float](t *testing.T, tol float64) {
 					sys := make([]system, sz.g)
 					for g := range sys {
 						sys[g] = randSystem(r, sz.n, 4)
+						if alg.SPD() {
+							sys[g].symmetrize()
+						}
 					}
 					shape := tridiag.Shape{N: sz.n, G: sz.g, Layout: l}
 					a, b, c, d := pack[T](shape, sys)
@@ -169,11 +180,15 @@ func TestConstantCoefficients(t *testing.T) {
 			p, err := tridiag.NewPlan[float64](nil, shape, tridiag.Options{Algorithm: alg, Cyclic: cyclic})
 			require.NoError(t, err)
 			r := rand.New(rand.NewPCG(1, 2))
+			ca := -1.0
+			if alg.SPD() {
+				ca = -0.5 // LDLT takes a = c
+			}
 			sys := make([]system, g)
 			for k := range sys {
 				sys[k] = randSystem(r, n, 0)
 				for i := range n {
-					sys[k].a[i], sys[k].b[i], sys[k].c[i] = -1, 2.5, -0.5
+					sys[k].a[i], sys[k].b[i], sys[k].c[i] = ca, 2.5, -0.5
 				}
 			}
 			_, _, _, d := pack[float64](shape, sys)
@@ -403,7 +418,7 @@ func TestPlanDescribe(t *testing.T) {
 // A shape whose workspace no machine can hold is refused with an error,
 // not a Go fatal error (N = 2^40 would need some 80 TB per worker).
 func TestNewPlanRefusesHugeWorkspace(t *testing.T) {
-	for _, alg := range []tridiag.Algorithm{tridiag.Auto, tridiag.Thomas, tridiag.GTSV, tridiag.CR, tridiag.PCR, tridiag.WangMou, tridiag.TPR, tridiag.Partition, tridiag.PartitionPivot} {
+	for _, alg := range []tridiag.Algorithm{tridiag.Auto, tridiag.Thomas, tridiag.GTSV, tridiag.CR, tridiag.PCR, tridiag.WangMou, tridiag.TPR, tridiag.Partition, tridiag.PartitionPivot, tridiag.LDLT} {
 		_, err := tridiag.NewPlan[float64](tridiag.NewCPU(2), tridiag.Shape{N: 1 << 40, G: 1}, tridiag.Options{Algorithm: alg})
 		require.ErrorIs(t, err, tridiag.ErrMemory, alg)
 		assert.Contains(t, err.Error(), "tridiag: the float64 workspace of 1 workers for N=1099511627776", alg)

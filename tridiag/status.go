@@ -26,7 +26,8 @@ type Flags uint32
 
 const (
 	// ZeroPivot: an algorithm without pivoting met a zero or non-finite
-	// pivot (ErrZeroPivot).
+	// pivot (ErrZeroPivot), or LDLT a pivot that is not positive
+	// (ErrNotPositiveDefinite).
 	ZeroPivot Flags = 1 << iota
 	// Singular: the matrix is singular to working precision: a pivoting
 	// factorization met an all-zero pivot column (ErrSingular), in the
@@ -162,11 +163,12 @@ func (s *Status) Judge(tol, eps float64) {
 }
 
 // FlagsOf maps a solver's error for one system to flags: ZeroPivot for
-// ErrZeroPivot, Singular for ErrSingular, NonFinite for
-// ErrNonFiniteResult (a GPU's ErrBreakdown gives ZeroPivot|NonFinite).
+// ErrZeroPivot and ErrNotPositiveDefinite, Singular for ErrSingular,
+// NonFinite for ErrNonFiniteResult (a GPU's ErrBreakdown gives
+// ZeroPivot|NonFinite).
 func FlagsOf(err error) Flags {
 	var f Flags
-	if errors.Is(err, ErrZeroPivot) {
+	if errors.Is(err, ErrZeroPivot) || errors.Is(err, ErrNotPositiveDefinite) {
 		f |= ZeroPivot
 	}
 	if errors.Is(err, ErrSingular) {

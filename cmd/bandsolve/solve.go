@@ -22,7 +22,7 @@ import (
 var solveCommand = &command{
 	name:     "solve",
 	summary:  "solve systems read from .npy files, write x as .npy",
-	synopsis: "solve (-a A.npy -b B.npy -c C.npy | -const \"a,b,c\") -d D.npy -o X.npy [flags]",
+	synopsis: "solve (-a A.npy -b B.npy -c C.npy | -const \"a,b,c\" | -spd -b B.npy -c C.npy) -d D.npy -o X.npy [flags]",
 	about: `Solve reads the coefficients and right-hand sides of a batch of
 tridiagonal systems from NumPy .npy files, solves them and writes the
 solutions x to a .npy file with the shape of d and the precision of the
@@ -34,12 +34,29 @@ with a the sub-diagonal, b the diagonal and c the super-diagonal, all with
 one entry per row; a[0] and c[N−1] are ignored, unless -cyclic makes the
 systems periodic, where they couple row 0 with row N−1.
 
-Shapes (every file must have the shape of d; any float or integer dtype
-is accepted):
+Shapes (every file must have the shape of d, but for the axis of
+right-hand sides below; any float or integer dtype is accepted):
   (N,)     one system of N rows
   (G, N)   G systems, one per row of the array (contiguous layout)
   (N, G)   with -layout interleaved: G systems, one per column; row i of
            system g is element (i, g), i.e. index i·G + g
+
+Several right-hand sides: a d with one more axis than the coefficients,
+last, holds K right-hand sides of the same systems: (N, K), (G, N, K), or
+(N, G, K) with -layout interleaved. Each system is factored once and its
+factors solve all K (tridiag's Plan.SolveMany; auto, thomas, gtsv and
+ldlt factor, the other algorithms solve the K one after the other); x
+has the shape of d. With -const there are no coefficient files: a 3-D
+d is (G, N, K) (or (N, G, K)), so one system with K right-hand sides is
+(1, N, K).
+
+Symmetric positive definite systems (-spd, the same as -algorithm ldlt)
+are solved by the factorization L·D·Lᵀ, as LAPACK's ptsv does: it reads
+the diagonal -b and the super-diagonal -c only, and takes the
+sub-diagonal to be c shifted, a[i] = c[i−1] (with -cyclic the corner a[0]
+is c[N−1]). -a may be left out; when given it must be that, row for row.
+With -const, a must equal c. A pivot that is not positive fails its
+system ("not positive definite", with the system and row).
 
 Precision follows the data: when every input file is float32 ('<f4'),
 the systems are solved in float32 and x is written as float32, as
@@ -59,7 +76,8 @@ on any device; never runs Thomas with gtsv only where Thomas meets a zero
 pivot (on a GPU: the fast non-pivoting algorithm). -pivoting always with
 an algorithm that does not pivot is an error.
 
-A one-line summary goes to stderr: N, G, algorithm (with auto: what it
+A one-line summary goes to stderr: N, G, nrhs (with several right-hand
+sides), algorithm (with auto: what it
 ran, e.g. "auto (thomas, gtsv for the systems that fail its pivot growth
 test or break down; last solve: gtsv for 3 of 64 systems)" on the CPU),
 device, solve time, the largest residual |A·x − d| of any
@@ -78,7 +96,8 @@ naming the systems (the first few indices and the count), and x is NOT
 written unless -force is given.
 
 When some systems cannot be solved at all (a zero pivot without
-pivoting, or a singular matrix found by pivoting) x is still written,
+pivoting, a singular matrix found by pivoting, a pivot that is not
+positive with -spd) x is still written,
 with NaN in their rows, and the command exits with status 1.
 
 Guarantees:
@@ -98,6 +117,8 @@ Guarantees:
   bandsolve solve -const "-1,2,-1" -d d.npy -o x.npy -precision f32
   bandsolve solve -const "1,4,1" -cyclic -d d.npy -o x.npy      # periodic spline
   bandsolve solve -layout interleaved -algorithm thomas -a a.npy -b b.npy -c c.npy -d d.npy -o x.npy
+  bandsolve solve -spd -b b.npy -c c.npy -d d.npy -o x.npy     # symmetric positive definite
+  bandsolve solve -a a.npy -b b.npy -c c.npy -d d3.npy -o x.npy  # d3: (G, N, K), K right-hand sides
   bandsolve solve -device cuda -algorithm tpr -a a.npy -b b.npy -c c.npy -d d.npy -o x.npy`,
 	run: runSolve,
 }
@@ -107,9 +128,11 @@ Guarantees:
 type solveInput struct {
 	shape      []int // of d, written back for x
 	shape3     tridiag.Shape
+	nrhs       int // right-hand sides in d's last axis; 0: d is one batch
 	constant   bool
 	ca, cb, cc float64
 	cyclic     bool
+	spd        bool // LDLT: a is c shifted
 }
 
 func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
@@ -126,6 +149,7 @@ func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
 	prec := fs.String("precision", "auto", "precision of the solve and of x: auto (float32 when every input file is float32, else float64), f32 or f64")
 	device := fs.String("device", "cpu", "device: cpu, cpu:WORKERS, cuda or cuda:N (see 'bandsolve devices')")
 	cyclic := fs.Bool("cyclic", false, "periodic systems: a[0] and c[N−1] are the corner entries")
+	spd := fs.Bool("spd", false, "symmetric positive definite systems: solve by L·D·Lᵀ (-algorithm ldlt), reading -b and -c; -a may be left out (it is c shifted)")
 	slice := fs.Int("slice", 0, "TPR slice size S, a power of two ≥ 2 (0: the default for N)")
 	tol := fs.Float64("tol", 0, "largest accepted normwise backward error of a system (0: 10³·ε of -precision)")
 	force := fs.Bool("force", false, "write x even when some systems fail the accuracy check (the exit status is still 1)")
@@ -140,7 +164,17 @@ func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return usageErrorf("missing -o (the output file)")
 	}
-	in := &solveInput{cyclic: *cyclic}
+	algorithm, err := tridiag.ParseAlgorithm(*alg)
+	if err != nil {
+		return usageErrorf("unknown algorithm %q (want %s)", *alg, algorithmList())
+	}
+	if *spd {
+		if algorithm != tridiag.Auto && algorithm != tridiag.LDLT {
+			return usageErrorf("-spd solves by ldlt: it does not combine with -algorithm %s", algorithm)
+		}
+		algorithm = tridiag.LDLT
+	}
+	in := &solveInput{cyclic: *cyclic, spd: algorithm.SPD()}
 	if *constant != "" {
 		if *aPath != "" || *bPath != "" || *cPath != "" {
 			return usageErrorf("-const replaces -a, -b and -c: give one or the other")
@@ -150,14 +184,20 @@ func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		in.constant, in.ca, in.cb, in.cc = true, v[0], v[1], v[2]
+		if in.spd && in.ca != in.cc {
+			return usageErrorf("-const %q with %s: the sub-diagonal %g is not the super-diagonal %g (a symmetric matrix has a = c)", *constant, algorithm, in.ca, in.cc)
+		}
 	} else {
 		var missing []string
 		for _, f := range []struct{ name, path string }{{"-a", *aPath}, {"-b", *bPath}, {"-c", *cPath}} {
-			if f.path == "" {
+			if f.path == "" && !(in.spd && f.name == "-a") {
 				missing = append(missing, f.name)
 			}
 		}
 		if len(missing) > 0 {
+			if in.spd {
+				return usageErrorf("missing %s (give -b and -c, or -const \"c,b,c\")", strings.Join(missing, ", "))
+			}
 			return usageErrorf("missing %s (give -a, -b and -c, or -const \"a,b,c\")", strings.Join(missing, ", "))
 		}
 	}
@@ -168,10 +208,6 @@ func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
 		interleaved = true
 	default:
 		return usageErrorf("unknown layout %q (want contiguous or interleaved)", *layout)
-	}
-	algorithm, err := tridiag.ParseAlgorithm(*alg)
-	if err != nil {
-		return usageErrorf("unknown algorithm %q (want %s)", *alg, algorithmList())
 	}
 	piv, err := tridiag.ParsePivoting(*pivoting)
 	if err != nil {
@@ -199,7 +235,10 @@ func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
 
 	inputs := []string{*dPath}
 	if !in.constant {
-		inputs = append(inputs, *aPath, *bPath, *cPath)
+		inputs = append(inputs, *bPath, *cPath)
+		if *aPath != "" {
+			inputs = append(inputs, *aPath)
+		}
 	}
 	if err := atomicfile.CheckNotInput(*out, inputs...); err != nil {
 		return usageErrorf("-o %v", err)
@@ -210,22 +249,49 @@ func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return inputError("-d", err)
 	}
-	if in.shape3, err = batchShape(*dPath, dHead.Shape, interleaved); err != nil {
-		return err
-	}
 	in.shape = dHead.Shape
 	allF32 := dHead.IsFloat32()
+	type coefFile struct {
+		flag, path string
+		shape      []int
+	}
+	var coefs []coefFile
 	if !in.constant {
 		for _, f := range []struct{ flag, path string }{{"-a", *aPath}, {"-b", *bPath}, {"-c", *cPath}} {
+			if f.path == "" {
+				continue // -a with -spd
+			}
 			h, err := npy.ReadFileHeader(f.path)
 			if err != nil {
 				return inputError(f.flag, err)
 			}
-			if !sameShape(h.Shape, dHead.Shape) {
-				return fmt.Errorf("%s: shape %s does not match the shape %s of %s (-d)", f.path, shapeString(h.Shape), shapeString(dHead.Shape), *dPath)
-			}
+			coefs = append(coefs, coefFile{f.flag, f.path, h.Shape})
 			allF32 = allF32 && h.IsFloat32()
 		}
+	}
+	// d is one batch, or one more axis (last) of right-hand sides after
+	// the shape of the systems: that of -b, or with -const 2-D.
+	sys := dHead.Shape
+	multi := false
+	if k := len(sys); k >= 2 {
+		if in.constant && k == 3 || !in.constant && sameShape(sys[:k-1], coefs[len(coefs)-2].shape) {
+			sys, in.nrhs, multi = sys[:k-1], sys[k-1], true
+		}
+	}
+	if in.shape3, err = batchShape(*dPath, sys, interleaved); err != nil {
+		return err
+	}
+	if multi && in.nrhs < 1 {
+		return fmt.Errorf("%s: shape %s holds no right-hand side in its last axis", *dPath, shapeString(dHead.Shape))
+	}
+	for _, f := range coefs {
+		if sameShape(f.shape, sys) {
+			continue
+		}
+		if in.nrhs > 0 {
+			return fmt.Errorf("%s: shape %s does not match the shape %s of the systems in %s (-d, with %d right-hand sides in its last axis)", f.path, shapeString(f.shape), shapeString(sys), *dPath, in.nrhs)
+		}
+		return fmt.Errorf("%s: shape %s does not match the shape %s of %s (-d)", f.path, shapeString(f.shape), shapeString(dHead.Shape), *dPath)
 	}
 	if precision == "auto" {
 		precision = "f64"
@@ -258,8 +324,12 @@ func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
 	if res.plan != "" && res.plan != alg2 {
 		alg2 += " (" + res.plan + ")"
 	}
-	summary := fmt.Sprintf("N=%d G=%d layout=%s algorithm=%s precision=%s cyclic=%t device=%s time=%s max residual ‖Ax−d‖∞=%.3e max backward error=%.3e max κ̂∞=%.3e",
-		sh.N, sh.G, lay, alg2, precision, *cyclic, dev.Name(), formatDuration(res.elapsed), res.residual, res.maxBerr, res.maxCond)
+	rhs := ""
+	if in.nrhs > 0 {
+		rhs = fmt.Sprintf(" nrhs=%d", in.nrhs)
+	}
+	summary := fmt.Sprintf("N=%d G=%d%s layout=%s algorithm=%s precision=%s cyclic=%t device=%s time=%s max residual ‖Ax−d‖∞=%.3e max backward error=%.3e max κ̂∞=%.3e",
+		sh.N, sh.G, rhs, lay, alg2, precision, *cyclic, dev.Name(), formatDuration(res.elapsed), res.residual, res.maxBerr, res.maxCond)
 	if res.failed > 0 {
 		summary += fmt.Sprintf(" (over the %d solved systems)", sh.G-res.failed)
 	}
@@ -360,7 +430,7 @@ func batchShape(path string, shape []int, interleaved bool) (tridiag.Shape, erro
 		if interleaved {
 			want = "(N,) or (N, G)"
 		}
-		return s, fmt.Errorf("%s: shape %s has %d dimensions; want %s", path, shapeString(shape), len(shape), want)
+		return s, fmt.Errorf("%s: shape %s has %d dimensions; want %s, or the shape of the coefficients followed by an axis of right-hand sides", path, shapeString(shape), len(shape), want)
 	}
 	if s.N < 1 || s.G < 1 {
 		return s, fmt.Errorf("%s: shape %s is empty; need at least one row and one system", path, shapeString(shape))
@@ -410,12 +480,22 @@ type solveResult struct {
 }
 
 // solveFiles checks that the batch's arrays fit in memory, reads them in
-// precision T (a, b and c only without constant coefficients) and solves
-// them with solveBatch.
+// precision T (a, b and c only without constant coefficients; a only
+// when given) and solves them with solveBatch, or solveBatchMany when d
+// holds several right-hand sides.
 func solveFiles[T tridiag.Float](dev tridiag.Device, in *solveInput, aPath, bPath, cPath, dPath string, opts tridiag.Options, out string, force bool) (solveResult, error) {
 	arrays := 2 // d and x
-	if !in.constant {
-		arrays += 3
+	if in.nrhs > 0 {
+		arrays = 3 * in.nrhs // d, and its columns and their solutions
+	}
+	switch {
+	case in.constant && in.nrhs > 0:
+		arrays += 3 // the constants as arrays
+	case !in.constant:
+		arrays += 2
+		if aPath != "" {
+			arrays++
+		}
 	}
 	sh := in.shape3
 	var zero T
@@ -428,7 +508,7 @@ func solveFiles[T tridiag.Float](dev tridiag.Device, in *solveInput, aPath, bPat
 		flag, path string
 		dst        *[]T
 	}{{"-d", dPath, &d}, {"-a", aPath, &a}, {"-b", bPath, &b}, {"-c", cPath, &c}} {
-		if f.flag != "-d" && in.constant {
+		if f.flag != "-d" && in.constant || f.path == "" {
 			continue
 		}
 		_, data, err := readArrayAs[T](f.flag, f.path)
@@ -437,7 +517,35 @@ func solveFiles[T tridiag.Float](dev tridiag.Device, in *solveInput, aPath, bPat
 		}
 		*f.dst = data
 	}
+	if in.spd && a != nil {
+		if err := checkSymmetric(in, aPath, a, c); err != nil {
+			return solveResult{}, err
+		}
+	}
+	if in.nrhs > 0 {
+		return solveBatchMany(dev, in, a, b, c, d, opts, out, force)
+	}
 	return solveBatch(dev, in, a, b, c, d, opts, out, force)
+}
+
+// checkSymmetric checks that the sub-diagonal a given with -spd is the
+// super-diagonal c shifted, as LDLT takes it: a[i] = c[i−1], and with
+// -cyclic the corner a[0] = c[N−1].
+func checkSymmetric[T tridiag.Float](in *solveInput, aPath string, a, c []T) error {
+	sh := in.shape3
+	l, n := sh.Layout, sh.N
+	for g := 0; g < sh.G; g++ {
+		for i := 0; i < n; i++ {
+			if i == 0 && !in.cyclic {
+				continue
+			}
+			j := (i + n - 1) % n
+			if av, cv := a[l.Index(i, g)], c[l.Index(j, g)]; av != cv {
+				return fmt.Errorf("%s: the systems are not symmetric: a of system %d, row %d is %v but c of row %d is %v (-spd takes a[i] = c[i−1]; leave -a out to take it so)", aPath, g, i, av, j, cv)
+			}
+		}
+	}
+	return nil
 }
 
 // solveBatch solves the batch in precision T, checks the accuracy of
@@ -464,58 +572,205 @@ func solveBatch[T tridiag.Float](dev tridiag.Device, in *solveInput, a, b, c, d 
 	}
 	res.elapsed = time.Since(start)
 	res.plan = plan.Describe() // after the solve: Auto says what it ran
-	failed := make([]bool, sh.G)
-	if err != nil {
-		var be *tridiag.BatchError
-		if !errors.As(err, &be) {
-			return res, err
-		}
-		for _, f := range be.Failed {
-			failed[f.System] = true
-		}
-		res.failed = len(be.Failed)
+	failed, err := failedSystems(sh.G, err)
+	if err != nil && failed == nil {
+		return res, err
 	}
-	coef := func(v []T, k int, cv T) float64 {
+	res.failed = countTrue(failed)
+	res.residual = maxResidual(in, a, b, c, d, x, failed)
+	st, cerr := checkColumn(plan, in, a, b, c, d, x)
+	if cerr != nil {
+		return res, cerr
+	}
+	res.judge(st, failed)
+	if len(res.inaccurate) > 0 && !force {
+		return res, err
+	}
+	if werr := npy.WriteFile(out, in.shape, x); werr != nil {
+		return solveResult{}, werr
+	}
+	res.written = true
+	return res, err
+}
+
+// solveBatchMany solves the batch for the in.nrhs right-hand sides in
+// the last axis of d, laid out one batch after the other, with
+// Plan.SolveMany (each system factored once for all its columns where the
+// algorithm factors), checks every column as solveBatch does (a system
+// fails when it fails in some column, with the Status of its worst
+// column) and writes x in the shape of d.
+func solveBatchMany[T tridiag.Float](dev tridiag.Device, in *solveInput, a, b, c, d []T, opts tridiag.Options, out string, force bool) (solveResult, error) {
+	var res solveResult
+	sh := in.shape3
+	K := in.nrhs
+	plan, err := tridiag.NewPlan[T](dev, sh, opts)
+	if err != nil {
+		return res, err
+	}
+	defer plan.Close()
+	// d's element k of the batch (its layout index) and column r is at
+	// k·K + r; column r goes to cols[r·L + k].
+	L := sh.Len()
+	cols := make([]T, K*L)
+	for k := 0; k < L; k++ {
+		for r := 0; r < K; r++ {
+			cols[r*L+k] = d[k*K+r]
+		}
+	}
+	xs := make([]T, K*L)
+	ctx := context.Background()
+	start := time.Now()
+	if in.constant {
+		err = plan.SolveMany(ctx, K, constArray(L, T(in.ca)), constArray(L, T(in.cb)), constArray(L, T(in.cc)), cols, xs)
+	} else {
+		err = plan.SolveMany(ctx, K, a, b, c, cols, xs)
+	}
+	res.elapsed = time.Since(start)
+	res.plan = plan.Describe() // after the solve: Auto says what it ran
+	failed, err := failedSystems(sh.G, err)
+	if err != nil && failed == nil {
+		return res, err
+	}
+	res.failed = countTrue(failed)
+	worst := make([]tridiag.Status, sh.G)
+	for r := 0; r < K; r++ {
+		dr, xr := cols[r*L:(r+1)*L], xs[r*L:(r+1)*L]
+		res.residual = max(res.residual, maxResidual(in, a, b, c, dr, xr, failed))
+		st, cerr := checkColumn(plan, in, a, b, c, dr, xr)
+		if cerr != nil {
+			return res, cerr
+		}
+		for g, s := range st {
+			w := &worst[g]
+			if r == 0 || s.Failed() && !w.Failed() || s.Failed() == w.Failed() && s.BackwardError > w.BackwardError {
+				s.Flags |= w.Flags
+				*w = s
+			} else {
+				w.Flags |= s.Flags
+			}
+		}
+	}
+	res.judge(worst, failed)
+	if len(res.inaccurate) > 0 && !force {
+		return res, err
+	}
+	for k := 0; k < L; k++ {
+		for r := 0; r < K; r++ {
+			d[k*K+r] = xs[r*L+k]
+		}
+	}
+	if werr := npy.WriteFile(out, in.shape, d); werr != nil {
+		return solveResult{}, werr
+	}
+	res.written = true
+	return res, err
+}
+
+// constArray is n copies of v.
+func constArray[T tridiag.Float](n int, v T) []T {
+	a := make([]T, n)
+	for i := range a {
+		a[i] = v
+	}
+	return a
+}
+
+// failedSystems marks the systems a *BatchError names; any other error
+// is returned with nil.
+func failedSystems(G int, err error) ([]bool, error) {
+	failed := make([]bool, G)
+	if err == nil {
+		return failed, nil
+	}
+	var be *tridiag.BatchError
+	if !errors.As(err, &be) {
+		return nil, err
+	}
+	for _, f := range be.Failed {
+		failed[f.System] = true
+	}
+	return failed, err
+}
+
+func countTrue(v []bool) int {
+	n := 0
+	for _, b := range v {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+// maxResidual is max |A·x − d| over the rows of the systems not failed,
+// in float64 (NaN when a row's is). With -spd the sub-diagonal is c
+// shifted.
+func maxResidual[T tridiag.Float](in *solveInput, a, b, c, d, x []T, failed []bool) float64 {
+	sh := in.shape3
+	l, n := sh.Layout, sh.N
+	// The constants as the solve had them, rounded to T.
+	ca, cb, cc := float64(T(in.ca)), float64(T(in.cb)), float64(T(in.cc))
+	coef := func(v []T, k int, cv float64) float64 {
 		if in.constant {
-			return float64(cv)
+			return cv
 		}
 		return float64(v[k])
 	}
-	l := plan.Shape().Layout
-	n := sh.N
+	var res float64
 	for g := 0; g < sh.G; g++ {
 		if failed[g] {
 			continue
 		}
 		for i := 0; i < n; i++ {
 			k := l.Index(i, g)
+			prev := l.Index((i+n-1)%n, g)
 			r := coef(b, k, cb)*float64(x[k]) - float64(d[k])
 			if i > 0 || in.cyclic {
-				r += coef(a, k, ca) * float64(x[l.Index((i+n-1)%n, g)])
+				sub := ca
+				switch {
+				case in.spd && !in.constant:
+					sub = float64(c[prev])
+				case !in.constant:
+					sub = float64(a[k])
+				}
+				r += sub * float64(x[prev])
 			}
 			if i < n-1 || in.cyclic {
 				r += coef(c, k, cc) * float64(x[l.Index((i+1)%n, g)])
 			}
 			r = math.Abs(r)
-			if r > res.residual || math.IsNaN(r) {
-				res.residual = r
+			if r > res || math.IsNaN(r) {
+				res = r
 			}
-			if math.IsNaN(res.residual) {
-				break
+			if math.IsNaN(res) {
+				return res
 			}
 		}
 	}
+	return res
+}
+
+// checkColumn runs the plan's accuracy check on one batch of right-hand
+// sides d and solutions x: one Status per system (its *BatchError is the
+// verdict, judged by the caller).
+func checkColumn[T tridiag.Float](plan *tridiag.Plan[T], in *solveInput, a, b, c, d, x []T) ([]tridiag.Status, error) {
 	var st []tridiag.Status
-	var cerr error
+	var err error
 	if in.constant {
-		st, cerr = plan.CheckConst(ca, cb, cc, d, x)
+		st, err = plan.CheckConst(T(in.ca), T(in.cb), T(in.cc), d, x)
 	} else {
-		st, cerr = plan.Check(a, b, c, d, x)
+		st, err = plan.Check(a, b, c, d, x)
 	}
-	var cbe *tridiag.BatchError
-	if cerr != nil && !errors.As(cerr, &cbe) {
-		return res, cerr
+	var be *tridiag.BatchError
+	if err != nil && !errors.As(err, &be) {
+		return nil, err
 	}
+	return st, nil
+}
+
+// judge records the accuracy check's statuses of the systems not failed:
+// the largest backward error and κ̂, and the systems that fail it.
+func (res *solveResult) judge(st []tridiag.Status, failed []bool) {
 	for g, s := range st {
 		if failed[g] {
 			continue
@@ -527,14 +782,6 @@ func solveBatch[T tridiag.Float](dev tridiag.Device, in *solveInput, a, b, c, d 
 			res.statuses = append(res.statuses, s)
 		}
 	}
-	if len(res.inaccurate) > 0 && !force {
-		return res, err
-	}
-	if werr := npy.WriteFile(out, in.shape, x); werr != nil {
-		return solveResult{}, werr
-	}
-	res.written = true
-	return res, err
 }
 
 // formatDuration prints a duration with three significant digits.

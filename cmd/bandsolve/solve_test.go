@@ -53,6 +53,24 @@ func randomBatch(n, g int, interleaved bool, seed uint64) *batch {
 	return bt
 }
 
+// symmetric makes the systems symmetric, as -spd reads them: a[i] =
+// c[i−1], and the corner a[0] = c[N−1] when cyclic (else 0).
+func (bt *batch) symmetric(cyclic bool) *batch {
+	for g := 0; g < bt.g; g++ {
+		for i := 0; i < bt.n; i++ {
+			switch {
+			case i > 0:
+				bt.a[bt.idx(i, g)] = bt.c[bt.idx(i-1, g)]
+			case cyclic:
+				bt.a[bt.idx(0, g)] = bt.c[bt.idx(bt.n-1, g)]
+			default:
+				bt.a[bt.idx(0, g)] = 0
+			}
+		}
+	}
+	return bt
+}
+
 // residual returns max |A·x − d| of the batch's systems (cyclic: with the
 // corners); constant coefficients replace a, b, c when cst is not nil.
 func (bt *batch) residual(x []float64, cyclic bool, cst []float64) float64 {
@@ -213,8 +231,16 @@ func TestSolveHelpAlgorithms(t *testing.T) {
 	bt := randomBatch(40, 2, false, 4)
 	dir := t.TempDir()
 	files := bt.write(t, dir, false)
+	sym := randomBatch(40, 2, false, 4).symmetric(false)
+	symDir := filepath.Join(dir, "symmetric")
+	require.NoError(t, os.Mkdir(symDir, 0o755))
+	symFiles := sym.write(t, symDir, false)
 	for _, name := range listed {
-		code, _, errOut := runCmd(t, append([]string{"solve", "-o", filepath.Join(dir, "x.npy"), "-algorithm", name}, files...)...)
+		f := files
+		if a, err := tridiag.ParseAlgorithm(name); err == nil && a.SPD() {
+			f = symFiles // ldlt solves symmetric systems only
+		}
+		code, _, errOut := runCmd(t, append([]string{"solve", "-o", filepath.Join(dir, "x.npy"), "-algorithm", name}, f...)...)
 		assert.Equal(t, 0, code, "-algorithm %s: %s", name, errOut)
 	}
 	code, _, errOut := runCmd(t, append([]string{"solve", "-o", filepath.Join(dir, "x.npy"), "-algorithm", "magic"}, files...)...)

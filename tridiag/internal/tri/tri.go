@@ -1,7 +1,8 @@
 // Package tri holds what every tridiagonal algorithm package shares: the
-// element-type constraint, the breakdown error, and the sequential
+// element-type constraint, the breakdown error, the sequential
 // reference solvers (Thomas, and Gaussian elimination with partial pivoting
-// in the manner of LAPACK's gtsv).
+// in the manner of LAPACK's gtsv), and the factorizations that are stored
+// and solved many times (Thomas's LU, gttrf/gttrs, pttrf/pttrs).
 //
 // Every product is converted to T explicitly (T(a*b)) so that Go never
 // fuses a multiply and an add (it may on arm64 or with GOAMD64=v3): the GPU
