@@ -142,14 +142,7 @@ func (s *cpuSolver[T]) factorSystem(w *cpuWorker[T], bt Batch[T], g int, dst sys
 			a[1] += c[1]
 			a[0], c[1] = 0, 0
 		default:
-			alpha, beta = a[0], c[n-1]
-			gamma = -b[0]
-			if gamma == 0 {
-				gamma = -1
-			}
-			a[0], c[n-1] = 0, 0
-			b[0] -= gamma
-			b[n-1] -= T(alpha*beta) / gamma
+			alpha, beta, gamma = splitCorners(a, b, c)
 			sm = true
 		}
 	}

@@ -37,14 +37,7 @@ func (s *cpuSolver[T]) solveCyclic(w *cpuWorker[T], a, b, c, d, x []T) error {
 		a[0], c[1] = 0, 0
 		return s.solveOne(w, a, b, c, d, x)
 	}
-	alpha, beta := a[0], c[n-1]
-	gamma := -b[0]
-	if gamma == 0 {
-		gamma = -1
-	}
-	a[0], c[n-1] = 0, 0
-	b[0] -= gamma
-	b[n-1] -= T(alpha/gamma) * beta
+	alpha, beta, gamma := splitCorners(a, b, c)
 	u := w.u
 	for i := range u {
 		u[i] = 0
@@ -68,4 +61,21 @@ func (s *cpuSolver[T]) solveCyclic(w *cpuWorker[T], a, b, c, d, x []T) error {
 		x[i] = y[i] - T(f*z[i])
 	}
 	return nil
+}
+
+// splitCorners takes the corners α = a[0] and β = c[N−1] (N ≥ 3) out of
+// a periodic system for Sherman–Morrison, leaving in a, b, c the
+// non-periodic matrix T of solveCyclic: it clears the corners and
+// subtracts γ from b[0] and (α/γ)·β from b[N−1], and returns α, β, γ.
+func splitCorners[T Float](a, b, c []T) (alpha, beta, gamma T) {
+	n := len(b)
+	alpha, beta = a[0], c[n-1]
+	gamma = -b[0]
+	if gamma == 0 {
+		gamma = -1
+	}
+	a[0], c[n-1] = 0, 0
+	b[0] -= gamma
+	b[n-1] -= T(alpha/gamma) * beta
+	return alpha, beta, gamma
 }
