@@ -96,6 +96,44 @@ func vecOf[T tridiag.Float](b *banded.Batch[T], v []T, s int) []T {
 	return out
 }
 
+// sameFailures requires the GPU's error gerr to fail the systems the CPU
+// twin's error cerr fails, at the same row and column, with the same of
+// the sentinels as cause.
+func sameFailures(t *testing.T, cerr, gerr error, what string, sentinels ...error) {
+	t.Helper()
+	if cerr == nil {
+		require.NoError(t, gerr, what)
+		return
+	}
+	var cbe, gbe *banded.BatchError
+	require.ErrorAs(t, cerr, &cbe, what)
+	require.ErrorAs(t, gerr, &gbe, "%s: the CPU failed with %v", what, cerr)
+	require.Equal(t, len(cbe.Failed), len(gbe.Failed), "%s: failed systems", what)
+	for i, cf := range cbe.Failed {
+		gf := gbe.Failed[i]
+		assert.Equal(t, cf.System, gf.System, what)
+		assert.Equal(t, [2]int{cf.Row, cf.Col}, [2]int{gf.Row, gf.Col}, "%s: system %d: %v vs %v", what, cf.System, cf.Err, gf.Err)
+		for _, sentinel := range sentinels {
+			assert.Equal(t, errors.Is(cf.Err, sentinel), errors.Is(gf.Err, sentinel), "%s: system %d: %v vs %v", what, cf.System, cf.Err, gf.Err)
+		}
+	}
+}
+
+// sameSolutions fails unless the GPU's x is the CPU twin's cx bit for bit
+// (NaN for NaN), naming the first system and row that differ.
+func sameSolutions[T tridiag.Float](t *testing.T, b *banded.Batch[T], x, cx []T, what string) {
+	t.Helper()
+	for i := range x {
+		if f64bits(x[i]) != f64bits(cx[i]) && !(math.IsNaN(float64(x[i])) && math.IsNaN(float64(cx[i]))) {
+			g, row := i%b.G, i/b.G
+			if b.Layout == banded.Contiguous {
+				g, row = i/b.N, i%b.N
+			}
+			t.Fatalf("%s: system %d row %d: GPU %v, CPU twin %v", what, g, row, x[i], cx[i])
+		}
+	}
+}
+
 // checkBandBatch solves on the GPU and on the CPU twin and compares
 // solutions bit for bit, failures and boosts; for a sample of solved
 // systems it also checks the backward error and the distance to the
@@ -111,36 +149,13 @@ func checkBandBatch[T tridiag.Float](t *testing.T, b *banded.Batch[T], rhs []T, 
 	cx := make([]T, len(rhs))
 	// The twin is the plain factor-and-solve: refinement off.
 	cres, cerr := banded.SolveBatch(ctx, b, rhs, cx, banded.BatchOptions{Factor: opts.Factor, Refine: banded.RefineOptions{Mode: banded.RefineOff}})
-	if cerr == nil {
-		require.NoError(t, gerr, what)
-	} else {
-		var cbe, gbe *banded.BatchError
-		require.ErrorAs(t, cerr, &cbe, what)
-		require.ErrorAs(t, gerr, &gbe, "%s: the CPU failed with %v", what, cerr)
-		require.Equal(t, len(cbe.Failed), len(gbe.Failed), "%s: failed systems", what)
-		for i, cf := range cbe.Failed {
-			gf := gbe.Failed[i]
-			assert.Equal(t, cf.System, gf.System, what)
-			assert.Equal(t, [2]int{cf.Row, cf.Col}, [2]int{gf.Row, gf.Col}, "%s: system %d: %v vs %v", what, cf.System, cf.Err, gf.Err)
-			for _, sentinel := range []error{banded.ErrNonFinite, banded.ErrZeroPivot} {
-				assert.Equal(t, errors.Is(cf.Err, sentinel), errors.Is(gf.Err, sentinel), "%s: system %d: %v vs %v", what, cf.System, cf.Err, gf.Err)
-			}
-		}
-	}
+	sameFailures(t, cerr, gerr, what, banded.ErrNonFinite, banded.ErrZeroPivot)
 	require.Equal(t, len(cres.Boosted), len(res.Boosted), "%s: boosted systems", what)
 	for i := range cres.Boosted {
 		assert.Equal(t, cres.Boosted[i].System, res.Boosted[i].System, what)
 		assert.Equal(t, cres.Boosted[i].Rows, res.Boosted[i].Rows, what)
 	}
-	for i := range x {
-		if f64bits(x[i]) != f64bits(cx[i]) && !(math.IsNaN(float64(x[i])) && math.IsNaN(float64(cx[i]))) {
-			g, row := i%b.G, i/b.G
-			if b.Layout == banded.Contiguous {
-				g, row = i/b.N, i%b.N
-			}
-			t.Fatalf("%s: system %d row %d: GPU %v, CPU twin %v", what, g, row, x[i], cx[i])
-		}
-	}
+	sameSolutions(t, b, x, cx, what)
 	// Against the pivoting reference on a few solved systems.
 	failed := map[int]bool{}
 	var be *banded.BatchError

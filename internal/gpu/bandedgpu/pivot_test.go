@@ -4,7 +4,6 @@ package bandedgpu
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -34,31 +33,8 @@ func checkPivotBatch[T tridiag.Float](t *testing.T, b *banded.Batch[T], rhs []T,
 	_, gerr := p.SolveBatch(ctx, b, rhs, x)
 	cx := make([]T, len(rhs))
 	_, cerr := banded.SolveBatch(ctx, b, rhs, cx, banded.BatchOptions{Pivot: true})
-	if cerr == nil {
-		require.NoError(t, gerr, what)
-	} else {
-		var cbe, gbe *banded.BatchError
-		require.ErrorAs(t, cerr, &cbe, what)
-		require.ErrorAs(t, gerr, &gbe, "%s: the CPU failed with %v", what, cerr)
-		require.Equal(t, len(cbe.Failed), len(gbe.Failed), "%s: failed systems", what)
-		for i, cf := range cbe.Failed {
-			gf := gbe.Failed[i]
-			assert.Equal(t, cf.System, gf.System, what)
-			assert.Equal(t, [2]int{cf.Row, cf.Col}, [2]int{gf.Row, gf.Col}, "%s: system %d: %v vs %v", what, cf.System, cf.Err, gf.Err)
-			for _, sentinel := range []error{banded.ErrNonFinite, banded.ErrSingular} {
-				assert.Equal(t, errors.Is(cf.Err, sentinel), errors.Is(gf.Err, sentinel), "%s: system %d: %v vs %v", what, cf.System, cf.Err, gf.Err)
-			}
-		}
-	}
-	for i := range x {
-		if f64bits(x[i]) != f64bits(cx[i]) && !(math.IsNaN(float64(x[i])) && math.IsNaN(float64(cx[i]))) {
-			g, row := i%b.G, i/b.G
-			if b.Layout == banded.Contiguous {
-				g, row = i/b.N, i%b.N
-			}
-			t.Fatalf("%s: system %d row %d: GPU %v, CPU twin %v", what, g, row, x[i], cx[i])
-		}
-	}
+	sameFailures(t, cerr, gerr, what, banded.ErrNonFinite, banded.ErrSingular)
+	sameSolutions(t, b, x, cx, what)
 	return x, gerr
 }
 
