@@ -35,7 +35,7 @@ func buildKernelPlan(d *gpu, spec tridiag.Spec, f64 bool) (tridiag.Algorithm, ke
 		} else {
 			mk, ok := algorithms[alg]
 			if !ok {
-				errs = append(errs, fmt.Errorf("%s has no GPU kernel", alg))
+				errs = append(errs, fmt.Errorf("%w: %s has no GPU kernel", tridiag.ErrOptions, alg))
 				continue
 			}
 			kp, err = mk(d, s, f64)
