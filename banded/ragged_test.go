@@ -270,7 +270,8 @@ func TestRaggedBatchShape(t *testing.T) {
 
 // BenchmarkSolveRagged: 512 pentadiagonal float32 systems of orders drawn
 // from U(10, 4096), as a ragged batch and padded with identity rows to the
-// longest order in one Batch (rows/s count the systems' own rows).
+// longest order in one Batch (rows/s count the systems' own rows), and,
+// for comparison, a Batch of one order with the same rows in all.
 func BenchmarkSolveRagged(b *testing.B) {
 	const k, G = 2, 512
 	rng := newRNG(3)
@@ -315,5 +316,17 @@ func BenchmarkSolveRagged(b *testing.B) {
 	})
 	b.Run("padded", func(b *testing.B) {
 		run(b, func() error { _, err := SolveBatch(context.Background(), padded, prhs, px, BatchOptions{}); return err })
+	})
+	uniform, err := NewBatch[float32](rows/G, k, G, Contiguous)
+	require.NoError(b, err)
+	for g := range G {
+		require.NoError(b, uniform.SetSystem(g, Random[float32](rows/G, k, 1, rng)))
+	}
+	urhs, ux := randVec[float32](rows/G*G, rng), make([]float32, rows/G*G)
+	b.Run("uniform", func(b *testing.B) {
+		run(b, func() error {
+			_, err := SolveBatch(context.Background(), uniform, urhs, ux, BatchOptions{})
+			return err
+		})
 	})
 }
