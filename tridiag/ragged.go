@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 
@@ -11,8 +12,9 @@ import (
 )
 
 // maxRaggedRows bounds the rows of a ragged batch, as Shape.Validate
-// bounds the indices of a batch.
-const maxRaggedRows = 1 << 62
+// bounds the indices of a batch: 2^62, or what an int counts where that is
+// less.
+const maxRaggedRows = int(min(uint64(1)<<62, uint64(math.MaxInt)))
 
 // RaggedSpec is what a device needs to build a solver of ragged batches:
 // the systems' lengths and where they start, and the options.
@@ -63,8 +65,9 @@ type RaggedPlan[T Float] struct {
 
 // NewRaggedPlan makes a plan for ragged batches of systems of the given
 // lengths on dev (nil means the CPU device with one worker per core). The
-// lengths must each be ≥ 1, and their sum below 2^62; otherwise the error
-// wraps ErrShape and names the system. Options are those of NewPlan, with
+// lengths must each be ≥ 1, and their sum below 2^62 (as Shape.Validate
+// requires of a batch's indices); otherwise the error wraps ErrShape and
+// names the system. Options are those of NewPlan, with
 // NewPlan's rules; a device without ragged solvers (one whose backend is
 // not a RaggedBackend: the GPU) is refused with an error wrapping
 // ErrOptions that names it. A batch whose workspace does not fit the
@@ -83,7 +86,7 @@ func NewRaggedPlan[T Float](dev Device, lengths []int, opts Options) (*RaggedPla
 		if lengths[bad] < 1 {
 			return nil, fmt.Errorf("%w: system %d of the ragged batch has length %d, need ≥ 1", ErrShape, bad, lengths[bad])
 		}
-		return nil, fmt.Errorf("%w: systems 0…%d of the ragged batch hold 2^62 rows or more: too large to index", ErrShape, bad)
+		return nil, fmt.Errorf("%w: systems 0…%d of the ragged batch hold %d rows or more: too large to index", ErrShape, bad, maxRaggedRows)
 	}
 	if err := checkOptions[T](opts); err != nil {
 		return nil, err
