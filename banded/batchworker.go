@@ -15,7 +15,7 @@ type batchWorker[T Float] struct {
 	sysData  []T
 	piv      PivotLU[T]
 	vec      []T     // its right-hand side, then its solution
-	orig     Band[T] // refinement: the system before factoring
+	orig     Band[T] // refinement: the system as given (sys is factored in place)
 	origData []T
 	rhsv     []T // and its right-hand side
 	failed   []SystemError

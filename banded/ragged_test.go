@@ -120,7 +120,7 @@ func testSolveRaggedLikeSolveBatch[T Float](t *testing.T) {
 	sawFailed, sawBoosted, sawRefined := map[string]bool{}, 0, 0
 	for _, k := range []int{0, 1, 3, 8} {
 		b, rhs := raggedCase[T](t, rng, k, 15)
-		before := f64bits(b.Data)
+		data := f64bits(b.Data)
 		for name, opt := range opts {
 			for _, inPlace := range []bool{false, true} {
 				name := fmt.Sprintf("K=%d/%s/in-place=%v", k, name, inPlace)
@@ -162,7 +162,7 @@ func testSolveRaggedLikeSolveBatch[T Float](t *testing.T) {
 						assert.Equal(t, f.Status, got.Status, name)
 					}
 				}
-				assert.Equal(t, before, f64bits(b.Data), "%s: the batch is not modified", name)
+				assert.Equal(t, data, f64bits(b.Data), "%s: the batch is not modified", name)
 			}
 		}
 	}

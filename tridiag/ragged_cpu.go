@@ -42,7 +42,7 @@ type cpuRaggedView[T Float] struct {
 	s    cpuSolver[T]
 	w    cpuWorker[T]
 	full *cpuWorker[T]
-	n    int // rows the view is fitted to, 0 before the first system
+	n    int // rows the view is fitted to (0: none yet)
 }
 
 func newCPURaggedSolver[T Float](dev *CPU, spec RaggedSpec) (*cpuRaggedSolver[T], error) {
