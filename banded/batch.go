@@ -2,7 +2,6 @@ package banded
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -303,79 +302,19 @@ func SolveBatch[T Float](ctx context.Context, b *Batch[T], rhs, x []T, opt Batch
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sys := &Band[T]{N: n, K: b.K, Data: make([]T, (2*b.K+1)*n)}
-			var piv PivotLU[T]
-			vec := make([]T, n)
-			var orig *Band[T] // refinement: the system before factoring
-			var rhsv []T      // and its right-hand side
-			var myFailed []SystemError
-			var myBoosted []SystemBoosts
+			bw := newBatchWorker[T](b.K, n, opt)
 			for ctx.Err() == nil {
 				g0 := int(next.Add(int64(chunk))) - chunk
 				if g0 >= g {
 					break
 				}
 				for s := g0; s < min(g0+chunk, g); s++ {
-					b.copyOut(s, sys.Data)
-					for i := range vec {
-						vec[i] = rhs[b.VecIndex(s, i)]
-					}
-					var err error
-					if opt.Pivot {
-						if err = piv.factor(sys); err == nil {
-							piv.Solve(vec)
-						}
-					} else {
-						var bs Boosts
-						bs, err = FactorLU(sys, opt.Factor)
-						sb := SystemBoosts{System: s, Boosts: bs}
-						refine := opt.Refine.Mode == RefineAlways || (opt.Refine.Mode == RefineBoosted && bs.Count() > 0)
-						if err == nil && refine {
-							if orig == nil {
-								orig = &Band[T]{N: n, K: b.K, Data: make([]T, len(sys.Data))}
-								rhsv = make([]T, n)
-							}
-							b.copyOut(s, orig.Data)
-							copy(rhsv, vec)
-						}
-						if err == nil {
-							SolveLU(sys, vec)
-						}
-						if err == nil && refine {
-							var rerr error
-							sb.Refine, rerr = Refine(orig, func(r []T) error { SolveLU(sys, r); return nil }, rhsv, vec, opt.Refine)
-							if rerr != nil {
-								myFailed = append(myFailed, refineFailure(s, sb.Refine, bs.Count() > 0, rerr))
-								setNaN(vec)
-							}
-						}
-						if bs.Count() > 0 {
-							myBoosted = append(myBoosted, sb)
-						}
-					}
-					if err == nil && opt.Check && !refineFailed(myFailed, s) {
-						sb := myBoosted
-						if se := checkSystem(b, s, rhsOf(b, rhs, s), vec, opt.Refine.Tol, len(sb) > 0 && sb[len(sb)-1].System == s); se != nil {
-							myFailed = append(myFailed, *se)
-						}
-					}
-					if err != nil {
-						se := SystemError{System: s, Row: -1, Col: -1, Err: err}
-						var re *RowError
-						if errors.As(err, &re) {
-							se.Row, se.Col = re.Row, re.Col
-						}
-						myFailed = append(myFailed, se)
-						setNaN(vec)
-					}
-					for i, v := range vec {
-						x[b.VecIndex(s, i)] = v
-					}
+					bw.solve(b, s, s, rhs, x)
 				}
 			}
 			mu.Lock()
-			failed = append(failed, myFailed...)
-			res.Boosted = append(res.Boosted, myBoosted...)
+			failed = append(failed, bw.failed...)
+			res.Boosted = append(res.Boosted, bw.boosted...)
 			mu.Unlock()
 		}()
 	}

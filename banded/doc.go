@@ -52,6 +52,15 @@
 // Layout). SolveBatch solves all systems in parallel on the CPU and
 // reports per-system failures (system, row, cause) and boosts.
 //
+// # Ragged batches
+//
+// A RaggedBatch holds systems of one half-bandwidth K and different
+// orders, stored one after another (Offsets: system g's rows start at
+// off[g], its storage at (2K+1)·off[g]); SolveRagged solves each system as
+// SolveBatch solves a batch of that one system (the same bits, boosts,
+// refinement, check and failures, named by the system's index and its row
+// within it), spreading the systems over the goroutines by rows.
+//
 // # Refinement and the accuracy check
 //
 // Boosting makes the factors those of a perturbed matrix, and the plain

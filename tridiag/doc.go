@@ -71,4 +71,18 @@
 // failed systems. The check costs several solves per system (about six
 // times a Thomas solve: go test ./tridiag -bench Check), so it is off by
 // default; the bandsolve command always runs it.
+//
+// # Ragged batches
+//
+// A RaggedPlan solves systems of different lengths in one call (neuron
+// cables of different compartment counts, the lines of an adaptive
+// mesh): NewRaggedPlan takes the list of lengths, and the systems are
+// stored one after another, system g at rows off[g] … off[g]+len[g]−1 of
+// a, b, c, d and x, off the prefix sums of the lengths (RaggedPlan.Offsets).
+// Every system is solved as a Plan of its own length solves it, with the
+// same Options, bits and errors (the *BatchError names the system and its
+// row within it). On the CPU the workers share the systems by rows, not by
+// count. A device solves ragged batches when its backend implements
+// RaggedBackend; the GPU does not yet, and NewRaggedPlan refuses it with
+// ErrOptions.
 package tridiag
