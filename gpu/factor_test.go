@@ -51,3 +51,13 @@ func TestFactorOnGPU(t *testing.T) {
 	_, err = tridiag.NewPlan[float64](dev, shape, tridiag.Options{Algorithm: tridiag.LDLT})
 	assert.ErrorIs(t, err, tridiag.ErrOptions)
 }
+
+// A GPU has no ragged batches yet: NewRaggedPlan refuses the device with
+// ErrOptions.
+func TestRaggedOnGPU(t *testing.T) {
+	dev, err := gpu.Open(0)
+	require.NoError(t, err)
+	defer dev.Close()
+	_, err = tridiag.NewRaggedPlan[float32](dev, []int{3, 100, 7}, tridiag.Options{})
+	assert.ErrorIs(t, err, tridiag.ErrOptions)
+}
