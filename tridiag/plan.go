@@ -27,23 +27,8 @@ func NewPlan[T Float](dev Device, shape Shape, opts Options) (*Plan[T], error) {
 	if err := shape.Validate(); err != nil {
 		return nil, err
 	}
-	if opts.Algorithm < Auto || opts.Algorithm > LDLT {
-		return nil, fmt.Errorf("%w: unknown algorithm %d", ErrOptions, int(opts.Algorithm))
-	}
-	if opts.Pivoting < PivotAuto || opts.Pivoting > PivotNever {
-		return nil, fmt.Errorf("%w: unknown pivoting %d", ErrOptions, int(opts.Pivoting))
-	}
-	if opts.Pivoting == PivotAlways && opts.Algorithm != Auto && !opts.Algorithm.Pivots() {
-		return nil, fmt.Errorf("%w: pivoting %s with algorithm %s, which does not pivot (use %s, %s or %s)", ErrOptions, opts.Pivoting, opts.Algorithm, GTSV, PartitionPivot, Auto)
-	}
-	if s := opts.SliceSize; s != 0 && (s < 2 || s&(s-1) != 0) {
-		return nil, fmt.Errorf("%w: TPR slice size %d is not a power of two ≥ 2", ErrOptions, s)
-	}
-	if m := opts.SegmentRows; m < 0 || m%16 != 0 {
-		return nil, fmt.Errorf("%w: segment rows %d: want 0 (the device chooses) or a positive multiple of 16", ErrOptions, m)
-	}
-	if t := opts.Tol; !(t >= 0) || math.IsInf(t, 0) {
-		return nil, fmt.Errorf("%w: tolerance %g: want 0 (the default) or a finite value > 0", ErrOptions, t)
+	if err := opts.validate(); err != nil {
+		return nil, err
 	}
 	if dev == nil {
 		dev = DefaultCPU()
@@ -271,4 +256,30 @@ func firstNonFinite[T Float](spec Spec, v []T) (g, i int, found bool) {
 func finite[T Float](v T) bool {
 	f := float64(v)
 	return !math.IsNaN(f) && !math.IsInf(f, 0)
+}
+
+// validate checks the options every plan takes, whatever its shape and
+// device: known algorithm and pivoting, PivotAlways only with an
+// algorithm that pivots, TPR's slice size, the segment rows and the
+// tolerance. Errors wrap ErrOptions.
+func (opts Options) validate() error {
+	if opts.Algorithm < Auto || opts.Algorithm > LDLT {
+		return fmt.Errorf("%w: unknown algorithm %d", ErrOptions, int(opts.Algorithm))
+	}
+	if opts.Pivoting < PivotAuto || opts.Pivoting > PivotNever {
+		return fmt.Errorf("%w: unknown pivoting %d", ErrOptions, int(opts.Pivoting))
+	}
+	if opts.Pivoting == PivotAlways && opts.Algorithm != Auto && !opts.Algorithm.Pivots() {
+		return fmt.Errorf("%w: pivoting %s with algorithm %s, which does not pivot (use %s, %s or %s)", ErrOptions, opts.Pivoting, opts.Algorithm, GTSV, PartitionPivot, Auto)
+	}
+	if s := opts.SliceSize; s != 0 && (s < 2 || s&(s-1) != 0) {
+		return fmt.Errorf("%w: TPR slice size %d is not a power of two ≥ 2", ErrOptions, s)
+	}
+	if m := opts.SegmentRows; m < 0 || m%16 != 0 {
+		return fmt.Errorf("%w: segment rows %d: want 0 (the device chooses) or a positive multiple of 16", ErrOptions, m)
+	}
+	if t := opts.Tol; !(t >= 0) || math.IsInf(t, 0) {
+		return fmt.Errorf("%w: tolerance %g: want 0 (the default) or a finite value > 0", ErrOptions, t)
+	}
+	return nil
 }

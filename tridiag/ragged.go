@@ -88,7 +88,7 @@ func NewRaggedPlan[T Float](dev Device, lengths []int, opts Options) (*RaggedPla
 		}
 		return nil, fmt.Errorf("%w: systems 0…%d of the ragged batch hold %d rows or more: too large to index", ErrShape, bad, maxRaggedRows)
 	}
-	if err := checkOptions[T](opts); err != nil {
+	if err := opts.validate(); err != nil {
 		return nil, err
 	}
 	if dev == nil {
@@ -124,19 +124,6 @@ func NewRaggedPlan[T Float](dev Device, lengths []int, opts Options) (*RaggedPla
 		spec: spec, dev: dev, solver: s, long: ragged.Longest(off),
 		sched: ragged.NewSchedule(off, max(1, total/(4*runtime.GOMAXPROCS(0)))),
 	}, nil
-}
-
-// probeCPU makes the one-row plans that check a ragged plan's options.
-var probeCPU = sync.OnceValue(func() *CPU { return NewCPU(1) })
-
-// checkOptions checks opts by NewPlan's rules: it makes a plan of one row
-// on a CPU of one worker, and closes it.
-func checkOptions[T Float](opts Options) error {
-	p, err := NewPlan[T](probeCPU(), Shape{N: 1, G: 1}, opts)
-	if err != nil {
-		return err
-	}
-	return p.Close()
 }
 
 // Lengths returns the rows of each system (a copy).
