@@ -322,7 +322,10 @@ type cpuFactors[T Float] struct {
 	spec    Spec // Auto with PivotAlways resolved to GTSV
 	workers int
 	chunk   int
-	kinds   []factorKind // per system
+	// shared: constant coefficients, every system's factors are system
+	// 0's (the arrays below then hold one system).
+	shared bool
+	kinds  []factorKind // per system held
 	flat    [4][]T       // the arrays of the plan's kind (kindLU, kindGT or kindLDLT)
 	ipiv    []uint8      // GTSV
 	// Auto: the gttrf factors of the systems that need pivoting.
@@ -352,6 +355,11 @@ func (s *cpuSolver[T]) Factor(ctx context.Context, bt Batch[T]) (FactorSolver[T]
 		return nil, fmt.Errorf("%w: algorithm %s does not factor (Factor takes %s, %s, %s or %s)", ErrOptions, alg, Auto, Thomas, GTSV, LDLT)
 	}
 	n, G := s.spec.N, s.spec.G
+	// Constant coefficients: one matrix for every system, factored once.
+	held := G
+	if bt.Constant {
+		held = 1
+	}
 	arrays := factorArrays(alg)
 	var zero T
 	elems := arrays
@@ -360,28 +368,28 @@ func (s *cpuSolver[T]) Factor(ctx context.Context, bt Batch[T]) (FactorSolver[T]
 	}
 	size := int(sizeOf(zero))
 	// The values, ipiv (GTSV) and one kind byte a system.
-	bytes := memguard.Bytes(size, elems, n, G)
+	bytes := memguard.Bytes(size, elems, n, held)
 	if alg == GTSV {
-		bytes = memguard.Add(bytes, memguard.Bytes(1, n, G))
+		bytes = memguard.Add(bytes, memguard.Bytes(1, n, held))
 	}
-	if err := memguard.Check(fmt.Sprintf("tridiag: the %s factors of %d systems of %d rows (%s)", typeName(zero), G, n, alg), bytes); err != nil {
+	if err := memguard.Check(fmt.Sprintf("tridiag: the %s factors of %d systems of %d rows (%s)", typeName(zero), held, n, alg), bytes); err != nil {
 		return nil, err
 	}
-	f := &cpuFactors[T]{spec: s.spec, workers: len(s.workers), chunk: s.chunk, kinds: make([]factorKind, G)}
-	buf := make([]T, elems*n*G)
+	f := &cpuFactors[T]{spec: s.spec, workers: len(s.workers), chunk: s.chunk, shared: bt.Constant, kinds: make([]factorKind, held)}
+	buf := make([]T, elems*n*held)
 	for i := range arrays {
-		f.flat[i] = buf[i*n*G : (i+1)*n*G : (i+1)*n*G]
+		f.flat[i] = buf[i*n*held : (i+1)*n*held : (i+1)*n*held]
 	}
 	if alg == GTSV {
-		f.ipiv = make([]uint8, n*G)
+		f.ipiv = make([]uint8, n*held)
 	}
 	if s.spec.Cyclic {
-		f.z = buf[arrays*n*G:]
-		f.ag, f.den = make([]T, G), make([]T, G)
+		f.z = buf[arrays*n*held:]
+		f.ag, f.den = make([]T, held), make([]T, held)
 	}
 	fails := make([][]SystemError, len(s.workers))
 	sides := make([]map[int]sysFactors[T], len(s.workers))
-	forEachSystem(ctx, len(s.workers), s.chunk, G, func(t, g int) {
+	forEachSystem(ctx, len(s.workers), s.chunk, held, func(t, g int) {
 		w := s.workers[t]
 		dst := f.view(g, kindNone)
 		gtDst := func() sysFactors[T] {
@@ -415,6 +423,20 @@ func (s *cpuSolver[T]) Factor(ctx context.Context, bt Batch[T]) (FactorSolver[T]
 			f.side[g] = gt
 		}
 	}
+	if f.shared && f.kinds[0] == kindFailed {
+		// The one matrix breaks down: in every system, at the same row.
+		var e SystemError
+		for _, l := range fails {
+			if len(l) > 0 {
+				e = l[0]
+			}
+		}
+		fails = [][]SystemError{make([]SystemError, G)}
+		for g := range G {
+			fails[0][g] = e
+			fails[0][g].System = g
+		}
+	}
 	err := sortedBatchError(G, fails...)
 	var be *BatchError
 	if errors.As(err, &be) {
@@ -428,6 +450,7 @@ func (s *cpuSolver[T]) Factor(ctx context.Context, bt Batch[T]) (FactorSolver[T]
 // Auto sent to gttrf.
 func (f *cpuFactors[T]) view(g int, kind factorKind) sysFactors[T] {
 	n := f.spec.N
+	g = f.held(g)
 	o := g * n
 	var v sysFactors[T]
 	if kind == kindGT && f.spec.Algorithm != GTSV {
@@ -450,6 +473,15 @@ func (f *cpuFactors[T]) view(g int, kind factorKind) sysFactors[T] {
 	return v
 }
 
+// held returns the system whose factors system g uses: g, or 0 when
+// every system shares system 0's.
+func (f *cpuFactors[T]) held(g int) int {
+	if f.shared {
+		return 0
+	}
+	return g
+}
+
 // SolveMany solves the factored batch for nrhs right-hand sides
 // (Factors.SolveMany).
 func (f *cpuFactors[T]) SolveMany(ctx context.Context, nrhs int, d, x []T) error {
@@ -460,7 +492,7 @@ func (f *cpuFactors[T]) SolveMany(ctx context.Context, nrhs int, d, x []T) error
 	scratch := make([][]T, f.workers)
 	forEachSystem(ctx, f.workers, f.chunk, G, func(t, g int) {
 		o := l.Index(0, g)
-		kind := f.kinds[g]
+		kind := f.kinds[f.held(g)]
 		if kind == kindFailed {
 			fillNaN(x[o:], n, rs, L, nrhs)
 			return
@@ -491,7 +523,11 @@ func (f *cpuFactors[T]) Describe() string {
 	case LDLT:
 		return "ldlt (pttrf: l·d·lᵀ)"
 	}
-	return fmt.Sprintf("thomas (lu without pivoting), gtsv (gttrf) for %d of %d systems", len(f.side), f.spec.G)
+	pivoted := len(f.side)
+	if f.shared {
+		pivoted *= f.spec.G
+	}
+	return fmt.Sprintf("thomas (lu without pivoting), gtsv (gttrf) for %d of %d systems", pivoted, f.spec.G)
 }
 
 // Close drops the factors.

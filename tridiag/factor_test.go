@@ -687,6 +687,33 @@ func TestFactorConst(t *testing.T) {
 	}
 }
 
+// TestFactorConstBreakdown: constant coefficients are factored once for
+// every system; a breakdown of that one matrix fails every system at the
+// row SolveConst names, and the factors still solve nothing but NaN.
+func TestFactorConstBreakdown(t *testing.T) {
+	ctx := context.Background()
+	const n, g = 5, 4
+	p, err := tridiag.NewPlan[float64](nil, tridiag.Shape{N: n, G: g}, tridiag.Options{Algorithm: tridiag.Thomas})
+	require.NoError(t, err)
+	defer p.Close()
+	f, ferr := p.FactorConst(ctx, 1, 0, 1)
+	d, x := make([]float64, n*g), make([]float64, n*g)
+	serr := p.SolveConst(ctx, 1, 0, 1, d, x)
+	var fbe, sbe *tridiag.BatchError
+	require.ErrorAs(t, ferr, &fbe)
+	require.ErrorAs(t, serr, &sbe)
+	require.Len(t, fbe.Failed, g)
+	for i := range g {
+		assert.Equal(t, sbe.Failed[i].System, fbe.Failed[i].System)
+		assert.Equal(t, sbe.Failed[i].Row, fbe.Failed[i].Row)
+	}
+	require.NotNil(t, f)
+	require.Error(t, f.Solve(ctx, d, x))
+	for _, v := range x {
+		assert.True(t, math.IsNaN(v))
+	}
+}
+
 // ulps is the distance between x and y in units in the last place of
 // the larger.
 func ulps(x, y float64) float64 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -107,6 +108,48 @@ func (g grid) axes() []axis {
 	}
 }
 
+// implicit solves (I − ½r·δ²)·v = v in place along one axis, the constant
+// matrix with −½r, 1 + r, −½r on its diagonals: with its factorization,
+// made once, where the device keeps one (the CPU: each solve is then a
+// forward and a back substitution, no division), else by SolveConst.
+type implicit[T tridiag.Float] struct {
+	plan    *tridiag.Plan[T]
+	factors *tridiag.Factors[T] // nil: SolveConst
+	h, r    T
+}
+
+func newImplicit[T tridiag.Float](dev tridiag.Device, shape tridiag.Shape, opts tridiag.Options, r T) (*implicit[T], error) {
+	p, err := tridiag.NewPlan[T](dev, shape, opts)
+	if err != nil {
+		return nil, err
+	}
+	im := &implicit[T]{plan: p, h: r / 2, r: r}
+	im.factors, err = p.FactorConst(context.Background(), -im.h, 1+r, -im.h)
+	if errors.Is(err, tridiag.ErrOptions) {
+		// The device keeps no factorization (a GPU).
+		im.factors, err = nil, nil
+	}
+	if err != nil {
+		p.Close()
+		return nil, err
+	}
+	return im, nil
+}
+
+func (im *implicit[T]) solve(ctx context.Context, v []T) error {
+	if im.factors != nil {
+		return im.factors.Solve(ctx, v, v)
+	}
+	return im.plan.SolveConst(ctx, -im.h, 1+im.r, -im.h, v, v)
+}
+
+func (im *implicit[T]) Close() error {
+	if im.factors != nil {
+		im.factors.Close()
+	}
+	return im.plan.Close()
+}
+
 // stepper advances a field by ADI time steps on one device.
 type stepper interface {
 	// Step takes k time steps.
@@ -123,12 +166,12 @@ type stepper interface {
 //	(I − ½r·δy²)·u = (I + ½r·δx²)·w    (explicit along x, implicit along y)
 //
 // where δ² is the second difference along an axis (periodic when the grid
-// is). The plans solve in place on the row-major arrays through strided
-// layouts; the explicit halves are mulLines, the host twin of the GPU's
-// MulDeviceConst.
+// is). The implicit halves solve in place on the row-major arrays through
+// strided layouts; the explicit halves are mulLines, the host twin of the
+// GPU's MulDeviceConst.
 type hostPR[T tridiag.Float] struct {
 	ax     []axis
-	px, py *tridiag.Plan[T]
+	px, py *implicit[T]
 	u, w   []T
 	r      T
 	cyclic bool
@@ -140,10 +183,10 @@ func newHostPR[T tridiag.Float](dev tridiag.Device, g grid) (*hostPR[T], error) 
 	// our own finite arrays: no per-solve NaN scan in the hot loop.
 	opts := tridiag.Options{Cyclic: g.periodic, SkipFiniteCheck: true}
 	var err error
-	if s.px, err = tridiag.NewPlan[T](dev, s.ax[0].shape, opts); err != nil {
+	if s.px, err = newImplicit(dev, s.ax[0].shape, opts, s.r); err != nil {
 		return nil, err
 	}
-	if s.py, err = tridiag.NewPlan[T](dev, s.ax[1].shape, opts); err != nil {
+	if s.py, err = newImplicit(dev, s.ax[1].shape, opts, s.r); err != nil {
 		s.px.Close()
 		return nil, err
 	}
@@ -155,11 +198,11 @@ func (s *hostPR[T]) Step(ctx context.Context, k int) error {
 	h, r := s.r/2, s.r
 	for range k {
 		mulLines(s.ax[1].shape, s.cyclic, false, h, 1-r, h, s.u, s.w)
-		if err := s.px.SolveConst(ctx, -h, 1+r, -h, s.w, s.w); err != nil {
+		if err := s.px.solve(ctx, s.w); err != nil {
 			return err
 		}
 		mulLines(s.ax[0].shape, s.cyclic, false, h, 1-r, h, s.w, s.u)
-		if err := s.py.SolveConst(ctx, -h, 1+r, -h, s.u, s.u); err != nil {
+		if err := s.py.solve(ctx, s.u); err != nil {
 			return err
 		}
 	}
@@ -190,7 +233,7 @@ func (s *hostPR[T]) Close() error { s.px.Close(); return s.py.Close() }
 // GPU: the plans then copy each batch to the device and back.
 type hostDouglas[T tridiag.Float] struct {
 	ax     []axis
-	plans  []*tridiag.Plan[T]
+	plans  []*implicit[T]
 	u, f   []T
 	r      T
 	cyclic bool
@@ -200,7 +243,7 @@ func newHostDouglas[T tridiag.Float](dev tridiag.Device, g grid) (*hostDouglas[T
 	s := &hostDouglas[T]{ax: g.axes(), r: T(g.r()), cyclic: g.periodic}
 	opts := tridiag.Options{Cyclic: g.periodic, SkipFiniteCheck: true}
 	for _, a := range s.ax {
-		p, err := tridiag.NewPlan[T](dev, a.shape, opts)
+		p, err := newImplicit(dev, a.shape, opts, s.r)
 		if err != nil {
 			s.Close()
 			return nil, err
@@ -212,7 +255,7 @@ func newHostDouglas[T tridiag.Float](dev tridiag.Device, g grid) (*hostDouglas[T
 }
 
 func (s *hostDouglas[T]) Step(ctx context.Context, k int) error {
-	r, h := s.r, s.r/2
+	r := s.r
 	for range k {
 		clear(s.f)
 		for _, a := range s.ax {
@@ -224,7 +267,7 @@ func (s *hostDouglas[T]) Step(ctx context.Context, k int) error {
 		for i, a := range s.ax {
 			for z := range a.slabs {
 				o := z * a.slabStride
-				if err := s.plans[i].SolveConst(ctx, -h, 1+r, -h, s.f[o:], s.f[o:]); err != nil {
+				if err := s.plans[i].solve(ctx, s.f[o:]); err != nil {
 					return err
 				}
 			}
