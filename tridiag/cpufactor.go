@@ -326,8 +326,8 @@ type cpuFactors[T Float] struct {
 	// 0's (the arrays below then hold one system).
 	shared bool
 	kinds  []factorKind // per system held
-	flat    [4][]T       // the arrays of the plan's kind (kindLU, kindGT or kindLDLT)
-	ipiv    []uint8      // GTSV
+	flat   [4][]T       // the arrays of the plan's kind (kindLU, kindGT or kindLDLT)
+	ipiv   []uint8      // GTSV
 	// Auto: the gttrf factors of the systems that need pivoting.
 	side    map[int]sysFactors[T]
 	z       []T // cyclic: N per system
