@@ -91,49 +91,7 @@ func LUSolve[T Float](l, r, cp, d, x []T, rs, cs, m int, scratch []T) {
 		return
 	}
 	carry := scratch[:m]
-	for i0 := 0; i0 < n; i0 += ChunkRows {
-		i1 := min(n, i0+ChunkRows)
-		j := 0
-		for ; j+4 <= m; j += 4 {
-			c0 := j * cs
-			c1, c2, c3 := c0+cs, c0+2*cs, c0+3*cs
-			i := i0
-			var y0, y1, y2, y3 T
-			if i == 0 {
-				y0, y1, y2, y3 = d[c0], d[c1], d[c2], d[c3]
-				x[c0], x[c1], x[c2], x[c3] = y0, y1, y2, y3
-				i++
-			} else {
-				y0, y1, y2, y3 = carry[j], carry[j+1], carry[j+2], carry[j+3]
-			}
-			for k := i * rs; i < i1; i, k = i+1, k+rs {
-				li := l[i]
-				y0 = d[k+c0] - T(li*y0)
-				y1 = d[k+c1] - T(li*y1)
-				y2 = d[k+c2] - T(li*y2)
-				y3 = d[k+c3] - T(li*y3)
-				x[k+c0], x[k+c1], x[k+c2], x[k+c3] = y0, y1, y2, y3
-			}
-			carry[j], carry[j+1], carry[j+2], carry[j+3] = y0, y1, y2, y3
-		}
-		for ; j < m; j++ {
-			c0 := j * cs
-			i := i0
-			var y0 T
-			if i == 0 {
-				y0 = d[c0]
-				x[c0] = y0
-				i++
-			} else {
-				y0 = carry[j]
-			}
-			for k := i * rs; i < i1; i, k = i+1, k+rs {
-				y0 = d[k+c0] - T(l[i]*y0)
-				x[k+c0] = y0
-			}
-			carry[j] = y0
-		}
-	}
+	lowerSolve(l[1:], n, d, x, rs, cs, m, carry)
 	for i0 := (n - 1) / ChunkRows * ChunkRows; i0 >= 0; i0 -= ChunkRows {
 		i1 := min(n, i0+ChunkRows)
 		j := 0
@@ -177,6 +135,57 @@ func LUSolve[T Float](l, r, cp, d, x []T, rs, cs, m int, scratch []T) {
 				x[k+c0] = x0
 			}
 			carry[j] = x0
+		}
+	}
+}
+
+// lowerSolve is the forward sweep of the multi-column solves, y[i] =
+// d[i] − lo[i−1]·y[i−1] for the n rows of m columns into x, the columns
+// four at a time through chunks of ChunkRows rows, their recurrences
+// carried in carry (m values) from chunk to chunk. lo holds the unit lower
+// factor's multipliers from row 1 (LUSolve's l[1:], PTTRS's e).
+func lowerSolve[T Float](lo []T, n int, d, x []T, rs, cs, m int, carry []T) {
+	for i0 := 0; i0 < n; i0 += ChunkRows {
+		i1 := min(n, i0+ChunkRows)
+		j := 0
+		for ; j+4 <= m; j += 4 {
+			c0 := j * cs
+			c1, c2, c3 := c0+cs, c0+2*cs, c0+3*cs
+			i := i0
+			var y0, y1, y2, y3 T
+			if i == 0 {
+				y0, y1, y2, y3 = d[c0], d[c1], d[c2], d[c3]
+				x[c0], x[c1], x[c2], x[c3] = y0, y1, y2, y3
+				i++
+			} else {
+				y0, y1, y2, y3 = carry[j], carry[j+1], carry[j+2], carry[j+3]
+			}
+			for k := i * rs; i < i1; i, k = i+1, k+rs {
+				li := lo[i-1]
+				y0 = d[k+c0] - T(li*y0)
+				y1 = d[k+c1] - T(li*y1)
+				y2 = d[k+c2] - T(li*y2)
+				y3 = d[k+c3] - T(li*y3)
+				x[k+c0], x[k+c1], x[k+c2], x[k+c3] = y0, y1, y2, y3
+			}
+			carry[j], carry[j+1], carry[j+2], carry[j+3] = y0, y1, y2, y3
+		}
+		for ; j < m; j++ {
+			c0 := j * cs
+			i := i0
+			var y0 T
+			if i == 0 {
+				y0 = d[c0]
+				x[c0] = y0
+				i++
+			} else {
+				y0 = carry[j]
+			}
+			for k := i * rs; i < i1; i, k = i+1, k+rs {
+				y0 = d[k+c0] - T(lo[i-1]*y0)
+				x[k+c0] = y0
+			}
+			carry[j] = y0
 		}
 	}
 }
@@ -464,49 +473,7 @@ func PTTRS[T Float](dd, e, d, x []T, rs, cs, m int, scratch []T) {
 		return
 	}
 	carry := scratch[:m]
-	for i0 := 0; i0 < n; i0 += ChunkRows {
-		i1 := min(n, i0+ChunkRows)
-		j := 0
-		for ; j+4 <= m; j += 4 {
-			c0 := j * cs
-			c1, c2, c3 := c0+cs, c0+2*cs, c0+3*cs
-			i := i0
-			var y0, y1, y2, y3 T
-			if i == 0 {
-				y0, y1, y2, y3 = d[c0], d[c1], d[c2], d[c3]
-				x[c0], x[c1], x[c2], x[c3] = y0, y1, y2, y3
-				i++
-			} else {
-				y0, y1, y2, y3 = carry[j], carry[j+1], carry[j+2], carry[j+3]
-			}
-			for k := i * rs; i < i1; i, k = i+1, k+rs {
-				ei := e[i-1]
-				y0 = d[k+c0] - T(y0*ei)
-				y1 = d[k+c1] - T(y1*ei)
-				y2 = d[k+c2] - T(y2*ei)
-				y3 = d[k+c3] - T(y3*ei)
-				x[k+c0], x[k+c1], x[k+c2], x[k+c3] = y0, y1, y2, y3
-			}
-			carry[j], carry[j+1], carry[j+2], carry[j+3] = y0, y1, y2, y3
-		}
-		for ; j < m; j++ {
-			c0 := j * cs
-			i := i0
-			var y0 T
-			if i == 0 {
-				y0 = d[c0]
-				x[c0] = y0
-				i++
-			} else {
-				y0 = carry[j]
-			}
-			for k := i * rs; i < i1; i, k = i+1, k+rs {
-				y0 = d[k+c0] - T(y0*e[i-1])
-				x[k+c0] = y0
-			}
-			carry[j] = y0
-		}
-	}
+	lowerSolve(e, n, d, x, rs, cs, m, carry)
 	for i0 := (n - 1) / ChunkRows * ChunkRows; i0 >= 0; i0 -= ChunkRows {
 		i1 := min(n, i0+ChunkRows)
 		j := 0
