@@ -217,7 +217,7 @@ func (f *Factors[T]) SolveMany(ctx context.Context, nrhs int, d, x []T) error {
 	if !f.spec.Check {
 		return f.fs.SolveMany(ctx, nrhs, d, x)
 	}
-	orig := keepRHS(f.spec, nrhs, d, x, &f.dcopy)
+	orig := keepRHS(nrhs*f.spec.Len(), d, x, &f.dcopy)
 	err := f.fs.SolveMany(ctx, nrhs, d, x)
 	return checkColumns(f.spec, f.coef, nrhs, orig, x, err)
 }
@@ -265,7 +265,7 @@ func (p *Plan[T]) SolveMany(ctx context.Context, nrhs int, a, b, c, d, x []T) er
 	if !p.spec.Check {
 		return p.solveMany(ctx, nrhs, bt)
 	}
-	orig := keepRHS(p.spec, nrhs, d, x, &p.dcopy)
+	orig := keepRHS(nrhs*p.spec.Len(), d, x, &p.dcopy)
 	err := p.solveMany(ctx, nrhs, bt)
 	return checkColumns(p.spec, bt, nrhs, orig, x, err)
 }
@@ -330,18 +330,37 @@ func mergeColumnErrors(G, nrhs int, errs []error) error {
 	return &BatchError{G: G, Failed: failed}
 }
 
-// keepRHS returns d, or a copy of its nrhs batches in *buf when the solve
-// is in place (x is d), for the accuracy check after the solve.
-func keepRHS[T Float](spec Spec, nrhs int, d, x []T, buf *[]T) []T {
+// keepRHS returns d, or a copy of its first n elements in *buf when the
+// solve is in place (x is d), for the accuracy check after the solve.
+func keepRHS[T Float](n int, d, x []T, buf *[]T) []T {
 	if &x[0] != &d[0] {
 		return d
 	}
-	n := nrhs * spec.Len()
 	if len(*buf) < n {
 		*buf = make([]T, n)
 	}
 	copy(*buf, d[:n])
 	return *buf
+}
+
+// solveChecked solves bt with s and, where check, measures the solutions
+// against the right-hand sides as they were (the first n elements of d,
+// kept in *dcopy when the solve is in place) with measure, and merges its
+// verdicts for the g systems with the solve's failures (Plan.Solve's and
+// RaggedPlan.Solve's Options.Check).
+func solveChecked[T Float](ctx context.Context, s Solver[T], check bool, n, g int, dcopy *[]T, bt Batch[T], measure func(Batch[T]) ([]Status, error)) error {
+	if !check {
+		return s.Solve(ctx, bt)
+	}
+	orig := bt
+	orig.D = keepRHS(n, bt.D, bt.X, dcopy)
+	err := s.Solve(ctx, bt)
+	var be *BatchError
+	if err != nil && !errors.As(err, &be) {
+		return err
+	}
+	st, cerr := measure(orig)
+	return mergeCheck(g, be, st, cerr)
 }
 
 // checkColumns runs the accuracy check on every column of a solve with

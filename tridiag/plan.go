@@ -2,7 +2,6 @@ package tridiag
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -38,22 +37,9 @@ func NewPlan[T Float](dev Device, shape Shape, opts Options) (*Plan[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	bspec := spec
-	var s Solver[T]
-	switch any(*new(T)).(type) {
-	case float32:
-		var s32 Solver[float32]
-		s32, err = be.NewSolver32(bspec)
-		if err == nil {
-			s = any(s32).(Solver[T])
-		}
-	default:
-		var s64 Solver[float64]
-		s64, err = be.NewSolver64(bspec)
-		if err == nil {
-			s = any(s64).(Solver[T])
-		}
-	}
+	s, err := solverOf[T](
+		func() (Solver[float32], error) { return be.NewSolver32(spec) },
+		func() (Solver[float64], error) { return be.NewSolver64(spec) })
 	if err != nil {
 		return nil, fmt.Errorf("tridiag: making %s plan for N=%d G=%d on %s: %w", opts.Algorithm, shape.N, shape.G, dev.Name(), err)
 	}
@@ -129,24 +115,9 @@ func (p *Plan[T]) run(ctx context.Context, bt Batch[T]) error {
 	if p.solver == nil {
 		return ErrClosed
 	}
-	if !p.spec.Check {
-		return p.solver.Solve(ctx, bt)
-	}
-	solved := bt
-	if n := p.spec.Len(); &bt.X[0] == &bt.D[0] {
-		if len(p.dcopy) < n {
-			p.dcopy = make([]T, n)
-		}
-		copy(p.dcopy, bt.D[:n])
-		bt.D = p.dcopy
-	}
-	err := p.solver.Solve(ctx, solved)
-	var be *BatchError
-	if err != nil && !errors.As(err, &be) {
-		return err
-	}
-	st, cerr := checkBatch(p.spec, p.tol(), bt)
-	return mergeCheck(p.spec.G, be, st, cerr)
+	return solveChecked(ctx, p.solver, p.spec.Check, p.spec.Len(), p.spec.G, &p.dcopy, bt, func(orig Batch[T]) ([]Status, error) {
+		return checkBatch(p.spec, p.tol(), orig)
+	})
 }
 
 // check validates lengths and, unless skipped, finiteness.
@@ -282,4 +253,20 @@ func (opts Options) validate() error {
 		return fmt.Errorf("%w: tolerance %g: want 0 (the default) or a finite value > 0", ErrOptions, t)
 	}
 	return nil
+}
+
+// solverOf makes the solver of element type T with new32 or new64.
+func solverOf[T Float](new32 func() (Solver[float32], error), new64 func() (Solver[float64], error)) (Solver[T], error) {
+	if _, f32 := any(*new(T)).(float32); f32 {
+		s, err := new32()
+		if err != nil {
+			return nil, err
+		}
+		return any(s).(Solver[T]), nil
+	}
+	s, err := new64()
+	if err != nil {
+		return nil, err
+	}
+	return any(s).(Solver[T]), nil
 }

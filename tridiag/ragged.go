@@ -2,7 +2,6 @@ package tridiag
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -103,19 +102,9 @@ func NewRaggedPlan[T Float](dev Device, lengths []int, opts Options) (*RaggedPla
 	if !ok {
 		return nil, fmt.Errorf("tridiag: ragged batch of %d systems on %s: %w: the device has no solver of ragged batches (solve them on the CPU, or pad them to one length)", len(lengths), dev.Name(), ErrOptions)
 	}
-	var s Solver[T]
-	switch any(*new(T)).(type) {
-	case float32:
-		var s32 Solver[float32]
-		if s32, err = rb.NewRaggedSolver32(spec); err == nil {
-			s = any(s32).(Solver[T])
-		}
-	default:
-		var s64 Solver[float64]
-		if s64, err = rb.NewRaggedSolver64(spec); err == nil {
-			s = any(s64).(Solver[T])
-		}
-	}
+	s, err := solverOf[T](
+		func() (Solver[float32], error) { return rb.NewRaggedSolver32(spec) },
+		func() (Solver[float64], error) { return rb.NewRaggedSolver64(spec) })
 	if err != nil {
 		return nil, fmt.Errorf("tridiag: making %s plan for a ragged batch of %d systems on %s: %w", opts.Algorithm, len(lengths), dev.Name(), err)
 	}
@@ -220,24 +209,7 @@ func (p *RaggedPlan[T]) run(ctx context.Context, bt Batch[T]) error {
 	if p.solver == nil {
 		return ErrClosed
 	}
-	if !p.spec.Check {
-		return p.solver.Solve(ctx, bt)
-	}
-	solved := bt
-	if n := p.Len(); &bt.X[0] == &bt.D[0] {
-		if len(p.dcopy) < n {
-			p.dcopy = make([]T, n)
-		}
-		copy(p.dcopy, bt.D[:n])
-		bt.D = p.dcopy
-	}
-	err := p.solver.Solve(ctx, solved)
-	var be *BatchError
-	if err != nil && !errors.As(err, &be) {
-		return err
-	}
-	st, cerr := p.checkBatch(bt)
-	return mergeCheck(len(p.spec.Lengths), be, st, cerr)
+	return solveChecked(ctx, p.solver, p.spec.Check, p.Len(), len(p.spec.Lengths), &p.dcopy, bt, p.checkBatch)
 }
 
 // check validates lengths and, unless skipped, finiteness.
