@@ -151,9 +151,10 @@ var cusparseRequired = []string{"cusparseCreate", "cusparseDestroy", "cusparseSe
 	"cusparseDgtsvInterleavedBatch_bufferSizeExt", "cusparseDgtsvInterleavedBatch",
 	"cusparseSgtsv2_bufferSizeExt", "cusparseSgtsv2", "cusparseDgtsv2_bufferSizeExt", "cusparseDgtsv2"}
 
-// cusparseOptional are looked up when present: the version, error names
-// and the SpSV API (spsvSymbols).
-var cusparseOptional = append([]string{"cusparseGetVersion", "cusparseGetErrorName"}, spsvSymbols...)
+// cusparseOptional are looked up when present: the version, error names,
+// the SpSV API (spsvSymbols) and the incomplete factorizations
+// (iluSymbols).
+var cusparseOptional = append(append([]string{"cusparseGetVersion", "cusparseGetErrorName"}, spsvSymbols...), iluSymbols...)
 
 // loadCusparse dlopens the first candidate that loads, has every
 // required symbol and passes usable (when not nil; a stub library loads

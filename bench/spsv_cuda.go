@@ -31,14 +31,15 @@ static int sv_set_attr(void *f, void *m, int attr, int value) {
 	return ((sv_set_attr_t)f)(m, attr, &value, sizeof(value));
 }
 static int sv_create_descr(void *f, void **d) { return ((sv_create_descr_t)f)(d); }
-static int sv_buffer_size(void *f, void *h, const void *alpha, void *m, void *x, void *y, int type, void *d, size_t *size) {
-	return ((sv_buffer_size_t)f)(h, 0, alpha, m, x, y, type, 0, d, size);
+// op: CUSPARSE_OPERATION_NON_TRANSPOSE (0) or _TRANSPOSE (1).
+static int sv_buffer_size(void *f, void *h, int op, const void *alpha, void *m, void *x, void *y, int type, void *d, size_t *size) {
+	return ((sv_buffer_size_t)f)(h, op, alpha, m, x, y, type, 0, d, size);
 }
-static int sv_analysis(void *f, void *h, const void *alpha, void *m, void *x, void *y, int type, void *d, uintptr_t buf) {
-	return ((sv_analysis_t)f)(h, 0, alpha, m, x, y, type, 0, d, (void *)buf);
+static int sv_analysis(void *f, void *h, int op, const void *alpha, void *m, void *x, void *y, int type, void *d, uintptr_t buf) {
+	return ((sv_analysis_t)f)(h, op, alpha, m, x, y, type, 0, d, (void *)buf);
 }
-static int sv_solve(void *f, void *h, const void *alpha, void *m, void *x, void *y, int type, void *d) {
-	return ((sv_solve_t)f)(h, 0, alpha, m, x, y, type, 0, d);
+static int sv_solve(void *f, void *h, int op, const void *alpha, void *m, void *x, void *y, int type, void *d) {
+	return ((sv_solve_t)f)(h, op, alpha, m, x, y, type, 0, d);
 }
 */
 import "C"
@@ -85,6 +86,15 @@ type spsv struct {
 	alpha64    *C.double
 	n, nnz     int
 	upper, uni bool
+	trans      bool // solve with the transpose of the triangle
+}
+
+// op is the SpSV operation: the triangle or its transpose.
+func (s *spsv) op() C.int {
+	if s.trans {
+		return 1
+	}
+	return 0
 }
 
 // spsvAvailable reports whether the peer's library has the SpSV API.
@@ -181,7 +191,7 @@ func (s *spsv) analyse() (time.Duration, error) {
 			return err
 		}
 		var size C.size_t
-		if err := l.status("cusparseSpSV_bufferSize", C.sv_buffer_size(l.fn["cusparseSpSV_bufferSize"], s.p.handle, s.alpha(),
+		if err := l.status("cusparseSpSV_bufferSize", C.sv_buffer_size(l.fn["cusparseSpSV_bufferSize"], s.p.handle, s.op(), s.alpha(),
 			s.mat, s.x, s.y, s.typ(), s.descr, &size)); err != nil {
 			return err
 		}
@@ -194,7 +204,7 @@ func (s *spsv) analyse() (time.Duration, error) {
 			s.buf = buf
 			start = start.Add(time.Since(alloc))
 		}
-		if err := l.status("cusparseSpSV_analysis", C.sv_analysis(l.fn["cusparseSpSV_analysis"], s.p.handle, s.alpha(),
+		if err := l.status("cusparseSpSV_analysis", C.sv_analysis(l.fn["cusparseSpSV_analysis"], s.p.handle, s.op(), s.alpha(),
 			s.mat, s.x, s.y, s.typ(), s.descr, C.uintptr_t(s.buf))); err != nil {
 			return err
 		}
@@ -210,7 +220,7 @@ func (s *spsv) analyse() (time.Duration, error) {
 // solve enqueues one solve on the peer's stream (device thread).
 func (s *spsv) solve() error {
 	l := s.p.lib
-	return l.status("cusparseSpSV_solve", C.sv_solve(l.fn["cusparseSpSV_solve"], s.p.handle, s.alpha(), s.mat, s.x, s.y, s.typ(), s.descr))
+	return l.status("cusparseSpSV_solve", C.sv_solve(l.fn["cusparseSpSV_solve"], s.p.handle, s.op(), s.alpha(), s.mat, s.x, s.y, s.typ(), s.descr))
 }
 
 // time times reps solves (after warmup) with events on the peer's stream,

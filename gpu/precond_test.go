@@ -141,3 +141,65 @@ func BenchmarkPCGPoisson1000(b *testing.B) {
 		})
 	}
 }
+
+// TestFactorILUOnGPU: the preconditioner factored on the GPU applies the
+// CPU's factors, so that CG/BiCGStab take the same iterations to the same
+// bits as with the host factors, before and after a Refactor; a pivot
+// failure is the CPU's error.
+func TestFactorILUOnGPU(t *testing.T) {
+	dev, err := gpu.Open(0)
+	require.NoError(t, err)
+	defer dev.Close()
+	opt := krylov.Options{Tol: 1e-8}
+	for _, tc := range []struct {
+		name string
+		a    *sparse.CSR
+		kind ilu.Kind
+	}{
+		{"poisson-2d", problems.Poisson2D(61), ilu.KindIC0},
+		{"convection-diffusion", problems.ConvectionDiffusion2D(59, 100), ilu.KindILU0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			method := krylov.BiCGStab[*cuda.Buffer[float64]]
+			factor := ilu.ILU0
+			if tc.kind == ilu.KindIC0 {
+				method, factor = krylov.CG[*cuda.Buffer[float64]], ilu.IC0
+			}
+			b := problems.OnesRHS(tc.a)
+			pre, err := gpu.FactorILU(dev, tc.a, tc.kind, ilu.Options{}, gpu.TrsvOptions{})
+			require.NoError(t, err)
+			defer pre.Close()
+			scaled := tc.a.Clone()
+			for k := range scaled.Val {
+				scaled.Val[k] *= 1 + 0.01*float64(k%5)
+			}
+			for round, a := range []*sparse.CSR{tc.a, scaled} {
+				if round > 0 {
+					require.NoError(t, pre.Refactor(a.Val))
+				}
+				f, err := factor(a, ilu.Options{})
+				require.NoError(t, err)
+				host, err := gpu.NewILUPreconditioner(dev, f, gpu.TrsvOptions{})
+				require.NoError(t, err)
+				want, xWant, _ := gpuKrylov(t, dev, a, b, host, method, opt)
+				require.NoError(t, host.Close())
+				got, x, _ := gpuKrylov(t, dev, a, b, pre, method, opt)
+				require.Equal(t, want.Iterations, got.Iterations, "round %d", round)
+				require.Equal(t, xWant, x, "round %d", round)
+				require.Less(t, got.Residual, 1e-8)
+			}
+		})
+	}
+	bad := problems.Poisson2D(20)
+	for k := range bad.Val {
+		if bad.Val[k] == 4 {
+			bad.Val[k] = 0.1 // the first diagonal entry: l₀₀² > 0, l₁₁² < 0
+			break
+		}
+	}
+	_, cpuErr := ilu.IC0(bad, ilu.Options{})
+	require.ErrorIs(t, cpuErr, ilu.ErrNotPositive)
+	_, err = gpu.FactorILU(dev, bad, ilu.KindIC0, ilu.Options{}, gpu.TrsvOptions{})
+	require.ErrorIs(t, err, ilu.ErrNotPositive)
+	require.Equal(t, cpuErr.Error(), err.Error())
+}

@@ -80,28 +80,36 @@ type Options struct {
 	Workers int
 }
 
+// Pattern is the analysis of a zero-fill factorization: the factors'
+// pattern and the level sets that schedule its rows. It depends on the
+// matrix's pattern only; a GPU factorization computes its values from it.
+// Its slices must not be modified.
+type Pattern struct {
+	Kind Kind
+	N    int
+	// NNZA is the number of stored entries of the factorized matrix: the
+	// length of the values that Load takes.
+	NNZA int
+	// RowPtr and Col are the factors' pattern: A's (ILU(0)) or A's lower
+	// triangle (IC(0)), columns ascending; DiagPos[i] is the position of
+	// row i's diagonal entry. Src[p], for IC(0), is the position in A's
+	// values of entry p (nil for ILU(0), whose entries are A's).
+	RowPtr, Col, DiagPos, Src []int32
+	// Level sets of the lower triangle of the pattern: the rows of level
+	// l are Order[LevelPtr[l]:LevelPtr[l+1]], ascending. Every row of a
+	// level depends only on rows of lower levels.
+	Order, LevelPtr []int32
+}
+
 // Factors are the incomplete factors of one matrix, with the analysis
 // that Refactor reuses for another matrix of the same pattern.
 type Factors struct {
-	kind    Kind
-	n       int
-	nnzA    int     // stored entries of the factorized matrix
+	pat     *Pattern
 	opts    Options // as given
 	workers int
 	shift   float64 // the shift of the current values
 	trying  float64 // the shift of the values being factored
-
-	// The factors' pattern: A's (ILU(0)) or A's lower triangle (IC(0)),
-	// columns ascending; diagPos[i] is the position of row i's diagonal
-	// entry. src[p], for IC(0), is the position in A's values of entry p.
-	rowPtr, col []int32
-	diagPos     []int32
-	src         []int32
-	val         []float64
-
-	// Level sets of the lower triangle of the pattern: the rows of level
-	// l are order[levelPtr[l]:levelPtr[l+1]], ascending.
-	order, levelPtr []int32
+	val     []float64
 
 	// upperT caches Lᵀ for IC(0) (built by U, reset by Refactor).
 	mu     sync.Mutex
@@ -129,6 +137,37 @@ func IC0(a *sparse.CSR, opts Options) (*Factors, error) {
 
 // factor analyses a and computes the factors of the given kind.
 func factor(a *sparse.CSR, opts Options, kind Kind) (*Factors, error) {
+	if err := opts.Check(kind); err != nil {
+		return nil, err
+	}
+	pat, err := Analyze(a, kind)
+	if err != nil {
+		return nil, err
+	}
+	f := &Factors{pat: pat, opts: opts, workers: opts.Workers}
+	if f.workers <= 0 {
+		f.workers = tridiag.DefaultCPU().Workers()
+	}
+	f.val = make([]float64, len(pat.Col))
+	if err := f.compute(a.Val); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Check reports an Options field out of range for a factorization of
+// the given kind (an error wrapping ErrOption).
+func (opts Options) Check(kind Kind) error {
+	if !(opts.Shift >= 0) || math.IsInf(opts.Shift, 0) {
+		return fmt.Errorf("%w: %s: Shift = %g (want a finite value ≥ 0)", ErrOption, kind, opts.Shift)
+	}
+	return nil
+}
+
+// Analyze checks the square matrix a and computes the pattern and the
+// level sets of its factorization of the given kind. The errors wrap
+// ErrShape or ErrMissingDiagonal.
+func Analyze(a *sparse.CSR, kind Kind) (*Pattern, error) {
 	if a == nil {
 		return nil, fmt.Errorf("%w: %s of a nil matrix", ErrShape, kind)
 	}
@@ -138,17 +177,8 @@ func factor(a *sparse.CSR, opts Options, kind Kind) (*Factors, error) {
 	if a.N != a.M {
 		return nil, fmt.Errorf("%w: %s of a %d×%d matrix: the matrix must be square", ErrShape, kind, a.N, a.M)
 	}
-	if !(opts.Shift >= 0) || math.IsInf(opts.Shift, 0) {
-		return nil, fmt.Errorf("%w: %s: Shift = %g (want a finite value ≥ 0)", ErrOption, kind, opts.Shift)
-	}
-	f := &Factors{kind: kind, n: a.N, nnzA: a.NNZ(), opts: opts, workers: opts.Workers}
-	if f.workers <= 0 {
-		f.workers = tridiag.DefaultCPU().Workers()
-	}
+	f := &Pattern{Kind: kind, N: a.N, NNZA: a.NNZ()}
 	if err := f.analyse(a); err != nil {
-		return nil, err
-	}
-	if err := f.compute(a.Val); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -156,115 +186,152 @@ func factor(a *sparse.CSR, opts Options, kind Kind) (*Factors, error) {
 
 // analyse copies the pattern, finds the diagonal entries and computes the
 // level sets.
-func (f *Factors) analyse(a *sparse.CSR) error {
-	n := f.n
-	f.diagPos = make([]int32, n)
-	if f.kind == KindILU0 {
-		f.rowPtr = slices.Clone(a.RowPtr)
-		f.col = slices.Clone(a.Col)
+func (f *Pattern) analyse(a *sparse.CSR) error {
+	n := f.N
+	f.DiagPos = make([]int32, n)
+	if f.Kind == KindILU0 {
+		f.RowPtr = slices.Clone(a.RowPtr)
+		f.Col = slices.Clone(a.Col)
 	} else {
-		f.rowPtr = make([]int32, n+1)
+		f.RowPtr = make([]int32, n+1)
 		for i := range n {
 			for p := a.RowPtr[i]; p < a.RowPtr[i+1] && int(a.Col[p]) <= i; p++ {
-				f.col = append(f.col, a.Col[p])
-				f.src = append(f.src, p)
+				f.Col = append(f.Col, a.Col[p])
+				f.Src = append(f.Src, p)
 			}
-			f.rowPtr[i+1] = int32(len(f.col))
+			f.RowPtr[i+1] = int32(len(f.Col))
 		}
 	}
-	f.val = make([]float64, len(f.col))
 	for i := range n {
-		cols := f.col[f.rowPtr[i]:f.rowPtr[i+1]]
+		cols := f.Col[f.RowPtr[i]:f.RowPtr[i+1]]
 		p, ok := slices.BinarySearch(cols, int32(i))
 		if !ok {
-			return fmt.Errorf("%w: %s of the %d×%d matrix: row %d has no stored diagonal entry", ErrMissingDiagonal, f.kind, n, n, i)
+			return fmt.Errorf("%w: %s of the %d×%d matrix: row %d has no stored diagonal entry", ErrMissingDiagonal, f.Kind, n, n, i)
 		}
-		f.diagPos[i] = f.rowPtr[i] + int32(p)
+		f.DiagPos[i] = f.RowPtr[i] + int32(p)
 	}
 	// Level of row i: one more than the deepest row k < i it holds.
 	level := make([]int32, n)
 	levels := int32(0)
 	for i := range n {
 		l := int32(0)
-		for p := f.rowPtr[i]; p < f.diagPos[i]; p++ {
-			l = max(l, level[f.col[p]]+1)
+		for p := f.RowPtr[i]; p < f.DiagPos[i]; p++ {
+			l = max(l, level[f.Col[p]]+1)
 		}
 		level[i] = l
 		levels = max(levels, l+1)
 	}
-	f.levelPtr = make([]int32, levels+1)
+	f.LevelPtr = make([]int32, levels+1)
 	for _, l := range level {
-		f.levelPtr[l+1]++
+		f.LevelPtr[l+1]++
 	}
 	for l := range levels {
-		f.levelPtr[l+1] += f.levelPtr[l]
+		f.LevelPtr[l+1] += f.LevelPtr[l]
 	}
-	next := slices.Clone(f.levelPtr[:levels])
-	f.order = make([]int32, n)
+	next := slices.Clone(f.LevelPtr[:levels])
+	f.Order = make([]int32, n)
 	for i, l := range level {
-		f.order[next[l]] = int32(i)
+		f.Order[next[l]] = int32(i)
 		next[l]++
 	}
 	return nil
 }
 
-// compute factors the matrix with values aval (in A's pattern), with the
-// shifts that the options allow.
-func (f *Factors) compute(aval []float64) error {
-	shifts := []float64{f.opts.Shift}
-	if f.opts.AutoShift {
+// Shifts returns the relative diagonal shifts that a factorization with
+// opts tries, in order: Shift, then (with AutoShift) the AutoShifts larger
+// than it.
+func (opts Options) Shifts() []float64 {
+	shifts := []float64{opts.Shift}
+	if opts.AutoShift {
 		for _, s := range AutoShifts {
-			if s > f.opts.Shift {
+			if s > opts.Shift {
 				shifts = append(shifts, s)
 			}
 		}
 	}
+	return shifts
+}
+
+// TryShifts calls factor with the shifts of opts.Shifts() in order until
+// one succeeds, and returns that shift. It stops at the first error that
+// is not a pivot's (ErrZeroPivot, ErrNotPositive); after the last shift it
+// returns the last pivot error. Devices other than the CPU factor through
+// it, so that they try the same shifts.
+func TryShifts(opts Options, factor func(shift float64) error) (float64, error) {
+	shifts := opts.Shifts()
 	var err error
 	for _, s := range shifts {
-		err = f.computeShift(aval, s)
+		err = factor(s)
 		if err == nil {
-			f.shift = s
-			return nil
+			return s, nil
 		}
 		if !errors.Is(err, ErrZeroPivot) && !errors.Is(err, ErrNotPositive) {
-			return err
+			return 0, err
 		}
 	}
 	if len(shifts) > 1 {
-		return fmt.Errorf("%w (the largest of the shifts %v)", err, shifts)
+		return 0, fmt.Errorf("%w (the largest of the shifts %v)", err, shifts)
+	}
+	return 0, err
+}
+
+// compute factors the matrix with values aval (in A's pattern), with the
+// shifts that the options allow.
+func (f *Factors) compute(aval []float64) error {
+	s, err := TryShifts(f.opts, func(s float64) error { return f.computeShift(aval, s) })
+	if err == nil {
+		f.shift = s
 	}
 	return err
+}
+
+// Load sets dst, of one value per entry of the factors' pattern, to the
+// values of A + shift·diag(A) for the matrix values aval (in A's
+// pattern): the values that the factorization overwrites with the
+// factors.
+func (p *Pattern) Load(dst, aval []float64, shift float64) {
+	if p.Src != nil {
+		for k, q := range p.Src {
+			dst[k] = aval[q]
+		}
+	} else {
+		copy(dst, aval)
+	}
+	if shift != 0 {
+		for _, d := range p.DiagPos {
+			dst[d] *= 1 + shift
+		}
+	}
+}
+
+// PivotError is the error of the factorization of this pattern, of the
+// matrix with the given shift, that fails at row i on the pivot v (uᵢᵢ
+// for ILU(0), lᵢᵢ² for IC(0)): it wraps ErrZeroPivot or ErrNotPositive.
+func (p *Pattern) PivotError(shift float64, i int, v float64) error {
+	if p.Kind == KindIC0 {
+		return fmt.Errorf("%w: IC(0) of the %d×%d matrix (shift %g): row %d: l[%d,%d]² = %.3g", ErrNotPositive, p.N, p.N, shift, i, i, i, v)
+	}
+	return fmt.Errorf("%w: ILU(0) of the %d×%d matrix (shift %g): row %d: pivot u[%d,%d] = %.3g", ErrZeroPivot, p.N, p.N, shift, i, i, i, v)
 }
 
 // computeShift loads the values of A + shift·diag(A) and factors them
 // level by level.
 func (f *Factors) computeShift(aval []float64, shift float64) error {
 	f.trying = shift
-	if f.src != nil {
-		for p, q := range f.src {
-			f.val[p] = aval[q]
-		}
-	} else {
-		copy(f.val, aval)
-	}
-	if shift != 0 {
-		for _, d := range f.diagPos {
-			f.val[d] *= 1 + shift
-		}
-	}
+	f.pat.Load(f.val, aval, shift)
 	row := f.iluRow
-	if f.kind == KindIC0 {
+	if f.pat.Kind == KindIC0 {
 		row = f.icRow
 	}
 	pos := make([][]int32, f.workers)
 	for w := range pos {
-		pos[w] = make([]int32, f.n)
+		pos[w] = make([]int32, f.pat.N)
 		for i := range pos[w] {
 			pos[w][i] = -1
 		}
 	}
-	for l := range len(f.levelPtr) - 1 {
-		rows := f.order[f.levelPtr[l]:f.levelPtr[l+1]]
+	for l := range len(f.pat.LevelPtr) - 1 {
+		rows := f.pat.Order[f.pat.LevelPtr[l]:f.pat.LevelPtr[l+1]]
 		if f.workers == 1 || len(rows) < minParallelRows {
 			for _, i := range rows {
 				if err := row(int(i), pos[0]); err != nil {
@@ -305,27 +372,27 @@ func (f *Factors) computeShift(aval []float64, shift float64) error {
 // both row i and row k of U hold. pos maps a column to its position in
 // row i (−1 elsewhere) and is restored before returning.
 func (f *Factors) iluRow(i int, pos []int32) error {
-	lo, hi, d := f.rowPtr[i], f.rowPtr[i+1], f.diagPos[i]
+	lo, hi, d := f.pat.RowPtr[i], f.pat.RowPtr[i+1], f.pat.DiagPos[i]
 	for p := lo; p < hi; p++ {
-		pos[f.col[p]] = p
+		pos[f.pat.Col[p]] = p
 	}
 	val := f.val
 	for p := lo; p < d; p++ {
-		k := f.col[p]
-		dk, end := f.diagPos[k], f.rowPtr[k+1]
+		k := f.pat.Col[p]
+		dk, end := f.pat.DiagPos[k], f.pat.RowPtr[k+1]
 		lik := val[p] / val[dk]
 		val[p] = lik
 		for q := dk + 1; q < end; q++ {
-			if t := pos[f.col[q]]; t >= 0 {
+			if t := pos[f.pat.Col[q]]; t >= 0 {
 				val[t] -= lik * val[q]
 			}
 		}
 	}
 	for p := lo; p < hi; p++ {
-		pos[f.col[p]] = -1
+		pos[f.pat.Col[p]] = -1
 	}
 	if u := val[d]; u == 0 || math.IsNaN(u) || math.IsInf(u, 0) {
-		return fmt.Errorf("%w: ILU(0) of the %d×%d matrix (shift %g): row %d: pivot u[%d,%d] = %.3g", ErrZeroPivot, f.n, f.n, f.trying, i, i, i, u)
+		return f.pat.PivotError(f.trying, i, u)
 	}
 	return nil
 }
@@ -337,17 +404,17 @@ func (f *Factors) iluRow(i int, pos []int32) error {
 //
 // and then lᵢᵢ = √(aᵢᵢ − Σₖ lᵢₖ²).
 func (f *Factors) icRow(i int, pos []int32) error {
-	lo, d := f.rowPtr[i], f.diagPos[i]
+	lo, d := f.pat.RowPtr[i], f.pat.DiagPos[i]
 	for p := lo; p < d; p++ {
-		pos[f.col[p]] = p
+		pos[f.pat.Col[p]] = p
 	}
 	val := f.val
 	for p := lo; p < d; p++ {
-		j := f.col[p]
+		j := f.pat.Col[p]
 		s := val[p]
-		dj := f.diagPos[j]
-		for q := f.rowPtr[j]; q < dj; q++ {
-			if t := pos[f.col[q]]; t >= 0 {
+		dj := f.pat.DiagPos[j]
+		for q := f.pat.RowPtr[j]; q < dj; q++ {
+			if t := pos[f.pat.Col[q]]; t >= 0 {
 				s -= val[t] * val[q]
 			}
 		}
@@ -356,10 +423,10 @@ func (f *Factors) icRow(i int, pos []int32) error {
 	s := val[d]
 	for p := lo; p < d; p++ {
 		s -= val[p] * val[p]
-		pos[f.col[p]] = -1
+		pos[f.pat.Col[p]] = -1
 	}
 	if !(s > 0) || math.IsInf(s, 0) {
-		return fmt.Errorf("%w: IC(0) of the %d×%d matrix (shift %g): row %d: l[%d,%d]² = %.3g", ErrNotPositive, f.n, f.n, f.trying, i, i, i, s)
+		return f.pat.PivotError(f.trying, i, s)
 	}
 	val[d] = math.Sqrt(s)
 	return nil
@@ -372,8 +439,8 @@ func (f *Factors) icRow(i int, pos []int32) error {
 // values they were made with. On error the factors are unusable until a
 // Refactor succeeds.
 func (f *Factors) Refactor(val []float64) error {
-	if len(val) != f.nnzA {
-		return fmt.Errorf("%w: %s refactor of the %d×%d matrix with %d values for %d entries", ErrShape, f.kind, f.n, f.n, len(val), f.nnzA)
+	if len(val) != f.pat.NNZA {
+		return fmt.Errorf("%w: %s refactor of the %d×%d matrix with %d values for %d entries", ErrShape, f.pat.Kind, f.pat.N, f.pat.N, len(val), f.pat.NNZA)
 	}
 	f.mu.Lock()
 	f.upperT = nil
@@ -381,11 +448,14 @@ func (f *Factors) Refactor(val []float64) error {
 	return f.compute(val)
 }
 
+// Pattern returns the analysis the factors were computed on.
+func (f *Factors) Pattern() *Pattern { return f.pat }
+
 // Kind returns KindILU0 or KindIC0.
-func (f *Factors) Kind() Kind { return f.kind }
+func (f *Factors) Kind() Kind { return f.pat.Kind }
 
 // N returns the order of the matrix.
-func (f *Factors) N() int { return f.n }
+func (f *Factors) N() int { return f.pat.N }
 
 // Shift returns the relative diagonal shift of the current factors: the
 // factors are those of A + Shift()·diag(A).
@@ -394,26 +464,26 @@ func (f *Factors) Shift() float64 { return f.shift }
 // Levels returns the number of level sets of the lower triangle of the
 // pattern: the length of the factorization's critical path in rows, and
 // the number of levels of the lower triangular solve.
-func (f *Factors) Levels() int { return len(f.levelPtr) - 1 }
+func (f *Factors) Levels() int { return len(f.pat.LevelPtr) - 1 }
 
 // LU returns the factors in the factorized matrix's pattern (ILU(0): L's
 // strict lower triangle and U, csrilu02's layout; IC(0): L). The matrix
 // shares its arrays with f: Refactor changes its values, and it must not
 // be modified.
 func (f *Factors) LU() *sparse.CSR {
-	return &sparse.CSR{N: f.n, M: f.n, RowPtr: f.rowPtr, Col: f.col, Val: f.val}
+	return &sparse.CSR{N: f.pat.N, M: f.pat.N, RowPtr: f.pat.RowPtr, Col: f.pat.Col, Val: f.val}
 }
 
 // L returns the lower triangular factor as its own matrix: for ILU(0)
 // unit lower triangular with the ones stored, for IC(0) L itself.
 func (f *Factors) L() *sparse.CSR {
-	if f.kind == KindIC0 {
+	if f.pat.Kind == KindIC0 {
 		return f.LU().Clone()
 	}
-	l := &sparse.CSR{N: f.n, M: f.n, RowPtr: make([]int32, f.n+1)}
-	for i := range f.n {
-		for p := f.rowPtr[i]; p < f.diagPos[i]; p++ {
-			l.Col = append(l.Col, f.col[p])
+	l := &sparse.CSR{N: f.pat.N, M: f.pat.N, RowPtr: make([]int32, f.pat.N+1)}
+	for i := range f.pat.N {
+		for p := f.pat.RowPtr[i]; p < f.pat.DiagPos[i]; p++ {
+			l.Col = append(l.Col, f.pat.Col[p])
 			l.Val = append(l.Val, f.val[p])
 		}
 		l.Col = append(l.Col, int32(i))
@@ -427,7 +497,7 @@ func (f *Factors) L() *sparse.CSR {
 // Lᵀ for IC(0) (computed once per factorization and shared by later calls;
 // it must not be modified).
 func (f *Factors) U() *sparse.CSR {
-	if f.kind == KindIC0 {
+	if f.pat.Kind == KindIC0 {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		if f.upperT == nil {
@@ -435,10 +505,10 @@ func (f *Factors) U() *sparse.CSR {
 		}
 		return f.upperT
 	}
-	u := &sparse.CSR{N: f.n, M: f.n, RowPtr: make([]int32, f.n+1)}
-	for i := range f.n {
-		for p := f.diagPos[i]; p < f.rowPtr[i+1]; p++ {
-			u.Col = append(u.Col, f.col[p])
+	u := &sparse.CSR{N: f.pat.N, M: f.pat.N, RowPtr: make([]int32, f.pat.N+1)}
+	for i := range f.pat.N {
+		for p := f.pat.DiagPos[i]; p < f.pat.RowPtr[i+1]; p++ {
+			u.Col = append(u.Col, f.pat.Col[p])
 			u.Val = append(u.Val, f.val[p])
 		}
 		u.RowPtr[i+1] = int32(len(u.Col))

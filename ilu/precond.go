@@ -38,21 +38,21 @@ func NewPreconditioner[T sptrsv.Float](f *Factors, dev tridiag.Device, alg sptrs
 	lower, lo, upper, up := f.Triangles()
 	pl, err := sptrsv.NewPlan[T](dev, lower, lo, alg)
 	if err != nil {
-		return nil, fmt.Errorf("ilu: %s preconditioner of order %d: lower triangle: %w", f.kind, f.n, err)
+		return nil, fmt.Errorf("ilu: %s preconditioner of order %d: lower triangle: %w", f.pat.Kind, f.pat.N, err)
 	}
 	pu, err := sptrsv.NewPlan[T](dev, upper, up, alg)
 	if err != nil {
 		_ = pl.Close()
-		return nil, fmt.Errorf("ilu: %s preconditioner of order %d: upper triangle: %w", f.kind, f.n, err)
+		return nil, fmt.Errorf("ilu: %s preconditioner of order %d: upper triangle: %w", f.pat.Kind, f.pat.N, err)
 	}
-	return &Preconditioner[T]{n: f.n, kind: f.kind, lower: pl, upper: pu}, nil
+	return &Preconditioner[T]{n: f.pat.N, kind: f.pat.Kind, lower: pl, upper: pu}, nil
 }
 
 // Triangles returns the two triangular solves of M⁻¹ = U⁻¹L⁻¹ as sptrsv
 // takes them: for ILU(0) both triangles of the combined factors LU() (the
 // lower one with a unit diagonal), for IC(0) L and Lᵀ (U(), built once).
 func (f *Factors) Triangles() (lower *sparse.CSR, lo sptrsv.Options, upper *sparse.CSR, up sptrsv.Options) {
-	if f.kind == KindILU0 {
+	if f.pat.Kind == KindILU0 {
 		a := f.LU()
 		return a, sptrsv.Options{Triangle: sptrsv.Lower, Part: sptrsv.TrianglePart, UnitDiagonal: true},
 			a, sptrsv.Options{Triangle: sptrsv.Upper, Part: sptrsv.TrianglePart}

@@ -42,7 +42,9 @@ Preconditioners (-precond):
   none
   auto        ic0 with cg, ilu0 otherwise
 
-A zero (ILU) or non-positive (IC) pivot is an error naming the row;
+With -device cuda the factorization runs on the GPU (analysed on the
+host), bit for bit the CPU's. A zero (ILU) or non-positive (IC) pivot is
+an error naming the row;
 -shift s factors A + s·diag(A) instead (the usual remedy, s ≈ 1e-3 …
 1e-1; the Krylov method still solves with A). The triangular solves use
 -trsv (auto, levelset, syncfree, syncfree-csr; sequential on the CPU):
@@ -246,13 +248,24 @@ func symmetricPositiveDiagonal(a *sparse.CSR) bool {
 	return true
 }
 
-// factor computes the incomplete factorization the preconditioner names.
-func (st *iterateSetup) factor() (*ilu.Factors, error) {
-	opts := ilu.Options{Shift: st.shift}
+// kind is the incomplete factorization the preconditioner names.
+func (st *iterateSetup) kind() ilu.Kind {
 	if st.precond == "ic0" {
-		return ilu.IC0(st.a, opts)
+		return ilu.KindIC0
 	}
-	return ilu.ILU0(st.a, opts)
+	return ilu.KindILU0
+}
+
+// factorOptions are the factorization's options.
+func (st *iterateSetup) factorOptions() ilu.Options { return ilu.Options{Shift: st.shift} }
+
+// factor computes the incomplete factorization the preconditioner names
+// on the host.
+func (st *iterateSetup) factor() (*ilu.Factors, error) {
+	if st.kind() == ilu.KindIC0 {
+		return ilu.IC0(st.a, st.factorOptions())
+	}
+	return ilu.ILU0(st.a, st.factorOptions())
 }
 
 // krylovMethod returns the method st names, for vectors V.

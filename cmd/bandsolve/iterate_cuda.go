@@ -13,8 +13,8 @@ import (
 )
 
 // iterateCUDA solves with every vector on the GPU named device: CSR
-// products on the device, the incomplete factorization on the host and
-// its triangular solves on the device (gpu.ILUPreconditioner).
+// products, the incomplete factorization (analysed on the host) and its
+// triangular solves on the device (gpu.FactorILU).
 func iterateCUDA(device string, st *iterateSetup, x []float64, rep *iterateReport) error {
 	if st.precond == "jacobi" {
 		return usageErrorf("-precond jacobi runs on the CPU only; on %s use ic0, ilu0 or none", device)
@@ -47,11 +47,7 @@ func iterateCUDA(device string, st *iterateSetup, x []float64, rep *iterateRepor
 	var m krylov.Preconditioner[*cuda.Buffer[float64]]
 	rep.precond = st.precond
 	if st.precond != "none" {
-		f, err := st.factor()
-		if err != nil {
-			return err
-		}
-		p, err := gpu.NewILUPreconditioner(d, f, gpu.TrsvOptions{Algorithm: st.trsv})
+		p, err := gpu.FactorILU(d, st.a, st.kind(), st.factorOptions(), gpu.TrsvOptions{Algorithm: st.trsv})
 		if err != nil {
 			return err
 		}

@@ -1437,3 +1437,45 @@ type TrsvCscCount struct{ k Kernel }
 
 // Kernel returns the kernel.
 func (f TrsvCscCount) Kernel() Kernel { return trsvCscCount }
+
+// IluLevel is the kernel ilu_level (its zero value).
+type IluLevel struct{ k Kernel }
+
+// Kernel returns the kernel.
+func (f IluLevel) Kernel() Kernel { return iluLevel }
+
+// IluChain is the kernel ilu_chain (its zero value).
+type IluChain struct{ k Kernel }
+
+// Kernel returns the kernel.
+func (f IluChain) Kernel() Kernel { return iluChain }
+
+// IluGather is the kernel ilu_gather (its zero value).
+type IluGather struct{ k Kernel }
+
+// Kernel returns the kernel.
+func (f IluGather) Kernel() Kernel { return iluGather }
+
+// IluScale is the kernel ilu_scale (its zero value).
+type IluScale struct{ k Kernel }
+
+// Kernel returns the kernel.
+func (f IluScale) Kernel() Kernel { return iluScale }
+
+// IluValues is a kernel of the family ilu_values_f32, ilu_values_f64.
+type IluValues struct{ k Kernel }
+
+// IluValuesFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func IluValuesFor(f64 bool) (IluValues, error) {
+	if !f64 {
+		return IluValues{iluValuesF32}, nil
+	}
+	if f64 {
+		return IluValues{iluValuesF64}, nil
+	}
+	return IluValues{}, fmt.Errorf("%w: ilu_values with f64=%t", ErrNoKernel, f64)
+}
+
+// Kernel returns the kernel.
+func (f IluValues) Kernel() Kernel { return f.k }

@@ -3362,6 +3362,170 @@ func (f TrsvCscCount) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int,
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:5])
 }
 
+// IluLevelArgs are the parameters of ilu_level.
+type IluLevelArgs struct {
+	RowPtr  cu.DevicePtr // rowPtr
+	Col     cu.DevicePtr // col
+	DiagPos cu.DevicePtr // diagPos
+	Val     cu.DevicePtr // val
+	IC      int32        // ic
+	Order   cu.DevicePtr // order
+	LO      int32        // lo
+	HI      int32        // hi
+	Level   int32        // level
+	Fail    cu.DevicePtr // fail
+}
+
+// IluLevelSlots is the number of launch slots of IluLevel.
+const IluLevelSlots = 10
+
+// Pack puts a in slots[:IluLevelSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f IluLevel) Pack(a *IluLevelArgs, slots []uint64) {
+	_ = slots[9]
+	slots[0] = uint64(a.RowPtr)
+	slots[1] = uint64(a.Col)
+	slots[2] = uint64(a.DiagPos)
+	slots[3] = uint64(a.Val)
+	slots[4] = uint64(uint32(a.IC))
+	slots[5] = uint64(a.Order)
+	slots[6] = uint64(uint32(a.LO))
+	slots[7] = uint64(uint32(a.HI))
+	slots[8] = uint64(uint32(a.Level))
+	slots[9] = uint64(a.Fail)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f IluLevel) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *IluLevelArgs) error {
+	var slots [10]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:10])
+}
+
+// IluChainArgs are the parameters of ilu_chain.
+type IluChainArgs struct {
+	RowPtr   cu.DevicePtr // rowPtr
+	Col      cu.DevicePtr // col
+	DiagPos  cu.DevicePtr // diagPos
+	Val      cu.DevicePtr // val
+	IC       int32        // ic
+	Order    cu.DevicePtr // order
+	LevelPtr cu.DevicePtr // levelPtr
+	L0       int32        // l0
+	L1       int32        // l1
+	Fail     cu.DevicePtr // fail
+}
+
+// IluChainSlots is the number of launch slots of IluChain.
+const IluChainSlots = 10
+
+// Pack puts a in slots[:IluChainSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f IluChain) Pack(a *IluChainArgs, slots []uint64) {
+	_ = slots[9]
+	slots[0] = uint64(a.RowPtr)
+	slots[1] = uint64(a.Col)
+	slots[2] = uint64(a.DiagPos)
+	slots[3] = uint64(a.Val)
+	slots[4] = uint64(uint32(a.IC))
+	slots[5] = uint64(a.Order)
+	slots[6] = uint64(a.LevelPtr)
+	slots[7] = uint64(uint32(a.L0))
+	slots[8] = uint64(uint32(a.L1))
+	slots[9] = uint64(a.Fail)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f IluChain) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *IluChainArgs) error {
+	var slots [10]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:10])
+}
+
+// IluGatherArgs are the parameters of ilu_gather.
+type IluGatherArgs struct {
+	Aval cu.DevicePtr // aval
+	Src  cu.DevicePtr // src
+	Nnz  int32        // nnz
+	Val  cu.DevicePtr // val
+}
+
+// IluGatherSlots is the number of launch slots of IluGather.
+const IluGatherSlots = 4
+
+// Pack puts a in slots[:IluGatherSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f IluGather) Pack(a *IluGatherArgs, slots []uint64) {
+	_ = slots[3]
+	slots[0] = uint64(a.Aval)
+	slots[1] = uint64(a.Src)
+	slots[2] = uint64(uint32(a.Nnz))
+	slots[3] = uint64(a.Val)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f IluGather) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *IluGatherArgs) error {
+	var slots [4]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:4])
+}
+
+// IluScaleArgs are the parameters of ilu_scale.
+type IluScaleArgs struct {
+	DiagPos cu.DevicePtr // diagPos
+	N       int32        // n
+	Scale   float64      // scale
+	Val     cu.DevicePtr // val
+}
+
+// IluScaleSlots is the number of launch slots of IluScale.
+const IluScaleSlots = 4
+
+// Pack puts a in slots[:IluScaleSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f IluScale) Pack(a *IluScaleArgs, slots []uint64) {
+	_ = slots[3]
+	slots[0] = uint64(a.DiagPos)
+	slots[1] = uint64(uint32(a.N))
+	slots[2] = packFloat(table[f.Kernel()].Params[2].CType, a.Scale)
+	slots[3] = uint64(a.Val)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f IluScale) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *IluScaleArgs) error {
+	var slots [4]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:4])
+}
+
+// IluValuesArgs are the parameters of ilu_values_f32, ilu_values_f64.
+type IluValuesArgs struct {
+	Src    cu.DevicePtr // src
+	Gather cu.DevicePtr // gather
+	Nnz    int32        // nnz
+	Dst    cu.DevicePtr // dst
+}
+
+// IluValuesSlots is the number of launch slots of IluValues.
+const IluValuesSlots = 4
+
+// Pack puts a in slots[:IluValuesSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f IluValues) Pack(a *IluValuesArgs, slots []uint64) {
+	_ = slots[3]
+	slots[0] = uint64(a.Src)
+	slots[1] = uint64(a.Gather)
+	slots[2] = uint64(uint32(a.Nnz))
+	slots[3] = uint64(a.Dst)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f IluValues) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *IluValuesArgs) error {
+	var slots [4]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:4])
+}
+
 // ThomasLauncher is a kernel launched with ThomasArgs: Thomas, Gtsv.
 type ThomasLauncher interface {
 	Kernel() Kernel

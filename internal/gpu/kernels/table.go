@@ -195,6 +195,12 @@ const (
 	trsvScanSums
 	trsvScanAdd
 	trsvCscCount
+	iluLevel
+	iluChain
+	iluGather
+	iluScale
+	iluValuesF32
+	iluValuesF64
 )
 
 // table describes every kernel, indexed by Kernel.
@@ -390,4 +396,10 @@ var table = [...]Info{
 	trsvScanSums:                   {Name: "trsv_scan_sums", Module: 3, Family: "trsv_scan_sums", MaxThreads: 1024, MinBlocks: 0, Params: []Param{{"sums", "int*"}, {"nb", "int"}}},
 	trsvScanAdd:                    {Name: "trsv_scan_add", Module: 3, Family: "trsv_scan_add", MaxThreads: 1024, MinBlocks: 0, Params: []Param{{"v", "int*"}, {"len", "int"}, {"sums", "const int*"}}},
 	trsvCscCount:                   {Name: "trsv_csc_count", Module: 3, Family: "trsv_csc_count", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"n", "int"}, {"upper", "int"}, {"cnt", "int*"}}},
+	iluLevel:                       {Name: "ilu_level", Module: 3, Family: "ilu_level", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"diagPos", "const int*"}, {"val", "double*"}, {"ic", "int"}, {"order", "const int*"}, {"lo", "int"}, {"hi", "int"}, {"level", "int"}, {"fail", "unsigned long long*"}}},
+	iluChain:                       {Name: "ilu_chain", Module: 3, Family: "ilu_chain", MaxThreads: 1024, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"diagPos", "const int*"}, {"val", "double*"}, {"ic", "int"}, {"order", "const int*"}, {"levelPtr", "const int*"}, {"l0", "int"}, {"l1", "int"}, {"fail", "unsigned long long*"}}},
+	iluGather:                      {Name: "ilu_gather", Module: 3, Family: "ilu_gather", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"aval", "const double*"}, {"src", "const int*"}, {"nnz", "int"}, {"val", "double*"}}},
+	iluScale:                       {Name: "ilu_scale", Module: 3, Family: "ilu_scale", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"diagPos", "const int*"}, {"n", "int"}, {"scale", "double"}, {"val", "double*"}}},
+	iluValuesF32:                   {Name: "ilu_values_f32", Module: 3, Family: "ilu_values", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"src", "const double*"}, {"gather", "const int*"}, {"nnz", "int"}, {"dst", "float*"}}},
+	iluValuesF64:                   {Name: "ilu_values_f64", Module: 3, Family: "ilu_values", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"src", "const double*"}, {"gather", "const int*"}, {"nnz", "int"}, {"dst", "double*"}}},
 }

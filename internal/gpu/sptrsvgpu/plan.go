@@ -60,11 +60,12 @@ type Options struct {
 	ChainRows int
 }
 
-// step is one launch of the level-set solve: levels l0 … l1−1, a chain
-// when chain, else the single wide level l0.
-type step struct {
-	l0, l1 int
-	chain  bool
+// Step is one launch of a pass over the level sets (the level-set solve,
+// the incomplete factorizations): levels L0 … L1−1 in one block with
+// barriers between them when Chain, else the single wide level L0.
+type Step struct {
+	L0, L1 int
+	Chain  bool
 }
 
 // Plan is the analysis of one triangle on the device and the buffers of
@@ -88,7 +89,7 @@ type Plan[T Float] struct {
 	// Level sets.
 	level, perm, levelPtr, scratch, sums cu.DevicePtr
 	levelPtrHost                         []int32
-	steps                                []step
+	steps                                []Step
 	// Synchronization-free: by columns (Liu), and the ready flags of the
 	// row-wise solve.
 	cscPtr, cscRow, cscVal, left, done cu.DevicePtr
@@ -511,7 +512,7 @@ func (p *Plan[T]) sortLevels(nLevels int) error {
 	p.levelPtrHost = ptrs
 	p.stats = sptrsv.StatsOf(p.n, p.nnz, ptrs)
 	p.lg = lanesShift(p.nnz, p.n)
-	p.steps = schedule(ptrs, p.opts.ChainRows)
+	p.steps = Schedule(ptrs, p.opts.ChainRows)
 	return nil
 }
 
@@ -527,13 +528,14 @@ func lanesShift(nnz, n int) int {
 	return min(5, bits.Len(uint(mean/2+0.5))-1)
 }
 
-// schedule groups the levels into launches: runs of levels of at most
-// chainRows rows each form chains, wider levels a launch each.
-func schedule(ptrs []int32, chainRows int) []step {
-	var steps []step
+// Schedule groups the levels of the level pointers ptrs into launches:
+// runs of levels of at most chainRows rows each form chains, wider levels
+// a launch each.
+func Schedule(ptrs []int32, chainRows int) []Step {
+	var steps []Step
 	for l := 0; l+1 < len(ptrs); {
 		if int(ptrs[l+1]-ptrs[l]) > chainRows {
-			steps = append(steps, step{l0: l, l1: l + 1})
+			steps = append(steps, Step{L0: l, L1: l + 1})
 			l++
 			continue
 		}
@@ -541,7 +543,7 @@ func schedule(ptrs []int32, chainRows int) []step {
 		for e+1 < len(ptrs) && int(ptrs[e+1]-ptrs[e]) <= chainRows {
 			e++
 		}
-		steps = append(steps, step{l0: l, l1: e, chain: true})
+		steps = append(steps, Step{L0: l, L1: e, Chain: true})
 		l = e
 	}
 	return steps
@@ -636,9 +638,45 @@ func (p *Plan[T]) UpdateValues(val []float64) error {
 	if len(val) != p.nnz {
 		return fmt.Errorf("%w: %d values for a matrix of %d entries", sptrsv.ErrShape, len(val), p.nnz)
 	}
+	return p.refresh(func() error { return p.setValues(val) }, func() ([]float64, error) { return val, nil })
+}
+
+// UpdateValuesDevice is UpdateValues with the values in the device's
+// memory, in FP64: entry k of the matrix takes val[gather[k]] (int32
+// indices), or val[k] when gather is zero. Call it outside Device.Enqueue.
+func (p *Plan[T]) UpdateValuesDevice(val, gather cu.DevicePtr) error {
+	k, err := kernels.IluValuesFor(p.f64)
+	if err != nil {
+		return err
+	}
+	set := func() error {
+		return k.Launch(p.dev, blocks(p.nnz, block), threads, 0, p.stream,
+			&kernels.IluValuesArgs{Src: val, Gather: gather, Nnz: int32(p.nnz), Dst: p.val})
+	}
+	host := func() ([]float64, error) {
+		v := make([]T, p.nnz)
+		var e error
+		if p.nnz > 0 {
+			e = p.dev.Enqueue(func() error {
+				return cu.MemcpyDtoH(unsafe.Pointer(&v[0]), p.val, p.elem()*int64(p.nnz))
+			})
+		}
+		v64 := make([]float64, p.nnz)
+		for k, x := range v {
+			v64[k] = float64(x)
+		}
+		return v64, e
+	}
+	return p.refresh(set, host)
+}
+
+// refresh sets the values (set, on the device thread) and redoes the
+// parts of the analysis that hold values; host gives the values on the
+// host for the locality-aware analysis.
+func (p *Plan[T]) refresh(set func() error, host func() ([]float64, error)) error {
 	var errRows [3]int32
 	err := p.dev.Enqueue(func() error {
-		if e := p.setValues(val); e != nil {
+		if e := set(); e != nil {
 			return e
 		}
 		if e := cu.MemsetD32Async(p.errs, math.MaxInt32, 3, p.stream); e != nil {
@@ -662,6 +700,10 @@ func (p *Plan[T]) UpdateValues(val []float64) error {
 	case sptrsv.SyncFree:
 		return p.columns()
 	case sptrsv.LocalityAware:
+		val, err := host()
+		if err != nil {
+			return err
+		}
 		h := p.host.Clone()
 		copy(h.Val, val)
 		p.host = h
@@ -724,13 +766,13 @@ func (p *Plan[T]) Enqueue(s cu.Stream, b, x cu.DevicePtr) error {
 		return err
 	}
 	for _, st := range p.steps {
-		if st.chain {
+		if st.Chain {
 			err = chain.Launch(p.dev, cuda.Dim3{X: 1, Y: 1, Z: 1}, chainThreads, 0, s, &kernels.TrsvChainSolveArgs{
 				RowPtr: p.rowPtr, Col: p.col, Val: p.val, Diag: p.diag, Perm: p.perm, LevelPtr: p.levelPtr,
-				L0: int32(st.l0), L1: int32(st.l1), Upper: upper, Lgmax: int32(p.lg), B: b, X: x,
+				L0: int32(st.L0), L1: int32(st.L1), Upper: upper, Lgmax: int32(p.lg), B: b, X: x,
 			})
 		} else {
-			lo, hi := p.levelPtrHost[st.l0], p.levelPtrHost[st.l0+1]
+			lo, hi := p.levelPtrHost[st.L0], p.levelPtrHost[st.L0+1]
 			err = wide.Launch(p.dev, blocks(int(hi-lo)<<p.lg, block), threads, 0, s, &kernels.TrsvLevelSolveArgs{
 				RowPtr: p.rowPtr, Col: p.col, Val: p.val, Diag: p.diag, Perm: p.perm, LO: lo, HI: hi,
 				Upper: upper, LG: int32(p.lg), B: b, X: x,

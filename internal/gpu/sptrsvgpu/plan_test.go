@@ -274,10 +274,10 @@ func TestUpdateValues(t *testing.T) {
 // launch each.
 func TestSchedule(t *testing.T) {
 	ptrs := []int32{0, 1, 3, 5003, 5004, 5005, 9000, 9001}
-	require.Equal(t, []step{{0, 2, true}, {2, 3, false}, {3, 5, true}, {5, 6, false}, {6, 7, true}},
-		schedule(ptrs, 2048))
-	require.Len(t, schedule(ptrs, -1), 7)
-	require.Equal(t, []step{{0, 7, true}}, schedule(ptrs, math.MaxInt32))
+	require.Equal(t, []Step{{0, 2, true}, {2, 3, false}, {3, 5, true}, {5, 6, false}, {6, 7, true}},
+		Schedule(ptrs, 2048))
+	require.Len(t, Schedule(ptrs, -1), 7)
+	require.Equal(t, []Step{{0, 7, true}}, Schedule(ptrs, math.MaxInt32))
 	require.Equal(t, 0, lanesShift(300, 100))
 	require.Equal(t, 5, lanesShift(45150, 300))
 }
