@@ -1,5 +1,5 @@
 // Package npy reads and writes NumPy .npy files holding arrays of
-// float32 or float64 values.
+// float32, float64, complex64 or complex128 values.
 //
 // # File format
 //
@@ -23,12 +23,16 @@
 //
 // [Read] and [ReadFile] decode a file whose dtype matches the requested
 // element type exactly ('<f4' or '>f4' for float32, '<f8' or '>f8' for
-// float64); any other dtype is reported as an error wrapping [ErrDType].
+// float64, '<c8' or '>c8' for complex64, '<c16' or '>c16' for
+// complex128); any other dtype is reported as an error wrapping
+// [ErrDType].
 // [ReadAny] accepts every supported dtype (little- or big-endian floats
 // f4/f8, signed integers i1/i2/i4/i8 and unsigned integers u1/u2/u4/u8)
 // and converts the values to float64; integers of magnitude above 2^53 may
-// lose precision in that conversion. [ReadAs] does the same into float32
-// or float64, as the caller chooses.
+// lose precision in that conversion; complex files (c8, c16) it refuses.
+// [ReadAs] does the same into float32 or float64, as the caller chooses,
+// or into complex64 or complex128, which take every dtype (real values
+// with a zero imaginary part).
 //
 // Arrays stored in Fortran order are transposed into C order, so the
 // returned data is always row-major. A scalar (shape ()) is returned with
@@ -60,8 +64,9 @@
 // partial file or destroys an existing one.
 //
 // [Write] and [WriteFile] produce format version 1.0 files with dtype
-// '<f4' or '<f8' and fortran_order False, byte-for-byte identical to what
-// numpy.save writes for the same array (including NumPy's spare header
+// '<f4', '<f8', '<c8' or '<c16' and fortran_order False, byte-for-byte
+// identical to what numpy.save writes for the same array (including
+// NumPy's spare header
 // space for growing the first axis). Only a header too long for version
 // 1.0 (which needs thousands of dimensions) is written as version 2.0.
 //

@@ -34,3 +34,25 @@ func Example() {
 	// npy: unsupported dtype: file has dtype "<f8" but float32 was requested (want '<f4' or '>f4'; ReadAny converts)
 	// [2 3] [1 2 3 4 5 6] <f8 <nil>
 }
+
+// Complex arrays are written with dtype '<c16' (complex128) or '<c8'
+// (complex64), as numpy.save writes them, and read back with Read.
+func ExampleWrite_complex() {
+	var buf bytes.Buffer
+	if err := npy.Write(&buf, []int{2}, []complex128{1 + 2i, -0.5i}); err != nil {
+		panic(err)
+	}
+	h, err := npy.ReadHeader(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(h.DType, h.IsComplex())
+	a, err := npy.Read[complex128](bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(a.Data)
+	// Output:
+	// <c16 true
+	// [(1+2i) (0-0.5i)]
+}

@@ -326,8 +326,8 @@ func isIdentChar(c byte) bool  { return isIdentStart(c) || isDigit(c) }
 type dtype struct {
 	descr string           // as written in the header, e.g. "<f8"
 	order binary.ByteOrder // nil only for one-byte types
-	kind  byte             // 'f', 'i' or 'u'
-	size  int              // bytes per element: 1, 2, 4 or 8
+	kind  byte             // 'f', 'c', 'i' or 'u'
+	size  int              // bytes per element: 1, 2, 4, 8 or 16
 }
 
 // parseDescr parses a dtype descriptor such as '<f8'.
@@ -351,6 +351,7 @@ func parseDescr(s string) (dtype, error) {
 	default:
 		return unsupported("missing byte-order character '<', '>' or '|'")
 	}
+	const supported = "supported are f4, f8, c8, c16, i1, i2, i4, i8, u1, u2, u4 and u8"
 	d.kind = s[1]
 	switch s[2:] {
 	case "1":
@@ -361,17 +362,26 @@ func parseDescr(s string) (dtype, error) {
 		d.size = 4
 	case "8":
 		d.size = 8
+	case "16":
+		d.size = 16
 	default:
-		return unsupported("supported are f4, f8, i1, i2, i4, i8, u1, u2, u4 and u8")
+		return unsupported(supported)
 	}
 	switch d.kind {
 	case 'f':
 		if d.size != 4 && d.size != 8 {
 			return unsupported("only 4- and 8-byte floats are supported")
 		}
+	case 'c':
+		if d.size != 8 && d.size != 16 {
+			return unsupported("only 8- and 16-byte complex numbers are supported")
+		}
 	case 'i', 'u':
+		if d.size > 8 {
+			return unsupported(supported)
+		}
 	default:
-		return unsupported("supported are f4, f8, i1, i2, i4, i8, u1, u2, u4 and u8")
+		return unsupported(supported)
 	}
 	if d.order == nil && d.size != 1 {
 		return unsupported("multi-byte types need byte order '<' or '>'")

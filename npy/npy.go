@@ -36,15 +36,27 @@ var (
 	ErrMemory = memguard.ErrTooLarge
 )
 
-// Float is the set of element types that Read and Write handle.
+// Float is the set of real element types that Read and Write handle.
 type Float interface {
 	float32 | float64
 }
 
-// Array is a decoded .npy array of float32 or float64 values in C
-// (row-major) order. len(Data) is the product of Shape; a scalar has an
-// empty Shape and one element.
-type Array[T Float] struct {
+// Complex is the set of complex element types: complex64 (dtype c8) and
+// complex128 (dtype c16).
+type Complex interface {
+	complex64 | complex128
+}
+
+// Element is every element type that Read and Write handle: Float or
+// Complex.
+type Element interface {
+	float32 | float64 | complex64 | complex128
+}
+
+// Array is a decoded .npy array of float32, float64, complex64 or
+// complex128 values in C (row-major) order. len(Data) is the product of
+// Shape; a scalar has an empty Shape and one element.
+type Array[T Element] struct {
 	Shape []int
 	Data  []T
 }
@@ -54,17 +66,18 @@ type Array[T Float] struct {
 const chunkBytes = 64 << 10
 
 // Read decodes a .npy array from r. The file's dtype must be '<f4' or
-// '>f4' for T = float32 and '<f8' or '>f8' for T = float64; otherwise the
+// '>f4' for T = float32, '<f8' or '>f8' for T = float64, '<c8' or '>c8'
+// for T = complex64 and '<c16' or '>c16' for T = complex128; otherwise the
 // error wraps ErrDType and names both the file's dtype and the wanted
 // one (use ReadAny to convert). Arrays in Fortran order are transposed
 // into C order. Read consumes exactly the preamble and the data from r.
-func Read[T Float](r io.Reader) (Array[T], error) {
+func Read[T Element](r io.Reader) (Array[T], error) {
 	h, err := readPreamble(r)
 	if err != nil {
 		return Array[T]{}, err
 	}
 	name, code := floatName[T]()
-	if h.dt.kind != 'f' || h.dt.size != int(code[1]-'0') {
+	if h.dt.kind != code[0] || h.dt.size != int(sizeOfFloat(*new(T))) {
 		return Array[T]{}, fmt.Errorf("%w: file has dtype %q but %s was requested (want '<%s' or '>%s'; ReadAny converts)",
 			ErrDType, h.dt.descr, name, code, code)
 	}
@@ -76,7 +89,7 @@ func Read[T Float](r io.Reader) (Array[T], error) {
 }
 
 // ReadFile reads the .npy file at path with Read.
-func ReadFile[T Float](path string) (Array[T], error) {
+func ReadFile[T Element](path string) (Array[T], error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return Array[T]{}, err
@@ -103,8 +116,10 @@ func ReadAny(r io.Reader) (shape []int, f64 []float64, dtype string, err error) 
 // ReadAs is ReadAny converting to T: float64 holds every f4 and f8 value
 // exactly, float32 rounds f8 values (and integers beyond ±2^24) to
 // nearest. Reading a float32 file as float32 needs half the memory of
-// ReadAny.
-func ReadAs[T Float](r io.Reader) (shape []int, data []T, dtype string, err error) {
+// ReadAny. A complex T takes every dtype, real values getting a zero
+// imaginary part (complex64 rounds as float32 does); a complex file (c8,
+// c16) read as a real T is an error wrapping ErrDType.
+func ReadAs[T Element](r io.Reader) (shape []int, data []T, dtype string, err error) {
 	h, err := readPreamble(r)
 	if err != nil {
 		return nil, nil, "", err
@@ -127,6 +142,13 @@ type Header struct {
 func (h Header) Count() int {
 	n, _ := elementCount(h.Shape) // validated by ReadHeader
 	return n
+}
+
+// IsComplex reports whether the dtype is complex ('c8' or 'c16', either
+// byte order).
+func (h Header) IsComplex() bool {
+	d, err := parseDescr(h.DType)
+	return err == nil && d.kind == 'c'
 }
 
 // IsFloat32 reports whether the dtype is a 4-byte float ('<f4' or '>f4').
@@ -165,23 +187,31 @@ func ReadFileHeader(path string) (Header, error) {
 	return Header{Shape: h.shape, DType: h.dt.descr, Fortran: h.fortran}, nil
 }
 
-func floatTypeName[T Float](T) string {
+func floatTypeName[T Element](T) string {
 	name, _ := floatName[T]()
 	return name
 }
 
-func sizeOfFloat[T Float](T) uintptr {
-	if _, code := floatName[T](); code == "f4" {
+// sizeOfFloat is the bytes of one element of type T.
+func sizeOfFloat[T Element](T) uintptr {
+	switch any(*new(T)).(type) {
+	case float32:
 		return 4
+	case complex128:
+		return 16
 	}
 	return 8
 }
 
 // floatName returns the Go name and the dtype code of T.
-func floatName[T Float]() (name, code string) {
-	var zero T
-	if _, ok := any(zero).(float32); ok {
+func floatName[T Element]() (name, code string) {
+	switch any(*new(T)).(type) {
+	case float32:
 		return "float32", "f4"
+	case complex64:
+		return "complex64", "c8"
+	case complex128:
+		return "complex128", "c16"
 	}
 	return "float64", "f8"
 }
@@ -281,11 +311,14 @@ func readPreamble(r io.Reader) (header, error) {
 // input (when its length is known) or beyond the memory the process can
 // have is refused before anything is allocated; otherwise memory grows
 // in proportion to what is actually read.
-func readData[T Float](r io.Reader, h header, avail int64) ([]T, error) {
+func readData[T Element](r io.Reader, h header, avail int64) ([]T, error) {
 	if avail >= 0 && avail < h.nbytes {
 		return nil, truncated(h, avail)
 	}
 	var zero T
+	if _, code := floatName[T](); h.dt.kind == 'c' && code[0] != 'c' {
+		return nil, fmt.Errorf("%w: file has complex dtype %q but %s was requested (read it as complex64 or complex128)", ErrDType, h.dt.descr, floatTypeName(zero))
+	}
 	copies := 1
 	if h.fortran {
 		copies = 2 // the transposition into C order needs a second array
@@ -325,8 +358,53 @@ func truncated(h header, got int64) error {
 }
 
 // decode appends the elements encoded in b (a whole number of elements
-// of type dt) to dst, converted to T.
-func decode[T Float](dst []T, b []byte, dt dtype) []T {
+// of type dt) to dst, converted to T. A complex dt needs a complex T
+// (readData refuses the others).
+func decode[T Element](dst []T, b []byte, dt dtype) []T {
+	switch d := any(dst).(type) {
+	case []float32:
+		return any(decodeReal(d, b, dt)).([]T)
+	case []float64:
+		return any(decodeReal(d, b, dt)).([]T)
+	case []complex64:
+		return any(decodeComplex(d, b, dt)).([]T)
+	case []complex128:
+		return any(decodeComplex(d, b, dt)).([]T)
+	}
+	panic("npy: unknown element type")
+}
+
+// decodeComplex is decode for a complex T: pairs of floats for a complex
+// dt, real values with a zero imaginary part for the others.
+func decodeComplex[T Complex](dst []T, b []byte, dt dtype) []T {
+	bo := dt.order
+	n := len(b) / dt.size
+	switch {
+	case dt.kind == 'c' && dt.size == 8:
+		for i := range n {
+			re, im := math.Float32frombits(bo.Uint32(b[8*i:])), math.Float32frombits(bo.Uint32(b[8*i+4:]))
+			dst = append(dst, T(complex(re, im)))
+		}
+	case dt.kind == 'c' && dt.size == 16:
+		for i := range n {
+			re, im := math.Float64frombits(bo.Uint64(b[16*i:])), math.Float64frombits(bo.Uint64(b[16*i+8:]))
+			dst = append(dst, T(complex(re, im)))
+		}
+	default:
+		_, f32 := any(*new(T)).(complex64)
+		for _, v := range decodeReal(make([]float64, 0, n), b, dt) {
+			if f32 {
+				dst = append(dst, T(complex(float32(v), 0)))
+			} else {
+				dst = append(dst, T(complex(v, 0)))
+			}
+		}
+	}
+	return dst
+}
+
+// decodeReal is decode for a real T and a real dt.
+func decodeReal[T Float](dst []T, b []byte, dt dtype) []T {
 	bo := dt.order
 	n := len(b) / dt.size
 	switch {
@@ -410,11 +488,12 @@ func fortranToC[T any](shape []int, src []T) []T {
 }
 
 // Write encodes data, an array of the given shape in C (row-major) order,
-// to w in .npy format version 1.0 with dtype '<f4' or '<f8' and
+// to w in .npy format version 1.0 with dtype '<f4', '<f8', '<c8' or
+// '<c16' (by T) and
 // fortran_order False, exactly as numpy.save does. A nil or empty shape
 // denotes a scalar and needs exactly one element. len(data) must equal
 // the product of shape.
-func Write[T Float](w io.Writer, shape []int, data []T) error {
+func Write[T Element](w io.Writer, shape []int, data []T) error {
 	for i, d := range shape {
 		if d < 0 {
 			return fmt.Errorf("npy: shape %v has negative dimension %d at index %d", shape, d, i)
@@ -431,22 +510,11 @@ func Write[T Float](w io.Writer, shape []int, data []T) error {
 	if _, err := w.Write(formatPreamble("<"+code, shape)); err != nil {
 		return fmt.Errorf("npy: writing header: %w", err)
 	}
-	var zero T
-	size := 8
-	if _, ok := any(zero).(float32); ok {
-		size = 4
-	}
+	size := int(sizeOfFloat(*new(T)))
 	buf := make([]byte, 0, min(chunkBytes, len(data)*size))
 	for len(data) > 0 {
 		n := min(len(data), chunkBytes/size)
-		buf = buf[:0]
-		for _, v := range data[:n] {
-			if size == 4 {
-				buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(float32(v)))
-			} else {
-				buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(float64(v)))
-			}
-		}
+		buf = appendLE(buf[:0], data[:n])
 		if _, err := w.Write(buf); err != nil {
 			return fmt.Errorf("npy: writing data: %w", err)
 		}
@@ -455,11 +523,38 @@ func Write[T Float](w io.Writer, shape []int, data []T) error {
 	return nil
 }
 
+// appendLE appends the little-endian encoding of data to buf: a complex
+// value as its real part, then its imaginary part.
+func appendLE[T Element](buf []byte, data []T) []byte {
+	le := binary.LittleEndian
+	switch d := any(data).(type) {
+	case []float32:
+		for _, v := range d {
+			buf = le.AppendUint32(buf, math.Float32bits(v))
+		}
+	case []float64:
+		for _, v := range d {
+			buf = le.AppendUint64(buf, math.Float64bits(v))
+		}
+	case []complex64:
+		for _, v := range d {
+			buf = le.AppendUint32(buf, math.Float32bits(real(v)))
+			buf = le.AppendUint32(buf, math.Float32bits(imag(v)))
+		}
+	case []complex128:
+		for _, v := range d {
+			buf = le.AppendUint64(buf, math.Float64bits(real(v)))
+			buf = le.AppendUint64(buf, math.Float64bits(imag(v)))
+		}
+	}
+	return buf
+}
+
 // WriteFile writes the array to the file at path with Write, atomically:
 // the data goes to a temporary file in the same directory, is flushed to
 // disk and renamed over path only when the whole write succeeded. If
 // anything fails (a full disk, a bad shape) the temporary file is removed
 // and a file already at path is left unchanged.
-func WriteFile[T Float](path string, shape []int, data []T) error {
+func WriteFile[T Element](path string, shape []int, data []T) error {
 	return atomicfile.WriteFile(path, func(w io.Writer) error { return Write(w, shape, data) })
 }

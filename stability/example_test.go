@@ -42,3 +42,33 @@ func ExampleNewProblem() {
 	// type 16 (diag 0): n=512, error below 1e-6: false, NaN: true
 	// type 15 (clement), n = 513, seed 1: stability: matrix is exactly singular
 }
+
+// The relative error of a complex64 solve of a complex shifted
+// Laplacian, measured against the right-hand side's generating vector.
+func ExampleRelErrorC() {
+	m, err := stability.GenerateComplex(stability.ShiftedLaplacian, 100, 1)
+	if err != nil {
+		panic(err)
+	}
+	x := make([]complex128, m.N())
+	for i := range x {
+		x[i] = complex(float64(i%3), 1)
+	}
+	d := m.MulVec(x)
+	// Thomas in complex64.
+	n := m.N()
+	cp, xh := make([]complex64, n), make([]complex64, n)
+	piv := complex64(m.B[0])
+	cp[0], xh[0] = complex64(m.C[0])/piv, complex64(d[0])/piv
+	for i := 1; i < n; i++ {
+		piv = complex64(m.B[i]) - complex64(m.A[i])*cp[i-1]
+		cp[i] = complex64(m.C[i]) / piv
+		xh[i] = (complex64(d[i]) - complex64(m.A[i])*xh[i-1]) / piv
+	}
+	for i := n - 2; i >= 0; i-- {
+		xh[i] -= cp[i] * xh[i+1]
+	}
+	e := stability.RelErrorC(xh, x)
+	fmt.Println(e > 0, e < 1e-5)
+	// Output: true true
+}

@@ -61,7 +61,7 @@ func (p *Plan[T]) CheckConst(a, b, c T, d, x []T) ([]Status, error) {
 func (p *Plan[T]) tol() float64 { return specTol[T](p.spec) }
 
 // specTol is the backward error tolerance of spec in precision T.
-func specTol[T Float](spec Spec) float64 {
+func specTol[T Scalar](spec Spec) float64 {
 	if spec.Tol > 0 {
 		return spec.Tol
 	}
@@ -69,10 +69,46 @@ func specTol[T Float](spec Spec) float64 {
 }
 
 // checkBatch checks every system of bt (lengths already validated) on
-// GOMAXPROCS goroutines against the tolerance tol.
-func checkBatch[T Float](spec Spec, tol float64, bt Batch[T]) ([]Status, error) {
-	G, n := spec.G, spec.N
-	eps := Epsilon[T]()
+// GOMAXPROCS goroutines against the tolerance tol: in float64 for real
+// T, in complex128 for complex T (checkComplex).
+func checkBatch[T Scalar](spec Spec, tol float64, bt Batch[T]) ([]Status, error) {
+	n := spec.N
+	switch bt := any(bt).(type) {
+	case Batch[float32]:
+		return checkSystems(spec, tol, Epsilon[float32](), realCheck(spec, bt))
+	case Batch[float64]:
+		return checkSystems(spec, tol, Epsilon[float64](), realCheck(spec, bt))
+	case Batch[complex64]:
+		return checkSystems(spec, tol, Epsilon[complex64](), func() func(g int) Status {
+			ck := newComplexChecker(n)
+			return func(g int) Status { gatherComplex(ck, spec, bt, g); return ck.check(spec.Cyclic) }
+		})
+	case Batch[complex128]:
+		return checkSystems(spec, tol, Epsilon[complex128](), func() func(g int) Status {
+			ck := newComplexChecker(n)
+			return func(g int) Status { gatherComplex(ck, spec, bt, g); return ck.check(spec.Cyclic) }
+		})
+	}
+	panic("tridiag: unknown element type")
+}
+
+// realCheck returns the maker of one goroutine's measure of a real
+// system of bt.
+func realCheck[T Float](spec Spec, bt Batch[T]) func() func(g int) Status {
+	return func() func(g int) Status {
+		ck := newChecker(spec.N)
+		return func(g int) Status {
+			gather(ck, spec, bt, g)
+			return checkSystem(ck, spec.Cyclic)
+		}
+	}
+}
+
+// checkSystems measures every system g of the batch of spec with the
+// functions newMeasure makes, one a goroutine, judges each against tol
+// and eps, and lists the failed systems in a *BatchError.
+func checkSystems(spec Spec, tol, eps float64, newMeasure func() func(g int) Status) ([]Status, error) {
+	G := spec.G
 	st := make([]Status, G)
 	workers := max(1, min(runtime.GOMAXPROCS(0), G))
 	chunk := max(1, min(256, G/(4*workers)))
@@ -82,15 +118,14 @@ func checkBatch[T Float](spec Spec, tol float64, bt Batch[T]) ([]Status, error) 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ck := newChecker(n)
+			measure := newMeasure()
 			for {
 				g0 := int(next.Add(int64(chunk))) - chunk
 				if g0 >= G {
 					return
 				}
 				for g := g0; g < min(G, g0+chunk); g++ {
-					gather(ck, spec, bt, g)
-					st[g] = checkSystem(ck, spec.Cyclic)
+					st[g] = measure(g)
 					st[g].Judge(tol, eps)
 				}
 			}

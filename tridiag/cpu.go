@@ -175,17 +175,24 @@ func workerElems(alg Algorithm, n, slice int) int {
 	return 9*n + w
 }
 
-func typeName[T Float](T) string {
-	var zero T
-	if _, ok := any(zero).(float32); ok {
+func typeName[T Scalar](T) string {
+	switch any(*new(T)).(type) {
+	case float32:
 		return "float32"
+	case complex64:
+		return "complex64"
+	case complex128:
+		return "complex128"
 	}
 	return "float64"
 }
 
-func sizeOf[T Float](v T) uintptr {
-	if _, ok := any(v).(float32); ok {
+func sizeOf[T Scalar](v T) uintptr {
+	switch any(v).(type) {
+	case float32:
 		return 4
+	case complex128:
+		return 16
 	}
 	return 8
 }

@@ -67,7 +67,7 @@ func (s *cpuSolver[T]) solveCyclic(w *cpuWorker[T], a, b, c, d, x []T) error {
 // a periodic system for Sherman–Morrison, leaving in a, b, c the
 // non-periodic matrix T of solveCyclic: it clears the corners and
 // subtracts γ from b[0] and (α/γ)·β from b[N−1], and returns α, β, γ.
-func splitCorners[T Float](a, b, c []T) (alpha, beta, gamma T) {
+func splitCorners[T Scalar](a, b, c []T) (alpha, beta, gamma T) {
 	n := len(b)
 	alpha, beta = a[0], c[n-1]
 	gamma = -b[0]

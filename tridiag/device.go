@@ -7,9 +7,21 @@ import (
 	"github.com/bandsolve/bandsolve/internal/registry"
 )
 
-// Float is the element type: float32 or float64.
+// Float is the real element type: float32 or float64.
 type Float interface {
 	float32 | float64
+}
+
+// Complex is the complex element type: complex64 or complex128.
+type Complex interface {
+	complex64 | complex128
+}
+
+// Scalar is the element type of a Plan: a Float or a Complex. Real and
+// complex systems share the Plan API; which algorithms and devices solve
+// complex ones is said in the package documentation ("Complex systems").
+type Scalar interface {
+	float32 | float64 | complex64 | complex128
 }
 
 // Device is where solves run: the CPU (NewCPU, DefaultCPU) or a GPU
@@ -29,6 +41,16 @@ type Backend interface {
 	// NewSolver32 and NewSolver64 build a solver for a validated spec.
 	NewSolver32(spec Spec) (Solver[float32], error)
 	NewSolver64(spec Spec) (Solver[float64], error)
+}
+
+// ComplexBackend is implemented by backends that solve complex systems.
+// The CPU does; a device whose backend does not implement it makes
+// NewPlan[complex64] and NewPlan[complex128] fail with an error wrapping
+// ErrOptions that names the device.
+type ComplexBackend interface {
+	// NewSolverC64 and NewSolverC128 build a solver for a validated spec.
+	NewSolverC64(spec Spec) (Solver[complex64], error)
+	NewSolverC128(spec Spec) (Solver[complex128], error)
 }
 
 var backends registry.Registry[Backend]
@@ -63,7 +85,7 @@ func BackendOf(dev Device) (Backend, error) {
 // per row in the plan's layout, or Constant is true and ConstA, ConstB and
 // ConstC hold the coefficients of every row of every system. X may be the
 // same slice as D (solve in place).
-type Batch[T Float] struct {
+type Batch[T Scalar] struct {
 	A, B, C                []T
 	ConstA, ConstB, ConstC T
 	Constant               bool
@@ -73,7 +95,7 @@ type Batch[T Float] struct {
 // Solver solves batches of one spec. Implementations receive input that
 // Plan has already checked (lengths, and finiteness unless the spec says
 // to skip it).
-type Solver[T Float] interface {
+type Solver[T Scalar] interface {
 	Solve(ctx context.Context, b Batch[T]) error
 	Close() error
 }

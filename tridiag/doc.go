@@ -85,4 +85,38 @@
 // count. A device solves ragged batches when its backend implements
 // RaggedBackend; the GPU does not yet, and NewRaggedPlan refuses it with
 // ErrOptions.
+//
+// # Complex systems
+//
+// Plans of complex64 and complex128 use the same API as real ones:
+// NewPlan[complex128], Solve, SolveConst, SolveMany, Check, Options.Check,
+// the same layouts, cyclic option and errors. The element type of Plan,
+// Batch and Solver is Scalar (Float or Complex); Float stays the real
+// constraint, so every existing caller, solver and device compiles
+// unchanged. A device's backend solves complex systems when it implements
+// ComplexBackend (NewSolverC64, NewSolverC128) besides Backend: the
+// optional interface leaves the GPU backends as they are, and NewPlan
+// refuses a complex plan on a device whose backend lacks it with an error
+// wrapping ErrOptions that names the device. A parallel ComplexPlan type
+// would have given the same safety at the price of a second API for the
+// same domain.
+//
+// On the CPU, complex plans take Thomas, GTSV and Auto, in every layout,
+// with constant coefficients and cyclic systems (Sherman–Morrison with
+// the splitting of the real solve). GTSV pivots as LAPACK's zgtsv does,
+// by Cabs1 = |re| + |im|, not by the modulus: Cabs1 costs no square root
+// and lies within √2 of the modulus. Auto keeps the real rule with Cabs1
+// as the measure: each system is eliminated by Thomas with the test
+// Cabs1(a[i]·c[i−1]/u[i−1]) ≤ 2·Cabs1(b[i]) in the same sweep, which
+// bounds |L|·|U| ≤ (1+4√2)·|A| in modulus; matrices diagonally dominant by
+// modulus pass it, and a system that fails it, or meets a zero pivot, is
+// solved by GTSV. Input with NaN or ±Inf in its real or imaginary part is
+// refused with the array, system and row. The other algorithms (CR, PCR,
+// Wang–Mou, TPR, the partition methods) and LDLT (whose complex analogue
+// is Hermitian, not symmetric) refuse complex plans with ErrOptions, and
+// so does Plan.Factor; Plan.SolveMany solves column by column. The
+// accuracy check measures complex systems in complex128: norms of moduli,
+// ‖A‖∞ = max |a[i]| + |b[i]| + |c[i]|, and κ̂ from LU with partial
+// pivoting by Cabs1 and the complex Hager–Higham estimator (LAPACK's
+// zlacn2) on A⁻¹ and A⁻ᴴ.
 package tridiag

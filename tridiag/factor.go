@@ -12,7 +12,7 @@ import (
 // Factorer is implemented by solvers that factor a batch once for many
 // solves (Plan.Factor). The CPU solver implements it; a solver that does
 // not makes Plan.Factor fail with an error wrapping ErrOptions.
-type Factorer[T Float] interface {
+type Factorer[T Scalar] interface {
 	// Factor factors the systems of b: A, B and C, or the constants (D
 	// and X are unused), already checked by Plan. When some systems
 	// break down it returns the factors of the others together with a
@@ -22,7 +22,7 @@ type Factorer[T Float] interface {
 }
 
 // FactorSolver solves with the stored factors of one batch.
-type FactorSolver[T Float] interface {
+type FactorSolver[T Scalar] interface {
 	// SolveMany solves the factored batch for nrhs right-hand sides:
 	// column r is a whole batch in the plan's layout at d[r·L : (r+1)·L],
 	// L = Shape.Len(), and its solution goes to the same place in x (x
@@ -40,7 +40,7 @@ type FactorSolver[T Float] interface {
 // nrhs batches one after the other as FactorSolver.SolveMany says. Plan
 // solves the columns one by one with Solve on a solver that does not
 // implement it.
-type ManySolver[T Float] interface {
+type ManySolver[T Scalar] interface {
 	SolveMany(ctx context.Context, nrhs int, b Batch[T]) error
 }
 
@@ -82,7 +82,7 @@ type ManySolver[T Float] interface {
 // Factors hold their storage, not the plan's: on the CPU they stay valid
 // after the plan is closed, and Close drops them. Their solves run one at
 // a time; a Factors may be used from several goroutines.
-type Factors[T Float] struct {
+type Factors[T Scalar] struct {
 	spec Spec
 	mu   sync.Mutex
 	fs   FactorSolver[T]
@@ -147,7 +147,7 @@ func (p *Plan[T]) factor(ctx context.Context, bt Batch[T]) (*Factors[T], error) 
 
 // copyCoefficients copies the coefficients of bt (the constants, or the
 // first Len() elements of a, b and c; a is left nil for LDLT).
-func copyCoefficients[T Float](spec Spec, bt Batch[T]) Batch[T] {
+func copyCoefficients[T Scalar](spec Spec, bt Batch[T]) Batch[T] {
 	c := Batch[T]{ConstA: bt.ConstA, ConstB: bt.ConstB, ConstC: bt.ConstC, Constant: bt.Constant}
 	if bt.Constant {
 		return c
@@ -279,7 +279,7 @@ func (p *Plan[T]) solveMany(ctx context.Context, nrhs int, bt Batch[T]) error {
 
 // solveColumns solves the nrhs columns of bt one by one with s.Solve and
 // merges their failures (mergeColumnErrors).
-func solveColumns[T Float](ctx context.Context, s Solver[T], spec Spec, nrhs int, bt Batch[T]) error {
+func solveColumns[T Scalar](ctx context.Context, s Solver[T], spec Spec, nrhs int, bt Batch[T]) error {
 	L := spec.Len()
 	errs := make([]error, nrhs)
 	for r := range nrhs {
@@ -332,7 +332,7 @@ func mergeColumnErrors(G, nrhs int, errs []error) error {
 
 // keepRHS returns d, or a copy of its first n elements in *buf when the
 // solve is in place (x is d), for the accuracy check after the solve.
-func keepRHS[T Float](n int, d, x []T, buf *[]T) []T {
+func keepRHS[T Scalar](n int, d, x []T, buf *[]T) []T {
 	if &x[0] != &d[0] {
 		return d
 	}
@@ -348,7 +348,7 @@ func keepRHS[T Float](n int, d, x []T, buf *[]T) []T {
 // kept in *dcopy when the solve is in place) with measure, and merges its
 // verdicts for the g systems with the solve's failures (Plan.Solve's and
 // RaggedPlan.Solve's Options.Check).
-func solveChecked[T Float](ctx context.Context, s Solver[T], check bool, n, g int, dcopy *[]T, bt Batch[T], measure func(Batch[T]) ([]Status, error)) error {
+func solveChecked[T Scalar](ctx context.Context, s Solver[T], check bool, n, g int, dcopy *[]T, bt Batch[T], measure func(Batch[T]) ([]Status, error)) error {
 	if !check {
 		return s.Solve(ctx, bt)
 	}
@@ -369,7 +369,7 @@ func solveChecked[T Float](ctx context.Context, s Solver[T], check bool, n, g in
 // Plan.Solve does; for several, each system that broke down keeps its
 // error with the worst Status of its columns, and each system that fails
 // the check in some column is listed once, naming its first such column.
-func checkColumns[T Float](spec Spec, coef Batch[T], nrhs int, d, x []T, solveErr error) error {
+func checkColumns[T Scalar](spec Spec, coef Batch[T], nrhs int, d, x []T, solveErr error) error {
 	var be *BatchError
 	if solveErr != nil && !errors.As(solveErr, &be) {
 		return solveErr

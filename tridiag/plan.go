@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"math"
 	"sync"
+
+	"github.com/bandsolve/bandsolve/tridiag/internal/tri"
 )
 
 // Plan solves batches of one shape, precision, layout and algorithm on one
 // device. Make it once and reuse it: it owns its workspace. A Plan may be
 // used from several goroutines, but its solves run one at a time.
-type Plan[T Float] struct {
+type Plan[T Scalar] struct {
 	spec   Spec
 	dev    Device
 	mu     sync.Mutex
@@ -21,8 +23,11 @@ type Plan[T Float] struct {
 // NewPlan makes a plan for batches of the given shape on dev (nil means
 // the CPU device with one worker per core). A shape whose workspace does
 // not fit the memory the process can have is refused, before anything is
-// allocated, with an error wrapping ErrMemory that names the sizes.
-func NewPlan[T Float](dev Device, shape Shape, opts Options) (*Plan[T], error) {
+// allocated, with an error wrapping ErrMemory that names the sizes. A
+// complex plan (T complex64 or complex128) needs a device whose backend
+// implements ComplexBackend (the CPU's does); on another device NewPlan
+// fails with an error wrapping ErrOptions that names the device.
+func NewPlan[T Scalar](dev Device, shape Shape, opts Options) (*Plan[T], error) {
 	if err := shape.Validate(); err != nil {
 		return nil, err
 	}
@@ -37,9 +42,7 @@ func NewPlan[T Float](dev Device, shape Shape, opts Options) (*Plan[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := solverOf[T](
-		func() (Solver[float32], error) { return be.NewSolver32(spec) },
-		func() (Solver[float64], error) { return be.NewSolver64(spec) })
+	s, err := planSolver[T](be, dev, spec)
 	if err != nil {
 		return nil, fmt.Errorf("tridiag: making %s plan for N=%d G=%d on %s: %w", opts.Algorithm, shape.N, shape.G, dev.Name(), err)
 	}
@@ -139,7 +142,7 @@ func checkNRHS(spec Spec, nrhs int) error {
 // of nrhs batches of d (and the length of x) stored one after the other
 // (Factors.SolveMany), nrhs validated by checkNRHS, or none when nrhs is
 // 0.
-func checkInput[T Float](spec Spec, bt Batch[T], coef bool, nrhs int) error {
+func checkInput[T Scalar](spec Spec, bt Batch[T], coef bool, nrhs int) error {
 	n := spec.Len()
 	type arr struct {
 		name string
@@ -175,7 +178,7 @@ func checkInput[T Float](spec Spec, bt Batch[T], coef bool, nrhs int) error {
 			if v.name == "a" && spec.Algorithm == LDLT {
 				continue // ignored
 			}
-			if !finite(v.v) {
+			if !finiteScalar(v.v) {
 				return fmt.Errorf("%w: constant coefficient %s = %v", ErrNonFinite, v.name, v.v)
 			}
 		}
@@ -199,8 +202,24 @@ func checkInput[T Float](spec Spec, bt Batch[T], coef bool, nrhs int) error {
 	return nil
 }
 
-// firstNonFinite scans the rows of the batch in v.
-func firstNonFinite[T Float](spec Spec, v []T) (g, i int, found bool) {
+// firstNonFinite scans the rows of the batch in v for NaN or ±Inf (in the
+// real or the imaginary part of a complex value).
+func firstNonFinite[T Scalar](spec Spec, v []T) (g, i int, found bool) {
+	switch v := any(v).(type) {
+	case []float32:
+		return firstNonFiniteReal(spec, v)
+	case []float64:
+		return firstNonFiniteReal(spec, v)
+	case []complex64:
+		return firstNonFiniteComplex(spec, v)
+	case []complex128:
+		return firstNonFiniteComplex(spec, v)
+	}
+	panic("tridiag: unknown element type")
+}
+
+// firstNonFiniteReal is firstNonFinite for real elements.
+func firstNonFiniteReal[T Float](spec Spec, v []T) (g, i int, found bool) {
 	l := spec.Layout
 	if l.IsContiguous(spec.N) || l.IsInterleaved(spec.G) {
 		// Dense: scan linearly, then map the index back.
@@ -227,6 +246,49 @@ func firstNonFinite[T Float](spec Spec, v []T) (g, i int, found bool) {
 func finite[T Float](v T) bool {
 	f := float64(v)
 	return !math.IsNaN(f) && !math.IsInf(f, 0)
+}
+
+// finiteScalar reports whether v (both parts of a complex v) is finite.
+func finiteScalar[T Scalar](v T) bool {
+	switch v := any(v).(type) {
+	case float32:
+		return finite(v)
+	case float64:
+		return finite(v)
+	case complex64:
+		return tri.FiniteC(v)
+	case complex128:
+		return tri.FiniteC(v)
+	}
+	return false
+}
+
+// planSolver makes the solver of element type T on backend be of device
+// dev: a complex one through ComplexBackend, which be may not implement
+// (an error wrapping ErrOptions then names the device).
+func planSolver[T Scalar](be Backend, dev Device, spec Spec) (Solver[T], error) {
+	var s any
+	var err error
+	switch any(*new(T)).(type) {
+	case float32:
+		s, err = be.NewSolver32(spec)
+	case float64:
+		s, err = be.NewSolver64(spec)
+	default:
+		cb, ok := be.(ComplexBackend)
+		if !ok {
+			return nil, fmt.Errorf("%w: device %s solves no complex systems yet (%s plans need a backend that implements ComplexBackend; the CPU does)", ErrOptions, dev.Name(), typeName(*new(T)))
+		}
+		if _, c64 := any(*new(T)).(complex64); c64 {
+			s, err = cb.NewSolverC64(spec)
+		} else {
+			s, err = cb.NewSolverC128(spec)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.(Solver[T]), nil
 }
 
 // validate checks the options every plan takes, whatever its shape and
@@ -269,4 +331,29 @@ func solverOf[T Float](new32 func() (Solver[float32], error), new64 func() (Solv
 		return nil, err
 	}
 	return any(s).(Solver[T]), nil
+}
+
+// firstNonFiniteComplex is firstNonFinite for complex elements: NaN or
+// ±Inf in either part.
+func firstNonFiniteComplex[T Complex](spec Spec, v []T) (g, i int, found bool) {
+	l := spec.Layout
+	if l.IsContiguous(spec.N) || l.IsInterleaved(spec.G) {
+		for k, x := range v[:spec.Len()] {
+			if !tri.FiniteC(x) {
+				if l.ElemStride == 1 {
+					return k / spec.N, k % spec.N, true
+				}
+				return k % spec.G, k / spec.G, true
+			}
+		}
+		return 0, 0, false
+	}
+	for g := 0; g < spec.G; g++ {
+		for i := 0; i < spec.N; i++ {
+			if !tri.FiniteC(v[l.Index(i, g)]) {
+				return g, i, true
+			}
+		}
+	}
+	return 0, 0, false
 }

@@ -121,9 +121,11 @@ func (s Status) Err(tol float64) error {
 	return acc
 }
 
-// Epsilon is the machine epsilon of T: 2⁻²³ for float32, 2⁻⁵² for float64.
-func Epsilon[T Float]() float64 {
-	if _, ok := any(T(0)).(float32); ok {
+// Epsilon is the machine epsilon of T: 2⁻²³ for float32 and complex64,
+// 2⁻⁵² for float64 and complex128.
+func Epsilon[T Scalar]() float64 {
+	switch any(T(0)).(type) {
+	case float32, complex64:
 		return 0x1p-23
 	}
 	return 0x1p-52
@@ -131,8 +133,8 @@ func Epsilon[T Float]() float64 {
 
 // DefaultTol is the default backward error tolerance of the accuracy
 // check for precision T: 10³·Epsilon[T]() (1.2e-4 for float32, 2.2e-13
-// for float64).
-func DefaultTol[T Float]() float64 { return 1e3 * Epsilon[T]() }
+// for float64; the same for complex64 and complex128).
+func DefaultTol[T Scalar]() float64 { return 1e3 * Epsilon[T]() }
 
 // NormwiseBackwardError is ‖d − A·x‖∞ / (‖A‖∞·‖x‖∞ + ‖d‖∞) from the four
 // norms: 0 when the residual norm rn is 0, NaN when it is NaN (a caller

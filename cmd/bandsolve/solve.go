@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"math/cmplx"
 	"os"
 	"strconv"
 	"strings"
@@ -63,6 +64,16 @@ the systems are solved in float32 and x is written as float32, as
 NumPy users expect; any other dtype, or a mix, solves in float64 and
 writes float64. -precision f32 or f64 overrides this (the inputs are
 then rounded or widened). -device cuda makes the same choice.
+
+Complex systems: when any input file is complex ('<c8' or '<c16') or a
+-const value has an imaginary part ("-const '-1,2+0.5i,-1'"), the
+systems are solved in complex arithmetic and x is written complex:
+complex64 ('<c8') when every input file is complex64 or float32,
+complex128 ('<c16') otherwise. Real files among the inputs (real
+coefficients with a complex d, say) are read with a zero imaginary part.
+-precision c64 or c128 asks for it explicitly; f32 or f64 with a complex
+input is an error. Complex systems are solved on the CPU by auto, thomas
+or gtsv (pivoting by |re| + |im|, as LAPACK's zgtsv does), not -spd.
 
 Pivoting (-pivoting, for -algorithm auto): auto, the default, solves
 each system on the CPU by Thomas where a test made in the same sweep
@@ -130,7 +141,7 @@ type solveInput struct {
 	shape3     tridiag.Shape
 	nrhs       int // right-hand sides in d's last axis; 0: d is one batch
 	constant   bool
-	ca, cb, cc float64
+	ca, cb, cc complex128 // -const; real unless the solve is complex
 	cyclic     bool
 	spd        bool // LDLT: a is c shifted
 }
@@ -146,7 +157,7 @@ func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
 	layout := fs.String("layout", "contiguous", "layout of 2-D arrays: contiguous (G, N) or interleaved (N, G)")
 	alg := fs.String("algorithm", "auto", "algorithm: "+algorithmList())
 	pivoting := fs.String("pivoting", "auto", "pivoting of -algorithm auto: auto (per system, where the system needs it; on a GPU: none yet), always (gtsv for every system) or never (thomas, gtsv only where it breaks down; on a GPU the fast non-pivoting algorithm)")
-	prec := fs.String("precision", "auto", "precision of the solve and of x: auto (float32 when every input file is float32, else float64), f32 or f64")
+	prec := fs.String("precision", "auto", "precision of the solve and of x: auto (float32 when every input file is float32, else float64; complex when an input is), f32, f64, c64 or c128")
 	device := fs.String("device", "cpu", "device: cpu, cpu:WORKERS, cuda or cuda:N (see 'bandsolve devices')")
 	cyclic := fs.Bool("cyclic", false, "periodic systems: a[0] and c[N−1] are the corner entries")
 	spd := fs.Bool("spd", false, "symmetric positive definite systems: solve by L·D·Lᵀ (-algorithm ldlt), reading -b and -c; -a may be left out (it is c shifted)")
@@ -185,7 +196,7 @@ func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
 		}
 		in.constant, in.ca, in.cb, in.cc = true, v[0], v[1], v[2]
 		if in.spd && in.ca != in.cc {
-			return usageErrorf("-const %q with %s: the sub-diagonal %g is not the super-diagonal %g (a symmetric matrix has a = c)", *constant, algorithm, in.ca, in.cc)
+			return usageErrorf("-const %q with %s: the sub-diagonal %s is not the super-diagonal %s (a symmetric matrix has a = c)", *constant, algorithm, formatConst(in.ca), formatConst(in.cc))
 		}
 	} else {
 		var missing []string
@@ -219,8 +230,8 @@ func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
 	precision := strings.ToLower(*prec)
 	if precision != "auto" {
 		var ok bool
-		if precision, ok = parsePrecision(*prec); !ok {
-			return usageErrorf("unknown precision %q (want auto, f64 or f32)", *prec)
+		if precision, ok = parseSolvePrecision(*prec); !ok {
+			return usageErrorf("unknown precision %q (want auto, f64, f32, c64 or c128)", *prec)
 		}
 	}
 	if s := *slice; s != 0 && (s < 2 || s&(s-1) != 0) {
@@ -251,6 +262,9 @@ func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
 	}
 	in.shape = dHead.Shape
 	allF32 := dHead.IsFloat32()
+	// Complex: some input is; all4 says every input has 4-byte parts.
+	anyComplex := dHead.IsComplex() || in.constant && (imag(in.ca) != 0 || imag(in.cb) != 0 || imag(in.cc) != 0)
+	all4 := allF32 || dHead.DType[1:] == "c8"
 	type coefFile struct {
 		flag, path string
 		shape      []int
@@ -267,6 +281,8 @@ func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
 			}
 			coefs = append(coefs, coefFile{f.flag, f.path, h.Shape})
 			allF32 = allF32 && h.IsFloat32()
+			anyComplex = anyComplex || h.IsComplex()
+			all4 = all4 && (h.IsFloat32() || h.DType[1:] == "c8")
 		}
 	}
 	// d is one batch, or one more axis (last) of right-hand sides after
@@ -293,11 +309,19 @@ func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
 		}
 		return fmt.Errorf("%s: shape %s does not match the shape %s of %s (-d)", f.path, shapeString(f.shape), shapeString(dHead.Shape), *dPath)
 	}
-	if precision == "auto" {
+	switch {
+	case precision == "auto" && anyComplex:
+		precision = "c128"
+		if all4 {
+			precision = "c64"
+		}
+	case precision == "auto":
 		precision = "f64"
 		if allF32 {
 			precision = "f32"
 		}
+	case anyComplex && (precision == "f32" || precision == "f64"):
+		return usageErrorf("-precision %s with complex input (a complex .npy file or -const value): use c64, c128 or auto", precision)
 	}
 
 	dev, release, err := openDevice(*device)
@@ -307,9 +331,14 @@ func runSolve(c *command, args []string, stdout, stderr io.Writer) error {
 	defer release()
 	opts := tridiag.Options{Algorithm: algorithm, Pivoting: piv, SliceSize: *slice, Cyclic: *cyclic, Tol: *tol}
 	var res solveResult
-	if precision == "f32" {
+	switch precision {
+	case "f32":
 		res, err = solveFiles[float32](dev, in, *aPath, *bPath, *cPath, *dPath, opts, *out, *force)
-	} else {
+	case "c64":
+		res, err = solveFiles[complex64](dev, in, *aPath, *bPath, *cPath, *dPath, opts, *out, *force)
+	case "c128":
+		res, err = solveFiles[complex128](dev, in, *aPath, *bPath, *cPath, *dPath, opts, *out, *force)
+	default:
 		res, err = solveFiles[float64](dev, in, *aPath, *bPath, *cPath, *dPath, opts, *out, *force)
 	}
 	if err != nil && res.failed == 0 {
@@ -367,21 +396,70 @@ func algorithmList() string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// parseConst reads "a,b,c".
-func parseConst(s string) ([3]float64, error) {
-	var v [3]float64
+// parseConst reads "a,b,c": real numbers, or complex ones as Go and
+// Python write them ("2+0.5i", "-1j", "(1-2i)").
+func parseConst(s string) ([3]complex128, error) {
+	var v [3]complex128
 	parts := strings.Split(s, ",")
 	if len(parts) != 3 {
 		return v, usageErrorf("-const %q: want three numbers \"a,b,c\" (sub-diagonal, diagonal, super-diagonal)", s)
 	}
 	for i, p := range parts {
-		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return v, usageErrorf("-const %q: %q is not a finite number", s, strings.TrimSpace(p))
+		p = strings.TrimSpace(p)
+		var z complex128
+		f, err := strconv.ParseFloat(p, 64)
+		if err == nil {
+			z = complex(f, 0)
+		} else {
+			z, err = strconv.ParseComplex(strings.ReplaceAll(p, "j", "i"), 128)
 		}
-		v[i] = f
+		if err != nil || !finiteC(z) {
+			return v, usageErrorf("-const %q: %q is not a finite number", s, p)
+		}
+		v[i] = z
 	}
 	return v, nil
+}
+
+// formatConst prints a -const value: as a real number when it is one.
+func formatConst(z complex128) string {
+	if imag(z) == 0 {
+		return strconv.FormatFloat(real(z), 'g', -1, 64)
+	}
+	return strconv.FormatComplex(z, 'g', -1, 128)
+}
+
+func finiteC(z complex128) bool {
+	return !math.IsNaN(real(z)) && !math.IsInf(real(z), 0) && !math.IsNaN(imag(z)) && !math.IsInf(imag(z), 0)
+}
+
+// parseSolvePrecision normalises a precision name of the solve command:
+// f32, f64, c64 or c128.
+func parseSolvePrecision(s string) (string, bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "c64", "complex64":
+		return "c64", true
+	case "c128", "complex128":
+		return "c128", true
+	}
+	return parsePrecision(s)
+}
+
+// scalarOf converts a -const value to T (its real part for a real T;
+// the caller solves complex constants in complex precision only).
+func scalarOf[T tridiag.Scalar](z complex128) T {
+	var v any
+	switch any(*new(T)).(type) {
+	case float32:
+		v = float32(real(z))
+	case float64:
+		v = real(z)
+	case complex64:
+		v = complex64(z)
+	case complex128:
+		v = z
+	}
+	return v.(T)
 }
 
 // readArray reads a .npy file of any numeric dtype as float64.
@@ -390,7 +468,7 @@ func readArray(flagName, path string) ([]int, []float64, error) {
 }
 
 // readArrayAs reads a .npy file of any numeric dtype as T.
-func readArrayAs[T npy.Float](flagName, path string) ([]int, []T, error) {
+func readArrayAs[T npy.Element](flagName, path string) ([]int, []T, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", flagName, err)
@@ -483,7 +561,7 @@ type solveResult struct {
 // precision T (a, b and c only without constant coefficients; a only
 // when given) and solves them with solveBatch, or solveBatchMany when d
 // holds several right-hand sides.
-func solveFiles[T tridiag.Float](dev tridiag.Device, in *solveInput, aPath, bPath, cPath, dPath string, opts tridiag.Options, out string, force bool) (solveResult, error) {
+func solveFiles[T tridiag.Scalar](dev tridiag.Device, in *solveInput, aPath, bPath, cPath, dPath string, opts tridiag.Options, out string, force bool) (solveResult, error) {
 	arrays := 2 // d and x
 	if in.nrhs > 0 {
 		arrays = 3 * in.nrhs // d, and its columns and their solutions
@@ -531,7 +609,7 @@ func solveFiles[T tridiag.Float](dev tridiag.Device, in *solveInput, aPath, bPat
 // checkSymmetric checks that the sub-diagonal a given with -spd is the
 // super-diagonal c shifted, as LDLT takes it: a[i] = c[i−1], and with
 // -cyclic the corner a[0] = c[N−1].
-func checkSymmetric[T tridiag.Float](in *solveInput, aPath string, a, c []T) error {
+func checkSymmetric[T tridiag.Scalar](in *solveInput, aPath string, a, c []T) error {
 	sh := in.shape3
 	l, n := sh.Layout, sh.N
 	for g := 0; g < sh.G; g++ {
@@ -553,7 +631,7 @@ func checkSymmetric[T tridiag.Float](in *solveInput, aPath string, a, c []T) err
 // unless some solved system fails the check (and force is off). When
 // some systems fail to solve it still writes x and returns the
 // *BatchError with res.failed > 0.
-func solveBatch[T tridiag.Float](dev tridiag.Device, in *solveInput, a, b, c, d []T, opts tridiag.Options, out string, force bool) (solveResult, error) {
+func solveBatch[T tridiag.Scalar](dev tridiag.Device, in *solveInput, a, b, c, d []T, opts tridiag.Options, out string, force bool) (solveResult, error) {
 	var res solveResult
 	sh := in.shape3
 	plan, err := tridiag.NewPlan[T](dev, sh, opts)
@@ -561,7 +639,7 @@ func solveBatch[T tridiag.Float](dev tridiag.Device, in *solveInput, a, b, c, d 
 		return res, err
 	}
 	defer plan.Close()
-	ca, cb, cc := T(in.ca), T(in.cb), T(in.cc)
+	ca, cb, cc := scalarOf[T](in.ca), scalarOf[T](in.cb), scalarOf[T](in.cc)
 	x := make([]T, len(d))
 	ctx := context.Background()
 	start := time.Now()
@@ -599,7 +677,7 @@ func solveBatch[T tridiag.Float](dev tridiag.Device, in *solveInput, a, b, c, d 
 // algorithm factors), checks every column as solveBatch does (a system
 // fails when it fails in some column, with the Status of its worst
 // column) and writes x in the shape of d.
-func solveBatchMany[T tridiag.Float](dev tridiag.Device, in *solveInput, a, b, c, d []T, opts tridiag.Options, out string, force bool) (solveResult, error) {
+func solveBatchMany[T tridiag.Scalar](dev tridiag.Device, in *solveInput, a, b, c, d []T, opts tridiag.Options, out string, force bool) (solveResult, error) {
 	var res solveResult
 	sh := in.shape3
 	K := in.nrhs
@@ -621,7 +699,7 @@ func solveBatchMany[T tridiag.Float](dev tridiag.Device, in *solveInput, a, b, c
 	ctx := context.Background()
 	start := time.Now()
 	if in.constant {
-		err = plan.SolveMany(ctx, K, constArray(L, T(in.ca)), constArray(L, T(in.cb)), constArray(L, T(in.cc)), cols, xs)
+		err = plan.SolveMany(ctx, K, constArray(L, scalarOf[T](in.ca)), constArray(L, scalarOf[T](in.cb)), constArray(L, scalarOf[T](in.cc)), cols, xs)
 	} else {
 		err = plan.SolveMany(ctx, K, a, b, c, cols, xs)
 	}
@@ -667,7 +745,7 @@ func solveBatchMany[T tridiag.Float](dev tridiag.Device, in *solveInput, a, b, c
 }
 
 // constArray is n copies of v.
-func constArray[T tridiag.Float](n int, v T) []T {
+func constArray[T tridiag.Scalar](n int, v T) []T {
 	a := make([]T, n)
 	for i := range a {
 		a[i] = v
@@ -703,13 +781,67 @@ func countTrue(v []bool) int {
 }
 
 // maxResidual is max |A·x − d| over the rows of the systems not failed,
-// in float64 (NaN when a row's is). With -spd the sub-diagonal is c
-// shifted.
-func maxResidual[T tridiag.Float](in *solveInput, a, b, c, d, x []T, failed []bool) float64 {
+// in float64 (complex128 and the modulus for complex T; NaN when a row's
+// is). With -spd the sub-diagonal is c shifted.
+func maxResidual[T tridiag.Scalar](in *solveInput, a, b, c, d, x []T, failed []bool) float64 {
+	switch x := any(x).(type) {
+	case []float32:
+		return maxResidualReal(in, any(a).([]float32), any(b).([]float32), any(c).([]float32), any(d).([]float32), x, failed)
+	case []float64:
+		return maxResidualReal(in, any(a).([]float64), any(b).([]float64), any(c).([]float64), any(d).([]float64), x, failed)
+	case []complex64:
+		return maxResidualComplex(in, any(a).([]complex64), any(b).([]complex64), any(c).([]complex64), any(d).([]complex64), x, failed)
+	case []complex128:
+		return maxResidualComplex(in, any(a).([]complex128), any(b).([]complex128), any(c).([]complex128), any(d).([]complex128), x, failed)
+	}
+	panic("bandsolve: unknown element type")
+}
+
+// maxResidualComplex is maxResidual for complex T (no -spd: complex
+// plans refuse it).
+func maxResidualComplex[T tridiag.Complex](in *solveInput, a, b, c, d, x []T, failed []bool) float64 {
+	sh := in.shape3
+	l, n := sh.Layout, sh.N
+	ca, cb, cc := complex128(T(in.ca)), complex128(T(in.cb)), complex128(T(in.cc))
+	coef := func(v []T, k int, cv complex128) complex128 {
+		if in.constant {
+			return cv
+		}
+		return complex128(v[k])
+	}
+	var res float64
+	for g := 0; g < sh.G; g++ {
+		if failed[g] {
+			continue
+		}
+		for i := 0; i < n; i++ {
+			k := l.Index(i, g)
+			r := coef(b, k, cb)*complex128(x[k]) - complex128(d[k])
+			if i > 0 || in.cyclic {
+				prev := l.Index((i+n-1)%n, g)
+				r += coef(a, k, ca) * complex128(x[prev])
+			}
+			if i < n-1 || in.cyclic {
+				r += coef(c, k, cc) * complex128(x[l.Index((i+1)%n, g)])
+			}
+			m := cmplx.Abs(r)
+			if m > res || math.IsNaN(m) {
+				res = m
+			}
+			if math.IsNaN(res) {
+				return res
+			}
+		}
+	}
+	return res
+}
+
+// maxResidualReal is maxResidual for real T.
+func maxResidualReal[T tridiag.Float](in *solveInput, a, b, c, d, x []T, failed []bool) float64 {
 	sh := in.shape3
 	l, n := sh.Layout, sh.N
 	// The constants as the solve had them, rounded to T.
-	ca, cb, cc := float64(T(in.ca)), float64(T(in.cb)), float64(T(in.cc))
+	ca, cb, cc := float64(T(real(in.ca))), float64(T(real(in.cb))), float64(T(real(in.cc)))
 	coef := func(v []T, k int, cv float64) float64 {
 		if in.constant {
 			return cv
@@ -753,11 +885,11 @@ func maxResidual[T tridiag.Float](in *solveInput, a, b, c, d, x []T, failed []bo
 // checkColumn runs the plan's accuracy check on one batch of right-hand
 // sides d and solutions x: one Status per system (its *BatchError is the
 // verdict, judged by the caller).
-func checkColumn[T tridiag.Float](plan *tridiag.Plan[T], in *solveInput, a, b, c, d, x []T) ([]tridiag.Status, error) {
+func checkColumn[T tridiag.Scalar](plan *tridiag.Plan[T], in *solveInput, a, b, c, d, x []T) ([]tridiag.Status, error) {
 	var st []tridiag.Status
 	var err error
 	if in.constant {
-		st, err = plan.CheckConst(T(in.ca), T(in.cb), T(in.cc), d, x)
+		st, err = plan.CheckConst(scalarOf[T](in.ca), scalarOf[T](in.cb), scalarOf[T](in.cc), d, x)
 	} else {
 		st, err = plan.Check(a, b, c, d, x)
 	}

@@ -19,7 +19,7 @@ import (
 // precisionEps is the machine epsilon of a -precision value (mixed
 // iterates in float64).
 func precisionEps(prec string) float64 {
-	if prec == "f32" {
+	if prec == "f32" || prec == "c64" {
 		return tridiag.Epsilon[float32]()
 	}
 	return tridiag.Epsilon[float64]()

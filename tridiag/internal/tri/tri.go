@@ -25,6 +25,12 @@ type Float interface {
 	float32 | float64
 }
 
+// Scalar is the element type of the workspaces that real and complex
+// solvers share: Float or Complex.
+type Scalar interface {
+	float32 | float64 | complex64 | complex128
+}
+
 // ErrZeroPivot is wrapped by a PivotError: an algorithm without pivoting met
 // a zero (or non-finite) divisor, so it cannot go on.
 var ErrZeroPivot = errors.New("zero pivot")
@@ -129,13 +135,13 @@ func thomas[T Float](a, b, c, d, x, work []T, bounded bool) error {
 	return nil
 }
 
-// PivotWork is the workspace of GTSV for systems of up to n rows.
-type PivotWork[T Float] struct {
+// PivotWork is the workspace of GTSV (GTSVC for complex T) for systems of up to n rows.
+type PivotWork[T Scalar] struct {
 	dl, dd, du, du2 []T
 }
 
 // NewPivotWork returns a workspace for GTSV for systems of n rows.
-func NewPivotWork[T Float](n int) *PivotWork[T] {
+func NewPivotWork[T Scalar](n int) *PivotWork[T] {
 	buf := make([]T, 4*n)
 	return &PivotWork[T]{dl: buf[:n], dd: buf[n : 2*n], du: buf[2*n : 3*n], du2: buf[3*n:]}
 }
