@@ -208,27 +208,15 @@ func (f *gpuFactors[T]) what() string {
 // f.shared, the constants ca, cb and cc. It returns the *BatchError of
 // the systems that broke down (kept for the solves), or nil.
 func (f *gpuFactors[T]) factorDevice(a, b, c cu.DevicePtr, ca, cb, cc float64) error {
-	k, err := kernels.FacKFor(int(f.mode), f.f64)
+	launch, err := f.factorLauncher(a, b, c, ca, cb, cc)
 	if err != nil {
 		return err
-	}
-	if a == 0 {
-		a = b
-	}
-	sp := f.spec
-	args := &kernels.FacKArgs{A: a, B: b, C: c, CA: ca, CB: cb, CC: cc,
-		F0: f.planes[0], F1: f.planes[1], F2: f.planes[2], F3: f.planes[3], Ipiv: f.ipiv, Kind: f.kinds,
-		N: int32(sp.N), H: int32(f.held), ES: int64(sp.Layout.ElemStride), BS: int64(sp.Layout.BatchStride), Status: f.status}
-	if f.shared {
-		args.IsConst = 1
-		args.A, args.B, args.C = 0, 0, 0
 	}
 	H := f.held
 	codes := make([]int32, H)
 	kinds := make([]uint8, H)
-	grid, block := cuda.Dim3{X: (H + factorBlock - 1) / factorBlock}, cuda.Dim3{X: factorBlock}
 	if err := f.dev.Enqueue(func() error {
-		if err := k.Launch(f.dev.Device, grid, block, 0, f.stream, args); err != nil {
+		if err := launch(); err != nil {
 			return err
 		}
 		if err := f.stream.Synchronize(); err != nil {
@@ -271,6 +259,28 @@ func (f *gpuFactors[T]) factorDevice(a, b, c cu.DevicePtr, ca, cb, cc float64) e
 		return nil
 	}
 	return &tridiag.BatchError{G: f.spec.G, Failed: append([]tridiag.SystemError(nil), f.failed...)}
+}
+
+// factorLauncher returns the launch of the factor kernel on the factors'
+// stream (call it on the device thread), for factorDevice's arguments.
+func (f *gpuFactors[T]) factorLauncher(a, b, c cu.DevicePtr, ca, cb, cc float64) (func() error, error) {
+	k, err := kernels.FacKFor(int(f.mode), f.f64)
+	if err != nil {
+		return nil, err
+	}
+	if a == 0 {
+		a = b
+	}
+	sp := f.spec
+	args := &kernels.FacKArgs{A: a, B: b, C: c, CA: ca, CB: cb, CC: cc,
+		F0: f.planes[0], F1: f.planes[1], F2: f.planes[2], F3: f.planes[3], Ipiv: f.ipiv, Kind: f.kinds,
+		N: int32(sp.N), H: int32(f.held), ES: int64(sp.Layout.ElemStride), BS: int64(sp.Layout.BatchStride), Status: f.status}
+	if f.shared {
+		args.IsConst = 1
+		args.A, args.B, args.C = 0, 0, 0
+	}
+	grid, block := cuda.Dim3{X: (f.held + factorBlock - 1) / factorBlock}, cuda.Dim3{X: factorBlock}
+	return func() error { return k.Launch(f.dev.Device, grid, block, 0, f.stream, args) }, nil
 }
 
 // factorHost copies the coefficients of bt to the device (kept for the
@@ -343,13 +353,23 @@ func (f *gpuFactors[T]) solveDevice(nrhs int, d, x cu.DevicePtr) error {
 
 // launchSolve enqueues the solve kernel on the factors' stream.
 func (f *gpuFactors[T]) launchSolve(nrhs int, d, x cu.DevicePtr) error {
+	launch, err := f.solveLauncher(nrhs, d, x)
+	if err != nil {
+		return err
+	}
+	return f.dev.Enqueue(launch)
+}
+
+// solveLauncher returns the launch of the solve kernel on the factors'
+// stream (call it on the device thread), for launchSolve's arguments.
+func (f *gpuFactors[T]) solveLauncher(nrhs int, d, x cu.DevicePtr) (func() error, error) {
 	p := f.group
 	if p == 0 {
 		p = groupOf(nrhs)
 	}
 	k, err := kernels.FacSolveKPFor(f.mode.solveKind(), p, f.f64)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	sp := f.spec
 	shared := int32(0)
@@ -360,7 +380,7 @@ func (f *gpuFactors[T]) launchSolve(nrhs int, d, x cu.DevicePtr) error {
 		D: d, X: x, N: int32(sp.N), G: int32(sp.G), Shared: shared,
 		ES: int64(sp.Layout.ElemStride), BS: int64(sp.Layout.BatchStride), CS: int64(sp.Len()), Nrhs: int32(nrhs), Status: f.status}
 	grid, block := cuda.Dim3{X: (sp.G + factorBlock - 1) / factorBlock}, cuda.Dim3{X: factorBlock}
-	return f.dev.Enqueue(func() error { return k.Launch(f.dev.Device, grid, block, 0, f.stream, args) })
+	return func() error { return k.Launch(f.dev.Device, grid, block, 0, f.stream, args) }, nil
 }
 
 // solveStatus waits for the enqueued solve and returns the systems whose
