@@ -324,7 +324,14 @@ func TestLDLTSolveOnGPU(t *testing.T) {
 			require.NoError(t, p.Solve(context.Background(), nil, b, c, d, x))
 			return x
 		}
-		assert.Equal(t, -1, sameBits(solve(dev), solve(tridiag.DefaultCPU())), lname)
+		// The rows only: a GPU plan's Solve does not keep x's gaps.
+		got, want := solve(dev), solve(tridiag.DefaultCPU())
+		for s := range g {
+			for i := range n {
+				k := l.Index(i, s)
+				require.Equal(t, want[k], got[k], "%s: system %d row %d", lname, s, i)
+			}
+		}
 	}
 }
 

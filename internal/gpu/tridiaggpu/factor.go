@@ -144,8 +144,8 @@ type gpuFactors[T tridiag.Float] struct {
 	pivoted int
 	// host staging: the coefficients (kept for refactoring) and the
 	// right-hand sides.
-	ha, hb, hc, hd *cuda.Buffer[T]
-	closed         bool
+	ha, hb, hc, hd, hx *cuda.Buffer[T]
+	closed             bool
 }
 
 // newFactors allocates the factors of a batch of spec for mode; shared:
@@ -440,27 +440,46 @@ func (f *gpuFactors[T]) SolveMany(ctx context.Context, nrhs int, d, x []T) error
 		return tridiag.ErrClosed
 	}
 	n := nrhs * f.spec.Len()
-	if f.hd == nil || f.hd.Len() < n {
-		if f.hd != nil {
-			_ = f.hd.Free()
-			f.hd = nil
-		}
-		var err error
-		if f.hd, err = cuda.Alloc[T](f.dev.Device, n); err != nil {
-			return err
-		}
+	if err := f.staging(&f.hd, n); err != nil {
+		return err
 	}
 	if err := f.hd.CopyFrom(d[:n]); err != nil {
 		return err
 	}
-	err := f.solveDevice(nrhs, f.hd.Ptr(), f.hd.Ptr())
+	// A layout with gaps between its rows: x's gaps keep their values, as
+	// on the CPU, so x is solved into where it is copied in.
+	out := f.hd
+	if f.spec.Len() != f.spec.N*f.spec.G && &x[0] != &d[0] {
+		if err := f.staging(&f.hx, n); err != nil {
+			return err
+		}
+		if err := f.hx.CopyFrom(x[:n]); err != nil {
+			return err
+		}
+		out = f.hx
+	}
+	err := f.solveDevice(nrhs, f.hd.Ptr(), out.Ptr())
 	var be *tridiag.BatchError
 	if err != nil && !errors.As(err, &be) {
 		return err
 	}
-	if cerr := f.hd.CopyTo(x[:n]); cerr != nil {
+	if cerr := out.CopyTo(x[:n]); cerr != nil {
 		return cerr
 	}
+	return err
+}
+
+// staging makes *buf a device buffer of n elements at least.
+func (f *gpuFactors[T]) staging(buf **cuda.Buffer[T], n int) error {
+	if *buf != nil && (*buf).Len() >= n {
+		return nil
+	}
+	if *buf != nil {
+		_ = (*buf).Free()
+		*buf = nil
+	}
+	var err error
+	*buf, err = cuda.Alloc[T](f.dev.Device, n)
 	return err
 }
 
@@ -488,9 +507,11 @@ func (f *gpuFactors[T]) Close() error {
 	}
 	f.closed = true
 	f.dropCoefficients()
-	if f.hd != nil {
-		_ = f.hd.Free()
-		f.hd = nil
+	for _, b := range []**cuda.Buffer[T]{&f.hd, &f.hx} {
+		if *b != nil {
+			_ = (*b).Free()
+			*b = nil
+		}
 	}
 	return f.dev.Enqueue(func() error {
 		if f.stream != (cu.Stream{}) {
