@@ -76,6 +76,150 @@ func GtsvFor(f64 bool) (Gtsv, error) {
 // Kernel returns the kernel.
 func (f Gtsv) Kernel() Kernel { return f.k }
 
+// FacK is a kernel of the family fac_k0_f32, fac_k0_f64, fac_k1_f32, fac_k1_f64, fac_k2_f32, fac_k2_f64, fac_k3_f32, fac_k3_f64, fac_k4_f32, fac_k4_f64.
+type FacK struct{ k Kernel }
+
+// FacKFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func FacKFor(k int, f64 bool) (FacK, error) {
+	if k == 0 && !f64 {
+		return FacK{facK0F32}, nil
+	}
+	if k == 1 && !f64 {
+		return FacK{facK1F32}, nil
+	}
+	if k == 2 && !f64 {
+		return FacK{facK2F32}, nil
+	}
+	if k == 3 && !f64 {
+		return FacK{facK3F32}, nil
+	}
+	if k == 4 && !f64 {
+		return FacK{facK4F32}, nil
+	}
+	if k == 0 && f64 {
+		return FacK{facK0F64}, nil
+	}
+	if k == 1 && f64 {
+		return FacK{facK1F64}, nil
+	}
+	if k == 2 && f64 {
+		return FacK{facK2F64}, nil
+	}
+	if k == 3 && f64 {
+		return FacK{facK3F64}, nil
+	}
+	if k == 4 && f64 {
+		return FacK{facK4F64}, nil
+	}
+	return FacK{}, fmt.Errorf("%w: fac_k with k=%d f64=%t", ErrNoKernel, k, f64)
+}
+
+// Kernel returns the kernel.
+func (f FacK) Kernel() Kernel { return f.k }
+
+// FacSolveKP is a kernel of the family fac_solve_k0_p1_f32, fac_solve_k0_p1_f64, fac_solve_k0_p4_f32, fac_solve_k0_p4_f64, fac_solve_k0_p8_f32, fac_solve_k0_p8_f64, fac_solve_k1_p1_f32, fac_solve_k1_p1_f64, fac_solve_k1_p4_f32, fac_solve_k1_p4_f64, fac_solve_k1_p8_f32, fac_solve_k1_p8_f64, fac_solve_k2_p1_f32, fac_solve_k2_p1_f64, fac_solve_k2_p4_f32, fac_solve_k2_p4_f64, fac_solve_k2_p8_f32, fac_solve_k2_p8_f64, fac_solve_k3_p1_f32, fac_solve_k3_p1_f64, fac_solve_k3_p4_f32, fac_solve_k3_p4_f64, fac_solve_k3_p8_f32, fac_solve_k3_p8_f64.
+type FacSolveKP struct{ k Kernel }
+
+// FacSolveKPFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func FacSolveKPFor(k int, p int, f64 bool) (FacSolveKP, error) {
+	if k == 0 && p == 1 && !f64 {
+		return FacSolveKP{facSolveK0P1F32}, nil
+	}
+	if k == 0 && p == 4 && !f64 {
+		return FacSolveKP{facSolveK0P4F32}, nil
+	}
+	if k == 0 && p == 8 && !f64 {
+		return FacSolveKP{facSolveK0P8F32}, nil
+	}
+	if k == 1 && p == 1 && !f64 {
+		return FacSolveKP{facSolveK1P1F32}, nil
+	}
+	if k == 1 && p == 4 && !f64 {
+		return FacSolveKP{facSolveK1P4F32}, nil
+	}
+	if k == 1 && p == 8 && !f64 {
+		return FacSolveKP{facSolveK1P8F32}, nil
+	}
+	if k == 2 && p == 1 && !f64 {
+		return FacSolveKP{facSolveK2P1F32}, nil
+	}
+	if k == 2 && p == 4 && !f64 {
+		return FacSolveKP{facSolveK2P4F32}, nil
+	}
+	if k == 2 && p == 8 && !f64 {
+		return FacSolveKP{facSolveK2P8F32}, nil
+	}
+	if k == 3 && p == 1 && !f64 {
+		return FacSolveKP{facSolveK3P1F32}, nil
+	}
+	if k == 3 && p == 4 && !f64 {
+		return FacSolveKP{facSolveK3P4F32}, nil
+	}
+	if k == 3 && p == 8 && !f64 {
+		return FacSolveKP{facSolveK3P8F32}, nil
+	}
+	if k == 0 && p == 1 && f64 {
+		return FacSolveKP{facSolveK0P1F64}, nil
+	}
+	if k == 0 && p == 4 && f64 {
+		return FacSolveKP{facSolveK0P4F64}, nil
+	}
+	if k == 0 && p == 8 && f64 {
+		return FacSolveKP{facSolveK0P8F64}, nil
+	}
+	if k == 1 && p == 1 && f64 {
+		return FacSolveKP{facSolveK1P1F64}, nil
+	}
+	if k == 1 && p == 4 && f64 {
+		return FacSolveKP{facSolveK1P4F64}, nil
+	}
+	if k == 1 && p == 8 && f64 {
+		return FacSolveKP{facSolveK1P8F64}, nil
+	}
+	if k == 2 && p == 1 && f64 {
+		return FacSolveKP{facSolveK2P1F64}, nil
+	}
+	if k == 2 && p == 4 && f64 {
+		return FacSolveKP{facSolveK2P4F64}, nil
+	}
+	if k == 2 && p == 8 && f64 {
+		return FacSolveKP{facSolveK2P8F64}, nil
+	}
+	if k == 3 && p == 1 && f64 {
+		return FacSolveKP{facSolveK3P1F64}, nil
+	}
+	if k == 3 && p == 4 && f64 {
+		return FacSolveKP{facSolveK3P4F64}, nil
+	}
+	if k == 3 && p == 8 && f64 {
+		return FacSolveKP{facSolveK3P8F64}, nil
+	}
+	return FacSolveKP{}, fmt.Errorf("%w: fac_solve_k_p with k=%d p=%d f64=%t", ErrNoKernel, k, p, f64)
+}
+
+// Kernel returns the kernel.
+func (f FacSolveKP) Kernel() Kernel { return f.k }
+
+// Ptsv is a kernel of the family ptsv_f32, ptsv_f64.
+type Ptsv struct{ k Kernel }
+
+// PtsvFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func PtsvFor(f64 bool) (Ptsv, error) {
+	if !f64 {
+		return Ptsv{ptsvF32}, nil
+	}
+	if f64 {
+		return Ptsv{ptsvF64}, nil
+	}
+	return Ptsv{}, fmt.Errorf("%w: ptsv with f64=%t", ErrNoKernel, f64)
+}
+
+// Kernel returns the kernel.
+func (f Ptsv) Kernel() Kernel { return f.k }
+
 // Matvec is a kernel of the family matvec_f32, matvec_f64.
 type Matvec struct{ k Kernel }
 

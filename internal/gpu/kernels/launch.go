@@ -192,6 +192,148 @@ func (f Gtsv) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.St
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:15])
 }
 
+// FacKArgs are the parameters of fac_k0_f32, fac_k0_f64, fac_k1_f32, fac_k1_f64, fac_k2_f32, fac_k2_f64, fac_k3_f32, fac_k3_f64, fac_k4_f32, fac_k4_f64.
+type FacKArgs struct {
+	A       cu.DevicePtr // a
+	B       cu.DevicePtr // b
+	C       cu.DevicePtr // c
+	CA      float64      // ca
+	CB      float64      // cb
+	CC      float64      // cc
+	IsConst int32        // isConst
+	F0      cu.DevicePtr // f0
+	F1      cu.DevicePtr // f1
+	F2      cu.DevicePtr // f2
+	F3      cu.DevicePtr // f3
+	Ipiv    cu.DevicePtr // ipiv
+	Kind    cu.DevicePtr // kind
+	N       int32        // n
+	H       int32        // H
+	ES      int64        // es
+	BS      int64        // bs
+	Status  cu.DevicePtr // status
+}
+
+// FacKSlots is the number of launch slots of FacK.
+const FacKSlots = 18
+
+// Pack puts a in slots[:FacKSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f FacK) Pack(a *FacKArgs, slots []uint64) {
+	_ = slots[17]
+	slots[0] = uint64(a.A)
+	slots[1] = uint64(a.B)
+	slots[2] = uint64(a.C)
+	slots[3] = packFloat(table[f.Kernel()].Params[3].CType, a.CA)
+	slots[4] = packFloat(table[f.Kernel()].Params[4].CType, a.CB)
+	slots[5] = packFloat(table[f.Kernel()].Params[5].CType, a.CC)
+	slots[6] = uint64(uint32(a.IsConst))
+	slots[7] = uint64(a.F0)
+	slots[8] = uint64(a.F1)
+	slots[9] = uint64(a.F2)
+	slots[10] = uint64(a.F3)
+	slots[11] = uint64(a.Ipiv)
+	slots[12] = uint64(a.Kind)
+	slots[13] = uint64(uint32(a.N))
+	slots[14] = uint64(uint32(a.H))
+	slots[15] = uint64(a.ES)
+	slots[16] = uint64(a.BS)
+	slots[17] = uint64(a.Status)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f FacK) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *FacKArgs) error {
+	var slots [18]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:18])
+}
+
+// FacSolveKPArgs are the parameters of fac_solve_k0_p1_f32, fac_solve_k0_p1_f64, fac_solve_k0_p4_f32, fac_solve_k0_p4_f64, fac_solve_k0_p8_f32, fac_solve_k0_p8_f64, fac_solve_k1_p1_f32, fac_solve_k1_p1_f64, fac_solve_k1_p4_f32, fac_solve_k1_p4_f64, fac_solve_k1_p8_f32, fac_solve_k1_p8_f64, fac_solve_k2_p1_f32, fac_solve_k2_p1_f64, fac_solve_k2_p4_f32, fac_solve_k2_p4_f64, fac_solve_k2_p8_f32, fac_solve_k2_p8_f64, fac_solve_k3_p1_f32, fac_solve_k3_p1_f64, fac_solve_k3_p4_f32, fac_solve_k3_p4_f64, fac_solve_k3_p8_f32, fac_solve_k3_p8_f64.
+type FacSolveKPArgs struct {
+	F0     cu.DevicePtr // f0
+	F1     cu.DevicePtr // f1
+	F2     cu.DevicePtr // f2
+	F3     cu.DevicePtr // f3
+	Ipiv   cu.DevicePtr // ipiv
+	Kind   cu.DevicePtr // kind
+	D      cu.DevicePtr // d
+	X      cu.DevicePtr // x
+	N      int32        // n
+	G      int32        // G
+	Shared int32        // shared
+	ES     int64        // es
+	BS     int64        // bs
+	CS     int64        // cs
+	Nrhs   int32        // nrhs
+	Status cu.DevicePtr // status
+}
+
+// FacSolveKPSlots is the number of launch slots of FacSolveKP.
+const FacSolveKPSlots = 16
+
+// Pack puts a in slots[:FacSolveKPSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f FacSolveKP) Pack(a *FacSolveKPArgs, slots []uint64) {
+	_ = slots[15]
+	slots[0] = uint64(a.F0)
+	slots[1] = uint64(a.F1)
+	slots[2] = uint64(a.F2)
+	slots[3] = uint64(a.F3)
+	slots[4] = uint64(a.Ipiv)
+	slots[5] = uint64(a.Kind)
+	slots[6] = uint64(a.D)
+	slots[7] = uint64(a.X)
+	slots[8] = uint64(uint32(a.N))
+	slots[9] = uint64(uint32(a.G))
+	slots[10] = uint64(uint32(a.Shared))
+	slots[11] = uint64(a.ES)
+	slots[12] = uint64(a.BS)
+	slots[13] = uint64(a.CS)
+	slots[14] = uint64(uint32(a.Nrhs))
+	slots[15] = uint64(a.Status)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f FacSolveKP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *FacSolveKPArgs) error {
+	var slots [16]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:16])
+}
+
+// PtsvArgs are the parameters of ptsv_f32, ptsv_f64: those of Thomas.
+type PtsvArgs = ThomasArgs
+
+// PtsvSlots is the number of launch slots of Ptsv.
+const PtsvSlots = 15
+
+// Pack puts a in slots[:PtsvSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f Ptsv) Pack(a *PtsvArgs, slots []uint64) {
+	_ = slots[14]
+	slots[0] = uint64(a.A)
+	slots[1] = uint64(a.B)
+	slots[2] = uint64(a.C)
+	slots[3] = uint64(a.D)
+	slots[4] = uint64(a.X)
+	slots[5] = uint64(a.Work)
+	slots[6] = uint64(uint32(a.N))
+	slots[7] = uint64(uint32(a.G))
+	slots[8] = uint64(a.ES)
+	slots[9] = uint64(a.BS)
+	slots[10] = packFloat(table[f.Kernel()].Params[10].CType, a.CA)
+	slots[11] = packFloat(table[f.Kernel()].Params[11].CType, a.CB)
+	slots[12] = packFloat(table[f.Kernel()].Params[12].CType, a.CC)
+	slots[13] = uint64(uint32(a.IsConst))
+	slots[14] = uint64(a.Status)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f Ptsv) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *PtsvArgs) error {
+	var slots [15]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:15])
+}
+
 // MatvecArgs are the parameters of matvec_f32, matvec_f64.
 type MatvecArgs struct {
 	A       cu.DevicePtr // a
@@ -3526,7 +3668,7 @@ func (f IluValues) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s 
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:4])
 }
 
-// ThomasLauncher is a kernel launched with ThomasArgs: Thomas, Gtsv.
+// ThomasLauncher is a kernel launched with ThomasArgs: Thomas, Gtsv, Ptsv.
 type ThomasLauncher interface {
 	Kernel() Kernel
 	Pack(a *ThomasArgs, slots []uint64)
@@ -3536,6 +3678,7 @@ type ThomasLauncher interface {
 var (
 	_ ThomasLauncher = Thomas{}
 	_ ThomasLauncher = Gtsv{}
+	_ ThomasLauncher = Ptsv{}
 )
 
 // PcrLauncher is a kernel launched with PcrArgs: Pcr, Cr.

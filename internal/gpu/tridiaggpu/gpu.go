@@ -97,7 +97,7 @@ func (b backend) NewSolver32(spec tridiag.Spec) (tridiag.Solver[float32], error)
 	if err != nil {
 		return nil, err
 	}
-	return hostSolver[float32]{p}, nil
+	return hostSolverOf(p, spec), nil
 }
 
 // NewSolver64 is a GPU plan for float64 host slices.
@@ -106,7 +106,7 @@ func (b backend) NewSolver64(spec tridiag.Spec) (tridiag.Solver[float64], error)
 	if err != nil {
 		return nil, err
 	}
-	return hostSolver[float64]{p}, nil
+	return hostSolverOf(p, spec), nil
 }
 
 // hostSolver solves host slices with a plan (tridiag.Solver).

@@ -84,6 +84,12 @@ type Plan[T tridiag.Float] struct {
 	dev  *gpu
 	spec tridiag.Spec
 	algo tridiag.Algorithm // resolved (never Auto)
+	// asked is the algorithm of the options (Auto unresolved): Factor
+	// follows it, as the CPU's factorizations do.
+	asked tridiag.Algorithm
+	// many holds the factors of Plan.SolveMany's batches, made on first
+	// use and refactored by each call.
+	many interface{ Close() error }
 	kp   kernelPlan
 	// matvec is the product kernel of the plan's precision (MulAddDevice).
 	matvec kernels.Matvec
@@ -139,7 +145,7 @@ func newPlan[T tridiag.Float](dev *cuda.Device, shape tridiag.Shape, opts tridia
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan[T]{dev: d, spec: spec, algo: algo, kp: kp, matvec: mv}
+	p := &Plan[T]{dev: d, spec: spec, algo: algo, asked: opts.Algorithm, kp: kp, matvec: mv}
 	if p.status, err = d.AllocBytes(int64(spec.G+2) * 4); err != nil {
 		return nil, err
 	}
@@ -257,8 +263,12 @@ func (p *Plan[T]) syncCopies() error {
 
 // SolveDevice solves the batch held in device buffers; x may be d. The
 // call returns when the solve is done. Systems that broke down are listed
-// in a *tridiag.BatchError and their rows hold NaN.
+// in a *tridiag.BatchError and their rows hold NaN. An LDLT plan does not
+// read a, which may then be nil.
 func (p *Plan[T]) SolveDevice(ctx context.Context, a, b, c, d, x *cuda.Buffer[T]) error {
+	if a == nil && p.algo == tridiag.LDLT {
+		a = b
+	}
 	for _, bf := range []*cuda.Buffer[T]{a, b, c} {
 		if bf == nil {
 			return fmt.Errorf("%w: nil coefficient buffer", tridiag.ErrLength)
@@ -462,15 +472,20 @@ func (p *Plan[T]) failures() (*tridiag.BatchError, error) {
 		return nil, err
 	}
 	be := &tridiag.BatchError{G: p.spec.G}
+	cause := ErrBreakdown
+	if p.algo == tridiag.LDLT {
+		cause = errLDLTBreakdown
+	}
 	for g, code := range p.codes {
 		if code != 0 {
-			be.Failed = append(be.Failed, tridiag.SystemError{System: g, Row: int(code) - 1, Err: ErrBreakdown})
+			be.Failed = append(be.Failed, tridiag.SystemError{System: g, Row: int(code) - 1, Err: cause})
 		}
 	}
 	return be, nil
 }
 
-// Solve copies host slices to the device, solves, and copies x back.
+// Solve copies host slices to the device, solves, and copies x back. An
+// LDLT plan does not read a, which may then be nil.
 func (p *Plan[T]) Solve(ctx context.Context, a, b, c, d, x []T) error {
 	if err := p.stage(true); err != nil {
 		return err
@@ -480,6 +495,9 @@ func (p *Plan[T]) Solve(ctx context.Context, a, b, c, d, x []T) error {
 		buf *cuda.Buffer[T]
 		v   []T
 	}{{p.ha, a}, {p.hb, b}, {p.hc, c}, {p.hd, d}} {
+		if h.buf == p.ha && a == nil && p.algo == tridiag.LDLT {
+			continue
+		}
 		if len(h.v) < n {
 			return fmt.Errorf("%w: array of %d elements, need %d", tridiag.ErrLength, len(h.v), n)
 		}
@@ -566,6 +584,10 @@ func (p *Plan[T]) Close() error {
 		if b != nil {
 			_ = b.Free()
 		}
+	}
+	if p.many != nil {
+		_ = p.many.Close()
+		p.many = nil
 	}
 	return p.dev.Enqueue(func() error {
 		// A self-signalling kernel may still be retiring its last block
