@@ -478,16 +478,20 @@ def solve(a, b, c, d, *, axis=-1, algorithm="auto", pivoting="auto", cyclic=Fals
         raise ValueError("bandsolve: out is read-only")
     if dv.size == 0:
         return out
+    views = [None if x is None or const is not None else _arrays.view(x, n) for x, n in zip(coefs, "abc")]
+    views += [dv, ov]
     if dv.device == "cuda":
-        dev = _lib.device_ordinal(dv.ptr)
-        device = f"cuda:{dev or 0}"
         if not has_cuda():
             raise ValueError("bandsolve: d is a CUDA array, but the loaded library is the CPU variant "
                              f"({_lib_().path})")
+        dev = _lib.device_ordinal(dv.ptr) or 0
+        for v, name in zip(views, ("a", "b", "c", "d", "out")):
+            o = None if v is None else _lib.device_ordinal(v.ptr)
+            if o is not None and o != dev:
+                raise ValueError(f"bandsolve: {name} is on GPU {o} and d on GPU {dev}")
+        device = f"cuda:{dev}"
     else:
         device = "cpu"
-    views = [None if x is None or const is not None else _arrays.view(x, n) for x, n in zip(coefs, "abc")]
-    views += [dv, ov]
     strides = {v.strides for v in views if v is not None}
     lay = _layout(dv.shape, dv.strides, axis) if len(strides) == 1 and None not in strides else None
     kw = dict(algorithm=algorithm, pivoting=pivoting, cyclic=cyclic, check=check)
@@ -513,7 +517,7 @@ def solve(a, b, c, d, *, axis=-1, algorithm="auto", pivoting="auto", cyclic=Fals
         return out
     # Copy to contiguous arrays, systems along the last axis.
     cs = [None if (x is None or const is not None) else ops.contiguous_last(x, axis, dtype) for x in coefs]
-    dc = ops.contiguous_last(d, axis, dtype)
+    dc = ops.contiguous_last(d, axis, dtype, copy=True)  # solved in place: never d itself
     n = dv.shape[axis]
     g = dv.size // n
     batch_shape = tuple(s for k, s in enumerate(dv.shape) if k != axis)

@@ -78,8 +78,9 @@ class Host:
         return np.empty(shape, dtype=dtype)
 
     @staticmethod
-    def contiguous_last(x, axis, dtype):
-        return np.ascontiguousarray(np.moveaxis(np.broadcast_to(x, x.shape), axis, -1), dtype=dtype)
+    def contiguous_last(x, axis, dtype, copy=False):
+        m = np.moveaxis(np.asarray(x), axis, -1)
+        return np.array(m, dtype=dtype, order="C", copy=True) if copy else np.ascontiguousarray(m, dtype=dtype)
 
     @staticmethod
     def store_last(out, axis, xc):
@@ -108,13 +109,15 @@ class CuPy:
         self.cp = cupy
 
     def empty_like(self, x):
-        return self.cp.empty_like(x)
+        with self.cp.cuda.Device(x.device.id):
+            return self.cp.empty_like(x)
 
     def empty(self, shape, dtype):
         return self.cp.empty(shape, dtype=dtype)
 
-    def contiguous_last(self, x, axis, dtype):
-        return self.cp.ascontiguousarray(self.cp.moveaxis(self.cp.asarray(x), axis, -1), dtype=dtype)
+    def contiguous_last(self, x, axis, dtype, copy=False):
+        m = self.cp.moveaxis(self.cp.asarray(x), axis, -1)
+        return self.cp.array(m, dtype=dtype, order="C", copy=True) if copy else self.cp.ascontiguousarray(m, dtype=dtype)
 
     def store_last(self, out, axis, xc):
         self.cp.moveaxis(out, axis, -1)[...] = xc
@@ -149,8 +152,8 @@ class Torch:
     def empty(self, shape, dtype, like=None):
         return self.t.empty(shape, dtype=self._dt(dtype), device="cuda")
 
-    def contiguous_last(self, x, axis, dtype):
-        return x.movedim(axis, -1).to(self._dt(dtype)).contiguous()
+    def contiguous_last(self, x, axis, dtype, copy=False):
+        return x.movedim(axis, -1).to(self._dt(dtype), copy=copy).contiguous()
 
     def store_last(self, out, axis, xc):
         out.movedim(axis, -1).copy_(xc)
