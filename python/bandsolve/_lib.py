@@ -147,12 +147,39 @@ def _prototypes(lib):
         f.restype, f.argtypes = res, args
 
 
+_cu = None
+_gpus = None
+
+
+def _driver():
+    """libcuda.so.1, loaded once (None when absent)."""
+    global _cu
+    if _cu is None:
+        try:
+            _cu = ctypes.CDLL("libcuda.so.1")
+        except OSError:
+            _cu = False
+    return _cu or None
+
+
+def gpu_count():
+    """The number of GPUs the driver counts (0 when it cannot be used)."""
+    global _gpus
+    if _gpus is None:
+        ok, why = cuda_probe()
+        n = ctypes.c_int(0)
+        _gpus = n.value if ok and _driver().cuDeviceGetCount(ctypes.byref(n)) == 0 else 0
+    return _gpus
+
+
 def device_ordinal(ptr):
     """The ordinal of the GPU that holds device address ptr
-    (cuPointerGetAttribute), or None when the driver does not know it."""
-    try:
-        cu = ctypes.CDLL("libcuda.so.1")
-    except OSError:
+    (cuPointerGetAttribute), or None when the driver does not know it. With
+    one GPU it is 0 without asking."""
+    if gpu_count() == 1:
+        return 0
+    cu = _driver()
+    if cu is None:
         return None
     v = ctypes.c_int(-1)
     CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9
