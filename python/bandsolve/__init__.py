@@ -172,7 +172,7 @@ class Factors:
 
 
 def _info_ptr(info):
-    return info.ctypes.data_as(ctypes.POINTER(ctypes.c_int32))
+    return info.__array_interface__["data"][0]
 
 
 class Plan:
@@ -239,12 +239,15 @@ class Plan:
 
     def _check_array(self, x, name, need, host=False, write=False, device=None):
         v = _arrays.view(x, name)
-        if v.dtype != self.dtype:
-            raise ValueError(f"bandsolve: {name} has dtype {v.dtype}, the plan solves {self.dtype}")
         if host and v.device != "host":
             raise ValueError(f"bandsolve: {name} is a device array; this call takes host (NumPy) arrays")
         if device is not None and v.device != device:
             raise ValueError(f"bandsolve: {name} is a {v.device} array, the other arrays are {device} arrays")
+        return self._check_view(v, name, need, write)
+
+    def _check_view(self, v, name, need, write=False):
+        if v.dtype != self.dtype:
+            raise ValueError(f"bandsolve: {name} has dtype {v.dtype}, the plan solves {self.dtype}")
         if write and v.readonly:
             raise ValueError(f"bandsolve: {name} is read-only")
         span = v.span()
@@ -255,15 +258,16 @@ class Plan:
         return v
 
     def _views(self, arrays, names, need):
-        kinds = {_arrays.view(x, n).device for x, n in zip(arrays, names) if x is not None}
+        views = [None if x is None else _arrays.view(x, n) for x, n in zip(arrays, names)]
+        kinds = {v.device for v in views if v is not None}
         if len(kinds) > 1:
             raise ValueError("bandsolve: host and device arrays mixed in one solve")
         kind = kinds.pop() if kinds else "host"
         if kind == "cuda" and self.device == "cpu":
             raise ValueError("bandsolve: device arrays given to a CPU plan (make it with device='cuda')")
         out = []
-        for x, n in zip(arrays, names):
-            out.append(None if x is None else self._check_array(x, n, need, write=(n == "out"), device=kind))
+        for v, n in zip(views, names):
+            out.append(None if v is None else self._check_view(v, n, need, write=(n == "out")))
         if kind == "cuda":
             ordinal = int(self.device[5:])
             for v, n in zip(out, names):
@@ -304,6 +308,24 @@ class Plan:
             st = lib.bandsolve_tridiag_solve(self._h, ptr(av), ptr(bv), ptr(cv), ptr(dv), ptr(xv), _info_ptr(info))
         if st:
             _raise(st, info, where)
+
+    def solve_pointers(self, a, b, c, d, x, *, stream=None, info=None):
+        """Solves the batch at raw addresses (ints; a may be 0 for 'ldlt'):
+        host addresses for a CPU plan, device addresses (solved on stream,
+        an int handle, 0 the legacy default stream) for a CUDA plan. No
+        check of the arrays: the call for hot loops that keep their buffers.
+        info: an int32 NumPy array of `batch` entries for the per-system
+        codes, or None."""
+        lib = _lib_()
+        if info is None:
+            info = np.zeros(self.batch, dtype=np.int32)
+        ip = _info_ptr(info)
+        if self.device == "cpu":
+            st = lib.bandsolve_tridiag_solve(self._h, a, b, c, d, x, ip)
+        else:
+            st = lib.bandsolve_tridiag_solve_device(self._h, a, b, c, d, x, int(stream or 0), ip)
+        if st:
+            _raise(st, info)
 
     def solve_const(self, a, b, c, d, out=None, *, stream=None):
         """Solves the batch whose every row has the coefficients a, b, c."""

@@ -1,6 +1,8 @@
 """Views of NumPy arrays and of objects with __cuda_array_interface__
 (CuPy, PyTorch, Numba): pointer, shape, strides in elements, dtype."""
 
+import math
+
 import numpy as np
 
 
@@ -21,7 +23,7 @@ class View:
 
     @property
     def size(self):
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     def span(self):
         """Elements from ptr to the last element, inclusive; None when a
@@ -60,7 +62,7 @@ def view(x, name):
         return View(x, "cuda", int(ptr or 0), shape, _elem_strides(strides, dtype.itemsize), dtype,
                     bool(readonly), cai.get("stream"))
     a = x if isinstance(x, np.ndarray) else np.asarray(x)
-    return View(a, "host", a.ctypes.data, a.shape, _elem_strides(a.strides, a.itemsize), a.dtype,
+    return View(a, "host", a.__array_interface__["data"][0], a.shape, _elem_strides(a.strides, a.itemsize), a.dtype,
                 not a.flags.writeable)
 
 

@@ -120,7 +120,8 @@ def load():
 
 def _prototypes(lib):
     c = ctypes
-    vp, i64, i32p, u64, up, dbl = c.c_void_p, c.c_int64, c.POINTER(c.c_int32), c.c_uint64, c.c_size_t, c.c_double
+    vp, i64, u64, up, dbl = c.c_void_p, c.c_int64, c.c_uint64, c.c_size_t, c.c_double
+    i32p = vp  # int32_t *info, passed as an address
     handle = c.c_void_p
     protos = {
         "bandsolve_version": (c.c_char_p, []),

@@ -200,6 +200,19 @@ class TestPlan(unittest.TestCase):
         with self.assertRaises(ValueError):
             bandsolve.Plan(4, 4, layout="diagonal")
 
+    def test_solve_pointers(self):
+        n, g = 9, 4
+        a, b, c, d = dominant(self.rng, (g, n))
+        x = np.empty_like(d)
+        p = bandsolve.Plan(n, g)
+        ptr = [v.__array_interface__["data"][0] for v in (a, b, c, d, x)]
+        p.solve_pointers(*ptr)
+        np.testing.assert_allclose(x, reference(a, b, c, d), rtol=1e-12)
+        b[2, 0] = np.nan
+        with self.assertRaises(bandsolve.SolveError) as e:
+            p.solve_pointers(*ptr)
+        self.assertEqual(e.exception.system, 2)
+
     def test_factors(self):
         n, g = 12, 5
         a, b, c, _ = dominant(self.rng, (g, n))

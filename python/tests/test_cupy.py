@@ -110,6 +110,10 @@ class TestCuPy(unittest.TestCase):
             x = p.solve(ha, hb, hc, hd)
             np.testing.assert_allclose(x, reference(ha, hb, hc, hd), rtol=2e-5, atol=2e-5)
             self.assertTrue(p.describe())
+            a, b, c, d = self.upload(ha, hb, hc, hd)
+            p.solve_pointers(a.data.ptr, b.data.ptr, c.data.ptr, d.data.ptr, d.data.ptr,
+                             stream=cupy.cuda.get_current_stream().ptr)
+            np.testing.assert_allclose(cupy.asnumpy(d), reference(ha, hb, hc, hd), rtol=2e-5, atol=2e-5)
             with self.assertRaises(NotImplementedError):
                 p.factor(ha, hb, hc)
             with self.assertRaises(ValueError):  # negative strides
