@@ -1,0 +1,181 @@
+package main
+
+/*
+#include <stdint.h>
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/bandsolve/bandsolve/banded"
+	"github.com/bandsolve/bandsolve/tridiag"
+)
+
+//export bandsolve_solve_banded
+func bandsolve_solve_banded(precision C.int, n, kl, ku, g, nrhs C.int64_t, ab, b, x unsafe.Pointer, info *C.int32_t) (st C.int) {
+	const fn = "bandsolve_solve_banded"
+	var ng int
+	defer guard(fn, &st, info, &ng)
+	var dims [5]int
+	for i, v := range []struct {
+		name string
+		v    C.int64_t
+	}{{"n", n}, {"kl", kl}, {"ku", ku}, {"g", g}, {"nrhs", nrhs}} {
+		d, err := intArg(v.name, v.v)
+		if err != nil {
+			return finish(fn, err, nil, 0)
+		}
+		dims[i] = d
+	}
+	sh := bandShape{n: dims[0], kl: dims[1], ku: dims[2], g: dims[3], nrhs: dims[4]}
+	ng = sh.g
+	if err := sh.check(); err != nil {
+		return finish(fn, err, info, ng)
+	}
+	for _, v := range []struct {
+		name string
+		p    unsafe.Pointer
+	}{{"ab", ab}, {"b", b}, {"x", x}} {
+		if v.p == nil {
+			return finish(fn, fmt.Errorf("%w: %s is NULL", errArgument, v.name), info, ng)
+		}
+	}
+	var err error
+	switch precision {
+	case precF32:
+		err = solveBanded[float32](sh, ab, b, x)
+	case precF64:
+		err = solveBanded[float64](sh, ab, b, x)
+	default:
+		err = fmt.Errorf("%w: unknown precision %d (want BANDSOLVE_F32 or BANDSOLVE_F64)", errArgument, int(precision))
+	}
+	return finish(fn, err, info, ng)
+}
+
+// bandShape is the shape of a batch of bandsolve_solve_banded.
+type bandShape struct{ n, kl, ku, g, nrhs int }
+
+// check validates the shape and that its arrays can be indexed.
+func (s bandShape) check() error {
+	if err := banded.CheckGeneralShape(s.n, s.kl, s.ku); err != nil {
+		return err
+	}
+	if s.g < 1 {
+		return fmt.Errorf("%w: batch count g = %d, want ≥ 1", banded.ErrShape, s.g)
+	}
+	if s.nrhs < 1 {
+		return fmt.Errorf("%w: nrhs = %d, want ≥ 1", banded.ErrShape, s.nrhs)
+	}
+	if float64(s.kl+s.ku+1)*float64(s.n)*float64(s.g) >= math.MaxInt/2 || float64(s.n)*float64(s.nrhs)*float64(s.g) >= math.MaxInt/2 {
+		return fmt.Errorf("%w: batch of %d systems too large to index", banded.ErrShape, s.g)
+	}
+	return nil
+}
+
+// solveBanded solves every system of the batch by gbsv, in parallel over
+// the systems. Non-finite input fails the whole call (naming the first
+// system, row and column); singular systems are reported in a
+// *tridiag.BatchError with NaN solutions.
+func solveBanded[T tridiag.Float](s bandShape, abp, bp, xp unsafe.Pointer) error {
+	rows := s.kl + s.ku + 1
+	ab := unsafe.Slice((*T)(abp), rows*s.n*s.g)
+	b := unsafe.Slice((*T)(bp), s.n*s.nrhs*s.g)
+	x := unsafe.Slice((*T)(xp), s.n*s.nrhs*s.g)
+	if err := scanBanded(s, ab, b); err != nil {
+		return err
+	}
+	workers := min(runtime.GOMAXPROCS(0), s.g)
+	var (
+		next   atomic.Int64
+		mu     sync.Mutex
+		failed []tridiag.SystemError
+		wg     sync.WaitGroup
+	)
+	nan := T(math.NaN())
+	for range workers {
+		wg.Go(func() {
+			col := make([]T, s.n*s.nrhs) // column-major right-hand sides
+			for {
+				sys := int(next.Add(1) - 1)
+				if sys >= s.g {
+					return
+				}
+				m := &banded.General[T]{N: s.n, KL: s.kl, KU: s.ku, Data: ab[sys*rows*s.n : (sys+1)*rows*s.n]}
+				bs := b[sys*s.n*s.nrhs : (sys+1)*s.n*s.nrhs]
+				xs := x[sys*s.n*s.nrhs : (sys+1)*s.n*s.nrhs]
+				lu, err := banded.FactorPivotGeneral(m)
+				if err != nil {
+					row, c := -1, -1
+					var re *banded.RowError
+					if errors.As(err, &re) {
+						row, c = re.Row, re.Col
+					}
+					mu.Lock()
+					failed = append(failed, tridiag.SystemError{System: sys, Row: row, Col: c, Err: err})
+					mu.Unlock()
+					for i := range xs {
+						xs[i] = nan
+					}
+					continue
+				}
+				for i := range s.n {
+					for r := range s.nrhs {
+						col[r*s.n+i] = bs[i*s.nrhs+r]
+					}
+				}
+				lu.SolveMulti(col, s.nrhs)
+				for i := range s.n {
+					for r := range s.nrhs {
+						xs[i*s.nrhs+r] = col[r*s.n+i]
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if len(failed) == 0 {
+		return nil
+	}
+	sortSystems(failed)
+	return &tridiag.BatchError{G: s.g, Failed: failed}
+}
+
+// sortSystems orders failures by system index (insertion sort: few).
+func sortSystems(f []tridiag.SystemError) {
+	for i := 1; i < len(f); i++ {
+		for j := i; j > 0 && f[j].System < f[j-1].System; j-- {
+			f[j], f[j-1] = f[j-1], f[j]
+		}
+	}
+}
+
+// scanBanded finds the first NaN or ±Inf of the matrices (inside the
+// band) and right-hand sides.
+func scanBanded[T tridiag.Float](s bandShape, ab, b []T) error {
+	rows := s.kl + s.ku + 1
+	for sys := range s.g {
+		m := ab[sys*rows*s.n:]
+		for r := range rows {
+			d := r - s.ku // i − j
+			for j := max(0, -d); j < min(s.n, s.n-d); j++ {
+				if v := float64(m[r*s.n+j]); math.IsNaN(v) || math.IsInf(v, 0) {
+					return fmt.Errorf("%w: ab of system %d, row %d, column %d (ab[%d][%d]) is %v", banded.ErrNonFinite, sys, j+d, j, r, j, v)
+				}
+			}
+		}
+		bs := b[sys*s.n*s.nrhs : (sys+1)*s.n*s.nrhs]
+		for k, v := range bs {
+			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+				return fmt.Errorf("%w: b of system %d, row %d, column %d is %v", banded.ErrNonFinite, sys, k/s.nrhs, k%s.nrhs, f)
+			}
+		}
+	}
+	return nil
+}
