@@ -195,6 +195,10 @@ const (
 	trsvScanSums
 	trsvScanAdd
 	trsvCscCount
+	splineEvalF32
+	splineIntegrateF32
+	splineEvalF64
+	splineIntegrateF64
 )
 
 // table describes every kernel, indexed by Kernel.
@@ -390,4 +394,8 @@ var table = [...]Info{
 	trsvScanSums:                   {Name: "trsv_scan_sums", Module: 3, Family: "trsv_scan_sums", MaxThreads: 1024, MinBlocks: 0, Params: []Param{{"sums", "int*"}, {"nb", "int"}}},
 	trsvScanAdd:                    {Name: "trsv_scan_add", Module: 3, Family: "trsv_scan_add", MaxThreads: 1024, MinBlocks: 0, Params: []Param{{"v", "int*"}, {"len", "int"}, {"sums", "const int*"}}},
 	trsvCscCount:                   {Name: "trsv_csc_count", Module: 3, Family: "trsv_csc_count", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"n", "int"}, {"upper", "int"}, {"cnt", "int*"}}},
+	splineEvalF32:                  {Name: "spline_eval_f32", Module: 4, Family: "spline_eval", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"x", "const float*"}, {"xs", "i64"}, {"y", "const float*"}, {"m", "const float*"}, {"t", "const float*"}, {"ts", "i64"}, {"n", "int"}, {"count", "int"}, {"P", "int"}, {"periodic", "int"}, {"cpk", "int"}, {"val", "float*"}, {"der", "float*"}, {"der2", "float*"}, {"flags", "unsigned*"}}},
+	splineIntegrateF32:             {Name: "spline_integrate_f32", Module: 4, Family: "spline_integrate", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"x", "const float*"}, {"xs", "i64"}, {"y", "const float*"}, {"m", "const float*"}, {"n", "int"}, {"count", "int"}, {"periodic", "int"}, {"lo", "const float*"}, {"hi", "const float*"}, {"bs", "i64"}, {"out", "float*"}, {"flags", "unsigned*"}}},
+	splineEvalF64:                  {Name: "spline_eval_f64", Module: 4, Family: "spline_eval", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"x", "const double*"}, {"xs", "i64"}, {"y", "const double*"}, {"m", "const double*"}, {"t", "const double*"}, {"ts", "i64"}, {"n", "int"}, {"count", "int"}, {"P", "int"}, {"periodic", "int"}, {"cpk", "int"}, {"val", "double*"}, {"der", "double*"}, {"der2", "double*"}, {"flags", "unsigned*"}}},
+	splineIntegrateF64:             {Name: "spline_integrate_f64", Module: 4, Family: "spline_integrate", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"x", "const double*"}, {"xs", "i64"}, {"y", "const double*"}, {"m", "const double*"}, {"n", "int"}, {"count", "int"}, {"periodic", "int"}, {"lo", "const double*"}, {"hi", "const double*"}, {"bs", "i64"}, {"out", "double*"}, {"flags", "unsigned*"}}},
 }
