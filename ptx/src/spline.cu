@@ -11,8 +11,8 @@
     }                                                                                                               \
     extern "C" __global__ void __launch_bounds__(SPLINE_BLOCK)                                                      \
         spline_integrate_##SUF(const T *x, i64 xs, const T *y, const T *m, int n, int count, int periodic,          \
-                               const T *lo, const T *hi, i64 bs, T *out, unsigned *flags) {                         \
-        spline_integrate<T>(x, xs, y, m, n, count, periodic, lo, hi, bs, out, flags);                               \
+                               const T *lower, const T *upper, i64 bs, T *out, unsigned *flags) {                       \
+        spline_integrate<T>(x, xs, y, m, n, count, periodic, lower, upper, bs, out, flags);                               \
     }
 
 SPLINE_EVAL(float, f32)

@@ -3421,8 +3421,8 @@ type SplineIntegrateArgs struct {
 	N        int32        // n
 	Count    int32        // count
 	Periodic int32        // periodic
-	LO       cu.DevicePtr // lo
-	HI       cu.DevicePtr // hi
+	Lower    cu.DevicePtr // lower
+	Upper    cu.DevicePtr // upper
 	BS       int64        // bs
 	Out      cu.DevicePtr // out
 	Flags    cu.DevicePtr // flags
@@ -3442,8 +3442,8 @@ func (f SplineIntegrate) Pack(a *SplineIntegrateArgs, slots []uint64) {
 	slots[4] = uint64(uint32(a.N))
 	slots[5] = uint64(uint32(a.Count))
 	slots[6] = uint64(uint32(a.Periodic))
-	slots[7] = uint64(a.LO)
-	slots[8] = uint64(a.HI)
+	slots[7] = uint64(a.Lower)
+	slots[8] = uint64(a.Upper)
 	slots[9] = uint64(a.BS)
 	slots[10] = uint64(a.Out)
 	slots[11] = uint64(a.Flags)
