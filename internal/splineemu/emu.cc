@@ -12,12 +12,12 @@
 
 emu_dim3 threadIdx, blockIdx, blockDim, gridDim;
 
-template <typename F> static void run(unsigned gx, unsigned gy, F body) {
+template <typename F> static void run(unsigned gx, unsigned gy, unsigned bd, F body) {
     gridDim = {gx, gy, 1};
-    blockDim = {SPLINE_BLOCK, 1, 1};
+    blockDim = {bd, 1, 1};
     for (unsigned by = 0; by < gy; by++)
         for (unsigned bx = 0; bx < gx; bx++)
-            for (unsigned tx = 0; tx < SPLINE_BLOCK; tx++) {
+            for (unsigned tx = 0; tx < bd; tx++) {
                 blockIdx = {bx, by, 0};
                 threadIdx = {tx, 0, 0};
                 body();
@@ -25,15 +25,15 @@ template <typename F> static void run(unsigned gx, unsigned gy, F body) {
 }
 
 #define EMU_EVAL(T, SUF)                                                                                            \
-    void emu_spline_eval_##SUF(unsigned gx, unsigned gy, const T *x, long long xs, const T *y, const T *m,          \
+    void emu_spline_eval_##SUF(unsigned gx, unsigned gy, unsigned bd, const T *x, long long xs, const T *y, const T *m,          \
                                const T *t, long long ts, int n, int count, int P, int periodic, int cpk, T *val,   \
                                T *der, T *der2, unsigned *flags) {                                                 \
-        run(gx, gy, [&] { spline_eval<T>(x, xs, y, m, t, ts, n, count, P, periodic, cpk, val, der, der2, flags); }); \
+        run(gx, gy, bd, [&] { spline_eval<T>(x, xs, y, m, t, ts, n, count, P, periodic, cpk, val, der, der2, flags); }); \
     }                                                                                                               \
     void emu_spline_integrate_##SUF(unsigned gx, const T *x, long long xs, const T *y, const T *m, int n,          \
                                     int count, int periodic, const T *lo, const T *hi, long long bs, T *out,       \
                                     unsigned *flags) {                                                             \
-        run(gx, 1, [&] { spline_integrate<T>(x, xs, y, m, n, count, periodic, lo, hi, bs, out, flags); });         \
+        run(gx, 1, SPLINE_BLOCK, [&] { spline_integrate<T>(x, xs, y, m, n, count, periodic, lo, hi, bs, out, flags); });         \
     }
 
 extern "C" {

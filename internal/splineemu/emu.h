@@ -28,6 +28,7 @@ struct emu_dim3 {
 extern emu_dim3 threadIdx, blockIdx, blockDim, gridDim;
 
 template <typename T> inline T __ldg(const T *p) { return *p; }
+template <typename T> inline void __stcs(T *p, T v) { *p = v; }
 
 inline float __int_as_float(int v) {
     float f;

@@ -88,12 +88,12 @@ func checkEval[T tridiag.Float](t *testing.T, cv *spline.Curves[T], pts spline.P
 		want[q] = make([]T, count*p)
 	}
 	require.NoError(t, ev.Eval(context.Background(), cv, pts, spline.Out[T]{Value: want[0], Deriv: want[1], Deriv2: want[2]}))
-	for _, grouping := range []struct{ cpk, gy int }{{1, count}, {3, 2}, {64, 1}} {
+	for _, grouping := range []struct{ cpk, gy, bd int }{{1, count, 256}, {3, 2, 64}, {64, 1, 1024}} {
 		var got [3][]T
 		for q := range got {
 			got[q] = make([]T, count*p)
 		}
-		e := &Eval[T]{GX: (p + Block - 1) / Block, GY: min(grouping.gy, (count+grouping.cpk-1)/grouping.cpk), CPK: grouping.cpk,
+		e := &Eval[T]{GX: (p + grouping.bd - 1) / grouping.bd, BD: grouping.bd, GY: min(grouping.gy, (count+grouping.cpk-1)/grouping.cpk), CPK: grouping.cpk,
 			X: cv.X, Y: cv.Y, M: cv.M, T: pts.T, N: n, Count: count, P: p,
 			Val: got[0], Der: got[1], Der2: got[2], Flags: make([]uint32, count+1)}
 		if cv.Kind == spline.KindPeriodic {

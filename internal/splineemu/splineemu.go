@@ -20,14 +20,14 @@ import (
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
-// Block is the kernels' block size (SPLINE_BLOCK).
+// Block is the block size of spline_integrate (SPLINE_BLOCK).
 const Block = 256
 
-// Eval is one launch of spline_eval: the grid gx × gy blocks, the
-// arguments as the kernel's (nil outputs are not computed); flags must
-// hold count+1 words.
+// Eval is one launch of spline_eval: the grid gx × gy blocks of bd
+// threads, the arguments as the kernel's (nil outputs are not computed);
+// flags must hold count+1 words.
 type Eval[T tridiag.Float] struct {
-	GX, GY                int
+	GX, GY, BD            int
 	X, Y, M, T            []T
 	XS, TS                int64
 	N, Count, P, Periodic int
@@ -48,12 +48,12 @@ func (e *Eval[T]) Run() {
 	fl := (*C.uint)(unsafe.Pointer(&e.Flags[0]))
 	if _, ok := any(e.X).([]float32); ok {
 		f := func(s []T) *C.float { return (*C.float)(ptr(s)) }
-		C.emu_spline_eval_f32(C.uint(e.GX), C.uint(e.GY), f(e.X), C.longlong(e.XS), f(e.Y), f(e.M), f(e.T), C.longlong(e.TS),
+		C.emu_spline_eval_f32(C.uint(e.GX), C.uint(e.GY), C.uint(e.BD), f(e.X), C.longlong(e.XS), f(e.Y), f(e.M), f(e.T), C.longlong(e.TS),
 			C.int(e.N), C.int(e.Count), C.int(e.P), C.int(e.Periodic), C.int(e.CPK), f(e.Val), f(e.Der), f(e.Der2), fl)
 		return
 	}
 	d := func(s []T) *C.double { return (*C.double)(ptr(s)) }
-	C.emu_spline_eval_f64(C.uint(e.GX), C.uint(e.GY), d(e.X), C.longlong(e.XS), d(e.Y), d(e.M), d(e.T), C.longlong(e.TS),
+	C.emu_spline_eval_f64(C.uint(e.GX), C.uint(e.GY), C.uint(e.BD), d(e.X), C.longlong(e.XS), d(e.Y), d(e.M), d(e.T), C.longlong(e.TS),
 		C.int(e.N), C.int(e.Count), C.int(e.P), C.int(e.Periodic), C.int(e.CPK), d(e.Val), d(e.Der), d(e.Der2), fl)
 }
 

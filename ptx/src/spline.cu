@@ -4,7 +4,7 @@
 #include "spline.cuh"
 
 #define SPLINE_KERNELS(T, SUF)                                                                                 \
-    extern "C" __global__ void __launch_bounds__(SPLINE_BLOCK)                                                 \
+    extern "C" __global__ void __launch_bounds__(SPLINE_EVAL_MAX_BLOCK)                                        \
         spline_eval_##SUF(const T *x, i64 xs, const T *y, const T *m, const T *t, i64 ts, int n, int count,    \
                           int P, int periodic, int cpk, T *val, T *der, T *der2, unsigned *flags) {            \
         spline_eval<T>(x, xs, y, m, t, ts, n, count, P, periodic, cpk, val, der, der2, flags);                 \

@@ -23,7 +23,12 @@
 #pragma once
 #include "common.cuh"
 
+// Threads per block of spline_integrate.
 #define SPLINE_BLOCK 256
+// Most threads per block of spline_eval, whose blocks are as wide as the
+// host asks (blockDim.x): wider blocks evaluate more points of each curve,
+// over which the curve's values and moments are read from L2 once.
+#define SPLINE_EVAL_MAX_BLOCK 1024
 
 // 2^-126, the smallest normal float, as T: spans whose h²/6 is below it
 // check T's own bound (span.guard).
@@ -122,12 +127,14 @@ template <typename T> __device__ __forceinline__ void spline_locate(const T *x, 
 // spline_eval: thread j of the grid's x dimension evaluates point j of
 // the curves of its block's groups of cpk curves (the y dimension,
 // grid-stride). With shared knots and shared points the point is located
-// and weighted once for all of them, as the CPU's prepare does.
+// and weighted once for all of them, as the CPU's prepare does. The
+// results are written once and never read: streaming stores (__stcs) keep
+// them from evicting the values and moments from L2.
 template <typename T>
 __device__ __forceinline__ void spline_eval(const T *x, i64 xs, const T *y, const T *m, const T *t, i64 ts, int n,
                                             int count, int P, int periodic, int cpk, T *val, T *der, T *der2,
                                             unsigned *flags) {
-    const int j = blockIdx.x * SPLINE_BLOCK + threadIdx.x;
+    const int j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= P) return;
     const bool shared = xs == 0 && ts == 0;
     SplinePoint<T> p;
@@ -151,17 +158,17 @@ __device__ __forceinline__ void spline_eval(const T *x, i64 xs, const T *y, cons
             bool bad = false;
             if (val != nullptr) {
                 const T v = p.wv[0] * y0 + p.wv[1] * y1 + p.wv[2] * m0 + p.wv[3] * m1;
-                val[o] = v;
+                __stcs(&val[o], v);
                 bad = bad || spline_bad(v);
             }
             if (der != nullptr) {
                 const T v = (y1 - y0) * p.wd[0] + p.wd[1] * m0 + p.wd[2] * m1;
-                der[o] = v;
+                __stcs(&der[o], v);
                 bad = bad || spline_bad(v);
             }
             if (der2 != nullptr) {
                 const T v = p.a * m0 + p.b * m1;
-                der2[o] = v;
+                __stcs(&der2[o], v);
                 bad = bad || spline_bad(v);
             }
             if (bad) {

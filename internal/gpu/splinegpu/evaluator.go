@@ -18,9 +18,13 @@ import (
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
-// Block is the number of threads of a block of the spline kernels
-// (SPLINE_BLOCK): the points of one block, or its curves when integrating.
+// Block is the number of threads of a block of the integration kernel
+// (SPLINE_BLOCK), one curve each.
 const Block = 256
+
+// MaxEvalBlock is the widest block of the evaluation kernel
+// (SPLINE_EVAL_MAX_BLOCK), one point each.
+const MaxEvalBlock = 1024
 
 // ErrClosed is returned by the calls of a closed Evaluator.
 var ErrClosed = errors.New("splinegpu: the evaluator is closed")
@@ -201,13 +205,23 @@ type evalLaunch struct {
 	val, der, der2 cu.DevicePtr
 }
 
+// evalThreads is the width of the evaluation kernel's blocks for p
+// points: the widest block, or p rounded up to whole warps. The wider a
+// block, the more points of a curve it evaluates for one read of the
+// curve's values and moments from L2 (random points touch most of the
+// curve's cache lines whatever their number).
+func evalThreads(p int) int {
+	return min(MaxEvalBlock, max(64, (p+31)/32*32))
+}
+
 // curvesPerBlock is the number of curves a block evaluates its points
-// for: enough blocks to fill the GPU several times over, and up to 64
-// curves over which a block's threads share the location and weights of
-// their points.
+// for: enough blocks for several waves over the GPU, and up to 64 curves
+// over which a block's threads share the location and weights of their
+// points.
 func (e *Evaluator[T]) curvesPerBlock(count, p int) int {
-	bx := (p + Block - 1) / Block
-	want := 32 * e.dev.Properties().SMs // blocks
+	threads := evalThreads(p)
+	bx := (p + threads - 1) / threads
+	want := 8 * e.dev.Properties().SMs * (MaxEvalBlock / threads) // blocks
 	cpk := count * bx / max(want, 1)
 	return min(max(cpk, 1), 64, max(count, 1))
 }
@@ -215,13 +229,14 @@ func (e *Evaluator[T]) curvesPerBlock(count, p int) int {
 // launchEval queues the evaluation kernel on the stream (device thread).
 func (e *Evaluator[T]) launchEval(l *evalLaunch) error {
 	cpk := e.curvesPerBlock(l.count, l.p)
-	gx := (l.p + Block - 1) / Block
+	threads := evalThreads(l.p)
+	gx := (l.p + threads - 1) / threads
 	gy := min((l.count+cpk-1)/cpk, 65535)
 	periodic := int32(0)
 	if l.periodic {
 		periodic = 1
 	}
-	return e.eval.Launch(e.dev, cuda.Dim3{X: gx, Y: gy}, cuda.Dim3{X: Block}, 0, e.stream, &kernels.SplineEvalArgs{
+	return e.eval.Launch(e.dev, cuda.Dim3{X: gx, Y: gy}, cuda.Dim3{X: threads}, 0, e.stream, &kernels.SplineEvalArgs{
 		X: l.x, XS: l.xs, Y: l.y, M: l.m, T: l.t, TS: l.ts,
 		N: int32(l.n), Count: int32(l.count), P: int32(l.p), Periodic: periodic, Cpk: int32(cpk),
 		Val: l.val, Der: l.der, Der2: l.der2, Flags: e.flags,
