@@ -1,8 +1,8 @@
 // Package gpu brings bandsolve's GPU solvers into a program built with the
 // cuda build tag. Importing it registers them with the domain packages, so
 // that tridiag.NewPlan, banded.NewBatchPlan, spike.NewPlan,
-// krylov.NewSpace, krylov.NewCSROperator and sptrsv.NewPlan solve on a
-// *cuda.Device as they
+// krylov.NewSpace, krylov.NewCSROperator, sptrsv.NewPlan and
+// spline.NewEvaluator run on a *cuda.Device as they
 // do on the CPU: moving to the GPU is changing the device argument.
 //
 //	dev, err := gpu.Open(0)
@@ -13,7 +13,8 @@
 // Programs that keep their data on the GPU across solves (a time-stepper,
 // an iterative method) use the device-resident types named here, which
 // solve cuda.Buffers in place: TridiagPlan, BandBatchPlan, BandPartitions,
-// SpikePlan, TrsvPlan (sparse triangular solves), and the Krylov vector
+// SpikePlan, TrsvPlan (sparse triangular solves), SplineEvaluator
+// (spline evaluation and integrals), and the Krylov vector
 // space Space with its sparse operator CSR and the MixedPrecision
 // preconditioner adapter. Memory and streams made
 // by other CUDA code in the process (CuPy, PyTorch, a user's kernels) come

@@ -7,6 +7,7 @@ import (
 	"github.com/bandsolve/bandsolve/internal/gpu/bandedgpu"
 	"github.com/bandsolve/bandsolve/internal/gpu/krylovgpu"
 	"github.com/bandsolve/bandsolve/internal/gpu/spikegpu"
+	"github.com/bandsolve/bandsolve/internal/gpu/splinegpu"
 	"github.com/bandsolve/bandsolve/internal/gpu/sptrsvgpu"
 	"github.com/bandsolve/bandsolve/internal/gpu/tridiaggpu"
 )
@@ -17,6 +18,7 @@ func init() {
 	spikegpu.Register()
 	krylovgpu.Register()
 	sptrsvgpu.Register()
+	splinegpu.Register()
 }
 
 // Open opens GPU ordinal (0 is the first) with its primary context: it is

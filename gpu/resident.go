@@ -10,6 +10,7 @@ import (
 	"github.com/bandsolve/bandsolve/internal/gpu/bandedgpu"
 	"github.com/bandsolve/bandsolve/internal/gpu/krylovgpu"
 	"github.com/bandsolve/bandsolve/internal/gpu/spikegpu"
+	"github.com/bandsolve/bandsolve/internal/gpu/splinegpu"
 	"github.com/bandsolve/bandsolve/internal/gpu/sptrsvgpu"
 	"github.com/bandsolve/bandsolve/internal/gpu/tridiaggpu"
 	"github.com/bandsolve/bandsolve/sparse"
@@ -121,4 +122,28 @@ type TrsvOptions = sptrsvgpu.Options
 // NewTrsvPlan uploads the triangle of a to dev and analyses it there.
 func NewTrsvPlan[T sptrsvgpu.Float](dev *cuda.Device, a *sparse.CSR, tri sptrsv.Options, opts TrsvOptions) (*TrsvPlan[T], error) {
 	return sptrsvgpu.NewPlan[T](dev, a, tri, opts)
+}
+
+// SplineEvaluator evaluates and integrates batches of fitted cubic
+// splines held in device buffers: EvalDevice (values, first and second
+// derivatives at shared or per-curve points, one launch) and
+// IntegrateDevice, with results bit for bit those of spline.Evaluator on
+// the CPU. spline.NewEvaluator on a *cuda.Device is the same evaluator
+// for host slices.
+type SplineEvaluator[T tridiag.Float] = splinegpu.Evaluator[T]
+
+// SplineCurves is a batch of fitted curves in device buffers, laid out as
+// spline.Curves.
+type SplineCurves[T tridiag.Float] = splinegpu.Curves[T]
+
+// SplinePoints are the evaluation points of SplineEvaluator.EvalDevice in
+// a device buffer.
+type SplinePoints[T tridiag.Float] = splinegpu.Points[T]
+
+// SplineOut names the device buffers SplineEvaluator.EvalDevice writes.
+type SplineOut[T tridiag.Float] = splinegpu.Out[T]
+
+// NewSplineEvaluator makes a spline evaluator on dev.
+func NewSplineEvaluator[T tridiag.Float](dev *cuda.Device) (*SplineEvaluator[T], error) {
+	return splinegpu.NewEvaluator[T](dev)
 }

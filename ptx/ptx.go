@@ -45,6 +45,12 @@ var Cluster string
 //go:embed sparse.ptx
 var Sparse string
 
+// Spline is the PTX of the spline kernels (src/spline.cu): batched
+// evaluation and integration of fitted cubic splines.
+//
+//go:embed spline.ptx
+var Spline string
+
 // Module is one PTX module: its name, its text and the compute capability
 // its kernels need.
 type Module struct {
@@ -59,6 +65,7 @@ var Modules = []Module{
 	{Name: "banded", PTX: Banded, MinMajor: 8},
 	{Name: "cluster", PTX: Cluster, MinMajor: 9},
 	{Name: "sparse", PTX: Sparse, MinMajor: 8},
+	{Name: "spline", PTX: Spline, MinMajor: 8},
 }
 
 // entries maps each kernel's name to its module's index in Modules, from

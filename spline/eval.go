@@ -295,6 +295,8 @@ type Out[T tridiag.Float] struct {
 // one at a time, reusing its scratch space.
 type Evaluator[T tridiag.Float] struct {
 	cpu *tridiag.CPU
+	dev tridiag.Device // the device of eng
+	eng Engine[T]      // another device's evaluator, or nil on the CPU
 	mu  sync.Mutex
 
 	// Scratch for points shared by every curve: the interval of each
@@ -309,8 +311,11 @@ type Evaluator[T tridiag.Float] struct {
 }
 
 // NewEvaluator returns an evaluator on dev: nil means the CPU device with
-// one worker per core (tridiag.DefaultCPU), a *tridiag.CPU its workers.
-// Other devices are refused with an error wrapping ErrDevice.
+// one worker per core (tridiag.DefaultCPU), a *tridiag.CPU its workers, a
+// GPU (a *cuda.Device, in a program built with the cuda tag that imports
+// package github.com/bandsolve/bandsolve/gpu) that GPU: one launch per
+// batch, results the CPU's bit for bit. Devices without a registered
+// backend are refused with an error wrapping ErrDevice.
 func NewEvaluator[T tridiag.Float](dev tridiag.Device) (*Evaluator[T], error) {
 	switch d := dev.(type) {
 	case nil:
@@ -321,18 +326,41 @@ func NewEvaluator[T tridiag.Float](dev tridiag.Device) (*Evaluator[T], error) {
 		}
 		return &Evaluator[T]{cpu: d}, nil
 	}
-	return nil, fmt.Errorf("%w: %s (evaluate on the CPU: NewEvaluator(nil))", ErrDevice, dev.Name())
+	eng, ok, err := newEngine[T](dev)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s (evaluate on the CPU: NewEvaluator(nil); for a GPU, build with -tags cuda and import github.com/bandsolve/bandsolve/gpu)", ErrDevice, dev.Name())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("spline: evaluator on %s: %w", dev.Name(), err)
+	}
+	return &Evaluator[T]{dev: dev, eng: eng}, nil
 }
 
 // Device returns the device the evaluator runs on.
-func (e *Evaluator[T]) Device() tridiag.Device { return e.cpu }
+func (e *Evaluator[T]) Device() tridiag.Device {
+	if e.eng != nil {
+		return e.dev
+	}
+	return e.cpu
+}
 
-// Close releases the evaluator's scratch space.
+// Close releases the evaluator's scratch space (on a GPU, its device
+// memory).
 func (e *Evaluator[T]) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.idx, e.tw, e.wv, e.wd, e.w2, e.perm = nil, nil, nil, nil, nil, nil
+	if e.eng != nil {
+		err := e.eng.Close()
+		e.eng = nil
+		return err
+	}
 	return nil
+}
+
+// closed is the error of a call on a closed evaluator of another device.
+func (e *Evaluator[T]) closed() error {
+	return fmt.Errorf("%w: the evaluator on %s is closed", ErrDevice, e.dev.Name())
 }
 
 // check validates the shape of a batch of curves.
@@ -394,6 +422,12 @@ func (e *Evaluator[T]) Eval(ctx context.Context, cv *Curves[T], pts Points[T], o
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.dev != nil {
+		if e.eng == nil {
+			return e.closed()
+		}
+		return e.eng.Eval(ctx, cv, pts, out)
+	}
 	j := &job[T]{cv: cv, t: pts.T, perCurve: pts.PerCurve, p: p, out: out, periodic: cv.Kind == KindPeriodic}
 	sharedKnots := len(cv.X) == cv.N
 	workers := e.cpu.Workers()
@@ -456,6 +490,15 @@ func (e *Evaluator[T]) Integrate(ctx context.Context, cv *Curves[T], a, b, out [
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.dev != nil {
+		if e.eng == nil {
+			return e.closed()
+		}
+		if count == 0 {
+			return ctx.Err()
+		}
+		return e.eng.Integrate(ctx, cv, a, b, out[:count])
+	}
 	periodic := cv.Kind == KindPeriodic
 	pickT := func(v []T, k int) T {
 		if len(v) == 1 {

@@ -1623,3 +1623,39 @@ func IluValuesFor(f64 bool) (IluValues, error) {
 
 // Kernel returns the kernel.
 func (f IluValues) Kernel() Kernel { return f.k }
+
+// SplineEval is a kernel of the family spline_eval_f32, spline_eval_f64.
+type SplineEval struct{ k Kernel }
+
+// SplineEvalFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func SplineEvalFor(f64 bool) (SplineEval, error) {
+	if !f64 {
+		return SplineEval{splineEvalF32}, nil
+	}
+	if f64 {
+		return SplineEval{splineEvalF64}, nil
+	}
+	return SplineEval{}, fmt.Errorf("%w: spline_eval with f64=%t", ErrNoKernel, f64)
+}
+
+// Kernel returns the kernel.
+func (f SplineEval) Kernel() Kernel { return f.k }
+
+// SplineIntegrate is a kernel of the family spline_integrate_f32, spline_integrate_f64.
+type SplineIntegrate struct{ k Kernel }
+
+// SplineIntegrateFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func SplineIntegrateFor(f64 bool) (SplineIntegrate, error) {
+	if !f64 {
+		return SplineIntegrate{splineIntegrateF32}, nil
+	}
+	if f64 {
+		return SplineIntegrate{splineIntegrateF64}, nil
+	}
+	return SplineIntegrate{}, fmt.Errorf("%w: spline_integrate with f64=%t", ErrNoKernel, f64)
+}
+
+// Kernel returns the kernel.
+func (f SplineIntegrate) Kernel() Kernel { return f.k }

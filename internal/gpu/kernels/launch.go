@@ -3668,6 +3668,100 @@ func (f IluValues) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s 
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:4])
 }
 
+// SplineEvalArgs are the parameters of spline_eval_f32, spline_eval_f64.
+type SplineEvalArgs struct {
+	X        cu.DevicePtr // x
+	XS       int64        // xs
+	Y        cu.DevicePtr // y
+	M        cu.DevicePtr // m
+	T        cu.DevicePtr // t
+	TS       int64        // ts
+	N        int32        // n
+	Count    int32        // count
+	P        int32        // P
+	Periodic int32        // periodic
+	Cpk      int32        // cpk
+	Val      cu.DevicePtr // val
+	Der      cu.DevicePtr // der
+	Der2     cu.DevicePtr // der2
+	Flags    cu.DevicePtr // flags
+}
+
+// SplineEvalSlots is the number of launch slots of SplineEval.
+const SplineEvalSlots = 15
+
+// Pack puts a in slots[:SplineEvalSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f SplineEval) Pack(a *SplineEvalArgs, slots []uint64) {
+	_ = slots[14]
+	slots[0] = uint64(a.X)
+	slots[1] = uint64(a.XS)
+	slots[2] = uint64(a.Y)
+	slots[3] = uint64(a.M)
+	slots[4] = uint64(a.T)
+	slots[5] = uint64(a.TS)
+	slots[6] = uint64(uint32(a.N))
+	slots[7] = uint64(uint32(a.Count))
+	slots[8] = uint64(uint32(a.P))
+	slots[9] = uint64(uint32(a.Periodic))
+	slots[10] = uint64(uint32(a.Cpk))
+	slots[11] = uint64(a.Val)
+	slots[12] = uint64(a.Der)
+	slots[13] = uint64(a.Der2)
+	slots[14] = uint64(a.Flags)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f SplineEval) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *SplineEvalArgs) error {
+	var slots [15]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:15])
+}
+
+// SplineIntegrateArgs are the parameters of spline_integrate_f32, spline_integrate_f64.
+type SplineIntegrateArgs struct {
+	X        cu.DevicePtr // x
+	XS       int64        // xs
+	Y        cu.DevicePtr // y
+	M        cu.DevicePtr // m
+	N        int32        // n
+	Count    int32        // count
+	Periodic int32        // periodic
+	Lower    cu.DevicePtr // lower
+	Upper    cu.DevicePtr // upper
+	BS       int64        // bs
+	Out      cu.DevicePtr // out
+	Flags    cu.DevicePtr // flags
+}
+
+// SplineIntegrateSlots is the number of launch slots of SplineIntegrate.
+const SplineIntegrateSlots = 12
+
+// Pack puts a in slots[:SplineIntegrateSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f SplineIntegrate) Pack(a *SplineIntegrateArgs, slots []uint64) {
+	_ = slots[11]
+	slots[0] = uint64(a.X)
+	slots[1] = uint64(a.XS)
+	slots[2] = uint64(a.Y)
+	slots[3] = uint64(a.M)
+	slots[4] = uint64(uint32(a.N))
+	slots[5] = uint64(uint32(a.Count))
+	slots[6] = uint64(uint32(a.Periodic))
+	slots[7] = uint64(a.Lower)
+	slots[8] = uint64(a.Upper)
+	slots[9] = uint64(a.BS)
+	slots[10] = uint64(a.Out)
+	slots[11] = uint64(a.Flags)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f SplineIntegrate) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *SplineIntegrateArgs) error {
+	var slots [12]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:12])
+}
+
 // ThomasLauncher is a kernel launched with ThomasArgs: Thomas, Gtsv, Ptsv.
 type ThomasLauncher interface {
 	Kernel() Kernel

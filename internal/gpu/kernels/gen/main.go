@@ -36,6 +36,7 @@ var modules = []module{
 	{"banded", "ptx/src/banded.cu", "ptx/banded.ptx"},
 	{"cluster", "ptx/src/cluster.cu", "ptx/cluster.ptx"},
 	{"sparse", "ptx/src/sparse.cu", "ptx/sparse.ptx"},
+	{"spline", "ptx/src/spline.cu", "ptx/spline.ptx"},
 }
 
 // param is one kernel parameter as declared in C.

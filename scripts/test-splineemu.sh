@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Runs the spline CUDA kernels on the CPU (internal/splineemu) against
+# package spline, bit for bit. The kernels' sources live outside the
+# package directory, which Go's build cache does not hash, so their hash
+# goes into CGO_CXXFLAGS to rebuild the emulation whenever they change.
+# Usage: scripts/test-splineemu.sh [go test flags]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+h=$(cat ptx/src/spline.cuh ptx/src/common.cuh internal/splineemu/emu.h | sha256sum | cut -c1-16)
+CGO_CXXFLAGS="-O2 -g -DSPLINE_SRC_HASH=$h" exec go test -tags cudaemu "$@" ./internal/splineemu
