@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -44,11 +45,10 @@ type gpuPlan[T tridiag.Float] struct {
 	p   *gpu.TridiagPlan[T]
 	n   int  // storage length of one batch
 	spd bool // LDLT: a is not read
-	// mu orders stream changes with the solves; stream is the caller's
-	// stream the plan queues on, valid when onStream.
-	mu       sync.Mutex
-	stream   uintptr
-	onStream bool
+	// mu orders the stream changes of a device solve with the other
+	// solves. A device solve queues on the caller's stream for the length
+	// of the call only: the caller may destroy the stream afterwards.
+	mu sync.Mutex
 }
 
 func newGPUPlan(ordinal int, f64 bool, s tridiag.Shape, o tridiag.Options) (planImpl, error) {
@@ -79,24 +79,9 @@ func deviceErr(err error) error {
 	return fmt.Errorf("%w: %w", errDevice, err)
 }
 
-// ownStream returns the plan to its own stream for host solves.
-func (g *gpuPlan[T]) ownStream() error {
-	if !g.onStream {
-		return nil
-	}
-	if err := g.p.SetStream(nil); err != nil {
-		return err
-	}
-	g.onStream = false
-	return nil
-}
-
 func (g *gpuPlan[T]) solve(p pointers, nrhs int) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if err := g.ownStream(); err != nil {
-		return deviceErr(err)
-	}
 	a := hostSlice[T](p.a, g.n)
 	b, c := hostSlice[T](p.b, g.n), hostSlice[T](p.c, g.n)
 	if a == nil && g.spd {
@@ -111,9 +96,6 @@ func (g *gpuPlan[T]) solve(p pointers, nrhs int) error {
 func (g *gpuPlan[T]) solveConst(a, b, c float64, p pointers, nrhs int) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if err := g.ownStream(); err != nil {
-		return deviceErr(err)
-	}
 	d, x := hostSlice[T](p.d, nrhs*g.n), hostSlice[T](p.x, nrhs*g.n)
 	return deviceErr(columns(nrhs, g.n, func(r int) error {
 		return g.p.SolveConst(context.Background(), T(a), T(b), T(c), d[r*g.n:(r+1)*g.n], x[r*g.n:(r+1)*g.n])
@@ -189,17 +171,18 @@ func (g *gpuPlan[T]) solveDevice(p devPointers, a, b, c float64, constant bool) 
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if !g.onStream || g.stream != p.stream {
-		if err := g.p.SetStream(cuda.WrapStream(g.dev, p.stream)); err != nil {
-			return deviceErr(err)
-		}
-		g.stream, g.onStream = p.stream, true
+	if err := g.p.SetStream(cuda.WrapStream(g.dev, p.stream)); err != nil {
+		return deviceErr(err)
 	}
 	ctx := context.Background()
+	var err error
 	if constant {
-		return deviceErr(g.p.SolveDeviceConst(ctx, T(a), T(b), T(c), bufs[0], bufs[1]))
+		err = g.p.SolveDeviceConst(ctx, T(a), T(b), T(c), bufs[0], bufs[1])
+	} else {
+		err = g.p.SolveDevice(ctx, bufs[0], bufs[1], bufs[2], bufs[3], bufs[4])
 	}
-	return deviceErr(g.p.SolveDevice(ctx, bufs[0], bufs[1], bufs[2], bufs[3], bufs[4]))
+	// Back to the plan's own stream while the caller's is alive.
+	return deviceErr(errors.Join(err, g.p.SetStream(nil)))
 }
 
 func (g *gpuPlan[T]) describe() string { return g.p.Describe() }
