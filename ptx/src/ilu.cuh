@@ -88,6 +88,111 @@ __device__ void ilu_chain_body(const int *rowPtr, const int *col, const int *dia
     }
 }
 
+// The programmed factorization: the host's analysis writes, for the rows
+// in level order (row position q), a program of int32 words prog[progPtr[q]
+// … progPtr[q+1]−1] over the values in level order (valL: the entries of
+// the rows of level 0, then level 1, …, each row's entries together):
+//   ILU(0): d, then for every strict-lower entry p of the row (column k
+//           ascending): p, dk (the pivot of row k), m, and m pairs (t, u)
+//           with val[t] −= l·val[u] for the columns j > k that rows i and
+//           k share;
+//   IC(0):  d, the count of strict-lower entries, then for every one, p
+//           (column j ascending): p, dj, m, and m pairs (t, u) with s −=
+//           val[t]·val[u] for the columns k < j that rows i and j share.
+// The pairs are in the CPU's order, so that the factors are the CPU's bit
+// for bit. A level's program words and values are contiguous: the chain
+// prefetches those of the level ILU_AHEAD levels on into L2 while it
+// factors one, so that only the values of the rows just finished are read
+// at the latency of a dependency.
+#define ILU_AHEAD 2
+
+__device__ __forceinline__ void ilu_prefetch(const void *base, long long first, long long end, int elem) {
+    const char *p = (const char *)base;
+    for (long long off = first * elem + 128LL * threadIdx.x; off < end * elem; off += 128LL * blockDim.x)
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(p + off));
+}
+
+__device__ bool ilu_prog_row(const int *prog, double *val, int ic) {
+    const int d = prog[0];
+    if (!ic) {
+        const int nl = prog[1];
+        int w = 2;
+#pragma unroll 1
+        for (int e = 0; e < nl; e++) {
+            const int p = prog[w], dk = prog[w + 1], m = prog[w + 2];
+            w += 3;
+            const double l = val[p] / val[dk];
+            val[p] = l;
+#pragma unroll 1
+            for (int r = 0; r < m; r++, w += 2) val[prog[w]] = val[prog[w]] - l * val[prog[w + 1]];
+        }
+        return !bad_divisor(val[d]);
+    }
+    const int nl = prog[1];
+    int w = 2, first = 0;
+#pragma unroll 1
+    for (int e = 0; e < nl; e++) {
+        const int p = prog[w], dj = prog[w + 1], m = prog[w + 2];
+        if (e == 0) first = p;
+        w += 3;
+        double s = val[p];
+#pragma unroll 1
+        for (int r = 0; r < m; r++, w += 2) s = s - val[prog[w]] * val[prog[w + 1]];
+        val[p] = s / val[dj];
+    }
+    // The strict-lower entries of a row are contiguous in valL, before d.
+    double s = val[d];
+#pragma unroll 1
+    for (int e = 0; e < nl; e++) s = s - val[first + e] * val[first + e];
+    const bool ok = s > 0.0 && isfinite(s);
+    val[d] = ok ? sqrt(s) : s;
+    return ok;
+}
+
+__device__ __forceinline__ void ilu_prog_factor(const int *progPtr, const int *prog, double *val, int ic,
+                                                const int *order, int q, int level, unsigned long long *fail) {
+    if (!ilu_prog_row(prog + progPtr[q], val, ic))
+        atomicMin(fail, ((unsigned long long)level << 32) | (unsigned)order[q]);
+}
+
+// A chain of narrow levels l0 … l1−1 in one block, prefetching ahead.
+// levelPtr: rows; valPtr: values of each level in valL.
+__device__ void ilu_prog_chain_body(const int *progPtr, const int *prog, double *val, int ic, const int *order,
+                                    const int *levelPtr, const int *valPtr, int nLevels, int l0, int l1,
+                                    unsigned long long *fail) {
+#pragma unroll 1
+    for (int l = l0; l < l1; l++) {
+        const int ahead = l + ILU_AHEAD;
+        if (ahead < nLevels) {
+            ilu_prefetch(prog, progPtr[levelPtr[ahead]], progPtr[levelPtr[ahead + 1]], 4);
+            ilu_prefetch(val, valPtr[ahead], valPtr[ahead + 1], 8);
+        }
+        const int hi = levelPtr[l + 1];
+        for (int q = levelPtr[l] + threadIdx.x; q < hi; q += blockDim.x)
+            ilu_prog_factor(progPtr, prog, val, ic, order, q, l, fail);
+        __syncthreads();
+    }
+}
+
+// One wide level l: a thread a row; the block of the first rows
+// prefetches the next level.
+__device__ void ilu_prog_level_body(const int *progPtr, const int *prog, double *val, int ic, const int *order,
+                                    const int *levelPtr, const int *valPtr, int nLevels, int l,
+                                    unsigned long long *fail) {
+    if (blockIdx.x == 0 && l + 1 < nLevels) {
+        ilu_prefetch(prog, progPtr[levelPtr[l + 1]], progPtr[levelPtr[l + 2]], 4);
+        ilu_prefetch(val, valPtr[l + 1], valPtr[l + 2], 8);
+    }
+    const int q = levelPtr[l] + blockIdx.x * blockDim.x + threadIdx.x;
+    if (q < levelPtr[l + 1]) ilu_prog_factor(progPtr, prog, val, ic, order, q, l, fail);
+}
+
+// dst[perm[k]] = src[k]: the factors from level order back to the CSR's.
+__device__ void ilu_scatter_body(const double *src, const int *perm, int nnz, double *dst) {
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < nnz) dst[perm[k]] = src[k];
+}
+
 // val[k] = aval[src[k]] (aval[k] without src): A's values in the
 // factors' pattern.
 __device__ void ilu_gather_body(const double *aval, const int *src, int nnz, double *val) {
@@ -118,6 +223,20 @@ extern "C" __global__ void __launch_bounds__(ILU_CHAIN_BLOCK)
     ilu_chain(const int *rowPtr, const int *col, const int *diagPos, double *val, int ic, const int *order,
               const int *levelPtr, int l0, int l1, unsigned long long *fail) {
     ilu_chain_body(rowPtr, col, diagPos, val, ic, order, levelPtr, l0, l1, fail);
+}
+extern "C" __global__ void __launch_bounds__(ILU_CHAIN_BLOCK)
+    ilu_prog_chain(const int *progPtr, const int *prog, double *val, int ic, const int *order, const int *levelPtr,
+                   const int *valPtr, int nLevels, int l0, int l1, unsigned long long *fail) {
+    ilu_prog_chain_body(progPtr, prog, val, ic, order, levelPtr, valPtr, nLevels, l0, l1, fail);
+}
+extern "C" __global__ void __launch_bounds__(ILU_BLOCK)
+    ilu_prog_level(const int *progPtr, const int *prog, double *val, int ic, const int *order, const int *levelPtr,
+                   const int *valPtr, int nLevels, int l, unsigned long long *fail) {
+    ilu_prog_level_body(progPtr, prog, val, ic, order, levelPtr, valPtr, nLevels, l, fail);
+}
+extern "C" __global__ void __launch_bounds__(ILU_BLOCK)
+    ilu_scatter(const double *src, const int *perm, int nnz, double *dst) {
+    ilu_scatter_body(src, perm, nnz, dst);
 }
 extern "C" __global__ void __launch_bounds__(ILU_BLOCK)
     ilu_gather(const double *aval, const int *src, int nnz, double *val) {

@@ -34,8 +34,12 @@ const (
 const DefaultChainRows = 2048
 
 // chainRows is the widest level of a chain of the factorizations that New
-// makes (tests vary it).
-var chainRows = DefaultChainRows
+// makes, and programmed whether New writes programs where they fit (tests
+// vary both).
+var (
+	chainRows  = DefaultChainRows
+	programmed = true
+)
 
 // Factorization holds a pattern's analysis on the device and the factors
 // of the last Factor. Its methods are not safe for concurrent use.
@@ -49,6 +53,13 @@ type Factorization struct {
 
 	rowPtr, col, diagPos, src, order, levelPtr cu.DevicePtr
 	aval, val, fail                            cu.DevicePtr
+
+	// The program (newProgram, on the host until it is uploaded) and on
+	// the device, when there is one, with the values in level order that
+	// it factors.
+	prog                               *program
+	progPtr, words, valPtr, perm, srcL cu.DevicePtr
+	diagL, valL                        cu.DevicePtr
 
 	shift  float64
 	ok     bool // the values are factors
@@ -70,7 +81,14 @@ func New(dev *cuda.Device, pat *ilu.Pattern, opts ilu.Options) (*Factorization, 
 	}
 	f := &Factorization{dev: dev, pat: pat, opts: opts, nnz: len(pat.Col),
 		steps: sptrsvgpu.Schedule(pat.LevelPtr, chainRows)}
-	if err := f.upload(); err != nil {
+	if programmed {
+		if pr, ok := newProgram(pat); ok {
+			f.prog = pr
+		}
+	}
+	err := f.upload()
+	f.prog = nil
+	if err != nil {
 		_ = f.Close()
 		return nil, fmt.Errorf("ilu: %s of order %d on the GPU: %w", pat.Kind, pat.N, err)
 	}
@@ -84,6 +102,13 @@ func (f *Factorization) upload() error {
 		ptr  *cu.DevicePtr
 		host []int32
 	}{{&f.rowPtr, p.RowPtr}, {&f.col, p.Col}, {&f.diagPos, p.DiagPos}, {&f.src, p.Src}, {&f.order, p.Order}, {&f.levelPtr, p.LevelPtr}}
+	if pr := f.prog; pr != nil {
+		arrays = append(arrays, []struct {
+			ptr  *cu.DevicePtr
+			host []int32
+		}{{&f.progPtr, pr.progPtr}, {&f.words, pr.prog}, {&f.valPtr, pr.valPtr}, {&f.perm, pr.perm},
+			{&f.srcL, pr.srcL}, {&f.diagL, pr.diagL}}...)
+	}
 	for _, a := range arrays {
 		if len(a.host) == 0 {
 			continue
@@ -103,6 +128,11 @@ func (f *Factorization) upload() error {
 	}
 	if f.fail, err = f.alloc(8); err != nil {
 		return err
+	}
+	if f.prog != nil {
+		if f.valL, err = f.alloc(8 * int64(f.nnz)); err != nil {
+			return err
+		}
 	}
 	return f.dev.Enqueue(func() error {
 		var e error
@@ -243,6 +273,9 @@ func (f *Factorization) Enqueue(s cu.Stream, aval cu.DevicePtr, shift float64) e
 	if err := cu.MemsetD32Async(f.fail, math.MaxUint32, 2, s); err != nil {
 		return err
 	}
+	if f.words != 0 {
+		return f.enqueueProgram(s, aval, shift)
+	}
 	if err := (kernels.IluGather{}).Launch(f.dev, grid(f.nnz), threads, 0, s,
 		&kernels.IluGatherArgs{Aval: aval, Src: f.src, Nnz: int32(f.nnz), Val: f.val}); err != nil {
 		return err
@@ -277,6 +310,55 @@ func (f *Factorization) Enqueue(s cu.Stream, aval cu.DevicePtr, shift float64) e
 	}
 	return nil
 }
+
+// enqueueProgram queues the programmed factorization: A's values gathered
+// in level order, the shift, the levels, and the factors scattered back
+// to the pattern's order.
+func (f *Factorization) enqueueProgram(s cu.Stream, aval cu.DevicePtr, shift float64) error {
+	p := f.pat
+	one := cuda.Dim3{X: 1, Y: 1, Z: 1}
+	threads := cuda.Dim3{X: block, Y: 1, Z: 1}
+	if err := (kernels.IluGather{}).Launch(f.dev, grid(f.nnz), threads, 0, s,
+		&kernels.IluGatherArgs{Aval: aval, Src: f.srcL, Nnz: int32(f.nnz), Val: f.valL}); err != nil {
+		return err
+	}
+	if shift != 0 {
+		if err := (kernels.IluScale{}).Launch(f.dev, grid(p.N), threads, 0, s,
+			&kernels.IluScaleArgs{DiagPos: f.diagL, N: int32(p.N), Scale: 1 + shift, Val: f.valL}); err != nil {
+			return err
+		}
+	}
+	ic := int32(0)
+	if p.Kind == ilu.KindIC0 {
+		ic = 1
+	}
+	levels := int32(len(p.LevelPtr) - 1)
+	for _, st := range f.steps {
+		var err error
+		if st.Chain {
+			err = (kernels.IluProgChain{}).Launch(f.dev, one, cuda.Dim3{X: chainBlock, Y: 1, Z: 1}, 0, s, &kernels.IluProgChainArgs{
+				ProgPtr: f.progPtr, Prog: f.words, Val: f.valL, IC: ic, Order: f.order, LevelPtr: f.levelPtr,
+				ValPtr: f.valPtr, NLevels: levels, L0: int32(st.L0), L1: int32(st.L1), Fail: f.fail,
+			})
+		} else {
+			rows := int(p.LevelPtr[st.L0+1] - p.LevelPtr[st.L0])
+			err = (kernels.IluProgLevel{}).Launch(f.dev, grid(rows), threads, 0, s, &kernels.IluProgLevelArgs{
+				ProgPtr: f.progPtr, Prog: f.words, Val: f.valL, IC: ic, Order: f.order, LevelPtr: f.levelPtr,
+				ValPtr: f.valPtr, NLevels: levels, L: int32(st.L0), Fail: f.fail,
+			})
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return (kernels.IluScatter{}).Launch(f.dev, grid(f.nnz), threads, 0, s,
+		&kernels.IluScatterArgs{Src: f.valL, Perm: f.perm, Nnz: int32(f.nnz), Dst: f.val})
+}
+
+// Programmed reports whether the factorization runs from a program (the
+// pattern's rows share few enough columns), else by merge walks over the
+// pattern.
+func (f *Factorization) Programmed() bool { return f.words != 0 }
 
 // Stream returns the stream the factorization runs on.
 func (f *Factorization) Stream() cu.Stream { return f.stream }

@@ -48,6 +48,7 @@ func gpuFactors(t *testing.T, a *sparse.CSR, kind ilu.Kind, opts ilu.Options) ([
 	f, err := New(dev, pat, opts)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, f.Close()) }()
+	require.Equal(t, programmed, f.Programmed())
 	if err := f.Factor(a.Val); err != nil {
 		return nil, 0, err
 	}
@@ -64,10 +65,16 @@ func cpuFactor(kind ilu.Kind) func(*sparse.CSR, ilu.Options) (*ilu.Factors, erro
 }
 
 // TestFactorsBitForBit: the GPU's ILU(0) and IC(0) factors are the CPU's
-// bit for bit, with chains and wide levels mixed, every level a launch,
-// and everything in one chain.
+// bit for bit, programmed and by merge walks, with chains and wide levels
+// mixed, every level a launch, and everything in one chain.
 func TestFactorsBitForBit(t *testing.T) {
-	defer func(c int) { chainRows = c }(chainRows)
+	defer func(c int, p bool) { chainRows, programmed = c, p }(chainRows, programmed)
+	for _, programmed = range []bool{true, false} {
+		testFactorsBitForBit(t)
+	}
+}
+
+func testFactorsBitForBit(t *testing.T) {
 	for _, pr := range suite(t) {
 		for _, kind := range []ilu.Kind{ilu.KindILU0, ilu.KindIC0} {
 			if kind == ilu.KindIC0 && !pr.spd {
@@ -81,14 +88,14 @@ func TestFactorsBitForBit(t *testing.T) {
 				}
 				chainRows = rows
 				got, shift, err := gpuFactors(t, pr.a, kind, ilu.Options{})
-				require.NoError(t, err, "%s %s chain rows %d", pr.name, kind, rows)
+				require.NoError(t, err, "%s %s chain rows %d programmed %t", pr.name, kind, rows, programmed)
 				require.Zero(t, shift)
 				wantVal := want.LU().Val
 				require.Len(t, got, len(wantVal))
 				for k := range got {
 					if math.Float64bits(got[k]) != math.Float64bits(wantVal[k]) {
-						require.Failf(t, "factors differ", "%s %s chain rows %d: entry %d: GPU %v, CPU %v",
-							pr.name, kind, rows, k, got[k], wantVal[k])
+						require.Failf(t, "factors differ", "%s %s chain rows %d programmed %t: entry %d: GPU %v, CPU %v",
+							pr.name, kind, rows, programmed, k, got[k], wantVal[k])
 					}
 				}
 			}

@@ -1594,6 +1594,24 @@ type IluChain struct{ k Kernel }
 // Kernel returns the kernel.
 func (f IluChain) Kernel() Kernel { return iluChain }
 
+// IluProgChain is the kernel ilu_prog_chain (its zero value).
+type IluProgChain struct{ k Kernel }
+
+// Kernel returns the kernel.
+func (f IluProgChain) Kernel() Kernel { return iluProgChain }
+
+// IluProgLevel is the kernel ilu_prog_level (its zero value).
+type IluProgLevel struct{ k Kernel }
+
+// Kernel returns the kernel.
+func (f IluProgLevel) Kernel() Kernel { return iluProgLevel }
+
+// IluScatter is the kernel ilu_scatter (its zero value).
+type IluScatter struct{ k Kernel }
+
+// Kernel returns the kernel.
+func (f IluScatter) Kernel() Kernel { return iluScatter }
+
 // IluGather is the kernel ilu_gather (its zero value).
 type IluGather struct{ k Kernel }
 

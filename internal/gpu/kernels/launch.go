@@ -3584,6 +3584,116 @@ func (f IluChain) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s c
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:10])
 }
 
+// IluProgChainArgs are the parameters of ilu_prog_chain.
+type IluProgChainArgs struct {
+	ProgPtr  cu.DevicePtr // progPtr
+	Prog     cu.DevicePtr // prog
+	Val      cu.DevicePtr // val
+	IC       int32        // ic
+	Order    cu.DevicePtr // order
+	LevelPtr cu.DevicePtr // levelPtr
+	ValPtr   cu.DevicePtr // valPtr
+	NLevels  int32        // nLevels
+	L0       int32        // l0
+	L1       int32        // l1
+	Fail     cu.DevicePtr // fail
+}
+
+// IluProgChainSlots is the number of launch slots of IluProgChain.
+const IluProgChainSlots = 11
+
+// Pack puts a in slots[:IluProgChainSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f IluProgChain) Pack(a *IluProgChainArgs, slots []uint64) {
+	_ = slots[10]
+	slots[0] = uint64(a.ProgPtr)
+	slots[1] = uint64(a.Prog)
+	slots[2] = uint64(a.Val)
+	slots[3] = uint64(uint32(a.IC))
+	slots[4] = uint64(a.Order)
+	slots[5] = uint64(a.LevelPtr)
+	slots[6] = uint64(a.ValPtr)
+	slots[7] = uint64(uint32(a.NLevels))
+	slots[8] = uint64(uint32(a.L0))
+	slots[9] = uint64(uint32(a.L1))
+	slots[10] = uint64(a.Fail)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f IluProgChain) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *IluProgChainArgs) error {
+	var slots [11]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:11])
+}
+
+// IluProgLevelArgs are the parameters of ilu_prog_level.
+type IluProgLevelArgs struct {
+	ProgPtr  cu.DevicePtr // progPtr
+	Prog     cu.DevicePtr // prog
+	Val      cu.DevicePtr // val
+	IC       int32        // ic
+	Order    cu.DevicePtr // order
+	LevelPtr cu.DevicePtr // levelPtr
+	ValPtr   cu.DevicePtr // valPtr
+	NLevels  int32        // nLevels
+	L        int32        // l
+	Fail     cu.DevicePtr // fail
+}
+
+// IluProgLevelSlots is the number of launch slots of IluProgLevel.
+const IluProgLevelSlots = 10
+
+// Pack puts a in slots[:IluProgLevelSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f IluProgLevel) Pack(a *IluProgLevelArgs, slots []uint64) {
+	_ = slots[9]
+	slots[0] = uint64(a.ProgPtr)
+	slots[1] = uint64(a.Prog)
+	slots[2] = uint64(a.Val)
+	slots[3] = uint64(uint32(a.IC))
+	slots[4] = uint64(a.Order)
+	slots[5] = uint64(a.LevelPtr)
+	slots[6] = uint64(a.ValPtr)
+	slots[7] = uint64(uint32(a.NLevels))
+	slots[8] = uint64(uint32(a.L))
+	slots[9] = uint64(a.Fail)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f IluProgLevel) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *IluProgLevelArgs) error {
+	var slots [10]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:10])
+}
+
+// IluScatterArgs are the parameters of ilu_scatter.
+type IluScatterArgs struct {
+	Src  cu.DevicePtr // src
+	Perm cu.DevicePtr // perm
+	Nnz  int32        // nnz
+	Dst  cu.DevicePtr // dst
+}
+
+// IluScatterSlots is the number of launch slots of IluScatter.
+const IluScatterSlots = 4
+
+// Pack puts a in slots[:IluScatterSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f IluScatter) Pack(a *IluScatterArgs, slots []uint64) {
+	_ = slots[3]
+	slots[0] = uint64(a.Src)
+	slots[1] = uint64(a.Perm)
+	slots[2] = uint64(uint32(a.Nnz))
+	slots[3] = uint64(a.Dst)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f IluScatter) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *IluScatterArgs) error {
+	var slots [4]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:4])
+}
+
 // IluGatherArgs are the parameters of ilu_gather.
 type IluGatherArgs struct {
 	Aval cu.DevicePtr // aval
