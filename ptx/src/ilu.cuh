@@ -106,15 +106,19 @@ __device__ void ilu_chain_body(const int *rowPtr, const int *col, const int *dia
 // at the latency of a dependency.
 #define ILU_AHEAD 2
 
-__device__ __forceinline__ void ilu_prefetch(const void *base, long long first, long long end, int elem) {
-    const char *p = (const char *)base;
-    for (long long off = first * elem + 128LL * threadIdx.x; off < end * elem; off += 128LL * blockDim.x)
-        asm volatile("prefetch.global.L2 [%0];" ::"l"(p + off));
+// ilu_prefetch asks L2 for the 128-byte lines of elements first … end−1
+// (of elem bytes) of base, a line a thread of the block.
+__device__ __forceinline__ void ilu_prefetch(const void *base, int first, int end, int elem) {
+    const unsigned lo = (unsigned)(((unsigned long long)first * elem) >> 7);
+    const unsigned hi = (unsigned)(((unsigned long long)end * elem + 127) >> 7);
+#pragma unroll 1
+    for (unsigned line = lo + threadIdx.x; line < hi; line += blockDim.x)
+        asm volatile("prefetch.global.L2 [%0];" ::"l"((const char *)base + ((unsigned long long)line << 7)));
 }
 
-__device__ bool ilu_prog_row(const int *prog, double *val, int ic) {
+template <int IC> __device__ bool ilu_prog_row(const int *prog, double *val) {
     const int d = prog[0];
-    if (!ic) {
+    if (!IC) {
         const int nl = prog[1];
         int w = 2;
 #pragma unroll 1
@@ -149,15 +153,17 @@ __device__ bool ilu_prog_row(const int *prog, double *val, int ic) {
     return ok;
 }
 
-__device__ __forceinline__ void ilu_prog_factor(const int *progPtr, const int *prog, double *val, int ic,
-                                                const int *order, int q, int level, unsigned long long *fail) {
-    if (!ilu_prog_row(prog + progPtr[q], val, ic))
+template <int IC>
+__device__ __forceinline__ void ilu_prog_factor(const int *progPtr, const int *prog, double *val, const int *order,
+                                                int q, int level, unsigned long long *fail) {
+    if (!ilu_prog_row<IC>(prog + progPtr[q], val))
         atomicMin(fail, ((unsigned long long)level << 32) | (unsigned)order[q]);
 }
 
 // A chain of narrow levels l0 … l1−1 in one block, prefetching ahead.
 // levelPtr: rows; valPtr: values of each level in valL.
-__device__ void ilu_prog_chain_body(const int *progPtr, const int *prog, double *val, int ic, const int *order,
+template <int IC>
+__device__ void ilu_prog_chain_body(const int *progPtr, const int *prog, double *val, const int *order,
                                     const int *levelPtr, const int *valPtr, int nLevels, int l0, int l1,
                                     unsigned long long *fail) {
 #pragma unroll 1
@@ -169,14 +175,15 @@ __device__ void ilu_prog_chain_body(const int *progPtr, const int *prog, double 
         }
         const int hi = levelPtr[l + 1];
         for (int q = levelPtr[l] + threadIdx.x; q < hi; q += blockDim.x)
-            ilu_prog_factor(progPtr, prog, val, ic, order, q, l, fail);
+            ilu_prog_factor<IC>(progPtr, prog, val, order, q, l, fail);
         __syncthreads();
     }
 }
 
 // One wide level l: a thread a row; the block of the first rows
 // prefetches the next level.
-__device__ void ilu_prog_level_body(const int *progPtr, const int *prog, double *val, int ic, const int *order,
+template <int IC>
+__device__ void ilu_prog_level_body(const int *progPtr, const int *prog, double *val, const int *order,
                                     const int *levelPtr, const int *valPtr, int nLevels, int l,
                                     unsigned long long *fail) {
     if (blockIdx.x == 0 && l + 1 < nLevels) {
@@ -184,7 +191,7 @@ __device__ void ilu_prog_level_body(const int *progPtr, const int *prog, double 
         ilu_prefetch(val, valPtr[l + 1], valPtr[l + 2], 8);
     }
     const int q = levelPtr[l] + blockIdx.x * blockDim.x + threadIdx.x;
-    if (q < levelPtr[l + 1]) ilu_prog_factor(progPtr, prog, val, ic, order, q, l, fail);
+    if (q < levelPtr[l + 1]) ilu_prog_factor<IC>(progPtr, prog, val, order, q, l, fail);
 }
 
 // dst[perm[k]] = src[k]: the factors from level order back to the CSR's.
@@ -224,16 +231,19 @@ extern "C" __global__ void __launch_bounds__(ILU_CHAIN_BLOCK)
               const int *levelPtr, int l0, int l1, unsigned long long *fail) {
     ilu_chain_body(rowPtr, col, diagPos, val, ic, order, levelPtr, l0, l1, fail);
 }
-extern "C" __global__ void __launch_bounds__(ILU_CHAIN_BLOCK)
-    ilu_prog_chain(const int *progPtr, const int *prog, double *val, int ic, const int *order, const int *levelPtr,
-                   const int *valPtr, int nLevels, int l0, int l1, unsigned long long *fail) {
-    ilu_prog_chain_body(progPtr, prog, val, ic, order, levelPtr, valPtr, nLevels, l0, l1, fail);
-}
-extern "C" __global__ void __launch_bounds__(ILU_BLOCK)
-    ilu_prog_level(const int *progPtr, const int *prog, double *val, int ic, const int *order, const int *levelPtr,
-                   const int *valPtr, int nLevels, int l, unsigned long long *fail) {
-    ilu_prog_level_body(progPtr, prog, val, ic, order, levelPtr, valPtr, nLevels, l, fail);
-}
+#define ILU_PROG(IC, S)                                                                                           \
+    extern "C" __global__ void __launch_bounds__(ILU_CHAIN_BLOCK, 1)                                              \
+        ilu_prog_chain_##S(const int *progPtr, const int *prog, double *val, const int *order, const int *levelPtr, \
+                           const int *valPtr, int nLevels, int l0, int l1, unsigned long long *fail) {            \
+        ilu_prog_chain_body<IC>(progPtr, prog, val, order, levelPtr, valPtr, nLevels, l0, l1, fail);             \
+    }                                                                                                             \
+    extern "C" __global__ void __launch_bounds__(ILU_BLOCK)                                                       \
+        ilu_prog_level_##S(const int *progPtr, const int *prog, double *val, const int *order, const int *levelPtr, \
+                           const int *valPtr, int nLevels, int l, unsigned long long *fail) {                     \
+        ilu_prog_level_body<IC>(progPtr, prog, val, order, levelPtr, valPtr, nLevels, l, fail);                  \
+    }
+ILU_PROG(0, ilu)
+ILU_PROG(1, ic)
 extern "C" __global__ void __launch_bounds__(ILU_BLOCK)
     ilu_scatter(const double *src, const int *perm, int nnz, double *dst) {
     ilu_scatter_body(src, perm, nnz, dst);

@@ -328,24 +328,28 @@ func (f *Factorization) enqueueProgram(s cu.Stream, aval cu.DevicePtr, shift flo
 			return err
 		}
 	}
-	ic := int32(0)
-	if p.Kind == ilu.KindIC0 {
-		ic = 1
-	}
 	levels := int32(len(p.LevelPtr) - 1)
+	ic := p.Kind == ilu.KindIC0
+	chainThreads := cuda.Dim3{X: chainBlock, Y: 1, Z: 1}
 	for _, st := range f.steps {
 		var err error
 		if st.Chain {
-			err = (kernels.IluProgChain{}).Launch(f.dev, one, cuda.Dim3{X: chainBlock, Y: 1, Z: 1}, 0, s, &kernels.IluProgChainArgs{
-				ProgPtr: f.progPtr, Prog: f.words, Val: f.valL, IC: ic, Order: f.order, LevelPtr: f.levelPtr,
-				ValPtr: f.valPtr, NLevels: levels, L0: int32(st.L0), L1: int32(st.L1), Fail: f.fail,
-			})
+			a := kernels.IluProgChainIluArgs{ProgPtr: f.progPtr, Prog: f.words, Val: f.valL, Order: f.order,
+				LevelPtr: f.levelPtr, ValPtr: f.valPtr, NLevels: levels, L0: int32(st.L0), L1: int32(st.L1), Fail: f.fail}
+			if ic {
+				err = (kernels.IluProgChainIc{}).Launch(f.dev, one, chainThreads, 0, s, &a)
+			} else {
+				err = (kernels.IluProgChainIlu{}).Launch(f.dev, one, chainThreads, 0, s, &a)
+			}
 		} else {
 			rows := int(p.LevelPtr[st.L0+1] - p.LevelPtr[st.L0])
-			err = (kernels.IluProgLevel{}).Launch(f.dev, grid(rows), threads, 0, s, &kernels.IluProgLevelArgs{
-				ProgPtr: f.progPtr, Prog: f.words, Val: f.valL, IC: ic, Order: f.order, LevelPtr: f.levelPtr,
-				ValPtr: f.valPtr, NLevels: levels, L: int32(st.L0), Fail: f.fail,
-			})
+			a := kernels.IluProgLevelIluArgs{ProgPtr: f.progPtr, Prog: f.words, Val: f.valL, Order: f.order,
+				LevelPtr: f.levelPtr, ValPtr: f.valPtr, NLevels: levels, L: int32(st.L0), Fail: f.fail}
+			if ic {
+				err = (kernels.IluProgLevelIc{}).Launch(f.dev, grid(rows), threads, 0, s, &a)
+			} else {
+				err = (kernels.IluProgLevelIlu{}).Launch(f.dev, grid(rows), threads, 0, s, &a)
+			}
 		}
 		if err != nil {
 			return err

@@ -1594,17 +1594,29 @@ type IluChain struct{ k Kernel }
 // Kernel returns the kernel.
 func (f IluChain) Kernel() Kernel { return iluChain }
 
-// IluProgChain is the kernel ilu_prog_chain (its zero value).
-type IluProgChain struct{ k Kernel }
+// IluProgChainIlu is the kernel ilu_prog_chain_ilu (its zero value).
+type IluProgChainIlu struct{ k Kernel }
 
 // Kernel returns the kernel.
-func (f IluProgChain) Kernel() Kernel { return iluProgChain }
+func (f IluProgChainIlu) Kernel() Kernel { return iluProgChainIlu }
 
-// IluProgLevel is the kernel ilu_prog_level (its zero value).
-type IluProgLevel struct{ k Kernel }
+// IluProgLevelIlu is the kernel ilu_prog_level_ilu (its zero value).
+type IluProgLevelIlu struct{ k Kernel }
 
 // Kernel returns the kernel.
-func (f IluProgLevel) Kernel() Kernel { return iluProgLevel }
+func (f IluProgLevelIlu) Kernel() Kernel { return iluProgLevelIlu }
+
+// IluProgChainIc is the kernel ilu_prog_chain_ic (its zero value).
+type IluProgChainIc struct{ k Kernel }
+
+// Kernel returns the kernel.
+func (f IluProgChainIc) Kernel() Kernel { return iluProgChainIc }
+
+// IluProgLevelIc is the kernel ilu_prog_level_ic (its zero value).
+type IluProgLevelIc struct{ k Kernel }
+
+// Kernel returns the kernel.
+func (f IluProgLevelIc) Kernel() Kernel { return iluProgLevelIc }
 
 // IluScatter is the kernel ilu_scatter (its zero value).
 type IluScatter struct{ k Kernel }

@@ -3584,12 +3584,11 @@ func (f IluChain) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s c
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:10])
 }
 
-// IluProgChainArgs are the parameters of ilu_prog_chain.
-type IluProgChainArgs struct {
+// IluProgChainIluArgs are the parameters of ilu_prog_chain_ilu.
+type IluProgChainIluArgs struct {
 	ProgPtr  cu.DevicePtr // progPtr
 	Prog     cu.DevicePtr // prog
 	Val      cu.DevicePtr // val
-	IC       int32        // ic
 	Order    cu.DevicePtr // order
 	LevelPtr cu.DevicePtr // levelPtr
 	ValPtr   cu.DevicePtr // valPtr
@@ -3599,39 +3598,37 @@ type IluProgChainArgs struct {
 	Fail     cu.DevicePtr // fail
 }
 
-// IluProgChainSlots is the number of launch slots of IluProgChain.
-const IluProgChainSlots = 11
+// IluProgChainIluSlots is the number of launch slots of IluProgChainIlu.
+const IluProgChainIluSlots = 10
 
-// Pack puts a in slots[:IluProgChainSlots] as the kernel's C types, for
+// Pack puts a in slots[:IluProgChainIluSlots] as the kernel's C types, for
 // cuda.Device.LaunchDirect.
-func (f IluProgChain) Pack(a *IluProgChainArgs, slots []uint64) {
-	_ = slots[10]
+func (f IluProgChainIlu) Pack(a *IluProgChainIluArgs, slots []uint64) {
+	_ = slots[9]
 	slots[0] = uint64(a.ProgPtr)
 	slots[1] = uint64(a.Prog)
 	slots[2] = uint64(a.Val)
-	slots[3] = uint64(uint32(a.IC))
-	slots[4] = uint64(a.Order)
-	slots[5] = uint64(a.LevelPtr)
-	slots[6] = uint64(a.ValPtr)
-	slots[7] = uint64(uint32(a.NLevels))
-	slots[8] = uint64(uint32(a.L0))
-	slots[9] = uint64(uint32(a.L1))
-	slots[10] = uint64(a.Fail)
+	slots[3] = uint64(a.Order)
+	slots[4] = uint64(a.LevelPtr)
+	slots[5] = uint64(a.ValPtr)
+	slots[6] = uint64(uint32(a.NLevels))
+	slots[7] = uint64(uint32(a.L0))
+	slots[8] = uint64(uint32(a.L1))
+	slots[9] = uint64(a.Fail)
 }
 
 // Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f IluProgChain) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *IluProgChainArgs) error {
-	var slots [11]uint64
+func (f IluProgChainIlu) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *IluProgChainIluArgs) error {
+	var slots [10]uint64
 	f.Pack(a, slots[:])
-	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:11])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:10])
 }
 
-// IluProgLevelArgs are the parameters of ilu_prog_level.
-type IluProgLevelArgs struct {
+// IluProgLevelIluArgs are the parameters of ilu_prog_level_ilu.
+type IluProgLevelIluArgs struct {
 	ProgPtr  cu.DevicePtr // progPtr
 	Prog     cu.DevicePtr // prog
 	Val      cu.DevicePtr // val
-	IC       int32        // ic
 	Order    cu.DevicePtr // order
 	LevelPtr cu.DevicePtr // levelPtr
 	ValPtr   cu.DevicePtr // valPtr
@@ -3640,30 +3637,86 @@ type IluProgLevelArgs struct {
 	Fail     cu.DevicePtr // fail
 }
 
-// IluProgLevelSlots is the number of launch slots of IluProgLevel.
-const IluProgLevelSlots = 10
+// IluProgLevelIluSlots is the number of launch slots of IluProgLevelIlu.
+const IluProgLevelIluSlots = 9
 
-// Pack puts a in slots[:IluProgLevelSlots] as the kernel's C types, for
+// Pack puts a in slots[:IluProgLevelIluSlots] as the kernel's C types, for
 // cuda.Device.LaunchDirect.
-func (f IluProgLevel) Pack(a *IluProgLevelArgs, slots []uint64) {
+func (f IluProgLevelIlu) Pack(a *IluProgLevelIluArgs, slots []uint64) {
+	_ = slots[8]
+	slots[0] = uint64(a.ProgPtr)
+	slots[1] = uint64(a.Prog)
+	slots[2] = uint64(a.Val)
+	slots[3] = uint64(a.Order)
+	slots[4] = uint64(a.LevelPtr)
+	slots[5] = uint64(a.ValPtr)
+	slots[6] = uint64(uint32(a.NLevels))
+	slots[7] = uint64(uint32(a.L))
+	slots[8] = uint64(a.Fail)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f IluProgLevelIlu) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *IluProgLevelIluArgs) error {
+	var slots [9]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:9])
+}
+
+// IluProgChainIcArgs are the parameters of ilu_prog_chain_ic: those of IluProgChainIlu.
+type IluProgChainIcArgs = IluProgChainIluArgs
+
+// IluProgChainIcSlots is the number of launch slots of IluProgChainIc.
+const IluProgChainIcSlots = 10
+
+// Pack puts a in slots[:IluProgChainIcSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f IluProgChainIc) Pack(a *IluProgChainIcArgs, slots []uint64) {
 	_ = slots[9]
 	slots[0] = uint64(a.ProgPtr)
 	slots[1] = uint64(a.Prog)
 	slots[2] = uint64(a.Val)
-	slots[3] = uint64(uint32(a.IC))
-	slots[4] = uint64(a.Order)
-	slots[5] = uint64(a.LevelPtr)
-	slots[6] = uint64(a.ValPtr)
-	slots[7] = uint64(uint32(a.NLevels))
-	slots[8] = uint64(uint32(a.L))
+	slots[3] = uint64(a.Order)
+	slots[4] = uint64(a.LevelPtr)
+	slots[5] = uint64(a.ValPtr)
+	slots[6] = uint64(uint32(a.NLevels))
+	slots[7] = uint64(uint32(a.L0))
+	slots[8] = uint64(uint32(a.L1))
 	slots[9] = uint64(a.Fail)
 }
 
 // Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f IluProgLevel) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *IluProgLevelArgs) error {
+func (f IluProgChainIc) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *IluProgChainIcArgs) error {
 	var slots [10]uint64
 	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:10])
+}
+
+// IluProgLevelIcArgs are the parameters of ilu_prog_level_ic: those of IluProgLevelIlu.
+type IluProgLevelIcArgs = IluProgLevelIluArgs
+
+// IluProgLevelIcSlots is the number of launch slots of IluProgLevelIc.
+const IluProgLevelIcSlots = 9
+
+// Pack puts a in slots[:IluProgLevelIcSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f IluProgLevelIc) Pack(a *IluProgLevelIcArgs, slots []uint64) {
+	_ = slots[8]
+	slots[0] = uint64(a.ProgPtr)
+	slots[1] = uint64(a.Prog)
+	slots[2] = uint64(a.Val)
+	slots[3] = uint64(a.Order)
+	slots[4] = uint64(a.LevelPtr)
+	slots[5] = uint64(a.ValPtr)
+	slots[6] = uint64(uint32(a.NLevels))
+	slots[7] = uint64(uint32(a.L))
+	slots[8] = uint64(a.Fail)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f IluProgLevelIc) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *IluProgLevelIcArgs) error {
+	var slots [9]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:9])
 }
 
 // IluScatterArgs are the parameters of ilu_scatter.
@@ -4020,4 +4073,28 @@ type TrsvScanLocalLauncher interface {
 var (
 	_ TrsvScanLocalLauncher = TrsvScanLocal{}
 	_ TrsvScanLocalLauncher = TrsvScanAdd{}
+)
+
+// IluProgChainIluLauncher is a kernel launched with IluProgChainIluArgs: IluProgChainIlu, IluProgChainIc.
+type IluProgChainIluLauncher interface {
+	Kernel() Kernel
+	Pack(a *IluProgChainIluArgs, slots []uint64)
+	Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *IluProgChainIluArgs) error
+}
+
+var (
+	_ IluProgChainIluLauncher = IluProgChainIlu{}
+	_ IluProgChainIluLauncher = IluProgChainIc{}
+)
+
+// IluProgLevelIluLauncher is a kernel launched with IluProgLevelIluArgs: IluProgLevelIlu, IluProgLevelIc.
+type IluProgLevelIluLauncher interface {
+	Kernel() Kernel
+	Pack(a *IluProgLevelIluArgs, slots []uint64)
+	Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *IluProgLevelIluArgs) error
+}
+
+var (
+	_ IluProgLevelIluLauncher = IluProgLevelIlu{}
+	_ IluProgLevelIluLauncher = IluProgLevelIc{}
 )

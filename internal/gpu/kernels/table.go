@@ -233,8 +233,10 @@ const (
 	trsvCscCount
 	iluLevel
 	iluChain
-	iluProgChain
-	iluProgLevel
+	iluProgChainIlu
+	iluProgLevelIlu
+	iluProgChainIc
+	iluProgLevelIc
 	iluScatter
 	iluGather
 	iluScale
@@ -477,8 +479,10 @@ var table = [...]Info{
 	trsvCscCount:                   {Name: "trsv_csc_count", Module: 3, Family: "trsv_csc_count", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"n", "int"}, {"upper", "int"}, {"cnt", "int*"}}},
 	iluLevel:                       {Name: "ilu_level", Module: 3, Family: "ilu_level", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"diagPos", "const int*"}, {"val", "double*"}, {"ic", "int"}, {"order", "const int*"}, {"lo", "int"}, {"hi", "int"}, {"level", "int"}, {"fail", "unsigned long long*"}}},
 	iluChain:                       {Name: "ilu_chain", Module: 3, Family: "ilu_chain", MaxThreads: 1024, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"diagPos", "const int*"}, {"val", "double*"}, {"ic", "int"}, {"order", "const int*"}, {"levelPtr", "const int*"}, {"l0", "int"}, {"l1", "int"}, {"fail", "unsigned long long*"}}},
-	iluProgChain:                   {Name: "ilu_prog_chain", Module: 3, Family: "ilu_prog_chain", MaxThreads: 1024, MinBlocks: 0, Params: []Param{{"progPtr", "const int*"}, {"prog", "const int*"}, {"val", "double*"}, {"ic", "int"}, {"order", "const int*"}, {"levelPtr", "const int*"}, {"valPtr", "const int*"}, {"nLevels", "int"}, {"l0", "int"}, {"l1", "int"}, {"fail", "unsigned long long*"}}},
-	iluProgLevel:                   {Name: "ilu_prog_level", Module: 3, Family: "ilu_prog_level", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"progPtr", "const int*"}, {"prog", "const int*"}, {"val", "double*"}, {"ic", "int"}, {"order", "const int*"}, {"levelPtr", "const int*"}, {"valPtr", "const int*"}, {"nLevels", "int"}, {"l", "int"}, {"fail", "unsigned long long*"}}},
+	iluProgChainIlu:                {Name: "ilu_prog_chain_ilu", Module: 3, Family: "ilu_prog_chain_ilu", MaxThreads: 1024, MinBlocks: 1, Params: []Param{{"progPtr", "const int*"}, {"prog", "const int*"}, {"val", "double*"}, {"order", "const int*"}, {"levelPtr", "const int*"}, {"valPtr", "const int*"}, {"nLevels", "int"}, {"l0", "int"}, {"l1", "int"}, {"fail", "unsigned long long*"}}},
+	iluProgLevelIlu:                {Name: "ilu_prog_level_ilu", Module: 3, Family: "ilu_prog_level_ilu", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"progPtr", "const int*"}, {"prog", "const int*"}, {"val", "double*"}, {"order", "const int*"}, {"levelPtr", "const int*"}, {"valPtr", "const int*"}, {"nLevels", "int"}, {"l", "int"}, {"fail", "unsigned long long*"}}},
+	iluProgChainIc:                 {Name: "ilu_prog_chain_ic", Module: 3, Family: "ilu_prog_chain_ic", MaxThreads: 1024, MinBlocks: 1, Params: []Param{{"progPtr", "const int*"}, {"prog", "const int*"}, {"val", "double*"}, {"order", "const int*"}, {"levelPtr", "const int*"}, {"valPtr", "const int*"}, {"nLevels", "int"}, {"l0", "int"}, {"l1", "int"}, {"fail", "unsigned long long*"}}},
+	iluProgLevelIc:                 {Name: "ilu_prog_level_ic", Module: 3, Family: "ilu_prog_level_ic", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"progPtr", "const int*"}, {"prog", "const int*"}, {"val", "double*"}, {"order", "const int*"}, {"levelPtr", "const int*"}, {"valPtr", "const int*"}, {"nLevels", "int"}, {"l", "int"}, {"fail", "unsigned long long*"}}},
 	iluScatter:                     {Name: "ilu_scatter", Module: 3, Family: "ilu_scatter", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"src", "const double*"}, {"perm", "const int*"}, {"nnz", "int"}, {"dst", "double*"}}},
 	iluGather:                      {Name: "ilu_gather", Module: 3, Family: "ilu_gather", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"aval", "const double*"}, {"src", "const int*"}, {"nnz", "int"}, {"val", "double*"}}},
 	iluScale:                       {Name: "ilu_scale", Module: 3, Family: "ilu_scale", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"diagPos", "const int*"}, {"n", "int"}, {"scale", "double"}, {"val", "double*"}}},
