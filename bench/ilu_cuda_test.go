@@ -276,8 +276,9 @@ func (p *csPrecond) close() {
 }
 
 // krylovOnGPU runs CG (IC(0)) or BiCGStab (ILU(0)) on the device from
-// x₀ = 0 to tol with the preconditioner m (nil: none).
-func krylovOnGPU(t testing.TB, dev *cuda.Device, a *sparse.CSR, kind ilu.Kind, m krylov.Preconditioner[*cuda.Buffer[float64]], tol float64) (krylov.Result, time.Duration) {
+// x₀ = 0 to tol with the preconditioner m (nil: none); the method's
+// breakdowns are returned, not failed on.
+func krylovOnGPU(t testing.TB, dev *cuda.Device, a *sparse.CSR, kind ilu.Kind, m krylov.Preconditioner[*cuda.Buffer[float64]], tol float64) (krylov.Result, time.Duration, error) {
 	sp, err := gpu.NewSpace(dev, a.N)
 	require.NoError(t, err)
 	defer sp.Close()
@@ -299,9 +300,7 @@ func krylovOnGPU(t testing.TB, dev *cuda.Device, a *sparse.CSR, kind ilu.Kind, m
 	}
 	start := time.Now()
 	res, err := method(context.Background(), sp, op, m, db, dx, krylov.Options{Tol: tol, MaxIter: 20000})
-	took := time.Since(start)
-	require.NoError(t, err)
-	return res, took
+	return res, time.Since(start), err
 }
 
 // BenchmarkPreconditionedKrylov times the whole preconditioned solve to
@@ -318,6 +317,11 @@ func BenchmarkPreconditionedKrylov(b *testing.B) {
 	fmt.Printf("# %s, cuSPARSE %s\n", dev.Name(), peer.versionString())
 	fmt.Printf("# PCG problem kind n | pipeline: setup ms, iterations, ms/iteration, solve ms, total ms\n")
 	for _, pr := range iluProblems(b) {
+		if pr.name == "graph-laplacian-10⁶" || pr.name == "anisotropic-2d-1000²" {
+			// A chain of 10⁶ levels, and a problem of the same levels as
+			// the Poisson one: left to the factorization benchmark.
+			continue
+		}
 		b.Run(pr.name+"/"+pr.kind.String(), func(b *testing.B) {
 			start := time.Now()
 			ours, err := gpu.FactorILU(dev, pr.a, pr.kind, ilu.Options{}, gpu.TrsvOptions{})
@@ -332,9 +336,13 @@ func BenchmarkPreconditionedKrylov(b *testing.B) {
 				m     krylov.Preconditioner[*cuda.Buffer[float64]]
 				setup time.Duration
 			}{{fmt.Sprintf("bandsolve(%s,%s)", lo, up), ours, ourSetup}, {"cusparse", theirs, theirSetup}, {"none", nil, 0}} {
-				res, took := krylovOnGPU(b, dev, pr.a, pr.kind, run.m, 1e-8)
-				fmt.Printf("PCG %s %s %d | %s: %.1f, %d, %.3f, %.1f, %.1f\n", pr.name, pr.kind, pr.a.N, run.name,
-					ms(run.setup), res.Iterations, ms(took)/float64(max(1, res.Iterations)), ms(took), ms(run.setup+took))
+				res, took, err := krylovOnGPU(b, dev, pr.a, pr.kind, run.m, 1e-8)
+				outcome := ""
+				if err != nil {
+					outcome = " (" + err.Error() + ")"
+				}
+				fmt.Printf("PCG %s %s %d | %s: %.1f, %d, %.3f, %.1f, %.1f%s\n", pr.name, pr.kind, pr.a.N, run.name,
+					ms(run.setup), res.Iterations, ms(took)/float64(max(1, res.Iterations)), ms(took), ms(run.setup+took), outcome)
 			}
 		})
 	}
