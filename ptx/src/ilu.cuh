@@ -100,10 +100,10 @@ __device__ void ilu_chain_body(const int *rowPtr, const int *col, const int *dia
 //           (column j ascending): p, dj, m, and m pairs (t, u) with s −=
 //           val[t]·val[u] for the columns k < j that rows i and j share.
 // The pairs are in the CPU's order, so that the factors are the CPU's bit
-// for bit. A level's program words and values are contiguous: the chain
-// prefetches those of the level ILU_AHEAD levels on into L2 while it
-// factors one, so that only the values of the rows just finished are read
-// at the latency of a dependency.
+// for bit. A level's program pointers, words and values are contiguous:
+// the chain prefetches those of the level ILU_AHEAD levels on into L2
+// while it factors one, so that only the values of the rows just finished
+// are read at the latency of a dependency.
 #define ILU_AHEAD 2
 
 // ilu_prefetch asks L2 for the 128-byte lines of elements first … end−1
@@ -160,19 +160,29 @@ __device__ __forceinline__ void ilu_prog_factor(const int *progPtr, const int *p
         atomicMin(fail, ((unsigned long long)level << 32) | (unsigned)order[q]);
 }
 
+// ilu_prefetch_level asks L2 for what level l's rows read first: their
+// program pointers, program words and values. levelPtr, progLevel
+// (progPtr at each level's first row) and valPtr are small arrays read in
+// order, so that the addresses cost no dependent load from memory.
+__device__ __forceinline__ void ilu_prefetch_level(const int *progPtr, const int *prog, const double *val,
+                                                   const int *levelPtr, const int *progLevel, const int *valPtr,
+                                                   int l) {
+    ilu_prefetch(progPtr, levelPtr[l], levelPtr[l + 1] + 1, 4);
+    ilu_prefetch(prog, progLevel[l], progLevel[l + 1], 4);
+    ilu_prefetch(val, valPtr[l], valPtr[l + 1], 8);
+}
+
 // A chain of narrow levels l0 … l1−1 in one block, prefetching ahead.
-// levelPtr: rows; valPtr: values of each level in valL.
+// levelPtr: rows; progLevel: program words; valPtr: values of each level
+// in valL.
 template <int IC>
 __device__ void ilu_prog_chain_body(const int *progPtr, const int *prog, double *val, const int *order,
-                                    const int *levelPtr, const int *valPtr, int nLevels, int l0, int l1,
-                                    unsigned long long *fail) {
+                                    const int *levelPtr, const int *progLevel, const int *valPtr, int nLevels,
+                                    int l0, int l1, unsigned long long *fail) {
 #pragma unroll 1
     for (int l = l0; l < l1; l++) {
-        const int ahead = l + ILU_AHEAD;
-        if (ahead < nLevels) {
-            ilu_prefetch(prog, progPtr[levelPtr[ahead]], progPtr[levelPtr[ahead + 1]], 4);
-            ilu_prefetch(val, valPtr[ahead], valPtr[ahead + 1], 8);
-        }
+        if (l + ILU_AHEAD < nLevels)
+            ilu_prefetch_level(progPtr, prog, val, levelPtr, progLevel, valPtr, l + ILU_AHEAD);
         const int hi = levelPtr[l + 1];
         for (int q = levelPtr[l] + threadIdx.x; q < hi; q += blockDim.x)
             ilu_prog_factor<IC>(progPtr, prog, val, order, q, l, fail);
@@ -180,16 +190,14 @@ __device__ void ilu_prog_chain_body(const int *progPtr, const int *prog, double 
     }
 }
 
-// One wide level l: a thread a row; the block of the first rows
-// prefetches the next level.
+// One wide level l: a thread a row; the first block prefetches the next
+// level.
 template <int IC>
 __device__ void ilu_prog_level_body(const int *progPtr, const int *prog, double *val, const int *order,
-                                    const int *levelPtr, const int *valPtr, int nLevels, int l,
+                                    const int *levelPtr, const int *progLevel, const int *valPtr, int nLevels, int l,
                                     unsigned long long *fail) {
-    if (blockIdx.x == 0 && l + 1 < nLevels) {
-        ilu_prefetch(prog, progPtr[levelPtr[l + 1]], progPtr[levelPtr[l + 2]], 4);
-        ilu_prefetch(val, valPtr[l + 1], valPtr[l + 2], 8);
-    }
+    if (blockIdx.x == 0 && l + 1 < nLevels)
+        ilu_prefetch_level(progPtr, prog, val, levelPtr, progLevel, valPtr, l + 1);
     const int q = levelPtr[l] + blockIdx.x * blockDim.x + threadIdx.x;
     if (q < levelPtr[l + 1]) ilu_prog_factor<IC>(progPtr, prog, val, order, q, l, fail);
 }
@@ -234,13 +242,14 @@ extern "C" __global__ void __launch_bounds__(ILU_CHAIN_BLOCK)
 #define ILU_PROG(IC, S)                                                                                           \
     extern "C" __global__ void __launch_bounds__(ILU_CHAIN_BLOCK, 1)                                              \
         ilu_prog_chain_##S(const int *progPtr, const int *prog, double *val, const int *order, const int *levelPtr, \
-                           const int *valPtr, int nLevels, int l0, int l1, unsigned long long *fail) {            \
-        ilu_prog_chain_body<IC>(progPtr, prog, val, order, levelPtr, valPtr, nLevels, l0, l1, fail);             \
+                           const int *progLevel, const int *valPtr, int nLevels, int l0, int l1,                  \
+                           unsigned long long *fail) {                                                            \
+        ilu_prog_chain_body<IC>(progPtr, prog, val, order, levelPtr, progLevel, valPtr, nLevels, l0, l1, fail);  \
     }                                                                                                             \
     extern "C" __global__ void __launch_bounds__(ILU_BLOCK)                                                       \
         ilu_prog_level_##S(const int *progPtr, const int *prog, double *val, const int *order, const int *levelPtr, \
-                           const int *valPtr, int nLevels, int l, unsigned long long *fail) {                     \
-        ilu_prog_level_body<IC>(progPtr, prog, val, order, levelPtr, valPtr, nLevels, l, fail);                  \
+                           const int *progLevel, const int *valPtr, int nLevels, int l, unsigned long long *fail) { \
+        ilu_prog_level_body<IC>(progPtr, prog, val, order, levelPtr, progLevel, valPtr, nLevels, l, fail);       \
     }
 ILU_PROG(0, ilu)
 ILU_PROG(1, ic)

@@ -59,7 +59,7 @@ type Factorization struct {
 	// it factors.
 	prog                               *program
 	progPtr, words, valPtr, perm, srcL cu.DevicePtr
-	diagL, valL                        cu.DevicePtr
+	diagL, valL, progLevel             cu.DevicePtr
 
 	shift  float64
 	ok     bool // the values are factors
@@ -106,7 +106,7 @@ func (f *Factorization) upload() error {
 		arrays = append(arrays, []struct {
 			ptr  *cu.DevicePtr
 			host []int32
-		}{{&f.progPtr, pr.progPtr}, {&f.words, pr.prog}, {&f.valPtr, pr.valPtr}, {&f.perm, pr.perm},
+		}{{&f.progPtr, pr.progPtr}, {&f.words, pr.prog}, {&f.progLevel, pr.progLevel}, {&f.valPtr, pr.valPtr}, {&f.perm, pr.perm},
 			{&f.srcL, pr.srcL}, {&f.diagL, pr.diagL}}...)
 	}
 	for _, a := range arrays {
@@ -335,7 +335,7 @@ func (f *Factorization) enqueueProgram(s cu.Stream, aval cu.DevicePtr, shift flo
 		var err error
 		if st.Chain {
 			a := kernels.IluProgChainIluArgs{ProgPtr: f.progPtr, Prog: f.words, Val: f.valL, Order: f.order,
-				LevelPtr: f.levelPtr, ValPtr: f.valPtr, NLevels: levels, L0: int32(st.L0), L1: int32(st.L1), Fail: f.fail}
+				LevelPtr: f.levelPtr, ProgLevel: f.progLevel, ValPtr: f.valPtr, NLevels: levels, L0: int32(st.L0), L1: int32(st.L1), Fail: f.fail}
 			if ic {
 				err = (kernels.IluProgChainIc{}).Launch(f.dev, one, chainThreads, 0, s, &a)
 			} else {
@@ -344,7 +344,7 @@ func (f *Factorization) enqueueProgram(s cu.Stream, aval cu.DevicePtr, shift flo
 		} else {
 			rows := int(p.LevelPtr[st.L0+1] - p.LevelPtr[st.L0])
 			a := kernels.IluProgLevelIluArgs{ProgPtr: f.progPtr, Prog: f.words, Val: f.valL, Order: f.order,
-				LevelPtr: f.levelPtr, ValPtr: f.valPtr, NLevels: levels, L: int32(st.L0), Fail: f.fail}
+				LevelPtr: f.levelPtr, ProgLevel: f.progLevel, ValPtr: f.valPtr, NLevels: levels, L: int32(st.L0), Fail: f.fail}
 			if ic {
 				err = (kernels.IluProgLevelIc{}).Launch(f.dev, grid(rows), threads, 0, s, &a)
 			} else {

@@ -13,12 +13,13 @@ import (
 // int32 words over the values in level order, a level's words and values
 // contiguous.
 type program struct {
-	progPtr []int32 // words of row position q: prog[progPtr[q]:progPtr[q+1]]
-	prog    []int32
-	valPtr  []int32 // values of level l: valL[valPtr[l]:valPtr[l+1]]
-	perm    []int32 // valL index → position in the factors' pattern
-	srcL    []int32 // valL index → position in A's values
-	diagL   []int32 // row position → valL index of its diagonal entry
+	progPtr   []int32 // words of row position q: prog[progPtr[q]:progPtr[q+1]]
+	prog      []int32
+	progLevel []int32 // words of level l: prog[progLevel[l]:progLevel[l+1]]
+	valPtr    []int32 // values of level l: valL[valPtr[l]:valPtr[l+1]]
+	perm      []int32 // valL index → position in the factors' pattern
+	srcL      []int32 // valL index → position in A's values
+	diagL     []int32 // row position → valL index of its diagonal entry
 }
 
 // maxProgramWords bounds a program, in words an entry of the pattern:
@@ -84,5 +85,9 @@ func newProgram(pat *ilu.Pattern) (*program, bool) {
 		pr.progPtr[q+1] = int32(len(prog))
 	}
 	pr.prog = prog
+	pr.progLevel = make([]int32, len(pat.LevelPtr))
+	for l, q := range pat.LevelPtr {
+		pr.progLevel[l] = pr.progPtr[q]
+	}
 	return pr, true
 }

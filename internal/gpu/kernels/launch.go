@@ -3586,137 +3586,143 @@ func (f IluChain) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s c
 
 // IluProgChainIluArgs are the parameters of ilu_prog_chain_ilu.
 type IluProgChainIluArgs struct {
-	ProgPtr  cu.DevicePtr // progPtr
-	Prog     cu.DevicePtr // prog
-	Val      cu.DevicePtr // val
-	Order    cu.DevicePtr // order
-	LevelPtr cu.DevicePtr // levelPtr
-	ValPtr   cu.DevicePtr // valPtr
-	NLevels  int32        // nLevels
-	L0       int32        // l0
-	L1       int32        // l1
-	Fail     cu.DevicePtr // fail
+	ProgPtr   cu.DevicePtr // progPtr
+	Prog      cu.DevicePtr // prog
+	Val       cu.DevicePtr // val
+	Order     cu.DevicePtr // order
+	LevelPtr  cu.DevicePtr // levelPtr
+	ProgLevel cu.DevicePtr // progLevel
+	ValPtr    cu.DevicePtr // valPtr
+	NLevels   int32        // nLevels
+	L0        int32        // l0
+	L1        int32        // l1
+	Fail      cu.DevicePtr // fail
 }
 
 // IluProgChainIluSlots is the number of launch slots of IluProgChainIlu.
-const IluProgChainIluSlots = 10
+const IluProgChainIluSlots = 11
 
 // Pack puts a in slots[:IluProgChainIluSlots] as the kernel's C types, for
 // cuda.Device.LaunchDirect.
 func (f IluProgChainIlu) Pack(a *IluProgChainIluArgs, slots []uint64) {
+	_ = slots[10]
+	slots[0] = uint64(a.ProgPtr)
+	slots[1] = uint64(a.Prog)
+	slots[2] = uint64(a.Val)
+	slots[3] = uint64(a.Order)
+	slots[4] = uint64(a.LevelPtr)
+	slots[5] = uint64(a.ProgLevel)
+	slots[6] = uint64(a.ValPtr)
+	slots[7] = uint64(uint32(a.NLevels))
+	slots[8] = uint64(uint32(a.L0))
+	slots[9] = uint64(uint32(a.L1))
+	slots[10] = uint64(a.Fail)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f IluProgChainIlu) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *IluProgChainIluArgs) error {
+	var slots [11]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:11])
+}
+
+// IluProgLevelIluArgs are the parameters of ilu_prog_level_ilu.
+type IluProgLevelIluArgs struct {
+	ProgPtr   cu.DevicePtr // progPtr
+	Prog      cu.DevicePtr // prog
+	Val       cu.DevicePtr // val
+	Order     cu.DevicePtr // order
+	LevelPtr  cu.DevicePtr // levelPtr
+	ProgLevel cu.DevicePtr // progLevel
+	ValPtr    cu.DevicePtr // valPtr
+	NLevels   int32        // nLevels
+	L         int32        // l
+	Fail      cu.DevicePtr // fail
+}
+
+// IluProgLevelIluSlots is the number of launch slots of IluProgLevelIlu.
+const IluProgLevelIluSlots = 10
+
+// Pack puts a in slots[:IluProgLevelIluSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f IluProgLevelIlu) Pack(a *IluProgLevelIluArgs, slots []uint64) {
 	_ = slots[9]
 	slots[0] = uint64(a.ProgPtr)
 	slots[1] = uint64(a.Prog)
 	slots[2] = uint64(a.Val)
 	slots[3] = uint64(a.Order)
 	slots[4] = uint64(a.LevelPtr)
-	slots[5] = uint64(a.ValPtr)
-	slots[6] = uint64(uint32(a.NLevels))
-	slots[7] = uint64(uint32(a.L0))
-	slots[8] = uint64(uint32(a.L1))
+	slots[5] = uint64(a.ProgLevel)
+	slots[6] = uint64(a.ValPtr)
+	slots[7] = uint64(uint32(a.NLevels))
+	slots[8] = uint64(uint32(a.L))
 	slots[9] = uint64(a.Fail)
 }
 
 // Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f IluProgChainIlu) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *IluProgChainIluArgs) error {
+func (f IluProgLevelIlu) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *IluProgLevelIluArgs) error {
 	var slots [10]uint64
 	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:10])
-}
-
-// IluProgLevelIluArgs are the parameters of ilu_prog_level_ilu.
-type IluProgLevelIluArgs struct {
-	ProgPtr  cu.DevicePtr // progPtr
-	Prog     cu.DevicePtr // prog
-	Val      cu.DevicePtr // val
-	Order    cu.DevicePtr // order
-	LevelPtr cu.DevicePtr // levelPtr
-	ValPtr   cu.DevicePtr // valPtr
-	NLevels  int32        // nLevels
-	L        int32        // l
-	Fail     cu.DevicePtr // fail
-}
-
-// IluProgLevelIluSlots is the number of launch slots of IluProgLevelIlu.
-const IluProgLevelIluSlots = 9
-
-// Pack puts a in slots[:IluProgLevelIluSlots] as the kernel's C types, for
-// cuda.Device.LaunchDirect.
-func (f IluProgLevelIlu) Pack(a *IluProgLevelIluArgs, slots []uint64) {
-	_ = slots[8]
-	slots[0] = uint64(a.ProgPtr)
-	slots[1] = uint64(a.Prog)
-	slots[2] = uint64(a.Val)
-	slots[3] = uint64(a.Order)
-	slots[4] = uint64(a.LevelPtr)
-	slots[5] = uint64(a.ValPtr)
-	slots[6] = uint64(uint32(a.NLevels))
-	slots[7] = uint64(uint32(a.L))
-	slots[8] = uint64(a.Fail)
-}
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f IluProgLevelIlu) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *IluProgLevelIluArgs) error {
-	var slots [9]uint64
-	f.Pack(a, slots[:])
-	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:9])
 }
 
 // IluProgChainIcArgs are the parameters of ilu_prog_chain_ic: those of IluProgChainIlu.
 type IluProgChainIcArgs = IluProgChainIluArgs
 
 // IluProgChainIcSlots is the number of launch slots of IluProgChainIc.
-const IluProgChainIcSlots = 10
+const IluProgChainIcSlots = 11
 
 // Pack puts a in slots[:IluProgChainIcSlots] as the kernel's C types, for
 // cuda.Device.LaunchDirect.
 func (f IluProgChainIc) Pack(a *IluProgChainIcArgs, slots []uint64) {
-	_ = slots[9]
+	_ = slots[10]
 	slots[0] = uint64(a.ProgPtr)
 	slots[1] = uint64(a.Prog)
 	slots[2] = uint64(a.Val)
 	slots[3] = uint64(a.Order)
 	slots[4] = uint64(a.LevelPtr)
-	slots[5] = uint64(a.ValPtr)
-	slots[6] = uint64(uint32(a.NLevels))
-	slots[7] = uint64(uint32(a.L0))
-	slots[8] = uint64(uint32(a.L1))
-	slots[9] = uint64(a.Fail)
+	slots[5] = uint64(a.ProgLevel)
+	slots[6] = uint64(a.ValPtr)
+	slots[7] = uint64(uint32(a.NLevels))
+	slots[8] = uint64(uint32(a.L0))
+	slots[9] = uint64(uint32(a.L1))
+	slots[10] = uint64(a.Fail)
 }
 
 // Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
 func (f IluProgChainIc) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *IluProgChainIcArgs) error {
-	var slots [10]uint64
+	var slots [11]uint64
 	f.Pack(a, slots[:])
-	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:10])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:11])
 }
 
 // IluProgLevelIcArgs are the parameters of ilu_prog_level_ic: those of IluProgLevelIlu.
 type IluProgLevelIcArgs = IluProgLevelIluArgs
 
 // IluProgLevelIcSlots is the number of launch slots of IluProgLevelIc.
-const IluProgLevelIcSlots = 9
+const IluProgLevelIcSlots = 10
 
 // Pack puts a in slots[:IluProgLevelIcSlots] as the kernel's C types, for
 // cuda.Device.LaunchDirect.
 func (f IluProgLevelIc) Pack(a *IluProgLevelIcArgs, slots []uint64) {
-	_ = slots[8]
+	_ = slots[9]
 	slots[0] = uint64(a.ProgPtr)
 	slots[1] = uint64(a.Prog)
 	slots[2] = uint64(a.Val)
 	slots[3] = uint64(a.Order)
 	slots[4] = uint64(a.LevelPtr)
-	slots[5] = uint64(a.ValPtr)
-	slots[6] = uint64(uint32(a.NLevels))
-	slots[7] = uint64(uint32(a.L))
-	slots[8] = uint64(a.Fail)
+	slots[5] = uint64(a.ProgLevel)
+	slots[6] = uint64(a.ValPtr)
+	slots[7] = uint64(uint32(a.NLevels))
+	slots[8] = uint64(uint32(a.L))
+	slots[9] = uint64(a.Fail)
 }
 
 // Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
 func (f IluProgLevelIc) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *IluProgLevelIcArgs) error {
-	var slots [9]uint64
+	var slots [10]uint64
 	f.Pack(a, slots[:])
-	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:9])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:10])
 }
 
 // IluScatterArgs are the parameters of ilu_scatter.
