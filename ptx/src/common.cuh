@@ -44,3 +44,13 @@ __device__ void fail_system(T *x, int n, int G, i64 es, i64 bs, int g, int row, 
     const T q = nan_of<T>();
     for (int i = 0; i < n; i++) x[i * es + g * bs] = q;
 }
+
+// prefetch_l2 asks L2 for the 128-byte lines of elements first … end−1 (of
+// elem bytes) of base, a line a thread of the block.
+__device__ __forceinline__ void prefetch_l2(const void *base, int first, int end, int elem) {
+    const unsigned lo = (unsigned)(((unsigned long long)first * elem) >> 7);
+    const unsigned hi = (unsigned)(((unsigned long long)end * elem + 127) >> 7);
+#pragma unroll 1
+    for (unsigned line = lo + threadIdx.x; line < hi; line += blockDim.x)
+        asm volatile("prefetch.global.L2 [%0];" ::"l"((const char *)base + ((unsigned long long)line << 7)));
+}

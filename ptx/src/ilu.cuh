@@ -106,16 +106,6 @@ __device__ void ilu_chain_body(const int *rowPtr, const int *col, const int *dia
 // are read at the latency of a dependency.
 #define ILU_AHEAD 2
 
-// ilu_prefetch asks L2 for the 128-byte lines of elements first … end−1
-// (of elem bytes) of base, a line a thread of the block.
-__device__ __forceinline__ void ilu_prefetch(const void *base, int first, int end, int elem) {
-    const unsigned lo = (unsigned)(((unsigned long long)first * elem) >> 7);
-    const unsigned hi = (unsigned)(((unsigned long long)end * elem + 127) >> 7);
-#pragma unroll 1
-    for (unsigned line = lo + threadIdx.x; line < hi; line += blockDim.x)
-        asm volatile("prefetch.global.L2 [%0];" ::"l"((const char *)base + ((unsigned long long)line << 7)));
-}
-
 template <int IC> __device__ bool ilu_prog_row(const int *prog, double *val) {
     const int d = prog[0];
     if (!IC) {
@@ -167,9 +157,9 @@ __device__ __forceinline__ void ilu_prog_factor(const int *progPtr, const int *p
 __device__ __forceinline__ void ilu_prefetch_level(const int *progPtr, const int *prog, const double *val,
                                                    const int *levelPtr, const int *progLevel, const int *valPtr,
                                                    int l) {
-    ilu_prefetch(progPtr, levelPtr[l], levelPtr[l + 1] + 1, 4);
-    ilu_prefetch(prog, progLevel[l], progLevel[l + 1], 4);
-    ilu_prefetch(val, valPtr[l], valPtr[l + 1], 8);
+    prefetch_l2(progPtr, levelPtr[l], levelPtr[l + 1] + 1, 4);
+    prefetch_l2(prog, progLevel[l], progLevel[l + 1], 4);
+    prefetch_l2(val, valPtr[l], valPtr[l + 1], 8);
 }
 
 // A chain of narrow levels l0 … l1−1 in one block, prefetching ahead.

@@ -301,15 +301,94 @@ __device__ void trsv_level_solve(const int *rowPtr, const int *col, const T *val
     trsv_row(rowPtr, col, val, diag, active ? perm[q] : 0, upper, g, t & (g - 1), b, x, active);
 }
 
-// A chain of narrow levels l0 … l1−1 in one block (Naumov's chain): the
-// levels one after another with a block barrier between them; each level's
-// rows in groups of g = min(gmax, 32, the largest power of two with
-// rows·g ≤ blockDim) lanes, the block looping over the rows when a level
-// has more rows than groups.
+// The level-ordered copy of a level-set plan's triangle: the rows in the
+// order of perm (position q holds row perm[q]) with their entries in the
+// CSR's order, so that the rows of a level and their entries are
+// contiguous (rowPtrL, colL, valL, diagL by position; levelEnt[l] the
+// first entry of level l). The chain prefetches the arrays of the level
+// TRSV_AHEAD levels on into L2 while it solves one, so that only x of the
+// rows just solved is read at the latency of a dependency; b is gathered
+// into level order (bL) before each solve for the same reason.
+#define TRSV_AHEAD 2
+
+__device__ void trsv_lo_len_body(const int *rowPtr, const int *perm, int n, int *len) {
+    const int q = blockIdx.x * blockDim.x + threadIdx.x;
+    if (q < n) len[q] = rowPtr[perm[q] + 1] - rowPtr[perm[q]];
+    if (q == n) len[q] = 0;
+}
+
 template <typename T>
-__device__ void trsv_chain_solve(const int *rowPtr, const int *col, const T *val, const T *diag, const int *perm,
-                                 const int *levelPtr, int l0, int l1, int upper, int lgmax, const T *b, T *x) {
+__device__ void trsv_lo_fill(const int *rowPtr, const int *col, const T *val, const T *diag, const int *perm, int n,
+                             const int *rowPtrL, int *colL, T *valL, T *diagL) {
+    const int q = blockIdx.x * blockDim.x + threadIdx.x;
+    if (q >= n) return;
+    const int i = perm[q], p0 = rowPtr[i], m = rowPtr[i + 1] - p0, o = rowPtrL[q];
+#pragma unroll 1
+    for (int k = 0; k < m; k++) {
+        colL[o + k] = col[p0 + k];
+        valL[o + k] = val[p0 + k];
+    }
+    diagL[q] = diag[i];
+}
+
+__device__ void trsv_lo_levels_body(const int *rowPtrL, const int *levelPtr, int nLevels, int *levelEnt) {
+    const int l = blockIdx.x * blockDim.x + threadIdx.x;
+    if (l <= nLevels) levelEnt[l] = rowPtrL[levelPtr[l]];
+}
+
+template <typename T> __device__ void trsv_gather(const T *b, const int *perm, int n, T *bL) {
+    const int q = blockIdx.x * blockDim.x + threadIdx.x;
+    if (q < n) bL[q] = b[perm[q]];
+}
+
+// trsv_row_lo is trsv_row on the level-ordered copy: the same operations
+// in the same order.
+template <typename T>
+__device__ __forceinline__ void trsv_row_lo(const int *rowPtrL, const int *colL, const T *valL, const T *diagL,
+                                            const int *perm, int q, int upper, int g, int r, const T *bL, T *x,
+                                            bool active) {
+    const int i = active ? perm[q] : 0;
+    if (g == 1) {
+        if (!active) return;
+        T s = bL[q];
+        for (int p = rowPtrL[q]; p < rowPtrL[q + 1]; p++) {
+            const int j = colL[p];
+            if (trsv_in(i, j, upper)) s -= valL[p] * ((volatile T *)x)[j];
+        }
+        x[i] = s / diagL[q];
+        return;
+    }
+    T s = T(0);
+    if (active)
+        for (int p = rowPtrL[q] + r; p < rowPtrL[q + 1]; p += g) {
+            const int j = colL[p];
+            if (trsv_in(i, j, upper)) s += valL[p] * ((volatile T *)x)[j];
+        }
+    for (int o = g >> 1; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+    if (active && r == 0) x[i] = (bL[q] - s) / diagL[q];
+}
+
+// A chain of narrow levels l0 … l1−1 in one block (Naumov's chain), on
+// the level-ordered copy, prefetching ahead: the levels one after another
+// with a block barrier between them; each level's rows in groups of g =
+// min(gmax, 32, the largest power of two with rows·g ≤ blockDim) lanes,
+// the block looping over the rows when a level has more rows than groups.
+template <typename T>
+__device__ void trsv_chain_solve_lo(const int *rowPtrL, const int *colL, const T *valL, const T *diagL,
+                                    const int *perm, const int *levelPtr, const int *levelEnt, int nLevels, int l0,
+                                    int l1, int upper, int lgmax, const T *bL, T *x) {
+#pragma unroll 1
     for (int l = l0; l < l1; l++) {
+        const int a = l + TRSV_AHEAD;
+        if (a < nLevels) {
+            const int q0 = levelPtr[a], q1 = levelPtr[a + 1];
+            prefetch_l2(perm, q0, q1, 4);
+            prefetch_l2(rowPtrL, q0, q1 + 1, 4);
+            prefetch_l2(diagL, q0, q1, sizeof(T));
+            prefetch_l2(bL, q0, q1, sizeof(T));
+            prefetch_l2(colL, levelEnt[a], levelEnt[a + 1], 4);
+            prefetch_l2(valL, levelEnt[a], levelEnt[a + 1], sizeof(T));
+        }
         const int lo = levelPtr[l], hi = levelPtr[l + 1], rows = hi - lo;
         int lg = 0;
         while (lg < lgmax && lg < 5 && (rows << (lg + 1)) <= (int)blockDim.x) lg++;
@@ -318,8 +397,7 @@ __device__ void trsv_chain_solve(const int *rowPtr, const int *col, const T *val
             const int q = base + (threadIdx.x >> lg);
             const bool active = q < hi;
             if (__any_sync(0xffffffffu, active))
-                trsv_row(rowPtr, col, val, diag, active ? perm[q] : 0, upper, g, threadIdx.x & (g - 1), b, x,
-                         active);
+                trsv_row_lo(rowPtrL, colL, valL, diagL, perm, q, upper, g, threadIdx.x & (g - 1), bL, x, active);
         }
         __syncthreads();
     }
@@ -455,11 +533,6 @@ __device__ void trsv_locality(int g0, const int *rowPtr, const int *rows, const 
                              int lo, int hi, int upper, int lg, const T *b, T *x) {                               \
         trsv_level_solve<T>(rowPtr, col, val, diag, perm, lo, hi, upper, lg, b, x);                               \
     }                                                                                                             \
-    extern "C" __global__ void __launch_bounds__(TRSV_CHAIN_BLOCK)                                                \
-        trsv_chain_solve_##S(const int *rowPtr, const int *col, const T *val, const T *diag, const int *perm,     \
-                             const int *levelPtr, int l0, int l1, int upper, int lgmax, const T *b, T *x) {       \
-        trsv_chain_solve<T>(rowPtr, col, val, diag, perm, levelPtr, l0, l1, upper, lgmax, b, x);                  \
-    }                                                                                                             \
     extern "C" __global__ void __launch_bounds__(TRSV_BLOCK)                                                      \
         trsv_syncfree_##S(const int *cscPtr, const int *cscRow, const T *cscVal, const T *diag, const int *deg,   \
                           int n, int upper, const T *b, T *x, T *left, int *done, unsigned *ticket) {             \
@@ -478,6 +551,25 @@ __device__ void trsv_locality(int g0, const int *rowPtr, const int *rows, const 
                          const T *b, T *x, unsigned *ready, unsigned gen, unsigned *ticket) {                     \
         trsv_rowsync<T>(rowPtr, col, val, diag, n, upper, lg, b, x, ready, gen, ticket);                          \
     }
+#define TRSV_LO_TYPED(T, S)                                                                                       \
+    extern "C" __global__ void __launch_bounds__(TRSV_BLOCK)                                                      \
+        trsv_lo_fill_##S(const int *rowPtr, const int *col, const T *val, const T *diag, const int *perm, int n,   \
+                         const int *rowPtrL, int *colL, T *valL, T *diagL) {                                      \
+        trsv_lo_fill<T>(rowPtr, col, val, diag, perm, n, rowPtrL, colL, valL, diagL);                             \
+    }                                                                                                             \
+    extern "C" __global__ void __launch_bounds__(TRSV_BLOCK) trsv_gather_##S(const T *b, const int *perm, int n, \
+                                                                             T *bL) {                             \
+        trsv_gather<T>(b, perm, n, bL);                                                                           \
+    }                                                                                                             \
+    extern "C" __global__ void __launch_bounds__(TRSV_CHAIN_BLOCK, 1)                                             \
+        trsv_chain_solve_lo_##S(const int *rowPtrL, const int *colL, const T *valL, const T *diagL,               \
+                                const int *perm, const int *levelPtr, const int *levelEnt, int nLevels, int l0,   \
+                                int l1, int upper, int lgmax, const T *bL, T *x) {                                \
+        trsv_chain_solve_lo<T>(rowPtrL, colL, valL, diagL, perm, levelPtr, levelEnt, nLevels, l0, l1, upper,      \
+                               lgmax, bL, x);                                                                     \
+    }
+TRSV_LO_TYPED(float, f32)
+TRSV_LO_TYPED(double, f64)
 TRSV_TYPED(float, f32)
 TRSV_TYPED(double, f64)
 
@@ -485,6 +577,14 @@ extern "C" __global__ void __launch_bounds__(TRSV_BLOCK)
     trsv_levels(const int *rowPtr, const int *col, int n, int upper, int lg, int *level, unsigned *ticket,
                 int *maxLevel) {
     trsv_levels_body(rowPtr, col, n, upper, lg, level, ticket, maxLevel);
+}
+extern "C" __global__ void __launch_bounds__(TRSV_BLOCK) trsv_lo_len(const int *rowPtr, const int *perm, int n,
+                                                                     int *len) {
+    trsv_lo_len_body(rowPtr, perm, n, len);
+}
+extern "C" __global__ void __launch_bounds__(TRSV_BLOCK)
+    trsv_lo_levels(const int *rowPtrL, const int *levelPtr, int nLevels, int *levelEnt) {
+    trsv_lo_levels_body(rowPtrL, levelPtr, nLevels, levelEnt);
 }
 extern "C" __global__ void __launch_bounds__(TRSV_BLOCK) trsv_level_count(const int *level, int n, int *count) {
     trsv_level_count_body(level, n, count);

@@ -1408,6 +1408,60 @@ func SegcPFor(segc int, p int, f64 bool) (SegcP, error) {
 // Kernel returns the kernel.
 func (f SegcP) Kernel() Kernel { return f.k }
 
+// TrsvLoFill is a kernel of the family trsv_lo_fill_f32, trsv_lo_fill_f64.
+type TrsvLoFill struct{ k Kernel }
+
+// TrsvLoFillFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func TrsvLoFillFor(f64 bool) (TrsvLoFill, error) {
+	if !f64 {
+		return TrsvLoFill{trsvLoFillF32}, nil
+	}
+	if f64 {
+		return TrsvLoFill{trsvLoFillF64}, nil
+	}
+	return TrsvLoFill{}, fmt.Errorf("%w: trsv_lo_fill with f64=%t", ErrNoKernel, f64)
+}
+
+// Kernel returns the kernel.
+func (f TrsvLoFill) Kernel() Kernel { return f.k }
+
+// TrsvGather is a kernel of the family trsv_gather_f32, trsv_gather_f64.
+type TrsvGather struct{ k Kernel }
+
+// TrsvGatherFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func TrsvGatherFor(f64 bool) (TrsvGather, error) {
+	if !f64 {
+		return TrsvGather{trsvGatherF32}, nil
+	}
+	if f64 {
+		return TrsvGather{trsvGatherF64}, nil
+	}
+	return TrsvGather{}, fmt.Errorf("%w: trsv_gather with f64=%t", ErrNoKernel, f64)
+}
+
+// Kernel returns the kernel.
+func (f TrsvGather) Kernel() Kernel { return f.k }
+
+// TrsvChainSolveLo is a kernel of the family trsv_chain_solve_lo_f32, trsv_chain_solve_lo_f64.
+type TrsvChainSolveLo struct{ k Kernel }
+
+// TrsvChainSolveLoFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func TrsvChainSolveLoFor(f64 bool) (TrsvChainSolveLo, error) {
+	if !f64 {
+		return TrsvChainSolveLo{trsvChainSolveLoF32}, nil
+	}
+	if f64 {
+		return TrsvChainSolveLo{trsvChainSolveLoF64}, nil
+	}
+	return TrsvChainSolveLo{}, fmt.Errorf("%w: trsv_chain_solve_lo with f64=%t", ErrNoKernel, f64)
+}
+
+// Kernel returns the kernel.
+func (f TrsvChainSolveLo) Kernel() Kernel { return f.k }
+
 // TrsvRows is a kernel of the family trsv_rows_f32, trsv_rows_f64.
 type TrsvRows struct{ k Kernel }
 
@@ -1461,24 +1515,6 @@ func TrsvLevelSolveFor(f64 bool) (TrsvLevelSolve, error) {
 
 // Kernel returns the kernel.
 func (f TrsvLevelSolve) Kernel() Kernel { return f.k }
-
-// TrsvChainSolve is a kernel of the family trsv_chain_solve_f32, trsv_chain_solve_f64.
-type TrsvChainSolve struct{ k Kernel }
-
-// TrsvChainSolveFor returns the kernel of the family for the given template
-// values (and precision), or an error wrapping ErrNoKernel.
-func TrsvChainSolveFor(f64 bool) (TrsvChainSolve, error) {
-	if !f64 {
-		return TrsvChainSolve{trsvChainSolveF32}, nil
-	}
-	if f64 {
-		return TrsvChainSolve{trsvChainSolveF64}, nil
-	}
-	return TrsvChainSolve{}, fmt.Errorf("%w: trsv_chain_solve with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f TrsvChainSolve) Kernel() Kernel { return f.k }
 
 // TrsvSyncfree is a kernel of the family trsv_syncfree_f32, trsv_syncfree_f64.
 type TrsvSyncfree struct{ k Kernel }
@@ -1539,6 +1575,18 @@ type TrsvLevels struct{ k Kernel }
 
 // Kernel returns the kernel.
 func (f TrsvLevels) Kernel() Kernel { return trsvLevels }
+
+// TrsvLoLen is the kernel trsv_lo_len (its zero value).
+type TrsvLoLen struct{ k Kernel }
+
+// Kernel returns the kernel.
+func (f TrsvLoLen) Kernel() Kernel { return trsvLoLen }
+
+// TrsvLoLevels is the kernel trsv_lo_levels (its zero value).
+type TrsvLoLevels struct{ k Kernel }
+
+// Kernel returns the kernel.
+func (f TrsvLoLevels) Kernel() Kernel { return trsvLoLevels }
 
 // TrsvLevelCount is the kernel trsv_level_count (its zero value).
 type TrsvLevelCount struct{ k Kernel }

@@ -2974,6 +2974,122 @@ func (f SegcP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.S
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:19])
 }
 
+// TrsvLoFillArgs are the parameters of trsv_lo_fill_f32, trsv_lo_fill_f64.
+type TrsvLoFillArgs struct {
+	RowPtr  cu.DevicePtr // rowPtr
+	Col     cu.DevicePtr // col
+	Val     cu.DevicePtr // val
+	Diag    cu.DevicePtr // diag
+	Perm    cu.DevicePtr // perm
+	N       int32        // n
+	RowPtrL cu.DevicePtr // rowPtrL
+	ColL    cu.DevicePtr // colL
+	ValL    cu.DevicePtr // valL
+	DiagL   cu.DevicePtr // diagL
+}
+
+// TrsvLoFillSlots is the number of launch slots of TrsvLoFill.
+const TrsvLoFillSlots = 10
+
+// Pack puts a in slots[:TrsvLoFillSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TrsvLoFill) Pack(a *TrsvLoFillArgs, slots []uint64) {
+	_ = slots[9]
+	slots[0] = uint64(a.RowPtr)
+	slots[1] = uint64(a.Col)
+	slots[2] = uint64(a.Val)
+	slots[3] = uint64(a.Diag)
+	slots[4] = uint64(a.Perm)
+	slots[5] = uint64(uint32(a.N))
+	slots[6] = uint64(a.RowPtrL)
+	slots[7] = uint64(a.ColL)
+	slots[8] = uint64(a.ValL)
+	slots[9] = uint64(a.DiagL)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TrsvLoFill) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TrsvLoFillArgs) error {
+	var slots [10]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:10])
+}
+
+// TrsvGatherArgs are the parameters of trsv_gather_f32, trsv_gather_f64.
+type TrsvGatherArgs struct {
+	B    cu.DevicePtr // b
+	Perm cu.DevicePtr // perm
+	N    int32        // n
+	BL   cu.DevicePtr // bL
+}
+
+// TrsvGatherSlots is the number of launch slots of TrsvGather.
+const TrsvGatherSlots = 4
+
+// Pack puts a in slots[:TrsvGatherSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TrsvGather) Pack(a *TrsvGatherArgs, slots []uint64) {
+	_ = slots[3]
+	slots[0] = uint64(a.B)
+	slots[1] = uint64(a.Perm)
+	slots[2] = uint64(uint32(a.N))
+	slots[3] = uint64(a.BL)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TrsvGather) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TrsvGatherArgs) error {
+	var slots [4]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:4])
+}
+
+// TrsvChainSolveLoArgs are the parameters of trsv_chain_solve_lo_f32, trsv_chain_solve_lo_f64.
+type TrsvChainSolveLoArgs struct {
+	RowPtrL  cu.DevicePtr // rowPtrL
+	ColL     cu.DevicePtr // colL
+	ValL     cu.DevicePtr // valL
+	DiagL    cu.DevicePtr // diagL
+	Perm     cu.DevicePtr // perm
+	LevelPtr cu.DevicePtr // levelPtr
+	LevelEnt cu.DevicePtr // levelEnt
+	NLevels  int32        // nLevels
+	L0       int32        // l0
+	L1       int32        // l1
+	Upper    int32        // upper
+	Lgmax    int32        // lgmax
+	BL       cu.DevicePtr // bL
+	X        cu.DevicePtr // x
+}
+
+// TrsvChainSolveLoSlots is the number of launch slots of TrsvChainSolveLo.
+const TrsvChainSolveLoSlots = 14
+
+// Pack puts a in slots[:TrsvChainSolveLoSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TrsvChainSolveLo) Pack(a *TrsvChainSolveLoArgs, slots []uint64) {
+	_ = slots[13]
+	slots[0] = uint64(a.RowPtrL)
+	slots[1] = uint64(a.ColL)
+	slots[2] = uint64(a.ValL)
+	slots[3] = uint64(a.DiagL)
+	slots[4] = uint64(a.Perm)
+	slots[5] = uint64(a.LevelPtr)
+	slots[6] = uint64(a.LevelEnt)
+	slots[7] = uint64(uint32(a.NLevels))
+	slots[8] = uint64(uint32(a.L0))
+	slots[9] = uint64(uint32(a.L1))
+	slots[10] = uint64(uint32(a.Upper))
+	slots[11] = uint64(uint32(a.Lgmax))
+	slots[12] = uint64(a.BL)
+	slots[13] = uint64(a.X)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TrsvChainSolveLo) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TrsvChainSolveLoArgs) error {
+	var slots [14]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:14])
+}
+
 // TrsvRowsArgs are the parameters of trsv_rows_f32, trsv_rows_f64.
 type TrsvRowsArgs struct {
 	RowPtr cu.DevicePtr // rowPtr
@@ -3092,50 +3208,6 @@ func (f TrsvLevelSolve) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem in
 	var slots [11]uint64
 	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:11])
-}
-
-// TrsvChainSolveArgs are the parameters of trsv_chain_solve_f32, trsv_chain_solve_f64.
-type TrsvChainSolveArgs struct {
-	RowPtr   cu.DevicePtr // rowPtr
-	Col      cu.DevicePtr // col
-	Val      cu.DevicePtr // val
-	Diag     cu.DevicePtr // diag
-	Perm     cu.DevicePtr // perm
-	LevelPtr cu.DevicePtr // levelPtr
-	L0       int32        // l0
-	L1       int32        // l1
-	Upper    int32        // upper
-	Lgmax    int32        // lgmax
-	B        cu.DevicePtr // b
-	X        cu.DevicePtr // x
-}
-
-// TrsvChainSolveSlots is the number of launch slots of TrsvChainSolve.
-const TrsvChainSolveSlots = 12
-
-// Pack puts a in slots[:TrsvChainSolveSlots] as the kernel's C types, for
-// cuda.Device.LaunchDirect.
-func (f TrsvChainSolve) Pack(a *TrsvChainSolveArgs, slots []uint64) {
-	_ = slots[11]
-	slots[0] = uint64(a.RowPtr)
-	slots[1] = uint64(a.Col)
-	slots[2] = uint64(a.Val)
-	slots[3] = uint64(a.Diag)
-	slots[4] = uint64(a.Perm)
-	slots[5] = uint64(a.LevelPtr)
-	slots[6] = uint64(uint32(a.L0))
-	slots[7] = uint64(uint32(a.L1))
-	slots[8] = uint64(uint32(a.Upper))
-	slots[9] = uint64(uint32(a.Lgmax))
-	slots[10] = uint64(a.B)
-	slots[11] = uint64(a.X)
-}
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f TrsvChainSolve) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TrsvChainSolveArgs) error {
-	var slots [12]uint64
-	f.Pack(a, slots[:])
-	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:12])
 }
 
 // TrsvSyncfreeArgs are the parameters of trsv_syncfree_f32, trsv_syncfree_f64.
@@ -3314,6 +3386,62 @@ func (f TrsvLevels) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s
 	var slots [8]uint64
 	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:8])
+}
+
+// TrsvLoLenArgs are the parameters of trsv_lo_len.
+type TrsvLoLenArgs struct {
+	RowPtr cu.DevicePtr // rowPtr
+	Perm   cu.DevicePtr // perm
+	N      int32        // n
+	Len    cu.DevicePtr // len
+}
+
+// TrsvLoLenSlots is the number of launch slots of TrsvLoLen.
+const TrsvLoLenSlots = 4
+
+// Pack puts a in slots[:TrsvLoLenSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TrsvLoLen) Pack(a *TrsvLoLenArgs, slots []uint64) {
+	_ = slots[3]
+	slots[0] = uint64(a.RowPtr)
+	slots[1] = uint64(a.Perm)
+	slots[2] = uint64(uint32(a.N))
+	slots[3] = uint64(a.Len)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TrsvLoLen) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TrsvLoLenArgs) error {
+	var slots [4]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:4])
+}
+
+// TrsvLoLevelsArgs are the parameters of trsv_lo_levels.
+type TrsvLoLevelsArgs struct {
+	RowPtrL  cu.DevicePtr // rowPtrL
+	LevelPtr cu.DevicePtr // levelPtr
+	NLevels  int32        // nLevels
+	LevelEnt cu.DevicePtr // levelEnt
+}
+
+// TrsvLoLevelsSlots is the number of launch slots of TrsvLoLevels.
+const TrsvLoLevelsSlots = 4
+
+// Pack puts a in slots[:TrsvLoLevelsSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TrsvLoLevels) Pack(a *TrsvLoLevelsArgs, slots []uint64) {
+	_ = slots[3]
+	slots[0] = uint64(a.RowPtrL)
+	slots[1] = uint64(a.LevelPtr)
+	slots[2] = uint64(uint32(a.NLevels))
+	slots[3] = uint64(a.LevelEnt)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TrsvLoLevels) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TrsvLoLevelsArgs) error {
+	var slots [4]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:4])
 }
 
 // TrsvLevelCountArgs are the parameters of trsv_level_count.

@@ -209,21 +209,27 @@ const (
 	segc2P16F64
 	segc4P16F64
 	segc8P16F64
+	trsvLoFillF32
+	trsvGatherF32
+	trsvChainSolveLoF32
+	trsvLoFillF64
+	trsvGatherF64
+	trsvChainSolveLoF64
 	trsvRowsF32
 	trsvCscFillF32
 	trsvLevelSolveF32
-	trsvChainSolveF32
 	trsvSyncfreeF32
 	trsvLocalityF32
 	trsvRowsyncF32
 	trsvRowsF64
 	trsvCscFillF64
 	trsvLevelSolveF64
-	trsvChainSolveF64
 	trsvSyncfreeF64
 	trsvLocalityF64
 	trsvRowsyncF64
 	trsvLevels
+	trsvLoLen
+	trsvLoLevels
 	trsvLevelCount
 	trsvLevelScatter
 	trsvLevelDepth
@@ -455,21 +461,27 @@ var table = [...]Info{
 	segc2P16F64:                    {Name: "segc2_p16_f64", Module: 2, Family: "segc_p", MaxThreads: 256, MinBlocks: 1, Params: []Param{{"a", "const double*"}, {"b", "const double*"}, {"c", "const double*"}, {"d", "const double*"}, {"x", "double*"}, {"n", "int"}, {"G", "int"}, {"es", "i64"}, {"bs", "i64"}, {"ca", "double"}, {"cb", "double"}, {"cc", "double"}, {"isConst", "int"}, {"status", "int*"}, {"M", "int"}, {"gkey", "unsigned long long*"}, {"epoch", "unsigned int"}, {"word", "volatile unsigned int*"}, {"seq", "unsigned int"}}},
 	segc4P16F64:                    {Name: "segc4_p16_f64", Module: 2, Family: "segc_p", MaxThreads: 256, MinBlocks: 1, Params: []Param{{"a", "const double*"}, {"b", "const double*"}, {"c", "const double*"}, {"d", "const double*"}, {"x", "double*"}, {"n", "int"}, {"G", "int"}, {"es", "i64"}, {"bs", "i64"}, {"ca", "double"}, {"cb", "double"}, {"cc", "double"}, {"isConst", "int"}, {"status", "int*"}, {"M", "int"}, {"gkey", "unsigned long long*"}, {"epoch", "unsigned int"}, {"word", "volatile unsigned int*"}, {"seq", "unsigned int"}}},
 	segc8P16F64:                    {Name: "segc8_p16_f64", Module: 2, Family: "segc_p", MaxThreads: 256, MinBlocks: 1, Params: []Param{{"a", "const double*"}, {"b", "const double*"}, {"c", "const double*"}, {"d", "const double*"}, {"x", "double*"}, {"n", "int"}, {"G", "int"}, {"es", "i64"}, {"bs", "i64"}, {"ca", "double"}, {"cb", "double"}, {"cc", "double"}, {"isConst", "int"}, {"status", "int*"}, {"M", "int"}, {"gkey", "unsigned long long*"}, {"epoch", "unsigned int"}, {"word", "volatile unsigned int*"}, {"seq", "unsigned int"}}},
+	trsvLoFillF32:                  {Name: "trsv_lo_fill_f32", Module: 3, Family: "trsv_lo_fill", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const float*"}, {"diag", "const float*"}, {"perm", "const int*"}, {"n", "int"}, {"rowPtrL", "const int*"}, {"colL", "int*"}, {"valL", "float*"}, {"diagL", "float*"}}},
+	trsvGatherF32:                  {Name: "trsv_gather_f32", Module: 3, Family: "trsv_gather", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"b", "const float*"}, {"perm", "const int*"}, {"n", "int"}, {"bL", "float*"}}},
+	trsvChainSolveLoF32:            {Name: "trsv_chain_solve_lo_f32", Module: 3, Family: "trsv_chain_solve_lo", MaxThreads: 1024, MinBlocks: 1, Params: []Param{{"rowPtrL", "const int*"}, {"colL", "const int*"}, {"valL", "const float*"}, {"diagL", "const float*"}, {"perm", "const int*"}, {"levelPtr", "const int*"}, {"levelEnt", "const int*"}, {"nLevels", "int"}, {"l0", "int"}, {"l1", "int"}, {"upper", "int"}, {"lgmax", "int"}, {"bL", "const float*"}, {"x", "float*"}}},
+	trsvLoFillF64:                  {Name: "trsv_lo_fill_f64", Module: 3, Family: "trsv_lo_fill", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const double*"}, {"diag", "const double*"}, {"perm", "const int*"}, {"n", "int"}, {"rowPtrL", "const int*"}, {"colL", "int*"}, {"valL", "double*"}, {"diagL", "double*"}}},
+	trsvGatherF64:                  {Name: "trsv_gather_f64", Module: 3, Family: "trsv_gather", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"b", "const double*"}, {"perm", "const int*"}, {"n", "int"}, {"bL", "double*"}}},
+	trsvChainSolveLoF64:            {Name: "trsv_chain_solve_lo_f64", Module: 3, Family: "trsv_chain_solve_lo", MaxThreads: 1024, MinBlocks: 1, Params: []Param{{"rowPtrL", "const int*"}, {"colL", "const int*"}, {"valL", "const double*"}, {"diagL", "const double*"}, {"perm", "const int*"}, {"levelPtr", "const int*"}, {"levelEnt", "const int*"}, {"nLevels", "int"}, {"l0", "int"}, {"l1", "int"}, {"upper", "int"}, {"lgmax", "int"}, {"bL", "const double*"}, {"x", "double*"}}},
 	trsvRowsF32:                    {Name: "trsv_rows_f32", Module: 3, Family: "trsv_rows", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const float*"}, {"n", "int"}, {"upper", "int"}, {"strict", "int"}, {"unit", "int"}, {"deg", "int*"}, {"diag", "float*"}, {"err", "int*"}}},
 	trsvCscFillF32:                 {Name: "trsv_csc_fill_f32", Module: 3, Family: "trsv_csc_fill", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const float*"}, {"n", "int"}, {"upper", "int"}, {"cscPtr", "const int*"}, {"fill", "int*"}, {"cscRow", "int*"}, {"cscVal", "float*"}}},
 	trsvLevelSolveF32:              {Name: "trsv_level_solve_f32", Module: 3, Family: "trsv_level_solve", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const float*"}, {"diag", "const float*"}, {"perm", "const int*"}, {"lo", "int"}, {"hi", "int"}, {"upper", "int"}, {"lg", "int"}, {"b", "const float*"}, {"x", "float*"}}},
-	trsvChainSolveF32:              {Name: "trsv_chain_solve_f32", Module: 3, Family: "trsv_chain_solve", MaxThreads: 1024, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const float*"}, {"diag", "const float*"}, {"perm", "const int*"}, {"levelPtr", "const int*"}, {"l0", "int"}, {"l1", "int"}, {"upper", "int"}, {"lgmax", "int"}, {"b", "const float*"}, {"x", "float*"}}},
 	trsvSyncfreeF32:                {Name: "trsv_syncfree_f32", Module: 3, Family: "trsv_syncfree", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"cscPtr", "const int*"}, {"cscRow", "const int*"}, {"cscVal", "const float*"}, {"diag", "const float*"}, {"deg", "const int*"}, {"n", "int"}, {"upper", "int"}, {"b", "const float*"}, {"x", "float*"}, {"left", "float*"}, {"done", "int*"}, {"ticket", "unsigned*"}}},
 	trsvLocalityF32:                {Name: "trsv_locality_f32", Module: 3, Family: "trsv_locality", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"g0", "int"}, {"rowPtr", "const int*"}, {"rows", "const int*"}, {"diag", "const float*"}, {"extSlotPtr", "const int*"}, {"extPtr", "const int*"}, {"extCol", "const int*"}, {"extDst", "const int*"}, {"extVal", "const float*"}, {"stepPtr", "const int*"}, {"stepRowPtr", "const int*"}, {"edgePtr", "const int*"}, {"edgeSrc", "const int*"}, {"edgeDst", "const int*"}, {"edgeVal", "const float*"}, {"b", "const float*"}, {"x", "float*"}}},
 	trsvRowsyncF32:                 {Name: "trsv_rowsync_f32", Module: 3, Family: "trsv_rowsync", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const float*"}, {"diag", "const float*"}, {"n", "int"}, {"upper", "int"}, {"lg", "int"}, {"b", "const float*"}, {"x", "float*"}, {"ready", "unsigned*"}, {"gen", "unsigned"}, {"ticket", "unsigned*"}}},
 	trsvRowsF64:                    {Name: "trsv_rows_f64", Module: 3, Family: "trsv_rows", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const double*"}, {"n", "int"}, {"upper", "int"}, {"strict", "int"}, {"unit", "int"}, {"deg", "int*"}, {"diag", "double*"}, {"err", "int*"}}},
 	trsvCscFillF64:                 {Name: "trsv_csc_fill_f64", Module: 3, Family: "trsv_csc_fill", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const double*"}, {"n", "int"}, {"upper", "int"}, {"cscPtr", "const int*"}, {"fill", "int*"}, {"cscRow", "int*"}, {"cscVal", "double*"}}},
 	trsvLevelSolveF64:              {Name: "trsv_level_solve_f64", Module: 3, Family: "trsv_level_solve", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const double*"}, {"diag", "const double*"}, {"perm", "const int*"}, {"lo", "int"}, {"hi", "int"}, {"upper", "int"}, {"lg", "int"}, {"b", "const double*"}, {"x", "double*"}}},
-	trsvChainSolveF64:              {Name: "trsv_chain_solve_f64", Module: 3, Family: "trsv_chain_solve", MaxThreads: 1024, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const double*"}, {"diag", "const double*"}, {"perm", "const int*"}, {"levelPtr", "const int*"}, {"l0", "int"}, {"l1", "int"}, {"upper", "int"}, {"lgmax", "int"}, {"b", "const double*"}, {"x", "double*"}}},
 	trsvSyncfreeF64:                {Name: "trsv_syncfree_f64", Module: 3, Family: "trsv_syncfree", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"cscPtr", "const int*"}, {"cscRow", "const int*"}, {"cscVal", "const double*"}, {"diag", "const double*"}, {"deg", "const int*"}, {"n", "int"}, {"upper", "int"}, {"b", "const double*"}, {"x", "double*"}, {"left", "double*"}, {"done", "int*"}, {"ticket", "unsigned*"}}},
 	trsvLocalityF64:                {Name: "trsv_locality_f64", Module: 3, Family: "trsv_locality", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"g0", "int"}, {"rowPtr", "const int*"}, {"rows", "const int*"}, {"diag", "const double*"}, {"extSlotPtr", "const int*"}, {"extPtr", "const int*"}, {"extCol", "const int*"}, {"extDst", "const int*"}, {"extVal", "const double*"}, {"stepPtr", "const int*"}, {"stepRowPtr", "const int*"}, {"edgePtr", "const int*"}, {"edgeSrc", "const int*"}, {"edgeDst", "const int*"}, {"edgeVal", "const double*"}, {"b", "const double*"}, {"x", "double*"}}},
 	trsvRowsyncF64:                 {Name: "trsv_rowsync_f64", Module: 3, Family: "trsv_rowsync", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"val", "const double*"}, {"diag", "const double*"}, {"n", "int"}, {"upper", "int"}, {"lg", "int"}, {"b", "const double*"}, {"x", "double*"}, {"ready", "unsigned*"}, {"gen", "unsigned"}, {"ticket", "unsigned*"}}},
 	trsvLevels:                     {Name: "trsv_levels", Module: 3, Family: "trsv_levels", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"col", "const int*"}, {"n", "int"}, {"upper", "int"}, {"lg", "int"}, {"level", "int*"}, {"ticket", "unsigned*"}, {"maxLevel", "int*"}}},
+	trsvLoLen:                      {Name: "trsv_lo_len", Module: 3, Family: "trsv_lo_len", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtr", "const int*"}, {"perm", "const int*"}, {"n", "int"}, {"len", "int*"}}},
+	trsvLoLevels:                   {Name: "trsv_lo_levels", Module: 3, Family: "trsv_lo_levels", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"rowPtrL", "const int*"}, {"levelPtr", "const int*"}, {"nLevels", "int"}, {"levelEnt", "int*"}}},
 	trsvLevelCount:                 {Name: "trsv_level_count", Module: 3, Family: "trsv_level_count", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"level", "const int*"}, {"n", "int"}, {"count", "int*"}}},
 	trsvLevelScatter:               {Name: "trsv_level_scatter", Module: 3, Family: "trsv_level_scatter", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"level", "const int*"}, {"n", "int"}, {"levelPtr", "const int*"}, {"fill", "int*"}, {"perm", "int*"}}},
 	trsvLevelDepth:                 {Name: "trsv_level_depth", Module: 3, Family: "trsv_level_depth", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"level", "const int*"}, {"n", "int"}, {"upper", "int"}, {"window", "int"}, {"sum", "unsigned long long*"}}},

@@ -90,6 +90,9 @@ type Plan[T Float] struct {
 	level, perm, levelPtr, scratch, sums cu.DevicePtr
 	levelPtrHost                         []int32
 	steps                                []Step
+	// The level-ordered copy of the triangle that the chains read, and b
+	// in level order (levelOrder).
+	rowPtrL, colL, valL, diagL, levelEnt, bL cu.DevicePtr
 	// Synchronization-free: by columns (Liu), and the ready flags of the
 	// row-wise solve.
 	cscPtr, cscRow, cscVal, left, done cu.DevicePtr
@@ -320,8 +323,63 @@ func (p *Plan[T]) Analyze() error {
 		return p.readyFlags()
 	case sptrsv.LocalityAware:
 		return p.analyseLocality(p.host)
+	case sptrsv.LevelSet:
+		return p.levelOrder()
 	}
 	return nil
+}
+
+// levelOrder builds the level-ordered copy of the triangle (rows in the
+// order of the level sets, each with its entries, divisors and the first
+// entry of each level) that the chains of the level-set solve read.
+func (p *Plan[T]) levelOrder() error {
+	n, nnz, levels := int64(p.n), int64(p.nnz), len(p.levelPtrHost)-1
+	for _, b := range []struct {
+		ptr   *cu.DevicePtr
+		bytes int64
+	}{{&p.rowPtrL, 4 * (n + 1)}, {&p.colL, 4 * nnz}, {&p.valL, p.elem() * nnz}, {&p.diagL, p.elem() * n},
+		{&p.levelEnt, 4 * (n + 1)}, {&p.bL, p.elem() * n}} {
+		if err := p.ensure(b.ptr, b.bytes); err != nil {
+			return err
+		}
+	}
+	if err := p.scanBuffers(); err != nil {
+		return err
+	}
+	err := p.dev.Enqueue(func() error {
+		if e := (kernels.TrsvLoLen{}).Launch(p.dev, blocks(p.n+1, block), threads, 0, p.stream,
+			&kernels.TrsvLoLenArgs{RowPtr: p.rowPtr, Perm: p.perm, N: int32(p.n), Len: p.rowPtrL}); e != nil {
+			return e
+		}
+		if e := p.scan(p.rowPtrL, p.n+1); e != nil {
+			return e
+		}
+		if e := p.fillLevelOrder(); e != nil {
+			return e
+		}
+		if e := (kernels.TrsvLoLevels{}).Launch(p.dev, blocks(levels+1, block), threads, 0, p.stream,
+			&kernels.TrsvLoLevelsArgs{RowPtrL: p.rowPtrL, LevelPtr: p.levelPtr, NLevels: int32(levels), LevelEnt: p.levelEnt}); e != nil {
+			return e
+		}
+		return p.stream.Synchronize()
+	})
+	if err != nil {
+		return fmt.Errorf("sptrsv: ordering a triangle of order %d by levels on the GPU: %w", p.n, err)
+	}
+	return nil
+}
+
+// fillLevelOrder copies the entries and divisors into the level-ordered
+// copy (device thread).
+func (p *Plan[T]) fillLevelOrder() error {
+	k, err := kernels.TrsvLoFillFor(p.f64)
+	if err != nil {
+		return err
+	}
+	return k.Launch(p.dev, blocks(p.n, block), threads, 0, p.stream, &kernels.TrsvLoFillArgs{
+		RowPtr: p.rowPtr, Col: p.col, Val: p.val, Diag: p.diag, Perm: p.perm, N: int32(p.n),
+		RowPtrL: p.rowPtrL, ColL: p.colL, ValL: p.valL, DiagL: p.diagL,
+	})
 }
 
 // readyFlags clears the ready flags of the row-wise solve (generation 0).
@@ -699,6 +757,13 @@ func (p *Plan[T]) refresh(set func() error, host func() ([]float64, error)) erro
 	switch p.alg {
 	case sptrsv.SyncFree:
 		return p.columns()
+	case sptrsv.LevelSet:
+		return p.dev.Enqueue(func() error {
+			if e := p.fillLevelOrder(); e != nil {
+				return e
+			}
+			return p.stream.Synchronize()
+		})
 	case sptrsv.LocalityAware:
 		val, err := host()
 		if err != nil {
@@ -761,15 +826,25 @@ func (p *Plan[T]) Enqueue(s cu.Stream, b, x cu.DevicePtr) error {
 	if err != nil {
 		return err
 	}
-	chain, err := kernels.TrsvChainSolveFor(p.f64)
+	chain, err := kernels.TrsvChainSolveLoFor(p.f64)
 	if err != nil {
 		return err
 	}
+	gather, err := kernels.TrsvGatherFor(p.f64)
+	if err != nil {
+		return err
+	}
+	if err := gather.Launch(p.dev, blocks(p.n, block), threads, 0, s,
+		&kernels.TrsvGatherArgs{B: b, Perm: p.perm, N: int32(p.n), BL: p.bL}); err != nil {
+		return err
+	}
+	levels := int32(len(p.levelPtrHost) - 1)
 	for _, st := range p.steps {
 		if st.Chain {
-			err = chain.Launch(p.dev, cuda.Dim3{X: 1, Y: 1, Z: 1}, chainThreads, 0, s, &kernels.TrsvChainSolveArgs{
-				RowPtr: p.rowPtr, Col: p.col, Val: p.val, Diag: p.diag, Perm: p.perm, LevelPtr: p.levelPtr,
-				L0: int32(st.L0), L1: int32(st.L1), Upper: upper, Lgmax: int32(p.lg), B: b, X: x,
+			err = chain.Launch(p.dev, cuda.Dim3{X: 1, Y: 1, Z: 1}, chainThreads, 0, s, &kernels.TrsvChainSolveLoArgs{
+				RowPtrL: p.rowPtrL, ColL: p.colL, ValL: p.valL, DiagL: p.diagL, Perm: p.perm, LevelPtr: p.levelPtr,
+				LevelEnt: p.levelEnt, NLevels: levels, L0: int32(st.L0), L1: int32(st.L1), Upper: upper,
+				Lgmax: int32(p.lg), BL: p.bL, X: x,
 			})
 		} else {
 			lo, hi := p.levelPtrHost[st.L0], p.levelPtrHost[st.L0+1]
@@ -793,7 +868,7 @@ func (p *Plan[T]) Launches() int {
 	case sptrsv.LocalityAware:
 		return len(p.loc.levelPtr) - 1
 	}
-	return len(p.steps)
+	return len(p.steps) + 1 // and the gather of b
 }
 
 // SolveDevice solves T x = b with b and x in the device's memory (n
