@@ -8,6 +8,7 @@ import (
 	"github.com/bandsolve/bandsolve/banded"
 	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/internal/gpu/bandedgpu"
+	"github.com/bandsolve/bandsolve/internal/gpu/groupgpu"
 	"github.com/bandsolve/bandsolve/internal/gpu/krylovgpu"
 	"github.com/bandsolve/bandsolve/internal/gpu/spikegpu"
 	"github.com/bandsolve/bandsolve/internal/gpu/splinegpu"
@@ -32,6 +33,23 @@ type Pending = tridiaggpu.Pending
 // NewTridiagPlan makes a device-resident tridiagonal plan on dev.
 func NewTridiagPlan[T tridiag.Float](dev *cuda.Device, shape tridiag.Shape, opts tridiag.Options) (*TridiagPlan[T], error) {
 	return tridiaggpu.NewPlan[T](dev, shape, opts)
+}
+
+// GroupPlan solves batches of tridiagonal systems split across the GPUs
+// of a cuda.Group, each GPU's share of the systems held in its memory:
+// SolveDevice and SolveDeviceConst take one buffer a share (Shares), and
+// start every GPU's solve before waiting for any; Scatter, Gather and
+// Alloc move a batch's host arrays to and from the shares; Solve and
+// SolveConst take host slices.
+type GroupPlan[T tridiag.Float] = groupgpu.Plan[T]
+
+// GroupShare is one GPU's part of a GroupPlan's batch: its systems and
+// the layout its GPU holds them in.
+type GroupShare = groupgpu.Share
+
+// NewGroupPlan makes a plan for batches of shape split across group.
+func NewGroupPlan[T tridiag.Float](group *cuda.Group, shape tridiag.Shape, opts tridiag.Options) (*GroupPlan[T], error) {
+	return groupgpu.NewPlan[T](group, shape, opts)
 }
 
 // AutoAlgorithm is the algorithm a plan with opts.Algorithm = Auto runs
