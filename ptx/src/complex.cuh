@@ -26,10 +26,10 @@
 // of the second right-hand side (plane 3).
 //
 // Kernel parameters: the constant coefficients as real and imaginary parts
-// (car, cai, ...); bounded: Auto's growth test (0: Auto falls back to gtsv
-// only where Thomas meets a zero or non-finite pivot, PivotNever); cyclic:
-// periodic systems (corners a[0] and c[n-1]) by Sherman–Morrison as the
-// CPU does, with γ = −b[0] (−1 where b[0] = 0). A system that breaks down
+// (ca_real, ca_imag, ...); bounded: Auto's growth test (0: Auto falls back
+// to gtsv only where Thomas meets a zero or non-finite pivot, PivotNever);
+// cyclic: periodic systems (corners a[0] and c[n-1]) by Sherman–Morrison
+// as the CPU does, with γ = −b[0] (−1 where b[0] = 0). A system that breaks down
 // reports the twin's row: the pivot's row, the first non-finite row of x,
 // or n−1 where the Sherman–Morrison denominator is zero or not finite.
 #pragma once
@@ -363,13 +363,14 @@ __device__ void complex_kernel(const C *a, const C *b, const C *c, const C *d, C
 }
 
 #ifndef BS_DEVICE_ONLY
-#define COMPLEX_KERNEL(NAME, ALG, C, R, S)                                                                        \
-    extern "C" __global__ void NAME##_##S(const C *a, const C *b, const C *c, const C *d, C *x, C *work, int n,   \
-                                          int G, i64 es, i64 bs, R car, R cai, R cbr, R cbi, R ccr, R cci,       \
-                                          int isConst, int bounded, int cyclic, int *status) {                   \
-        complex_kernel<C, ALG>(a, b, c, d, x, work, n, G, es, bs, CTraits<C>::make(car, cai),                    \
-                               CTraits<C>::make(cbr, cbi), CTraits<C>::make(ccr, cci), isConst, bounded, cyclic, \
-                               status);                                                                          \
+#define COMPLEX_KERNEL(NAME, ALG, C, R, S)                                                                      \
+    extern "C" __global__ void NAME##_##S(const C *a, const C *b, const C *c, const C *d, C *x, C *work, int n, \
+                                          int G, i64 es, i64 bs, R ca_real, R ca_imag, R cb_real, R cb_imag,    \
+                                          R cc_real, R cc_imag, int isConst, int bounded, int cyclic,           \
+                                          int *status) {                                                        \
+        complex_kernel<C, ALG>(a, b, c, d, x, work, n, G, es, bs, CTraits<C>::make(ca_real, ca_imag),           \
+                               CTraits<C>::make(cb_real, cb_imag), CTraits<C>::make(cc_real, cc_imag), isConst, \
+                               bounded, cyclic, status);                                                        \
     }
 COMPLEX_KERNEL(complex_thomas, CALG_THOMAS, float2, float, f32)
 COMPLEX_KERNEL(complex_thomas, CALG_THOMAS, double2, double, f64)

@@ -204,12 +204,12 @@ type ComplexThomasArgs struct {
 	G       int32        // G
 	ES      int64        // es
 	BS      int64        // bs
-	Car     float64      // car
-	Cai     float64      // cai
-	Cbr     float64      // cbr
-	Cbi     float64      // cbi
-	Ccr     float64      // ccr
-	Cci     float64      // cci
+	CAReal  float64      // ca_real
+	CAImag  float64      // ca_imag
+	CBReal  float64      // cb_real
+	CBImag  float64      // cb_imag
+	CCReal  float64      // cc_real
+	CCImag  float64      // cc_imag
 	IsConst int32        // isConst
 	Bounded int32        // bounded
 	Cyclic  int32        // cyclic
@@ -233,12 +233,12 @@ func (f ComplexThomas) Pack(a *ComplexThomasArgs, slots []uint64) {
 	slots[7] = uint64(uint32(a.G))
 	slots[8] = uint64(a.ES)
 	slots[9] = uint64(a.BS)
-	slots[10] = packFloat(table[f.Kernel()].Params[10].CType, a.Car)
-	slots[11] = packFloat(table[f.Kernel()].Params[11].CType, a.Cai)
-	slots[12] = packFloat(table[f.Kernel()].Params[12].CType, a.Cbr)
-	slots[13] = packFloat(table[f.Kernel()].Params[13].CType, a.Cbi)
-	slots[14] = packFloat(table[f.Kernel()].Params[14].CType, a.Ccr)
-	slots[15] = packFloat(table[f.Kernel()].Params[15].CType, a.Cci)
+	slots[10] = packFloat(table[f.Kernel()].Params[10].CType, a.CAReal)
+	slots[11] = packFloat(table[f.Kernel()].Params[11].CType, a.CAImag)
+	slots[12] = packFloat(table[f.Kernel()].Params[12].CType, a.CBReal)
+	slots[13] = packFloat(table[f.Kernel()].Params[13].CType, a.CBImag)
+	slots[14] = packFloat(table[f.Kernel()].Params[14].CType, a.CCReal)
+	slots[15] = packFloat(table[f.Kernel()].Params[15].CType, a.CCImag)
 	slots[16] = uint64(uint32(a.IsConst))
 	slots[17] = uint64(uint32(a.Bounded))
 	slots[18] = uint64(uint32(a.Cyclic))
@@ -272,12 +272,12 @@ func (f ComplexGtsv) Pack(a *ComplexGtsvArgs, slots []uint64) {
 	slots[7] = uint64(uint32(a.G))
 	slots[8] = uint64(a.ES)
 	slots[9] = uint64(a.BS)
-	slots[10] = packFloat(table[f.Kernel()].Params[10].CType, a.Car)
-	slots[11] = packFloat(table[f.Kernel()].Params[11].CType, a.Cai)
-	slots[12] = packFloat(table[f.Kernel()].Params[12].CType, a.Cbr)
-	slots[13] = packFloat(table[f.Kernel()].Params[13].CType, a.Cbi)
-	slots[14] = packFloat(table[f.Kernel()].Params[14].CType, a.Ccr)
-	slots[15] = packFloat(table[f.Kernel()].Params[15].CType, a.Cci)
+	slots[10] = packFloat(table[f.Kernel()].Params[10].CType, a.CAReal)
+	slots[11] = packFloat(table[f.Kernel()].Params[11].CType, a.CAImag)
+	slots[12] = packFloat(table[f.Kernel()].Params[12].CType, a.CBReal)
+	slots[13] = packFloat(table[f.Kernel()].Params[13].CType, a.CBImag)
+	slots[14] = packFloat(table[f.Kernel()].Params[14].CType, a.CCReal)
+	slots[15] = packFloat(table[f.Kernel()].Params[15].CType, a.CCImag)
 	slots[16] = uint64(uint32(a.IsConst))
 	slots[17] = uint64(uint32(a.Bounded))
 	slots[18] = uint64(uint32(a.Cyclic))
@@ -311,12 +311,12 @@ func (f ComplexAuto) Pack(a *ComplexAutoArgs, slots []uint64) {
 	slots[7] = uint64(uint32(a.G))
 	slots[8] = uint64(a.ES)
 	slots[9] = uint64(a.BS)
-	slots[10] = packFloat(table[f.Kernel()].Params[10].CType, a.Car)
-	slots[11] = packFloat(table[f.Kernel()].Params[11].CType, a.Cai)
-	slots[12] = packFloat(table[f.Kernel()].Params[12].CType, a.Cbr)
-	slots[13] = packFloat(table[f.Kernel()].Params[13].CType, a.Cbi)
-	slots[14] = packFloat(table[f.Kernel()].Params[14].CType, a.Ccr)
-	slots[15] = packFloat(table[f.Kernel()].Params[15].CType, a.Cci)
+	slots[10] = packFloat(table[f.Kernel()].Params[10].CType, a.CAReal)
+	slots[11] = packFloat(table[f.Kernel()].Params[11].CType, a.CAImag)
+	slots[12] = packFloat(table[f.Kernel()].Params[12].CType, a.CBReal)
+	slots[13] = packFloat(table[f.Kernel()].Params[13].CType, a.CBImag)
+	slots[14] = packFloat(table[f.Kernel()].Params[14].CType, a.CCReal)
+	slots[15] = packFloat(table[f.Kernel()].Params[15].CType, a.CCImag)
 	slots[16] = uint64(uint32(a.IsConst))
 	slots[17] = uint64(uint32(a.Bounded))
 	slots[18] = uint64(uint32(a.Cyclic))
