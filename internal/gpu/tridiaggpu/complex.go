@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 	"unsafe"
 
 	"gorgonia.org/cu"
@@ -172,22 +173,53 @@ func (p *ComplexPlan[T]) SolveDeviceConst(ctx context.Context, a, b, c T, d, x *
 }
 
 func (p *ComplexPlan[T]) run(ctx context.Context, bufs []*cuda.Buffer[T], constant bool, ca, cb, cc T) error {
-	need := p.spec.Len()
-	for _, bf := range bufs {
-		if bf == nil || bf.Ptr() == 0 {
-			return fmt.Errorf("%w: nil or freed buffer", tridiag.ErrLength)
-		}
-		if bf.Len() < need {
-			return fmt.Errorf("%w: buffer of %d elements, the %d×%d batch needs %d", tridiag.ErrLength, bf.Len(), p.spec.G, p.spec.N, need)
-		}
-	}
-	if err := ctx.Err(); err != nil {
+	args, err := p.args(ctx, bufs, constant, ca, cb, cc)
+	if err != nil {
 		return err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return tridiag.ErrClosed
+	}
+	if err := p.dev.Enqueue(func() error {
+		if err := p.launch(args); err != nil {
+			return err
+		}
+		return p.sig.Enqueue(p.dev.Device, p.stream, p.status+cu.DevicePtr(4*p.spec.G))
+	}); err != nil {
+		_ = p.dev.Enqueue(func() error { return p.stream.Synchronize() })
+		return err
+	}
+	failed, err := p.sig.Wait(p.dev.Device, p.stream, p.what)
+	if err != nil || !failed {
+		return err
+	}
+	var be *tridiag.BatchError
+	if err := p.dev.Enqueue(func() error {
+		var err error
+		be, err = p.failures()
+		return err
+	}); err != nil {
+		return err
+	}
+	return be
+}
+
+// args checks the buffers of a solve (coefficients first unless constant,
+// then d and x) and fills the kernel's arguments.
+func (p *ComplexPlan[T]) args(ctx context.Context, bufs []*cuda.Buffer[T], constant bool, ca, cb, cc T) (*kernels.ComplexThomasArgs, error) {
+	need := p.spec.Len()
+	for _, bf := range bufs {
+		if bf == nil || bf.Ptr() == 0 {
+			return nil, fmt.Errorf("%w: nil or freed buffer", tridiag.ErrLength)
+		}
+		if bf.Len() < need {
+			return nil, fmt.Errorf("%w: buffer of %d elements, the %d×%d batch needs %d", tridiag.ErrLength, bf.Len(), p.spec.G, p.spec.N, need)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	sp := p.spec
 	args := &kernels.ComplexThomasArgs{N: int32(sp.N), G: int32(sp.G),
@@ -207,29 +239,40 @@ func (p *ComplexPlan[T]) run(ctx context.Context, bufs []*cuda.Buffer[T], consta
 	if sp.Cyclic {
 		args.Cyclic = 1
 	}
+	return args, nil
+}
+
+// launch queues the solve's kernel on the plan's stream (device thread).
+func (p *ComplexPlan[T]) launch(args *kernels.ComplexThomasArgs) error {
 	const block = perSystemBlock
-	if err := p.dev.Enqueue(func() error {
-		if err := p.kernel.Launch(p.dev.Device, cuda.Dim3{X: (sp.G + block - 1) / block}, cuda.Dim3{X: block}, 0, p.stream, args); err != nil {
+	return p.kernel.Launch(p.dev.Device, cuda.Dim3{X: (p.spec.G + block - 1) / block}, cuda.Dim3{X: block}, 0, p.stream, args)
+}
+
+// timeDevice times solves of the batch in device buffers (x apart from d)
+// with timer: warmup untimed, then reps timed ones. The status codes are
+// cleared after, not read.
+func (p *ComplexPlan[T]) timeDevice(ctx context.Context, timer cuda.Timer, a, b, c, d, x *cuda.Buffer[T], warmup, reps int) ([]time.Duration, error) {
+	args, err := p.args(ctx, []*cuda.Buffer[T]{a, b, c, d, x}, false, 0, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, tridiag.ErrClosed
+	}
+	var ts []time.Duration
+	err = p.dev.Enqueue(func() error {
+		var err error
+		if ts, err = timer(p.stream, warmup, reps, nil, func() error { return p.launch(args) }); err != nil {
 			return err
 		}
-		return p.sig.Enqueue(p.dev.Device, p.stream, p.status+cu.DevicePtr(4*sp.G))
-	}); err != nil {
-		_ = p.dev.Enqueue(func() error { return p.stream.Synchronize() })
-		return err
-	}
-	failed, err := p.sig.Wait(p.dev.Device, p.stream, p.what)
-	if err != nil || !failed {
-		return err
-	}
-	var be *tridiag.BatchError
-	if err := p.dev.Enqueue(func() error {
-		var err error
-		be, err = p.failures()
-		return err
-	}); err != nil {
-		return err
-	}
-	return be
+		if err := cu.MemsetD32(p.status, 0, int64(p.spec.G+1)); err != nil {
+			return err
+		}
+		return p.dev.SyncLegacyStream()
+	})
+	return ts, err
 }
 
 // what names the plan's solve in errors.
