@@ -52,6 +52,18 @@ func NewGroupPlan[T tridiag.Float](group *cuda.Group, shape tridiag.Shape, opts 
 	return groupgpu.NewPlan[T](group, shape, opts)
 }
 
+// ComplexTridiagPlan solves batches of complex tridiagonal systems
+// (complex64, complex128) held in device buffers: SolveDevice and
+// SolveDeviceConst, in place or not, with Thomas, GTSV (pivoting by
+// |re| + |im|) or Auto, bit for bit the CPU's results.
+type ComplexTridiagPlan[T tridiag.Complex] = tridiaggpu.ComplexPlan[T]
+
+// NewComplexTridiagPlan makes a device-resident complex tridiagonal plan
+// on dev.
+func NewComplexTridiagPlan[T tridiag.Complex](dev *cuda.Device, shape tridiag.Shape, opts tridiag.Options) (*ComplexTridiagPlan[T], error) {
+	return tridiaggpu.NewComplexPlan[T](dev, shape, opts)
+}
+
 // AutoAlgorithm is the algorithm a plan with opts.Algorithm = Auto runs
 // on dev for shape.
 func AutoAlgorithm[T tridiag.Float](dev *cuda.Device, shape tridiag.Shape, opts tridiag.Options) (tridiag.Algorithm, error) {

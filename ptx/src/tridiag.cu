@@ -3,6 +3,7 @@
 #include "thomas.cuh"
 #include "cyclic.cuh"
 #include "gtsv.cuh"
+#include "complex.cuh"
 #include "factor.cuh"
 #include "matvec.cuh"
 #include "pcr.cuh"

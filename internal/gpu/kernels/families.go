@@ -76,6 +76,60 @@ func GtsvFor(f64 bool) (Gtsv, error) {
 // Kernel returns the kernel.
 func (f Gtsv) Kernel() Kernel { return f.k }
 
+// ComplexThomas is a kernel of the family complex_thomas_f32, complex_thomas_f64.
+type ComplexThomas struct{ k Kernel }
+
+// ComplexThomasFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func ComplexThomasFor(f64 bool) (ComplexThomas, error) {
+	if !f64 {
+		return ComplexThomas{complexThomasF32}, nil
+	}
+	if f64 {
+		return ComplexThomas{complexThomasF64}, nil
+	}
+	return ComplexThomas{}, fmt.Errorf("%w: complex_thomas with f64=%t", ErrNoKernel, f64)
+}
+
+// Kernel returns the kernel.
+func (f ComplexThomas) Kernel() Kernel { return f.k }
+
+// ComplexGtsv is a kernel of the family complex_gtsv_f32, complex_gtsv_f64.
+type ComplexGtsv struct{ k Kernel }
+
+// ComplexGtsvFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func ComplexGtsvFor(f64 bool) (ComplexGtsv, error) {
+	if !f64 {
+		return ComplexGtsv{complexGtsvF32}, nil
+	}
+	if f64 {
+		return ComplexGtsv{complexGtsvF64}, nil
+	}
+	return ComplexGtsv{}, fmt.Errorf("%w: complex_gtsv with f64=%t", ErrNoKernel, f64)
+}
+
+// Kernel returns the kernel.
+func (f ComplexGtsv) Kernel() Kernel { return f.k }
+
+// ComplexAuto is a kernel of the family complex_auto_f32, complex_auto_f64.
+type ComplexAuto struct{ k Kernel }
+
+// ComplexAutoFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func ComplexAutoFor(f64 bool) (ComplexAuto, error) {
+	if !f64 {
+		return ComplexAuto{complexAutoF32}, nil
+	}
+	if f64 {
+		return ComplexAuto{complexAutoF64}, nil
+	}
+	return ComplexAuto{}, fmt.Errorf("%w: complex_auto with f64=%t", ErrNoKernel, f64)
+}
+
+// Kernel returns the kernel.
+func (f ComplexAuto) Kernel() Kernel { return f.k }
+
 // FacK is a kernel of the family fac_k0_f32, fac_k0_f64, fac_k1_f32, fac_k1_f64, fac_k2_f32, fac_k2_f64, fac_k3_f32, fac_k3_f64, fac_k4_f32, fac_k4_f64.
 type FacK struct{ k Kernel }
 

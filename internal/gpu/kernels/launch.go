@@ -192,6 +192,144 @@ func (f Gtsv) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.St
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:15])
 }
 
+// ComplexThomasArgs are the parameters of complex_thomas_f32, complex_thomas_f64.
+type ComplexThomasArgs struct {
+	A       cu.DevicePtr // a
+	B       cu.DevicePtr // b
+	C       cu.DevicePtr // c
+	D       cu.DevicePtr // d
+	X       cu.DevicePtr // x
+	Work    cu.DevicePtr // work
+	N       int32        // n
+	G       int32        // G
+	ES      int64        // es
+	BS      int64        // bs
+	CAReal  float64      // ca_real
+	CAImag  float64      // ca_imag
+	CBReal  float64      // cb_real
+	CBImag  float64      // cb_imag
+	CCReal  float64      // cc_real
+	CCImag  float64      // cc_imag
+	IsConst int32        // isConst
+	Bounded int32        // bounded
+	Cyclic  int32        // cyclic
+	Status  cu.DevicePtr // status
+}
+
+// ComplexThomasSlots is the number of launch slots of ComplexThomas.
+const ComplexThomasSlots = 20
+
+// Pack puts a in slots[:ComplexThomasSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f ComplexThomas) Pack(a *ComplexThomasArgs, slots []uint64) {
+	_ = slots[19]
+	slots[0] = uint64(a.A)
+	slots[1] = uint64(a.B)
+	slots[2] = uint64(a.C)
+	slots[3] = uint64(a.D)
+	slots[4] = uint64(a.X)
+	slots[5] = uint64(a.Work)
+	slots[6] = uint64(uint32(a.N))
+	slots[7] = uint64(uint32(a.G))
+	slots[8] = uint64(a.ES)
+	slots[9] = uint64(a.BS)
+	slots[10] = packFloat(table[f.Kernel()].Params[10].CType, a.CAReal)
+	slots[11] = packFloat(table[f.Kernel()].Params[11].CType, a.CAImag)
+	slots[12] = packFloat(table[f.Kernel()].Params[12].CType, a.CBReal)
+	slots[13] = packFloat(table[f.Kernel()].Params[13].CType, a.CBImag)
+	slots[14] = packFloat(table[f.Kernel()].Params[14].CType, a.CCReal)
+	slots[15] = packFloat(table[f.Kernel()].Params[15].CType, a.CCImag)
+	slots[16] = uint64(uint32(a.IsConst))
+	slots[17] = uint64(uint32(a.Bounded))
+	slots[18] = uint64(uint32(a.Cyclic))
+	slots[19] = uint64(a.Status)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f ComplexThomas) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *ComplexThomasArgs) error {
+	var slots [20]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:20])
+}
+
+// ComplexGtsvArgs are the parameters of complex_gtsv_f32, complex_gtsv_f64: those of ComplexThomas.
+type ComplexGtsvArgs = ComplexThomasArgs
+
+// ComplexGtsvSlots is the number of launch slots of ComplexGtsv.
+const ComplexGtsvSlots = 20
+
+// Pack puts a in slots[:ComplexGtsvSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f ComplexGtsv) Pack(a *ComplexGtsvArgs, slots []uint64) {
+	_ = slots[19]
+	slots[0] = uint64(a.A)
+	slots[1] = uint64(a.B)
+	slots[2] = uint64(a.C)
+	slots[3] = uint64(a.D)
+	slots[4] = uint64(a.X)
+	slots[5] = uint64(a.Work)
+	slots[6] = uint64(uint32(a.N))
+	slots[7] = uint64(uint32(a.G))
+	slots[8] = uint64(a.ES)
+	slots[9] = uint64(a.BS)
+	slots[10] = packFloat(table[f.Kernel()].Params[10].CType, a.CAReal)
+	slots[11] = packFloat(table[f.Kernel()].Params[11].CType, a.CAImag)
+	slots[12] = packFloat(table[f.Kernel()].Params[12].CType, a.CBReal)
+	slots[13] = packFloat(table[f.Kernel()].Params[13].CType, a.CBImag)
+	slots[14] = packFloat(table[f.Kernel()].Params[14].CType, a.CCReal)
+	slots[15] = packFloat(table[f.Kernel()].Params[15].CType, a.CCImag)
+	slots[16] = uint64(uint32(a.IsConst))
+	slots[17] = uint64(uint32(a.Bounded))
+	slots[18] = uint64(uint32(a.Cyclic))
+	slots[19] = uint64(a.Status)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f ComplexGtsv) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *ComplexGtsvArgs) error {
+	var slots [20]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:20])
+}
+
+// ComplexAutoArgs are the parameters of complex_auto_f32, complex_auto_f64: those of ComplexThomas.
+type ComplexAutoArgs = ComplexThomasArgs
+
+// ComplexAutoSlots is the number of launch slots of ComplexAuto.
+const ComplexAutoSlots = 20
+
+// Pack puts a in slots[:ComplexAutoSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f ComplexAuto) Pack(a *ComplexAutoArgs, slots []uint64) {
+	_ = slots[19]
+	slots[0] = uint64(a.A)
+	slots[1] = uint64(a.B)
+	slots[2] = uint64(a.C)
+	slots[3] = uint64(a.D)
+	slots[4] = uint64(a.X)
+	slots[5] = uint64(a.Work)
+	slots[6] = uint64(uint32(a.N))
+	slots[7] = uint64(uint32(a.G))
+	slots[8] = uint64(a.ES)
+	slots[9] = uint64(a.BS)
+	slots[10] = packFloat(table[f.Kernel()].Params[10].CType, a.CAReal)
+	slots[11] = packFloat(table[f.Kernel()].Params[11].CType, a.CAImag)
+	slots[12] = packFloat(table[f.Kernel()].Params[12].CType, a.CBReal)
+	slots[13] = packFloat(table[f.Kernel()].Params[13].CType, a.CBImag)
+	slots[14] = packFloat(table[f.Kernel()].Params[14].CType, a.CCReal)
+	slots[15] = packFloat(table[f.Kernel()].Params[15].CType, a.CCImag)
+	slots[16] = uint64(uint32(a.IsConst))
+	slots[17] = uint64(uint32(a.Bounded))
+	slots[18] = uint64(uint32(a.Cyclic))
+	slots[19] = uint64(a.Status)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f ComplexAuto) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *ComplexAutoArgs) error {
+	var slots [20]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:20])
+}
+
 // FacKArgs are the parameters of fac_k0_f32, fac_k0_f64, fac_k1_f32, fac_k1_f64, fac_k2_f32, fac_k2_f64, fac_k3_f32, fac_k3_f64, fac_k4_f32, fac_k4_f64.
 type FacKArgs struct {
 	A       cu.DevicePtr // a
@@ -4070,6 +4208,19 @@ var (
 	_ ThomasLauncher = Thomas{}
 	_ ThomasLauncher = Gtsv{}
 	_ ThomasLauncher = Ptsv{}
+)
+
+// ComplexThomasLauncher is a kernel launched with ComplexThomasArgs: ComplexThomas, ComplexGtsv, ComplexAuto.
+type ComplexThomasLauncher interface {
+	Kernel() Kernel
+	Pack(a *ComplexThomasArgs, slots []uint64)
+	Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *ComplexThomasArgs) error
+}
+
+var (
+	_ ComplexThomasLauncher = ComplexThomas{}
+	_ ComplexThomasLauncher = ComplexGtsv{}
+	_ ComplexThomasLauncher = ComplexAuto{}
 )
 
 // PcrLauncher is a kernel launched with PcrArgs: Pcr, Cr.

@@ -1,0 +1,76 @@
+//go:build cudaemu
+
+// complexemu runs the complex tridiagonal kernels of ptx/src/complex.cuh
+// on the CPU, compiled as host C++ (emu.h stands in for CUDA), every
+// thread of the grid in turn, so that they can be checked against package
+// tridiag bit for bit without a GPU. It needs cgo and a C++17 compiler:
+//
+//	bash scripts/test-complexemu.sh
+package complexemu
+
+/*
+#cgo CXXFLAGS: -std=c++17 -O2 -I${SRCDIR} -I${SRCDIR}/../../ptx/src
+#include "emu_api.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/bandsolve/bandsolve/tridiag"
+)
+
+// Launch is one launch of a complex kernel: complex_thomas (Algorithm
+// Thomas), complex_gtsv (GTSV) or complex_auto (Auto) on the batch of
+// Shape, with the arguments as the kernel's.
+type Launch[T tridiag.Complex] struct {
+	Algorithm  tridiag.Algorithm
+	Shape      tridiag.Shape
+	A, B, C    []T // nil when Constant
+	CA, CB, CC T
+	Constant   bool
+	Bounded    bool // Auto's growth test
+	Cyclic     bool
+	D, X       []T // X may be D
+}
+
+func ptr[T any](s []T) unsafe.Pointer {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Pointer(&s[0])
+}
+
+func flag(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Run runs the launch with a workspace of its own and returns the status
+// array: G codes (row+1 of a failed system, else 0) and the flag.
+func (l *Launch[T]) Run() []int32 {
+	n, g := l.Shape.N, l.Shape.G
+	work := make([]T, 4*n*g)
+	status := make([]int32, g+1)
+	alg := 2
+	switch l.Algorithm {
+	case tridiag.Thomas:
+		alg = 0
+	case tridiag.GTSV:
+		alg = 1
+	}
+	_, c64 := any(l.CA).(complex64)
+	parts := func(v T) *C.double {
+		z := complex128(v)
+		p := []float64{real(z), imag(z)}
+		return (*C.double)(unsafe.Pointer(&p[0]))
+	}
+	sh := l.Shape.Normalize()
+	C.emu_complex_solve(C.int(alg), flag(!c64), ptr(l.A), ptr(l.B), ptr(l.C), ptr(l.D), ptr(l.X), ptr(work),
+		C.int(n), C.int(g), C.longlong(sh.Layout.ElemStride), C.longlong(sh.Layout.BatchStride),
+		parts(l.CA), parts(l.CB), parts(l.CC), flag(l.Constant), flag(l.Bounded), flag(l.Cyclic),
+		(*C.int)(unsafe.Pointer(&status[0])))
+	return status
+}
