@@ -201,9 +201,9 @@ func (f *Fitter[T]) plan(key planKey) (*tridiaggpu.Plan[T], error) {
 	return p, nil
 }
 
-// Algorithm returns the tridiagonal algorithm the fits of kind bc.Kind
-// run (Auto resolved), for knots with unequal spans (uniform false) or
-// shared knots with equal spans.
+// Algorithm returns the tridiagonal algorithm the fits with end
+// condition kind run (Auto resolved), for knots with unequal spans
+// (uniform false) or shared knots with equal spans.
 func (f *Fitter[T]) Algorithm(kind spline.Kind, uniform bool) (tridiag.Algorithm, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -274,7 +274,10 @@ func (f *Fitter[T]) FitDeviceInto(ctx context.Context, x, y, m *cuda.Buffer[T], 
 			return nil, err
 		}
 		if bad {
-			return nil, f.hostError(cv, bc)
+			if err := f.hostError(cv, bc); err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%w: the %d shared knots do not increase strictly, are not finite or span more than half the largest %s", spline.ErrInput, n, typeName[T]())
 		}
 	}
 	key := planKey{kind: bc.Kind, uniform: uniform && bc.Kind != spline.KindClamped && n >= 3}
