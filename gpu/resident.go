@@ -177,3 +177,17 @@ type SplineOut[T tridiag.Float] = splinegpu.Out[T]
 func NewSplineEvaluator[T tridiag.Float](dev *cuda.Device) (*SplineEvaluator[T], error) {
 	return splinegpu.NewEvaluator[T](dev)
 }
+
+// SplineFitter fits batches of cubic splines whose knots and values are
+// in device buffers, writing the moments to a device buffer
+// (FitDevice, FitDeviceInto): the curves it returns go to
+// SplineEvaluator.EvalDevice with no copy to the host. With
+// tridiag.Options{Algorithm: tridiag.Thomas} the moments are
+// spline.FitBatch's bit for bit.
+type SplineFitter[T tridiag.Float] = splinegpu.Fitter[T]
+
+// NewSplineFitter makes a fitter on dev for batches of count curves of n
+// knots, whose moment systems are solved with opts.
+func NewSplineFitter[T tridiag.Float](dev *cuda.Device, n, count int, opts tridiag.Options) (*SplineFitter[T], error) {
+	return splinegpu.NewFitter[T](dev, n, count, opts)
+}

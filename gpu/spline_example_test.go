@@ -9,6 +9,7 @@ import (
 	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/gpu"
 	"github.com/bandsolve/bandsolve/spline"
+	"github.com/bandsolve/bandsolve/tridiag"
 )
 
 // Spline evaluation on the GPU through spline.NewEvaluator: the same
@@ -88,4 +89,59 @@ func ExampleNewSplineEvaluator() {
 	}
 	fmt.Printf("%.6f\n", h)
 	// Output: [0.250000 6.250000 25.000000]
+}
+
+// A fit whose knots, values and moments stay on the GPU, evaluated there:
+// no copy to the host between the fit and the evaluation.
+func ExampleNewSplineFitter() {
+	dev, err := gpu.Open(0)
+	if err != nil {
+		panic(err)
+	}
+	defer dev.Close()
+	up := func(v []float64) *cuda.Buffer[float64] {
+		b, err := cuda.Upload(dev, v)
+		if err != nil {
+			panic(err)
+		}
+		return b
+	}
+	// Two curves on shared knots: t² (clamped with slopes 0 and 8 it is
+	// exact) and 3t + 1.
+	dx := up([]float64{0, 1, 2, 3, 4})
+	dy := up([]float64{0, 1, 4, 9, 16, 1, 4, 7, 10, 13})
+	dt := up([]float64{0.5, 2.5})
+	defer dx.Free()
+	defer dy.Free()
+	defer dt.Free()
+	fit, err := gpu.NewSplineFitter[float64](dev, 5, 2, tridiag.Options{Algorithm: tridiag.Thomas})
+	if err != nil {
+		panic(err)
+	}
+	defer fit.Close()
+	ctx := context.Background()
+	curves, err := fit.FitDevice(ctx, dx, dy, spline.ClampedEach([]float64{0, 3}, []float64{8, 3}))
+	if err != nil {
+		panic(err)
+	}
+	defer curves.M.Free()
+	ev, err := gpu.NewSplineEvaluator[float64](dev)
+	if err != nil {
+		panic(err)
+	}
+	defer ev.Close()
+	val, err := cuda.Alloc[float64](dev, 4)
+	if err != nil {
+		panic(err)
+	}
+	defer val.Free()
+	if err := ev.EvalDevice(ctx, curves, gpu.SplinePoints[float64]{T: dt, P: 2}, gpu.SplineOut[float64]{Value: val}); err != nil {
+		panic(err)
+	}
+	h := make([]float64, 4)
+	if err := val.CopyTo(h); err != nil {
+		panic(err)
+	}
+	fmt.Printf("%.6f\n", h)
+	// Output: [0.250000 6.250000 2.500000 8.500000]
 }

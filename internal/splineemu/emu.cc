@@ -36,7 +36,23 @@ template <typename F> static void run(unsigned gx, unsigned gy, unsigned bd, F b
         run(gx, 1, SPLINE_BLOCK, [&] { spline_integrate<T>(x, xs, y, m, n, count, periodic, lo, hi, bs, out, flags); });         \
     }
 
+// spline_fit_rows runs blocks of one thread (its barrier, emu.h).
+#define EMU_FIT(T, SUF)                                                                                             \
+    void emu_spline_fit_knots_##SUF(unsigned gx, unsigned bd, const T *x, int n, unsigned *info, T *h) {           \
+        run(gx, 1, bd, [&] { spline_fit_knots<T>(x, n, info, h); });                                                \
+    }                                                                                                               \
+    void emu_spline_fit_rows_##SUF(unsigned gx, const T *x, long long xs, const T *y, int n, int count, int kind,  \
+                                   const T *d0, const T *dn, long long ss, T *a, T *b, T *c, T *d,                 \
+                                   unsigned *flags) {                                                              \
+        run(gx, 1, 1, [&] { spline_fit_rows<T>(x, xs, y, n, count, kind, d0, dn, ss, a, b, c, d, flags); });        \
+    }                                                                                                               \
+    void emu_spline_fit_wrap_##SUF(unsigned gx, unsigned bd, T *m, int n, int count) {                              \
+        run(gx, 1, bd, [&] { spline_fit_wrap<T>(m, n, count); });                                                   \
+    }
+
 extern "C" {
 EMU_EVAL(float, f32)
 EMU_EVAL(double, f64)
+EMU_FIT(float, f32)
+EMU_FIT(double, f64)
 }

@@ -1,7 +1,8 @@
 // A host C++ stand-in for the CUDA features of ptx/src/spline.cuh, so that
 // its kernels compile for the CPU and run thread by thread: the kernels
-// use no barriers, shared memory or warp operations, so each thread runs
-// to its end in turn. Floating-point contraction is off (-ffp-contract=off),
+// use no shared memory or warp operations, so each thread runs to its end
+// in turn. The one barrier, __syncthreads_or of spline_fit_rows, is its
+// own thread's value: that kernel's emulation runs blocks of one thread. Floating-point contraction is off (-ffp-contract=off),
 // as in the PTX (-fmad=false).
 #pragma once
 
@@ -40,6 +41,13 @@ inline double __longlong_as_double(long long v) {
     std::memcpy(&f, &v, 8);
     return f;
 }
+inline unsigned atomicOr(unsigned *p, unsigned v) {
+    const unsigned o = *p;
+    *p = o | v;
+    return o;
+}
+// Blocks of one thread only (see above).
+inline int __syncthreads_or(int p) { return p != 0; }
 inline int atomicCAS(int *p, int cmp, int v) {
     int o = *p;
     if (o == cmp) *p = v;

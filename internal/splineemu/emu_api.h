@@ -15,6 +15,16 @@ void emu_spline_integrate_f32(unsigned gx, const float *x, long long xs, const f
 void emu_spline_integrate_f64(unsigned gx, const double *x, long long xs, const double *y, const double *m, int n,
                               int count, int periodic, const double *lo, const double *hi, long long bs, double *out,
                               unsigned *flags);
+void emu_spline_fit_knots_f32(unsigned gx, unsigned bd, const float *x, int n, unsigned *info, float *h);
+void emu_spline_fit_knots_f64(unsigned gx, unsigned bd, const double *x, int n, unsigned *info, double *h);
+void emu_spline_fit_rows_f32(unsigned gx, const float *x, long long xs, const float *y, int n, int count, int kind,
+                             const float *d0, const float *dn, long long ss, float *a, float *b, float *c, float *d,
+                             unsigned *flags);
+void emu_spline_fit_rows_f64(unsigned gx, const double *x, long long xs, const double *y, int n, int count, int kind,
+                             const double *d0, const double *dn, long long ss, double *a, double *b, double *c,
+                             double *d, unsigned *flags);
+void emu_spline_fit_wrap_f32(unsigned gx, unsigned bd, float *m, int n, int count);
+void emu_spline_fit_wrap_f64(unsigned gx, unsigned bd, double *m, int n, int count);
 #ifdef __cplusplus
 }
 #endif

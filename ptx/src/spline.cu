@@ -1,6 +1,7 @@
 // bandsolve's spline kernels: one translation unit, one PTX module
 // (ptx/spline.ptx): batched evaluation and integration of fitted cubic
-// splines (spline.cuh).
+// splines, and the rows and right-hand sides of their moment systems for a
+// fit on the device (spline.cuh).
 #include "spline.cuh"
 
 #define SPLINE_KERNELS(T, SUF)                                                                                 \
@@ -17,3 +18,20 @@
 
 SPLINE_KERNELS(float, f32)
 SPLINE_KERNELS(double, f64)
+
+#define SPLINE_FIT_KERNELS(T, SUF)                                                                             \
+    extern "C" __global__ void __launch_bounds__(SPLINE_FIT_BLOCK)                                             \
+        spline_fit_knots_##SUF(const T *x, int n, unsigned *info, T *h) {                                      \
+        spline_fit_knots<T>(x, n, info, h);                                                                    \
+    }                                                                                                          \
+    extern "C" __global__ void __launch_bounds__(SPLINE_ROWS_MAX_BLOCK)                                        \
+        spline_fit_rows_##SUF(const T *x, i64 xs, const T *y, int n, int count, int kind, const T *d0,         \
+                              const T *dn, i64 ss, T *a, T *b, T *c, T *d, unsigned *flags) {                  \
+        spline_fit_rows<T>(x, xs, y, n, count, kind, d0, dn, ss, a, b, c, d, flags);                           \
+    }                                                                                                          \
+    extern "C" __global__ void __launch_bounds__(SPLINE_FIT_BLOCK) spline_fit_wrap_##SUF(T *m, int n, int count) { \
+        spline_fit_wrap<T>(m, n, count);                                                                       \
+    }
+
+SPLINE_FIT_KERNELS(float, f32)
+SPLINE_FIT_KERNELS(double, f64)

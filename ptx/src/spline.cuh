@@ -1,5 +1,6 @@
 // Batched evaluation and integration of fitted cubic splines (package
-// spline): the values, first and second derivatives of many curves at many
+// spline), and the moment systems of a fit on the device (at the end of
+// this file): the values, first and second derivatives of many curves at many
 // points, and the definite integral of each curve, in one launch each.
 //
 // Every operation is spline/eval.go's in the same order (search, wrap,
@@ -280,5 +281,195 @@ __device__ __forceinline__ void spline_integrate(const T *x, i64 xs, const T *y,
             r = sign * v;
         }
         out[k] = r;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Fitting on the device (internal/gpu/splinegpu's Fitter): the moment
+// systems' rows and right-hand sides of spline/spline.go (rows, rhs with
+// the scale 1) and the data checks of checkData, so that the tridiagonal
+// plans solve them in device memory. Every operation is the CPU's, in its
+// order: the moments come out bit for bit the CPU's where the solve is the
+// CPU's algorithm.
+//
+// The checks are conservative: a curve whose knots, values or periodic
+// ends the CPU would refuse, or whose right-hand side is not finite (the
+// CPU then solves for its values scaled down), is flagged, flags[k] = 1
+// and flags[count] = 1, and the host finishes it with package spline.
+
+// The end conditions (spline.Kind).
+#define SPLINE_NATURAL 0
+#define SPLINE_CLAMPED 1
+#define SPLINE_PERIODIC 2
+
+// Threads per block of spline_fit_knots.
+#define SPLINE_FIT_BLOCK 256
+// Most threads per block of spline_fit_rows (one curve a block).
+#define SPLINE_ROWS_MAX_BLOCK 256
+
+// The largest finite number of T, halved: knots may span at most that.
+template <typename T> __device__ __forceinline__ T spline_half_max();
+template <> __device__ __forceinline__ float spline_half_max<float>() { return __int_as_float(0x7effffff); }
+template <> __device__ __forceinline__ double spline_half_max<double>() {
+    return __longlong_as_double(0x7fdfffffffffffffLL);
+}
+
+// 64 machine epsilons of T, the tolerance of a periodic curve's ends.
+template <typename T> __device__ __forceinline__ double spline_end_tol();
+template <> __device__ __forceinline__ double spline_end_tol<float>() { return 0x1p-17; }
+template <> __device__ __forceinline__ double spline_end_tol<double>() { return 0x1p-46; }
+
+// spline_fit_knots checks the n knots shared by every curve as checkKnots
+// does (finite, strictly increasing, spanning at most half the largest
+// finite T) and whether their spans are all equal (uniform knots: the
+// moment systems have constant coefficients). Grid-stride over the knots:
+// info[0] |= 1 for bad knots, info[1] |= 1 for unequal spans; h[0] is the
+// first span.
+template <typename T> __device__ __forceinline__ void spline_fit_knots(const T *x, int n, unsigned *info, T *h) {
+    const T h0 = x[1] - x[0];
+    const i64 stride = (i64)gridDim.x * blockDim.x;
+    bool bad = false, uneven = false;
+#pragma unroll 1
+    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        const T v = x[i];
+        bad = bad || spline_bad(v);
+        if (i > 0) {
+            const T p = x[i - 1];
+            bad = bad || !(v > p);
+            uneven = uneven || !(v - p == h0);
+        } else {
+            bad = bad || !(x[n - 1] - v <= spline_half_max<T>());
+            h[0] = h0;
+        }
+    }
+    if (bad) atomicOr(&info[0], 1u);
+    if (uneven) atomicOr(&info[1], 1u);
+}
+
+// spline_fit_slope is the CPU's slope(i) of rhs at the scale 1.
+template <typename T> __device__ __forceinline__ T spline_fit_slope(const T *x, const T *y, int i) {
+    return (y[i + 1] - y[i]) / (x[i + 1] - x[i]);
+}
+
+// spline_fit_rows: block b (grid-stride) forms the rows of curve k = b:
+// its right-hand sides into d[k·n …] (rhs), and, where a is not null, its
+// rows a, b, c at the same places (rows), and checks its data. The knots
+// of curve k are at x[k·xs …] (xs = 0: shared, checked by
+// spline_fit_knots). The clamped end derivatives, as T, are d0[k·ss] and
+// dn[k·ss] (ss = 0: shared). A batch of two knots that is not clamped has
+// zero moments (the CPU's early return): d is zero and only the data are
+// checked.
+template <typename T>
+__device__ __forceinline__ void spline_fit_rows(const T *x, i64 xs, const T *y, int n, int count, int kind,
+                                                const T *d0, const T *dn, i64 ss, T *a, T *b, T *c, T *d,
+                                                unsigned *flags) {
+    const bool zero = n == 2 && kind != SPLINE_CLAMPED;
+    // The rows the kind solves for.
+    const int lo = kind == SPLINE_NATURAL ? 1 : 0;
+    const int hi = kind == SPLINE_CLAMPED ? n - 1 : n - 2;
+#pragma unroll 1
+    for (i64 k = blockIdx.x; k < count; k += gridDim.x) {
+        const T *xk = x + k * xs;
+        const T *yk = y + k * n;
+        T *dk = d + k * n;
+        bool bad = false;
+        // Periodic ends: the CPU refuses |y[n−1] − y[0]| > 64ε·max(1, max|y|);
+        // 64ε is a power of two, so the curve passes when the difference is
+        // within 64ε or within 64ε·|y_i| for some i.
+        const double ends = fabs(double(yk[n - 1]) - double(yk[0]));
+        bool endsOK = kind != SPLINE_PERIODIC || ends <= spline_end_tol<T>();
+#pragma unroll 1
+        for (int i = threadIdx.x; i < n; i += blockDim.x) {
+            const T yi = yk[i];
+            bad = bad || spline_bad(yi);
+            if (xs != 0) {
+                const T xi = xk[i];
+                bad = bad || spline_bad(xi);
+                if (i > 0) {
+                    bad = bad || !(xi > xk[i - 1]);
+                } else {
+                    bad = bad || !(xk[n - 1] - xi <= spline_half_max<T>());
+                }
+            }
+            endsOK = endsOK || ends <= spline_end_tol<T>() * fabs(double(yi));
+            // Row i's right-hand side is 6·(right − left): interior rows
+            // the slopes on either side; a clamped end the slope and the
+            // given derivative; a periodic row 0 the first and last slopes.
+            // ir and il are the slopes' intervals, −1 for a derivative.
+            T di = T(0);
+            if (!zero && i >= lo && i <= hi) {
+                int ir = i, il = i - 1;
+                if (i == 0) il = kind == SPLINE_PERIODIC ? n - 2 : -1;
+                if (i == n - 1) ir = -1, il = n - 2;
+                const T right = ir >= 0 ? spline_fit_slope(xk, yk, ir) : dn[k * ss];
+                const T left = il >= 0 ? spline_fit_slope(xk, yk, il) : d0[k * ss];
+                di = T(6) * (right - left);
+                bad = bad || spline_bad(di);
+            }
+            dk[i] = di;
+            if (a != nullptr) {
+                T ai = T(0), bi = T(1), ci = T(0);
+                if (i >= 1 && i <= n - 2) {
+                    const T hl = xk[i] - xk[i - 1], hr = xk[i + 1] - xk[i];
+                    ai = hl;
+                    bi = T(2) * (hl + hr);
+                    ci = hr;
+                }
+                if (kind == SPLINE_NATURAL) {
+                    // M_0 = M_{n−1} = 0, uncoupled from the interior.
+                    if (i == 0 || i == n - 1) {
+                        ai = T(0);
+                        bi = T(1);
+                        ci = T(0);
+                    }
+                    if (i == 1) ai = T(0);
+                    if (i == n - 2) ci = T(0);
+                } else if (kind == SPLINE_CLAMPED) {
+                    if (i == 0) {
+                        const T h0 = xk[1] - xk[0];
+                        ai = T(0);
+                        bi = T(2) * h0;
+                        ci = h0;
+                    } else if (i == n - 1) {
+                        const T hn = xk[n - 1] - xk[n - 2];
+                        ai = hn;
+                        bi = T(2) * hn;
+                        ci = T(0);
+                    }
+                } else if (i == 0) {
+                    // Row 0 wraps around: its left neighbour is M_{n−2}.
+                    const T hl = xk[n - 1] - xk[n - 2], hr = xk[1] - xk[0];
+                    ai = hl;
+                    bi = T(2) * (hl + hr);
+                    ci = hr;
+                } else if (i == n - 1) {
+                    ai = T(0);
+                    bi = T(1);
+                    ci = T(0);
+                }
+                const i64 o = k * n + i;
+                a[o] = ai;
+                b[o] = bi;
+                c[o] = ci;
+            }
+        }
+        // endsOK is each thread's: the curve's ends pass when any thread's
+        // values let them.
+        const bool anyBad = __syncthreads_or(bad);
+        const bool anyEnds = __syncthreads_or(endsOK);
+        if (threadIdx.x == 0 && (anyBad || !anyEnds)) {
+            flags[k] = 1u;
+            flags[count] = 1u;
+        }
+    }
+}
+
+// spline_fit_wrap sets the last moment of each periodic curve to its
+// first, as the CPU does after the cyclic solve: thread k, grid-stride.
+template <typename T> __device__ __forceinline__ void spline_fit_wrap(T *m, int n, int count) {
+    const i64 stride = (i64)gridDim.x * blockDim.x;
+#pragma unroll 1
+    for (i64 k = (i64)blockIdx.x * blockDim.x + threadIdx.x; k < count; k += stride) {
+        m[k * n + n - 1] = m[k * n];
     }
 }

@@ -1791,3 +1791,57 @@ func SplineIntegrateFor(f64 bool) (SplineIntegrate, error) {
 
 // Kernel returns the kernel.
 func (f SplineIntegrate) Kernel() Kernel { return f.k }
+
+// SplineFitKnots is a kernel of the family spline_fit_knots_f32, spline_fit_knots_f64.
+type SplineFitKnots struct{ k Kernel }
+
+// SplineFitKnotsFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func SplineFitKnotsFor(f64 bool) (SplineFitKnots, error) {
+	if !f64 {
+		return SplineFitKnots{splineFitKnotsF32}, nil
+	}
+	if f64 {
+		return SplineFitKnots{splineFitKnotsF64}, nil
+	}
+	return SplineFitKnots{}, fmt.Errorf("%w: spline_fit_knots with f64=%t", ErrNoKernel, f64)
+}
+
+// Kernel returns the kernel.
+func (f SplineFitKnots) Kernel() Kernel { return f.k }
+
+// SplineFitRows is a kernel of the family spline_fit_rows_f32, spline_fit_rows_f64.
+type SplineFitRows struct{ k Kernel }
+
+// SplineFitRowsFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func SplineFitRowsFor(f64 bool) (SplineFitRows, error) {
+	if !f64 {
+		return SplineFitRows{splineFitRowsF32}, nil
+	}
+	if f64 {
+		return SplineFitRows{splineFitRowsF64}, nil
+	}
+	return SplineFitRows{}, fmt.Errorf("%w: spline_fit_rows with f64=%t", ErrNoKernel, f64)
+}
+
+// Kernel returns the kernel.
+func (f SplineFitRows) Kernel() Kernel { return f.k }
+
+// SplineFitWrap is a kernel of the family spline_fit_wrap_f32, spline_fit_wrap_f64.
+type SplineFitWrap struct{ k Kernel }
+
+// SplineFitWrapFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func SplineFitWrapFor(f64 bool) (SplineFitWrap, error) {
+	if !f64 {
+		return SplineFitWrap{splineFitWrapF32}, nil
+	}
+	if f64 {
+		return SplineFitWrap{splineFitWrapF64}, nil
+	}
+	return SplineFitWrap{}, fmt.Errorf("%w: spline_fit_wrap with f64=%t", ErrNoKernel, f64)
+}
+
+// Kernel returns the kernel.
+func (f SplineFitWrap) Kernel() Kernel { return f.k }

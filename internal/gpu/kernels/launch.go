@@ -4197,6 +4197,108 @@ func (f SplineIntegrate) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem i
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:12])
 }
 
+// SplineFitKnotsArgs are the parameters of spline_fit_knots_f32, spline_fit_knots_f64.
+type SplineFitKnotsArgs struct {
+	X    cu.DevicePtr // x
+	N    int32        // n
+	Info cu.DevicePtr // info
+	H    cu.DevicePtr // h
+}
+
+// SplineFitKnotsSlots is the number of launch slots of SplineFitKnots.
+const SplineFitKnotsSlots = 4
+
+// Pack puts a in slots[:SplineFitKnotsSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f SplineFitKnots) Pack(a *SplineFitKnotsArgs, slots []uint64) {
+	_ = slots[3]
+	slots[0] = uint64(a.X)
+	slots[1] = uint64(uint32(a.N))
+	slots[2] = uint64(a.Info)
+	slots[3] = uint64(a.H)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f SplineFitKnots) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *SplineFitKnotsArgs) error {
+	var slots [4]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:4])
+}
+
+// SplineFitRowsArgs are the parameters of spline_fit_rows_f32, spline_fit_rows_f64.
+type SplineFitRowsArgs struct {
+	X     cu.DevicePtr // x
+	XS    int64        // xs
+	Y     cu.DevicePtr // y
+	N     int32        // n
+	Count int32        // count
+	Kind  int32        // kind
+	D0    cu.DevicePtr // d0
+	DN    cu.DevicePtr // dn
+	SS    int64        // ss
+	A     cu.DevicePtr // a
+	B     cu.DevicePtr // b
+	C     cu.DevicePtr // c
+	D     cu.DevicePtr // d
+	Flags cu.DevicePtr // flags
+}
+
+// SplineFitRowsSlots is the number of launch slots of SplineFitRows.
+const SplineFitRowsSlots = 14
+
+// Pack puts a in slots[:SplineFitRowsSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f SplineFitRows) Pack(a *SplineFitRowsArgs, slots []uint64) {
+	_ = slots[13]
+	slots[0] = uint64(a.X)
+	slots[1] = uint64(a.XS)
+	slots[2] = uint64(a.Y)
+	slots[3] = uint64(uint32(a.N))
+	slots[4] = uint64(uint32(a.Count))
+	slots[5] = uint64(uint32(a.Kind))
+	slots[6] = uint64(a.D0)
+	slots[7] = uint64(a.DN)
+	slots[8] = uint64(a.SS)
+	slots[9] = uint64(a.A)
+	slots[10] = uint64(a.B)
+	slots[11] = uint64(a.C)
+	slots[12] = uint64(a.D)
+	slots[13] = uint64(a.Flags)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f SplineFitRows) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *SplineFitRowsArgs) error {
+	var slots [14]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:14])
+}
+
+// SplineFitWrapArgs are the parameters of spline_fit_wrap_f32, spline_fit_wrap_f64.
+type SplineFitWrapArgs struct {
+	M     cu.DevicePtr // m
+	N     int32        // n
+	Count int32        // count
+}
+
+// SplineFitWrapSlots is the number of launch slots of SplineFitWrap.
+const SplineFitWrapSlots = 3
+
+// Pack puts a in slots[:SplineFitWrapSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f SplineFitWrap) Pack(a *SplineFitWrapArgs, slots []uint64) {
+	_ = slots[2]
+	slots[0] = uint64(a.M)
+	slots[1] = uint64(uint32(a.N))
+	slots[2] = uint64(uint32(a.Count))
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f SplineFitWrap) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *SplineFitWrapArgs) error {
+	var slots [3]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:3])
+}
+
 // ThomasLauncher is a kernel launched with ThomasArgs: Thomas, Gtsv, Ptsv.
 type ThomasLauncher interface {
 	Kernel() Kernel

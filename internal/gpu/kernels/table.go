@@ -258,6 +258,12 @@ const (
 	splineIntegrateF32
 	splineEvalF64
 	splineIntegrateF64
+	splineFitKnotsF32
+	splineFitRowsF32
+	splineFitWrapF32
+	splineFitKnotsF64
+	splineFitRowsF64
+	splineFitWrapF64
 )
 
 // table describes every kernel, indexed by Kernel.
@@ -516,4 +522,10 @@ var table = [...]Info{
 	splineIntegrateF32:             {Name: "spline_integrate_f32", Module: 4, Family: "spline_integrate", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"x", "const float*"}, {"xs", "i64"}, {"y", "const float*"}, {"m", "const float*"}, {"n", "int"}, {"count", "int"}, {"periodic", "int"}, {"lower", "const float*"}, {"upper", "const float*"}, {"bs", "i64"}, {"out", "float*"}, {"flags", "unsigned*"}}},
 	splineEvalF64:                  {Name: "spline_eval_f64", Module: 4, Family: "spline_eval", MaxThreads: 1024, MinBlocks: 0, Params: []Param{{"x", "const double*"}, {"xs", "i64"}, {"y", "const double*"}, {"m", "const double*"}, {"t", "const double*"}, {"ts", "i64"}, {"n", "int"}, {"count", "int"}, {"P", "int"}, {"periodic", "int"}, {"cpk", "int"}, {"val", "double*"}, {"der", "double*"}, {"der2", "double*"}, {"flags", "unsigned*"}}},
 	splineIntegrateF64:             {Name: "spline_integrate_f64", Module: 4, Family: "spline_integrate", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"x", "const double*"}, {"xs", "i64"}, {"y", "const double*"}, {"m", "const double*"}, {"n", "int"}, {"count", "int"}, {"periodic", "int"}, {"lower", "const double*"}, {"upper", "const double*"}, {"bs", "i64"}, {"out", "double*"}, {"flags", "unsigned*"}}},
+	splineFitKnotsF32:              {Name: "spline_fit_knots_f32", Module: 4, Family: "spline_fit_knots", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"x", "const float*"}, {"n", "int"}, {"info", "unsigned*"}, {"h", "float*"}}},
+	splineFitRowsF32:               {Name: "spline_fit_rows_f32", Module: 4, Family: "spline_fit_rows", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"x", "const float*"}, {"xs", "i64"}, {"y", "const float*"}, {"n", "int"}, {"count", "int"}, {"kind", "int"}, {"d0", "const float*"}, {"dn", "const float*"}, {"ss", "i64"}, {"a", "float*"}, {"b", "float*"}, {"c", "float*"}, {"d", "float*"}, {"flags", "unsigned*"}}},
+	splineFitWrapF32:               {Name: "spline_fit_wrap_f32", Module: 4, Family: "spline_fit_wrap", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"m", "float*"}, {"n", "int"}, {"count", "int"}}},
+	splineFitKnotsF64:              {Name: "spline_fit_knots_f64", Module: 4, Family: "spline_fit_knots", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"x", "const double*"}, {"n", "int"}, {"info", "unsigned*"}, {"h", "double*"}}},
+	splineFitRowsF64:               {Name: "spline_fit_rows_f64", Module: 4, Family: "spline_fit_rows", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"x", "const double*"}, {"xs", "i64"}, {"y", "const double*"}, {"n", "int"}, {"count", "int"}, {"kind", "int"}, {"d0", "const double*"}, {"dn", "const double*"}, {"ss", "i64"}, {"a", "double*"}, {"b", "double*"}, {"c", "double*"}, {"d", "double*"}, {"flags", "unsigned*"}}},
+	splineFitWrapF64:               {Name: "spline_fit_wrap_f64", Module: 4, Family: "spline_fit_wrap", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"m", "double*"}, {"n", "int"}, {"count", "int"}}},
 }

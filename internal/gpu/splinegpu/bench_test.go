@@ -258,3 +258,103 @@ func (e *Evaluator[T]) timeEval(cv *Curves[T], pts Points[T], out Out[T], warmup
 	})
 	return ts, err
 }
+
+// BenchmarkFitEvalDevice times the device-resident pipeline: the batch of
+// scripts/cupy-spline.py (10⁴ curves of 10³ shared knots, FP64) fitted
+// with Fitter.FitDeviceInto and evaluated at 10⁴ shared points with
+// EvalDevice, the knots, values, moments, points and results in device
+// memory throughout; natural end condition. Knots: "jittered" is the
+// batch of cupy-spline.py (unequal spans: coefficient arrays), "uniform"
+// knots 0, 1, 2, … (constant coefficients). Algorithms: the GPU's Auto
+// choice, and Thomas (the CPU's moments bit for bit). Reported, medians
+// of 10 after a warm-up: ms (fit + evaluate, wall time of the two calls),
+// ms-fit, ms-eval, GB/s and %bw of the floor bytes over the whole (read y,
+// write M, read y and M for the evaluation, read the points, write the
+// results) against the device's copy bandwidth. Run on the GPU machine
+// with
+//
+//	./splinegpu.test -test.run '^$' -test.bench FitEvalDevice -test.benchtime 1x
+func BenchmarkFitEvalDevice(b *testing.B) {
+	bw := copyBandwidth(b)
+	ctx := context.Background()
+	hx, hy, ht := benchData(benchN, benchCount, benchP)
+	ux := make([]float64, benchN)
+	for i := range ux {
+		ux[i] = float64(i)
+	}
+	up := func(v []float64) *cuda.Buffer[float64] {
+		d, err := cuda.Upload(dev, v)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return d
+	}
+	dx, dux, dy, dt := up(hx), up(ux), up(hy), up(ht)
+	defer dx.Free()
+	defer dux.Free()
+	defer dy.Free()
+	defer dt.Free()
+	m, err := cuda.Alloc[float64](dev, benchN*benchCount)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Free()
+	val, err := cuda.Alloc[float64](dev, benchCount*benchP)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer val.Free()
+	e, err := NewEvaluator[float64](dev)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	floor := 8 * (4*int64(benchN)*benchCount + benchP + int64(benchCount)*benchP)
+	for _, algo := range []tridiag.Algorithm{tridiag.Auto, tridiag.Thomas} {
+		fit, err := NewFitter[float64](dev, benchN, benchCount, tridiag.Options{Algorithm: algo})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, knots := range []struct {
+			name string
+			x    *cuda.Buffer[float64]
+		}{{"jittered", dx}, {"uniform", dux}} {
+			uniform := knots.name == "uniform"
+			solver, err := fit.Algorithm(spline.KindNatural, uniform)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run(fmt.Sprintf("f64/N=%d/curves=%d/points=%d/%s/%v(%v)", benchN, benchCount, benchP, knots.name, algo, solver), func(b *testing.B) {
+				var all, fits, evals []time.Duration
+				for i := 0; i < b.N; i++ {
+					for r := 0; r < 11; r++ {
+						start := time.Now()
+						cv, err := fit.FitDeviceInto(ctx, knots.x, dy, m, spline.Natural())
+						if err != nil {
+							b.Fatal(err)
+						}
+						fitted := time.Now()
+						if err := e.EvalDevice(ctx, cv, Points[float64]{T: dt, P: benchP}, Out[float64]{Value: val}); err != nil {
+							b.Fatal(err)
+						}
+						done := time.Now()
+						if r > 0 { // the first run makes the plans
+							all = append(all, done.Sub(start))
+							fits = append(fits, fitted.Sub(start))
+							evals = append(evals, done.Sub(fitted))
+						}
+					}
+				}
+				med := median(all)
+				b.ReportMetric(float64(med.Microseconds())/1e3, "ms")
+				b.ReportMetric(float64(median(fits).Microseconds())/1e3, "ms-fit")
+				b.ReportMetric(float64(median(evals).Microseconds())/1e3, "ms-eval")
+				b.ReportMetric(float64(floor)/med.Seconds()/1e9, "GB/s")
+				b.ReportMetric(100*float64(floor)/med.Seconds()/bw, "%bw")
+			})
+		}
+		if err := fit.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
