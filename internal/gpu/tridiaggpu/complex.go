@@ -104,7 +104,9 @@ func NewComplexPlan[T tridiag.Complex](dev *cuda.Device, shape tridiag.Shape, op
 		return nil, err
 	}
 	if spec.Cyclic {
-		p.planes++ // z, the solution of Sherman–Morrison's second right-hand side
+		// z, the solution of Sherman–Morrison's second right-hand side,
+		// is plane 3 for every algorithm (ptx/src/complex.cuh).
+		p.planes = 4
 	}
 	if p.status, err = dev.AllocBytes(int64(spec.G+1) * 4); err != nil {
 		return nil, err
