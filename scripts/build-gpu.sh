@@ -25,6 +25,10 @@ if [ -d cmd/bandsolve ]; then
   # -buildvcs: the bench records the commit in its CSV records.
   go build "${flags[@]}" -buildvcs=true -o .gpu/bandsolve ./cmd/bandsolve
 fi
+# The CUDA variant of the C library, for the Python tests on CuPy there:
+#   BANDSOLVE_LIB=$PWD/.gpu/libbandsolve_cuda.so PYTHON=python3 bash scripts/test-python.sh
+go build -buildmode=c-shared "${flags[@]}" -o .gpu/libbandsolve_cuda.so ./capi
+rm -f .gpu/libbandsolve_cuda.h
 cp scripts/gpu-run.sh .gpu/run.sh
 cp scripts/baseline.sh scripts/lapack-gbsv.py .gpu/
 commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
