@@ -365,24 +365,32 @@ func dot(x, y []float64) float64 {
 // subtracted from b[0] and delta from b[n−1]. It reports false when a
 // pivot is exactly zero (T singular).
 func (k *checker) factor(gamma, delta float64) bool {
-	n := k.n
-	dl, dd, du, du2 := k.dl, k.dd, k.du, k.du2
-	copy(dd, k.b)
+	return gttrf(k.a[:k.n], k.b[:k.n], k.c[:k.n], gamma, delta, k.dl, k.dd, k.du, k.du2, k.swap, math.Abs)
+}
+
+// gttrf factors the tridiagonal matrix (a, b, c) of order n = len(b),
+// with gamma subtracted from b[0] and delta from b[n−1], by LU with
+// partial pivoting (LAPACK gttrf; rows compared by abs): dl, dd, du, du2
+// and swap receive the factors. It reports false when a pivot is exactly
+// zero.
+func gttrf[E float64 | complex128](a, b, c []E, gamma, delta E, dl, dd, du, du2 []E, swap []bool, abs func(E) float64) bool {
+	n := len(b)
+	copy(dd, b)
 	dd[0] -= gamma
 	dd[n-1] -= delta
 	for i := 0; i < n-1; i++ {
-		dl[i], du[i], du2[i] = k.a[i+1], k.c[i], 0
+		dl[i], du[i], du2[i] = a[i+1], c[i], 0
 	}
 	for i := 0; i < n-1; i++ {
-		if math.Abs(dd[i]) >= math.Abs(dl[i]) {
-			k.swap[i] = false
+		if abs(dd[i]) >= abs(dl[i]) {
+			swap[i] = false
 			if dd[i] != 0 {
 				f := dl[i] / dd[i]
 				dl[i] = f
 				dd[i+1] -= f * du[i]
 			}
 		} else {
-			k.swap[i] = true
+			swap[i] = true
 			f := dd[i] / dl[i]
 			dd[i] = dl[i]
 			dl[i] = f

@@ -189,42 +189,7 @@ func dotH(x, y []complex128) complex128 {
 // Cabs1 (zgttrf) of the tridiagonal part, with gamma subtracted from
 // b[0] and delta from b[n−1]; false when a pivot is exactly zero.
 func (k *complexChecker) factor(gamma, delta complex128) bool {
-	n := k.n
-	dl, dd, du, du2 := k.dl, k.dd, k.du, k.du2
-	copy(dd, k.b)
-	dd[0] -= gamma
-	dd[n-1] -= delta
-	for i := 0; i < n-1; i++ {
-		dl[i], du[i], du2[i] = k.a[i+1], k.c[i], 0
-	}
-	for i := 0; i < n-1; i++ {
-		if tri.Cabs1(dd[i]) >= tri.Cabs1(dl[i]) {
-			k.swap[i] = false
-			if dd[i] != 0 {
-				f := dl[i] / dd[i]
-				dl[i] = f
-				dd[i+1] -= f * du[i]
-			}
-		} else {
-			k.swap[i] = true
-			f := dd[i] / dl[i]
-			dd[i] = dl[i]
-			dl[i] = f
-			t := du[i]
-			du[i] = dd[i+1]
-			dd[i+1] = t - f*dd[i+1]
-			if i < n-2 {
-				du2[i] = du[i+1]
-				du[i+1] = -f * du[i+1]
-			}
-		}
-	}
-	for _, p := range dd[:n] {
-		if p == 0 {
-			return false
-		}
-	}
-	return true
+	return gttrf(k.a[:k.n], k.b[:k.n], k.c[:k.n], gamma, delta, k.dl, k.dd, k.du, k.du2, k.swap, tri.Cabs1[complex128])
 }
 
 // solveT0 applies the inverse of the factored T (zgtts2), or of its
