@@ -129,9 +129,38 @@ def _device_of(spec):
     raise ValueError(f"bandsolve: unknown device {spec!r} (want 'cpu', 'cuda', 'cuda:N' or an ordinal)")
 
 
-class Factors:
+class _Handle:
+    """A library handle released by close(), at the end of a with block,
+    or when the object is collected; _destroy names the library call that
+    releases it."""
+
+    _h = None
+    _destroy = ""
+
+    def close(self):
+        """Releases the handle (again: nothing)."""
+        if self._h:
+            getattr(_lib_(), self._destroy)(self._h)
+            self._h = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class Factors(_Handle):
     """The factors of a batch (Plan.factor): solve for new right-hand sides
     without factoring again. CPU plans only."""
+
+    _destroy = "bandsolve_factors_destroy"
 
     def __init__(self, handle, plan):
         self._h = handle
@@ -152,30 +181,13 @@ class Factors:
             _raise(st, info)
         return out
 
-    def close(self):
-        """Releases the factors."""
-        if self._h:
-            _lib_().bandsolve_factors_destroy(self._h)
-            self._h = None
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 def _info_ptr(info):
     return info.__array_interface__["data"][0]
 
 
-class Plan:
+class Plan(_Handle):
     """A tridiagonal plan: batches of `batch` systems of `n` rows, made once
     and reused (it owns its workspace).
 
@@ -189,6 +201,8 @@ class Plan:
     The solve methods take flat buffers: NumPy arrays for any plan, CUDA
     arrays (CuPy, PyTorch) for CUDA plans, each holding the batch from its
     first element (Plan.length elements of the plan's dtype at least)."""
+
+    _destroy = "bandsolve_tridiag_destroy"
 
     def __init__(self, n, batch=1, *, dtype=np.float64, layout="contiguous", strides=None,
                  algorithm="auto", pivoting="auto", cyclic=False, check=False,
@@ -360,23 +374,6 @@ class Plan:
             _raise(st, info)
         return f
 
-    def close(self):
-        """Releases the plan's workspace."""
-        if self._h:
-            _lib_().bandsolve_tridiag_destroy(self._h)
-            self._h = None
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 # Plans made by solve(), reused for the same shape and options.
