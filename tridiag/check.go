@@ -222,10 +222,16 @@ func gather[T Float](k *checker, spec Spec, bt Batch[T], g int) {
 
 // checkSystem measures the backward error and κ̂ of the system in k.
 func checkSystem(k *checker, cyclic bool) Status {
-	n := k.n
-	a, b, c := k.a, k.b, k.c
-	// Periodic systems of one or two rows: the corners fold onto the
-	// diagonal or the off-diagonals, as the cyclic solve does.
+	cyclic = foldCorners(k.a, k.b, k.c, k.n, cyclic)
+	return checkStatus(backwardError(k.a, k.b, k.c, k.d, k.x, cyclic), k.cond, cyclic)
+}
+
+// foldCorners prepares the n-row system (a, b, c) for the check: the
+// corners of a periodic system of one or two rows fold onto the diagonal
+// or the off-diagonals, as the cyclic solve does, and a system that is
+// not periodic (any more) gets a[0] = c[n−1] = 0. It returns whether the
+// system is still periodic.
+func foldCorners[E float64 | complex128](a, b, c []E, n int, cyclic bool) bool {
 	if cyclic && n <= 2 {
 		if n == 1 {
 			b[0] += a[0] + c[0]
@@ -238,13 +244,19 @@ func checkSystem(k *checker, cyclic bool) Status {
 	if !cyclic {
 		a[0], c[n-1] = 0, 0
 	}
+	return cyclic
+}
+
+// checkStatus is the Status of a system with backward error be and the
+// condition estimate of cond.
+func checkStatus(be float64, cond func(cyclic bool) (float64, bool), cyclic bool) Status {
 	var s Status
-	s.BackwardError = backwardError(a, b, c, k.d, k.x, cyclic)
-	if math.IsInf(s.BackwardError, 0) || math.IsNaN(s.BackwardError) {
+	s.BackwardError = be
+	if math.IsInf(be, 0) || math.IsNaN(be) {
 		s.Flags |= NonFinite
 	}
-	cond, singular := k.cond(cyclic)
-	s.Cond = cond
+	var singular bool
+	s.Cond, singular = cond(cyclic)
 	if singular {
 		s.Flags |= Singular
 	}

@@ -46,31 +46,8 @@ func gatherComplex[T Complex](k *complexChecker, spec Spec, bt Batch[T], g int) 
 // check measures the backward error and κ̂ of the system in k, as
 // checkSystem does for a real one.
 func (k *complexChecker) check(cyclic bool) Status {
-	n := k.n
-	a, b, c := k.a, k.b, k.c
-	if cyclic && n <= 2 {
-		if n == 1 {
-			b[0] += a[0] + c[0]
-		} else {
-			c[0] += a[0]
-			a[1] += c[1]
-		}
-		cyclic = false
-	}
-	if !cyclic {
-		a[0], c[n-1] = 0, 0
-	}
-	var s Status
-	s.BackwardError = backwardErrorComplex(a, b, c, k.d, k.x, cyclic)
-	if math.IsInf(s.BackwardError, 0) || math.IsNaN(s.BackwardError) {
-		s.Flags |= NonFinite
-	}
-	cond, singular := k.cond(cyclic)
-	s.Cond = cond
-	if singular {
-		s.Flags |= Singular
-	}
-	return s
+	cyclic = foldCorners(k.a, k.b, k.c, k.n, cyclic)
+	return checkStatus(backwardErrorComplex(k.a, k.b, k.c, k.d, k.x, cyclic), k.cond, cyclic)
 }
 
 // backwardErrorComplex is backwardError for a complex system, with the
