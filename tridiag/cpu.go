@@ -207,15 +207,21 @@ const (
 // Describe names the algorithm the solver runs (Auto resolved) and, for
 // Auto after a solve, how many systems of the last solve GTSV solved.
 func (s *cpuSolver[T]) Describe() string {
-	if s.spec.Algorithm != Auto {
-		return s.spec.Algorithm.String()
+	return cpuDescription(s.spec, s.solved.Load(), s.pivoted.Load())
+}
+
+// cpuDescription is the Describe of a CPU solver of spec whose last solve
+// had solved systems, pivoted of them by GTSV (Auto).
+func cpuDescription(spec Spec, solved, pivoted int64) string {
+	if spec.Algorithm != Auto {
+		return spec.Algorithm.String()
 	}
 	d := cpuAutoDescription
-	if s.spec.Pivoting == PivotNever {
+	if spec.Pivoting == PivotNever {
 		d = cpuNeverDescription
 	}
-	if g := s.solved.Load(); g > 0 {
-		d += fmt.Sprintf("; last solve: gtsv for %d of %d systems", s.pivoted.Load(), g)
+	if solved > 0 {
+		d += fmt.Sprintf("; last solve: gtsv for %d of %d systems", pivoted, solved)
 	}
 	return d
 }

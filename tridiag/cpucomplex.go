@@ -76,17 +76,7 @@ func newCPUComplexSolver[T Complex](dev *CPU, spec Spec) (*cpuComplexSolver[T], 
 // Describe names the algorithm (Auto resolved) and, for Auto after a
 // solve, how many systems of the last solve GTSV solved.
 func (s *cpuComplexSolver[T]) Describe() string {
-	if s.spec.Algorithm != Auto {
-		return s.spec.Algorithm.String()
-	}
-	d := cpuAutoDescription
-	if s.spec.Pivoting == PivotNever {
-		d = cpuNeverDescription
-	}
-	if g := s.solved.Load(); g > 0 {
-		d += fmt.Sprintf("; last solve: gtsv for %d of %d systems", s.pivoted.Load(), g)
-	}
-	return d
+	return cpuDescription(s.spec, s.solved.Load(), s.pivoted.Load())
 }
 
 func (s *cpuComplexSolver[T]) Close() error {
