@@ -204,28 +204,9 @@ func (s *cpuComplexSolver[T]) solveCyclic(w *cpuComplexWorker[T], a, b, c, d, x 
 		a[0], c[1] = 0, 0
 		return s.solveOne(w, a, b, c, d, x)
 	}
-	alpha, beta, gamma := splitCorners(a, b, c)
-	u := w.u
-	clear(u)
-	u[0], u[n-1] = gamma, beta
-	y, z := w.y, w.z
 	// solveOne's Auto keeps d in w.y for an in-place solve only; y is not
 	// d here, so it is free.
-	if err := s.solveOne(w, a, b, c, d, y); err != nil {
-		return err
-	}
-	if err := s.solveOne(w, a, b, c, u, z); err != nil {
-		return err
-	}
-	ag := alpha / gamma
-	vy := y[0] + T(ag*y[n-1])
-	den := 1 + z[0] + T(ag*z[n-1])
-	if den == 0 || !tri.FiniteC(den) {
-		return fmt.Errorf("%w: Sherman–Morrison denominator is %v", ErrSingular, den)
-	}
-	f := vy / den
-	for i := range x {
-		x[i] = y[i] - T(f*z[i])
-	}
-	return nil
+	return shermanMorrison(a, b, c, d, x, w.u, w.y, w.z, func(rhs, sol []T) error {
+		return s.solveOne(w, a, b, c, rhs, sol)
+	})
 }

@@ -37,23 +37,31 @@ func (s *cpuSolver[T]) solveCyclic(w *cpuWorker[T], a, b, c, d, x []T) error {
 		a[0], c[1] = 0, 0
 		return s.solveOne(w, a, b, c, d, x)
 	}
+	// None of u, y, z aliases another, so Auto needs no scratch copy.
+	return shermanMorrison(a, b, c, d, x, w.u, w.y, w.z, func(rhs, sol []T) error {
+		return s.solveOne(w, a, b, c, rhs, sol)
+	})
+}
+
+// shermanMorrison solves the periodic system (a, b, c) of n ≥ 3 rows (the
+// worker's copies, changed here) for d into x, as solveCyclic says:
+// solve solves T for a right-hand side; u, y and z are n elements of
+// scratch that alias nothing else.
+func shermanMorrison[T Scalar](a, b, c, d, x, u, y, z []T, solve func(rhs, sol []T) error) error {
+	n := len(b)
 	alpha, beta, gamma := splitCorners(a, b, c)
-	u := w.u
-	for i := range u {
-		u[i] = 0
-	}
+	clear(u)
 	u[0], u[n-1] = gamma, beta
-	// None of these alias one another, so Auto needs no scratch copy.
-	y, z := w.y, w.z
-	if err := s.solveOne(w, a, b, c, d, y); err != nil {
+	if err := solve(d, y); err != nil {
 		return err
 	}
-	if err := s.solveOne(w, a, b, c, u, z); err != nil {
+	if err := solve(u, z); err != nil {
 		return err
 	}
-	vy := y[0] + T(alpha/gamma*y[n-1])
-	den := 1 + z[0] + T(alpha/gamma*z[n-1])
-	if den == 0 || !finite(den) {
+	ag := alpha / gamma
+	vy := y[0] + T(ag*y[n-1])
+	den := 1 + z[0] + T(ag*z[n-1])
+	if den == 0 || !finiteScalar(den) {
 		return fmt.Errorf("%w: Sherman–Morrison denominator is %v", ErrSingular, den)
 	}
 	f := vy / den
