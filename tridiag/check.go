@@ -347,29 +347,32 @@ func (k *checker) cond(cyclic bool) (float64, bool) {
 		}
 		solveA := func(w []float64) {
 			k.solveT0(w, false)
-			f := dot(v, w) / den
-			for i := range w {
-				w[i] -= f * z[i]
-			}
+			subScaled(w, z, dot(v, w)/den)
 		}
 		solveAT := func(w []float64) {
 			k.solveT0(w, true)
-			f := dot(u, w) / den
-			for i := range w {
-				w[i] -= f * zt[i]
-			}
+			subScaled(w, zt, dot(u, w)/den)
 		}
 		return an * condest.InvNormInf(n, solveA, solveAT), false
 	}
 	return math.Inf(1), true
 }
 
-func dot(x, y []float64) float64 {
-	var s float64
+// dot is Σ x[i]·y[i] (no conjugation).
+func dot[E float64 | complex128](x, y []E) E {
+	var s E
 	for i := range x {
 		s += x[i] * y[i]
 	}
 	return s
+}
+
+// subScaled sets w −= f·z: the Sherman–Morrison correction of a solve
+// with T into a solve with A.
+func subScaled[E float64 | complex128](w, z []E, f E) {
+	for i := range w {
+		w[i] -= f * z[i]
+	}
 }
 
 // factor computes the LU factorization with partial pivoting (LAPACK

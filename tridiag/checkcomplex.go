@@ -121,39 +121,25 @@ func (k *complexChecker) cond(cyclic bool) (float64, bool) {
 			zt[i] = cmplx.Conj(v[i])
 		}
 		k.solveT0(zt, true) // zt = T⁻ᴴv̄
-		den := 1 + dotT(v, z)
+		den := 1 + dot(v, z)
 		denH := 1 + dotH(u, zt)
 		if den == 0 || !tri.FiniteC(den) || denH == 0 || !tri.FiniteC(denH) {
 			return math.Inf(1), den == 0 || denH == 0
 		}
 		solveA := func(w []complex128) {
 			k.solveT0(w, false)
-			f := dotT(v, w) / den
-			for i := range w {
-				w[i] -= f * z[i]
-			}
+			subScaled(w, z, dot(v, w)/den)
 		}
 		solveAH := func(w []complex128) {
 			k.solveT0(w, true)
-			f := dotH(u, w) / denH
-			for i := range w {
-				w[i] -= f * zt[i]
-			}
+			subScaled(w, zt, dotH(u, w)/denH)
 		}
 		return an * condest.InvNormInfC(n, solveA, solveAH), false
 	}
 	return math.Inf(1), true
 }
 
-// dotT is Σ x[i]·y[i]; dotH is Σ conj(x[i])·y[i].
-func dotT(x, y []complex128) complex128 {
-	var s complex128
-	for i := range x {
-		s += x[i] * y[i]
-	}
-	return s
-}
-
+// dotH is Σ conj(x[i])·y[i].
 func dotH(x, y []complex128) complex128 {
 	var s complex128
 	for i := range x {

@@ -69,10 +69,16 @@ func (p *Plan[T]) Device() Device { return p.dev }
 func (p *Plan[T]) Describe() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if d, ok := p.solver.(Describer); ok {
+	return describe(p.solver, p.spec.Algorithm)
+}
+
+// describe is the Describe of a plan with solver s (nil once closed) for
+// algorithm alg.
+func describe(s any, alg Algorithm) string {
+	if d, ok := s.(Describer); ok {
 		return d.Describe()
 	}
-	return p.spec.Algorithm.String()
+	return alg.String()
 }
 
 // Solve solves the batch with coefficient arrays a, b, c and right-hand

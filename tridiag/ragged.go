@@ -140,10 +140,7 @@ func (p *RaggedPlan[T]) Device() Device { return p.dev }
 func (p *RaggedPlan[T]) Describe() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if d, ok := p.solver.(Describer); ok {
-		return d.Describe()
-	}
-	return p.spec.Algorithm.String()
+	return describe(p.solver, p.spec.Algorithm)
 }
 
 // Solve solves the batch with coefficient arrays a, b, c and right-hand
