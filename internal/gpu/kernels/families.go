@@ -757,6 +757,24 @@ func TriBackwardFor(f64 bool) (TriBackward, error) {
 // Kernel returns the kernel.
 func (f TriBackward) Kernel() Kernel { return f.k }
 
+// TriCond is a kernel of the family tri_cond_f32, tri_cond_f64.
+type TriCond struct{ k Kernel }
+
+// TriCondFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func TriCondFor(f64 bool) (TriCond, error) {
+	if !f64 {
+		return TriCond{triCondF32}, nil
+	}
+	if f64 {
+		return TriCond{triCondF64}, nil
+	}
+	return TriCond{}, fmt.Errorf("%w: tri_cond with f64=%t", ErrNoKernel, f64)
+}
+
+// Kernel returns the kernel.
+func (f TriCond) Kernel() Kernel { return f.k }
+
 // SegmentP is a kernel of the family segment_p16_f32, segment_p16_f64.
 type SegmentP struct{ k Kernel }
 

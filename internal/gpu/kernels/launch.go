@@ -1744,6 +1744,60 @@ func (f TriBackward) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, 
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:15])
 }
 
+// TriCondArgs are the parameters of tri_cond_f32, tri_cond_f64.
+type TriCondArgs struct {
+	A       cu.DevicePtr // a
+	B       cu.DevicePtr // b
+	C       cu.DevicePtr // c
+	N       int32        // n
+	G       int32        // G
+	ES      int64        // es
+	BS      int64        // bs
+	CA      float64      // ca
+	CB      float64      // cb
+	CC      float64      // cc
+	IsConst int32        // isConst
+	Cyclic  int32        // cyclic
+	G0      int32        // g0
+	GC      int32        // gc
+	Work    cu.DevicePtr // work
+	SW      cu.DevicePtr // sw
+	Out     cu.DevicePtr // out
+}
+
+// TriCondSlots is the number of launch slots of TriCond.
+const TriCondSlots = 17
+
+// Pack puts a in slots[:TriCondSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f TriCond) Pack(a *TriCondArgs, slots []uint64) {
+	_ = slots[16]
+	slots[0] = uint64(a.A)
+	slots[1] = uint64(a.B)
+	slots[2] = uint64(a.C)
+	slots[3] = uint64(uint32(a.N))
+	slots[4] = uint64(uint32(a.G))
+	slots[5] = uint64(a.ES)
+	slots[6] = uint64(a.BS)
+	slots[7] = packFloat(table[f.Kernel()].Params[7].CType, a.CA)
+	slots[8] = packFloat(table[f.Kernel()].Params[8].CType, a.CB)
+	slots[9] = packFloat(table[f.Kernel()].Params[9].CType, a.CC)
+	slots[10] = uint64(uint32(a.IsConst))
+	slots[11] = uint64(uint32(a.Cyclic))
+	slots[12] = uint64(uint32(a.G0))
+	slots[13] = uint64(uint32(a.GC))
+	slots[14] = uint64(a.Work)
+	slots[15] = uint64(a.SW)
+	slots[16] = uint64(a.Out)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f TriCond) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *TriCondArgs) error {
+	var slots [17]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:17])
+}
+
 // SegmentPArgs are the parameters of segment_p16_f32, segment_p16_f64.
 type SegmentPArgs struct {
 	A       cu.DevicePtr // a
