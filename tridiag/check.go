@@ -474,23 +474,21 @@ func (k *checker) solveT0(w []float64, trans bool) {
 	}
 }
 
-// MergeBackwardErrors is the verdict of a check that measured the
-// normwise backward error alone, eta[g] for every system g (no condition
-// estimate: Status.Cond stays 0), as a GPU plan does for solves whose
-// data stay on the device: each system gets a Status judged against the
-// tolerance tol and ε = eps, and the returned error lists the systems
-// that fail it together with the solve's own failures solveErr (a
-// *BatchError, or nil; those keep their error and get the measures). Any
-// other solveErr is returned as it is.
-func MergeBackwardErrors(G int, solveErr error, eta []float64, tol, eps float64) ([]Status, error) {
+// MergeChecks is the verdict of a check whose measures were taken
+// elsewhere, as a GPU plan takes them on the device for solves whose data
+// stay there: st[g] holds system g's BackwardError, its Cond (0 when not
+// estimated) and the flags found while measuring (Singular). Each system
+// is judged against the tolerance tol and ε = eps, and the returned error
+// lists the systems that fail it together with the solve's own failures
+// solveErr (a *BatchError, or nil; those keep their error and get the
+// measures). Any other solveErr is returned as it is.
+func MergeChecks(solveErr error, st []Status, tol, eps float64) ([]Status, error) {
 	var be *BatchError
 	if solveErr != nil && !errors.As(solveErr, &be) {
 		return nil, solveErr
 	}
-	st := make([]Status, G)
 	var failed []SystemError
 	for g := range st {
-		st[g].BackwardError = eta[g]
 		st[g].Judge(tol, eps)
 		if st[g].Failed() {
 			failed = append(failed, SystemError{System: g, Row: -1, Err: st[g].Err(tol), Status: st[g]})
@@ -498,7 +496,7 @@ func MergeBackwardErrors(G int, solveErr error, eta []float64, tol, eps float64)
 	}
 	var checkErr error
 	if len(failed) > 0 {
-		checkErr = &BatchError{G: G, Failed: failed}
+		checkErr = &BatchError{G: len(st), Failed: failed}
 	}
-	return st, mergeCheck(G, be, st, checkErr)
+	return st, mergeCheck(len(st), be, st, checkErr)
 }

@@ -368,31 +368,44 @@ func BenchmarkCheck(b *testing.B) {
 	})
 }
 
-// TestMergeBackwardErrors: the verdict of a device's backward-error check
-// merged with the solve's breakdowns: a breakdown keeps its error and gets
-// its measures, a system above the tolerance or with a non-finite x is
-// added, one within it is not; an error that is no *BatchError passes
-// through.
-func TestMergeBackwardErrors(t *testing.T) {
-	solveErr := &tridiag.BatchError{G: 4, Failed: []tridiag.SystemError{{System: 1, Row: 7, Err: tridiag.ErrZeroPivot}}}
-	eta := []float64{1e-18, 0.5, math.Inf(1), 1e-3}
-	st, err := tridiag.MergeBackwardErrors(4, solveErr, eta, 1e-12, 0x1p-52)
-	require.Len(t, st, 4)
+// TestMergeChecks: the verdict of a device's check merged with the
+// solve's breakdowns: a breakdown keeps its error and gets its measures, a
+// system above the tolerance, with a non-finite x, with κ̂·ε ≥ 1/2 or
+// found singular is added, one within every bound is not; an error that is
+// no *BatchError passes through.
+func TestMergeChecks(t *testing.T) {
+	measured := func() []tridiag.Status {
+		return []tridiag.Status{
+			{BackwardError: 1e-18, Cond: 10},
+			{BackwardError: 0.5},
+			{BackwardError: math.Inf(1)},
+			{BackwardError: 1e-3},
+			{BackwardError: 1e-17, Cond: 1e17},
+			{BackwardError: 1e-17, Cond: math.Inf(1), Flags: tridiag.Singular},
+		}
+	}
+	solveErr := &tridiag.BatchError{G: 6, Failed: []tridiag.SystemError{{System: 1, Row: 7, Err: tridiag.ErrZeroPivot}}}
+	st, err := tridiag.MergeChecks(solveErr, measured(), 1e-12, 0x1p-52)
+	require.Len(t, st, 6)
 	assert.False(t, st[0].Failed())
-	assert.Zero(t, st[0].Cond)
+	assert.Equal(t, 10.0, st[0].Cond)
 	var be *tridiag.BatchError
 	require.ErrorAs(t, err, &be)
-	require.Len(t, be.Failed, 3)
+	require.Len(t, be.Failed, 5)
 	assert.Equal(t, 1, be.Failed[0].System)
 	assert.ErrorIs(t, be.Failed[0].Err, tridiag.ErrZeroPivot)
 	assert.Equal(t, 0.5, be.Failed[0].Status.BackwardError)
 	assert.NotZero(t, be.Failed[1].Status.Flags&tridiag.NonFinite)
 	assert.ErrorIs(t, be.Failed[2].Err, tridiag.ErrInaccurate)
 	assert.Equal(t, 3, be.Failed[2].System)
+	assert.Equal(t, 4, be.Failed[3].System)
+	assert.NotZero(t, be.Failed[3].Status.Flags&tridiag.IllConditioned)
+	assert.Equal(t, 5, be.Failed[4].System)
+	assert.NotZero(t, be.Failed[4].Status.Flags&tridiag.Singular)
 
 	other := errors.New("driver")
-	_, err = tridiag.MergeBackwardErrors(4, other, eta, 1e-12, 0x1p-52)
+	_, err = tridiag.MergeChecks(other, measured(), 1e-12, 0x1p-52)
 	assert.Equal(t, other, err)
-	_, err = tridiag.MergeBackwardErrors(1, nil, []float64{1e-17}, 1e-12, 0x1p-52)
+	_, err = tridiag.MergeChecks(nil, []tridiag.Status{{BackwardError: 1e-17, Cond: 3}}, 1e-12, 0x1p-52)
 	assert.NoError(t, err)
 }

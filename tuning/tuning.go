@@ -51,3 +51,12 @@ func bound[K interface{ Kernel() kernels.Kernel }](k K, err error) int {
 	}
 	return k.Kernel().Info().MaxThreads
 }
+
+// condDeviceMinSystems is the smallest batch whose check (Options.Check on
+// a GPU plan's device-buffer solves) estimates κ̂ on the device, one
+// thread a system; fewer, longer systems are checked on the host.
+const condDeviceMinSystems = 8192
+
+// CondOnDevice reports whether the check of a batch of G systems
+// estimates their condition numbers on the device d.
+func CondOnDevice(d Device, G int) bool { return G >= condDeviceMinSystems }

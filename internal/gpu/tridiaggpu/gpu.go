@@ -49,6 +49,12 @@ type config struct {
 	// noTranspose: batches stored systems first are not gathered into
 	// contiguous systems when no kernel takes them in place.
 	noTranspose bool
+	// condOnHost, condOnDevice: Options.Check estimates κ̂ on the host,
+	// or on the device, whatever tuning.CondOnDevice says.
+	condOnHost, condOnDevice bool
+	// condWorkBytes: the condition estimate's workspace bound (0:
+	// condWorkBytes), smaller in tests to split batches into chunks.
+	condWorkBytes int
 }
 
 // gpu is a device as the kernel plans see it: the runtime's device (its

@@ -104,12 +104,18 @@ type Plan[T tridiag.Float] struct {
 	sig    *done.Signal // completion word polled by the host
 	res    *resident    // the resident grid (SetResident), nil when solves launch
 	codes  []int32
-	// Options.Check on the device-buffer solves: the measures of every
-	// system (4 doubles: ‖d − A·x‖∞, ‖A‖∞, ‖x‖∞, ‖d‖∞) and a copy of d
-	// for an in-place solve, made on first use.
-	checkOut, dcopy cu.DevicePtr
-	backward        kernels.TriBackward
-	measures, eta   []float64 // the measures on the host, η of every system
+	// Options.Check on the device-buffer solves (check.go), made on first
+	// use: the measures of every system (4 doubles: ‖d − A·x‖∞, ‖A‖∞,
+	// ‖x‖∞, ‖d‖∞, then 2 a system: κ̂ and the singular flag), a copy of
+	// d for an in-place solve, the condition estimate's workspace and
+	// the measures on the host; for checks on the host, a CPU plan and
+	// host copies of a, b, c, d and x.
+	checkOut, dcopy, condWork cu.DevicePtr
+	backward                  kernels.TriBackward
+	cond                      kernels.TriCond
+	measures                  []float64
+	hostCheck                 *tridiag.Plan[T]
+	checkHost                 []T
 	// staging buffers for host solves, made on first use
 	ha, hb, hc, hd, hx *cuda.Buffer[T]
 	closed             bool
@@ -589,6 +595,10 @@ func (p *Plan[T]) Close() error {
 		_ = p.many.Close()
 		p.many = nil
 	}
+	if p.hostCheck != nil {
+		_ = p.hostCheck.Close()
+		p.hostCheck, p.checkHost = nil, nil
+	}
 	return p.dev.Enqueue(func() error {
 		// A self-signalling kernel may still be retiring its last block
 		// after the host saw its completion word.
@@ -598,7 +608,7 @@ func (p *Plan[T]) Close() error {
 		if p.work != 0 {
 			_ = cu.MemFree(p.work)
 		}
-		for _, m := range []cu.DevicePtr{p.status, p.checkOut, p.dcopy} {
+		for _, m := range []cu.DevicePtr{p.status, p.checkOut, p.dcopy, p.condWork} {
 			if m != 0 {
 				_ = cu.MemFree(m)
 			}
