@@ -250,11 +250,25 @@ func (p *ComplexPlan[T]) launch(args *kernels.ComplexThomasArgs) error {
 	return p.kernel.Launch(p.dev.Device, cuda.Dim3{X: (p.spec.G + block - 1) / block}, cuda.Dim3{X: block}, 0, p.stream, args)
 }
 
-// timeDevice times solves of the batch in device buffers (x apart from d)
-// with timer: warmup untimed, then reps timed ones. The status codes are
-// cleared after, not read.
-func (p *ComplexPlan[T]) timeDevice(ctx context.Context, timer cuda.Timer, a, b, c, d, x *cuda.Buffer[T], warmup, reps int) ([]time.Duration, error) {
-	args, err := p.args(ctx, []*cuda.Buffer[T]{a, b, c, d, x}, false, 0, 0, 0)
+// Time measures the plan's solve of the batch held in device buffers (x
+// apart from d, which the solves do not change) with timer: warmup
+// untimed solves, then reps timed ones, on the plan's stream. The
+// solves' breakdowns are cleared, not reported.
+func (p *ComplexPlan[T]) Time(ctx context.Context, timer cuda.Timer, a, b, c, d, x *cuda.Buffer[T], warmup, reps int) ([]time.Duration, error) {
+	return p.time(ctx, timer, []*cuda.Buffer[T]{a, b, c, d, x}, false, 0, 0, 0, warmup, reps)
+}
+
+// TimeConst is Time for solves with the constant coefficients ca, cb
+// and cc.
+func (p *ComplexPlan[T]) TimeConst(ctx context.Context, timer cuda.Timer, ca, cb, cc T, d, x *cuda.Buffer[T], warmup, reps int) ([]time.Duration, error) {
+	return p.time(ctx, timer, []*cuda.Buffer[T]{d, x}, true, ca, cb, cc, warmup, reps)
+}
+
+func (p *ComplexPlan[T]) time(ctx context.Context, timer cuda.Timer, bufs []*cuda.Buffer[T], constant bool, ca, cb, cc T, warmup, reps int) ([]time.Duration, error) {
+	if timer == nil {
+		return nil, fmt.Errorf("%w: nil timer", tridiag.ErrOptions)
+	}
+	args, err := p.args(ctx, bufs, constant, ca, cb, cc)
 	if err != nil {
 		return nil, err
 	}

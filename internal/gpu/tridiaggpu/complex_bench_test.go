@@ -58,7 +58,7 @@ func benchComplex[T tridiag.Complex](b *testing.B, bw float64) {
 					defer p.Close()
 					var all []time.Duration
 					for b.Loop() {
-						ts, err := p.timeDevice(context.Background(), cuda.EventTimer(nil), bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], 1, 5)
+						ts, err := p.Time(context.Background(), cuda.EventTimer(nil), bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], 1, 5)
 						if err != nil {
 							b.Fatal(err)
 						}
