@@ -35,8 +35,8 @@ const hostPacedSolve = "host-paced: wall clock of SolveDevice (launch, solve, co
 // complex plan (tridiaggpu.ComplexPlan, what gpu.NewComplexTridiagPlan
 // makes) for every algorithm asked for, on the data resident in device
 // memory, then the cuSPARSE complex peers that apply. Algorithms other
-// than Auto, Thomas and GTSV come back "unsupported", and so do the
-// partition solvers of -segment-rows.
+// than Auto, Thomas and GTSV come back "unsupported"; the partition
+// solvers of -segment-rows are real only and not run.
 func runGPUComplexCase[T tridiag.Complex](ctx context.Context, be *cudaBackend, h *hostData[T], gr gpuRun) []Result {
 	c := h.cs
 	var out []Result

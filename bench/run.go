@@ -79,6 +79,13 @@ Peers: cusparse (gtsv2StridedBatch, gtsvInterleavedBatch algorithms 0–2,
 gtsv2; loaded from libcusparse at run time), cpu (this module's CPU backend,
 -cpu-algorithms), gonum (LAPACK Dgtsv, FP64, per system).
 
+Complex cases (-precision c64,c128, or complex): the grid's sizes in
+complex64 and complex128, timed with auto, thomas and gtsv (the GPU's
+complex plan on resident data, host-paced: the wall clock of each
+SolveDevice call) against cuSPARSE's c/z routines of the same names and
+the CPU's complex plans; the limit counts 8 B an element in complex64, 16
+in complex128.
+
 Banded grids (-grid banded, banded-quick, pentadiag): single banded systems
 of order N, half-bandwidth K and diagonal dominance d (-band-n, -band-k,
 -band-d) solved on the GPU by truncated SPIKE (d ≥ 1) or BiCGStab(2) with an
