@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -21,22 +22,29 @@ const (
 // stridedPad is the extra elements per row of the Strided layout.
 const stridedPad = 2
 
-// Precision names.
+// Precision names: the element type of a case. C64 and C128 are complex
+// (complex64 and complex128, two float32 or float64 parts an element).
 const (
-	F32 = "f32"
-	F64 = "f64"
+	F32  = "f32"
+	F64  = "f64"
+	C64  = "c64"
+	C128 = "c128"
 )
+
+// Precisions lists the precisions in the order cases of one size are run.
+func Precisions() []string { return []string{F32, F64, C64, C128} }
 
 // Case is one benchmark problem: G systems of N rows in a layout and a
 // precision, with coefficient arrays or constant coefficients.
 type Case struct {
 	N, G      int
 	Layout    string // Contiguous, Interleaved or Strided
-	Precision string // F32 or F64
+	Precision string // F32, F64, C64 or C128
 	Constant  bool   // one (a, b, c) for every row of every system
 }
 
-// String describes the case, e.g. "f32 contiguous N=1024 G=8".
+// String describes the case, e.g. "f32 contiguous N=1024 G=8" or "c128
+// interleaved N=256 G=65536".
 func (c Case) String() string {
 	s := fmt.Sprintf("%s %s N=%d G=%d", c.Precision, c.Layout, c.N, c.G)
 	if c.Constant {
@@ -48,13 +56,20 @@ func (c Case) String() string {
 // Rows is N·G.
 func (c Case) Rows() int64 { return int64(c.N) * int64(c.G) }
 
-// ElemSize is 4 for F32 and 8 for F64.
+// ElemSize is the bytes of one element: 4 for F32, 8 for F64 and C64, 16
+// for C128.
 func (c Case) ElemSize() int64 {
-	if c.Precision == F32 {
+	switch c.Precision {
+	case F32:
 		return 4
+	case C128:
+		return 16
 	}
 	return 8
 }
+
+// Complex reports whether the case's elements are complex (C64, C128).
+func (c Case) Complex() bool { return c.Precision == C64 || c.Precision == C128 }
 
 // TridiagLayout returns the case's layout as a tridiag.Layout.
 func (c Case) TridiagLayout() tridiag.Layout {
@@ -86,7 +101,8 @@ func (c Case) Shape() tridiag.Shape {
 func (c Case) Len() int { return c.Shape().Len() }
 
 // BytesPerRow is the least traffic per row: a, b, c and d read once and x
-// written once (5 elements), or only d and x with constant coefficients.
+// written once (5 elements: 20 B in FP32, 40 in FP64 and complex64, 80 in
+// complex128), or only d and x with constant coefficients.
 func (c Case) BytesPerRow() int64 {
 	if c.Constant {
 		return 2 * c.ElemSize()
@@ -114,7 +130,8 @@ func Grids() []string {
 	return []string{"paper", "batch", "contiguous", "large", "const", "layouts", "segments", "interleaved", "all", "quick"}
 }
 
-// Grid returns the cases of a named grid, in both precisions:
+// Grid returns the cases of a named grid, in both real precisions (F32
+// then F64 for each size; GridCases puts them in other precisions):
 //
 //   - paper: the TPR paper's Fig. 12–13, N = 2^7 … 2^19, G = 1, 8, 64,
 //     contiguous;
@@ -240,6 +257,27 @@ func Grid(name string) []Case {
 	return cs
 }
 
+// GridCases returns the cases of a named grid in the precisions of precs
+// (F32, F64, C64, C128): every size of Grid(name), in each precision of
+// precs in the order of Precisions. The complex cases are the grid's real
+// ones with complex elements: the same N, G, layouts and constant cases.
+// An unknown name gives nil.
+func GridCases(name string, precs map[string]bool) []Case {
+	var out []Case
+	for _, c := range Grid(name) {
+		if c.Precision != F32 {
+			continue // Grid lists every size in F32 and then in F64
+		}
+		for _, p := range Precisions() {
+			if precs[p] {
+				c.Precision = p
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
 // dedupe drops repeated cases, keeping the first.
 func dedupe(cs []Case) []Case {
 	seen := map[Case]bool{}
@@ -253,13 +291,46 @@ func dedupe(cs []Case) []Case {
 	return out
 }
 
-// parsePrecision reads f32/f64 (also fp32, float32, single, …).
+// parsePrecision reads f32/f64/c64/c128 (also fp32, float32, single, s;
+// complex64, c; complex128, z; …).
 func parsePrecision(s string) (string, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "f32", "fp32", "float32", "single", "s":
 		return F32, nil
 	case "f64", "fp64", "float64", "double", "d":
 		return F64, nil
+	case "c64", "complex64", "c":
+		return C64, nil
+	case "c128", "complex128", "z":
+		return C128, nil
 	}
-	return "", fmt.Errorf("unknown precision %q (want f32 or f64)", s)
+	return "", fmt.Errorf("unknown precision %q (want f32, f64, c64 or c128)", s)
+}
+
+// parsePrecisions reads the -precision list: precisions (parsePrecision)
+// and the groups real (f32, f64), complex (c64, c128) and all.
+func parsePrecisions(s string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, p := range splitList(s) {
+		switch p {
+		case "all":
+			for _, q := range Precisions() {
+				out[q] = true
+			}
+		case "real":
+			out[F32], out[F64] = true, true
+		case "complex":
+			out[C64], out[C128] = true, true
+		default:
+			q, err := parsePrecision(p)
+			if err != nil {
+				return nil, err
+			}
+			out[q] = true
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no precision")
+	}
+	return out, nil
 }

@@ -44,26 +44,66 @@ static int cs_##P##_gtsv2_size(void *f, void *h, int m, int n, uintptr_t dl, uin
 static int cs_##P##_gtsv2(void *f, void *h, int m, int n, uintptr_t dl, uintptr_t d, uintptr_t du, uintptr_t b, int ldb, uintptr_t buf) { \
 	return ((cs_##P##_gtsv2_t)f)(h, m, n, (const T *)dl, (const T *)d, (const T *)du, (T *)b, ldb, (void *)buf); }
 
+// cuComplex and cuDoubleComplex: two floats or doubles, the layout of Go's
+// complex64 and complex128. The entry points take pointers only, so these
+// stand-ins give the same calls.
+typedef struct { float x, y; } cs_complex;
+typedef struct { double x, y; } cs_double_complex;
+
 CS_TRAMPOLINES(float, s)
 CS_TRAMPOLINES(double, d)
+CS_TRAMPOLINES(cs_complex, c)
+CS_TRAMPOLINES(cs_double_complex, z)
 
-static int cs_sb_size(int f64, void *f, void *h, int m, uintptr_t dl, uintptr_t d, uintptr_t du, uintptr_t x, int batch, int stride, size_t *size) {
-	return f64 ? cs_d_sb_size(f, h, m, dl, d, du, x, batch, stride, size) : cs_s_sb_size(f, h, m, dl, d, du, x, batch, stride, size);
+// The element type of a call: 0 float (S), 1 double (D), 2 cuComplex (C),
+// 3 cuDoubleComplex (Z).
+static int cs_sb_size(int prec, void *f, void *h, int m, uintptr_t dl, uintptr_t d, uintptr_t du, uintptr_t x, int batch, int stride, size_t *size) {
+	switch (prec) {
+	case 1: return cs_d_sb_size(f, h, m, dl, d, du, x, batch, stride, size);
+	case 2: return cs_c_sb_size(f, h, m, dl, d, du, x, batch, stride, size);
+	case 3: return cs_z_sb_size(f, h, m, dl, d, du, x, batch, stride, size);
+	}
+	return cs_s_sb_size(f, h, m, dl, d, du, x, batch, stride, size);
 }
-static int cs_sb(int f64, void *f, void *h, int m, uintptr_t dl, uintptr_t d, uintptr_t du, uintptr_t x, int batch, int stride, uintptr_t buf) {
-	return f64 ? cs_d_sb(f, h, m, dl, d, du, x, batch, stride, buf) : cs_s_sb(f, h, m, dl, d, du, x, batch, stride, buf);
+static int cs_sb(int prec, void *f, void *h, int m, uintptr_t dl, uintptr_t d, uintptr_t du, uintptr_t x, int batch, int stride, uintptr_t buf) {
+	switch (prec) {
+	case 1: return cs_d_sb(f, h, m, dl, d, du, x, batch, stride, buf);
+	case 2: return cs_c_sb(f, h, m, dl, d, du, x, batch, stride, buf);
+	case 3: return cs_z_sb(f, h, m, dl, d, du, x, batch, stride, buf);
+	}
+	return cs_s_sb(f, h, m, dl, d, du, x, batch, stride, buf);
 }
-static int cs_ib_size(int f64, void *f, void *h, int algo, int m, uintptr_t dl, uintptr_t d, uintptr_t du, uintptr_t x, int batch, size_t *size) {
-	return f64 ? cs_d_ib_size(f, h, algo, m, dl, d, du, x, batch, size) : cs_s_ib_size(f, h, algo, m, dl, d, du, x, batch, size);
+static int cs_ib_size(int prec, void *f, void *h, int algo, int m, uintptr_t dl, uintptr_t d, uintptr_t du, uintptr_t x, int batch, size_t *size) {
+	switch (prec) {
+	case 1: return cs_d_ib_size(f, h, algo, m, dl, d, du, x, batch, size);
+	case 2: return cs_c_ib_size(f, h, algo, m, dl, d, du, x, batch, size);
+	case 3: return cs_z_ib_size(f, h, algo, m, dl, d, du, x, batch, size);
+	}
+	return cs_s_ib_size(f, h, algo, m, dl, d, du, x, batch, size);
 }
-static int cs_ib(int f64, void *f, void *h, int algo, int m, uintptr_t dl, uintptr_t d, uintptr_t du, uintptr_t x, int batch, uintptr_t buf) {
-	return f64 ? cs_d_ib(f, h, algo, m, dl, d, du, x, batch, buf) : cs_s_ib(f, h, algo, m, dl, d, du, x, batch, buf);
+static int cs_ib(int prec, void *f, void *h, int algo, int m, uintptr_t dl, uintptr_t d, uintptr_t du, uintptr_t x, int batch, uintptr_t buf) {
+	switch (prec) {
+	case 1: return cs_d_ib(f, h, algo, m, dl, d, du, x, batch, buf);
+	case 2: return cs_c_ib(f, h, algo, m, dl, d, du, x, batch, buf);
+	case 3: return cs_z_ib(f, h, algo, m, dl, d, du, x, batch, buf);
+	}
+	return cs_s_ib(f, h, algo, m, dl, d, du, x, batch, buf);
 }
-static int cs_gtsv2_size(int f64, void *f, void *h, int m, int n, uintptr_t dl, uintptr_t d, uintptr_t du, uintptr_t b, int ldb, size_t *size) {
-	return f64 ? cs_d_gtsv2_size(f, h, m, n, dl, d, du, b, ldb, size) : cs_s_gtsv2_size(f, h, m, n, dl, d, du, b, ldb, size);
+static int cs_gtsv2_size(int prec, void *f, void *h, int m, int n, uintptr_t dl, uintptr_t d, uintptr_t du, uintptr_t b, int ldb, size_t *size) {
+	switch (prec) {
+	case 1: return cs_d_gtsv2_size(f, h, m, n, dl, d, du, b, ldb, size);
+	case 2: return cs_c_gtsv2_size(f, h, m, n, dl, d, du, b, ldb, size);
+	case 3: return cs_z_gtsv2_size(f, h, m, n, dl, d, du, b, ldb, size);
+	}
+	return cs_s_gtsv2_size(f, h, m, n, dl, d, du, b, ldb, size);
 }
-static int cs_gtsv2(int f64, void *f, void *h, int m, int n, uintptr_t dl, uintptr_t d, uintptr_t du, uintptr_t b, int ldb, uintptr_t buf) {
-	return f64 ? cs_d_gtsv2(f, h, m, n, dl, d, du, b, ldb, buf) : cs_s_gtsv2(f, h, m, n, dl, d, du, b, ldb, buf);
+static int cs_gtsv2(int prec, void *f, void *h, int m, int n, uintptr_t dl, uintptr_t d, uintptr_t du, uintptr_t b, int ldb, uintptr_t buf) {
+	switch (prec) {
+	case 1: return cs_d_gtsv2(f, h, m, n, dl, d, du, b, ldb, buf);
+	case 2: return cs_c_gtsv2(f, h, m, n, dl, d, du, b, ldb, buf);
+	case 3: return cs_z_gtsv2(f, h, m, n, dl, d, du, b, ldb, buf);
+	}
+	return cs_s_gtsv2(f, h, m, n, dl, d, du, b, ldb, buf);
 }
 */
 import "C"
@@ -73,6 +113,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unsafe"
@@ -151,10 +192,19 @@ var cusparseRequired = []string{"cusparseCreate", "cusparseDestroy", "cusparseSe
 	"cusparseDgtsvInterleavedBatch_bufferSizeExt", "cusparseDgtsvInterleavedBatch",
 	"cusparseSgtsv2_bufferSizeExt", "cusparseSgtsv2", "cusparseDgtsv2_bufferSizeExt", "cusparseDgtsv2"}
 
+// cusparseComplex are the complex tridiagonal entry points (the peers of
+// the C64 and C128 cases).
+var cusparseComplex = []string{
+	"cusparseCgtsv2StridedBatch_bufferSizeExt", "cusparseCgtsv2StridedBatch",
+	"cusparseZgtsv2StridedBatch_bufferSizeExt", "cusparseZgtsv2StridedBatch",
+	"cusparseCgtsvInterleavedBatch_bufferSizeExt", "cusparseCgtsvInterleavedBatch",
+	"cusparseZgtsvInterleavedBatch_bufferSizeExt", "cusparseZgtsvInterleavedBatch",
+	"cusparseCgtsv2_bufferSizeExt", "cusparseCgtsv2", "cusparseZgtsv2_bufferSizeExt", "cusparseZgtsv2"}
+
 // cusparseOptional are looked up when present: the version, error names,
-// the SpSV API (spsvSymbols) and the incomplete factorizations
-// (iluSymbols).
-var cusparseOptional = append(append([]string{"cusparseGetVersion", "cusparseGetErrorName"}, spsvSymbols...), iluSymbols...)
+// the complex tridiagonal solvers (cusparseComplex), the SpSV API
+// (spsvSymbols) and the incomplete factorizations (iluSymbols).
+var cusparseOptional = slices.Concat([]string{"cusparseGetVersion", "cusparseGetErrorName"}, cusparseComplex, spsvSymbols, iluSymbols)
 
 // loadCusparse dlopens the first candidate that loads, has every
 // required symbol and passes usable (when not nil; a stub library loads
@@ -303,14 +353,48 @@ const (
 	csGtsv2
 )
 
+// Element types of cuSPARSE calls, in the order of the C dispatchers'
+// prec argument.
+const (
+	csS = iota // float
+	csD        // double
+	csC        // cuComplex (complex64)
+	csZ        // cuDoubleComplex (complex128)
+)
+
+// csPrec is the cuSPARSE element type of a case's precision.
+func csPrec(prec string) int {
+	switch prec {
+	case F64:
+		return csD
+	case C64:
+		return csC
+	case C128:
+		return csZ
+	}
+	return csS
+}
+
 // csCall is one cuSPARSE solve: the kind, the algorithm of the
-// interleaved batch, the arrays (x is the right-hand side, overwritten by
-// the solution) and the sizes.
+// interleaved batch, the element type (csS … csZ), the arrays (x is the
+// right-hand side, overwritten by the solution) and the sizes.
 type csCall struct {
 	kind, algo       int
-	f64              bool
+	prec             int
 	dl, d, du, x     cu.DevicePtr
 	m, batch, stride int
+}
+
+// fn returns the entry point cusparse<P><routine> of the call's element
+// type, or an error naming it when the library lacks it (the complex
+// routines are optional).
+func (p *cusparsePeer) fn(c *csCall, routine string) (unsafe.Pointer, string, error) {
+	name := "cusparse" + string("SDCZ"[c.prec]) + routine
+	f := p.lib.fn[name]
+	if f == nil {
+		return nil, name, fmt.Errorf("%s: no %s", p.lib.path, name)
+	}
+	return f, name, nil
 }
 
 func cbool(b bool) C.int {
@@ -322,51 +406,55 @@ func cbool(b bool) C.int {
 
 func cptr(p cu.DevicePtr) C.uintptr_t { return C.uintptr_t(p) }
 
-// bufferSize asks for the call's workspace (device thread).
-func (p *cusparsePeer) bufferSize(c *csCall) (int64, error) {
-	var size C.size_t
-	l, f64 := p.lib, cbool(c.f64)
-	pre := "cusparseS"
-	if c.f64 {
-		pre = "cusparseD"
-	}
-	var st C.int
-	var name string
+// routine is the name of the call's cuSPARSE routine without the
+// cusparse<P> prefix.
+func (c *csCall) routine() string {
 	switch c.kind {
 	case csStridedBatch:
-		name = pre + "gtsv2StridedBatch_bufferSizeExt"
-		st = C.cs_sb_size(f64, l.fn[name], p.handle, C.int(c.m), cptr(c.dl), cptr(c.d), cptr(c.du), cptr(c.x), C.int(c.batch), C.int(c.stride), &size)
+		return "gtsv2StridedBatch"
 	case csInterleaved:
-		name = pre + "gtsvInterleavedBatch_bufferSizeExt"
-		st = C.cs_ib_size(f64, l.fn[name], p.handle, C.int(c.algo), C.int(c.m), cptr(c.dl), cptr(c.d), cptr(c.du), cptr(c.x), C.int(c.batch), &size)
-	default:
-		name = pre + "gtsv2_bufferSizeExt"
-		st = C.cs_gtsv2_size(f64, l.fn[name], p.handle, C.int(c.m), 1, cptr(c.dl), cptr(c.d), cptr(c.du), cptr(c.x), C.int(c.m), &size)
+		return "gtsvInterleavedBatch"
 	}
-	return int64(size), l.status(name, st)
+	return "gtsv2"
+}
+
+// bufferSize asks for the call's workspace (device thread).
+func (p *cusparsePeer) bufferSize(c *csCall) (int64, error) {
+	f, name, err := p.fn(c, c.routine()+"_bufferSizeExt")
+	if err != nil {
+		return 0, err
+	}
+	var size C.size_t
+	prec := C.int(c.prec)
+	var st C.int
+	switch c.kind {
+	case csStridedBatch:
+		st = C.cs_sb_size(prec, f, p.handle, C.int(c.m), cptr(c.dl), cptr(c.d), cptr(c.du), cptr(c.x), C.int(c.batch), C.int(c.stride), &size)
+	case csInterleaved:
+		st = C.cs_ib_size(prec, f, p.handle, C.int(c.algo), C.int(c.m), cptr(c.dl), cptr(c.d), cptr(c.du), cptr(c.x), C.int(c.batch), &size)
+	default:
+		st = C.cs_gtsv2_size(prec, f, p.handle, C.int(c.m), 1, cptr(c.dl), cptr(c.d), cptr(c.du), cptr(c.x), C.int(c.m), &size)
+	}
+	return int64(size), p.lib.status(name, st)
 }
 
 // call enqueues the solve on the peer's stream (device thread).
 func (p *cusparsePeer) call(c *csCall, buf cu.DevicePtr) error {
-	l, f64 := p.lib, cbool(c.f64)
-	pre := "cusparseS"
-	if c.f64 {
-		pre = "cusparseD"
+	f, name, err := p.fn(c, c.routine())
+	if err != nil {
+		return err
 	}
+	prec := C.int(c.prec)
 	var st C.int
-	var name string
 	switch c.kind {
 	case csStridedBatch:
-		name = pre + "gtsv2StridedBatch"
-		st = C.cs_sb(f64, l.fn[name], p.handle, C.int(c.m), cptr(c.dl), cptr(c.d), cptr(c.du), cptr(c.x), C.int(c.batch), C.int(c.stride), cptr(buf))
+		st = C.cs_sb(prec, f, p.handle, C.int(c.m), cptr(c.dl), cptr(c.d), cptr(c.du), cptr(c.x), C.int(c.batch), C.int(c.stride), cptr(buf))
 	case csInterleaved:
-		name = pre + "gtsvInterleavedBatch"
-		st = C.cs_ib(f64, l.fn[name], p.handle, C.int(c.algo), C.int(c.m), cptr(c.dl), cptr(c.d), cptr(c.du), cptr(c.x), C.int(c.batch), cptr(buf))
+		st = C.cs_ib(prec, f, p.handle, C.int(c.algo), C.int(c.m), cptr(c.dl), cptr(c.d), cptr(c.du), cptr(c.x), C.int(c.batch), cptr(buf))
 	default:
-		name = pre + "gtsv2"
-		st = C.cs_gtsv2(f64, l.fn[name], p.handle, C.int(c.m), 1, cptr(c.dl), cptr(c.d), cptr(c.du), cptr(c.x), C.int(c.m), cptr(buf))
+		st = C.cs_gtsv2(prec, f, p.handle, C.int(c.m), 1, cptr(c.dl), cptr(c.d), cptr(c.du), cptr(c.x), C.int(c.m), cptr(buf))
 	}
-	return l.status(name, st)
+	return p.lib.status(name, st)
 }
 
 // devCopy is a device-to-device copy done before each call.

@@ -29,7 +29,7 @@ func Matrices() []string { return []string{Toeplitz, Dominant, Diffusion} }
 // hostData is the data of one case on the host: the coefficient arrays
 // (materialised also for constant cases, where the peers need them), the
 // right-hand side, and the constant coefficients.
-type hostData[T tridiag.Float] struct {
+type hostData[T tridiag.Scalar] struct {
 	cs         Case
 	a, b, c    []T // nil until coeffs is called for a constant case
 	d          []T
@@ -67,12 +67,48 @@ func newHostData[T tridiag.Float](c Case, matrix string, seed uint64) (*hostData
 	return h, nil
 }
 
+// newCaseData generates the data of a case of any element type: the real
+// data of newHostData, or the complex data of newComplexData.
+func newCaseData[T tridiag.Scalar](c Case, matrix string, seed uint64) (*hostData[T], error) {
+	var h any
+	var err error
+	switch any(*new(T)).(type) {
+	case float32:
+		h, err = newHostData[float32](c, matrix, seed)
+	case float64:
+		h, err = newHostData[float64](c, matrix, seed)
+	case complex64:
+		h, err = newComplexData[complex64](c, matrix, seed)
+	case complex128:
+		h, err = newComplexData[complex128](c, matrix, seed)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return h.(*hostData[T]), nil
+}
+
 // coeffs materialises the coefficient arrays (for constant cases, with
 // the constant values) and returns them.
 func (h *hostData[T]) coeffs() (a, b, c []T) {
 	if h.a != nil {
 		return h.a, h.b, h.c
 	}
+	switch hd := any(h).(type) {
+	case *hostData[float32]:
+		realCoeffs(hd)
+	case *hostData[float64]:
+		realCoeffs(hd)
+	case *hostData[complex64]:
+		complexCoeffs(hd)
+	case *hostData[complex128]:
+		complexCoeffs(hd)
+	}
+	return h.a, h.b, h.c
+}
+
+// realCoeffs fills the coefficient arrays of a real case.
+func realCoeffs[T tridiag.Float](h *hostData[T]) {
 	cs := h.cs
 	n := cs.Len()
 	h.a, h.b, h.c = make([]T, n), make([]T, n), make([]T, n)
@@ -102,7 +138,6 @@ func (h *hostData[T]) coeffs() (a, b, c []T) {
 			h.a[k], h.b[k], h.c[k] = av, bv, cv
 		}
 	}
-	return h.a, h.b, h.c
 }
 
 // residSample is the most systems the residual check looks at.
@@ -111,9 +146,24 @@ const residSample = 64
 // backwardError returns the largest normwise backward error
 // max_i |(Ax−d)_i| / max_i (|a_i x_{i−1}| + |b_i x_i| + |c_i x_{i+1}| + |d_i|)
 // over up to residSample systems spread over the batch, computed in
-// float64. x is in the case's layout. It is NaN when a solution holds a
-// NaN or an infinity.
+// float64 (complex128 for complex cases, |·| the modulus). x is in the
+// case's layout. It is NaN when a solution holds a NaN or an infinity.
 func (h *hostData[T]) backwardError(x []T) float64 {
+	switch hd := any(h).(type) {
+	case *hostData[float32]:
+		return realBackwardError(hd, any(x).([]float32))
+	case *hostData[float64]:
+		return realBackwardError(hd, any(x).([]float64))
+	case *hostData[complex64]:
+		return complexBackwardError(hd, any(x).([]complex64))
+	case *hostData[complex128]:
+		return complexBackwardError(hd, any(x).([]complex128))
+	}
+	return math.NaN()
+}
+
+// realBackwardError is backwardError of a real case.
+func realBackwardError[T tridiag.Float](h *hostData[T], x []T) float64 {
 	cs := h.cs
 	l := cs.TridiagLayout()
 	step := max(1, cs.G/residSample)

@@ -4,7 +4,8 @@
 //
 // Cases come from named grids (Grid): the TPR paper's Fig. 12–13 grid, large
 // batches, single large systems, constant coefficients, and the three
-// layouts, in FP32 and FP64. For each case the data is generated once
+// layouts, in FP32 and FP64, and with -precision c64,c128 (GridCases) the
+// same sizes in complex64 and complex128. For each case the data is generated once
 // (-matrix: tridiag(−1, 2, −1) like the measured anchors, a random
 // diagonally dominant matrix, or a diffusion matrix with a random
 // coefficient, weakly dominant) and every solver is timed after warm-up
@@ -22,10 +23,25 @@
 //   - gonum:dgtsv: gonum's LAPACK Dgtsv per system (FP64, contiguous),
 //     shared among GOMAXPROCS goroutines, wall clock.
 //
+// Complex cases (C64, C128; complexdata.go, complex_cuda.go) time the
+// algorithms that solve complex systems (auto, thomas, gtsv): on the GPU
+// the complex plan of gpu.NewComplexTridiagPlan on data resident in
+// device memory, timed host-paced (the wall clock of SolveDevice: launch,
+// solve and completion) until the plan has an event-timed Time method,
+// which the bench then uses gated; against cuSPARSE's C and Z routines
+// under the same names (cusparse:gtsv2StridedBatch is
+// cusparseCgtsv2StridedBatch in a C64 case), loaded with the others and
+// passed Go's complex64 and complex128 arrays, which have the layout of
+// cuComplex and cuDoubleComplex. Their matrices are the complex
+// counterparts of -matrix (newComplexData). cuSPARSE's complex
+// pentadiagonal batch (c/zgpsvInterleavedBatch) is not timed: the
+// pentadiag grid's own solver is real.
+//
 // Figures: MRows/s = N·G / median / 1e6, and the fraction of the physical
 // limit = (Case.BytesMoved / median) / copy bandwidth, where BytesMoved
 // counts a, b, c, d read once and x written once (20 B/row in FP32, 40 in
-// FP64; d and x only with constant coefficients) and the copy bandwidth is
+// FP64 and complex64, 80 in complex128; d and x only with constant
+// coefficients) and the copy bandwidth is
 // measured in the same run (bytes read + written per second): a
 // device-to-device copy for GPU solvers, a parallel memory copy for host
 // solvers. A backward error on a sample of systems guards against fast

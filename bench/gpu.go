@@ -31,6 +31,10 @@ type gpuBackend interface {
 	SetHostPaced(on bool)
 	Run32(ctx context.Context, h *hostData[float32], gr gpuRun) []Result
 	Run64(ctx context.Context, h *hostData[float64], gr gpuRun) []Result
+	// RunC64 and RunC128 run the complex cases: this module's complex
+	// plans (Auto, Thomas, GTSV) and cuSPARSE's c/z routines.
+	RunC64(ctx context.Context, h *hostData[complex64], gr gpuRun) []Result
+	RunC128(ctx context.Context, h *hostData[complex128], gr gpuRun) []Result
 	Close()
 }
 
@@ -45,9 +49,12 @@ type gpuRun struct {
 }
 
 // cusparseNames lists the cuSPARSE peers that apply to a case: the
-// strided batch for the contiguous layout, the interleaved batch's three
-// algorithms for the interleaved layout, and gtsv2 (partial pivoting) for
-// single systems.
+// strided batch for the contiguous layout (cyclic and parallel cyclic
+// reduction, no pivoting), the interleaved batch's three algorithms for
+// the interleaved layout (0: Thomas without pivoting, 1: LU with partial
+// pivoting, 2: QR), and gtsv2 (partial pivoting) for single systems. The
+// names are those of every precision: S, D, C or Z is the case's
+// precision (cusparseCgtsv2StridedBatch for a C64 case).
 func cusparseNames(c Case) []string {
 	var out []string
 	if c.N < 3 {

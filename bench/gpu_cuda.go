@@ -110,8 +110,16 @@ func (b *cudaBackend) Run64(ctx context.Context, h *hostData[float64], gr gpuRun
 	return runGPUCase(ctx, b, h, gr)
 }
 
+func (b *cudaBackend) RunC64(ctx context.Context, h *hostData[complex64], gr gpuRun) []Result {
+	return runGPUComplexCase(ctx, b, h, gr)
+}
+
+func (b *cudaBackend) RunC128(ctx context.Context, h *hostData[complex128], gr gpuRun) []Result {
+	return runGPUComplexCase(ctx, b, h, gr)
+}
+
 // deviceData is a case's data on the device.
-type deviceData[T tridiag.Float] struct {
+type deviceData[T tridiag.Scalar] struct {
 	a, b, c      *cuda.Buffer[T] // nil for constant cases until peers need them
 	d, dSaved, x *cuda.Buffer[T]
 	bufs         []*cuda.Buffer[T]
@@ -170,51 +178,19 @@ func runGPUCase[T tridiag.Float](ctx context.Context, be *cudaBackend, h *hostDa
 		}
 		return out
 	}
-	dev := be.dev
 	dd := &deviceData[T]{}
 	defer dd.free()
-	var err error
-	if !c.Constant {
-		if dd.a, err = dd.upload(dev, h.a); err != nil {
-			return fail(err)
-		}
-		if dd.b, err = dd.upload(dev, h.b); err != nil {
-			return fail(err)
-		}
-		if dd.c, err = dd.upload(dev, h.c); err != nil {
-			return fail(err)
-		}
-	}
-	if dd.d, err = dd.upload(dev, h.d); err != nil {
+	if err := dd.uploadCase(be.dev, h); err != nil {
 		return fail(err)
 	}
-	if dd.dSaved, err = dd.upload(dev, h.d); err != nil {
-		return fail(err)
-	}
-	if dd.x, err = dd.alloc(dev, c.Len()); err != nil {
-		return fail(err)
-	}
-	var hx []T
-	check := func(r *Result, x *cuda.Buffer[T]) {
-		if !gr.check || !r.OK() {
-			return
-		}
-		if hx == nil {
-			hx = make([]T, c.Len())
-		}
-		if err := x.CopyTo(hx); err != nil {
-			r.Note = joinNote(r.Note, "check: "+shortErr(err))
-			return
-		}
-		r.Resid = h.backwardError(hx)
-	}
+	check := checker(h, gr.check)
 	for _, sv := range solvers {
 		name, algo := sv.name, sv.opts.Algorithm
 		gr.progress(name)
 		if err := ctx.Err(); err != nil {
 			return fail(err)
 		}
-		p, err := tridiaggpu.NewPlan[T](dev, c.Shape(), sv.opts)
+		p, err := tridiaggpu.NewPlan[T](be.dev, c.Shape(), sv.opts)
 		if err != nil {
 			out = append(out, Result{Case: c, Solver: name, Err: "unsupported: " + shortErr(err), Resid: -1})
 			continue
@@ -243,6 +219,51 @@ func runGPUCase[T tridiag.Float](ctx context.Context, be *cudaBackend, h *hostDa
 		out = append(out, runCusparse(be, h, dd, gr, check)...)
 	}
 	return out
+}
+
+// uploadCase puts the case's arrays on the device: a, b and c (not for
+// constant cases), d, a saved copy of d, and x.
+func (dd *deviceData[T]) uploadCase(dev *cuda.Device, h *hostData[T]) error {
+	var err error
+	if !h.cs.Constant {
+		if dd.a, err = dd.upload(dev, h.a); err != nil {
+			return err
+		}
+		if dd.b, err = dd.upload(dev, h.b); err != nil {
+			return err
+		}
+		if dd.c, err = dd.upload(dev, h.c); err != nil {
+			return err
+		}
+	}
+	if dd.d, err = dd.upload(dev, h.d); err != nil {
+		return err
+	}
+	if dd.dSaved, err = dd.upload(dev, h.d); err != nil {
+		return err
+	}
+	dd.x, err = dd.alloc(dev, h.cs.Len())
+	return err
+}
+
+// checker returns the check of a solver's result: the backward error of
+// the solution in x on a sample of systems (Result.Resid), when on and
+// the result holds a timing.
+func checker[T tridiag.Scalar](h *hostData[T], on bool) func(*Result, *cuda.Buffer[T]) {
+	var hx []T
+	return func(r *Result, x *cuda.Buffer[T]) {
+		if !on || !r.OK() {
+			return
+		}
+		if hx == nil {
+			hx = make([]T, h.cs.Len())
+		}
+		if err := x.CopyTo(hx); err != nil {
+			r.Note = joinNote(r.Note, "check: "+shortErr(err))
+			return
+		}
+		r.Resid = h.backwardError(hx)
+	}
 }
 
 // timer is the timing of this module's plans: CUDA events, the
@@ -279,7 +300,7 @@ func joinNote(a, b string) string {
 // in place in d, which is restored before each call outside the timed
 // region; the interleaved batch may overwrite its matrix, so it gets a, b
 // and c restored too.
-func runCusparse[T tridiag.Float](be *cudaBackend, h *hostData[T], dd *deviceData[T], gr gpuRun, check func(*Result, *cuda.Buffer[T])) []Result {
+func runCusparse[T tridiag.Scalar](be *cudaBackend, h *hostData[T], dd *deviceData[T], gr gpuRun, check func(*Result, *cuda.Buffer[T])) []Result {
 	c := h.cs
 	names := cusparseNames(c)
 	if len(names) == 0 {
@@ -313,10 +334,9 @@ func runCusparse[T tridiag.Float](be *cudaBackend, h *hostData[T], dd *deviceDat
 			return fail(shortErr(err))
 		}
 	}
-	f64 := c.Precision == F64
 	bytes := int64(c.Len()) * c.ElemSize()
 	restoreD := []devCopy{{dst: dd.d.Ptr(), src: dd.dSaved.Ptr(), bytes: bytes}}
-	base := csCall{f64: f64, dl: dd.a.Ptr(), d: dd.b.Ptr(), du: dd.c.Ptr(), x: dd.d.Ptr(), m: c.N, batch: c.G, stride: c.N}
+	base := csCall{prec: csPrec(c.Precision), dl: dd.a.Ptr(), d: dd.b.Ptr(), du: dd.c.Ptr(), x: dd.d.Ptr(), m: c.N, batch: c.G, stride: c.N}
 	note := "cuSPARSE " + be.peer.versionString()
 	timeOne := func(name string, call csCall, restores []devCopy) {
 		gr.progress(name)

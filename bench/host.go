@@ -45,7 +45,9 @@ type hostRun struct {
 
 // runCPUPlans times this module's CPU backend (tridiag.DefaultCPU) for
 // each algorithm on the case; the solver names are "cpu:<algorithm>".
-func runCPUPlans[T tridiag.Float](ctx context.Context, h *hostData[T], algos []tridiag.Algorithm, hr hostRun) []Result {
+// Complex cases take Auto, Thomas and GTSV; the other algorithms come back
+// "unsupported".
+func runCPUPlans[T tridiag.Scalar](ctx context.Context, h *hostData[T], algos []tridiag.Algorithm, hr hostRun) []Result {
 	c := h.cs
 	var out []Result
 	var x, d []T

@@ -251,7 +251,7 @@ func WritePlots(dir string, rs []Result) ([]string, error) {
 		}
 		files = append(files, path)
 	}
-	for _, prec := range []string{F32, F64} {
+	for _, prec := range Precisions() {
 		path, err := writeRoofline(dir, prec, rs, st)
 		if err != nil {
 			return files, err

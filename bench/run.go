@@ -79,6 +79,13 @@ Peers: cusparse (gtsv2StridedBatch, gtsvInterleavedBatch algorithms 0–2,
 gtsv2; loaded from libcusparse at run time), cpu (this module's CPU backend,
 -cpu-algorithms), gonum (LAPACK Dgtsv, FP64, per system).
 
+Complex cases (-precision c64,c128, or complex): the grid's sizes in
+complex64 and complex128, timed with auto, thomas and gtsv (the GPU's
+complex plan on resident data, host-paced: the wall clock of each
+SolveDevice call) against cuSPARSE's c/z routines of the same names and
+the CPU's complex plans; the limit counts 8 B an element in complex64, 16
+in complex128.
+
 Banded grids (-grid banded, banded-quick, pentadiag): single banded systems
 of order N, half-bandwidth K and diagonal dominance d (-band-n, -band-k,
 -band-d) solved on the GPU by truncated SPIKE (d ≥ 1) or BiCGStab(2) with an
@@ -162,7 +169,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	var prec, algos, cpuAlgos, peers, maxBytes, copyBytes, hostCopyBytes string
 	var bandN, bandK, bandD, hostD, segRows string
 	fs.StringVar(&cfg.grid, "grid", "paper", "case grid: "+strings.Join(Grids(), ", ")+" (several joined with commas); banded grids: "+strings.Join(BandGrids(), ", ")+"; sparse triangular grids: "+strings.Join(TrsvGrids(), ", ")+" (not mixed with the others)")
-	fs.StringVar(&prec, "precision", "f32,f64", "precisions: f32, f64 or both")
+	fs.StringVar(&prec, "precision", "f32,f64", "precisions (element types) of the cases: f32, f64, c64 (complex64), c128 (complex128), or the groups real, complex, all; complex cases time auto, thomas and gtsv (the algorithms that solve complex systems) against cuSPARSE's c/z routines, with the limit from 8 B an element in c64 and 16 B in c128")
 	fs.StringVar(&algos, "algorithms", "all", "algorithms of this module to time on -device: all (auto and every algorithm) or a list of "+algorithmNames())
 	fs.StringVar(&cpuAlgos, "cpu-algorithms", "auto", "algorithms of the CPU backend timed as the cpu peer when -device is cuda")
 	fs.IntVar(&cfg.reps, "reps", 10, "timed repetitions per solver and case")
@@ -210,18 +217,10 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("unknown grid %q (want %s, or one of %s, or one of %s)", cfg.grid, strings.Join(Grids(), ", "),
 			strings.Join(BandGrids(), ", "), strings.Join(TrsvGrids(), ", "))
 	}
-	cfg.precisions = map[string]bool{}
-	for _, p := range splitList(prec) {
-		q, err := parsePrecision(p)
-		if err != nil {
-			return nil, err
-		}
-		cfg.precisions[q] = true
-	}
-	if len(cfg.precisions) == 0 {
-		return nil, errors.New("no precision")
-	}
 	var err error
+	if cfg.precisions, err = parsePrecisions(prec); err != nil {
+		return nil, err
+	}
 	if cfg.algos, err = parseAlgorithms(algos); err != nil {
 		return nil, err
 	}
@@ -398,12 +397,7 @@ func run(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 	if isTrsvGrid(cfg.grid) {
 		return runTrsv(ctx, cfg, stdout, stderr)
 	}
-	var cases []Case
-	for _, c := range Grid(cfg.grid) {
-		if cfg.precisions[c.Precision] {
-			cases = append(cases, c)
-		}
-	}
+	cases := GridCases(cfg.grid, cfg.precisions)
 	if cfg.list {
 		for i, c := range cases {
 			fmt.Fprintf(stdout, "%3d  %-40s  %s on each side\n", i+1, c, fmtBytes(c.Footprint()))
@@ -432,6 +426,10 @@ func run(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 		prov.Device, prov.Driver, prov.Library, prov.Bandwidth = g.Name(), g.Driver(), g.Library(), bw
 		meta = append(meta, fmt.Sprintf("device %s: device-to-device copy %.0f GB/s (bytes read+written); limit %.0f MRows/s in FP32, %.0f in FP64 (%.0f and %.0f with constant coefficients)",
 			g.Name(), bw/1e9, bw/20/1e6, bw/40/1e6, bw/8/1e6, bw/16/1e6))
+		if cfg.precisions[C64] || cfg.precisions[C128] {
+			meta = append(meta, fmt.Sprintf("complex limits: %.0f MRows/s in complex64, %.0f in complex128 (%.0f and %.0f with constant coefficients)",
+				bw/40/1e6, bw/80/1e6, bw/16/1e6, bw/32/1e6))
+		}
 		meta = append(meta, g.Notes()...)
 		if cfg.hostPaced {
 			meta = append(meta, "timing: host-paced (-host-paced): every timed solve launched while the GPU waits for it")
@@ -576,12 +574,16 @@ func (r *runner) runCase(ctx context.Context, c Case) []Result {
 	switch c.Precision {
 	case F32:
 		return runCaseT[float32](ctx, r, c)
+	case C64:
+		return runCaseT[complex64](ctx, r, c)
+	case C128:
+		return runCaseT[complex128](ctx, r, c)
 	default:
 		return runCaseT[float64](ctx, r, c)
 	}
 }
 
-func runCaseT[T tridiag.Float](ctx context.Context, r *runner, c Case) []Result {
+func runCaseT[T tridiag.Scalar](ctx context.Context, r *runner, c Case) []Result {
 	cfg := r.cfg
 	var out []Result
 	skip := func(names []string, why string) {
@@ -597,7 +599,7 @@ func runCaseT[T tridiag.Float](ctx context.Context, r *runner, c Case) []Result 
 		return ns
 	}
 	r.prog.solver("generating data")
-	h, err := newHostData[T](c, cfg.matrix, cfg.seed)
+	h, err := newCaseData[T](c, cfg.matrix, cfg.seed)
 	if err != nil {
 		return []Result{{Case: c, Solver: "data", Err: err.Error(), Resid: -1}}
 	}
@@ -615,6 +617,9 @@ func runCaseT[T tridiag.Float](ctx context.Context, r *runner, c Case) []Result 
 		if cus && c.Layout == Interleaved {
 			need += 3 * arr // saved coefficients
 		}
+		if c.Complex() {
+			need += 4 * arr // the complex plans' work planes
+		}
 		if need > r.devLimit {
 			skip(names, fmt.Sprintf("needs %s of device memory, limit %s (-max-bytes)", fmtBytes(need), fmtBytes(r.devLimit)))
 		} else {
@@ -624,6 +629,10 @@ func runCaseT[T tridiag.Float](ctx context.Context, r *runner, c Case) []Result 
 				out = append(out, r.gpu.Run32(ctx, hd, gr)...)
 			case *hostData[float64]:
 				out = append(out, r.gpu.Run64(ctx, hd, gr)...)
+			case *hostData[complex64]:
+				out = append(out, r.gpu.RunC64(ctx, hd, gr)...)
+			case *hostData[complex128]:
+				out = append(out, r.gpu.RunC128(ctx, hd, gr)...)
 			}
 		}
 	}

@@ -1,0 +1,117 @@
+//go:build cuda
+
+package bench
+
+import (
+	"context"
+	"time"
+
+	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/gpu/tridiaggpu"
+	"github.com/bandsolve/bandsolve/tridiag"
+)
+
+// complexTimer is a complex plan that times solves of device buffers with
+// a cuda.Timer, as tridiaggpu.Plan.Time does for real ones: warmup
+// untimed solves, then reps timed ones, x apart from d. A plan that has
+// it is timed gated like the real plans and the cuSPARSE peers; one that
+// has not is timed host-paced (hostPacedSolve).
+type complexTimer[T tridiag.Complex] interface {
+	Time(ctx context.Context, timer cuda.Timer, a, b, c, d, x *cuda.Buffer[T], warmup, reps int) ([]time.Duration, error)
+}
+
+// complexConstTimer is complexTimer for constant coefficients.
+type complexConstTimer[T tridiag.Complex] interface {
+	TimeConst(ctx context.Context, timer cuda.Timer, ca, cb, cc T, d, x *cuda.Buffer[T], warmup, reps int) ([]time.Duration, error)
+}
+
+// hostPacedSolve is the note of a complex plan timed without events: the
+// wall clock of each SolveDevice call, which launches the solve, waits for
+// its completion signal and returns, so that a time holds the host's
+// launch and wake-up (a few microseconds) besides the GPU's work.
+const hostPacedSolve = "host-paced: wall clock of SolveDevice (launch, solve, completion)"
+
+// runGPUComplexCase uploads a complex case once, times this module's
+// complex plan (tridiaggpu.ComplexPlan, what gpu.NewComplexTridiagPlan
+// makes) for every algorithm asked for, on the data resident in device
+// memory, then the cuSPARSE complex peers that apply. Algorithms other
+// than Auto, Thomas and GTSV come back "unsupported"; the partition
+// solvers of -segment-rows are real only and not run.
+func runGPUComplexCase[T tridiag.Complex](ctx context.Context, be *cudaBackend, h *hostData[T], gr gpuRun) []Result {
+	c := h.cs
+	var out []Result
+	var names []string
+	for _, a := range gr.algos {
+		names = append(names, "gpu:"+a.String())
+	}
+	if gr.cusparse {
+		names = append(names, cusparseNames(c)...)
+	}
+	fail := func(err error) []Result {
+		for _, n := range names[len(out):] {
+			out = append(out, Result{Case: c, Solver: n, Err: shortErr(err), Resid: -1})
+		}
+		return out
+	}
+	dd := &deviceData[T]{}
+	defer dd.free()
+	if err := dd.uploadCase(be.dev, h); err != nil {
+		return fail(err)
+	}
+	check := checker(h, gr.check)
+	for _, algo := range gr.algos {
+		name := "gpu:" + algo.String()
+		gr.progress(name)
+		if err := ctx.Err(); err != nil {
+			return fail(err)
+		}
+		p, err := tridiaggpu.NewComplexPlan[T](be.dev, c.Shape(), tridiag.Options{Algorithm: algo, SkipFiniteCheck: true})
+		if err != nil {
+			out = append(out, Result{Case: c, Solver: name, Err: "unsupported: " + shortErr(err), Resid: -1})
+			continue
+		}
+		times, how, err := timeComplexPlan(ctx, be, p, h, dd, gr)
+		r := newResult(c, name, times, be.bw)
+		if algo == tridiag.Auto {
+			r.Note = "auto → " + p.Describe()
+		}
+		r.Note = joinNote(r.Note, how)
+		if err != nil {
+			r.Err = shortErr(err)
+		}
+		check(&r, dd.x)
+		_ = p.Close()
+		out = append(out, r)
+	}
+	if gr.cusparse {
+		out = append(out, runCusparse(be, h, dd, gr, check)...)
+	}
+	return out
+}
+
+// timeComplexPlan times the plan's solves of the case's device buffers
+// (x apart from d, so d needs no restoring): gated with the backend's
+// clock when the plan has a Time method (complexTimer), else host-paced
+// (hostPacedSolve). how says which, when not gated.
+func timeComplexPlan[T tridiag.Complex](ctx context.Context, be *cudaBackend, p *tridiaggpu.ComplexPlan[T], h *hostData[T], dd *deviceData[T], gr gpuRun) (times []time.Duration, how string, err error) {
+	if h.cs.Constant {
+		if tp, ok := any(p).(complexConstTimer[T]); ok {
+			return be.timeGated(func() ([]time.Duration, error) {
+				return tp.TimeConst(ctx, be.timer(), h.ka, h.kb, h.kc, dd.d, dd.x, gr.warmup, gr.reps)
+			})
+		}
+		times, err = timeHost(func() {}, func() error {
+			return p.SolveDeviceConst(ctx, h.ka, h.kb, h.kc, dd.d, dd.x)
+		}, gr.warmup, gr.reps)
+		return times, hostPacedSolve, err
+	}
+	if tp, ok := any(p).(complexTimer[T]); ok {
+		return be.timeGated(func() ([]time.Duration, error) {
+			return tp.Time(ctx, be.timer(), dd.a, dd.b, dd.c, dd.d, dd.x, gr.warmup, gr.reps)
+		})
+	}
+	times, err = timeHost(func() {}, func() error {
+		return p.SolveDevice(ctx, dd.a, dd.b, dd.c, dd.d, dd.x)
+	}, gr.warmup, gr.reps)
+	return times, hostPacedSolve, err
+}
