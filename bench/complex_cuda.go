@@ -6,30 +6,9 @@ import (
 	"context"
 	"time"
 
-	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/internal/gpu/tridiaggpu"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
-
-// complexTimer is a complex plan that times solves of device buffers with
-// a cuda.Timer, as tridiaggpu.Plan.Time does for real ones: warmup
-// untimed solves, then reps timed ones, x apart from d. A plan that has
-// it is timed gated like the real plans and the cuSPARSE peers; one that
-// has not is timed host-paced (hostPacedSolve).
-type complexTimer[T tridiag.Complex] interface {
-	Time(ctx context.Context, timer cuda.Timer, a, b, c, d, x *cuda.Buffer[T], warmup, reps int) ([]time.Duration, error)
-}
-
-// complexConstTimer is complexTimer for constant coefficients.
-type complexConstTimer[T tridiag.Complex] interface {
-	TimeConst(ctx context.Context, timer cuda.Timer, ca, cb, cc T, d, x *cuda.Buffer[T], warmup, reps int) ([]time.Duration, error)
-}
-
-// hostPacedSolve is the note of a complex plan timed without events: the
-// wall clock of each SolveDevice call, which launches the solve, waits for
-// its completion signal and returns, so that a time holds the host's
-// launch and wake-up (a few microseconds) besides the GPU's work.
-const hostPacedSolve = "host-paced: wall clock of SolveDevice (launch, solve, completion)"
 
 // runGPUComplexCase uploads a complex case once, times this module's
 // complex plan (tridiaggpu.ComplexPlan, what gpu.NewComplexTridiagPlan
@@ -90,28 +69,15 @@ func runGPUComplexCase[T tridiag.Complex](ctx context.Context, be *cudaBackend, 
 }
 
 // timeComplexPlan times the plan's solves of the case's device buffers
-// (x apart from d, so d needs no restoring): gated with the backend's
-// clock when the plan has a Time method (complexTimer), else host-paced
-// (hostPacedSolve). how says which, when not gated.
-func timeComplexPlan[T tridiag.Complex](ctx context.Context, be *cudaBackend, p *tridiaggpu.ComplexPlan[T], h *hostData[T], dd *deviceData[T], gr gpuRun) (times []time.Duration, how string, err error) {
+// gated with the backend's clock (x apart from d, so d needs no
+// restoring).
+func timeComplexPlan[T tridiag.Complex](ctx context.Context, be *cudaBackend, p *tridiaggpu.ComplexPlan[T], h *hostData[T], dd *deviceData[T], gr gpuRun) ([]time.Duration, string, error) {
 	if h.cs.Constant {
-		if tp, ok := any(p).(complexConstTimer[T]); ok {
-			return be.timeGated(func() ([]time.Duration, error) {
-				return tp.TimeConst(ctx, be.timer(), h.ka, h.kb, h.kc, dd.d, dd.x, gr.warmup, gr.reps)
-			})
-		}
-		times, err = timeHost(func() {}, func() error {
-			return p.SolveDeviceConst(ctx, h.ka, h.kb, h.kc, dd.d, dd.x)
-		}, gr.warmup, gr.reps)
-		return times, hostPacedSolve, err
-	}
-	if tp, ok := any(p).(complexTimer[T]); ok {
 		return be.timeGated(func() ([]time.Duration, error) {
-			return tp.Time(ctx, be.timer(), dd.a, dd.b, dd.c, dd.d, dd.x, gr.warmup, gr.reps)
+			return p.TimeConst(ctx, be.timer(), h.ka, h.kb, h.kc, dd.d, dd.x, gr.warmup, gr.reps)
 		})
 	}
-	times, err = timeHost(func() {}, func() error {
-		return p.SolveDevice(ctx, dd.a, dd.b, dd.c, dd.d, dd.x)
-	}, gr.warmup, gr.reps)
-	return times, hostPacedSolve, err
+	return be.timeGated(func() ([]time.Duration, error) {
+		return p.Time(ctx, be.timer(), dd.a, dd.b, dd.c, dd.d, dd.x, gr.warmup, gr.reps)
+	})
 }

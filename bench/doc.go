@@ -26,9 +26,7 @@
 // Complex cases (C64, C128; complexdata.go, complex_cuda.go) time the
 // algorithms that solve complex systems (auto, thomas, gtsv): on the GPU
 // the complex plan of gpu.NewComplexTridiagPlan on data resident in
-// device memory, timed host-paced (the wall clock of SolveDevice: launch,
-// solve and completion) until the plan has an event-timed Time method,
-// which the bench then uses gated; against cuSPARSE's C and Z routines
+// device memory, timed as the real plans (ComplexPlan.Time); against cuSPARSE's C and Z routines
 // under the same names (cusparse:gtsv2StridedBatch is
 // cusparseCgtsv2StridedBatch in a C64 case), loaded with the others and
 // passed Go's complex64 and complex128 arrays, which have the layout of

@@ -81,8 +81,7 @@ gtsv2; loaded from libcusparse at run time), cpu (this module's CPU backend,
 
 Complex cases (-precision c64,c128, or complex): the grid's sizes in
 complex64 and complex128, timed with auto, thomas and gtsv (the GPU's
-complex plan on resident data, host-paced: the wall clock of each
-SolveDevice call) against cuSPARSE's c/z routines of the same names and
+complex plan on resident data, timed as the real plans) against cuSPARSE's c/z routines of the same names and
 the CPU's complex plans; the limit counts 8 B an element in complex64, 16
 in complex128.
 
