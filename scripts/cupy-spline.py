@@ -15,9 +15,14 @@ Prints, per pipeline, the median fit, evaluate and fit+evaluate times of
 -reps runs after one warm-up (CUDA events), the evaluation rate in
 MPoints/s, and the largest difference between the pipelines' values.
 
-Usage: python3 scripts/cupy-spline.py [-n 1000] [-curves 10000] [-points 10000] [-reps 5]
+The cuSPARSE pipeline runs first; -pipelines picks either or both. Lines
+are flushed as they are printed, so that a run cut short by a time limit
+keeps what it measured.
+
+Usage: python3 scripts/cupy-spline.py [-n 1000] [-curves 10000] [-points 10000] [-reps 5] [-pipelines cusparse,cupyx]
 """
 import argparse
+import functools
 
 import cupy as cp
 import numpy as np
@@ -37,6 +42,9 @@ const double a = (x1 - tj) / h, b = (tj - x0) / h;
 out = a * yk[base] + b * yk[base + 1]
     + ((a * a * a - a) * mk[base] + (b * b * b - b) * mk[base + 1]) * (h * h) / 6.0;
 """
+
+
+print = functools.partial(print, flush=True)
 
 
 def data(n, c, p, seed=31):
@@ -115,44 +123,49 @@ def main():
     ap.add_argument("-curves", type=int, default=10000)
     ap.add_argument("-points", type=int, default=10000)
     ap.add_argument("-reps", type=int, default=5)
+    ap.add_argument("-pipelines", default="cusparse,cupyx")
     args = ap.parse_args()
+    pipelines = args.pipelines.split(",")
     n, c, p = args.n, args.curves, args.points
     x, y, t = data(n, c, p)
     props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
     print(f"# {props['name'].decode()}, CuPy {cp.__version__}: {c} curves x {n} shared knots, {p} shared unsorted points, FP64, natural")
     results = {}
 
-    try:
-        from cupyx.scipy.interpolate import CubicSpline
-    except ImportError:
-        CubicSpline = None
-    if CubicSpline is None:
-        print("cupyx     cupyx.scipy.interpolate.CubicSpline is not in this CuPy")
-    else:
+    if "cusparse" in pipelines:
+        pipe = Cusparse(x, c)
+        out = cp.empty((c, p))
         fits, evals, totals = [], [], []
         for rep in range(args.reps + 1):
-            cs, tf = timed(lambda: CubicSpline(x, y, axis=1, bc_type="natural"))
-            v, te = timed(lambda: cs(t))
+            m, tf = timed(lambda: pipe.fit(y))
+            v, te = timed(lambda: pipe.evaluate(y, m, t, out))
             if rep > 0:
                 fits.append(tf)
                 evals.append(te)
                 totals.append(tf + te)
-        results["cupyx"] = v  # (c, p)
-        report("cupyx", fits, evals, totals, c, p)
-        del cs
+        results["cusparse"] = v
+        report("cusparse", fits, evals, totals, c, p)
 
-    pipe = Cusparse(x, c)
-    out = cp.empty((c, p))
-    fits, evals, totals = [], [], []
-    for rep in range(args.reps + 1):
-        m, tf = timed(lambda: pipe.fit(y))
-        v, te = timed(lambda: pipe.evaluate(y, m, t, out))
-        if rep > 0:
-            fits.append(tf)
-            evals.append(te)
-            totals.append(tf + te)
-    results["cusparse"] = v
-    report("cusparse", fits, evals, totals, c, p)
+    if "cupyx" in pipelines:
+        try:
+            from cupyx.scipy.interpolate import CubicSpline
+        except ImportError:
+            CubicSpline = None
+        if CubicSpline is None:
+            print("cupyx     cupyx.scipy.interpolate.CubicSpline is not in this CuPy")
+        else:
+            fits, evals, totals = [], [], []
+            for rep in range(args.reps + 1):
+                cs, tf = timed(lambda: CubicSpline(x, y, axis=1, bc_type="natural"))
+                v, te = timed(lambda: cs(t))
+                print(f"# cupyx repetition {rep}: fit {tf:.3f} s, evaluate {te:.3f} s")
+                if rep > 0:
+                    fits.append(tf)
+                    evals.append(te)
+                    totals.append(tf + te)
+            results["cupyx"] = v  # (c, p)
+            report("cupyx", fits, evals, totals, c, p)
+            del cs
 
     if len(results) == 2:
         a, b = results["cupyx"], results["cusparse"]
