@@ -26,13 +26,16 @@ import (
 // ‖d − A·x‖∞, ‖A‖∞, ‖x‖∞ and ‖d‖∞ in double precision, from which the host
 // forms η; tri_cond_* runs tridiag's condition estimator, one thread a
 // system, with the same operations, so that κ̂ is the host's bit for bit.
-// Its workspace (65 bytes a row) is taken in chunks of systems of at most
-// condWorkBytes. Few systems (long ones) are copied to the host and
+// Its workspace, 65 bytes a row, is taken for at most condWorkBytes at a
+// time (chunks of systems), halved while the device has not that much
+// free: the more systems at once, the faster, as each thread's walk is
+// bound by memory latency (BenchmarkCheck, H100, FP64, N = 4096,
+// G = 4096: 132 ms with 256 MiB, 31 ms with all 4096 at once). Few systems (long ones) are copied to the host and
 // checked there: the estimator is sequential within a system, and a
 // device thread walks a long system far slower than a CPU core.
 
 // condWorkBytes bounds the device workspace of the condition estimate.
-const condWorkBytes = 256 << 20
+const condWorkBytes = 2 << 30
 
 // condRowBytes is the estimate's workspace per row: cond_planes (8)
 // float64 planes and one byte of row swaps.
@@ -65,7 +68,7 @@ func (p *Plan[T]) condOnDevice() bool {
 	case p.dev.cfg.condOnDevice:
 		return true
 	}
-	return tuning.CondOnDevice(p.dev.props, p.spec.G)
+	return tuning.CondOnDevice(p.spec.G)
 }
 
 // checkDevice checks the solve la and merges the verdict with the
@@ -97,6 +100,9 @@ func (p *Plan[T]) measureOnDevice(la *launchArgs) ([]tridiag.Status, error) {
 		limit = p.dev.cfg.condWorkBytes
 	}
 	gc := max(1, min(G, limit/(condRowBytes*n)))
+	if p.condWork != 0 {
+		gc = p.condSystems
+	}
 	l := p.spec.Layout
 	cyclic := int32(0)
 	if p.spec.Cyclic {
@@ -117,11 +123,16 @@ func (p *Plan[T]) measureOnDevice(la *launchArgs) ([]tridiag.Status, error) {
 			}
 			p.measures = make([]float64, 6*G)
 		}
-		if p.condWork == 0 {
+		for p.condWork == 0 {
+			bytes := int64(condRowBytes) * int64(n) * int64(gc)
 			var err error
-			if p.condWork, err = cu.MemAlloc(int64(condRowBytes) * int64(n) * int64(gc)); err != nil {
-				return fmt.Errorf("the condition estimate's workspace (%d bytes): %w", int64(condRowBytes)*int64(n)*int64(gc), err)
+			if p.condWork, err = cu.MemAlloc(bytes); err != nil {
+				if gc == 1 {
+					return fmt.Errorf("the condition estimate's workspace (%d bytes): %w", bytes, err)
+				}
+				gc = (gc + 1) / 2
 			}
+			p.condSystems = gc
 		}
 		if err := p.backward.Launch(p.dev.Device, cuda.Dim3{X: G}, cuda.Dim3{X: 256}, 0, p.stream, &kernels.TriBackwardArgs{
 			A: la.a, B: la.b, C: la.c, D: la.checkD, X: la.x, N: int32(n), G: int32(G),

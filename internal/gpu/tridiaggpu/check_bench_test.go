@@ -13,7 +13,7 @@ import (
 
 // BenchmarkCheck times a device-buffer FP64 solve with Options.Check (η
 // and κ̂ of every system) against the same solve unchecked, with κ̂ on
-// the device (its workspace bound at the default and at 2 GiB) and on the
+// the device (its workspace bound at the default and at 256 MiB) and on the
 // host, for batches of 2^24 rows and one system of 2^20 rows (host only:
 // one device thread would walk it for minutes); the crossing of the two
 // paths is tuning.CondOnDevice's rule. Run on the GPU machine with
@@ -35,7 +35,7 @@ func BenchmarkCheck(b *testing.B) {
 		}{
 			{"none", false, config{}},
 			{"device", true, config{condOnDevice: true}},
-			{"device-2GiB", true, config{condOnDevice: true, condWorkBytes: 2 << 30}},
+			{"device-256MiB", true, config{condOnDevice: true, condWorkBytes: 256 << 20}},
 			{"host", true, config{condOnHost: true}},
 		} {
 			if path.cfg.condOnDevice && shape.G < 256 {

@@ -188,6 +188,9 @@ func testCondOnDevice[T tridiag.Float](t *testing.T) {
 						err = p.SolveDevice(context.Background(), bufs[0], bufs[1], bufs[2], bufs[3], bufs[4])
 					}
 					require.NoError(t, p.Close())
+					if err == nil && n == 1 {
+						continue // one-row systems solved exactly: η = 0 passes any tolerance
+					}
 					var be *tridiag.BatchError
 					require.ErrorAs(t, err, &be, name)
 					require.NoError(t, bufs[4].CopyTo(x))
@@ -212,7 +215,9 @@ func testCondOnDevice[T tridiag.Float](t *testing.T) {
 						seen++
 					}
 					// Systems solved exactly (η = 0) pass even this tolerance.
-					assert.Greater(t, seen, G/2, name)
+					if n > 1 {
+						assert.Greater(t, seen, G/2, name)
+					}
 				}
 			}
 		}

@@ -111,6 +111,7 @@ type Plan[T tridiag.Float] struct {
 	// the measures on the host; for checks on the host, a CPU plan and
 	// host copies of a, b, c, d and x.
 	checkOut, dcopy, condWork cu.DevicePtr
+	condSystems               int // systems that condWork holds
 	backward                  kernels.TriBackward
 	cond                      kernels.TriCond
 	measures                  []float64
