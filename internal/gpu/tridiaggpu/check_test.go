@@ -209,13 +209,17 @@ func testCondOnDevice[T tridiag.Float](t *testing.T) {
 						got := f.Status
 						require.Equal(t, math.Float64bits(want.Cond), math.Float64bits(got.Cond), "%s system %d: κ̂ %g, host %g", name, g, got.Cond, want.Cond)
 						require.Equal(t, want.Flags&tridiag.Singular, got.Flags&tridiag.Singular, "%s system %d", name, g)
-						if !math.IsInf(want.BackwardError, 0) && want.BackwardError > 1e-300 {
-							require.InEpsilon(t, want.BackwardError, got.BackwardError, 1e-6, "%s system %d", name, g)
+						if !math.IsInf(want.BackwardError, 0) {
+							// To rounding: the device sums a row's terms in another order.
+							require.InDelta(t, want.BackwardError, got.BackwardError, 1e-6*want.BackwardError+4*tridiag.Epsilon[T](), "%s system %d", name, g)
+						} else {
+							require.True(t, math.IsInf(got.BackwardError, 1), "%s system %d", name, g)
 						}
 						seen++
 					}
-					// Systems solved exactly (η = 0) pass even this tolerance.
-					if n > 1 {
+					// Systems solved exactly (η = 0) pass even this tolerance,
+					// as systems of one or two rows often are.
+					if n > 2 {
 						assert.Greater(t, seen, G/2, name)
 					}
 				}
