@@ -202,8 +202,8 @@ type Options struct {
 	// down. It costs about as much as a few extra solves, on the CPU, plus
 	// a copy of d for in-place solves: off by default, and meant to stay
 	// off in hot loops. A GPU plan's solves of device buffers
-	// (gpu.TridiagPlan.SolveDevice and friends) are checked on the device:
-	// the backward error alone, no κ̂ (Status.Cond 0).
+	// (gpu.TridiagPlan.SolveDevice and friends) are checked alike, on the
+	// device for large batches (docs/reliability.md).
 	Check bool
 	// Tol is the largest normwise backward error the check accepts; 0
 	// means DefaultTol (10³·ε of the plan's precision).
