@@ -2,7 +2,6 @@ package banded
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/bandsolve/bandsolve/internal/memguard"
 )
@@ -27,7 +26,12 @@ import (
 // stored before later interchanges, exactly as gbtrf stores them. For a
 // Band (KL = KU = K) that is 3K+1 rows with the diagonal of U in row 2K.
 // Slots outside the matrix are zero.
-type PivotLU[T Float] struct {
+//
+// T is real or complex. A complex matrix is pivoted as LAPACK's zgbtrf
+// pivots: by the largest |re| + |im| of the candidates (izamax), not by
+// the modulus; both are within a factor √2 of each other, so the growth
+// bounds of partial pivoting hold up to that factor.
+type PivotLU[T Scalar] struct {
 	N, KL, KU int
 	Data      []T
 	// Piv[j] is the row (j ≤ Piv[j] ≤ j+KL, 0-based) interchanged with
@@ -37,15 +41,16 @@ type PivotLU[T Float] struct {
 
 // FactorPivot factors m (left unchanged) by Gaussian elimination with
 // partial pivoting, choosing at each step the entry of largest magnitude
-// of the pivot column (the first one on ties, as LAPACK's idamax); the
+// of the pivot column (the first one on ties, as LAPACK's idamax; for a
+// complex m the largest |re| + |im|, as izamax); the
 // factors have KL = KU = K. Errors: ErrShape for a bad m; a *RowError
 // wrapping ErrNonFinite naming the row and column of a NaN/Inf entry of
 // m; a *RowError wrapping ErrSingular naming the row j (Col = j) when all
 // candidates of pivot column j are zero, so the matrix is exactly
 // singular; an error wrapping ErrMemory when the factors do not fit.
-func FactorPivot[T Float](m *Band[T]) (*PivotLU[T], error) {
+func FactorPivot[T Scalar](m *Band[T]) (*PivotLU[T], error) {
 	f := new(PivotLU[T])
-	if err := f.factor(m); err != nil {
+	if err := factorBand(f, m); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -54,7 +59,7 @@ func FactorPivot[T Float](m *Band[T]) (*PivotLU[T], error) {
 // FactorPivotGeneral factors a General (left unchanged) as FactorPivot
 // does a Band: gbtrf with m's KL and KU, the same pivot choice and the
 // same errors.
-func FactorPivotGeneral[T Float](m *General[T]) (*PivotLU[T], error) {
+func FactorPivotGeneral[T Scalar](m *General[T]) (*PivotLU[T], error) {
 	if err := checkGeneral(m); err != nil {
 		return nil, err
 	}
@@ -65,8 +70,9 @@ func FactorPivotGeneral[T Float](m *General[T]) (*PivotLU[T], error) {
 	return f, nil
 }
 
-// factor refactors f from m, reusing f's slices when they are big enough.
-func (f *PivotLU[T]) factor(m *Band[T]) error {
+// factorBand refactors f from m, reusing f's slices when they are big
+// enough.
+func factorBand[T Scalar](f *PivotLU[T], m *Band[T]) error {
 	if err := checkBand(m); err != nil {
 		return err
 	}
@@ -180,9 +186,9 @@ func (f *PivotLU[T]) factorGeneral(n, kl, ku int, src []T) error {
 // j, records it, widens ju and interchanges the rows over columns j … ju.
 func (f *PivotLU[T]) pivotSwap(j, km int, ju *int) (int, error) {
 	n, a, dc := f.N, f.Data, f.KL+f.KU
-	p, best := j, math.Abs(float64(a[dc*n+j]))
+	p, best := j, cabs1(a[dc*n+j])
 	for t := 1; t <= km; t++ {
-		if v := math.Abs(float64(a[(dc+t)*n+j])); v > best {
+		if v := cabs1(a[(dc+t)*n+j]); v > best {
 			p, best = j+t, v
 		}
 	}
