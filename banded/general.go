@@ -260,14 +260,32 @@ func ConvertGeneralComplex[T2, T1 Complex](m *General[T1]) *General[T2] {
 
 // scanGeneral checks that every entry of the matrix stored in data
 // (General's layout for N, KL, KU) is finite, storage row by storage row;
-// the first NaN or ±Inf gives a *RowError wrapping ErrNonFinite naming
-// its row and column.
+// the first NaN or ±Inf (in either part of a complex entry) gives a
+// *RowError wrapping ErrNonFinite naming its row and column. The element
+// type is resolved once, not per entry.
 func scanGeneral[T Scalar](n, kl, ku int, data []T) error {
+	switch d := any(data).(type) {
+	case []float32:
+		return scanWith(n, kl, ku, d, func(v float32) bool { f := float64(v); return f-f == 0 })
+	case []float64:
+		return scanWith(n, kl, ku, d, func(v float64) bool { return v-v == 0 })
+	case []complex64:
+		return scanWith(n, kl, ku, d, func(v complex64) bool {
+			r, i := float64(real(v)), float64(imag(v))
+			return r-r == 0 && i-i == 0
+		})
+	case []complex128:
+		return scanWith(n, kl, ku, d, func(v complex128) bool { return real(v)-real(v) == 0 && imag(v)-imag(v) == 0 })
+	}
+	return nil
+}
+
+func scanWith[T Scalar](n, kl, ku int, data []T, ok func(T) bool) error {
 	for s := 0; s <= kl+ku; s++ {
 		d := s - ku
 		j0, j1 := max(0, -d), min(n, n-d)
 		for q, v := range data[s*n+j0 : s*n+j1] {
-			if !finiteScalar(v) {
+			if !ok(v) {
 				j := j0 + q
 				return &RowError{Row: j + d, Col: j, Err: ErrNonFinite}
 			}

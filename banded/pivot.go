@@ -2,6 +2,7 @@ package banded
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/bandsolve/bandsolve/internal/memguard"
 )
@@ -186,12 +187,8 @@ func (f *PivotLU[T]) factorGeneral(n, kl, ku int, src []T) error {
 // j, records it, widens ju and interchanges the rows over columns j … ju.
 func (f *PivotLU[T]) pivotSwap(j, km int, ju *int) (int, error) {
 	n, a, dc := f.N, f.Data, f.KL+f.KU
-	p, best := j, cabs1(a[dc*n+j])
-	for t := 1; t <= km; t++ {
-		if v := cabs1(a[(dc+t)*n+j]); v > best {
-			p, best = j+t, v
-		}
-	}
+	p, best := pivotSearch(a, dc*n+j, n, km)
+	p += j
 	f.Piv[j] = p
 	if best == 0 {
 		return p, &RowError{Row: j, Col: j, Err: ErrSingular}
@@ -240,4 +237,42 @@ func (f *PivotLU[T]) SolveMulti(b []T, nrhs int) {
 			}
 		}
 	}
+}
+
+// pivotSearch returns the offset t ≤ km of the entry of largest cabs1
+// among a[base + t·stride] (the first on ties) and that size; the element
+// type is resolved once, not per entry.
+func pivotSearch[T Scalar](a []T, base, stride, km int) (int, float64) {
+	switch a := any(a).(type) {
+	case []float32:
+		return searchReal(a, base, stride, km)
+	case []float64:
+		return searchReal(a, base, stride, km)
+	case []complex64:
+		return searchComplex(a, base, stride, km)
+	case []complex128:
+		return searchComplex(a, base, stride, km)
+	}
+	return 0, 0
+}
+
+func searchReal[T Float](a []T, base, stride, km int) (int, float64) {
+	p, best := 0, math.Abs(float64(a[base]))
+	for t := 1; t <= km; t++ {
+		if v := math.Abs(float64(a[base+t*stride])); v > best {
+			p, best = t, v
+		}
+	}
+	return p, best
+}
+
+func searchComplex[T Complex](a []T, base, stride, km int) (int, float64) {
+	c := func(v T) float64 { z := complex128(v); return math.Abs(real(z)) + math.Abs(imag(z)) }
+	p, best := 0, c(a[base])
+	for t := 1; t <= km; t++ {
+		if v := c(a[base+t*stride]); v > best {
+			p, best = t, v
+		}
+	}
+	return p, best
 }
