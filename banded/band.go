@@ -35,8 +35,10 @@ var ErrMemory = memguard.ErrTooLarge
 // The 2K·(K+1)/2·2 corner slots that fall outside the matrix (the * in the
 // paper's picture) are kept zero by the constructors and ignored by solvers.
 // This is the storage of a General with KL = KU = K (separate lower and
-// upper bandwidths, solved by LU with partial pivoting).
-type Band[T Float] struct {
+// upper bandwidths, solved by LU with partial pivoting). T is real or
+// complex; a complex Band is solved by LU with partial pivoting only
+// (FactorPivot, SolveBatch with BatchOptions.Pivot).
+type Band[T Scalar] struct {
 	N, K int
 	Data []T // length (2K+1)·N
 }
@@ -45,7 +47,7 @@ type Band[T Float] struct {
 // ErrShape unless N ≥ 1 and 0 ≤ K < N (K = N−1 is a dense matrix), and
 // with an error wrapping ErrMemory when the (2K+1)·N elements do not fit
 // the memory the process can have.
-func New[T Float](n, k int) (*Band[T], error) {
+func New[T Scalar](n, k int) (*Band[T], error) {
 	if err := CheckShape(n, k); err != nil {
 		return nil, err
 	}
@@ -58,7 +60,7 @@ func New[T Float](n, k int) (*Band[T], error) {
 // CheckMemory reports, with an error wrapping ErrMemory that names the
 // sizes, whether copies band matrices of order N and half-bandwidth K fit
 // the memory the process can have. Shapes are not checked (CheckShape).
-func CheckMemory[T Float](n, k, copies int) error {
+func CheckMemory[T Scalar](n, k, copies int) error {
 	var zero T
 	what := fmt.Sprintf("banded: a %s band of N=%d, K=%d", typeName(zero), n, k)
 	if copies != 1 {
@@ -67,18 +69,24 @@ func CheckMemory[T Float](n, k, copies int) error {
 	return memguard.Check(what, memguard.Bytes(sizeOf(zero), 2*k+1, n, copies))
 }
 
-func typeName[T Float](T) string {
-	var zero T
-	if _, ok := any(zero).(float32); ok {
+func typeName[T Scalar](T) string {
+	switch any(*new(T)).(type) {
+	case float32:
 		return "float32"
+	case complex64:
+		return "complex64"
+	case complex128:
+		return "complex128"
 	}
 	return "float64"
 }
 
-func sizeOf[T Float](T) int {
-	var zero T
-	if _, ok := any(zero).(float32); ok {
+func sizeOf[T Scalar](T) int {
+	switch any(*new(T)).(type) {
+	case float32:
 		return 4
+	case complex128:
+		return 16
 	}
 	return 8
 }

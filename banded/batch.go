@@ -42,7 +42,7 @@ func (l Layout) String() string {
 
 // Batch is G band matrices of the same order N and half-bandwidth K in one
 // slice of length (2K+1)·N·G, arranged as Layout says.
-type Batch[T Float] struct {
+type Batch[T Scalar] struct {
 	N, K, G int
 	Layout  Layout
 	Data    []T
@@ -51,7 +51,7 @@ type Batch[T Float] struct {
 // NewBatch returns G zero N×N matrices of half-bandwidth K. It fails with
 // ErrShape on a bad shape (as New), G < 1, or an unknown layout, and with
 // an error wrapping ErrMemory when the batch does not fit in memory.
-func NewBatch[T Float](n, k, g int, layout Layout) (*Batch[T], error) {
+func NewBatch[T Scalar](n, k, g int, layout Layout) (*Batch[T], error) {
 	b := &Batch[T]{N: n, K: k, G: g, Layout: layout}
 	if err := b.checkHead(); err != nil {
 		return nil, err
@@ -270,7 +270,11 @@ type BatchError = tridiag.BatchError
 // an error wrapping ErrShape (ErrOption for bad refinement options) and
 // solves nothing; when ctx is cancelled it stops starting
 // systems and returns ctx.Err() (x is then partly written).
-func SolveBatch[T Float](ctx context.Context, b *Batch[T], rhs, x []T, opt BatchOptions) (BatchResult, error) {
+//
+// A complex batch (complex64, complex128) is solved by LU with partial
+// pivoting only: opt.Pivot must be set (else ErrOption), and Check
+// judges with the complex backward error and κ̂.
+func SolveBatch[T Scalar](ctx context.Context, b *Batch[T], rhs, x []T, opt BatchOptions) (BatchResult, error) {
 	var res BatchResult
 	if err := b.Check(); err != nil {
 		return res, err
@@ -281,6 +285,9 @@ func SolveBatch[T Float](ctx context.Context, b *Batch[T], rhs, x []T, opt Batch
 	}
 	if opt.CheckFinite {
 		return res, fmt.Errorf("%w: BatchOptions.CheckFinite is not available on the CPU (SolveBatch)", ErrOption)
+	}
+	if err := checkComplexOptions[T](opt, "SolveBatch"); err != nil {
+		return res, err
 	}
 	if len(rhs) != n*g || len(x) != n*g {
 		return res, shapeErr("len(rhs)=%d, len(x)=%d, want N·G=%d", len(rhs), len(x), n*g)
@@ -331,8 +338,8 @@ func SolveBatch[T Float](ctx context.Context, b *Batch[T], rhs, x []T, opt Batch
 }
 
 // setNaN fills v with NaN, the solution of a failed system.
-func setNaN[T Float](v []T) {
-	nan := T(math.NaN())
+func setNaN[T Scalar](v []T) {
+	nan := fromC128[T](complex(math.NaN(), math.NaN()))
 	for i := range v {
 		v[i] = nan
 	}
@@ -344,7 +351,7 @@ func refineFailed(failed []SystemError, s int) bool {
 }
 
 // rhsOf returns a copy of system s's right-hand side.
-func rhsOf[T Float](b *Batch[T], rhs []T, s int) []T {
+func rhsOf[T Scalar](b *Batch[T], rhs []T, s int) []T {
 	v := make([]T, b.N)
 	for i := range v {
 		v[i] = rhs[b.VecIndex(s, i)]
@@ -366,7 +373,7 @@ func refineFailure(s int, rr RefineResult, boosted bool, err error) SystemError 
 // checkSystem is BatchOptions.Check of system s of b, solved as x for
 // rhs: nil when it passes, else its failure (tol as RefineOptions.Tol; its
 // status Boosted where its factorization boosted a pivot).
-func checkSystem[T Float](b *Batch[T], s int, rhs, x []T, tol float64, boosted bool) *SystemError {
+func checkSystem[T Scalar](b *Batch[T], s int, rhs, x []T, tol float64, boosted bool) *SystemError {
 	st, err := Check(b.System(s), rhs, x, tol)
 	if boosted {
 		st.Flags |= tridiag.Boosted
@@ -381,4 +388,16 @@ func checkSystem[T Float](b *Batch[T], s int, rhs, x []T, tol float64, boosted b
 		return nil
 	}
 	return &SystemError{System: s, Row: -1, Col: -1, Err: err, Status: st}
+}
+
+// errComplexUnpivoted refuses a complex batch without BatchOptions.Pivot.
+var errComplexUnpivoted = fmt.Errorf("%w: a complex batch needs BatchOptions.Pivot: LU without pivoting, boosting and refinement are real only", ErrOption)
+
+// checkComplexOptions refuses, for a complex T, options that only real
+// batches have (what names the caller).
+func checkComplexOptions[T Scalar](opt BatchOptions, what string) error {
+	if isComplex[T]() && !opt.Pivot {
+		return fmt.Errorf("banded: %s of %s systems: %w", what, typeName(*new(T)), errComplexUnpivoted)
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package banded
 import (
 	"errors"
 	"math"
+	"math/cmplx"
 
 	"github.com/bandsolve/bandsolve/internal/condest"
 	"github.com/bandsolve/bandsolve/tridiag"
@@ -14,20 +15,54 @@ import (
 //	η = ‖b − A·x‖∞ / (‖A‖∞·‖x‖∞ + ‖b‖∞),
 //
 // computed in float64 (+Inf when x holds NaN or ±Inf, 0 when the residual
-// is zero). It panics with an error wrapping ErrShape on lengths other
-// than N.
-func BackwardError[T Float](A *Band[T], b, x []T) float64 {
+// is zero); for complex T in complex128, with the moduli of the entries
+// in every norm. It panics with an error wrapping ErrShape on lengths
+// other than N.
+func BackwardError[T Scalar](A *Band[T], b, x []T) float64 {
 	g := A.general()
 	return BackwardErrorGeneral(&g, b, x)
 }
 
 // BackwardErrorGeneral is BackwardError for a General.
-func BackwardErrorGeneral[T Float](A *General[T], b, x []T) float64 {
+func BackwardErrorGeneral[T Scalar](A *General[T], b, x []T) float64 {
 	if len(b) != A.N || len(x) != A.N {
 		panic(shapeErr("BackwardError with len(b)=%d, len(x)=%d for N=%d", len(b), len(x), A.N))
 	}
-	r := make([]float64, A.N)
-	return backwardError(A, b, x, r)
+	switch A := any(A).(type) {
+	case *General[float32]:
+		return backwardError(A, any(b).([]float32), any(x).([]float32), make([]float64, A.N))
+	case *General[float64]:
+		return backwardError(A, any(b).([]float64), any(x).([]float64), make([]float64, A.N))
+	}
+	return backwardErrorComplex(A, b, x)
+}
+
+// backwardErrorComplex is BackwardErrorGeneral for a complex A, with the
+// residual in complex128.
+func backwardErrorComplex[T Scalar](A *General[T], b, x []T) float64 {
+	n := A.N
+	r := make([]complex128, n)
+	var xn, bn float64
+	for i := 0; i < n; i++ {
+		if !finiteScalar(x[i]) {
+			return math.Inf(1)
+		}
+		xn = max(xn, magnitude(x[i]))
+		r[i] = toC128(b[i])
+		bn = max(bn, cmplx.Abs(r[i]))
+	}
+	for s := 0; s <= A.KL+A.KU; s++ {
+		d, j0, j1 := A.diagRange(s)
+		col := A.Data[s*n:]
+		for j := j0; j < j1; j++ {
+			r[j+d] -= toC128(col[j]) * toC128(x[j])
+		}
+	}
+	var rn float64
+	for _, v := range r {
+		rn = max(rn, cmplx.Abs(v))
+	}
+	return tridiag.NormwiseBackwardError(rn, A.NormInf(), xn, bn)
 }
 
 // backwardError is BackwardErrorGeneral with the residual b − A·x left in
@@ -69,25 +104,47 @@ func (f *PivotLU[T]) SolveTrans(b []T) { f.SolveTransMulti(b, 1) }
 // column-major with leading dimension N in b, overwritten by the
 // solutions. It panics with an error wrapping ErrShape unless
 // len(b) = N·nrhs.
-func (f *PivotLU[T]) SolveTransMulti(b []T, nrhs int) {
+func (f *PivotLU[T]) SolveTransMulti(b []T, nrhs int) { f.solveTrans(b, nrhs, false) }
+
+// SolveConjTrans solves Aᴴ·x = b in place with the factors (gbtrs with
+// trans = 'C'), the conjugate transpose; for a real matrix it is
+// SolveTrans. len(b) must be N; it panics with an error wrapping
+// ErrShape otherwise.
+func (f *PivotLU[T]) SolveConjTrans(b []T) { f.solveTrans(b, 1, isComplex[T]()) }
+
+// SolveConjTransMulti is SolveConjTrans for nrhs right-hand sides stored
+// column-major with leading dimension N in b, overwritten by the
+// solutions. It panics with an error wrapping ErrShape unless
+// len(b) = N·nrhs.
+func (f *PivotLU[T]) SolveConjTransMulti(b []T, nrhs int) {
+	f.solveTrans(b, nrhs, isComplex[T]())
+}
+
+// solveTrans solves Aᵀ·x = b, or Aᴴ·x = b when cj (the factors are read
+// conjugated, never written), for nrhs right-hand sides.
+func (f *PivotLU[T]) solveTrans(b []T, nrhs int, cj bool) {
 	n, kl, ku := f.N, f.KL, f.KU
 	if nrhs < 0 || len(b) != n*nrhs {
 		panic(shapeErr("right-hand side of length %d, want N·nrhs = %d·%d", len(b), n, nrhs))
 	}
 	a, dc := f.Data, kl+ku
+	at := func(i int) T { return a[i] }
+	if cj {
+		at = func(i int) T { return conj(a[i]) }
+	}
 	for c := 0; c < nrhs; c++ {
 		x := b[c*n : (c+1)*n]
 		for j := 0; j < n; j++ {
 			s := x[j]
 			for t := 1; t <= min(dc, j); t++ {
-				s -= T(a[(dc-t)*n+j] * x[j-t]) // u_{j−t, j}
+				s -= T(at((dc-t)*n+j) * x[j-t]) // u_{j−t, j}
 			}
-			x[j] = s / a[dc*n+j]
+			x[j] = s / at(dc*n+j)
 		}
 		for j := n - 1; j >= 0; j-- {
 			s := x[j]
 			for t := 1; t <= min(kl, n-1-j); t++ {
-				s -= T(a[(dc+t)*n+j] * x[j+t]) // l_{j+t, j}
+				s -= T(at((dc+t)*n+j) * x[j+t]) // l_{j+t, j}
 			}
 			x[j] = s
 			if p := f.Piv[j]; p != j {
@@ -105,7 +162,11 @@ func (f *PivotLU[T]) SolveTransMulti(b []T, nrhs int) {
 // factor of 3. A matrix that is exactly singular in float64 (an all-zero
 // pivot column) gives +Inf and an error wrapping ErrSingular; a bad shape
 // or a non-finite entry gives FactorPivot's error.
-func CondEst[T Float](A *Band[T]) (float64, error) {
+//
+// For a complex A it is zgbcon's estimate: LU with partial pivoting in
+// complex128 and the complex Hager–Higham estimator on A⁻ᴴ (solves with A
+// and its conjugate transpose), moduli in every norm.
+func CondEst[T Scalar](A *Band[T]) (float64, error) {
 	if err := checkBand(A); err != nil {
 		return 0, err
 	}
@@ -115,7 +176,7 @@ func CondEst[T Float](A *Band[T]) (float64, error) {
 
 // CondEstGeneral is CondEst for a General: gbcon with its KL and KU
 // (FactorPivotGeneral in float64, O(N·KL·(KL+KU))).
-func CondEstGeneral[T Float](A *General[T]) (float64, error) {
+func CondEstGeneral[T Scalar](A *General[T]) (float64, error) {
 	if err := checkGeneral(A); err != nil {
 		return 0, err
 	}
@@ -123,7 +184,30 @@ func CondEstGeneral[T Float](A *General[T]) (float64, error) {
 }
 
 // condEst is CondEstGeneral on a checked A.
-func condEst[T Float](A *General[T]) (float64, error) {
+func condEst[T Scalar](A *General[T]) (float64, error) {
+	switch A := any(A).(type) {
+	case *General[float32]:
+		return condEstReal(A)
+	case *General[float64]:
+		return condEstReal(A)
+	}
+	m := &General[complex128]{N: A.N, KL: A.KL, KU: A.KU, Data: make([]complex128, len(A.Data))}
+	for i, v := range A.Data {
+		m.Data[i] = toC128(v)
+	}
+	var f PivotLU[complex128]
+	if err := f.factorGeneral(m.N, m.KL, m.KU, m.Data); err != nil {
+		return math.Inf(1), err
+	}
+	norm := m.NormInf()
+	if norm == 0 {
+		return math.Inf(1), &RowError{Row: 0, Col: 0, Err: ErrSingular}
+	}
+	return norm * condest.InvNormInfC(m.N, f.Solve, f.SolveConjTrans), nil
+}
+
+// condEstReal is condEst for a real A: LU and the estimator in float64.
+func condEstReal[T Float](A *General[T]) (float64, error) {
 	m, ok := any(A).(*General[float64])
 	if !ok {
 		m = ConvertGeneral[float64](A)
@@ -144,7 +228,9 @@ func condEst[T Float](A *General[T]) (float64, error) {
 // (CondEst) and the verdict flags for the tolerance tol (0:
 // tridiag.DefaultTol[T]()) and the machine epsilon of T. A singular A
 // gives Cond = +Inf with the Singular flag. A tol ≤ 0 means the default.
-func Check[T Float](A *Band[T], b, x []T, tol float64) (tridiag.Status, error) {
+// A complex system is judged the same way, with the complex backward
+// error and κ̂ (BackwardError, CondEst) and the epsilon of its parts.
+func Check[T Scalar](A *Band[T], b, x []T, tol float64) (tridiag.Status, error) {
 	if err := checkBand(A); err != nil {
 		return tridiag.Status{}, err
 	}
@@ -154,7 +240,7 @@ func Check[T Float](A *Band[T], b, x []T, tol float64) (tridiag.Status, error) {
 
 // CheckGeneral is Check for a General (BackwardErrorGeneral and
 // CondEstGeneral).
-func CheckGeneral[T Float](A *General[T], b, x []T, tol float64) (tridiag.Status, error) {
+func CheckGeneral[T Scalar](A *General[T], b, x []T, tol float64) (tridiag.Status, error) {
 	if err := checkGeneral(A); err != nil {
 		return tridiag.Status{}, err
 	}
@@ -162,7 +248,7 @@ func CheckGeneral[T Float](A *General[T], b, x []T, tol float64) (tridiag.Status
 }
 
 // check is CheckGeneral on a checked A.
-func check[T Float](A *General[T], b, x []T, tol float64) (tridiag.Status, error) {
+func check[T Scalar](A *General[T], b, x []T, tol float64) (tridiag.Status, error) {
 	if len(b) != A.N || len(x) != A.N {
 		return tridiag.Status{}, shapeErr("Check with len(b)=%d, len(x)=%d for N=%d", len(b), len(x), A.N)
 	}

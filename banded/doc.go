@@ -82,6 +82,19 @@
 // BackwardErrorGeneral do the same for a General (the Band functions
 // call them on the Band's storage).
 //
+// # Complex systems
+//
+// Band, General, Batch and RaggedBatch take complex64 and complex128 as
+// well as float32 and float64 (Scalar). Complex systems are solved by LU
+// with partial pivoting only: FactorPivot and FactorPivotGeneral choose
+// each pivot by the largest |re| + |im|, as LAPACK's zgbtrf does;
+// PivotLU.Solve, SolveTrans (Aᵀ) and SolveConjTrans (Aᴴ, gbtrs with
+// trans = 'C') solve with the factors; SolveBatch, SolveRagged and a CPU
+// BatchPlan need BatchOptions.Pivot (else ErrOption). BackwardError,
+// CondEst (zgbcon's estimate in complex128) and Check use the moduli of
+// the entries and give the Status verdicts of the real check.
+// Boosting, refinement and SPIKE are real only.
+//
 // # Errors
 //
 // Errors about sizes wrap ErrShape. Factorization failures are *RowError

@@ -45,7 +45,7 @@ func shapeErr(format string, args ...any) error {
 }
 
 // checkBand reports a Band whose fields are inconsistent.
-func checkBand[T Float](m *Band[T]) error {
+func checkBand[T Scalar](m *Band[T]) error {
 	if m == nil {
 		return shapeErr("nil band matrix")
 	}

@@ -33,7 +33,7 @@ import (
 // KL = KU = K (Band's documentation calls these rows of N the storage
 // columns of its N×(2K+1) column-major view); ToGeneral and ToBand
 // convert between them.
-type General[T Float] struct {
+type General[T Scalar] struct {
 	N, KL, KU int
 	Data      []T // length (KL+KU+1)·N
 }
@@ -43,7 +43,7 @@ type General[T Float] struct {
 // 0 ≤ KU < N (CheckGeneralShape), and with an error wrapping ErrMemory
 // when the (KL+KU+1)·N elements do not fit the memory the process can
 // have.
-func NewGeneral[T Float](n, kl, ku int) (*General[T], error) {
+func NewGeneral[T Scalar](n, kl, ku int) (*General[T], error) {
 	if err := CheckGeneralShape(n, kl, ku); err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func CheckGeneralShape(n, kl, ku int) error {
 // KL and KU ((KL+KU+1)·N elements each) fit the memory the process can
 // have, as CheckMemory does for Band. Shapes are not checked
 // (CheckGeneralShape).
-func CheckGeneralMemory[T Float](n, kl, ku, copies int) error {
+func CheckGeneralMemory[T Scalar](n, kl, ku, copies int) error {
 	var zero T
 	what := fmt.Sprintf("banded: a %s band of %s", typeName(zero), bandShape(n, kl, ku))
 	if copies != 1 {
@@ -96,7 +96,7 @@ func bandShape(n, kl, ku int) string {
 }
 
 // checkGeneral reports a General whose fields are inconsistent.
-func checkGeneral[T Float](m *General[T]) error {
+func checkGeneral[T Scalar](m *General[T]) error {
 	if m == nil {
 		return shapeErr("nil band matrix")
 	}
@@ -180,13 +180,14 @@ func (m *General[T]) MulVec(x, y []T) {
 	}
 }
 
-// NormMax is max |a_ij|.
+// NormMax is max |a_ij| (moduli for a complex matrix, as in every norm
+// of this package).
 func (m *General[T]) NormMax() float64 {
 	var mx float64
 	for s := 0; s <= m.KL+m.KU; s++ {
 		_, j0, j1 := m.diagRange(s)
 		for j := j0; j < j1; j++ {
-			mx = math.Max(mx, math.Abs(float64(m.Data[s*m.N+j])))
+			mx = math.Max(mx, magnitude(m.Data[s*m.N+j]))
 		}
 	}
 	return mx
@@ -198,7 +199,7 @@ func (m *General[T]) Norm1() float64 {
 	for j := 0; j < m.N; j++ {
 		var s float64
 		for i := max(0, j-m.KU); i <= min(m.N-1, j+m.KL); i++ {
-			s += math.Abs(float64(m.Data[m.Index(i, j)]))
+			s += magnitude(m.Data[m.Index(i, j)])
 		}
 		mx = math.Max(mx, s)
 	}
@@ -211,7 +212,7 @@ func (m *General[T]) NormInf() float64 {
 	for i := 0; i < m.N; i++ {
 		var s float64
 		for j := max(0, i-m.KL); j <= min(m.N-1, i+m.KU); j++ {
-			s += math.Abs(float64(m.Data[m.Index(i, j)]))
+			s += magnitude(m.Data[m.Index(i, j)])
 		}
 		mx = math.Max(mx, s)
 	}
@@ -221,17 +222,17 @@ func (m *General[T]) NormInf() float64 {
 // DiagonalDominanceGeneral is DiagonalDominance for a General: the
 // largest d ≥ 0 with |a_ii| ≥ d·Σ_{j≠i}|a_ij| for every row i (+Inf when
 // no row has an off-diagonal entry).
-func DiagonalDominanceGeneral[T Float](m *General[T]) float64 {
+func DiagonalDominanceGeneral[T Scalar](m *General[T]) float64 {
 	d := math.Inf(1)
 	for i := 0; i < m.N; i++ {
 		var off float64
 		for j := max(0, i-m.KL); j <= min(m.N-1, i+m.KU); j++ {
 			if j != i {
-				off += math.Abs(float64(m.Data[m.Index(i, j)]))
+				off += magnitude(m.Data[m.Index(i, j)])
 			}
 		}
 		if off > 0 {
-			d = math.Min(d, math.Abs(float64(m.Data[m.Index(i, i)]))/off)
+			d = math.Min(d, magnitude(m.Data[m.Index(i, i)])/off)
 		}
 	}
 	return d
@@ -247,16 +248,44 @@ func ConvertGeneral[T2, T1 Float](m *General[T1]) *General[T2] {
 	return out
 }
 
+// ConvertGeneralComplex is ConvertGeneral for complex matrices
+// (complex128 → complex64 rounds each part to nearest).
+func ConvertGeneralComplex[T2, T1 Complex](m *General[T1]) *General[T2] {
+	out := &General[T2]{N: m.N, KL: m.KL, KU: m.KU, Data: make([]T2, len(m.Data))}
+	for i, v := range m.Data {
+		out.Data[i] = T2(v)
+	}
+	return out
+}
+
 // scanGeneral checks that every entry of the matrix stored in data
 // (General's layout for N, KL, KU) is finite, storage row by storage row;
-// the first NaN or ±Inf gives a *RowError wrapping ErrNonFinite naming
-// its row and column.
-func scanGeneral[T Float](n, kl, ku int, data []T) error {
+// the first NaN or ±Inf (in either part of a complex entry) gives a
+// *RowError wrapping ErrNonFinite naming its row and column. The element
+// type is resolved once, not per entry.
+func scanGeneral[T Scalar](n, kl, ku int, data []T) error {
+	switch d := any(data).(type) {
+	case []float32:
+		return scanWith(n, kl, ku, d, func(v float32) bool { f := float64(v); return f-f == 0 })
+	case []float64:
+		return scanWith(n, kl, ku, d, func(v float64) bool { return v-v == 0 })
+	case []complex64:
+		return scanWith(n, kl, ku, d, func(v complex64) bool {
+			r, i := float64(real(v)), float64(imag(v))
+			return r-r == 0 && i-i == 0
+		})
+	case []complex128:
+		return scanWith(n, kl, ku, d, func(v complex128) bool { return real(v)-real(v) == 0 && imag(v)-imag(v) == 0 })
+	}
+	return nil
+}
+
+func scanWith[T Scalar](n, kl, ku int, data []T, ok func(T) bool) error {
 	for s := 0; s <= kl+ku; s++ {
 		d := s - ku
 		j0, j1 := max(0, -d), min(n, n-d)
 		for q, v := range data[s*n+j0 : s*n+j1] {
-			if f := math.Abs(float64(v)); !(f <= math.MaxFloat64) {
+			if !ok(v) {
 				j := j0 + q
 				return &RowError{Row: j + d, Col: j, Err: ErrNonFinite}
 			}

@@ -1,6 +1,10 @@
 package banded
 
-import "gonum.org/v1/gonum/mat"
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+)
 
 // ToGeneral returns a copy of m as a General with KL = KU = K. The two
 // types share their storage layout, so the copy is Data itself.
@@ -42,7 +46,7 @@ func (m *General[T]) ToDense() []T {
 // (a_ij = a[i·n+j]) into a General whose KL is the largest i−j and KU the
 // largest j−i of a nonzero entry (0 when there is none). It fails with
 // ErrShape when n < 1 or len(a) ≠ n², and with ErrMemory as NewGeneral.
-func GeneralFromDense[T Float](n int, a []T) (*General[T], error) {
+func GeneralFromDense[T Scalar](n int, a []T) (*General[T], error) {
 	if n < 1 || len(a) != n*n {
 		return nil, shapeErr("dense matrix of length %d for order %d", len(a), n)
 	}
@@ -74,7 +78,7 @@ func GeneralFromDense[T Float](n int, a []T) (*General[T], error) {
 // error naming the entry, its row and column. Errors wrap ErrShape:
 // slices of different lengths, an index outside [0, n), an entry outside
 // the band, a bad n, kl or ku.
-func GeneralFromCOO[T Float](n int, rows, cols []int, vals []T, kl, ku int) (*General[T], error) {
+func GeneralFromCOO[T Scalar](n int, rows, cols []int, vals []T, kl, ku int) (*General[T], error) {
 	if len(rows) != len(vals) || len(cols) != len(vals) {
 		return nil, shapeErr("COO slices of lengths %d, %d, %d", len(rows), len(cols), len(vals))
 	}
@@ -126,14 +130,18 @@ func GeneralFromBanded(a mat.Banded) (*General[float64], error) {
 }
 
 // ToBandDense copies m into a gonum *mat.BandDense with the same
-// bandwidths (converting to float64).
+// bandwidths (converting to float64). Gonum has no complex band matrix:
+// it panics for a complex m.
 func (m *General[T]) ToBandDense() *mat.BandDense {
+	if isComplex[T]() {
+		panic(fmt.Sprintf("banded: ToBandDense of a %s matrix: gonum's BandDense is real", typeName(*new(T))))
+	}
 	n, kl, ku := m.N, m.KL, m.KU
 	w := kl + ku + 1
 	data := make([]float64, n*w) // gonum's row-major band: a_ij at i·w + (j−i+KL)
 	for i := 0; i < n; i++ {
 		for j := max(0, i-kl); j <= min(n-1, i+ku); j++ {
-			data[i*w+j-i+kl] = float64(m.Data[m.Index(i, j)])
+			data[i*w+j-i+kl] = real(toC128(m.Data[m.Index(i, j)]))
 		}
 	}
 	return mat.NewBandDense(n, n, kl, ku, data)

@@ -167,7 +167,7 @@ func axpyNeg[T Float](y, c, r []T) {
 // rank2 is rank1 with two updates fused in one pass over the window:
 // a −= c1·r1ᵀ, then a −= c2·r2ᵀ, each entry rounded exactly as two
 // successive rank1 calls would, so results are bit-identical to them.
-func rank2[T Float](a []T, n, dc, o, h, w int, c1, r1, c2, r2 []T) {
+func rank2[T Scalar](a []T, n, dc, o, h, w int, c1, r1, c2, r2 []T) {
 	for d := -(w - 1); d <= h-1; d++ {
 		q0, q1 := max(0, -d), min(w, h-d)
 		base := (dc+d)*n + o
@@ -176,7 +176,7 @@ func rank2[T Float](a []T, n, dc, o, h, w int, c1, r1, c2, r2 []T) {
 }
 
 // axpy2Neg does y[q] = (y[q] − c1[q]·r1[q]) − c2[q]·r2[q], products rounded.
-func axpy2Neg[T Float](y, c1, r1, c2, r2 []T) {
+func axpy2Neg[T Scalar](y, c1, r1, c2, r2 []T) {
 	n := len(y)
 	c1, r1, c2, r2 = c1[:n], r1[:n], c2[:n], r2[:n]
 	q := 0

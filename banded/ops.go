@@ -42,7 +42,7 @@ func (m *Band[T]) NormInf() float64 {
 	return g.NormInf()
 }
 
-// NormFrob is the Frobenius norm, sqrt(Σ a_ij²).
+// NormFrob is the Frobenius norm, sqrt(Σ |a_ij|²).
 func (m *Band[T]) NormFrob() float64 {
 	var scale, ssq float64 = 0, 1
 	for s := 0; s <= 2*m.K; s++ {
@@ -51,7 +51,7 @@ func (m *Band[T]) NormFrob() float64 {
 			if v == 0 {
 				continue
 			}
-			a := math.Abs(float64(v))
+			a := magnitude(v)
 			if a > scale {
 				ssq = 1 + ssq*(scale/a)*(scale/a)
 				scale = a

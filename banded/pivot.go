@@ -27,7 +27,12 @@ import (
 // stored before later interchanges, exactly as gbtrf stores them. For a
 // Band (KL = KU = K) that is 3K+1 rows with the diagonal of U in row 2K.
 // Slots outside the matrix are zero.
-type PivotLU[T Float] struct {
+//
+// T is real or complex. A complex matrix is pivoted as LAPACK's zgbtrf
+// pivots: by the largest |re| + |im| of the candidates (izamax), not by
+// the modulus; both are within a factor √2 of each other, so the growth
+// bounds of partial pivoting hold up to that factor.
+type PivotLU[T Scalar] struct {
 	N, KL, KU int
 	Data      []T
 	// Piv[j] is the row (j ≤ Piv[j] ≤ j+KL, 0-based) interchanged with
@@ -37,15 +42,16 @@ type PivotLU[T Float] struct {
 
 // FactorPivot factors m (left unchanged) by Gaussian elimination with
 // partial pivoting, choosing at each step the entry of largest magnitude
-// of the pivot column (the first one on ties, as LAPACK's idamax); the
+// of the pivot column (the first one on ties, as LAPACK's idamax; for a
+// complex m the largest |re| + |im|, as izamax); the
 // factors have KL = KU = K. Errors: ErrShape for a bad m; a *RowError
 // wrapping ErrNonFinite naming the row and column of a NaN/Inf entry of
 // m; a *RowError wrapping ErrSingular naming the row j (Col = j) when all
 // candidates of pivot column j are zero, so the matrix is exactly
 // singular; an error wrapping ErrMemory when the factors do not fit.
-func FactorPivot[T Float](m *Band[T]) (*PivotLU[T], error) {
+func FactorPivot[T Scalar](m *Band[T]) (*PivotLU[T], error) {
 	f := new(PivotLU[T])
-	if err := f.factor(m); err != nil {
+	if err := factorBand(f, m); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -54,7 +60,7 @@ func FactorPivot[T Float](m *Band[T]) (*PivotLU[T], error) {
 // FactorPivotGeneral factors a General (left unchanged) as FactorPivot
 // does a Band: gbtrf with m's KL and KU, the same pivot choice and the
 // same errors.
-func FactorPivotGeneral[T Float](m *General[T]) (*PivotLU[T], error) {
+func FactorPivotGeneral[T Scalar](m *General[T]) (*PivotLU[T], error) {
 	if err := checkGeneral(m); err != nil {
 		return nil, err
 	}
@@ -65,8 +71,9 @@ func FactorPivotGeneral[T Float](m *General[T]) (*PivotLU[T], error) {
 	return f, nil
 }
 
-// factor refactors f from m, reusing f's slices when they are big enough.
-func (f *PivotLU[T]) factor(m *Band[T]) error {
+// factorBand refactors f from m, reusing f's slices when they are big
+// enough.
+func factorBand[T Scalar](f *PivotLU[T], m *Band[T]) error {
 	if err := checkBand(m); err != nil {
 		return err
 	}
@@ -180,12 +187,8 @@ func (f *PivotLU[T]) factorGeneral(n, kl, ku int, src []T) error {
 // j, records it, widens ju and interchanges the rows over columns j … ju.
 func (f *PivotLU[T]) pivotSwap(j, km int, ju *int) (int, error) {
 	n, a, dc := f.N, f.Data, f.KL+f.KU
-	p, best := j, math.Abs(float64(a[dc*n+j]))
-	for t := 1; t <= km; t++ {
-		if v := math.Abs(float64(a[(dc+t)*n+j])); v > best {
-			p, best = j+t, v
-		}
-	}
+	p, best := pivotSearch(a, dc*n+j, n, km)
+	p += j
 	f.Piv[j] = p
 	if best == 0 {
 		return p, &RowError{Row: j, Col: j, Err: ErrSingular}
@@ -234,4 +237,42 @@ func (f *PivotLU[T]) SolveMulti(b []T, nrhs int) {
 			}
 		}
 	}
+}
+
+// pivotSearch returns the offset t ≤ km of the entry of largest cabs1
+// among a[base + t·stride] (the first on ties) and that size; the element
+// type is resolved once, not per entry.
+func pivotSearch[T Scalar](a []T, base, stride, km int) (int, float64) {
+	switch a := any(a).(type) {
+	case []float32:
+		return searchReal(a, base, stride, km)
+	case []float64:
+		return searchReal(a, base, stride, km)
+	case []complex64:
+		return searchComplex(a, base, stride, km)
+	case []complex128:
+		return searchComplex(a, base, stride, km)
+	}
+	return 0, 0
+}
+
+func searchReal[T Float](a []T, base, stride, km int) (int, float64) {
+	p, best := 0, math.Abs(float64(a[base]))
+	for t := 1; t <= km; t++ {
+		if v := math.Abs(float64(a[base+t*stride])); v > best {
+			p, best = t, v
+		}
+	}
+	return p, best
+}
+
+func searchComplex[T Complex](a []T, base, stride, km int) (int, float64) {
+	c := func(v T) float64 { z := complex128(v); return math.Abs(real(z)) + math.Abs(imag(z)) }
+	p, best := 0, c(a[base])
+	for t := 1; t <= km; t++ {
+		if v := c(a[base+t*stride]); v > best {
+			p, best = t, v
+		}
+	}
+	return p, best
 }

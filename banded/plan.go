@@ -23,7 +23,7 @@ type BatchSpec struct {
 // and boosts reported as SolveBatch reports them with refinement off.
 // BatchPlan checks the lengths before Solve and applies Options.Refine
 // and Options.Check on the host afterwards.
-type BatchSolver[T Float] interface {
+type BatchSolver[T Scalar] interface {
 	// Solve solves the batch whose matrices are a (Batch.Data of the
 	// spec's shape and layout) for rhs into x (x may be rhs).
 	Solve(ctx context.Context, a, rhs, x []T) (BatchResult, error)
@@ -39,6 +39,16 @@ type BatchSolver[T Float] interface {
 type BatchBackend interface {
 	NewBatchSolver32(spec BatchSpec) (BatchSolver[float32], error)
 	NewBatchSolver64(spec BatchSpec) (BatchSolver[float64], error)
+}
+
+// ComplexBatchBackend is implemented by the backends that solve complex
+// batches (LU with partial pivoting). A device whose backend does not
+// implement it makes NewBatchPlan[complex64] and
+// NewBatchPlan[complex128] fail with an error wrapping ErrOption that
+// names the device; the CPU solves them (SolveBatch).
+type ComplexBatchBackend interface {
+	NewBatchSolverC64(spec BatchSpec) (BatchSolver[complex64], error)
+	NewBatchSolverC128(spec BatchSpec) (BatchSolver[complex128], error)
 }
 
 var backends registry.Registry[BatchBackend]
@@ -74,7 +84,7 @@ func backendOf(dev tridiag.Device) (BatchBackend, error) {
 // Options.Check, so that the results are SolveBatch's on every device.
 // Solves of one plan may run concurrently on the CPU and run one at a
 // time on a GPU.
-type BatchPlan[T Float] struct {
+type BatchPlan[T Scalar] struct {
 	dev    tridiag.Device
 	spec   BatchSpec
 	cpu    *tridiag.CPU // set on the CPU: Solve is SolveBatch
@@ -86,8 +96,10 @@ type BatchPlan[T Float] struct {
 // ErrShape for a bad shape or layout (and, on a GPU, K outside what its
 // kernels take), ErrOption for bad or unsupported options (naming the
 // option and the device), and an error wrapping ErrOption for a device
-// without a banded backend.
-func NewBatchPlan[T Float](dev tridiag.Device, n, k, g int, layout Layout, opts BatchOptions) (*BatchPlan[T], error) {
+// without a banded backend. Complex plans (complex64, complex128) need
+// opts.Pivot, and a device whose backend is a ComplexBatchBackend (the
+// CPU is); otherwise the error wraps ErrOption.
+func NewBatchPlan[T Scalar](dev tridiag.Device, n, k, g int, layout Layout, opts BatchOptions) (*BatchPlan[T], error) {
 	if dev == nil {
 		dev = tridiag.DefaultCPU()
 	}
@@ -100,6 +112,9 @@ func NewBatchPlan[T Float](dev tridiag.Device, n, k, g int, layout Layout, opts 
 	}
 	if opts.Workers < 0 {
 		return nil, fmt.Errorf("%w: BatchOptions.Workers=%d, want ≥ 0", ErrOption, opts.Workers)
+	}
+	if err := checkComplexOptions[T](opts, "NewBatchPlan"); err != nil {
+		return nil, err
 	}
 	p := &BatchPlan[T]{dev: dev, spec: BatchSpec{N: n, K: k, G: g, Layout: layout, Options: opts}}
 	if cpu, ok := dev.(*tridiag.CPU); ok {
@@ -117,11 +132,21 @@ func NewBatchPlan[T Float](dev tridiag.Device, n, k, g int, layout Layout, opts 
 		return nil, err
 	}
 	var s any
-	var z T
-	if _, ok := any(z).(float64); ok {
-		s, err = be.NewBatchSolver64(p.spec)
-	} else {
+	switch any(*new(T)).(type) {
+	case float32:
 		s, err = be.NewBatchSolver32(p.spec)
+	case float64:
+		s, err = be.NewBatchSolver64(p.spec)
+	default:
+		cb, ok := be.(ComplexBatchBackend)
+		if !ok {
+			return nil, fmt.Errorf("%w: no complex banded batch solver for device %s (%T)", ErrOption, dev.Name(), dev)
+		}
+		if _, c64 := any(*new(T)).(complex64); c64 {
+			s, err = cb.NewBatchSolverC64(p.spec)
+		} else {
+			s, err = cb.NewBatchSolverC128(p.spec)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -206,7 +231,7 @@ func (p *BatchPlan[T]) Close() error {
 // finishOnHost refines and checks, as SolveBatch does after each system's
 // factor and solve, the systems that a device solved without refinement:
 // res and err are the device's, x its solutions.
-func finishOnHost[T Float](ctx context.Context, b *Batch[T], rhs, x []T, opt BatchOptions, res BatchResult, err error) (BatchResult, error) {
+func finishOnHost[T Scalar](ctx context.Context, b *Batch[T], rhs, x []T, opt BatchOptions, res BatchResult, err error) (BatchResult, error) {
 	var failed []SystemError
 	if err != nil {
 		var be *BatchError
@@ -234,7 +259,7 @@ func finishOnHost[T Float](ctx context.Context, b *Batch[T], rhs, x []T, opt Bat
 			continue
 		}
 		bi, isBoosted := boosted[s]
-		refine := opt.Refine.Mode == RefineAlways || (opt.Refine.Mode == RefineBoosted && isBoosted)
+		refine := !isComplex[T]() && (opt.Refine.Mode == RefineAlways || (opt.Refine.Mode == RefineBoosted && isBoosted))
 		if !refine && !opt.Check {
 			continue
 		}
@@ -251,16 +276,15 @@ func finishOnHost[T Float](ctx context.Context, b *Batch[T], rhs, x []T, opt Bat
 		if refine {
 			b.copyOut(s, sys.Data)
 			b.copyOut(s, orig.Data)
-			bs, ferr := FactorLU(sys, opt.Factor)
+			rres, boosts, rerr, ferr := refineOnHost(sys, orig, rhsv, vec, opt)
 			if ferr != nil {
 				return res, fmt.Errorf("banded: system %d: the device solved it, the host factorization failed: %w", s, ferr)
 			}
-			rres, rerr := Refine(orig, func(r []T) error { SolveLU(sys, r); return nil }, append([]T(nil), rhsv...), vec, opt.Refine)
 			if isBoosted {
 				res.Boosted[bi].Refine = rres
 			}
 			if rerr != nil {
-				failed = append(failed, refineFailure(s, rres, bs.Count() > 0, rerr))
+				failed = append(failed, refineFailure(s, rres, boosts > 0, rerr))
 				setNaN(vec)
 				lost = true
 			}
@@ -279,4 +303,27 @@ func finishOnHost[T Float](ctx context.Context, b *Batch[T], rhs, x []T, opt Bat
 		return res, &BatchError{G: b.G, Failed: failed}
 	}
 	return res, nil
+}
+
+// refineOnHost factors sys (a copy of orig) by LU without pivoting and
+// refines vec, a device's solution for rhs, with it: the refinement
+// result, the number of boosted pivots, the refinement's error and the
+// factorization's. Complex systems are not refined (nothing is done).
+func refineOnHost[T Scalar](sys, orig *Band[T], rhs, vec []T, opt BatchOptions) (RefineResult, int, error, error) {
+	switch sys := any(sys).(type) {
+	case *Band[float32]:
+		return refineReal(sys, any(orig).(*Band[float32]), any(rhs).([]float32), any(vec).([]float32), opt)
+	case *Band[float64]:
+		return refineReal(sys, any(orig).(*Band[float64]), any(rhs).([]float64), any(vec).([]float64), opt)
+	}
+	return RefineResult{}, 0, nil, nil
+}
+
+func refineReal[T Float](sys, orig *Band[T], rhs, vec []T, opt BatchOptions) (RefineResult, int, error, error) {
+	bs, ferr := FactorLU(sys, opt.Factor)
+	if ferr != nil {
+		return RefineResult{}, 0, nil, ferr
+	}
+	rres, rerr := Refine(orig, func(r []T) error { SolveLU(sys, r); return nil }, append([]T(nil), rhs...), vec, opt.Refine)
+	return rres, bs.Count(), rerr, nil
 }

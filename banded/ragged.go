@@ -17,7 +17,7 @@ import (
 // storage ((2K+1)·N_g elements, as in Band) starts at Data[(2K+1)·off[g]],
 // and element i of its right-hand side or solution at off[g] + i
 // (VecIndex). SolveRagged solves it.
-type RaggedBatch[T Float] struct {
+type RaggedBatch[T Scalar] struct {
 	// Data holds the systems' storage, (2K+1)·Rows() elements. It may be
 	// replaced by another slice of that length.
 	Data    []T
@@ -31,7 +31,7 @@ type RaggedBatch[T Float] struct {
 // no orders, a negative k or more elements than an int counts, the error
 // wraps ErrShape and names the system. It fails with an error wrapping
 // ErrMemory when the batch does not fit in memory.
-func NewRaggedBatch[T Float](k int, lengths []int) (*RaggedBatch[T], error) {
+func NewRaggedBatch[T Scalar](k int, lengths []int) (*RaggedBatch[T], error) {
 	if k < 0 {
 		return nil, shapeErr("half-bandwidth K=%d, want ≥ 0", k)
 	}
@@ -129,8 +129,9 @@ func (b *RaggedBatch[T]) SetSystem(g int, m *Band[T]) error {
 // handed out first. The batch is not modified. Errors that stop the
 // solve: ErrShape for a bad batch or vector length, ErrOption for bad
 // options (CheckFinite is not available on the CPU), ctx.Err() when ctx
-// is cancelled (x is then partly written).
-func SolveRagged[T Float](ctx context.Context, b *RaggedBatch[T], rhs, x []T, opt BatchOptions) (BatchResult, error) {
+// is cancelled (x is then partly written). A complex ragged batch needs
+// opt.Pivot, as SolveBatch's.
+func SolveRagged[T Scalar](ctx context.Context, b *RaggedBatch[T], rhs, x []T, opt BatchOptions) (BatchResult, error) {
 	var res BatchResult
 	if err := b.Check(); err != nil {
 		return res, err
@@ -140,6 +141,9 @@ func SolveRagged[T Float](ctx context.Context, b *RaggedBatch[T], rhs, x []T, op
 	}
 	if opt.CheckFinite {
 		return res, fmt.Errorf("%w: BatchOptions.CheckFinite is not available on the CPU (SolveRagged)", ErrOption)
+	}
+	if err := checkComplexOptions[T](opt, "SolveRagged"); err != nil {
+		return res, err
 	}
 	rows, G := b.Rows(), len(b.lengths)
 	if len(rhs) != rows || len(x) != rows {

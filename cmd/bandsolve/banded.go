@@ -72,6 +72,14 @@ written as float32; any other input (float64 or mixed dtypes, -mtx, a
 generated band) is solved in f64. x (-o) is float32 when the solve is
 f32 or auto chose from float32 data, else float64.
 
+A complex -npy band (dtype c8 or c16, with or without -kl/-ku) is solved
+by banded LU with partial pivoting on the CPU (pivots chosen by
+|re| + |im| as LAPACK's zgbtrf chooses them), in complex64 for c8 and
+complex128 for c16 (-precision f32 or f64 choose), with a -rhs of any
+dtype read in that type or b = A·x̃ for a complex x̃; x (-o) has the
+dtype of the solve, and the report gives the backward error and κ̂ with
+moduli. Other methods and -device cuda refuse a complex band.
+
 The report (stdout) gives N, K (KL and KU for -kl ≠ -ku), the degree
 of diagonal dominance d of the band that is factored, the partitions, for -mtx the half-bandwidth
 before and after each reordering stage, the iterations (BiCG steps: two
@@ -316,6 +324,21 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 	if *out != "" {
 		if err := atomicfile.CheckNotInput(*out, *npyPath, *mtxPath, *rhsPath); err != nil {
 			return usageErrorf("-o %v", err)
+		}
+	}
+
+	// A complex band (c8, c16): LU with partial pivoting on the CPU.
+	if *npyPath != "" {
+		if h, herr := npy.ReadFileHeader(*npyPath); herr == nil && h.IsComplex() {
+			switch {
+			case given["method"] && *method != "pivot":
+				return usageErrorf("-method %s: a complex band (%s) is solved by -method pivot only", *method, h.DType)
+			case kind != "cpu":
+				return usageErrorf("a complex band (%s) is solved on the CPU only; use -device cpu", h.DType)
+			}
+			return runBandedComplex(complexBandedRun{path: *npyPath, kl: *kl, ku: *ku, general: given["kl"],
+				prec: *prec, rhsPath: *rhsPath, out: *out, seed: *seed, checkTol: *checkTol, force: *force,
+				single: strings.HasSuffix(h.DType, "c8"), stdout: stdout})
 		}
 	}
 
