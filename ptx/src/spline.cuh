@@ -125,6 +125,39 @@ template <typename T> __device__ __forceinline__ void spline_locate(const T *x, 
     p.wd[2] = (T(3) * b * b - T(1)) * hs;
 }
 
+// spline_eval_one writes the results at index o of the point p located
+// in the interval whose values are y0, y1 and moments m0, m1, and reports
+// whether any is NaN or infinite.
+template <typename T>
+__device__ __forceinline__ bool spline_eval_one(const SplinePoint<T> &p, T y0, T y1, T m0, T m1, i64 o, T *val, T *der,
+                                                T *der2) {
+    bool bad = false;
+    if (val != nullptr) {
+        const T v = p.wv[0] * y0 + p.wv[1] * y1 + p.wv[2] * m0 + p.wv[3] * m1;
+        __stcs(&val[o], v);
+        bad = bad || spline_bad(v);
+    }
+    if (der != nullptr) {
+        const T v = (y1 - y0) * p.wd[0] + p.wd[1] * m0 + p.wd[2] * m1;
+        __stcs(&der[o], v);
+        bad = bad || spline_bad(v);
+    }
+    if (der2 != nullptr) {
+        const T v = p.a * m0 + p.b * m1;
+        __stcs(&der2[o], v);
+        bad = bad || spline_bad(v);
+    }
+    return bad;
+}
+
+// spline_point_zero clears p.
+template <typename T> __device__ __forceinline__ void spline_point_zero(SplinePoint<T> &p) {
+    p.i = 0;
+    p.t = p.a = p.b = T(0);
+    p.wv[0] = p.wv[1] = p.wv[2] = p.wv[3] = T(0);
+    p.wd[0] = p.wd[1] = p.wd[2] = T(0);
+}
+
 // spline_eval: thread j of the grid's x dimension evaluates point j of
 // the curves of its block's groups of cpk curves (the y dimension,
 // grid-stride). With shared knots and shared points the point is located
@@ -139,10 +172,7 @@ __device__ __forceinline__ void spline_eval(const T *x, i64 xs, const T *y, cons
     if (j >= P) return;
     const bool shared = xs == 0 && ts == 0;
     SplinePoint<T> p;
-    p.i = 0;
-    p.t = p.a = p.b = T(0);
-    p.wv[0] = p.wv[1] = p.wv[2] = p.wv[3] = T(0);
-    p.wd[0] = p.wd[1] = p.wd[2] = T(0);
+    spline_point_zero(p);
     if (shared) spline_locate(x, n, __ldg(&t[j]), periodic, p);
 #pragma unroll 1
     for (i64 g = blockIdx.y; g * cpk < count; g += gridDim.y) {
@@ -153,24 +183,66 @@ __device__ __forceinline__ void spline_eval(const T *x, i64 xs, const T *y, cons
             if (!shared) spline_locate(x + k * xs, n, __ldg(&t[k * ts + j]), periodic, p);
             const T *yk = y + (i64)k * n + p.i;
             const T *mk = m + (i64)k * n + p.i;
-            const T y0 = __ldg(&yk[0]), y1 = __ldg(&yk[1]);
-            const T m0 = __ldg(&mk[0]), m1 = __ldg(&mk[1]);
-            const i64 o = (i64)k * P + j;
+            const bool bad = spline_eval_one(p, __ldg(&yk[0]), __ldg(&yk[1]), __ldg(&mk[0]), __ldg(&mk[1]),
+                                             (i64)k * P + j, val, der, der2);
+            if (bad) {
+                flags[k] = 1u;
+                flags[count] = 1u;
+            }
+        }
+    }
+}
+
+// Threads per block and points per thread of spline_eval_staged.
+#define SPLINE_STAGED_BLOCK 256
+#define SPLINE_STAGED_PPT 4
+
+// spline_eval_staged is spline_eval for knots and points shared by every
+// curve, with the curves' values and moments staged in shared memory
+// (2·n elements of T, dynamic): block (bx, ·) evaluates points
+// bx·PPT·blockDim … (thread tid: tid + q·blockDim, q < PPT), each located
+// and weighted once; for each curve of its groups the block loads y_k and
+// m_k with coalesced reads, and its threads read their intervals' ends
+// from shared memory instead of gathering them from L1 and L2, which is
+// what bounds spline_eval. The results are spline_eval's bit for bit.
+template <typename T>
+__device__ __forceinline__ void spline_eval_staged(const T *x, const T *y, const T *m, const T *t, int n, int count,
+                                                   int P, int periodic, int cpk, T *val, T *der, T *der2,
+                                                   unsigned *flags) {
+    extern __shared__ __align__(16) unsigned char spline_smem[];
+    T *sy = reinterpret_cast<T *>(spline_smem);
+    T *sm = sy + n;
+    const int base = blockIdx.x * (blockDim.x * SPLINE_STAGED_PPT) + threadIdx.x;
+    SplinePoint<T> p[SPLINE_STAGED_PPT];
+#pragma unroll
+    for (int q = 0; q < SPLINE_STAGED_PPT; q++) {
+        spline_point_zero(p[q]);
+        const int j = base + q * blockDim.x;
+        if (j < P) spline_locate(x, n, __ldg(&t[j]), periodic, p[q]);
+    }
+#pragma unroll 1
+    for (i64 g = blockIdx.y; g * cpk < count; g += gridDim.y) {
+        const int k0 = int(g * cpk);
+        const int k1 = min(count, k0 + cpk);
+#pragma unroll 1
+        for (int k = k0; k < k1; k++) {
+            const T *yk = y + (i64)k * n;
+            const T *mk = m + (i64)k * n;
+            __syncthreads();
+            for (int i = threadIdx.x; i < n; i += blockDim.x) {
+                sy[i] = __ldg(&yk[i]);
+                sm[i] = __ldg(&mk[i]);
+            }
+            __syncthreads();
             bool bad = false;
-            if (val != nullptr) {
-                const T v = p.wv[0] * y0 + p.wv[1] * y1 + p.wv[2] * m0 + p.wv[3] * m1;
-                __stcs(&val[o], v);
-                bad = bad || spline_bad(v);
-            }
-            if (der != nullptr) {
-                const T v = (y1 - y0) * p.wd[0] + p.wd[1] * m0 + p.wd[2] * m1;
-                __stcs(&der[o], v);
-                bad = bad || spline_bad(v);
-            }
-            if (der2 != nullptr) {
-                const T v = p.a * m0 + p.b * m1;
-                __stcs(&der2[o], v);
-                bad = bad || spline_bad(v);
+#pragma unroll
+            for (int q = 0; q < SPLINE_STAGED_PPT; q++) {
+                const int j = base + q * blockDim.x;
+                if (j < P) {
+                    const int i = p[q].i;
+                    bad = spline_eval_one(p[q], sy[i], sy[i + 1], sm[i], sm[i + 1], (i64)k * P + j, val, der, der2) ||
+                          bad;
+                }
             }
             if (bad) {
                 flags[k] = 1u;
