@@ -401,3 +401,46 @@ func checkComplexOptions[T Scalar](opt BatchOptions, what string) error {
 	}
 	return nil
 }
+
+// CheckBatch checks the solutions x of the systems of b for the
+// right-hand sides rhs (both in b's layout, N·G elements) as Check does,
+// against tol (0: tridiag.DefaultTol[T]()), on GOMAXPROCS goroutines, for
+// a device that solved the batch (a GPU plan's device-buffer solves with
+// their Check option). It skips the systems that skip reports (those that
+// failed already) and flags those that boosted reports as Boosted. It
+// returns the systems that fail the check, in order.
+func CheckBatch[T Scalar](b *Batch[T], rhs, x []T, tol float64, skip, boosted func(s int) bool) ([]SystemError, error) {
+	if err := b.Check(); err != nil {
+		return nil, err
+	}
+	if len(rhs) != b.N*b.G || len(x) != b.N*b.G {
+		return nil, shapeErr("CheckBatch with len(rhs)=%d, len(x)=%d for N=%d G=%d", len(rhs), len(x), b.N, b.G)
+	}
+	failed := make([]*SystemError, b.G)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < max(1, min(runtime.GOMAXPROCS(0), b.G)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, v := make([]T, b.N), make([]T, b.N)
+			for s := int(next.Add(1)) - 1; s < b.G; s = int(next.Add(1)) - 1 {
+				if skip != nil && skip(s) {
+					continue
+				}
+				for i := range r {
+					r[i], v[i] = rhs[b.VecIndex(s, i)], x[b.VecIndex(s, i)]
+				}
+				failed[s] = checkSystem(b, s, r, v, tol, boosted != nil && boosted(s))
+			}
+		}()
+	}
+	wg.Wait()
+	var out []SystemError
+	for _, f := range failed {
+		if f != nil {
+			out = append(out, *f)
+		}
+	}
+	return out, nil
+}

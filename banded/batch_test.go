@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/bandsolve/bandsolve/tridiag"
 )
 
 func TestBatchLayout(t *testing.T) {
@@ -172,4 +174,40 @@ func TestSolveBatchErrors(t *testing.T) {
 	cancel()
 	_, err = SolveBatch(ctx, b, make([]float64, 1500), make([]float64, 1500), BatchOptions{})
 	assert.ErrorIs(t, err, context.Canceled)
+}
+
+// TestCheckBatch: a device's solutions checked on the host: an accurate
+// solution passes, a perturbed one fails with its backward error, a
+// skipped system is not checked, a boosted one carries the flag; both
+// layouts.
+func TestCheckBatch(t *testing.T) {
+	rng := newRNG(23)
+	for _, lay := range []Layout{Contiguous, Interleaved} {
+		const n, k, g = 41, 3, 6
+		b, err := NewBatch[float64](n, k, g, lay)
+		require.NoError(t, err)
+		for s := 0; s < g; s++ {
+			require.NoError(t, b.SetSystem(s, Random[float64](n, k, 1.3, rng)))
+		}
+		rhs := randVec[float64](n*g, rng)
+		x := make([]float64, n*g)
+		_, err = SolveBatch(context.Background(), b, rhs, x, BatchOptions{Pivot: true})
+		require.NoError(t, err)
+		failed, err := CheckBatch(b, rhs, x, 0, nil, nil)
+		require.NoError(t, err)
+		assert.Empty(t, failed, "%v", lay)
+
+		x[b.VecIndex(2, 7)] += 1e-3
+		x[b.VecIndex(4, 0)] += 1e-3
+		failed, err = CheckBatch(b, rhs, x, 0, func(s int) bool { return s == 4 }, func(s int) bool { return s == 2 })
+		require.NoError(t, err)
+		require.Len(t, failed, 1, "%v", lay)
+		assert.Equal(t, 2, failed[0].System)
+		assert.ErrorIs(t, failed[0].Err, tridiag.ErrInaccurate)
+		assert.Greater(t, failed[0].Status.BackwardError, 1e-8)
+		assert.NotZero(t, failed[0].Status.Flags&tridiag.Boosted)
+
+		_, err = CheckBatch(b, rhs[:n], x, 0, nil, nil)
+		assert.ErrorIs(t, err, ErrShape)
+	}
 }

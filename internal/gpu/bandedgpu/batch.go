@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 	"time"
 	"unsafe"
@@ -55,6 +56,17 @@ type Options struct {
 	// first such row. banded.SolveBatch does not check this, so it is off
 	// by default.
 	CheckFinite bool
+	// Check measures every solution of SolveDevice and Solve as
+	// banded.Check does (normwise backward error and κ̂, on the host, from
+	// copies of the batch: banded.CheckBatch) and fails the systems whose
+	// backward error exceeds Tol or whose κ̂·ε ≥ 1/2, with their
+	// tridiag.Status; boosted systems carry the Boosted flag. It keeps a
+	// device copy of d for in-place solves (x = d). Off by default: it
+	// costs more than the solve.
+	Check bool
+	// Tol is the largest backward error Check accepts (0:
+	// tridiag.DefaultTol of T).
+	Tol float64
 	// depth, when not 0, launches the kernel of that prefetch depth
 	// (kernels.BandBatchKDFor) instead of the default one for K (tests
 	// and benchmarks of variants).
@@ -113,7 +125,9 @@ type BatchPlan[T tridiag.Float] struct {
 	status     cu.DevicePtr
 	codes      []int32
 	ha, hd, hx *cuda.Buffer[T]
-	closed     bool
+	// dkeep: the copy of d that Options.Check keeps for in-place solves.
+	dkeep  *cuda.Buffer[T]
+	closed bool
 }
 
 // NewBatchPlan makes a plan for batches of g systems of order n and
@@ -292,8 +306,23 @@ func (p *BatchPlan[T]) SolveDevice(ctx context.Context, a, d, x *cuda.Buffer[T])
 	if p.closed {
 		return res, tridiag.ErrClosed
 	}
+	rhs := d
+	if p.opts.Check && x.Ptr() == d.Ptr() {
+		if p.dkeep == nil {
+			var err error
+			if p.dkeep, err = cuda.Alloc[T](p.dev, d.Len()); err != nil {
+				return res, fmt.Errorf("cuda: the copy of d for the check: %w", err)
+			}
+		}
+		rhs = p.dkeep
+	}
 	var st []int32
 	err := p.dev.Enqueue(func() error {
+		if rhs != d {
+			if err := cu.MemcpyDtoDAsync(rhs.Ptr(), d.Ptr(), int64(d.Len())*int64(ElemSize[T]()), p.stream); err != nil {
+				return err
+			}
+		}
 		if err := p.launch(a.Ptr(), d.Ptr(), x.Ptr()); err != nil {
 			_ = p.stream.Synchronize()
 			return err
@@ -302,10 +331,59 @@ func (p *BatchPlan[T]) SolveDevice(ctx context.Context, a, d, x *cuda.Buffer[T])
 		st, err = p.readStatus()
 		return err
 	})
-	if err != nil || st == nil {
+	if err != nil {
 		return res, err
 	}
-	return p.report(a, st)
+	if st != nil {
+		res, err = p.report(a, st)
+	}
+	if !p.opts.Check {
+		return res, err
+	}
+	return res, p.checkSolutions(a, rhs, x, res, err)
+}
+
+// checkSolutions checks the solutions x of the batch a for the
+// right-hand sides rhs on the host (Options.Check) and merges the
+// failures with the solve's, solveErr (a *banded.BatchError or nil).
+func (p *BatchPlan[T]) checkSolutions(a, rhs, x *cuda.Buffer[T], res banded.BatchResult, solveErr error) error {
+	var be *banded.BatchError
+	if solveErr != nil && !errors.As(solveErr, &be) {
+		return solveErr
+	}
+	host := &banded.Batch[T]{N: p.n, K: p.k, G: p.g, Layout: p.layout, Data: make([]T, a.Len())}
+	hr, hx := make([]T, rhs.Len()), make([]T, x.Len())
+	for _, c := range []struct {
+		dst []T
+		src *cuda.Buffer[T]
+	}{{host.Data, a}, {hr, rhs}, {hx, x}} {
+		if err := c.src.CopyTo(c.dst); err != nil {
+			return err
+		}
+	}
+	failedSolve := map[int]bool{}
+	if be != nil {
+		for _, f := range be.Failed {
+			failedSolve[f.System] = true
+		}
+	}
+	boosted := map[int]bool{}
+	for _, b := range res.Boosted {
+		boosted[b.System] = true
+	}
+	failed, err := banded.CheckBatch(host, hr, hx, p.opts.Tol, func(s int) bool { return failedSolve[s] }, func(s int) bool { return boosted[s] })
+	if err != nil {
+		return err
+	}
+	if be == nil && len(failed) == 0 {
+		return nil
+	}
+	if be == nil {
+		be = &banded.BatchError{G: p.g}
+	}
+	be.Failed = append(be.Failed, failed...)
+	sort.SliceStable(be.Failed, func(i, j int) bool { return be.Failed[i].System < be.Failed[j].System })
+	return be
 }
 
 // readStatus waits for the solve and returns the status arrays when the
@@ -519,7 +597,7 @@ func (p *BatchPlan[T]) Close() error {
 		return nil
 	}
 	p.closed = true
-	for _, b := range []*cuda.Buffer[T]{p.ha, p.hd, p.hx} {
+	for _, b := range []*cuda.Buffer[T]{p.ha, p.hd, p.hx, p.dkeep} {
 		if b != nil {
 			_ = b.Free()
 		}

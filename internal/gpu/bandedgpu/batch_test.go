@@ -616,3 +616,58 @@ func TestBandPartitionsErrors(t *testing.T) {
 		assert.ErrorIs(t, err, banded.ErrShape, "%+v", c)
 	}
 }
+
+// TestBandBatchCheck: Options.Check on device buffers, in place and not,
+// both layouts: a dominant batch passes; a system whose zero pivot was
+// boosted (BoostTol 1e−3: the solution is far off) fails with its backward
+// error and the Boosted flag; a system with a NaN entry fails once, with
+// the solve's error; the other systems pass.
+func TestBandBatchCheck(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(19, 20))
+	for _, lay := range bandLayouts {
+		n, k, g := 97, 3, 31
+		b, rhs := bandBatch[float64](r, n, k, g, lay, 2)
+		p, err := NewBatchPlan[float64](dev, n, k, g, lay, Options{Check: true, Factor: banded.FactorOptions{BoostTol: 1e-3}})
+		require.NoError(t, err)
+		a, err := cuda.Upload(dev, b.Data)
+		require.NoError(t, err)
+		d, err := cuda.Upload(dev, rhs)
+		require.NoError(t, err)
+		_, err = p.SolveDevice(ctx, a, d, d)
+		require.NoError(t, err, "%v: dominant batch", lay)
+		require.NoError(t, a.Free())
+		require.NoError(t, d.Free())
+
+		b.Set(4, 0, 0, 0) // boosted to τ = 1e−3·max|a|: an inaccurate x
+		b.Set(9, 5, 5, math.NaN())
+		a, err = cuda.Upload(dev, b.Data)
+		require.NoError(t, err)
+		for _, inPlace := range []bool{false, true} {
+			d, err := cuda.Upload(dev, rhs)
+			require.NoError(t, err)
+			x := d
+			if !inPlace {
+				x, err = cuda.Alloc[float64](dev, n*g)
+				require.NoError(t, err)
+			}
+			res, err := p.SolveDevice(ctx, a, d, x)
+			require.Len(t, res.Boosted, 1)
+			var be *banded.BatchError
+			require.ErrorAs(t, err, &be, "%v in place %t", lay, inPlace)
+			require.Len(t, be.Failed, 2, "%v in place %t: %v", lay, inPlace, err)
+			assert.Equal(t, 4, be.Failed[0].System)
+			assert.ErrorIs(t, be.Failed[0].Err, tridiag.ErrInaccurate)
+			assert.NotZero(t, be.Failed[0].Status.Flags&tridiag.Boosted)
+			assert.Greater(t, be.Failed[0].Status.BackwardError, 1e-13)
+			assert.Equal(t, 9, be.Failed[1].System)
+			assert.ErrorIs(t, be.Failed[1].Err, banded.ErrNonFinite)
+			if !inPlace {
+				require.NoError(t, x.Free())
+			}
+			require.NoError(t, d.Free())
+		}
+		require.NoError(t, a.Free())
+		require.NoError(t, p.Close())
+	}
+}
