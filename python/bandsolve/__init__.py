@@ -171,6 +171,7 @@ class Factors(_Handle):
         at element r*L, L = Plan.length) and returns out (a new array when
         None; out may be d)."""
         p = self._plan
+        d, out = _arrays.adopt(d), _arrays.adopt(out)
         dv = p._check_array(d, "d", p.length * nrhs, host=True)
         if out is None:
             out = np.empty_like(dv.obj)
@@ -296,6 +297,7 @@ class Plan(_Handle):
         out may be d). a may be None for algorithm 'ldlt'. Device arrays are
         solved on stream (see the package's docs); the call returns when
         the solve is done."""
+        a, b, c, d, out = (_arrays.adopt(x) for x in (a, b, c, d, out))
         if out is None:
             out = _arrays.ops_for(d).empty_like(d)
         if a is None and not self._ldlt:
@@ -343,6 +345,7 @@ class Plan(_Handle):
 
     def solve_const(self, a, b, c, d, out=None, *, stream=None):
         """Solves the batch whose every row has the coefficients a, b, c."""
+        d, out = _arrays.adopt(d), _arrays.adopt(out)
         if out is None:
             out = _arrays.ops_for(d).empty_like(d)
         kind, (dv, xv) = self._views([d, out], ["d", "out"], self.length)
@@ -353,7 +356,7 @@ class Plan(_Handle):
         """Factors the batch (host arrays; CPU plans of 'auto', 'thomas',
         'gtsv' or 'ldlt') and returns its Factors. Systems that break down
         raise SolveError."""
-        vs = [None if x is None else self._check_array(x, n, self.length, host=True)
+        vs = [None if x is None else self._check_array(_arrays.adopt(x), n, self.length, host=True)
               for x, n in zip([a, b, c], "abc")]
         return self._factor(lambda h, info: _lib_().bandsolve_tridiag_factor(
             self._h, *(0 if v is None else v.ptr for v in vs), ctypes.byref(h), _info_ptr(info)))
@@ -433,7 +436,8 @@ def solve(a, b, c, d, *, axis=-1, algorithm="auto", pivoting="auto", cyclic=Fals
     scalars (the same matrix for every system); a may be None for
     algorithm='ldlt'. d is a NumPy array (solved on the CPU) or a CUDA
     array (CuPy, PyTorch: solved on its GPU, on `stream` or the caller's
-    current stream). Returns out (a new array like d when None; out=d
+    current stream); an array that only speaks DLPack (JAX, ...) is taken
+    as a NumPy or CuPy array over its memory. Returns out (a new array like d when None; out=d
     solves in place).
 
     When the arrays share their strides and the lines of the other axes
@@ -444,6 +448,7 @@ def solve(a, b, c, d, *, axis=-1, algorithm="auto", pivoting="auto", cyclic=Fals
     Raises ValueError for bad shapes, dtypes, devices and options, and
     SolveError (system, row, index attributes) for NaN/Inf input and for
     systems that break down (the others are solved)."""
+    a, b, c, d, out = (_arrays.adopt(x) for x in (a, b, c, d, out))
     dv = _arrays.view(d, "d")
     ops = _arrays.ops_for(d)
     if dv.device == "host":
@@ -567,6 +572,7 @@ def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_fi
     checked. CUDA arrays are solved on the CPU (copied to the host and
     back): the library has no device banded solve yet."""
     del overwrite_ab, overwrite_b, check_finite
+    ab, b, out = _arrays.adopt(ab), _arrays.adopt(b), _arrays.adopt(out)
     try:
         l, u = (int(v) for v in l_and_u)
     except (TypeError, ValueError):

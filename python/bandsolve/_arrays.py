@@ -1,5 +1,6 @@
 """Views of NumPy arrays and of objects with __cuda_array_interface__
-(CuPy, PyTorch, Numba): pointer, shape, strides in elements, dtype."""
+(CuPy, PyTorch, Numba): pointer, shape, strides in elements, dtype; and
+the adoption of objects that only speak DLPack (JAX, TensorFlow, ...)."""
 
 import math
 
@@ -39,6 +40,46 @@ def _elem_strides(byte_strides, itemsize):
     if any(s % itemsize for s in byte_strides):
         return None
     return tuple(s // itemsize for s in byte_strides)
+
+
+# DLPack device types (dlpack.h, DLDeviceType).
+_DL_CPU, _DL_CUDA, _DL_CUDA_HOST, _DL_CUDA_MANAGED = 1, 2, 3, 13
+
+
+class _Alias:
+    """A writable __array_interface__ over memory that owner keeps alive."""
+
+    def __init__(self, iface, owner):
+        self.__array_interface__ = iface
+        self._owner = owner
+
+
+def adopt(x):
+    """x itself, or, for an object with __dlpack__ and __dlpack_device__
+    but no __cuda_array_interface__ that is not a NumPy array: a NumPy
+    array (host memory) or a CuPy array (CUDA memory) over the same memory,
+    so that results written to it (out=x) land in x. Memory on another
+    kind of device raises ValueError."""
+    if x is None or isinstance(x, np.ndarray) or is_device(x):
+        return x
+    if not (hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__")):
+        return x
+    kind, _ = x.__dlpack_device__()
+    if kind in (_DL_CPU, _DL_CUDA_HOST):
+        a = np.from_dlpack(x)
+        if a.flags.writeable:
+            return a
+        # NumPy marks arrays from DLPack read-only; the memory is x's.
+        iface = dict(a.__array_interface__)
+        iface["data"] = (iface["data"][0], False)
+        return np.asarray(_Alias(iface, (x, a)))
+    if kind in (_DL_CUDA, _DL_CUDA_MANAGED):
+        try:
+            import cupy
+        except ImportError:
+            raise ValueError("bandsolve: a CUDA array given through DLPack needs CuPy to be adopted") from None
+        return cupy.from_dlpack(x)
+    raise ValueError(f"bandsolve: DLPack device type {kind} is not supported (CPU and CUDA memory are)")
 
 
 def is_device(x):

@@ -21,6 +21,20 @@ except ImportError:
 TOL = {np.dtype(np.float32): 2e-5, np.dtype(np.float64): 1e-12}
 
 
+class DLPackOnly:
+    """A host array seen through DLPack alone (no NumPy interfaces)."""
+
+    def __init__(self, a, device=None):
+        self._a = a
+        self._device = device
+
+    def __dlpack__(self, stream=None):
+        return self._a.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self._device or self._a.__dlpack_device__()
+
+
 class TestSolve(unittest.TestCase):
     def setUp(self):
         self.rng = np.random.default_rng(42)
@@ -52,6 +66,24 @@ class TestSolve(unittest.TestCase):
         out = bandsolve.solve(a, b, c, d, axis=0, out=d)
         self.assertIs(out, d)
         self.check(d, want, np.float64)
+
+    def test_dlpack(self):
+        # An object that only speaks DLPack (as JAX arrays do) is solved
+        # over its own memory; out= writes into it.
+        a, b, c, d = dominant(self.rng, (8, 16))
+        want = reference(a, b, c, d, axis=0)
+        x = bandsolve.solve(*(DLPackOnly(v) for v in (a, b, c, d)), axis=0)
+        self.check(x, want, np.float64)
+        out = np.zeros_like(d)
+        got = bandsolve.solve(a, b, c, DLPackOnly(d), axis=0, out=DLPackOnly(out))
+        self.check(out, want, np.float64)
+        self.assertEqual(got.__array_interface__["data"][0], out.__array_interface__["data"][0])
+        plan = bandsolve.Plan(8, 16, layout="interleaved")
+        out2 = np.zeros_like(d)
+        plan.solve(DLPackOnly(a), DLPackOnly(b), DLPackOnly(c), DLPackOnly(d), out=DLPackOnly(out2))
+        self.check(out2, want, np.float64)
+        with self.assertRaises(ValueError):
+            bandsolve.solve(a, b, c, DLPackOnly(d, device=(4, 0)))
 
     def test_views(self):
         # Every other column of a wider array: the lines are strided.

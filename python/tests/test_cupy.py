@@ -57,6 +57,26 @@ class TestCuPy(unittest.TestCase):
                     np.testing.assert_allclose(cupy.asnumpy(d), reference(ha, hb, hc, hd, axis),
                                                rtol=TOL[np.dtype(dtype)], atol=TOL[np.dtype(dtype)])
 
+    def test_dlpack(self):
+        # CUDA memory seen through DLPack alone (as a JAX array on the GPU):
+        # adopted as a CuPy array over the same memory, solved in place.
+        class DLPackOnly:
+            def __init__(self, a):
+                self._a = a
+
+            def __dlpack__(self, stream=None):
+                return self._a.__dlpack__(stream=stream)
+
+            def __dlpack_device__(self):
+                return self._a.__dlpack_device__()
+
+        ha, hb, hc, hd = dominant(self.rng, (64, 32))
+        a, b, c, d = self.upload(ha, hb, hc, hd)
+        x = bandsolve.solve(*(DLPackOnly(v) for v in (a, b, c)), DLPackOnly(d), out=DLPackOnly(d))
+        self.assertIsInstance(x, cupy.ndarray)
+        self.assertEqual(x.data.ptr, d.data.ptr)
+        np.testing.assert_allclose(cupy.asnumpy(d), reference(ha, hb, hc, hd), rtol=1e-12, atol=1e-12)
+
     def test_new_result_on_device(self):
         ha, hb, hc, hd = dominant(self.rng, (128, 64))
         a, b, c, d = self.upload(ha, hb, hc, hd)
