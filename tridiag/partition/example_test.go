@@ -61,3 +61,21 @@ func ExampleSolveSegmented() {
 	// segments: 2 valid: true
 	// [0.4996 0.9985 1.4945 1.9794 2.4230 2.7128 2.4282]
 }
+
+// Solve the complex shifted Laplacian −x[i−1] + (2 + i)·x[i] − x[i+1] =
+// d[i] on 5 points with chunks of 2 rows.
+func ExampleSolveC() {
+	n := 5
+	a, b, c, d := make([]complex128, n), make([]complex128, n), make([]complex128, n), make([]complex128, n)
+	for i := range n {
+		a[i], b[i], c[i], d[i] = -1, 2+1i, -1, 1
+	}
+	x := make([]complex128, n)
+	if err := partition.SolveC(a, b, c, d, x, 2, partition.NewWorkspaceC[complex128](n)); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%.4f\n", x)
+	// Output:
+	// [(0.3000-0.6500i) (0.2500-1.0000i) (0.2000-1.1000i) (0.2500-1.0000i) (0.3000-0.6500i)]
+}
