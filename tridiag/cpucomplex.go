@@ -7,8 +7,8 @@ import (
 	"sync/atomic"
 
 	"github.com/bandsolve/bandsolve/internal/memguard"
-	"github.com/bandsolve/bandsolve/tridiag/partition"
 	"github.com/bandsolve/bandsolve/tridiag/internal/tri"
+	"github.com/bandsolve/bandsolve/tridiag/partition"
 )
 
 // NewSolverC64 builds a complex64 CPU solver; use NewPlan instead.
