@@ -79,3 +79,21 @@ func ExampleSolveC() {
 	// Output:
 	// [(0.3000-0.6500i) (0.2500-1.0000i) (0.2000-1.1000i) (0.2500-1.0000i) (0.3000-0.6500i)]
 }
+
+// SolveBoundedC refuses a system whose elimination without pivoting
+// would grow, where SolveC solves it: with chunks of 2 rows the reduced
+// system's first level eliminates row 0 (b = 10⁻³) into row 1, whose fill
+// c[0]·a[1]/b[0] dwarfs b[1]. The caller can solve it with pivoting
+// instead.
+func ExampleSolveBoundedC() {
+	a := []complex128{0, 1, 1, 1}
+	b := []complex128{1e-3, 1e-3, 4, 4}
+	c := []complex128{1, 1, 1, 0}
+	d := []complex128{1, 2, 3, 4}
+	x := make([]complex128, 4)
+	fmt.Println(partition.SolveBoundedC(a, b, c, d, x, 2, nil))
+	fmt.Println(partition.SolveC(a, b, c, d, x, 2, nil))
+	// Output:
+	// pivot growth at row 1
+	// <nil>
+}
