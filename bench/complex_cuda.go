@@ -14,8 +14,9 @@ import (
 // complex plan (tridiaggpu.ComplexPlan, what gpu.NewComplexTridiagPlan
 // makes) for every algorithm asked for, on the data resident in device
 // memory, then the cuSPARSE complex peers that apply. Algorithms other
-// than Auto, Thomas and GTSV come back "unsupported"; the partition
-// solvers of -segment-rows are real only and not run.
+// than Auto, Thomas, GTSV and Partition (and Partition where a system does
+// not fit a block, or the case is cyclic) come back "unsupported"; the
+// partition solvers of -segment-rows are real only and not run.
 func runGPUComplexCase[T tridiag.Complex](ctx context.Context, be *cudaBackend, h *hostData[T], gr gpuRun) []Result {
 	c := h.cs
 	var out []Result

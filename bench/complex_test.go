@@ -210,9 +210,9 @@ func TestMainComplexCPU(t *testing.T) {
 		assert.Less(t, r.Resid, residLimit(r.Precision), "%v %s", r.Case, r.Solver)
 	}
 	n := len(Grid("quick")) // its sizes in c64 and c128, as Grid has them in f32 and f64
-	for _, s := range []string{"cpu:auto", "cpu:thomas", "cpu:gtsv"} {
+	for _, s := range []string{"cpu:auto", "cpu:thomas", "cpu:gtsv", "cpu:partition"} {
 		assert.Equal(t, n, timed[s], s)
 	}
-	assert.Len(t, timed, 3, "only auto, thomas and gtsv solve complex systems: %v", timed)
+	assert.Len(t, timed, 4, "only auto, thomas, gtsv and partition solve complex systems: %v", timed)
 	assert.Contains(t, stdout.String(), "c128 interleaved N=256 G=256")
 }

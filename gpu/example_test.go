@@ -49,6 +49,7 @@ func ExampleOpen() {
 // Complex systems kept on the GPU: a Crank–Nicolson step of the
 // Schrödinger equation i·u_t = −u_xx has the matrix (1 + iρ), −iρ/2 on
 // the off-diagonals (ρ = Δt/Δx²), solved with constant coefficients.
+// Auto runs the partition kernels on this contiguous batch.
 func ExampleNewComplexTridiagPlan() {
 	dev, err := gpu.Open(0)
 	if err != nil {
@@ -82,7 +83,7 @@ func ExampleNewComplexTridiagPlan() {
 	r := x[3*n+99:]
 	res := off*r[0] + diag*r[1] + off*r[2] - d[3*n+100]
 	fmt.Println(plan.Algorithm(), cmplx.Abs(res) < 1e-13)
-	// Output: auto true
+	// Output: partition true
 }
 
 // Batches of small banded systems on the GPU through banded.NewBatchPlan.

@@ -55,7 +55,8 @@ func NewGroupPlan[T tridiag.Float](group *cuda.Group, shape tridiag.Shape, opts 
 // ComplexTridiagPlan solves batches of complex tridiagonal systems
 // (complex64, complex128) held in device buffers: SolveDevice and
 // SolveDeviceConst, in place or not, with Thomas, GTSV (pivoting by
-// |re| + |im|) or Auto, bit for bit the CPU's results.
+// |re| + |im|), Partition or Auto, bit for bit the results of their CPU
+// twins (tridiaggpu.ComplexPlan).
 type ComplexTridiagPlan[T tridiag.Complex] = tridiaggpu.ComplexPlan[T]
 
 // NewComplexTridiagPlan makes a device-resident complex tridiagonal plan

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the complex tridiagonal CUDA kernels on the CPU
+# Runs the complex tridiagonal CUDA kernels (complex.cuh, cpart.cuh) on the CPU
 # (internal/complexemu) against package tridiag, bit for bit. The kernels'
 # sources live outside the package directory, which Go's build cache does
 # not hash, so their hash goes into CGO_CXXFLAGS to rebuild the emulation
@@ -8,5 +8,5 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-h=$(cat ptx/src/complex.cuh ptx/src/common.cuh internal/complexemu/emu.h | sha256sum | cut -c1-16)
+h=$(cat ptx/src/complex.cuh ptx/src/cpart.cuh ptx/src/partition.cuh ptx/src/signal.cuh ptx/src/common.cuh internal/complexemu/emu.h internal/complexemu/cpart_emu.h | sha256sum | cut -c1-16)
 CGO_CXXFLAGS="-O2 -g -DCOMPLEX_SRC_HASH=$h" exec go test -tags cudaemu "$@" ./internal/complexemu

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bandsolve/bandsolve/tridiag"
+	"github.com/bandsolve/bandsolve/tridiag/partition"
 )
 
 // csystem is one complex system, in complex128.
@@ -510,7 +511,7 @@ func c64s(v []complex128) []complex64 {
 
 func TestComplexRefusedOptions(t *testing.T) {
 	shape := tridiag.Shape{N: 16, G: 2}
-	for _, alg := range []tridiag.Algorithm{tridiag.CR, tridiag.PCR, tridiag.WangMou, tridiag.TPR, tridiag.Partition, tridiag.PartitionPivot, tridiag.LDLT} {
+	for _, alg := range []tridiag.Algorithm{tridiag.CR, tridiag.PCR, tridiag.WangMou, tridiag.TPR, tridiag.PartitionPivot, tridiag.LDLT} {
 		_, err := tridiag.NewPlan[complex64](nil, shape, tridiag.Options{Algorithm: alg})
 		require.ErrorIs(t, err, tridiag.ErrOptions, "%s", alg)
 		assert.Contains(t, err.Error(), "complex")
@@ -609,5 +610,52 @@ func TestComplexSolveManyMatchesSolve(t *testing.T) {
 		col := make([]complex64, L)
 		require.NoError(t, p.Solve(context.Background(), a, b, c, d[k*L:(k+1)*L], col))
 		assert.Equal(t, col, x[k*L:(k+1)*L], "column %d", k)
+	}
+}
+
+// TestComplexPartitionCPU: the CPU's complex Partition plans give
+// partition.SolveC's bits system by system, in every layout, and report
+// its breakdowns with the system and row.
+func TestComplexPartitionCPU(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	n, g := 37, 5
+	for _, l := range []tridiag.Layout{tridiag.Contiguous(n), tridiag.Interleaved(g), tridiag.Strided(g+2, 1)} {
+		shape := tridiag.Shape{N: n, G: g, Layout: l}
+		m := shape.Len()
+		a, b, c, d := make([]complex128, m), make([]complex128, m), make([]complex128, m), make([]complex128, m)
+		for s := range g {
+			for i := range n {
+				k := l.Index(i, s)
+				a[k], b[k], c[k], d[k] = crand(r), crand(r)+5, crand(r), crand(r)
+			}
+		}
+		// System 3, row 20: a zero pivot.
+		k := l.Index(20, 3)
+		a[k], b[k] = 0, 0
+		p, err := tridiag.NewPlan[complex128](nil, shape, tridiag.Options{Algorithm: tridiag.Partition})
+		require.NoError(t, err)
+		x := make([]complex128, m)
+		err = p.Solve(context.Background(), a, b, c, d, x)
+		var be *tridiag.BatchError
+		require.ErrorAs(t, err, &be)
+		require.Len(t, be.Failed, 1)
+		assert.Equal(t, 3, be.Failed[0].System)
+		assert.Equal(t, 20, be.Failed[0].Row)
+		require.NoError(t, p.Close())
+		for s := range g {
+			if s == 3 {
+				continue
+			}
+			sa, sb, sc, sd := make([]complex128, n), make([]complex128, n), make([]complex128, n), make([]complex128, n)
+			for i := range n {
+				k := l.Index(i, s)
+				sa[i], sb[i], sc[i], sd[i] = a[k], b[k], c[k], d[k]
+			}
+			want := make([]complex128, n)
+			require.NoError(t, partition.SolveC(sa, sb, sc, sd, want, partition.DefaultChunk(n), nil))
+			for i := range n {
+				require.Equal(t, want[i], x[l.Index(i, s)], "system %d row %d", s, i)
+			}
+		}
 	}
 }

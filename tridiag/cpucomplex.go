@@ -8,6 +8,7 @@ import (
 
 	"github.com/bandsolve/bandsolve/internal/memguard"
 	"github.com/bandsolve/bandsolve/tridiag/internal/tri"
+	"github.com/bandsolve/bandsolve/tridiag/partition"
 )
 
 // NewSolverC64 builds a complex64 CPU solver; use NewPlan instead.
@@ -21,12 +22,15 @@ func (c *CPU) NewSolverC128(spec Spec) (Solver[complex128], error) {
 }
 
 // complexAlgorithm reports whether the CPU solves complex systems with
-// alg: Auto, Thomas and GTSV.
-func complexAlgorithm(alg Algorithm) bool { return alg == Auto || alg == Thomas || alg == GTSV }
+// alg: Auto, Thomas, GTSV and Partition.
+func complexAlgorithm(alg Algorithm) bool {
+	return alg == Auto || alg == Thomas || alg == GTSV || alg == Partition
+}
 
 // cpuComplexSolver solves complex batches on the CPU: Thomas (tri.ThomasC),
-// GTSV (tri.GTSVC, pivoting by Cabs1) and Auto's choice between them, in
-// every layout, with constant coefficients and cyclic systems.
+// GTSV (tri.GTSVC, pivoting by Cabs1), Auto's choice between them and
+// Partition (partition.SolveC, chunks of partition.DefaultChunk(N) rows),
+// in every layout, with constant coefficients and cyclic systems.
 type cpuComplexSolver[T Complex] struct {
 	spec    Spec
 	workers []*cpuComplexWorker[T]
@@ -42,12 +46,13 @@ type cpuComplexWorker[T Complex] struct {
 	y, z, u       []T // cyclic: second right-hand side and its solution; Auto: d kept for the retry
 	work          []T
 	piv           *tri.PivotWork[T]
+	part          *partition.WorkspaceC[T] // Partition
 	pivoted       bool
 }
 
 func newCPUComplexSolver[T Complex](dev *CPU, spec Spec) (*cpuComplexSolver[T], error) {
 	if !complexAlgorithm(spec.Algorithm) {
-		return nil, fmt.Errorf("%w: %s does not solve complex systems on the CPU (complex plans take %s, %s or %s)", ErrOptions, spec.Algorithm, Auto, Thomas, GTSV)
+		return nil, fmt.Errorf("%w: %s does not solve complex systems on the CPU (complex plans take %s, %s, %s or %s)", ErrOptions, spec.Algorithm, Auto, Thomas, GTSV, Partition)
 	}
 	if spec.Algorithm == Auto && spec.Pivoting == PivotAlways {
 		spec.Algorithm = GTSV
@@ -65,6 +70,9 @@ func newCPUComplexSolver[T Complex](dev *CPU, spec Spec) (*cpuComplexSolver[T], 
 		w := &cpuComplexWorker[T]{piv: tri.NewPivotWork[T](n)}
 		w.a, w.b, w.c, w.d, w.x = buf[:n], buf[n:2*n], buf[2*n:3*n], buf[3*n:4*n], buf[4*n:5*n]
 		w.y, w.z, w.u, w.work = buf[5*n:6*n], buf[6*n:7*n], buf[7*n:8*n], buf[8*n:]
+		if spec.Algorithm == Partition {
+			w.part = partition.NewWorkspaceC[T](n)
+		}
 		ws[i] = w
 	}
 	rowBytes := 5 * int(sizeOf(zero))
@@ -165,6 +173,8 @@ func (s *cpuComplexSolver[T]) solveOne(w *cpuComplexWorker[T], a, b, c, d, x []T
 		return tri.ThomasC(a, b, c, d, x, w.work)
 	case GTSV:
 		return tri.GTSVC(a, b, c, d, x, w.piv)
+	case Partition:
+		return partition.SolveC(a, b, c, d, x, partition.DefaultChunk(len(b)), w.part)
 	}
 	// Auto: Thomas where its pivot growth test (in Cabs1) passes, GTSV
 	// elsewhere; PivotNever: Thomas wherever no pivot is zero.

@@ -101,9 +101,11 @@
 // would have given the same safety at the price of a second API for the
 // same domain.
 //
-// On the CPU, complex plans take Thomas, GTSV and Auto, in every layout,
-// with constant coefficients and cyclic systems (Sherman–Morrison with
-// the splitting of the real solve). GTSV pivots as LAPACK's zgtsv does,
+// On the CPU, complex plans take Thomas, GTSV, Partition (the partition
+// method without pivoting, partition.SolveC, chunks of
+// partition.DefaultChunk(N) rows) and Auto, in every layout, with
+// constant coefficients and cyclic systems (Sherman–Morrison with the
+// splitting of the real solve). GTSV pivots as LAPACK's zgtsv does,
 // by Cabs1 = |re| + |im|, not by the modulus: Cabs1 costs no square root
 // and lies within √2 of the modulus. Auto keeps the real rule with Cabs1
 // as the measure: each system is eliminated by Thomas with the test
@@ -112,7 +114,7 @@
 // modulus pass it, and a system that fails it, or meets a zero pivot, is
 // solved by GTSV. Input with NaN or ±Inf in its real or imaginary part is
 // refused with the array, system and row. The other algorithms (CR, PCR,
-// Wang–Mou, TPR, the partition methods) and LDLT (whose complex analogue
+// Wang–Mou, TPR, PartitionPivot) and LDLT (whose complex analogue
 // is Hermitian, not symmetric) refuse complex plans with ErrOptions, and
 // so does Plan.Factor; Plan.SolveMany solves column by column. The
 // accuracy check measures complex systems in complex128: norms of moduli,

@@ -74,3 +74,40 @@ func (l *Launch[T]) Run() []int32 {
 		(*C.int)(unsafe.Pointer(&status[0])))
 	return status
 }
+
+// PartitionLaunch is one launch of the complex partition kernel
+// (cpart_p16, ptx/src/cpart.cuh) on the batch of Shape with Systems
+// systems a block, a thread a chunk of 16 rows: Partition's kernel, and
+// Auto's with Bounded and Redo.
+type PartitionLaunch[T tridiag.Complex] struct {
+	Shape      tridiag.Shape
+	Systems    int // systems a block (spb ≥ 1)
+	A, B, C    []T // nil when Constant
+	CA, CB, CC T
+	Constant   bool
+	Bounded    bool // the growth test
+	Redo       bool // flag failed systems in the redo array instead of status
+	D, X       []T  // X may be D
+}
+
+// Run runs the launch and returns the status array (G codes, row+1 of a
+// failed system, and the flag) and the redo flags (nil unless Redo).
+func (l *PartitionLaunch[T]) Run() (status, redo []int32) {
+	sh := l.Shape.Normalize()
+	status = make([]int32, sh.G+1)
+	var rp *C.int
+	if l.Redo {
+		redo = make([]int32, sh.G)
+		rp = (*C.int)(unsafe.Pointer(&redo[0]))
+	}
+	_, c64 := any(l.CA).(complex64)
+	parts := func(v T) *C.double {
+		z := complex128(v)
+		p := []float64{real(z), imag(z)}
+		return (*C.double)(unsafe.Pointer(&p[0]))
+	}
+	C.emu_cpart_solve(flag(!c64), ptr(l.A), ptr(l.B), ptr(l.C), ptr(l.D), ptr(l.X), C.int(sh.N), C.int(sh.G),
+		C.longlong(sh.Layout.ElemStride), C.longlong(sh.Layout.BatchStride), parts(l.CA), parts(l.CB), parts(l.CC),
+		flag(l.Constant), flag(l.Bounded), rp, (*C.int)(unsafe.Pointer(&status[0])), C.int(l.Systems))
+	return status, redo
+}

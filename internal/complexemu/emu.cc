@@ -1,14 +1,21 @@
 //go:build cudaemu
 
 // The complex kernels (ptx/src/complex.cuh) run on the CPU, every thread
-// of the grid in turn.
+// of the grid in turn; the complex partition kernel (ptx/src/cpart.cuh)
+// with every thread of a block a fiber (cpart_emu.h).
 
 // No fused multiply-adds (the PTX is built with -fmad=false).
 #pragma GCC optimize("fp-contract=off")
 
+#include <ucontext.h>
+
+#include <vector>
+
 #include "emu.h"
+#include "cpart_emu.h"
 #define BS_DEVICE_ONLY
 #include "complex.cuh"
+#include "cpart.cuh"
 #include "emu_api.h"
 
 emu_dim3 threadIdx, blockIdx, blockDim, gridDim;
@@ -55,4 +62,90 @@ extern "C" void emu_complex_solve(int alg, int f64, const void *a, const void *b
                                   status);
     else
         dispatch<float2, float>(alg, a, b, c, d, x, work, n, G, es, bs, ca, cb, cc, isConst, bounded, cyclic, status);
+}
+
+// ---- The fibers of the complex partition kernel (cpart_emu.h) ----
+
+namespace {
+const size_t kStack = 256 << 10;
+std::vector<unsigned char> dyn;
+ucontext_t sched;
+struct Fiber {
+    ucontext_t ctx;
+    std::vector<unsigned char> stack;
+    bool done;
+    unsigned x;
+};
+std::vector<Fiber> fibers;
+int current = -1;
+const std::function<void()> *body;
+
+void trampoline() {
+    (*body)();
+    fibers[current].done = true;
+    swapcontext(&fibers[current].ctx, &sched);
+}
+} // namespace
+
+unsigned char *cpart_emu_smem() { return dyn.data(); }
+
+void cpart_emu_sync() {
+    if (current >= 0) swapcontext(&fibers[current].ctx, &sched);
+}
+
+void cpart_emu_launch(unsigned grid, unsigned block, size_t smem, const std::function<void()> &f) {
+    gridDim = {grid, 1, 1};
+    blockDim = {block, 1, 1};
+    body = &f;
+    fibers.resize(block);
+    for (auto &fb : fibers)
+        if (fb.stack.size() != kStack) fb.stack.resize(kStack);
+    for (unsigned bx = 0; bx < grid; bx++) {
+        blockIdx = {bx, 0, 0};
+        dyn.assign(smem + 16, 0xff);
+        for (unsigned i = 0; i < block; i++) {
+            Fiber &fb = fibers[i];
+            fb.done = false;
+            fb.x = i;
+            getcontext(&fb.ctx);
+            fb.ctx.uc_stack.ss_sp = fb.stack.data();
+            fb.ctx.uc_stack.ss_size = fb.stack.size();
+            fb.ctx.uc_link = nullptr;
+            makecontext(&fb.ctx, trampoline, 0);
+        }
+        for (;;) {
+            bool live = false;
+            for (unsigned k = 0; k < block; k++) {
+                if (fibers[k].done) continue;
+                live = true;
+                current = (int)k;
+                threadIdx = {fibers[k].x, 0, 0};
+                swapcontext(&sched, &fibers[k].ctx);
+            }
+            current = -1;
+            if (!live) break;
+        }
+    }
+}
+
+template <typename C, typename R>
+static void cpart_run(const void *a, const void *b, const void *c, const void *d, void *x, int n, int G,
+                      long long es, long long bs, const double *ca, const double *cb, const double *cc, int isConst,
+                      int bounded, int *redo, int *status, int spb) {
+    const int tps = (n + CPART_P - 1) / CPART_P;
+    const size_t shared = 4 * (size_t)spb * cpart_ss(n, CPART_P) * sizeof(C) + 4 * (size_t)spb;
+    cpart_emu_launch((G + spb - 1) / spb, spb * tps, shared, [&] {
+        cpart_kernel<C, CPART_P>((const C *)a, (const C *)b, (const C *)c, (const C *)d, (C *)x, n, G, es, bs,
+                                 C{(R)ca[0], (R)ca[1]}, C{(R)cb[0], (R)cb[1]}, C{(R)cc[0], (R)cc[1]}, isConst,
+                                 bounded, redo, status, spb, tps);
+    });
+}
+
+extern "C" void emu_cpart_solve(int f64, const void *a, const void *b, const void *c, const void *d, void *x, int n,
+                                int G, long long es, long long bs, const double *ca, const double *cb,
+                                const double *cc, int isConst, int bounded, int *redo, int *status, int spb) {
+    if (f64)
+        cpart_run<double2, double>(a, b, c, d, x, n, G, es, bs, ca, cb, cc, isConst, bounded, redo, status, spb);
+    else
+        cpart_run<float2, float>(a, b, c, d, x, n, G, es, bs, ca, cb, cc, isConst, bounded, redo, status, spb);
 }

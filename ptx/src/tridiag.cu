@@ -11,6 +11,7 @@
 #include "tpr.cuh"
 #include "wangmou.cuh"
 #include "partition.cuh"
+#include "cpart.cuh"
 #include "ppart.cuh"
 #include "check.cuh"
 #include "segment.cuh"

@@ -61,3 +61,39 @@ func ExampleSolveSegmented() {
 	// segments: 2 valid: true
 	// [0.4996 0.9985 1.4945 1.9794 2.4230 2.7128 2.4282]
 }
+
+// Solve the complex shifted Laplacian −x[i−1] + (2 + i)·x[i] − x[i+1] =
+// d[i] on 5 points with chunks of 2 rows.
+func ExampleSolveC() {
+	n := 5
+	a, b, c, d := make([]complex128, n), make([]complex128, n), make([]complex128, n), make([]complex128, n)
+	for i := range n {
+		a[i], b[i], c[i], d[i] = -1, 2+1i, -1, 1
+	}
+	x := make([]complex128, n)
+	if err := partition.SolveC(a, b, c, d, x, 2, partition.NewWorkspaceC[complex128](n)); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%.4f\n", x)
+	// Output:
+	// [(0.3000-0.6500i) (0.2500-1.0000i) (0.2000-1.1000i) (0.2500-1.0000i) (0.3000-0.6500i)]
+}
+
+// SolveBoundedC refuses a system whose elimination without pivoting
+// would grow, where SolveC solves it: with chunks of 2 rows the reduced
+// system's first level eliminates row 0 (b = 10⁻³) into row 1, whose fill
+// c[0]·a[1]/b[0] dwarfs b[1]. The caller can solve it with pivoting
+// instead.
+func ExampleSolveBoundedC() {
+	a := []complex128{0, 1, 1, 1}
+	b := []complex128{1e-3, 1e-3, 4, 4}
+	c := []complex128{1, 1, 1, 0}
+	d := []complex128{1, 2, 3, 4}
+	x := make([]complex128, 4)
+	fmt.Println(partition.SolveBoundedC(a, b, c, d, x, 2, nil))
+	fmt.Println(partition.SolveC(a, b, c, d, x, 2, nil))
+	// Output:
+	// pivot growth at row 1
+	// <nil>
+}

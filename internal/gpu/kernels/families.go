@@ -649,6 +649,42 @@ func PartitionResidentPFor(p int, f64 bool) (PartitionResidentP, error) {
 // Kernel returns the kernel.
 func (f PartitionResidentP) Kernel() Kernel { return f.k }
 
+// CpartP is a kernel of the family cpart_p16_f32, cpart_p16_f64.
+type CpartP struct{ k Kernel }
+
+// CpartPFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func CpartPFor(p int, f64 bool) (CpartP, error) {
+	if p == 16 && !f64 {
+		return CpartP{cpartP16F32}, nil
+	}
+	if p == 16 && f64 {
+		return CpartP{cpartP16F64}, nil
+	}
+	return CpartP{}, fmt.Errorf("%w: cpart_p with p=%d f64=%t", ErrNoKernel, p, f64)
+}
+
+// Kernel returns the kernel.
+func (f CpartP) Kernel() Kernel { return f.k }
+
+// ComplexRedo is a kernel of the family complex_redo_f32, complex_redo_f64.
+type ComplexRedo struct{ k Kernel }
+
+// ComplexRedoFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func ComplexRedoFor(f64 bool) (ComplexRedo, error) {
+	if !f64 {
+		return ComplexRedo{complexRedoF32}, nil
+	}
+	if f64 {
+		return ComplexRedo{complexRedoF64}, nil
+	}
+	return ComplexRedo{}, fmt.Errorf("%w: complex_redo with f64=%t", ErrNoKernel, f64)
+}
+
+// Kernel returns the kernel.
+func (f ComplexRedo) Kernel() Kernel { return f.k }
+
 // PartitionPivotP is a kernel of the family partition_pivot_p16_f32, partition_pivot_p16_f64.
 type PartitionPivotP struct{ k Kernel }
 

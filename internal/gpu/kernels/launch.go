@@ -1422,6 +1422,126 @@ func (f PartitionResidentP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shme
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:11])
 }
 
+// CpartPArgs are the parameters of cpart_p16_f32, cpart_p16_f64.
+type CpartPArgs struct {
+	A       cu.DevicePtr // a
+	B       cu.DevicePtr // b
+	C       cu.DevicePtr // c
+	D       cu.DevicePtr // d
+	X       cu.DevicePtr // x
+	N       int32        // n
+	G       int32        // G
+	ES      int64        // es
+	BS      int64        // bs
+	CAReal  float64      // ca_real
+	CAImag  float64      // ca_imag
+	CBReal  float64      // cb_real
+	CBImag  float64      // cb_imag
+	CCReal  float64      // cc_real
+	CCImag  float64      // cc_imag
+	IsConst int32        // isConst
+	Bounded int32        // bounded
+	Redo    cu.DevicePtr // redo
+	Status  cu.DevicePtr // status
+	Spb     int32        // spb
+	Tps     int32        // tps
+}
+
+// CpartPSlots is the number of launch slots of CpartP.
+const CpartPSlots = 21
+
+// Pack puts a in slots[:CpartPSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f CpartP) Pack(a *CpartPArgs, slots []uint64) {
+	_ = slots[20]
+	slots[0] = uint64(a.A)
+	slots[1] = uint64(a.B)
+	slots[2] = uint64(a.C)
+	slots[3] = uint64(a.D)
+	slots[4] = uint64(a.X)
+	slots[5] = uint64(uint32(a.N))
+	slots[6] = uint64(uint32(a.G))
+	slots[7] = uint64(a.ES)
+	slots[8] = uint64(a.BS)
+	slots[9] = packFloat(table[f.Kernel()].Params[9].CType, a.CAReal)
+	slots[10] = packFloat(table[f.Kernel()].Params[10].CType, a.CAImag)
+	slots[11] = packFloat(table[f.Kernel()].Params[11].CType, a.CBReal)
+	slots[12] = packFloat(table[f.Kernel()].Params[12].CType, a.CBImag)
+	slots[13] = packFloat(table[f.Kernel()].Params[13].CType, a.CCReal)
+	slots[14] = packFloat(table[f.Kernel()].Params[14].CType, a.CCImag)
+	slots[15] = uint64(uint32(a.IsConst))
+	slots[16] = uint64(uint32(a.Bounded))
+	slots[17] = uint64(a.Redo)
+	slots[18] = uint64(a.Status)
+	slots[19] = uint64(uint32(a.Spb))
+	slots[20] = uint64(uint32(a.Tps))
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f CpartP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *CpartPArgs) error {
+	var slots [21]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:21])
+}
+
+// ComplexRedoArgs are the parameters of complex_redo_f32, complex_redo_f64.
+type ComplexRedoArgs struct {
+	A       cu.DevicePtr // a
+	B       cu.DevicePtr // b
+	C       cu.DevicePtr // c
+	D       cu.DevicePtr // d
+	X       cu.DevicePtr // x
+	Work    cu.DevicePtr // work
+	N       int32        // n
+	G       int32        // G
+	ES      int64        // es
+	BS      int64        // bs
+	CAReal  float64      // ca_real
+	CAImag  float64      // ca_imag
+	CBReal  float64      // cb_real
+	CBImag  float64      // cb_imag
+	CCReal  float64      // cc_real
+	CCImag  float64      // cc_imag
+	IsConst int32        // isConst
+	Redo    cu.DevicePtr // redo
+	Status  cu.DevicePtr // status
+}
+
+// ComplexRedoSlots is the number of launch slots of ComplexRedo.
+const ComplexRedoSlots = 19
+
+// Pack puts a in slots[:ComplexRedoSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f ComplexRedo) Pack(a *ComplexRedoArgs, slots []uint64) {
+	_ = slots[18]
+	slots[0] = uint64(a.A)
+	slots[1] = uint64(a.B)
+	slots[2] = uint64(a.C)
+	slots[3] = uint64(a.D)
+	slots[4] = uint64(a.X)
+	slots[5] = uint64(a.Work)
+	slots[6] = uint64(uint32(a.N))
+	slots[7] = uint64(uint32(a.G))
+	slots[8] = uint64(a.ES)
+	slots[9] = uint64(a.BS)
+	slots[10] = packFloat(table[f.Kernel()].Params[10].CType, a.CAReal)
+	slots[11] = packFloat(table[f.Kernel()].Params[11].CType, a.CAImag)
+	slots[12] = packFloat(table[f.Kernel()].Params[12].CType, a.CBReal)
+	slots[13] = packFloat(table[f.Kernel()].Params[13].CType, a.CBImag)
+	slots[14] = packFloat(table[f.Kernel()].Params[14].CType, a.CCReal)
+	slots[15] = packFloat(table[f.Kernel()].Params[15].CType, a.CCImag)
+	slots[16] = uint64(uint32(a.IsConst))
+	slots[17] = uint64(a.Redo)
+	slots[18] = uint64(a.Status)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f ComplexRedo) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *ComplexRedoArgs) error {
+	var slots [19]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:19])
+}
+
 // PartitionPivotPArgs are the parameters of partition_pivot_p16_f32, partition_pivot_p16_f64.
 type PartitionPivotPArgs struct {
 	A       cu.DevicePtr // a

@@ -18,20 +18,30 @@ import (
 )
 
 // ComplexPlan solves batches of complex tridiagonal systems (complex64 or
-// complex128) of one shape on the GPU, one thread a system
-// (ptx/src/complex.cuh): Thomas, GTSV (partial pivoting by Cabs1 =
-// |re| + |im|, as LAPACK's cgtsv and zgtsv) and Auto, which runs Thomas
-// where its pivot growth test passes and GTSV for the other systems
-// (PivotNever: where Thomas meets a zero pivot; PivotAlways: GTSV), in
-// every layout, with constant coefficients and cyclic systems
-// (Sherman–Morrison). Its results are the CPU's complex solver's
-// (tridiag.NewPlan[complex64] on the CPU) bit for bit, breakdowns
-// included: a failed system is listed in a *tridiag.BatchError at the
-// CPU's row (n−1 for a zero Sherman–Morrison denominator) and its rows
-// hold NaN. Other algorithms are refused with tridiag.ErrOptions, as on
-// the CPU. Its arrays may stay in device memory across solves
-// (SolveDevice); Solve copies host slices in and out. Solves of one plan
-// run one at a time.
+// complex128) of one shape on the GPU: Thomas, GTSV (partial pivoting by
+// Cabs1 = |re| + |im|, as LAPACK's cgtsv and zgtsv), one thread a system
+// (ptx/src/complex.cuh); Partition, the partition method without
+// pivoting, a thread a chunk of 16 rows and the block's systems in
+// shared memory (ptx/src/cpart.cuh, for systems that fit a block: up to
+// about 6800 rows in complex64, 3400 in complex128); and Auto. Auto runs
+// the partition kernels with SolveBoundedC's growth test where
+// complexAutoPartition says so (not cyclic; contiguous batches, or
+// batches stored systems first of fewer than 2^16 systems), else Thomas
+// with its growth test, one thread a system; the systems that fail the
+// test or break down are solved again by GTSV (PivotNever: no test, GTSV
+// only where the first solve breaks down; PivotAlways: GTSV). Every
+// layout, constant coefficients and, but for Partition, cyclic systems
+// (Sherman–Morrison). Its results are bit for bit those of the CPU's
+// twins: the CPU's complex solver (tridiag.NewPlan[complex64] on the
+// CPU) for Thomas, GTSV and Auto's thread a system, partition.SolveC for
+// Partition, and partition.SolveBoundedC (SolveC under PivotNever) with
+// tri.GTSVC for the systems it fails for Auto's partition kernels;
+// breakdowns included: a failed system is listed in a
+// *tridiag.BatchError at the twin's row (n−1 for a zero Sherman–Morrison
+// denominator) and its rows hold NaN. Other algorithms are refused with
+// tridiag.ErrOptions, as on the CPU. Its arrays may stay in device memory
+// across solves (SolveDevice); Solve copies host slices in and out.
+// Solves of one plan run one at a time.
 type ComplexPlan[T tridiag.Complex] struct {
 	dev     *gpu
 	spec    tridiag.Spec
@@ -39,22 +49,36 @@ type ComplexPlan[T tridiag.Complex] struct {
 	kernel  kernels.ComplexThomasLauncher
 	bounded int32
 	planes  int64
-	mu      sync.Mutex
-	stream  cu.Stream
-	work    cu.DevicePtr
-	status  cu.DevicePtr
-	sig     *done.Signal
-	codes   []int32
+	// part is the launch of the partition kernels (Partition, and Auto
+	// where complexAutoPartition chose them; nil otherwise), partK its
+	// kernel; redoK and redo (G flags) are Auto's GTSV for the systems
+	// the partition kernel flags.
+	part   *cpartLaunch
+	partK  kernels.CpartP
+	redoK  kernels.ComplexRedo
+	redo   cu.DevicePtr
+	mu     sync.Mutex
+	stream cu.Stream
+	work   cu.DevicePtr
+	status cu.DevicePtr
+	sig    *done.Signal
+	codes  []int32
 	// staging buffers of host solves, made on first use
 	ha, hb, hc, hd, hx *cuda.Buffer[T]
 	closed             bool
 }
 
 // complexAlgorithm is the kernel of opts: Auto resolves to GTSV with
-// PivotAlways, and algorithms other than Auto, Thomas and GTSV are refused.
+// PivotAlways, Partition is refused for cyclic systems, and algorithms
+// other than Auto, Thomas, GTSV and Partition are refused.
 func complexAlgorithm(opts tridiag.Options) (tridiag.Algorithm, error) {
 	switch opts.Algorithm {
 	case tridiag.Thomas, tridiag.GTSV:
+		return opts.Algorithm, nil
+	case tridiag.Partition:
+		if opts.Cyclic {
+			return 0, fmt.Errorf("%w: complex %s does not solve cyclic systems on the GPU (take %s, %s or %s)", tridiag.ErrOptions, opts.Algorithm, tridiag.Auto, tridiag.Thomas, tridiag.GTSV)
+		}
 		return opts.Algorithm, nil
 	case tridiag.Auto:
 		if opts.Pivoting == tridiag.PivotAlways {
@@ -62,7 +86,7 @@ func complexAlgorithm(opts tridiag.Options) (tridiag.Algorithm, error) {
 		}
 		return tridiag.Auto, nil
 	}
-	return 0, fmt.Errorf("%w: %s does not solve complex systems on the GPU (complex plans take %s, %s or %s)", tridiag.ErrOptions, opts.Algorithm, tridiag.Auto, tridiag.Thomas, tridiag.GTSV)
+	return 0, fmt.Errorf("%w: %s does not solve complex systems on the GPU (complex plans take %s, %s, %s or %s)", tridiag.ErrOptions, opts.Algorithm, tridiag.Auto, tridiag.Thomas, tridiag.GTSV, tridiag.Partition)
 }
 
 // NewComplexPlan makes a GPU plan for complex batches of the given shape
@@ -86,7 +110,20 @@ func NewComplexPlan[T tridiag.Complex](dev *cuda.Device, shape tridiag.Shape, op
 	spec.Algorithm = algo
 	f64 := complexPartSize[T]() == 8
 	p := &ComplexPlan[T]{dev: newGPU(dev, config{}), spec: spec, algo: algo}
+	elem := 2 * complexPartSize[T]()
+	if algo == tridiag.Partition || (algo == tridiag.Auto && complexAutoPartition(p.dev.props, spec, elem)) {
+		l, err := cpartLaunchFor(p.dev.props, spec.N, spec.G, elem)
+		if err != nil {
+			return nil, err
+		}
+		p.part = &l
+		if p.partK, err = kernels.CpartPFor(cpartChunk, f64); err != nil {
+			return nil, err
+		}
+	}
 	switch algo {
+	case tridiag.Partition:
+		p.planes = 0
 	case tridiag.Thomas:
 		p.planes = 2
 		p.kernel, err = kernels.ComplexThomasFor(f64)
@@ -108,16 +145,35 @@ func NewComplexPlan[T tridiag.Complex](dev *cuda.Device, shape tridiag.Shape, op
 		// is plane 3 for every algorithm (ptx/src/complex.cuh).
 		p.planes = 4
 	}
+	if p.part != nil && algo == tridiag.Auto {
+		if p.redoK, err = kernels.ComplexRedoFor(f64); err != nil {
+			return nil, err
+		}
+		p.algo = tridiag.Partition
+	}
 	if p.status, err = dev.AllocBytes(int64(spec.G+1) * 4); err != nil {
 		return nil, err
 	}
-	if p.work, err = dev.AllocBytes(p.planes * int64(spec.N) * int64(spec.G) * 2 * complexPartSize[T]()); err != nil {
-		_ = p.Close()
-		return nil, fmt.Errorf("cuda: complex %s workspace: %w", algo, err)
+	if p.planes > 0 {
+		if p.work, err = dev.AllocBytes(p.planes * int64(spec.N) * int64(spec.G) * elem); err != nil {
+			_ = p.Close()
+			return nil, fmt.Errorf("cuda: complex %s workspace: %w", algo, err)
+		}
+	}
+	if p.redoK != (kernels.ComplexRedo{}) {
+		if p.redo, err = dev.AllocBytes(int64(spec.G) * 4); err != nil {
+			_ = p.Close()
+			return nil, fmt.Errorf("cuda: complex %s flags: %w", algo, err)
+		}
 	}
 	if err = dev.Enqueue(func() error {
 		if err := cu.MemsetD32(p.status, 0, int64(spec.G+1)); err != nil {
 			return fmt.Errorf("cuda: clearing status: %w", err)
+		}
+		if p.redo != 0 {
+			if err := cu.MemsetD32(p.redo, 0, int64(spec.G)); err != nil {
+				return fmt.Errorf("cuda: clearing flags: %w", err)
+			}
 		}
 		var e error
 		if p.sig, e = done.NewSignal(); e != nil {
@@ -138,8 +194,10 @@ func complexPartSize[T tridiag.Complex]() int64 {
 	return int64(unsafe.Sizeof(v)) / 2
 }
 
-// Algorithm returns the algorithm the plan runs: Thomas, GTSV or Auto
-// (Thomas with GTSV for the systems that fail its test).
+// Algorithm returns the algorithm the plan runs: Thomas, GTSV, Partition
+// (also where Auto runs the partition kernels, with GTSV for the systems
+// that fail its test) or Auto (Thomas with GTSV for the systems that
+// fail its test).
 func (p *ComplexPlan[T]) Algorithm() tridiag.Algorithm { return p.algo }
 
 // Shape returns the plan's shape.
@@ -147,6 +205,16 @@ func (p *ComplexPlan[T]) Shape() tridiag.Shape { return p.spec.Shape }
 
 // Describe says how the plan runs.
 func (p *ComplexPlan[T]) Describe() string {
+	if l := p.part; l != nil {
+		s := fmt.Sprintf("partition: a thread a chunk of %d rows, %d systems a block in shared memory", cpartChunk, l.spb)
+		switch {
+		case p.redo == 0:
+			return s
+		case p.bounded == 0:
+			return s + "; gtsv for the systems where it breaks down"
+		}
+		return s + "; gtsv for the systems that fail its pivot growth test or break down"
+	}
 	switch {
 	case p.algo != tridiag.Auto:
 		return fmt.Sprintf("%s, one thread a system", p.algo)
@@ -244,10 +312,31 @@ func (p *ComplexPlan[T]) args(ctx context.Context, bufs []*cuda.Buffer[T], const
 	return args, nil
 }
 
-// launch queues the solve's kernel on the plan's stream (device thread).
+// launch queues the solve's kernels on the plan's stream (device
+// thread): the kernel of a thread a system, or the partition kernel and,
+// for Auto, the GTSV solve of the systems it flagged.
 func (p *ComplexPlan[T]) launch(args *kernels.ComplexThomasArgs) error {
 	const block = perSystemBlock
-	return p.kernel.Launch(p.dev.Device, cuda.Dim3{X: (p.spec.G + block - 1) / block}, cuda.Dim3{X: block}, 0, p.stream, args)
+	grid := cuda.Dim3{X: (p.spec.G + block - 1) / block}
+	l := p.part
+	if l == nil {
+		return p.kernel.Launch(p.dev.Device, grid, cuda.Dim3{X: block}, 0, p.stream, args)
+	}
+	pa := kernels.CpartPArgs{A: args.A, B: args.B, C: args.C, D: args.D, X: args.X, N: args.N, G: args.G,
+		ES: args.ES, BS: args.BS, CAReal: args.CAReal, CAImag: args.CAImag, CBReal: args.CBReal, CBImag: args.CBImag,
+		CCReal: args.CCReal, CCImag: args.CCImag, IsConst: args.IsConst, Bounded: p.bounded, Redo: p.redo,
+		Status: args.Status, Spb: int32(l.spb), Tps: int32(l.tps)}
+	if err := p.partK.Launch(p.dev.Device, cuda.Dim3{X: l.blocks}, cuda.Dim3{X: l.spb * l.tps}, l.shared, p.stream, &pa); err != nil {
+		return err
+	}
+	if p.redo == 0 {
+		return nil
+	}
+	ra := kernels.ComplexRedoArgs{A: args.A, B: args.B, C: args.C, D: args.D, X: args.X, Work: p.work, N: args.N,
+		G: args.G, ES: args.ES, BS: args.BS, CAReal: args.CAReal, CAImag: args.CAImag, CBReal: args.CBReal,
+		CBImag: args.CBImag, CCReal: args.CCReal, CCImag: args.CCImag, IsConst: args.IsConst, Redo: p.redo,
+		Status: args.Status}
+	return p.redoK.Launch(p.dev.Device, grid, cuda.Dim3{X: block}, 0, p.stream, &ra)
 }
 
 // Time measures the plan's solve of the batch held in device buffers (x
@@ -413,7 +502,7 @@ func (p *ComplexPlan[T]) Close() error {
 			_ = p.stream.Synchronize()
 			_ = p.stream.Destroy()
 		}
-		for _, m := range []cu.DevicePtr{p.work, p.status} {
+		for _, m := range []cu.DevicePtr{p.work, p.status, p.redo} {
 			if m != 0 {
 				_ = cu.MemFree(m)
 			}

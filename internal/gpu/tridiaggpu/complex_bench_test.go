@@ -106,3 +106,64 @@ func complexBenchBuffers[T tridiag.Complex](b *testing.B, shape tridiag.Shape, f
 	}
 	return append(bufs, x)
 }
+
+// BenchmarkComplexPartition times the complex partition kernels against
+// the kernels of a thread a system on systems dominant by modulus: N =
+// 256, G = 65536; N = 4096, G = 4096; N = 65536, G = 256, contiguous and
+// interleaved; Partition (the partition kernels: refused where a system
+// does not fit a block), Auto (as it chooses; its description is
+// logged) and Thomas. %limit as in BenchmarkComplex:
+//
+//	./tridiaggpu.test -test.run '^$' -test.bench ComplexPartition -test.benchtime 3x
+func BenchmarkComplexPartition(b *testing.B) {
+	bw, err := gpuclock.CopyBandwidth(dev, 1<<30, 5)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%s: device-to-device copy %.0f GB/s (read+write)", dev.Name(), bw/1e9)
+	b.Run("complex64", func(b *testing.B) { benchComplexPartition[complex64](b, bw) })
+	b.Run("complex128", func(b *testing.B) { benchComplexPartition[complex128](b, bw) })
+}
+
+func benchComplexPartition[T tridiag.Complex](b *testing.B, bw float64) {
+	for _, sz := range []struct{ n, g int }{{256, 65536}, {4096, 4096}, {65536, 256}} {
+		for _, lname := range []string{"contiguous", "interleaved"} {
+			l := tridiag.Contiguous(sz.n)
+			if lname == "interleaved" {
+				l = tridiag.Interleaved(sz.g)
+			}
+			shape := tridiag.Shape{N: sz.n, G: sz.g, Layout: l}
+			bufs := complexBenchBuffers[T](b, shape, 0)
+			for _, c := range []struct {
+				name string
+				opts tridiag.Options
+			}{{"partition", tridiag.Options{Algorithm: tridiag.Partition}}, {"auto", tridiag.Options{}}, {"thomas", tridiag.Options{Algorithm: tridiag.Thomas}}} {
+				b.Run(fmt.Sprintf("N=%d/G=%d/%s/%s", sz.n, sz.g, lname, c.name), func(b *testing.B) {
+					p, err := NewComplexPlan[T](dev, shape, c.opts)
+					if err != nil {
+						b.Skip(err)
+					}
+					defer p.Close()
+					b.Log(p.Describe())
+					var all []time.Duration
+					for b.Loop() {
+						ts, err := p.Time(context.Background(), cuda.EventTimer(nil), bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], 1, 5)
+						if err != nil {
+							b.Fatal(err)
+						}
+						all = append(all, ts...)
+					}
+					sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+					med := all[len(all)/2].Seconds()
+					rows := float64(sz.n * sz.g)
+					b.ReportMetric(rows/med/1e6, "MRows/s")
+					b.ReportMetric(rows*5*float64(2*complexPartSize[T]())/med/bw*100, "%limit")
+					b.ReportMetric(med*1e6, "µs")
+				})
+			}
+			for _, buf := range bufs {
+				_ = buf.Free()
+			}
+		}
+	}
+}

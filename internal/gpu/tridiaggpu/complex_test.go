@@ -133,15 +133,16 @@ func complexLayouts(n, g int) map[string]tridiag.Layout {
 
 // TestComplexBitExact solves the complex families with every algorithm,
 // in every layout, with constant coefficients and cyclic systems, on the
-// GPU and the CPU: x must agree bit for bit and the failed systems (the
-// Thomas plans break down on the random systems) at the same rows.
+// GPU and the CPU (complexWant: the CPU's solver, or the partition twin
+// where Auto runs the partition kernels): x must agree bit for bit and
+// the failed systems (the Thomas plans break down on the random systems)
+// at the same rows.
 func TestComplexBitExact(t *testing.T) {
 	testComplexBitExact[complex64](t)
 	testComplexBitExact[complex128](t)
 }
 
 func testComplexBitExact[T tridiag.Complex](t *testing.T) {
-	cpu := tridiag.NewCPU(0)
 	for _, n := range []int{1, 2, 3, 5, 37, 300} {
 		for _, g := range []int{1, 7, 133} {
 			for lname, l := range complexLayouts(n, g) {
@@ -151,10 +152,10 @@ func testComplexBitExact[T tridiag.Complex](t *testing.T) {
 					for _, cyclic := range []bool{false, true} {
 						name := fmt.Sprintf("%T/N=%d/G=%d/%s/%s/cyclic=%t", T(0), n, g, lname, oname, cyclic)
 						opts.Cyclic = cyclic
-						want, wantc, werr, werrc := solveComplex(t, cpu, bt, opts)
+						want, wantc, wf, wfc := complexWant(t, bt, opts)
 						got, gotc, gerr, gerrc := solveComplex(t, dev, bt, opts)
-						require.Equal(t, failures(t, werr, n), failures(t, gerr, n), name)
-						require.Equal(t, failures(t, werrc, n), failures(t, gerrc, n), name+"/const")
+						require.Equal(t, wf, failures(t, gerr, n), name)
+						require.Equal(t, wfc, failures(t, gerrc, n), name+"/const")
 						for k := range bt.shape.Len() {
 							if !sameComplexBits(got[k], want[k]) {
 								require.Failf(t, "not bit for bit", "%s: x[%d] = %v on the GPU, %v on the CPU", name, k, got[k], want[k])
@@ -174,7 +175,7 @@ func testComplexBitExact[T tridiag.Complex](t *testing.T) {
 // the system and row the CPU names, with NaN in the failed system and
 // the others solved.
 func TestComplexZeroPivot(t *testing.T) {
-	for _, alg := range []tridiag.Algorithm{tridiag.Thomas, tridiag.GTSV, tridiag.Auto} {
+	for _, alg := range []tridiag.Algorithm{tridiag.Thomas, tridiag.GTSV, tridiag.Auto, tridiag.Partition} {
 		for _, l := range []string{"contiguous", "interleaved"} {
 			n, g := 9, 5
 			r := rand.New(rand.NewPCG(3, 4))
@@ -189,11 +190,11 @@ func TestComplexZeroPivot(t *testing.T) {
 			bt.a[k], bt.b[k] = 0, 0
 			k1 := shape.Layout.Index(5, 2)
 			bt.a[k1] = 0 // row 5 does not pivot into column 4
-			want, _, werr, _ := solveComplex(t, tridiag.NewCPU(0), bt, tridiag.Options{Algorithm: alg})
+			want, _, wf, _ := complexWant(t, bt, tridiag.Options{Algorithm: alg})
 			got, _, gerr, _ := solveComplex(t, dev, bt, tridiag.Options{Algorithm: alg})
 			require.Error(t, gerr, "%s %s", alg, l)
 			assert.Equal(t, []string{"2:4"}, failures(t, gerr, n), "%s %s", alg, l)
-			assert.Equal(t, failures(t, werr, n), failures(t, gerr, n), "%s %s", alg, l)
+			assert.Equal(t, wf, failures(t, gerr, n), "%s %s", alg, l)
 			assert.True(t, errors.Is(gerr, tridiag.ErrBreakdown), "%v", gerr)
 			for i := range n {
 				assert.True(t, math.IsNaN(real(got[shape.Layout.Index(i, 2)])))
@@ -206,10 +207,10 @@ func TestComplexZeroPivot(t *testing.T) {
 	}
 }
 
-// TestComplexRefused: the algorithms other than Auto, Thomas and GTSV
-// are refused for complex plans, as on the CPU.
+// TestComplexRefused: the algorithms other than Auto, Thomas, GTSV and
+// Partition are refused for complex plans, as on the CPU.
 func TestComplexRefused(t *testing.T) {
-	for _, alg := range []tridiag.Algorithm{tridiag.Partition, tridiag.PCR, tridiag.CR, tridiag.LDLT} {
+	for _, alg := range []tridiag.Algorithm{tridiag.PCR, tridiag.CR, tridiag.LDLT} {
 		_, err := tridiag.NewPlan[complex64](dev, tridiag.Shape{N: 8, G: 4}, tridiag.Options{Algorithm: alg})
 		require.ErrorIs(t, err, tridiag.ErrOptions, "%s", alg)
 		_, err = NewComplexPlan[complex128](dev, tridiag.Shape{N: 8, G: 4}, tridiag.Options{Algorithm: alg})
