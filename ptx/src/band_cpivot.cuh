@@ -33,6 +33,11 @@
 // non-finite solution when flags has BAND_CHECK_X; a failed system's x is
 // NaN in both parts.
 #pragma once
+// band_batch.cuh's kernel flag (the same definition), which
+// band_pivot.cuh reads.
+#ifndef BAND_CHECK_X
+#define BAND_CHECK_X 1
+#endif
 #include "band_pivot.cuh"
 // complex.cuh's device arithmetic, without its tridiagonal kernels.
 #ifdef BS_DEVICE_ONLY
