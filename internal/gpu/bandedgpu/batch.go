@@ -124,9 +124,9 @@ type BatchPlan[T banded.Scalar] struct {
 	opts       Options
 	tol        float64 // resolved BoostTol; < 0: off
 	kern       kernels.BandBatchKLauncher
-	pkern      kernels.BandBatchPivotK // the kernel with Options.Pivot
+	pkern      kernels.BandBatchPivotK  // the kernel with Options.Pivot
 	cpkern     kernels.BandBatchCpivotK // a complex plan's kernel
-	piv        cu.DevicePtr            // its interchanges, N·Gp int32
+	piv        cu.DevicePtr             // its interchanges, N·Gp int32
 	mu         sync.Mutex
 	stream     cu.Stream
 	work       cu.DevicePtr
