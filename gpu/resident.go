@@ -72,8 +72,10 @@ func AutoAlgorithm[T tridiag.Float](dev *cuda.Device, shape tridiag.Shape, opts 
 }
 
 // BandBatchPlan solves batches of small banded systems (K ≤ MaxBatchK)
-// held in device buffers, one thread per system.
-type BandBatchPlan[T tridiag.Float] = bandedgpu.BatchPlan[T]
+// held in device buffers, one thread per system: real (float32,
+// float64) or, with BandBatchOptions.Pivot, complex (complex64,
+// complex128) systems.
+type BandBatchPlan[T banded.Scalar] = bandedgpu.BatchPlan[T]
 
 // BandBatchOptions are a BandBatchPlan's options.
 type BandBatchOptions = bandedgpu.Options
@@ -82,8 +84,9 @@ type BandBatchOptions = bandedgpu.Options
 const MaxBatchK = bandedgpu.MaxBatchK
 
 // NewBandBatchPlan makes a device-resident plan for g banded systems of
-// order n and half-bandwidth k stored in layout.
-func NewBandBatchPlan[T tridiag.Float](dev *cuda.Device, n, k, g int, layout banded.Layout, opts BandBatchOptions) (*BandBatchPlan[T], error) {
+// order n and half-bandwidth k stored in layout (a complex T needs
+// opts.Pivot).
+func NewBandBatchPlan[T banded.Scalar](dev *cuda.Device, n, k, g int, layout banded.Layout, opts BandBatchOptions) (*BandBatchPlan[T], error) {
 	return bandedgpu.NewBatchPlan[T](dev, n, k, g, layout, opts)
 }
 

@@ -28,8 +28,11 @@ func Register() {
 	})
 }
 
-// backend builds banded.BatchSolvers on one device.
+// backend builds banded.BatchSolvers on one device, real
+// (banded.BatchBackend) and complex (banded.ComplexBatchBackend).
 type backend struct{ dev *cuda.Device }
+
+var _ banded.ComplexBatchBackend = backend{}
 
 func (b backend) NewBatchSolver32(spec banded.BatchSpec) (banded.BatchSolver[float32], error) {
 	return newSolver[float32](b.dev, spec)
@@ -37,6 +40,18 @@ func (b backend) NewBatchSolver32(spec banded.BatchSpec) (banded.BatchSolver[flo
 
 func (b backend) NewBatchSolver64(spec banded.BatchSpec) (banded.BatchSolver[float64], error) {
 	return newSolver[float64](b.dev, spec)
+}
+
+// NewBatchSolverC64 solves complex64 batches with partial pivoting
+// (band_batch_cpivot_f32_k*; banded.NewBatchPlan has checked Pivot).
+func (b backend) NewBatchSolverC64(spec banded.BatchSpec) (banded.BatchSolver[complex64], error) {
+	return newSolver[complex64](b.dev, spec)
+}
+
+// NewBatchSolverC128 solves complex128 batches with partial pivoting
+// (band_batch_cpivot_f64_k*).
+func (b backend) NewBatchSolverC128(spec banded.BatchSpec) (banded.BatchSolver[complex128], error) {
+	return newSolver[complex128](b.dev, spec)
 }
 
 // OptionsFor translates banded.BatchOptions to the plan's Options. Refine
@@ -47,9 +62,9 @@ func OptionsFor(d *cuda.Device, o banded.BatchOptions) (Options, error) {
 }
 
 // solver is a BatchPlan solving host slices for banded.BatchPlan.
-type solver[T tridiag.Float] struct{ p *BatchPlan[T] }
+type solver[T banded.Scalar] struct{ p *BatchPlan[T] }
 
-func newSolver[T tridiag.Float](d *cuda.Device, spec banded.BatchSpec) (*solver[T], error) {
+func newSolver[T banded.Scalar](d *cuda.Device, spec banded.BatchSpec) (*solver[T], error) {
 	opts, err := OptionsFor(d, spec.Options)
 	if err != nil {
 		return nil, err

@@ -41,9 +41,12 @@ const (
 type Options struct {
 	// Pivot factors with partial pivoting (gbtrf/gbtrs: banded.FactorPivot
 	// and PivotLU.Solve on each system, bit for bit) instead of LU without
-	// pivoting: the kernel band_batch_pivot_*, a thread a system, keeps
-	// each system's factors in the workspace. Factor is then unused, and a
-	// system whose pivot column is zero fails with banded.ErrSingular.
+	// pivoting: the kernel band_batch_pivot_* (band_batch_cpivot_* for a
+	// complex plan, pivoting by |re| + |im| as the CPU does), a thread a
+	// system, keeps each system's factors in the workspace. Factor is then
+	// unused, and a system whose pivot column is zero fails with
+	// banded.ErrSingular. A complex plan needs it (as banded.SolveBatch
+	// does for complex batches).
 	Pivot bool
 	// Factor sets the diagonal boosting of the LU factorization without
 	// pivoting, exactly as for banded.FactorLU: a pivot p with |p| < τ =
@@ -95,7 +98,11 @@ func newBatchKernel(k, depth int, f64 bool) (kernels.BandBatchKLauncher, error) 
 // BatchPlan solves batches of G banded systems of order N and
 // half-bandwidth K (1 ≤ K ≤ MaxBatchK) on the GPU with one thread per
 // system: LU without pivoting with diagonal boosting, fused with the
-// forward and backward sweeps in one kernel. The results are bit for bit
+// forward and backward sweeps in one kernel, or, with Options.Pivot, LU
+// with partial pivoting. T is float32, float64, or complex64 or
+// complex128 with Options.Pivot (complex systems pivot by |re| + |im|, as
+// banded.FactorPivot does; Go's complex arithmetic, so that the results
+// are banded.SolveBatch's bit for bit). The results are bit for bit
 // those of banded.SolveBatch with the same FactorOptions and refinement
 // off (banded.FactorLU and banded.SolveLU on each system), failures and
 // boosts included: the GPU does not refine boosted systems (see
@@ -108,7 +115,7 @@ func newBatchKernel(k, depth int, f64 bool) (kernels.BandBatchKLauncher, error) 
 // (K+1)·N·G elements (the upper factor's rows and the eliminated
 // right-hand side, always interleaved). Solves of one plan run one at a
 // time.
-type BatchPlan[T tridiag.Float] struct {
+type BatchPlan[T banded.Scalar] struct {
 	dev        *cuda.Device
 	n, k, g    int
 	gp         int // G rounded up to the block size
@@ -117,8 +124,9 @@ type BatchPlan[T tridiag.Float] struct {
 	opts       Options
 	tol        float64 // resolved BoostTol; < 0: off
 	kern       kernels.BandBatchKLauncher
-	pkern      kernels.BandBatchPivotK // the kernel with Options.Pivot
-	piv        cu.DevicePtr            // its interchanges, N·Gp int32
+	pkern      kernels.BandBatchPivotK  // the kernel with Options.Pivot
+	cpkern     kernels.BandBatchCpivotK // a complex plan's kernel
+	piv        cu.DevicePtr             // its interchanges, N·Gp int32
 	mu         sync.Mutex
 	stream     cu.Stream
 	work       cu.DevicePtr
@@ -132,8 +140,9 @@ type BatchPlan[T tridiag.Float] struct {
 
 // NewBatchPlan makes a plan for batches of g systems of order n and
 // half-bandwidth k in the given layout. Shapes outside 1 ≤ k ≤ MaxBatchK,
-// k < n, g ≥ 1 give an error wrapping banded.ErrShape.
-func NewBatchPlan[T tridiag.Float](d *cuda.Device, n, k, g int, layout banded.Layout, opts Options) (*BatchPlan[T], error) {
+// k < n, g ≥ 1 give an error wrapping banded.ErrShape; a complex T
+// without opts.Pivot an error wrapping banded.ErrOption.
+func NewBatchPlan[T banded.Scalar](d *cuda.Device, n, k, g int, layout banded.Layout, opts Options) (*BatchPlan[T], error) {
 	if err := banded.CheckShape(n, k); err != nil {
 		return nil, err
 	}
@@ -149,8 +158,12 @@ func NewBatchPlan[T tridiag.Float](d *cuda.Device, n, k, g int, layout banded.La
 	if int64(2*k+1)*int64(n)*int64(g) > 1<<40 {
 		return nil, fmt.Errorf("%w: batch too large", banded.ErrShape)
 	}
+	cplx := isComplex[T]()
+	if cplx && !opts.Pivot {
+		return nil, fmt.Errorf("%w: bandedgpu: a %s batch needs Options.Pivot (LU without pivoting and boosting are real only)", banded.ErrOption, typeName[T]())
+	}
 	p := &BatchPlan[T]{dev: d, n: n, k: k, g: g, layout: layout, opts: opts}
-	p.tol = BoostTol[T](opts.Factor.BoostTol)
+	p.tol = boostTolOf[T](opts.Factor.BoostTol)
 	// Blocks of 64 threads while they fill the GPU twice over, else of 32
 	// (one warp) to spread small batches over every multiprocessor.
 	p.threads = 32
@@ -164,12 +177,21 @@ func NewBatchPlan[T tridiag.Float](d *cuda.Device, n, k, g int, layout banded.La
 	// ./internal/gpu/bandedgpu).
 	var err error
 	wrows := int64(k + 1) // the workspace's rows a system row (Bytes)
-	if opts.Pivot {
-		if p.pkern, err = kernels.BandBatchPivotKFor(k, ElemSize[T]() == 8); err != nil {
+	switch {
+	case cplx:
+		if p.cpkern, err = kernels.BandBatchCpivotKFor(k, partF64[T]()); err != nil {
+			return nil, fmt.Errorf("bandedgpu: complex pivoting batch kernel for K=%d: %w", k, err)
+		}
+		wrows = int64(3*k + 1)
+	case opts.Pivot:
+		if p.pkern, err = kernels.BandBatchPivotKFor(k, partF64[T]()); err != nil {
 			return nil, fmt.Errorf("bandedgpu: pivoting batch kernel for K=%d: %w", k, err)
 		}
 		wrows = int64(3*k + 1) // gbtrf's rows of the factors
-	} else if p.kern, err = newBatchKernel(k, opts.depth, ElemSize[T]() == 8); err != nil {
+	default:
+		p.kern, err = newBatchKernel(k, opts.depth, partF64[T]())
+	}
+	if err != nil {
 		return nil, err
 	}
 	if p.status, err = d.AllocBytes(int64(4*g+1) * 4); err != nil {
@@ -179,7 +201,7 @@ func NewBatchPlan[T tridiag.Float](d *cuda.Device, n, k, g int, layout banded.La
 		_ = p.Close()
 		return nil, fmt.Errorf("cuda: clearing status: %w", err)
 	}
-	if p.work, err = d.AllocBytes(wrows * int64(n) * int64(p.gp) * ElemSize[T]()); err != nil {
+	if p.work, err = d.AllocBytes(wrows * int64(n) * int64(p.gp) * elemBytes[T]()); err != nil {
 		_ = p.Close()
 		return nil, fmt.Errorf("cuda: banded batch workspace: %w", err)
 	}
@@ -205,6 +227,9 @@ func (p *BatchPlan[T]) Shape() (n, k, g int) { return p.n, p.k, p.g }
 
 // Kernel names the kernel the plan launches.
 func (p *BatchPlan[T]) Kernel() string {
+	if isComplex[T]() {
+		return p.cpkern.Kernel().Name()
+	}
 	if p.opts.Pivot {
 		return p.pkern.Kernel().Name()
 	}
@@ -223,10 +248,11 @@ func (p *BatchPlan[T]) Kernel() string {
 // reads and writes once more (a window that stays in cache) and the
 // solve reads again, with the interchange of each row written and read
 // (4 bytes each way), d read once and x written three times and read
-// twice: about 11K+11 elements and 8 bytes a row.
+// twice: about 11K+11 elements and 8 bytes a row (a complex element is
+// two parts).
 func (p *BatchPlan[T]) Bytes() (moved, floor int64) {
 	rows := int64(p.n) * int64(p.g)
-	e := ElemSize[T]()
+	e := elemBytes[T]()
 	k := int64(p.k)
 	floor = rows * (2*k + 3) * e
 	if p.opts.Pivot {
@@ -249,6 +275,14 @@ func (p *BatchPlan[T]) launch(a, d, x cu.DevicePtr) error {
 	flags := int32(0)
 	if p.opts.CheckFinite {
 		flags |= bandCheckX
+	}
+	if isComplex[T]() {
+		return p.cpkern.Launch(p.dev, cuda.Dim3{X: p.gp / p.threads}, cuda.Dim3{X: p.threads}, 0, p.stream, &kernels.BandBatchCpivotKArgs{
+			A: a, D: d, X: x, W: p.work, Piv: p.piv,
+			N: int32(p.n), G: int32(p.g), GP: int32(p.gp),
+			Aes: aes, Abs: abs, Des: des, Dbs: dbs,
+			Flags: flags, Status: p.status,
+		})
 	}
 	if p.opts.Pivot {
 		return p.pkern.Launch(p.dev, cuda.Dim3{X: p.gp / p.threads}, cuda.Dim3{X: p.threads}, 0, p.stream, &kernels.BandBatchPivotKArgs{
@@ -319,7 +353,7 @@ func (p *BatchPlan[T]) SolveDevice(ctx context.Context, a, d, x *cuda.Buffer[T])
 	var st []int32
 	err := p.dev.Enqueue(func() error {
 		if rhs != d {
-			if err := cu.MemcpyDtoDAsync(rhs.Ptr(), d.Ptr(), int64(d.Len())*int64(ElemSize[T]()), p.stream); err != nil {
+			if err := cu.MemcpyDtoDAsync(rhs.Ptr(), d.Ptr(), int64(d.Len())*elemBytes[T](), p.stream); err != nil {
 				return err
 			}
 		}
@@ -456,7 +490,7 @@ func (p *BatchPlan[T]) report(a *cuda.Buffer[T], st []int32) (banded.BatchResult
 					return res, err
 				}
 			}
-			b, err := banded.FactorLU(host.System(s), p.opts.Factor)
+			b, err := factorBoosts(host.System(s), p.opts.Factor)
 			if err != nil || b.Count() != cnt {
 				return res, fmt.Errorf("cuda: system %d: the GPU boosted %d pivots, the CPU %d (%v)", s, cnt, b.Count(), err)
 			}

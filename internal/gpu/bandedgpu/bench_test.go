@@ -111,6 +111,58 @@ func bandBenchData[T tridiag.Float](n, k, g int, layout banded.Layout) (a, d []T
 	return a, d
 }
 
+// bandBenchDataOf is bandBenchData for a real T, complexBenchData for a
+// complex one.
+func bandBenchDataOf[T banded.Scalar](n, k, g int, layout banded.Layout) (a, d []T) {
+	var ha, hd any
+	switch any(*new(T)).(type) {
+	case float32:
+		ha, hd = bandBenchData[float32](n, k, g, layout)
+	case float64:
+		ha, hd = bandBenchData[float64](n, k, g, layout)
+	case complex64:
+		ha, hd = complexBenchData[complex64](n, k, g, layout)
+	case complex128:
+		ha, hd = complexBenchData[complex128](n, k, g, layout)
+	}
+	return ha.([]T), hd.([]T)
+}
+
+// complexBenchData is a batch of complex systems: off-diagonal parts
+// U(−1,1), diagonal 2K+1 + U(0,1) + i·U(−1,1) (diagonally dominant: the
+// pivoting kernel interchanges no rows).
+func complexBenchData[T banded.Complex](n, k, g int, layout banded.Layout) (a, d []T) {
+	r := rand.New(rand.NewPCG(uint64(n), uint64(g)))
+	u := func() float64 { return r.Float64()*2 - 1 }
+	w := (2*k + 1) * n
+	a, d = make([]T, w*g), make([]T, n*g)
+	for s := 0; s <= 2*k; s++ {
+		for j := 0; j < n; j++ {
+			i := j + s - k
+			for q := 0; q < g; q++ {
+				var v complex128
+				if i >= 0 && i < n {
+					if s == k {
+						v = complex(float64(2*k+1)+r.Float64(), u())
+					} else {
+						v = complex(u(), u())
+					}
+				}
+				e := s*n + j
+				if layout == banded.Interleaved {
+					a[e*g+q] = T(v)
+				} else {
+					a[q*w+e] = T(v)
+				}
+			}
+		}
+	}
+	for i := range d {
+		d[i] = T(complex(u(), u()))
+	}
+	return a, d
+}
+
 func medianDuration(ts []time.Duration) time.Duration {
 	s := append([]time.Duration(nil), ts...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
@@ -126,13 +178,13 @@ var bandBenchLast struct {
 	a, d any
 }
 
-func benchBandBatch[T tridiag.Float](b *testing.B, n, k, g int, layout banded.Layout, opts Options, bw float64) {
+func benchBandBatch[T banded.Scalar](b *testing.B, n, k, g int, layout banded.Layout, opts Options, bw float64) {
 	ctx := context.Background()
-	key := fmt.Sprintf("%d/%d/%d/%v/%d", n, k, g, layout, ElemSize[T]())
+	key := fmt.Sprintf("%d/%d/%d/%v/%T", n, k, g, layout, *new(T))
 	if bandBenchLast.key != key {
 		bandBenchLast.key = ""
 		bandBenchLast.a, bandBenchLast.d = nil, nil
-		ha, hd := bandBenchData[T](n, k, g, layout)
+		ha, hd := bandBenchDataOf[T](n, k, g, layout)
 		bandBenchLast.key, bandBenchLast.a, bandBenchLast.d = key, ha, hd
 	}
 	ha, hd := bandBenchLast.a.([]T), bandBenchLast.d.([]T)
@@ -172,6 +224,42 @@ func benchBandBatch[T tridiag.Float](b *testing.B, n, k, g int, layout banded.La
 	b.ReportMetric(100*float64(moved)/sec/bw, "%moved")
 	b.ReportMetric(float64(med.Microseconds()), "µs")
 	b.Logf("kernel %s, %d threads/block, moved %.1f MB (floor %.1f MB)", p.Kernel(), p.threads, float64(moved)/1e6, float64(floor)/1e6)
+}
+
+// BenchmarkBandBatchCpivot measures the complex pivoting kernels
+// (band_batch_cpivot_*) beside the real ones (band_batch_pivot_*, the
+// same algorithm in float32 and float64) on N = 256, G = 65536 and N =
+// 1024, G = 16384, K = 2 and 8, both layouts, dominant systems (no
+// interchanges). Metrics as BenchmarkBandBatch's: %copy is the floor
+// (2K+3 elements a row: 8 bytes an element for complex64, 16 for
+// complex128) over the copy bandwidth, the share of the memory limit. Run
+// on the GPU machine with
+//
+//	./bandedgpu.test -test.run '^$' -test.bench BandBatchCpivot -test.benchtime 1x
+func BenchmarkBandBatchCpivot(b *testing.B) {
+	bw := bandCopyBandwidth(b)
+	cases := []struct{ n, g int }{{256, 65536}, {1024, 16384}}
+	for _, prec := range []string{"c64", "c128", "f32", "f64"} {
+		for _, c := range cases {
+			for _, k := range []int{2, 8} {
+				for _, lay := range []banded.Layout{banded.Interleaved, banded.Contiguous} {
+					b.Run(fmt.Sprintf("%s/N=%d/G=%d/K=%d/%v", prec, c.n, c.g, k, lay), func(b *testing.B) {
+						opts := Options{Pivot: true}
+						switch prec {
+						case "c64":
+							benchBandBatch[complex64](b, c.n, k, c.g, lay, opts, bw)
+						case "c128":
+							benchBandBatch[complex128](b, c.n, k, c.g, lay, opts, bw)
+						case "f32":
+							benchBandBatch[float32](b, c.n, k, c.g, lay, opts, bw)
+						default:
+							benchBandBatch[float64](b, c.n, k, c.g, lay, opts, bw)
+						}
+					})
+				}
+			}
+		}
+	}
 }
 
 // BenchmarkBandPartitions times the window-sliding kernels on one band

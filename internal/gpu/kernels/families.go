@@ -1246,6 +1246,66 @@ func BandBatchPivotKFor(k int, f64 bool) (BandBatchPivotK, error) {
 // Kernel returns the kernel.
 func (f BandBatchPivotK) Kernel() Kernel { return f.k }
 
+// BandBatchCpivotK is a kernel of the family band_batch_cpivot_f32_k1, band_batch_cpivot_f32_k2, band_batch_cpivot_f32_k3, band_batch_cpivot_f32_k4, band_batch_cpivot_f32_k5, band_batch_cpivot_f32_k6, band_batch_cpivot_f32_k7, band_batch_cpivot_f32_k8, band_batch_cpivot_f64_k1, band_batch_cpivot_f64_k2, band_batch_cpivot_f64_k3, band_batch_cpivot_f64_k4, band_batch_cpivot_f64_k5, band_batch_cpivot_f64_k6, band_batch_cpivot_f64_k7, band_batch_cpivot_f64_k8.
+type BandBatchCpivotK struct{ k Kernel }
+
+// BandBatchCpivotKFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func BandBatchCpivotKFor(k int, f64 bool) (BandBatchCpivotK, error) {
+	if k == 1 && !f64 {
+		return BandBatchCpivotK{bandBatchCpivotF32K1}, nil
+	}
+	if k == 2 && !f64 {
+		return BandBatchCpivotK{bandBatchCpivotF32K2}, nil
+	}
+	if k == 3 && !f64 {
+		return BandBatchCpivotK{bandBatchCpivotF32K3}, nil
+	}
+	if k == 4 && !f64 {
+		return BandBatchCpivotK{bandBatchCpivotF32K4}, nil
+	}
+	if k == 5 && !f64 {
+		return BandBatchCpivotK{bandBatchCpivotF32K5}, nil
+	}
+	if k == 6 && !f64 {
+		return BandBatchCpivotK{bandBatchCpivotF32K6}, nil
+	}
+	if k == 7 && !f64 {
+		return BandBatchCpivotK{bandBatchCpivotF32K7}, nil
+	}
+	if k == 8 && !f64 {
+		return BandBatchCpivotK{bandBatchCpivotF32K8}, nil
+	}
+	if k == 1 && f64 {
+		return BandBatchCpivotK{bandBatchCpivotF64K1}, nil
+	}
+	if k == 2 && f64 {
+		return BandBatchCpivotK{bandBatchCpivotF64K2}, nil
+	}
+	if k == 3 && f64 {
+		return BandBatchCpivotK{bandBatchCpivotF64K3}, nil
+	}
+	if k == 4 && f64 {
+		return BandBatchCpivotK{bandBatchCpivotF64K4}, nil
+	}
+	if k == 5 && f64 {
+		return BandBatchCpivotK{bandBatchCpivotF64K5}, nil
+	}
+	if k == 6 && f64 {
+		return BandBatchCpivotK{bandBatchCpivotF64K6}, nil
+	}
+	if k == 7 && f64 {
+		return BandBatchCpivotK{bandBatchCpivotF64K7}, nil
+	}
+	if k == 8 && f64 {
+		return BandBatchCpivotK{bandBatchCpivotF64K8}, nil
+	}
+	return BandBatchCpivotK{}, fmt.Errorf("%w: band_batch_cpivot_k with k=%d f64=%t", ErrNoKernel, k, f64)
+}
+
+// Kernel returns the kernel.
+func (f BandBatchCpivotK) Kernel() Kernel { return f.k }
+
 // BandFactorWindow is a kernel of the family band_factor_window_f32, band_factor_window_f64.
 type BandFactorWindow struct{ k Kernel }
 

@@ -2766,6 +2766,39 @@ func (f BandBatchPivotK) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem i
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:14])
 }
 
+// BandBatchCpivotKArgs are the parameters of band_batch_cpivot_f32_k1, band_batch_cpivot_f32_k2, band_batch_cpivot_f32_k3, band_batch_cpivot_f32_k4, band_batch_cpivot_f32_k5, band_batch_cpivot_f32_k6, band_batch_cpivot_f32_k7, band_batch_cpivot_f32_k8, band_batch_cpivot_f64_k1, band_batch_cpivot_f64_k2, band_batch_cpivot_f64_k3, band_batch_cpivot_f64_k4, band_batch_cpivot_f64_k5, band_batch_cpivot_f64_k6, band_batch_cpivot_f64_k7, band_batch_cpivot_f64_k8: those of BandBatchPivotK.
+type BandBatchCpivotKArgs = BandBatchPivotKArgs
+
+// BandBatchCpivotKSlots is the number of launch slots of BandBatchCpivotK.
+const BandBatchCpivotKSlots = 14
+
+// Pack puts a in slots[:BandBatchCpivotKSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f BandBatchCpivotK) Pack(a *BandBatchCpivotKArgs, slots []uint64) {
+	_ = slots[13]
+	slots[0] = uint64(a.A)
+	slots[1] = uint64(a.D)
+	slots[2] = uint64(a.X)
+	slots[3] = uint64(a.W)
+	slots[4] = uint64(a.Piv)
+	slots[5] = uint64(uint32(a.N))
+	slots[6] = uint64(uint32(a.G))
+	slots[7] = uint64(uint32(a.GP))
+	slots[8] = uint64(a.Aes)
+	slots[9] = uint64(a.Abs)
+	slots[10] = uint64(a.Des)
+	slots[11] = uint64(a.Dbs)
+	slots[12] = uint64(uint32(a.Flags))
+	slots[13] = uint64(a.Status)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f BandBatchCpivotK) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandBatchCpivotKArgs) error {
+	var slots [14]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:14])
+}
+
 // BandFactorWindowArgs are the parameters of band_factor_window_f32, band_factor_window_f64.
 type BandFactorWindowArgs struct {
 	A      cu.DevicePtr // a
@@ -4643,6 +4676,18 @@ type BandBatchKLauncher interface {
 var (
 	_ BandBatchKLauncher = BandBatchK{}
 	_ BandBatchKLauncher = BandBatchKD{}
+)
+
+// BandBatchPivotKLauncher is a kernel launched with BandBatchPivotKArgs: BandBatchPivotK, BandBatchCpivotK.
+type BandBatchPivotKLauncher interface {
+	Kernel() Kernel
+	Pack(a *BandBatchPivotKArgs, slots []uint64)
+	Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *BandBatchPivotKArgs) error
+}
+
+var (
+	_ BandBatchPivotKLauncher = BandBatchPivotK{}
+	_ BandBatchPivotKLauncher = BandBatchCpivotK{}
 )
 
 // BandFactorWindowLauncher is a kernel launched with BandFactorWindowArgs: BandFactorWindow, BandSpikeFactorWide, BandSpikeFactorBlocked.
