@@ -205,7 +205,10 @@ func TestMainComplexCPU(t *testing.T) {
 		}
 		timed[r.Solver]++
 		speed := float64(r.BytesMoved()) / r.Median.Seconds()
-		assert.InEpsilon(t, speed, r.Fraction*r.Prov.Bandwidth, 0.01, "%v %s: fraction = bytes moved / time / bandwidth", r.Case, r.Solver)
+		// The CSV keeps the bandwidth in GB/s to 0.1: a slow host's is off
+		// by up to 0.05 GB/s.
+		tol := 0.01 + 0.05e9/r.Prov.Bandwidth
+		assert.InEpsilon(t, speed, r.Fraction*r.Prov.Bandwidth, tol, "%v %s: fraction = bytes moved / time / bandwidth", r.Case, r.Solver)
 		assert.GreaterOrEqual(t, r.Resid, 0.0)
 		assert.Less(t, r.Resid, residLimit(r.Precision), "%v %s", r.Case, r.Solver)
 	}

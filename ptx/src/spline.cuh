@@ -204,7 +204,10 @@ __device__ __forceinline__ void spline_eval(const T *x, i64 xs, const T *y, cons
 // and weighted once; for each curve of its groups the block loads y_k and
 // m_k with coalesced reads, and its threads read their intervals' ends
 // from shared memory instead of gathering them from L1 and L2, which is
-// what bounds spline_eval. The results are spline_eval's bit for bit.
+// what bounds spline_eval. The results are spline_eval's bit for bit
+// (its GPU tests; the CPU emulation, internal/splineemu, runs one thread
+// at a time and has no shared memory, so it leaves this kernel out).
+#ifdef __CUDACC__
 template <typename T>
 __device__ __forceinline__ void spline_eval_staged(const T *x, const T *y, const T *m, const T *t, int n, int count,
                                                    int P, int periodic, int cpk, T *val, T *der, T *der2,
@@ -251,6 +254,7 @@ __device__ __forceinline__ void spline_eval_staged(const T *x, const T *y, const
         }
     }
 }
+#endif
 
 // spline_partial is partial: the integral from a to b of the cubic of
 // interval i.
