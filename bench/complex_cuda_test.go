@@ -163,9 +163,12 @@ func TestGPUComplexCase(t *testing.T) {
 					case strings.HasPrefix(r.Solver, "gpu:"):
 						a, err := tridiag.ParseAlgorithm(strings.TrimPrefix(r.Solver, "gpu:"))
 						require.NoError(t, err)
-						if a != tridiag.Auto && a != tridiag.Thomas && a != tridiag.GTSV {
+						if a != tridiag.Auto && a != tridiag.Thomas && a != tridiag.GTSV && a != tridiag.Partition {
 							assert.True(t, strings.HasPrefix(r.Err, "unsupported"), "%v %s: %s", c, r.Solver, r.Err)
 							continue
+						}
+						if a == tridiag.Partition && strings.HasPrefix(r.Err, "unsupported") {
+							continue // systems longer than a block holds
 						}
 						require.True(t, r.OK(), "%v %s %s: %s", c, m, r.Solver, r.Err)
 						assert.Less(t, r.Resid, residLimit(prec), "%v %s %s", c, m, r.Solver)

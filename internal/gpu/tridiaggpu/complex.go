@@ -410,7 +410,8 @@ func (p *ComplexPlan[T]) failures() (*tridiag.BatchError, error) {
 }
 
 // Solve copies host slices to the device, solves, and copies x back (also
-// when some systems fail: their rows hold NaN).
+// when some systems fail: their rows hold NaN; the elements of x between
+// the layout's rows are kept).
 func (p *ComplexPlan[T]) Solve(ctx context.Context, a, b, c, d, x []T) error {
 	if err := p.stage(true); err != nil {
 		return err
@@ -430,6 +431,9 @@ func (p *ComplexPlan[T]) Solve(ctx context.Context, a, b, c, d, x []T) error {
 	if len(x) < n {
 		return fmt.Errorf("%w: x has %d elements, need %d", tridiag.ErrLength, len(x), n)
 	}
+	if err := keepGaps(p.spec, p.hx, x[:n]); err != nil {
+		return err
+	}
 	return p.finish(p.SolveDevice(ctx, p.ha, p.hb, p.hc, p.hd, p.hx), x[:n])
 }
 
@@ -443,6 +447,9 @@ func (p *ComplexPlan[T]) SolveConst(ctx context.Context, a, b, c T, d, x []T) er
 		return fmt.Errorf("%w: d, x have %d, %d elements, need %d", tridiag.ErrLength, len(d), len(x), n)
 	}
 	if err := p.hd.CopyFrom(d[:n]); err != nil {
+		return err
+	}
+	if err := keepGaps(p.spec, p.hx, x[:n]); err != nil {
 		return err
 	}
 	return p.finish(p.SolveDeviceConst(ctx, a, b, c, p.hd, p.hx), x[:n])

@@ -491,8 +491,19 @@ func (p *Plan[T]) failures() (*tridiag.BatchError, error) {
 	return be, nil
 }
 
-// Solve copies host slices to the device, solves, and copies x back. An
-// LDLT plan does not read a, which may then be nil.
+// keepGaps copies x to the staging buffer hx of a host solve when the
+// layout of spec leaves gaps between its rows (Len > N·G), so that the
+// copy of the solution back to x keeps x's elements in the gaps.
+func keepGaps[T cuda.Elem](spec tridiag.Spec, hx *cuda.Buffer[T], x []T) error {
+	if spec.Len() == spec.N*spec.G {
+		return nil
+	}
+	return hx.CopyFrom(x)
+}
+
+// Solve copies host slices to the device, solves, and copies x back (the
+// elements of x between the layout's rows are kept). An LDLT plan does not
+// read a, which may then be nil.
 func (p *Plan[T]) Solve(ctx context.Context, a, b, c, d, x []T) error {
 	if err := p.stage(true); err != nil {
 		return err
@@ -514,6 +525,9 @@ func (p *Plan[T]) Solve(ctx context.Context, a, b, c, d, x []T) error {
 	}
 	if len(x) < n {
 		return fmt.Errorf("%w: x has %d elements, need %d", tridiag.ErrLength, len(x), n)
+	}
+	if err := keepGaps(p.spec, p.hx, x[:n]); err != nil {
+		return err
 	}
 	if err := p.syncCopies(); err != nil {
 		return err
@@ -537,6 +551,9 @@ func (p *Plan[T]) SolveConst(ctx context.Context, a, b, c T, d, x []T) error {
 		return fmt.Errorf("%w: d, x have %d, %d elements, need %d", tridiag.ErrLength, len(d), len(x), n)
 	}
 	if err := p.hd.CopyFrom(d[:n]); err != nil {
+		return err
+	}
+	if err := keepGaps(p.spec, p.hx, x[:n]); err != nil {
 		return err
 	}
 	if err := p.syncCopies(); err != nil {

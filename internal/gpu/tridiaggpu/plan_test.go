@@ -443,3 +443,61 @@ func TestMulDevice(t *testing.T) {
 		}
 	}
 }
+
+// TestHostSolveKeepsGaps: a host-slice solve of a layout with gaps between
+// its rows writes the rows of x and keeps x's other elements, real and
+// complex, array and constant coefficients.
+func TestHostSolveKeepsGaps(t *testing.T) {
+	const n, g, sentinel = 37, 5, 7
+	shape := tridiag.Shape{N: n, G: g, Layout: tridiag.Strided(g+3, 1)}
+	rows := map[int]bool{}
+	for s := 0; s < g; s++ {
+		for i := 0; i < n; i++ {
+			rows[shape.Layout.Index(i, s)] = true
+		}
+	}
+	check := func(x []float64, what string) {
+		for k, v := range x {
+			if !rows[k] {
+				require.Equal(t, float64(sentinel), v, "%s: element %d between rows", what, k)
+			}
+		}
+	}
+	m := shape.Len()
+	a, b, c, d := make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m)
+	for k := range b {
+		a[k], b[k], c[k], d[k] = -1, 4, -1, float64(k%7)
+	}
+	p, err := tridiag.NewPlan[float64](dev, shape, tridiag.Options{})
+	require.NoError(t, err)
+	defer p.Close()
+	for _, constant := range []bool{false, true} {
+		x := make([]float64, m)
+		for k := range x {
+			x[k] = sentinel
+		}
+		if constant {
+			require.NoError(t, p.SolveConst(context.Background(), -1, 4, -1, d, x))
+		} else {
+			require.NoError(t, p.Solve(context.Background(), a, b, c, d, x))
+		}
+		check(x, fmt.Sprintf("real, constant %t", constant))
+	}
+	pc, err := tridiag.NewPlan[complex128](dev, shape, tridiag.Options{})
+	require.NoError(t, err)
+	defer pc.Close()
+	ca, cb, cc, cd := make([]complex128, m), make([]complex128, m), make([]complex128, m), make([]complex128, m)
+	for k := range cb {
+		ca[k], cb[k], cc[k], cd[k] = -1, 4+1i, -1, complex(float64(k%5), 1)
+	}
+	x := make([]complex128, m)
+	for k := range x {
+		x[k] = sentinel
+	}
+	require.NoError(t, pc.Solve(context.Background(), ca, cb, cc, cd, x))
+	for k, v := range x {
+		if !rows[k] {
+			require.Equal(t, complex128(sentinel), v, "complex: element %d between rows", k)
+		}
+	}
+}
