@@ -127,9 +127,11 @@ type gpuFactors[T tridiag.Float] struct {
 	f64    bool
 	held   int  // H
 	shared bool // constant coefficients: every system uses system 0's factors
-	// group forces the columns a solve kernel takes at a time (1, 4 or
-	// 8); 0 lets the solve choose (groupOf).
+	// group and depth force the solve kernel's variant (solveVariants):
+	// the columns it takes at a time (1, 4 or 8) and the rows it loads
+	// ahead; 0 lets the solve choose (groupOf, depthOf).
 	group  int
+	depth  int
 	planes [4]cu.DevicePtr
 	vals   cu.DevicePtr // the planes, in one allocation
 	bytes  cu.DevicePtr // ipiv (N·H bytes, modes that pivot), then the kinds (H bytes)
@@ -340,6 +342,38 @@ func groupOf(nrhs int) int {
 	return 4
 }
 
+// depthOf is the rows a solve kernel of group columns loads ahead of its
+// recurrence (ptx/src/factor.cuh, fac_pipe). The rule: enough loads in
+// flight to cover the memory latency, about 16 or more a thread (D rows
+// of group values and 1 to 3 factors each), within about 128 registers a
+// thread in FP32 so that four blocks of factorBlock threads fit an SM:
+// 4 rows for 1 and 4 columns, 2 for 8. BenchmarkFactor's variants
+// sub-benchmarks time every variant against these defaults:
+//
+//	go test -tags cuda -c ./internal/gpu/tridiaggpu && ./tridiaggpu.test -test.run '^$' -test.bench 'Factor/.*/variants' -test.benchtime 3x
+func depthOf(group int) int {
+	if group >= 8 {
+		return 2
+	}
+	return 4
+}
+
+// solveVariant is a solve kernel's variant: columns a time and rows
+// loaded ahead (the p and d of fac_solve_k*_p*_d*).
+type solveVariant struct{ group, depth int }
+
+// solveVariants are the variants of the solve kernels of mode's factors:
+// the defaults (groupOf, depthOf) for every mode; for the modes of one
+// kind of factors (LU, gttrf, L·D·Lᵀ) more depths, which
+// BenchmarkFactor compares with the defaults.
+func solveVariants(m factorMode) []solveVariant {
+	vs := []solveVariant{{1, 4}, {4, 4}, {8, 2}}
+	if m.solveKind() != solveMixed {
+		vs = append(vs, solveVariant{1, 8}, solveVariant{4, 2}, solveVariant{8, 4})
+	}
+	return vs
+}
+
 // solveDevice solves the factored batch for nrhs right-hand sides held
 // in device memory, column r of the batch at d + r·L elements, the
 // solutions to x in the same places (x may be d). It returns the failures
@@ -363,11 +397,14 @@ func (f *gpuFactors[T]) launchSolve(nrhs int, d, x cu.DevicePtr) error {
 // solveLauncher returns the launch of the solve kernel on the factors'
 // stream (call it on the device thread), for launchSolve's arguments.
 func (f *gpuFactors[T]) solveLauncher(nrhs int, d, x cu.DevicePtr) (func() error, error) {
-	p := f.group
+	p, depth := f.group, f.depth
 	if p == 0 {
 		p = groupOf(nrhs)
 	}
-	k, err := kernels.FacSolveKPFor(f.mode.solveKind(), p, f.f64)
+	if depth == 0 {
+		depth = depthOf(p)
+	}
+	k, err := kernels.FacSolveKPDFor(f.mode.solveKind(), p, depth, f.f64)
 	if err != nil {
 		return nil, err
 	}
@@ -376,7 +413,7 @@ func (f *gpuFactors[T]) solveLauncher(nrhs int, d, x cu.DevicePtr) (func() error
 	if f.shared {
 		shared = 1
 	}
-	args := &kernels.FacSolveKPArgs{F0: f.planes[0], F1: f.planes[1], F2: f.planes[2], F3: f.planes[3], Ipiv: f.ipiv, Kind: f.kinds,
+	args := &kernels.FacSolveKPDArgs{F0: f.planes[0], F1: f.planes[1], F2: f.planes[2], F3: f.planes[3], Ipiv: f.ipiv, Kind: f.kinds,
 		D: d, X: x, N: int32(sp.N), G: int32(sp.G), Shared: shared,
 		ES: int64(sp.Layout.ElemStride), BS: int64(sp.Layout.BatchStride), CS: int64(sp.Len()), Nrhs: int32(nrhs), Status: f.status}
 	grid, block := cuda.Dim3{X: (sp.G + factorBlock - 1) / factorBlock}, cuda.Dim3{X: factorBlock}
