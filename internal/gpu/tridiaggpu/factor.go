@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 	"unsafe"
 
 	"gorgonia.org/cu"
@@ -662,3 +663,105 @@ var (
 	_ tridiag.FactorSolver[float32] = (*gpuFactors[float32])(nil)
 	_ tridiag.Describer             = (*gpuFactors[float64])(nil)
 )
+
+// FactorTiming times a stored factorization on device buffers, the
+// factor and the solves apart (the bench's factor grid): the factors of
+// one batch of a plan's shape and options (Thomas, GTSV, LDLT or Auto),
+// made from coefficient buffers that stay the caller's.
+type FactorTiming[T tridiag.Float] struct {
+	f       *gpuFactors[T]
+	a, b, c cu.DevicePtr
+}
+
+// NewFactorTiming factors the batch whose coefficients are a, b and c
+// (device buffers of shape's length; a is not read by LDLT and may be
+// nil) on dev. A breakdown of any system is an error.
+func NewFactorTiming[T tridiag.Float](dev *cuda.Device, shape tridiag.Shape, opts tridiag.Options, a, b, c *cuda.Buffer[T]) (*FactorTiming[T], error) {
+	if err := shape.Validate(); err != nil {
+		return nil, err
+	}
+	spec := tridiag.Spec{Shape: shape.Normalize(), Options: opts}
+	mode, err := factorModeOf(spec, opts.Algorithm)
+	if err != nil {
+		return nil, err
+	}
+	for _, bf := range []*cuda.Buffer[T]{b, c} {
+		if bf == nil || bf.Len() < spec.Len() {
+			return nil, fmt.Errorf("%w: a coefficient buffer of fewer than %d elements", tridiag.ErrLength, spec.Len())
+		}
+	}
+	t := &FactorTiming[T]{b: b.Ptr(), c: c.Ptr()}
+	if mode != modePT {
+		if a == nil || a.Len() < spec.Len() {
+			return nil, fmt.Errorf("%w: a coefficient buffer of fewer than %d elements", tridiag.ErrLength, spec.Len())
+		}
+		t.a = a.Ptr()
+	}
+	if t.f, err = newFactors[T](newGPU(dev, config{}), spec, mode, false); err != nil {
+		return nil, err
+	}
+	if err := t.f.factorDevice(t.a, t.b, t.c, 0, 0, 0); err != nil {
+		_ = t.f.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+// FactorValues is the values of T a row of the factors holds (the
+// planes, and the pivots' bytes where the factorization pivots): what a
+// solve reads per row besides its right-hand sides.
+func (t *FactorTiming[T]) FactorValues() float64 {
+	v := float64(t.f.mode.planes())
+	if t.f.mode.pivots() {
+		v += 1 / float64(elemSize[T]())
+	}
+	return v
+}
+
+// Factor times the factorization (warmup untimed, then reps) with timer.
+func (t *FactorTiming[T]) Factor(timer cuda.Timer, warmup, reps int) ([]time.Duration, error) {
+	launch, err := t.f.factorLauncher(t.a, t.b, t.c, 0, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	return t.time(timer, warmup, reps, launch)
+}
+
+// Solve times the solve of nrhs right-hand sides, column r of d at
+// r·L elements, into x (as large; not d, so that every repetition
+// solves the same columns), and checks that every solution is finite.
+func (t *FactorTiming[T]) Solve(timer cuda.Timer, nrhs int, d, x *cuda.Buffer[T], warmup, reps int) ([]time.Duration, error) {
+	need := nrhs * t.f.spec.Len()
+	if nrhs < 1 || d == nil || x == nil || d.Len() < need || x.Len() < need {
+		return nil, fmt.Errorf("%w: %d right-hand sides need d and x of %d elements", tridiag.ErrLength, nrhs, need)
+	}
+	launch, err := t.f.solveLauncher(nrhs, d.Ptr(), x.Ptr())
+	if err != nil {
+		return nil, err
+	}
+	ts, err := t.time(timer, warmup, reps, launch)
+	if err != nil {
+		return nil, err
+	}
+	return ts, t.f.solveStatus(nrhs)
+}
+
+// time runs launch with timer on the factors' stream (device thread).
+func (t *FactorTiming[T]) time(timer cuda.Timer, warmup, reps int, launch func() error) ([]time.Duration, error) {
+	if timer == nil {
+		timer = cuda.EventTimer(nil)
+	}
+	var ts []time.Duration
+	err := t.f.dev.Enqueue(func() error {
+		var err error
+		ts, err = timer(t.f.stream, warmup, reps, nil, launch)
+		return err
+	})
+	return ts, err
+}
+
+// Describe names the factorization.
+func (t *FactorTiming[T]) Describe() string { return t.f.Describe() }
+
+// Close frees the factors.
+func (t *FactorTiming[T]) Close() error { return t.f.Close() }
