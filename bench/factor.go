@@ -16,7 +16,9 @@ import (
 // right-hand sides, the SPD path (LDLT: pttrf, pttrs and the one-shot
 // ptsv) against the general ones (Thomas's LU, gttrf), the plan's
 // one-shot solve of one right-hand side (NRHS of them are what a
-// factored solve of NRHS columns replaces), and cuSPARSE in the same run:
+// factored solve of NRHS columns replaces), the staged solves on
+// contiguous batches (gpu:<alg>/staged: tiles of rows transposed through
+// shared memory), and cuSPARSE in the same run:
 // gtsv2 with n = NRHS columns on single systems (it factors at every
 // call), gtsv2StridedBatch NRHS times on batches.
 var factorGrids = map[string][]FactorCase{
@@ -188,6 +190,7 @@ var factorGeneral = map[string]string{
 	factorSPDOneShot:  factorOneShot,
 	"gpu:ldlt/factor": "gpu:thomas/factor",
 	"gpu:ldlt/solve":  "gpu:thomas/solve",
+	"gpu:ldlt/staged": "gpu:thomas/staged",
 }
 
 // relateFactorResults fills the one-shot and general-path times of the

@@ -511,6 +511,277 @@ __device__ void fac_solve_kernel(const T *f0, const T *f1, const T *f2, const T 
     }
 }
 
+// Staged solves for batches whose rows are adjacent (element stride 1:
+// contiguous and padded layouts). A thread per system reading its own
+// rows makes a warp touch 32 sectors a load for 4 or 8 useful bytes each;
+// here a warp handles 32 systems together: it loads a tile of R rows ×
+// 32 systems of each column so that a load instruction covers 32/R
+// systems × R adjacent rows (whole sectors), transposes it through shared
+// memory, runs each system's recurrence on its column of the tile (the
+// arithmetic of the row kernels, in their order: the same results, bit
+// for bit), and writes the tile back the same way. The next tile's loads
+// are issued before the current tile is computed. The factors are read
+// by each thread from their interleaved planes (coalesced), R rows
+// ahead. Kinds LU, GT and PT (not Auto's mix, whose systems take
+// different sweeps).
+
+// FAC_TILE_WARPS is the warps of a block of the staged kernels (blocks of
+// FAC_TILE_WARPS·32 threads, tridiaggpu.factorBlock).
+#define FAC_TILE_WARPS 4
+
+// fac_tile_pad is the row stride of a tile (in values): 32 systems and
+// 32/R more, so that both the transposing stores and the per-system reads
+// hit 32 different banks.
+template <int R> struct fac_tile_pad {
+    static const int value = 32 + 32 / R;
+};
+
+// fac_tiles runs use(i, f, v) on each lane's own system (s0 + lane) for
+// the count rows i = first, first+step, …, v[c] being row i+off of column
+// c of src (staged through tile) and f the F factors that loadf(i, f)
+// read for the row; v as use leaves it is written to row i of dst. src
+// and dst point at the column group's first column; column c of system s
+// at s·bs + c·cs, row i at + i. Every lane of the warp calls it with the
+// same arguments but lane (s0 + lane ≥ G: a lane without a system, whose
+// loadf must not read and whose v is dropped).
+template <typename T, int CB, int R, int F, typename LF, typename U>
+__device__ __forceinline__ void fac_tiles(T (*tile)[R][fac_tile_pad<R>::value], int lane, i64 s0, int G, i64 bs, i64 cs,
+                                          int m, const T *src, T *dst, int first, int step, int count, int off,
+                                          const LF &loadf, const U &use) {
+    const int Q = 32 / R; // systems a load instruction covers
+    const int rr = lane % R, q = lane / R;
+    const int ntiles = (count + R - 1) / R;
+    T pre[CB][R];
+    T fpre[R][F];
+#pragma unroll
+    for (int r = 0; r < R; r++)
+#pragma unroll
+        for (int k = 0; k < F; k++) fpre[r][k] = T(0);
+    // load issues the loads of tile t: lane (rr, q) takes row t·R+rr of
+    // systems j·Q+q, and its own system's factors of the tile's rows.
+    auto load = [&](int t) {
+        const int jr = t * R + rr;
+        const i64 row = (i64)first + (i64)jr * step + off;
+#pragma unroll
+        for (int j = 0; j < R; j++) {
+            const i64 s = s0 + j * Q + q;
+            const bool ok = jr < count && s < G;
+            const i64 a = s * bs + row;
+#pragma unroll
+            for (int c = 0; c < CB; c++) pre[c][j] = (ok && c < m) ? src[a + c * cs] : T(0);
+        }
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            const int jj = t * R + r;
+            if (jj < count) loadf(first + jj * step, fpre[r]);
+        }
+    };
+    if (ntiles > 0) load(0);
+#pragma unroll 1
+    for (int t = 0; t < ntiles; t++) {
+#pragma unroll
+        for (int c = 0; c < CB; c++)
+#pragma unroll
+            for (int j = 0; j < R; j++) tile[c][rr][j * Q + q] = pre[c][j];
+        T fcur[R][F];
+#pragma unroll
+        for (int r = 0; r < R; r++)
+#pragma unroll
+            for (int k = 0; k < F; k++) fcur[r][k] = fpre[r][k];
+        __syncwarp();
+        if (t + 1 < ntiles) load(t + 1);
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            const int jj = t * R + r;
+            if (jj < count) {
+                T v[CB];
+#pragma unroll
+                for (int c = 0; c < CB; c++) v[c] = tile[c][r][lane];
+                use(first + jj * step, fcur[r], v);
+#pragma unroll
+                for (int c = 0; c < CB; c++) tile[c][r][lane] = v[c];
+            }
+        }
+        __syncwarp();
+        {
+            const int jr = t * R + rr;
+            const i64 row = (i64)first + (i64)jr * step;
+#pragma unroll
+            for (int j = 0; j < R; j++) {
+                const i64 s = s0 + j * Q + q;
+                if (jr < count && s < G) {
+#pragma unroll
+                    for (int c = 0; c < CB; c++)
+                        if (c < m) dst[s * bs + row + c * cs] = tile[c][rr][j * Q + q];
+                }
+            }
+        }
+        __syncwarp();
+    }
+}
+
+// fac_staged_kernel is fac_solve_kernel for kinds K = FAC_LU, FAC_GT,
+// FAC_PT on a batch of element stride 1, a warp per 32 systems
+// (fac_tiles, tiles of R rows); the same results and status.
+template <typename T, int K, int CB, int R>
+__device__ void fac_staged_kernel(const T *f0, const T *f1, const T *f2, const T *f3, const unsigned char *ipiv,
+                                  const unsigned char *kind, const T *d, T *x, int n, int G, int shared, i64 bs, i64 cs,
+                                  int nrhs, int *status) {
+    __shared__ T tiles[FAC_TILE_WARPS][CB][R][fac_tile_pad<R>::value];
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const i64 s0 = ((i64)blockIdx.x * FAC_TILE_WARPS + w) * 32;
+    if (s0 >= G) return; // the whole warp
+    T(*tile)[R][fac_tile_pad<R>::value] = tiles[w];
+    const i64 g = s0 + lane;
+    const bool valid = g < G;
+    const i64 h = shared ? 0 : (valid ? g : 0);
+    const i64 H = shared ? 1 : G;
+    const unsigned char kd = valid ? kind[h] : FAC_FAILED;
+    const i64 base = g * bs;
+    int badcol = -1, badrow = -1;
+#pragma unroll 1
+    for (int j0 = 0; j0 < nrhs; j0 += CB) {
+        const int m = min(CB, nrhs - j0);
+        const i64 c0 = (i64)j0 * cs;
+        const T *dc = d + c0;
+        T *xc = x + c0;
+        int bad[CB];
+#pragma unroll
+        for (int c = 0; c < CB; c++) bad[c] = -1;
+        if (K == FAC_LU || K == FAC_PT) {
+            // LU: y_i = d_i − l_i·y_{i−1}, x_i = y_i·r_i − cp_i·x_{i+1};
+            // PT: y_i = d_i − y_{i−1}·e_{i−1}, x_i = y_i/d_i − x_{i+1}·e_i.
+            T y[CB];
+#pragma unroll
+            for (int c = 0; c < CB; c++) y[c] = T(0);
+            fac_tiles<T, CB, R, 1>(
+                tile, lane, s0, G, bs, cs, m, dc, xc, 0, 1, n, 0,
+                [&](int i, T *f) {
+                    if (valid && i > 0) f[0] = K == FAC_LU ? f0[(i64)i * H + h] : f1[(i64)(i - 1) * H + h];
+                },
+                [&](int i, const T *f, T *v) {
+#pragma unroll
+                    for (int c = 0; c < CB; c++) {
+                        if (K == FAC_LU)
+                            y[c] = i > 0 ? v[c] - f[0] * y[c] : v[c];
+                        else
+                            y[c] = i > 0 ? v[c] - y[c] * f[0] : v[c];
+                        v[c] = y[c];
+                    }
+                });
+            fac_tiles<T, CB, R, 2>(
+                tile, lane, s0, G, bs, cs, m, xc, xc, n - 1, -1, n, 0,
+                [&](int i, T *f) {
+                    if (!valid) return;
+                    const i64 wi = (i64)i * H + h;
+                    if (K == FAC_LU) {
+                        f[0] = f1[wi];
+                        f[1] = i < n - 1 ? f2[wi] : T(0);
+                    } else {
+                        f[0] = f0[wi];
+                        f[1] = i < n - 1 ? f1[wi] : T(0);
+                    }
+                },
+                [&](int i, const T *f, T *v) {
+#pragma unroll
+                    for (int c = 0; c < CB; c++) {
+                        if (K == FAC_LU)
+                            y[c] = i < n - 1 ? v[c] * f[0] - f[1] * y[c] : v[c] * f[0];
+                        else
+                            y[c] = i < n - 1 ? v[c] / f[0] - y[c] * f[1] : v[c] / f[0];
+                        v[c] = y[c];
+                        if (c < m && !isfinite(y[c])) bad[c] = i;
+                    }
+                });
+        } else {
+            // GT (gttrs): the forward sweep's step i takes row i+1 of d
+            // (off = 1) and finishes row i; rows n−1 and n−2 of U as in
+            // fac_solve_gt.
+            T cur[CB];
+#pragma unroll
+            for (int c = 0; c < CB; c++) cur[c] = (valid && c < m) ? dc[base + c * cs] : T(0);
+            fac_tiles<T, CB, R, 2>(
+                tile, lane, s0, G, bs, cs, m, dc, xc, 0, 1, n - 1, 1,
+                [&](int i, T *f) {
+                    if (!valid) return;
+                    const i64 wi = (i64)i * H + h;
+                    f[0] = f0[wi];
+                    f[1] = ipiv[wi] != 0 ? T(1) : T(0);
+                },
+                [&](int i, const T *f, T *v) {
+                    const bool p = f[1] != T(0);
+#pragma unroll
+                    for (int c = 0; c < CB; c++) {
+                        const T nxt = v[c];
+                        const T keep = p ? cur[c] : nxt;
+                        const T done = p ? nxt : cur[c];
+                        v[c] = done;
+                        cur[c] = keep - f[0] * done;
+                    }
+                });
+            T x1[CB], x2[CB];
+            {
+                const T di = valid ? f1[(i64)(n - 1) * H + h] : T(1);
+                const i64 idx = base + (i64)(n - 1);
+#pragma unroll
+                for (int c = 0; c < CB; c++) {
+                    x1[c] = T(0);
+                    x2[c] = T(0);
+                    if (c < m) {
+                        x1[c] = cur[c] / di;
+                        if (valid) xc[idx + c * cs] = x1[c];
+                        if (!isfinite(x1[c])) bad[c] = n - 1;
+                    }
+                }
+            }
+            __syncwarp();
+            fac_tiles<T, CB, R, 3>(
+                tile, lane, s0, G, bs, cs, m, xc, xc, n - 2, -1, n - 1, 0,
+                [&](int i, T *f) {
+                    if (!valid) return;
+                    const i64 wi = (i64)i * H + h;
+                    f[0] = f1[wi];
+                    f[1] = f2[wi];
+                    f[2] = i < n - 2 ? f3[wi] : T(0);
+                },
+                [&](int i, const T *f, T *v) {
+#pragma unroll
+                    for (int c = 0; c < CB; c++) {
+                        const T x0 = i < n - 2 ? (v[c] - f[1] * x1[c] - f[2] * x2[c]) / f[0] : (v[c] - f[1] * x1[c]) / f[0];
+                        x2[c] = x1[c];
+                        x1[c] = x0;
+                        v[c] = x0;
+                        if (c < m && !isfinite(x0)) bad[c] = i;
+                    }
+                });
+        }
+        if (valid && kd != FAC_FAILED) {
+#pragma unroll
+            for (int c = 0; c < CB; c++) {
+                if (c < m && bad[c] >= 0) {
+                    fac_fill_nan<T>(x, base + c0 + c * cs, 1, n);
+                    if (badcol < 0) {
+                        badcol = j0 + c;
+                        badrow = bad[c];
+                    }
+                }
+            }
+        }
+        __syncwarp();
+    }
+    if (!valid) return;
+    if (kd == FAC_FAILED) {
+#pragma unroll 1
+        for (int j = 0; j < nrhs; j++) fac_fill_nan<T>(x, base + (i64)j * cs, 1, n);
+        return;
+    }
+    if (badcol >= 0) {
+        status[g] = badrow + 1;
+        status[G + 1 + g] = badcol;
+        status[G] = 1;
+    }
+}
+
 // ptsv_kernel solves each symmetric positive definite system (diagonal b,
 // off-diagonal c; a is not read) by L·D·Lᵀ as tri.PTSV does: the factor
 // and the forward substitution in one sweep, D and L's multipliers kept in
@@ -605,6 +876,21 @@ FAC_MODES(double, f64)
 #define FAC_SOLVES(T, S) FAC_SOLVE_DEFAULTS(T, S, 0) FAC_SOLVE_VARIANTS(T, S, 1) FAC_SOLVE_VARIANTS(T, S, 2) FAC_SOLVE_VARIANTS(T, S, 3)
 FAC_SOLVES(float, f32)
 FAC_SOLVES(double, f64)
+
+// The staged solve kernels fac_staged_k<K>_p<CB>_d<R> (element stride 1;
+// es is not read): kinds LU, GT, PT, CB columns at a time, tiles of R
+// rows (32 bytes or more of a system's column a tile).
+#define FAC_STAGED(T, S, K, CB, R)                                                                                         \
+    extern "C" __global__ void fac_staged_k##K##_p##CB##_d##R##_##S(const T *f0, const T *f1, const T *f2, const T *f3,     \
+                                                                    const unsigned char *ipiv, const unsigned char *kind,   \
+                                                                    const T *d, T *x, int n, int G, int shared, i64 es,     \
+                                                                    i64 bs, i64 cs, int nrhs, int *status) {                \
+        fac_staged_kernel<T, K, CB, R>(f0, f1, f2, f3, ipiv, kind, d, x, n, G, shared, bs, cs, nrhs, status);              \
+    }
+#define FAC_STAGED_K(T, S, K) FAC_STAGED(T, S, K, 1, 8) FAC_STAGED(T, S, K, 4, 8) FAC_STAGED(T, S, K, 8, 4)
+#define FAC_STAGEDS(T, S) FAC_STAGED_K(T, S, 1) FAC_STAGED_K(T, S, 2) FAC_STAGED_K(T, S, 3)
+FAC_STAGEDS(float, f32)
+FAC_STAGEDS(double, f64)
 
 #define PTSV(T, S)                                                                                           \
     extern "C" __global__ void ptsv_##S(const T *a, const T *b, const T *c, const T *d, T *x, T *work, int n,  \

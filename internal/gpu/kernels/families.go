@@ -310,6 +310,72 @@ func FacSolveKPDFor(k int, p int, d int, f64 bool) (FacSolveKPD, error) {
 // Kernel returns the kernel.
 func (f FacSolveKPD) Kernel() Kernel { return f.k }
 
+// FacStagedKPD is a kernel of the family fac_staged_k1_p1_d8_f32, fac_staged_k1_p1_d8_f64, fac_staged_k1_p4_d8_f32, fac_staged_k1_p4_d8_f64, fac_staged_k1_p8_d4_f32, fac_staged_k1_p8_d4_f64, fac_staged_k2_p1_d8_f32, fac_staged_k2_p1_d8_f64, fac_staged_k2_p4_d8_f32, fac_staged_k2_p4_d8_f64, fac_staged_k2_p8_d4_f32, fac_staged_k2_p8_d4_f64, fac_staged_k3_p1_d8_f32, fac_staged_k3_p1_d8_f64, fac_staged_k3_p4_d8_f32, fac_staged_k3_p4_d8_f64, fac_staged_k3_p8_d4_f32, fac_staged_k3_p8_d4_f64.
+type FacStagedKPD struct{ k Kernel }
+
+// FacStagedKPDFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func FacStagedKPDFor(k int, p int, d int, f64 bool) (FacStagedKPD, error) {
+	if k == 1 && p == 1 && d == 8 && !f64 {
+		return FacStagedKPD{facStagedK1P1D8F32}, nil
+	}
+	if k == 1 && p == 4 && d == 8 && !f64 {
+		return FacStagedKPD{facStagedK1P4D8F32}, nil
+	}
+	if k == 1 && p == 8 && d == 4 && !f64 {
+		return FacStagedKPD{facStagedK1P8D4F32}, nil
+	}
+	if k == 2 && p == 1 && d == 8 && !f64 {
+		return FacStagedKPD{facStagedK2P1D8F32}, nil
+	}
+	if k == 2 && p == 4 && d == 8 && !f64 {
+		return FacStagedKPD{facStagedK2P4D8F32}, nil
+	}
+	if k == 2 && p == 8 && d == 4 && !f64 {
+		return FacStagedKPD{facStagedK2P8D4F32}, nil
+	}
+	if k == 3 && p == 1 && d == 8 && !f64 {
+		return FacStagedKPD{facStagedK3P1D8F32}, nil
+	}
+	if k == 3 && p == 4 && d == 8 && !f64 {
+		return FacStagedKPD{facStagedK3P4D8F32}, nil
+	}
+	if k == 3 && p == 8 && d == 4 && !f64 {
+		return FacStagedKPD{facStagedK3P8D4F32}, nil
+	}
+	if k == 1 && p == 1 && d == 8 && f64 {
+		return FacStagedKPD{facStagedK1P1D8F64}, nil
+	}
+	if k == 1 && p == 4 && d == 8 && f64 {
+		return FacStagedKPD{facStagedK1P4D8F64}, nil
+	}
+	if k == 1 && p == 8 && d == 4 && f64 {
+		return FacStagedKPD{facStagedK1P8D4F64}, nil
+	}
+	if k == 2 && p == 1 && d == 8 && f64 {
+		return FacStagedKPD{facStagedK2P1D8F64}, nil
+	}
+	if k == 2 && p == 4 && d == 8 && f64 {
+		return FacStagedKPD{facStagedK2P4D8F64}, nil
+	}
+	if k == 2 && p == 8 && d == 4 && f64 {
+		return FacStagedKPD{facStagedK2P8D4F64}, nil
+	}
+	if k == 3 && p == 1 && d == 8 && f64 {
+		return FacStagedKPD{facStagedK3P1D8F64}, nil
+	}
+	if k == 3 && p == 4 && d == 8 && f64 {
+		return FacStagedKPD{facStagedK3P4D8F64}, nil
+	}
+	if k == 3 && p == 8 && d == 4 && f64 {
+		return FacStagedKPD{facStagedK3P8D4F64}, nil
+	}
+	return FacStagedKPD{}, fmt.Errorf("%w: fac_staged_k_p_d with k=%d p=%d d=%d f64=%t", ErrNoKernel, k, p, d, f64)
+}
+
+// Kernel returns the kernel.
+func (f FacStagedKPD) Kernel() Kernel { return f.k }
+
 // Ptsv is a kernel of the family ptsv_f32, ptsv_f64.
 type Ptsv struct{ k Kernel }
 

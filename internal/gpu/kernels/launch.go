@@ -438,6 +438,41 @@ func (f FacSolveKPD) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, 
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:16])
 }
 
+// FacStagedKPDArgs are the parameters of fac_staged_k1_p1_d8_f32, fac_staged_k1_p1_d8_f64, fac_staged_k1_p4_d8_f32, fac_staged_k1_p4_d8_f64, fac_staged_k1_p8_d4_f32, fac_staged_k1_p8_d4_f64, fac_staged_k2_p1_d8_f32, fac_staged_k2_p1_d8_f64, fac_staged_k2_p4_d8_f32, fac_staged_k2_p4_d8_f64, fac_staged_k2_p8_d4_f32, fac_staged_k2_p8_d4_f64, fac_staged_k3_p1_d8_f32, fac_staged_k3_p1_d8_f64, fac_staged_k3_p4_d8_f32, fac_staged_k3_p4_d8_f64, fac_staged_k3_p8_d4_f32, fac_staged_k3_p8_d4_f64: those of FacSolveKPD.
+type FacStagedKPDArgs = FacSolveKPDArgs
+
+// FacStagedKPDSlots is the number of launch slots of FacStagedKPD.
+const FacStagedKPDSlots = 16
+
+// Pack puts a in slots[:FacStagedKPDSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f FacStagedKPD) Pack(a *FacStagedKPDArgs, slots []uint64) {
+	_ = slots[15]
+	slots[0] = uint64(a.F0)
+	slots[1] = uint64(a.F1)
+	slots[2] = uint64(a.F2)
+	slots[3] = uint64(a.F3)
+	slots[4] = uint64(a.Ipiv)
+	slots[5] = uint64(a.Kind)
+	slots[6] = uint64(a.D)
+	slots[7] = uint64(a.X)
+	slots[8] = uint64(uint32(a.N))
+	slots[9] = uint64(uint32(a.G))
+	slots[10] = uint64(uint32(a.Shared))
+	slots[11] = uint64(a.ES)
+	slots[12] = uint64(a.BS)
+	slots[13] = uint64(a.CS)
+	slots[14] = uint64(uint32(a.Nrhs))
+	slots[15] = uint64(a.Status)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f FacStagedKPD) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *FacStagedKPDArgs) error {
+	var slots [16]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:16])
+}
+
 // PtsvArgs are the parameters of ptsv_f32, ptsv_f64: those of Thomas.
 type PtsvArgs = ThomasArgs
 
@@ -4423,6 +4458,18 @@ var (
 	_ ComplexThomasLauncher = ComplexThomas{}
 	_ ComplexThomasLauncher = ComplexGtsv{}
 	_ ComplexThomasLauncher = ComplexAuto{}
+)
+
+// FacSolveKPDLauncher is a kernel launched with FacSolveKPDArgs: FacSolveKPD, FacStagedKPD.
+type FacSolveKPDLauncher interface {
+	Kernel() Kernel
+	Pack(a *FacSolveKPDArgs, slots []uint64)
+	Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *FacSolveKPDArgs) error
+}
+
+var (
+	_ FacSolveKPDLauncher = FacSolveKPD{}
+	_ FacSolveKPDLauncher = FacStagedKPD{}
 )
 
 // PcrLauncher is a kernel launched with PcrArgs: Pcr, Cr.

@@ -112,7 +112,8 @@ func (m factorMode) cause() error {
 }
 
 // factorBlock is the threads per block of the factor and solve kernels
-// (one thread per system).
+// (one thread per system; the staged kernels' FAC_TILE_WARPS warps of 32
+// systems).
 const factorBlock = 128
 
 // gpuFactors is the factorization of one batch in device memory, owned
@@ -131,8 +132,12 @@ type gpuFactors[T tridiag.Float] struct {
 	// group and depth force the solve kernel's variant (solveVariants):
 	// the columns it takes at a time (1, 4 or 8) and the rows it loads
 	// ahead; 0 lets the solve choose (groupOf, depthOf).
-	group  int
-	depth  int
+	group int
+	depth int
+	// staged solves a batch of element stride 1 with the staged kernels
+	// (fac_staged_k*: a warp per 32 systems, tiles of rows transposed
+	// through shared memory) where they apply (canStage).
+	staged bool
 	planes [4]cu.DevicePtr
 	vals   cu.DevicePtr // the planes, in one allocation
 	bytes  cu.DevicePtr // ipiv (N·H bytes, modes that pivot), then the kinds (H bytes)
@@ -359,6 +364,26 @@ func depthOf(group int) int {
 	return 4
 }
 
+// stagedRows is the rows of a tile of the staged kernel that takes group
+// columns at a time (the d of fac_staged_k*_p*_d*): 32 bytes or more of
+// a system's column, within the registers of the next tile's loads.
+func stagedRows(group int) int {
+	if group >= 8 {
+		return 4
+	}
+	return 8
+}
+
+// canStage reports whether the staged kernels solve with f: rows
+// adjacent (element stride 1: contiguous and padded layouts) and factors
+// of one kind (LU, gttrf or L·D·Lᵀ; Auto's mix takes the row kernels).
+// Staging is chosen by the staged field, not by default: BenchmarkFactor
+// compares it with the row kernels on contiguous batches
+// (staged-nrhs=k against solve-nrhs=k).
+func (f *gpuFactors[T]) canStage() bool {
+	return f.spec.Layout.ElemStride == 1 && f.mode.solveKind() != solveMixed
+}
+
 // solveVariant is a solve kernel's variant: columns a time and rows
 // loaded ahead (the p and d of fac_solve_k*_p*_d*).
 type solveVariant struct{ group, depth int }
@@ -405,7 +430,15 @@ func (f *gpuFactors[T]) solveLauncher(nrhs int, d, x cu.DevicePtr) (func() error
 	if depth == 0 {
 		depth = depthOf(p)
 	}
-	k, err := kernels.FacSolveKPDFor(f.mode.solveKind(), p, depth, f.f64)
+	var k interface {
+		Launch(*cuda.Device, cuda.Dim3, cuda.Dim3, int, cu.Stream, *kernels.FacSolveKPDArgs) error
+	}
+	var err error
+	if f.staged && f.canStage() {
+		k, err = kernels.FacStagedKPDFor(f.mode.solveKind(), p, stagedRows(p), f.f64)
+	} else {
+		k, err = kernels.FacSolveKPDFor(f.mode.solveKind(), p, depth, f.f64)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -758,6 +791,14 @@ func (t *FactorTiming[T]) time(timer cuda.Timer, warmup, reps int, launch func()
 		return err
 	})
 	return ts, err
+}
+
+// SetStaged makes Solve use the staged kernels (on) or the row kernels;
+// it reports whether the staged kernels apply to the batch (rows
+// adjacent, factors of one kind), Solve using the row kernels otherwise.
+func (t *FactorTiming[T]) SetStaged(on bool) bool {
+	t.f.staged = on
+	return t.f.canStage()
 }
 
 // Describe names the factorization.

@@ -26,7 +26,8 @@ import (
 // (thread per system, coalesced) or contiguous (system g's rows
 // adjacent). solve-nrhs=k runs the default kernel variant (groupOf,
 // depthOf); variants/nrhs=k,pC,dD runs every variant of solveVariants
-// that takes C ≤ k columns at a time. MRows/s counts rows × right-hand
+// that takes C ≤ k columns at a time; staged-nrhs=k, on contiguous
+// batches, the staged kernels (canStage). MRows/s counts rows × right-hand
 // sides; %limit is the bytes the kernel must move (factors once, d and x
 // per column; oneshot: a, b, c, d, x) over the device-to-device copy
 // bandwidth. Run on the GPU machine with
@@ -177,6 +178,23 @@ func benchFactorMode[T tridiag.Float](b *testing.B, shape tridiag.Shape, alg tri
 			// Values moved per row and right-hand side.
 			reportFactorBench[T](b, all, shape, nrhs, 2+(planes+pivBytes)/float64(nrhs), bw)
 		})
+	}
+	if f.canStage() {
+		for _, nrhs := range factorBenchNRHS {
+			b.Run(fmt.Sprintf("staged-nrhs=%d", nrhs), func(b *testing.B) {
+				f.staged = true
+				defer func() { f.staged = false }()
+				launch, err := f.solveLauncher(nrhs, bufs[3].Ptr(), bufs[4].Ptr())
+				if err != nil {
+					b.Fatal(err)
+				}
+				all := timeLaunch(b, f, launch)
+				if err := f.solveStatus(nrhs); err != nil {
+					b.Fatal(err)
+				}
+				reportFactorBench[T](b, all, shape, nrhs, 2+(planes+pivBytes)/float64(nrhs), bw)
+			})
+		}
 	}
 	b.Run("variants", func(b *testing.B) {
 		defer func() { f.group, f.depth = 0, 0 }()

@@ -40,6 +40,7 @@ func factorVariantLayouts(n, g int) []struct {
 		{"contiguous", tridiag.Contiguous(n)},
 		{"interleaved", tridiag.Interleaved(g)},
 		{"strided", tridiag.Strided(g+3, 1)},
+		{"padded", tridiag.Strided(1, n+5)},
 	}
 }
 
@@ -95,10 +96,11 @@ func firstDiff[T tridiag.Float](got, want []T) int {
 }
 
 // testFactorVariants: every solve kernel variant (columns a time, rows
-// loaded ahead) solves with the GPU's factors exactly as the CPU's
-// factors solve, bit for bit, for orders and numbers of right-hand sides
-// that are not multiples of the variants' sizes, in every layout, into x
-// and in place.
+// loaded ahead) and, where the rows are adjacent, the staged kernels
+// solve with the GPU's factors exactly as the CPU's factors solve, bit
+// for bit, for orders and numbers of right-hand sides that are not
+// multiples of the variants' sizes, in every layout, into x and in
+// place.
 func testFactorVariants[T tridiag.Float](t *testing.T) {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(29, 4))
@@ -137,9 +139,18 @@ func testFactorVariants[T tridiag.Float](t *testing.T) {
 					cerr := cpu.SolveMany(ctx, nrhs, d, want)
 					wantInPlace := append([]T(nil), d...)
 					require.Equal(t, failedRows(t, cerr), failedRows(t, cpu.SolveMany(ctx, nrhs, wantInPlace, wantInPlace)))
-					for _, v := range solveVariants(mode) {
+					variants := solveVariants(mode)
+					if f.canStage() {
+						// The staged kernels, by columns a time (depth
+						// unused).
+						variants = append(variants, solveVariant{1, -1}, solveVariant{4, -1}, solveVariant{8, -1})
+					}
+					for _, v := range variants {
 						name := fmt.Sprintf("N=%d %s %s nrhs=%d p%d d%d", n, m.name, lay.name, nrhs, v.group, v.depth)
-						f.group, f.depth = v.group, v.depth
+						f.group, f.depth, f.staged = v.group, v.depth, v.depth < 0
+						if f.staged {
+							name = fmt.Sprintf("N=%d %s %s nrhs=%d p%d staged", n, m.name, lay.name, nrhs, v.group)
+						}
 						got := make([]T, len(d))
 						gerr := f.SolveMany(ctx, nrhs, d, got)
 						assert.Equal(t, failedRows(t, cerr), failedRows(t, gerr), name)
@@ -201,9 +212,18 @@ func TestLDLTOneShotOddOrders(t *testing.T) {
 	}
 }
 
-// Every solve variant that solveVariants lists, and every default that
-// groupOf and depthOf choose, has a kernel in both precisions.
+// Every solve variant that solveVariants lists, every default that
+// groupOf and depthOf choose, and the staged kernel of every group of the
+// kinds that stage has a kernel in both precisions.
 func TestSolveVariantsHaveKernels(t *testing.T) {
+	for _, kind := range []int{solveLU, solveGT, solvePT} {
+		for _, p := range []int{1, 4, 8} {
+			for _, f64 := range []bool{false, true} {
+				_, err := kernels.FacStagedKPDFor(kind, p, stagedRows(p), f64)
+				assert.NoError(t, err, "staged kind %d p%d f64=%v", kind, p, f64)
+			}
+		}
+	}
 	for _, mode := range []factorMode{modeLU, modeGT, modePT, modeAuto, modeAutoNever} {
 		vs := solveVariants(mode)
 		for _, nrhs := range []int{1, 2, 4, 7, 8, 100} {
