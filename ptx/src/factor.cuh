@@ -1,7 +1,9 @@
 // Stored factorizations of tridiagonal batches, one thread per system:
 // factor once (fac_k*), solve any number of right-hand-side columns with the
-// factors (fac_solve_k*_p*), and the one-shot L·D·Lᵀ solve of LDLT plans
-// (ptsv). The CPU twins are in tridiag/internal/tri (LUFactor/LUSolve,
+// factors (fac_solve_k*_p*_d*; fac_staged_k*_p*_d* for batches whose rows
+// are adjacent, a warp per 32 systems), and the one-shot L·D·Lᵀ solve of
+// LDLT plans (ptsv). Every sweep loads rows ahead of its recurrence
+// (fac_pipe, fac_tiles). The CPU twins are in tridiag/internal/tri (LUFactor/LUSolve,
 // GTTRF/GTTRS, PTTRF/PTTRS, PTSV): the same operations in the same order,
 // so that with -fmad=false the factors and solutions agree bit for bit.
 //
