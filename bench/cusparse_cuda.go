@@ -377,13 +377,18 @@ func csPrec(prec string) int {
 
 // csCall is one cuSPARSE solve: the kind, the algorithm of the
 // interleaved batch, the element type (csS … csZ), the arrays (x is the
-// right-hand side, overwritten by the solution) and the sizes.
+// right-hand side, overwritten by the solution) and the sizes; cols is
+// gtsv2's n, the right-hand-side columns of m rows at x + j·m (0: one).
 type csCall struct {
 	kind, algo       int
 	prec             int
 	dl, d, du, x     cu.DevicePtr
 	m, batch, stride int
+	cols             int
 }
+
+// ncols is the call's number of right-hand-side columns.
+func (c *csCall) ncols() C.int { return C.int(max(c.cols, 1)) }
 
 // fn returns the entry point cusparse<P><routine> of the call's element
 // type, or an error naming it when the library lacks it (the complex
@@ -433,7 +438,7 @@ func (p *cusparsePeer) bufferSize(c *csCall) (int64, error) {
 	case csInterleaved:
 		st = C.cs_ib_size(prec, f, p.handle, C.int(c.algo), C.int(c.m), cptr(c.dl), cptr(c.d), cptr(c.du), cptr(c.x), C.int(c.batch), &size)
 	default:
-		st = C.cs_gtsv2_size(prec, f, p.handle, C.int(c.m), 1, cptr(c.dl), cptr(c.d), cptr(c.du), cptr(c.x), C.int(c.m), &size)
+		st = C.cs_gtsv2_size(prec, f, p.handle, C.int(c.m), c.ncols(), cptr(c.dl), cptr(c.d), cptr(c.du), cptr(c.x), C.int(c.m), &size)
 	}
 	return int64(size), p.lib.status(name, st)
 }
@@ -452,7 +457,7 @@ func (p *cusparsePeer) call(c *csCall, buf cu.DevicePtr) error {
 	case csInterleaved:
 		st = C.cs_ib(prec, f, p.handle, C.int(c.algo), C.int(c.m), cptr(c.dl), cptr(c.d), cptr(c.du), cptr(c.x), C.int(c.batch), cptr(buf))
 	default:
-		st = C.cs_gtsv2(prec, f, p.handle, C.int(c.m), 1, cptr(c.dl), cptr(c.d), cptr(c.du), cptr(c.x), C.int(c.m), cptr(buf))
+		st = C.cs_gtsv2(prec, f, p.handle, C.int(c.m), c.ncols(), cptr(c.dl), cptr(c.d), cptr(c.du), cptr(c.x), C.int(c.m), cptr(buf))
 	}
 	return p.lib.status(name, st)
 }
@@ -468,11 +473,22 @@ type devCopy struct {
 // module's plans are timed), doing the restores before each call outside
 // the timed region. Everything runs on the device thread.
 func (p *cusparsePeer) time(c *csCall, restores []devCopy, timer cuda.Timer, warmup, reps int) ([]time.Duration, error) {
+	return p.timeSeq([]csCall{*c}, restores, timer, warmup, reps)
+}
+
+// timeSeq is time for calls made one after another in each timed
+// repetition (one right-hand side each, as NRHS separate solves), with
+// one workspace as large as the largest call asks for.
+func (p *cusparsePeer) timeSeq(calls []csCall, restores []devCopy, timer cuda.Timer, warmup, reps int) ([]time.Duration, error) {
 	var times []time.Duration
 	err := p.dev.Do(func() error {
-		size, err := p.bufferSize(c)
-		if err != nil {
-			return err
+		var size int64
+		for i := range calls {
+			s, err := p.bufferSize(&calls[i])
+			if err != nil {
+				return err
+			}
+			size = max(size, s)
 		}
 		buf, err := cu.MemAlloc(max(size, 256))
 		if err != nil {
@@ -487,7 +503,15 @@ func (p *cusparsePeer) time(c *csCall, restores []devCopy, timer cuda.Timer, war
 			}
 			return nil
 		}
-		if times, err = timer(p.stream, warmup, reps, restore, func() error { return p.call(c, buf) }); err != nil {
+		body := func() error {
+			for i := range calls {
+				if err := p.call(&calls[i], buf); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if times, err = timer(p.stream, warmup, reps, restore, body); err != nil {
 			return fmt.Errorf("cuSPARSE solve: %w", err)
 		}
 		return nil

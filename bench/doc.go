@@ -56,6 +56,14 @@
 // gpsvInterleavedBatch. They write their own table and CSV (BandResult)
 // and the plot banded-d1.png.
 //
+// The factor grids (factor, factor-quick; run by runFactor, GPU only) time
+// stored tridiagonal factorizations (tridiaggpu.FactorTiming): the factor
+// and the solves of 1, 4 and 16 right-hand sides apart, LDLT against
+// Thomas and GTSV, the one-shot solve of one right-hand side, and cuSPARSE
+// gtsv2 with n columns (single systems, refactoring at every call) or
+// gtsv2StridedBatch once a column (batches). MRows/s counts rows ×
+// right-hand sides; they write their own table and CSV (FactorResult).
+//
 // Main parses the command line; the cuda build tag adds the GPU side
 // (gpu_cuda.go, cusparse_cuda.go), without it -device cuda says the GPU is
 // not built in.

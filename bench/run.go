@@ -93,6 +93,14 @@ host's banded LU with partial pivoting (cpu:gbsv, one goroutine; skipped
 above -host-cap) and package spike on all cores; and batches of
 pentadiagonal systems against cuSPARSE gpsvInterleavedBatch.
 
+Factor grids (-grid factor, factor-quick; -device cuda): stored
+factorizations on the GPU, factor and solve timed apart for 1, 4 and 16
+right-hand sides, LDLT (the SPD path) against Thomas's LU and gttrf, the
+one-shot solve of one right-hand side for reference (×oneshot/rhs: the
+gain per right-hand side over as many one-shot solves), and cuSPARSE
+gtsv2 with n columns (single systems) or gtsv2StridedBatch once a column
+(batches) in the same run; MRows/s counts rows × right-hand sides.
+
 Every CSV record carries its provenance (grid, device, driver, library,
 copy bandwidth, date, commit). Baselines (bench/baselines/NAME.csv and
 NAME-banded.csv) are such files concatenated: -baseline FILE compares a
@@ -167,7 +175,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	cfg := &config{}
 	var prec, algos, cpuAlgos, peers, maxBytes, copyBytes, hostCopyBytes string
 	var bandN, bandK, bandD, hostD, segRows string
-	fs.StringVar(&cfg.grid, "grid", "paper", "case grid: "+strings.Join(Grids(), ", ")+" (several joined with commas); banded grids: "+strings.Join(BandGrids(), ", ")+"; sparse triangular grids: "+strings.Join(TrsvGrids(), ", ")+" (not mixed with the others)")
+	fs.StringVar(&cfg.grid, "grid", "paper", "case grid: "+strings.Join(Grids(), ", ")+" (several joined with commas); banded grids: "+strings.Join(BandGrids(), ", ")+"; sparse triangular grids: "+strings.Join(TrsvGrids(), ", ")+"; stored factorizations on the GPU: "+strings.Join(FactorGrids(), ", ")+" (not mixed with the others)")
 	fs.StringVar(&prec, "precision", "f32,f64", "precisions (element types) of the cases: f32, f64, c64 (complex64), c128 (complex128), or the groups real, complex, all; complex cases time auto, thomas and gtsv (the algorithms that solve complex systems) against cuSPARSE's c/z routines, with the limit from 8 B an element in c64 and 16 B in c128")
 	fs.StringVar(&algos, "algorithms", "all", "algorithms of this module to time on -device: all (auto and every algorithm) or a list of "+algorithmNames())
 	fs.StringVar(&cpuAlgos, "cpu-algorithms", "auto", "algorithms of the CPU backend timed as the cpu peer when -device is cuda")
@@ -212,9 +220,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	if Grid(cfg.grid) == nil && !isBandGrid(cfg.grid) && !isTrsvGrid(cfg.grid) {
-		return nil, fmt.Errorf("unknown grid %q (want %s, or one of %s, or one of %s)", cfg.grid, strings.Join(Grids(), ", "),
-			strings.Join(BandGrids(), ", "), strings.Join(TrsvGrids(), ", "))
+	if Grid(cfg.grid) == nil && !isBandGrid(cfg.grid) && !isTrsvGrid(cfg.grid) && !isFactorGrid(cfg.grid) {
+		return nil, fmt.Errorf("unknown grid %q (want %s, or one of %s, or one of %s, or one of %s)", cfg.grid, strings.Join(Grids(), ", "),
+			strings.Join(BandGrids(), ", "), strings.Join(TrsvGrids(), ", "), strings.Join(FactorGrids(), ", "))
 	}
 	var err error
 	if cfg.precisions, err = parsePrecisions(prec); err != nil {
@@ -395,6 +403,9 @@ func run(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 	}
 	if isTrsvGrid(cfg.grid) {
 		return runTrsv(ctx, cfg, stdout, stderr)
+	}
+	if isFactorGrid(cfg.grid) {
+		return runFactor(ctx, cfg, stdout, stderr)
 	}
 	cases := GridCases(cfg.grid, cfg.precisions)
 	if cfg.list {

@@ -172,89 +172,209 @@ func FacKFor(k int, f64 bool) (FacK, error) {
 // Kernel returns the kernel.
 func (f FacK) Kernel() Kernel { return f.k }
 
-// FacSolveKP is a kernel of the family fac_solve_k0_p1_f32, fac_solve_k0_p1_f64, fac_solve_k0_p4_f32, fac_solve_k0_p4_f64, fac_solve_k0_p8_f32, fac_solve_k0_p8_f64, fac_solve_k1_p1_f32, fac_solve_k1_p1_f64, fac_solve_k1_p4_f32, fac_solve_k1_p4_f64, fac_solve_k1_p8_f32, fac_solve_k1_p8_f64, fac_solve_k2_p1_f32, fac_solve_k2_p1_f64, fac_solve_k2_p4_f32, fac_solve_k2_p4_f64, fac_solve_k2_p8_f32, fac_solve_k2_p8_f64, fac_solve_k3_p1_f32, fac_solve_k3_p1_f64, fac_solve_k3_p4_f32, fac_solve_k3_p4_f64, fac_solve_k3_p8_f32, fac_solve_k3_p8_f64.
-type FacSolveKP struct{ k Kernel }
+// FacSolveKPD is a kernel of the family fac_solve_k0_p1_d4_f32, fac_solve_k0_p1_d4_f64, fac_solve_k0_p4_d4_f32, fac_solve_k0_p4_d4_f64, fac_solve_k0_p8_d2_f32, fac_solve_k0_p8_d2_f64, fac_solve_k1_p1_d4_f32, fac_solve_k1_p1_d4_f64, fac_solve_k1_p1_d8_f32, fac_solve_k1_p1_d8_f64, fac_solve_k1_p4_d2_f32, fac_solve_k1_p4_d2_f64, fac_solve_k1_p4_d4_f32, fac_solve_k1_p4_d4_f64, fac_solve_k1_p8_d2_f32, fac_solve_k1_p8_d2_f64, fac_solve_k1_p8_d4_f32, fac_solve_k1_p8_d4_f64, fac_solve_k2_p1_d4_f32, fac_solve_k2_p1_d4_f64, fac_solve_k2_p1_d8_f32, fac_solve_k2_p1_d8_f64, fac_solve_k2_p4_d2_f32, fac_solve_k2_p4_d2_f64, fac_solve_k2_p4_d4_f32, fac_solve_k2_p4_d4_f64, fac_solve_k2_p8_d2_f32, fac_solve_k2_p8_d2_f64, fac_solve_k2_p8_d4_f32, fac_solve_k2_p8_d4_f64, fac_solve_k3_p1_d4_f32, fac_solve_k3_p1_d4_f64, fac_solve_k3_p1_d8_f32, fac_solve_k3_p1_d8_f64, fac_solve_k3_p4_d2_f32, fac_solve_k3_p4_d2_f64, fac_solve_k3_p4_d4_f32, fac_solve_k3_p4_d4_f64, fac_solve_k3_p8_d2_f32, fac_solve_k3_p8_d2_f64, fac_solve_k3_p8_d4_f32, fac_solve_k3_p8_d4_f64.
+type FacSolveKPD struct{ k Kernel }
 
-// FacSolveKPFor returns the kernel of the family for the given template
+// FacSolveKPDFor returns the kernel of the family for the given template
 // values (and precision), or an error wrapping ErrNoKernel.
-func FacSolveKPFor(k int, p int, f64 bool) (FacSolveKP, error) {
-	if k == 0 && p == 1 && !f64 {
-		return FacSolveKP{facSolveK0P1F32}, nil
+func FacSolveKPDFor(k int, p int, d int, f64 bool) (FacSolveKPD, error) {
+	if k == 0 && p == 1 && d == 4 && !f64 {
+		return FacSolveKPD{facSolveK0P1D4F32}, nil
 	}
-	if k == 0 && p == 4 && !f64 {
-		return FacSolveKP{facSolveK0P4F32}, nil
+	if k == 0 && p == 4 && d == 4 && !f64 {
+		return FacSolveKPD{facSolveK0P4D4F32}, nil
 	}
-	if k == 0 && p == 8 && !f64 {
-		return FacSolveKP{facSolveK0P8F32}, nil
+	if k == 0 && p == 8 && d == 2 && !f64 {
+		return FacSolveKPD{facSolveK0P8D2F32}, nil
 	}
-	if k == 1 && p == 1 && !f64 {
-		return FacSolveKP{facSolveK1P1F32}, nil
+	if k == 1 && p == 1 && d == 4 && !f64 {
+		return FacSolveKPD{facSolveK1P1D4F32}, nil
 	}
-	if k == 1 && p == 4 && !f64 {
-		return FacSolveKP{facSolveK1P4F32}, nil
+	if k == 1 && p == 4 && d == 4 && !f64 {
+		return FacSolveKPD{facSolveK1P4D4F32}, nil
 	}
-	if k == 1 && p == 8 && !f64 {
-		return FacSolveKP{facSolveK1P8F32}, nil
+	if k == 1 && p == 8 && d == 2 && !f64 {
+		return FacSolveKPD{facSolveK1P8D2F32}, nil
 	}
-	if k == 2 && p == 1 && !f64 {
-		return FacSolveKP{facSolveK2P1F32}, nil
+	if k == 1 && p == 1 && d == 8 && !f64 {
+		return FacSolveKPD{facSolveK1P1D8F32}, nil
 	}
-	if k == 2 && p == 4 && !f64 {
-		return FacSolveKP{facSolveK2P4F32}, nil
+	if k == 1 && p == 4 && d == 2 && !f64 {
+		return FacSolveKPD{facSolveK1P4D2F32}, nil
 	}
-	if k == 2 && p == 8 && !f64 {
-		return FacSolveKP{facSolveK2P8F32}, nil
+	if k == 1 && p == 8 && d == 4 && !f64 {
+		return FacSolveKPD{facSolveK1P8D4F32}, nil
 	}
-	if k == 3 && p == 1 && !f64 {
-		return FacSolveKP{facSolveK3P1F32}, nil
+	if k == 2 && p == 1 && d == 4 && !f64 {
+		return FacSolveKPD{facSolveK2P1D4F32}, nil
 	}
-	if k == 3 && p == 4 && !f64 {
-		return FacSolveKP{facSolveK3P4F32}, nil
+	if k == 2 && p == 4 && d == 4 && !f64 {
+		return FacSolveKPD{facSolveK2P4D4F32}, nil
 	}
-	if k == 3 && p == 8 && !f64 {
-		return FacSolveKP{facSolveK3P8F32}, nil
+	if k == 2 && p == 8 && d == 2 && !f64 {
+		return FacSolveKPD{facSolveK2P8D2F32}, nil
 	}
-	if k == 0 && p == 1 && f64 {
-		return FacSolveKP{facSolveK0P1F64}, nil
+	if k == 2 && p == 1 && d == 8 && !f64 {
+		return FacSolveKPD{facSolveK2P1D8F32}, nil
 	}
-	if k == 0 && p == 4 && f64 {
-		return FacSolveKP{facSolveK0P4F64}, nil
+	if k == 2 && p == 4 && d == 2 && !f64 {
+		return FacSolveKPD{facSolveK2P4D2F32}, nil
 	}
-	if k == 0 && p == 8 && f64 {
-		return FacSolveKP{facSolveK0P8F64}, nil
+	if k == 2 && p == 8 && d == 4 && !f64 {
+		return FacSolveKPD{facSolveK2P8D4F32}, nil
 	}
-	if k == 1 && p == 1 && f64 {
-		return FacSolveKP{facSolveK1P1F64}, nil
+	if k == 3 && p == 1 && d == 4 && !f64 {
+		return FacSolveKPD{facSolveK3P1D4F32}, nil
 	}
-	if k == 1 && p == 4 && f64 {
-		return FacSolveKP{facSolveK1P4F64}, nil
+	if k == 3 && p == 4 && d == 4 && !f64 {
+		return FacSolveKPD{facSolveK3P4D4F32}, nil
 	}
-	if k == 1 && p == 8 && f64 {
-		return FacSolveKP{facSolveK1P8F64}, nil
+	if k == 3 && p == 8 && d == 2 && !f64 {
+		return FacSolveKPD{facSolveK3P8D2F32}, nil
 	}
-	if k == 2 && p == 1 && f64 {
-		return FacSolveKP{facSolveK2P1F64}, nil
+	if k == 3 && p == 1 && d == 8 && !f64 {
+		return FacSolveKPD{facSolveK3P1D8F32}, nil
 	}
-	if k == 2 && p == 4 && f64 {
-		return FacSolveKP{facSolveK2P4F64}, nil
+	if k == 3 && p == 4 && d == 2 && !f64 {
+		return FacSolveKPD{facSolveK3P4D2F32}, nil
 	}
-	if k == 2 && p == 8 && f64 {
-		return FacSolveKP{facSolveK2P8F64}, nil
+	if k == 3 && p == 8 && d == 4 && !f64 {
+		return FacSolveKPD{facSolveK3P8D4F32}, nil
 	}
-	if k == 3 && p == 1 && f64 {
-		return FacSolveKP{facSolveK3P1F64}, nil
+	if k == 0 && p == 1 && d == 4 && f64 {
+		return FacSolveKPD{facSolveK0P1D4F64}, nil
 	}
-	if k == 3 && p == 4 && f64 {
-		return FacSolveKP{facSolveK3P4F64}, nil
+	if k == 0 && p == 4 && d == 4 && f64 {
+		return FacSolveKPD{facSolveK0P4D4F64}, nil
 	}
-	if k == 3 && p == 8 && f64 {
-		return FacSolveKP{facSolveK3P8F64}, nil
+	if k == 0 && p == 8 && d == 2 && f64 {
+		return FacSolveKPD{facSolveK0P8D2F64}, nil
 	}
-	return FacSolveKP{}, fmt.Errorf("%w: fac_solve_k_p with k=%d p=%d f64=%t", ErrNoKernel, k, p, f64)
+	if k == 1 && p == 1 && d == 4 && f64 {
+		return FacSolveKPD{facSolveK1P1D4F64}, nil
+	}
+	if k == 1 && p == 4 && d == 4 && f64 {
+		return FacSolveKPD{facSolveK1P4D4F64}, nil
+	}
+	if k == 1 && p == 8 && d == 2 && f64 {
+		return FacSolveKPD{facSolveK1P8D2F64}, nil
+	}
+	if k == 1 && p == 1 && d == 8 && f64 {
+		return FacSolveKPD{facSolveK1P1D8F64}, nil
+	}
+	if k == 1 && p == 4 && d == 2 && f64 {
+		return FacSolveKPD{facSolveK1P4D2F64}, nil
+	}
+	if k == 1 && p == 8 && d == 4 && f64 {
+		return FacSolveKPD{facSolveK1P8D4F64}, nil
+	}
+	if k == 2 && p == 1 && d == 4 && f64 {
+		return FacSolveKPD{facSolveK2P1D4F64}, nil
+	}
+	if k == 2 && p == 4 && d == 4 && f64 {
+		return FacSolveKPD{facSolveK2P4D4F64}, nil
+	}
+	if k == 2 && p == 8 && d == 2 && f64 {
+		return FacSolveKPD{facSolveK2P8D2F64}, nil
+	}
+	if k == 2 && p == 1 && d == 8 && f64 {
+		return FacSolveKPD{facSolveK2P1D8F64}, nil
+	}
+	if k == 2 && p == 4 && d == 2 && f64 {
+		return FacSolveKPD{facSolveK2P4D2F64}, nil
+	}
+	if k == 2 && p == 8 && d == 4 && f64 {
+		return FacSolveKPD{facSolveK2P8D4F64}, nil
+	}
+	if k == 3 && p == 1 && d == 4 && f64 {
+		return FacSolveKPD{facSolveK3P1D4F64}, nil
+	}
+	if k == 3 && p == 4 && d == 4 && f64 {
+		return FacSolveKPD{facSolveK3P4D4F64}, nil
+	}
+	if k == 3 && p == 8 && d == 2 && f64 {
+		return FacSolveKPD{facSolveK3P8D2F64}, nil
+	}
+	if k == 3 && p == 1 && d == 8 && f64 {
+		return FacSolveKPD{facSolveK3P1D8F64}, nil
+	}
+	if k == 3 && p == 4 && d == 2 && f64 {
+		return FacSolveKPD{facSolveK3P4D2F64}, nil
+	}
+	if k == 3 && p == 8 && d == 4 && f64 {
+		return FacSolveKPD{facSolveK3P8D4F64}, nil
+	}
+	return FacSolveKPD{}, fmt.Errorf("%w: fac_solve_k_p_d with k=%d p=%d d=%d f64=%t", ErrNoKernel, k, p, d, f64)
 }
 
 // Kernel returns the kernel.
-func (f FacSolveKP) Kernel() Kernel { return f.k }
+func (f FacSolveKPD) Kernel() Kernel { return f.k }
+
+// FacStagedKPD is a kernel of the family fac_staged_k1_p1_d8_f32, fac_staged_k1_p1_d8_f64, fac_staged_k1_p4_d8_f32, fac_staged_k1_p4_d8_f64, fac_staged_k1_p8_d4_f32, fac_staged_k1_p8_d4_f64, fac_staged_k2_p1_d8_f32, fac_staged_k2_p1_d8_f64, fac_staged_k2_p4_d8_f32, fac_staged_k2_p4_d8_f64, fac_staged_k2_p8_d4_f32, fac_staged_k2_p8_d4_f64, fac_staged_k3_p1_d8_f32, fac_staged_k3_p1_d8_f64, fac_staged_k3_p4_d8_f32, fac_staged_k3_p4_d8_f64, fac_staged_k3_p8_d4_f32, fac_staged_k3_p8_d4_f64.
+type FacStagedKPD struct{ k Kernel }
+
+// FacStagedKPDFor returns the kernel of the family for the given template
+// values (and precision), or an error wrapping ErrNoKernel.
+func FacStagedKPDFor(k int, p int, d int, f64 bool) (FacStagedKPD, error) {
+	if k == 1 && p == 1 && d == 8 && !f64 {
+		return FacStagedKPD{facStagedK1P1D8F32}, nil
+	}
+	if k == 1 && p == 4 && d == 8 && !f64 {
+		return FacStagedKPD{facStagedK1P4D8F32}, nil
+	}
+	if k == 1 && p == 8 && d == 4 && !f64 {
+		return FacStagedKPD{facStagedK1P8D4F32}, nil
+	}
+	if k == 2 && p == 1 && d == 8 && !f64 {
+		return FacStagedKPD{facStagedK2P1D8F32}, nil
+	}
+	if k == 2 && p == 4 && d == 8 && !f64 {
+		return FacStagedKPD{facStagedK2P4D8F32}, nil
+	}
+	if k == 2 && p == 8 && d == 4 && !f64 {
+		return FacStagedKPD{facStagedK2P8D4F32}, nil
+	}
+	if k == 3 && p == 1 && d == 8 && !f64 {
+		return FacStagedKPD{facStagedK3P1D8F32}, nil
+	}
+	if k == 3 && p == 4 && d == 8 && !f64 {
+		return FacStagedKPD{facStagedK3P4D8F32}, nil
+	}
+	if k == 3 && p == 8 && d == 4 && !f64 {
+		return FacStagedKPD{facStagedK3P8D4F32}, nil
+	}
+	if k == 1 && p == 1 && d == 8 && f64 {
+		return FacStagedKPD{facStagedK1P1D8F64}, nil
+	}
+	if k == 1 && p == 4 && d == 8 && f64 {
+		return FacStagedKPD{facStagedK1P4D8F64}, nil
+	}
+	if k == 1 && p == 8 && d == 4 && f64 {
+		return FacStagedKPD{facStagedK1P8D4F64}, nil
+	}
+	if k == 2 && p == 1 && d == 8 && f64 {
+		return FacStagedKPD{facStagedK2P1D8F64}, nil
+	}
+	if k == 2 && p == 4 && d == 8 && f64 {
+		return FacStagedKPD{facStagedK2P4D8F64}, nil
+	}
+	if k == 2 && p == 8 && d == 4 && f64 {
+		return FacStagedKPD{facStagedK2P8D4F64}, nil
+	}
+	if k == 3 && p == 1 && d == 8 && f64 {
+		return FacStagedKPD{facStagedK3P1D8F64}, nil
+	}
+	if k == 3 && p == 4 && d == 8 && f64 {
+		return FacStagedKPD{facStagedK3P4D8F64}, nil
+	}
+	if k == 3 && p == 8 && d == 4 && f64 {
+		return FacStagedKPD{facStagedK3P8D4F64}, nil
+	}
+	return FacStagedKPD{}, fmt.Errorf("%w: fac_staged_k_p_d with k=%d p=%d d=%d f64=%t", ErrNoKernel, k, p, d, f64)
+}
+
+// Kernel returns the kernel.
+func (f FacStagedKPD) Kernel() Kernel { return f.k }
 
 // Ptsv is a kernel of the family ptsv_f32, ptsv_f64.
 type Ptsv struct{ k Kernel }

@@ -386,8 +386,8 @@ func (f FacK) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.St
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:18])
 }
 
-// FacSolveKPArgs are the parameters of fac_solve_k0_p1_f32, fac_solve_k0_p1_f64, fac_solve_k0_p4_f32, fac_solve_k0_p4_f64, fac_solve_k0_p8_f32, fac_solve_k0_p8_f64, fac_solve_k1_p1_f32, fac_solve_k1_p1_f64, fac_solve_k1_p4_f32, fac_solve_k1_p4_f64, fac_solve_k1_p8_f32, fac_solve_k1_p8_f64, fac_solve_k2_p1_f32, fac_solve_k2_p1_f64, fac_solve_k2_p4_f32, fac_solve_k2_p4_f64, fac_solve_k2_p8_f32, fac_solve_k2_p8_f64, fac_solve_k3_p1_f32, fac_solve_k3_p1_f64, fac_solve_k3_p4_f32, fac_solve_k3_p4_f64, fac_solve_k3_p8_f32, fac_solve_k3_p8_f64.
-type FacSolveKPArgs struct {
+// FacSolveKPDArgs are the parameters of fac_solve_k0_p1_d4_f32, fac_solve_k0_p1_d4_f64, fac_solve_k0_p4_d4_f32, fac_solve_k0_p4_d4_f64, fac_solve_k0_p8_d2_f32, fac_solve_k0_p8_d2_f64, fac_solve_k1_p1_d4_f32, fac_solve_k1_p1_d4_f64, fac_solve_k1_p1_d8_f32, fac_solve_k1_p1_d8_f64, fac_solve_k1_p4_d2_f32, fac_solve_k1_p4_d2_f64, fac_solve_k1_p4_d4_f32, fac_solve_k1_p4_d4_f64, fac_solve_k1_p8_d2_f32, fac_solve_k1_p8_d2_f64, fac_solve_k1_p8_d4_f32, fac_solve_k1_p8_d4_f64, fac_solve_k2_p1_d4_f32, fac_solve_k2_p1_d4_f64, fac_solve_k2_p1_d8_f32, fac_solve_k2_p1_d8_f64, fac_solve_k2_p4_d2_f32, fac_solve_k2_p4_d2_f64, fac_solve_k2_p4_d4_f32, fac_solve_k2_p4_d4_f64, fac_solve_k2_p8_d2_f32, fac_solve_k2_p8_d2_f64, fac_solve_k2_p8_d4_f32, fac_solve_k2_p8_d4_f64, fac_solve_k3_p1_d4_f32, fac_solve_k3_p1_d4_f64, fac_solve_k3_p1_d8_f32, fac_solve_k3_p1_d8_f64, fac_solve_k3_p4_d2_f32, fac_solve_k3_p4_d2_f64, fac_solve_k3_p4_d4_f32, fac_solve_k3_p4_d4_f64, fac_solve_k3_p8_d2_f32, fac_solve_k3_p8_d2_f64, fac_solve_k3_p8_d4_f32, fac_solve_k3_p8_d4_f64.
+type FacSolveKPDArgs struct {
 	F0     cu.DevicePtr // f0
 	F1     cu.DevicePtr // f1
 	F2     cu.DevicePtr // f2
@@ -406,12 +406,12 @@ type FacSolveKPArgs struct {
 	Status cu.DevicePtr // status
 }
 
-// FacSolveKPSlots is the number of launch slots of FacSolveKP.
-const FacSolveKPSlots = 16
+// FacSolveKPDSlots is the number of launch slots of FacSolveKPD.
+const FacSolveKPDSlots = 16
 
-// Pack puts a in slots[:FacSolveKPSlots] as the kernel's C types, for
+// Pack puts a in slots[:FacSolveKPDSlots] as the kernel's C types, for
 // cuda.Device.LaunchDirect.
-func (f FacSolveKP) Pack(a *FacSolveKPArgs, slots []uint64) {
+func (f FacSolveKPD) Pack(a *FacSolveKPDArgs, slots []uint64) {
 	_ = slots[15]
 	slots[0] = uint64(a.F0)
 	slots[1] = uint64(a.F1)
@@ -432,7 +432,42 @@ func (f FacSolveKP) Pack(a *FacSolveKPArgs, slots []uint64) {
 }
 
 // Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f FacSolveKP) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *FacSolveKPArgs) error {
+func (f FacSolveKPD) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *FacSolveKPDArgs) error {
+	var slots [16]uint64
+	f.Pack(a, slots[:])
+	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:16])
+}
+
+// FacStagedKPDArgs are the parameters of fac_staged_k1_p1_d8_f32, fac_staged_k1_p1_d8_f64, fac_staged_k1_p4_d8_f32, fac_staged_k1_p4_d8_f64, fac_staged_k1_p8_d4_f32, fac_staged_k1_p8_d4_f64, fac_staged_k2_p1_d8_f32, fac_staged_k2_p1_d8_f64, fac_staged_k2_p4_d8_f32, fac_staged_k2_p4_d8_f64, fac_staged_k2_p8_d4_f32, fac_staged_k2_p8_d4_f64, fac_staged_k3_p1_d8_f32, fac_staged_k3_p1_d8_f64, fac_staged_k3_p4_d8_f32, fac_staged_k3_p4_d8_f64, fac_staged_k3_p8_d4_f32, fac_staged_k3_p8_d4_f64: those of FacSolveKPD.
+type FacStagedKPDArgs = FacSolveKPDArgs
+
+// FacStagedKPDSlots is the number of launch slots of FacStagedKPD.
+const FacStagedKPDSlots = 16
+
+// Pack puts a in slots[:FacStagedKPDSlots] as the kernel's C types, for
+// cuda.Device.LaunchDirect.
+func (f FacStagedKPD) Pack(a *FacStagedKPDArgs, slots []uint64) {
+	_ = slots[15]
+	slots[0] = uint64(a.F0)
+	slots[1] = uint64(a.F1)
+	slots[2] = uint64(a.F2)
+	slots[3] = uint64(a.F3)
+	slots[4] = uint64(a.Ipiv)
+	slots[5] = uint64(a.Kind)
+	slots[6] = uint64(a.D)
+	slots[7] = uint64(a.X)
+	slots[8] = uint64(uint32(a.N))
+	slots[9] = uint64(uint32(a.G))
+	slots[10] = uint64(uint32(a.Shared))
+	slots[11] = uint64(a.ES)
+	slots[12] = uint64(a.BS)
+	slots[13] = uint64(a.CS)
+	slots[14] = uint64(uint32(a.Nrhs))
+	slots[15] = uint64(a.Status)
+}
+
+// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
+func (f FacStagedKPD) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *FacStagedKPDArgs) error {
 	var slots [16]uint64
 	f.Pack(a, slots[:])
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:16])
@@ -4576,6 +4611,18 @@ var (
 	_ ComplexThomasLauncher = ComplexThomas{}
 	_ ComplexThomasLauncher = ComplexGtsv{}
 	_ ComplexThomasLauncher = ComplexAuto{}
+)
+
+// FacSolveKPDLauncher is a kernel launched with FacSolveKPDArgs: FacSolveKPD, FacStagedKPD.
+type FacSolveKPDLauncher interface {
+	Kernel() Kernel
+	Pack(a *FacSolveKPDArgs, slots []uint64)
+	Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *FacSolveKPDArgs) error
+}
+
+var (
+	_ FacSolveKPDLauncher = FacSolveKPD{}
+	_ FacSolveKPDLauncher = FacStagedKPD{}
 )
 
 // PcrLauncher is a kernel launched with PcrArgs: Pcr, Cr.

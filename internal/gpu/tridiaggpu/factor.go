@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 	"unsafe"
 
 	"gorgonia.org/cu"
@@ -111,7 +112,8 @@ func (m factorMode) cause() error {
 }
 
 // factorBlock is the threads per block of the factor and solve kernels
-// (one thread per system).
+// (one thread per system; the staged kernels' FAC_TILE_WARPS warps of 32
+// systems).
 const factorBlock = 128
 
 // gpuFactors is the factorization of one batch in device memory, owned
@@ -127,9 +129,15 @@ type gpuFactors[T tridiag.Float] struct {
 	f64    bool
 	held   int  // H
 	shared bool // constant coefficients: every system uses system 0's factors
-	// group forces the columns a solve kernel takes at a time (1, 4 or
-	// 8); 0 lets the solve choose (groupOf).
-	group  int
+	// group and depth force the solve kernel's variant (solveVariants):
+	// the columns it takes at a time (1, 4 or 8) and the rows it loads
+	// ahead; 0 lets the solve choose (groupOf, depthOf).
+	group int
+	depth int
+	// staged solves a batch of element stride 1 with the staged kernels
+	// (fac_staged_k*: a warp per 32 systems, tiles of rows transposed
+	// through shared memory) where they apply (canStage).
+	staged bool
 	planes [4]cu.DevicePtr
 	vals   cu.DevicePtr // the planes, in one allocation
 	bytes  cu.DevicePtr // ipiv (N·H bytes, modes that pivot), then the kinds (H bytes)
@@ -340,6 +348,58 @@ func groupOf(nrhs int) int {
 	return 4
 }
 
+// depthOf is the rows a solve kernel of group columns loads ahead of its
+// recurrence (ptx/src/factor.cuh, fac_pipe). The rule: enough loads in
+// flight to cover the memory latency, about 16 or more a thread (D rows
+// of group values and 1 to 3 factors each), within about 128 registers a
+// thread in FP32 so that four blocks of factorBlock threads fit an SM:
+// 4 rows for 1 and 4 columns, 2 for 8. BenchmarkFactor's variants
+// sub-benchmarks time every variant against these defaults:
+//
+//	go test -tags cuda -c ./internal/gpu/tridiaggpu && ./tridiaggpu.test -test.run '^$' -test.bench 'Factor/.*/variants' -test.benchtime 3x
+func depthOf(group int) int {
+	if group >= 8 {
+		return 2
+	}
+	return 4
+}
+
+// stagedRows is the rows of a tile of the staged kernel that takes group
+// columns at a time (the d of fac_staged_k*_p*_d*): 32 bytes or more of
+// a system's column, within the registers of the next tile's loads.
+func stagedRows(group int) int {
+	if group >= 8 {
+		return 4
+	}
+	return 8
+}
+
+// canStage reports whether the staged kernels solve with f: rows
+// adjacent (element stride 1: contiguous and padded layouts) and factors
+// of one kind (LU, gttrf or L·D·Lᵀ; Auto's mix takes the row kernels).
+// Staging is chosen by the staged field, not by default: BenchmarkFactor
+// compares it with the row kernels on contiguous batches
+// (staged-nrhs=k against solve-nrhs=k).
+func (f *gpuFactors[T]) canStage() bool {
+	return f.spec.Layout.ElemStride == 1 && f.mode.solveKind() != solveMixed
+}
+
+// solveVariant is a solve kernel's variant: columns a time and rows
+// loaded ahead (the p and d of fac_solve_k*_p*_d*).
+type solveVariant struct{ group, depth int }
+
+// solveVariants are the variants of the solve kernels of mode's factors:
+// the defaults (groupOf, depthOf) for every mode; for the modes of one
+// kind of factors (LU, gttrf, L·D·Lᵀ) more depths, which
+// BenchmarkFactor compares with the defaults.
+func solveVariants(m factorMode) []solveVariant {
+	vs := []solveVariant{{1, 4}, {4, 4}, {8, 2}}
+	if m.solveKind() != solveMixed {
+		vs = append(vs, solveVariant{1, 8}, solveVariant{4, 2}, solveVariant{8, 4})
+	}
+	return vs
+}
+
 // solveDevice solves the factored batch for nrhs right-hand sides held
 // in device memory, column r of the batch at d + r·L elements, the
 // solutions to x in the same places (x may be d). It returns the failures
@@ -363,11 +423,22 @@ func (f *gpuFactors[T]) launchSolve(nrhs int, d, x cu.DevicePtr) error {
 // solveLauncher returns the launch of the solve kernel on the factors'
 // stream (call it on the device thread), for launchSolve's arguments.
 func (f *gpuFactors[T]) solveLauncher(nrhs int, d, x cu.DevicePtr) (func() error, error) {
-	p := f.group
+	p, depth := f.group, f.depth
 	if p == 0 {
 		p = groupOf(nrhs)
 	}
-	k, err := kernels.FacSolveKPFor(f.mode.solveKind(), p, f.f64)
+	if depth == 0 {
+		depth = depthOf(p)
+	}
+	var k interface {
+		Launch(*cuda.Device, cuda.Dim3, cuda.Dim3, int, cu.Stream, *kernels.FacSolveKPDArgs) error
+	}
+	var err error
+	if f.staged && f.canStage() {
+		k, err = kernels.FacStagedKPDFor(f.mode.solveKind(), p, stagedRows(p), f.f64)
+	} else {
+		k, err = kernels.FacSolveKPDFor(f.mode.solveKind(), p, depth, f.f64)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -376,7 +447,7 @@ func (f *gpuFactors[T]) solveLauncher(nrhs int, d, x cu.DevicePtr) (func() error
 	if f.shared {
 		shared = 1
 	}
-	args := &kernels.FacSolveKPArgs{F0: f.planes[0], F1: f.planes[1], F2: f.planes[2], F3: f.planes[3], Ipiv: f.ipiv, Kind: f.kinds,
+	args := &kernels.FacSolveKPDArgs{F0: f.planes[0], F1: f.planes[1], F2: f.planes[2], F3: f.planes[3], Ipiv: f.ipiv, Kind: f.kinds,
 		D: d, X: x, N: int32(sp.N), G: int32(sp.G), Shared: shared,
 		ES: int64(sp.Layout.ElemStride), BS: int64(sp.Layout.BatchStride), CS: int64(sp.Len()), Nrhs: int32(nrhs), Status: f.status}
 	grid, block := cuda.Dim3{X: (sp.G + factorBlock - 1) / factorBlock}, cuda.Dim3{X: factorBlock}
@@ -625,3 +696,113 @@ var (
 	_ tridiag.FactorSolver[float32] = (*gpuFactors[float32])(nil)
 	_ tridiag.Describer             = (*gpuFactors[float64])(nil)
 )
+
+// FactorTiming times a stored factorization on device buffers, the
+// factor and the solves apart (the bench's factor grid): the factors of
+// one batch of a plan's shape and options (Thomas, GTSV, LDLT or Auto),
+// made from coefficient buffers that stay the caller's.
+type FactorTiming[T tridiag.Float] struct {
+	f       *gpuFactors[T]
+	a, b, c cu.DevicePtr
+}
+
+// NewFactorTiming factors the batch whose coefficients are a, b and c
+// (device buffers of shape's length; a is not read by LDLT and may be
+// nil) on dev. A breakdown of any system is an error.
+func NewFactorTiming[T tridiag.Float](dev *cuda.Device, shape tridiag.Shape, opts tridiag.Options, a, b, c *cuda.Buffer[T]) (*FactorTiming[T], error) {
+	if err := shape.Validate(); err != nil {
+		return nil, err
+	}
+	spec := tridiag.Spec{Shape: shape.Normalize(), Options: opts}
+	mode, err := factorModeOf(spec, opts.Algorithm)
+	if err != nil {
+		return nil, err
+	}
+	for _, bf := range []*cuda.Buffer[T]{b, c} {
+		if bf == nil || bf.Len() < spec.Len() {
+			return nil, fmt.Errorf("%w: a coefficient buffer of fewer than %d elements", tridiag.ErrLength, spec.Len())
+		}
+	}
+	t := &FactorTiming[T]{b: b.Ptr(), c: c.Ptr()}
+	if mode != modePT {
+		if a == nil || a.Len() < spec.Len() {
+			return nil, fmt.Errorf("%w: a coefficient buffer of fewer than %d elements", tridiag.ErrLength, spec.Len())
+		}
+		t.a = a.Ptr()
+	}
+	if t.f, err = newFactors[T](newGPU(dev, config{}), spec, mode, false); err != nil {
+		return nil, err
+	}
+	if err := t.f.factorDevice(t.a, t.b, t.c, 0, 0, 0); err != nil {
+		_ = t.f.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+// FactorValues is the values of T a row of the factors holds (the
+// planes, and the pivots' bytes where the factorization pivots): what a
+// solve reads per row besides its right-hand sides.
+func (t *FactorTiming[T]) FactorValues() float64 {
+	v := float64(t.f.mode.planes())
+	if t.f.mode.pivots() {
+		v += 1 / float64(elemSize[T]())
+	}
+	return v
+}
+
+// Factor times the factorization (warmup untimed, then reps) with timer.
+func (t *FactorTiming[T]) Factor(timer cuda.Timer, warmup, reps int) ([]time.Duration, error) {
+	launch, err := t.f.factorLauncher(t.a, t.b, t.c, 0, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	return t.time(timer, warmup, reps, launch)
+}
+
+// Solve times the solve of nrhs right-hand sides, column r of d at
+// r·L elements, into x (as large; not d, so that every repetition
+// solves the same columns), and checks that every solution is finite.
+func (t *FactorTiming[T]) Solve(timer cuda.Timer, nrhs int, d, x *cuda.Buffer[T], warmup, reps int) ([]time.Duration, error) {
+	need := nrhs * t.f.spec.Len()
+	if nrhs < 1 || d == nil || x == nil || d.Len() < need || x.Len() < need {
+		return nil, fmt.Errorf("%w: %d right-hand sides need d and x of %d elements", tridiag.ErrLength, nrhs, need)
+	}
+	launch, err := t.f.solveLauncher(nrhs, d.Ptr(), x.Ptr())
+	if err != nil {
+		return nil, err
+	}
+	ts, err := t.time(timer, warmup, reps, launch)
+	if err != nil {
+		return nil, err
+	}
+	return ts, t.f.solveStatus(nrhs)
+}
+
+// time runs launch with timer on the factors' stream (device thread).
+func (t *FactorTiming[T]) time(timer cuda.Timer, warmup, reps int, launch func() error) ([]time.Duration, error) {
+	if timer == nil {
+		timer = cuda.EventTimer(nil)
+	}
+	var ts []time.Duration
+	err := t.f.dev.Enqueue(func() error {
+		var err error
+		ts, err = timer(t.f.stream, warmup, reps, nil, launch)
+		return err
+	})
+	return ts, err
+}
+
+// SetStaged makes Solve use the staged kernels (on) or the row kernels;
+// it reports whether the staged kernels apply to the batch (rows
+// adjacent, factors of one kind), Solve using the row kernels otherwise.
+func (t *FactorTiming[T]) SetStaged(on bool) bool {
+	t.f.staged = on
+	return t.f.canStage()
+}
+
+// Describe names the factorization.
+func (t *FactorTiming[T]) Describe() string { return t.f.Describe() }
+
+// Close frees the factors.
+func (t *FactorTiming[T]) Close() error { return t.f.Close() }

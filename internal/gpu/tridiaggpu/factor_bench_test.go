@@ -16,18 +16,25 @@ import (
 )
 
 // BenchmarkFactor times the stored factorizations apart from their
-// solves, on interleaved batches (thread per system, coalesced): factor
-// (a, b, c read, the factors written) and solve with NRHS = 1, 4, 16
-// (the factors read once a group of columns, d read and x written per
-// column), for LU without pivoting (lu), gttrf (gt), Auto's mix (auto,
-// all LU on these dominant systems) and L·D·Lᵀ (ldlt, the SPD path);
-// oneshot is the plan's ordinary solve of one right-hand side (Auto) for
-// comparison. MRows/s counts rows × right-hand sides; %limit is the bytes
-// the kernel must move (factors once, d and x per column; oneshot: a, b,
-// c, d, x) over the device-to-device copy bandwidth. Run on the GPU
-// machine with
+// solves: factor (a, b, c read, the factors written) and solve with
+// NRHS = 1, 4, 16 (the factors read once a group of columns, d read and
+// x written per column), for LU without pivoting (lu), gttrf (gt), Auto's
+// mix (auto, all LU on these dominant systems) and L·D·Lᵀ (ldlt, the SPD
+// path); oneshot is the plan's ordinary solve of one right-hand side
+// (Auto) for comparison. The factors are interleaved whatever the batch
+// layout; the right-hand sides are in the batch's layout, interleaved
+// (thread per system, coalesced) or contiguous (system g's rows
+// adjacent). solve-nrhs=k runs the default kernel variant (groupOf,
+// depthOf); variants/nrhs=k,pC,dD runs every variant of solveVariants
+// that takes C ≤ k columns at a time; staged-nrhs=k, on contiguous
+// batches, the staged kernels (canStage). MRows/s counts rows × right-hand
+// sides; %limit is the bytes the kernel must move (factors once, d and x
+// per column; oneshot: a, b, c, d, x) over the device-to-device copy
+// bandwidth. Run on the GPU machine with
 //
 //	go test -tags cuda -c ./internal/gpu/tridiaggpu && ./tridiaggpu.test -test.run '^$' -test.bench Factor -test.benchtime 3x
+//
+// (-test.bench 'Factor/.*/variants' for the variants alone).
 func BenchmarkFactor(b *testing.B) {
 	bw, err := gpuclock.CopyBandwidth(dev, 1<<30, 5)
 	if err != nil {
@@ -39,7 +46,10 @@ func BenchmarkFactor(b *testing.B) {
 }
 
 // factorBenchShapes are the batches BenchmarkFactor times.
-var factorBenchShapes = []struct{ n, g int }{{256, 65536}, {4096, 4096}}
+var factorBenchShapes = []struct {
+	n, g       int
+	contiguous bool
+}{{256, 65536, false}, {256, 65536, true}, {4096, 4096, false}}
 
 // factorBenchNRHS are the numbers of right-hand sides it times.
 var factorBenchNRHS = []int{1, 4, 16}
@@ -47,10 +57,14 @@ var factorBenchNRHS = []int{1, 4, 16}
 func benchFactorPrecision[T tridiag.Float](b *testing.B, bw float64) {
 	for _, sh := range factorBenchShapes {
 		shape := tridiag.Shape{N: sh.n, G: sh.g, Layout: tridiag.Interleaved(sh.g)}
+		layout := "interleaved"
+		if sh.contiguous {
+			shape.Layout, layout = tridiag.Contiguous(sh.n), "contiguous"
+		}
 		L := shape.Normalize().Len()
 		maxNRHS := factorBenchNRHS[len(factorBenchNRHS)-1]
 		bufs := factorBenchBuffers[T](b, L, maxNRHS)
-		b.Run(fmt.Sprintf("N=%d,G=%d", sh.n, sh.g), func(b *testing.B) {
+		b.Run(fmt.Sprintf("N=%d,G=%d,%s", sh.n, sh.g, layout), func(b *testing.B) {
 			b.Run("oneshot", func(b *testing.B) { benchOneShot(b, shape, bw, bufs) })
 			for _, m := range []struct {
 				name string
@@ -165,6 +179,45 @@ func benchFactorMode[T tridiag.Float](b *testing.B, shape tridiag.Shape, alg tri
 			reportFactorBench[T](b, all, shape, nrhs, 2+(planes+pivBytes)/float64(nrhs), bw)
 		})
 	}
+	if f.canStage() {
+		for _, nrhs := range factorBenchNRHS {
+			b.Run(fmt.Sprintf("staged-nrhs=%d", nrhs), func(b *testing.B) {
+				f.staged = true
+				defer func() { f.staged = false }()
+				launch, err := f.solveLauncher(nrhs, bufs[3].Ptr(), bufs[4].Ptr())
+				if err != nil {
+					b.Fatal(err)
+				}
+				all := timeLaunch(b, f, launch)
+				if err := f.solveStatus(nrhs); err != nil {
+					b.Fatal(err)
+				}
+				reportFactorBench[T](b, all, shape, nrhs, 2+(planes+pivBytes)/float64(nrhs), bw)
+			})
+		}
+	}
+	b.Run("variants", func(b *testing.B) {
+		defer func() { f.group, f.depth = 0, 0 }()
+		for _, nrhs := range factorBenchNRHS {
+			for _, v := range solveVariants(mode) {
+				if v.group > nrhs || (v.group == 1 && nrhs > 1) {
+					continue
+				}
+				b.Run(fmt.Sprintf("nrhs=%d,p%d,d%d", nrhs, v.group, v.depth), func(b *testing.B) {
+					f.group, f.depth = v.group, v.depth
+					launch, err := f.solveLauncher(nrhs, bufs[3].Ptr(), bufs[4].Ptr())
+					if err != nil {
+						b.Fatal(err)
+					}
+					all := timeLaunch(b, f, launch)
+					if err := f.solveStatus(nrhs); err != nil {
+						b.Fatal(err)
+					}
+					reportFactorBench[T](b, all, shape, nrhs, 2+(planes+pivBytes)/float64(nrhs), bw)
+				})
+			}
+		}
+	})
 }
 
 // timeLaunch times launch back to back on the factors' stream.
