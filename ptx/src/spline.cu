@@ -10,11 +10,6 @@
                           int P, int periodic, int cpk, T *val, T *der, T *der2, unsigned *flags) {            \
         spline_eval<T>(x, xs, y, m, t, ts, n, count, P, periodic, cpk, val, der, der2, flags);                 \
     }                                                                                                          \
-    extern "C" __global__ void __launch_bounds__(SPLINE_STAGED_BLOCK)                                          \
-        spline_eval_staged_##SUF(const T *x, const T *y, const T *m, const T *t, int n, int count, int P,      \
-                                 int periodic, int cpk, T *val, T *der, T *der2, unsigned *flags) {            \
-        spline_eval_staged<T>(x, y, m, t, n, count, P, periodic, cpk, val, der, der2, flags);                  \
-    }                                                                                                          \
     extern "C" __global__ void __launch_bounds__(SPLINE_BLOCK)                                                 \
         spline_integrate_##SUF(const T *x, i64 xs, const T *y, const T *m, int n, int count, int periodic,     \
                                const T *lower, const T *upper, i64 bs, T *out, unsigned *flags) {              \

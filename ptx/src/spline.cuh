@@ -193,69 +193,6 @@ __device__ __forceinline__ void spline_eval(const T *x, i64 xs, const T *y, cons
     }
 }
 
-// Threads per block and points per thread of spline_eval_staged.
-#define SPLINE_STAGED_BLOCK 256
-#define SPLINE_STAGED_PPT 4
-
-// spline_eval_staged is spline_eval for knots and points shared by every
-// curve, with the curves' values and moments staged in shared memory
-// (2·n elements of T, dynamic): block (bx, ·) evaluates points
-// bx·PPT·blockDim … (thread tid: tid + q·blockDim, q < PPT), each located
-// and weighted once; for each curve of its groups the block loads y_k and
-// m_k with coalesced reads, and its threads read their intervals' ends
-// from shared memory instead of gathering them from L1 and L2, which is
-// what bounds spline_eval. The results are spline_eval's bit for bit
-// (its GPU tests; the CPU emulation, internal/splineemu, runs one thread
-// at a time and has no shared memory, so it leaves this kernel out).
-#ifdef __CUDACC__
-template <typename T>
-__device__ __forceinline__ void spline_eval_staged(const T *x, const T *y, const T *m, const T *t, int n, int count,
-                                                   int P, int periodic, int cpk, T *val, T *der, T *der2,
-                                                   unsigned *flags) {
-    extern __shared__ __align__(16) unsigned char spline_smem[];
-    T *sy = reinterpret_cast<T *>(spline_smem);
-    T *sm = sy + n;
-    const int base = blockIdx.x * (blockDim.x * SPLINE_STAGED_PPT) + threadIdx.x;
-    SplinePoint<T> p[SPLINE_STAGED_PPT];
-#pragma unroll
-    for (int q = 0; q < SPLINE_STAGED_PPT; q++) {
-        spline_point_zero(p[q]);
-        const int j = base + q * blockDim.x;
-        if (j < P) spline_locate(x, n, __ldg(&t[j]), periodic, p[q]);
-    }
-#pragma unroll 1
-    for (i64 g = blockIdx.y; g * cpk < count; g += gridDim.y) {
-        const int k0 = int(g * cpk);
-        const int k1 = min(count, k0 + cpk);
-#pragma unroll 1
-        for (int k = k0; k < k1; k++) {
-            const T *yk = y + (i64)k * n;
-            const T *mk = m + (i64)k * n;
-            __syncthreads();
-            for (int i = threadIdx.x; i < n; i += blockDim.x) {
-                sy[i] = __ldg(&yk[i]);
-                sm[i] = __ldg(&mk[i]);
-            }
-            __syncthreads();
-            bool bad = false;
-#pragma unroll
-            for (int q = 0; q < SPLINE_STAGED_PPT; q++) {
-                const int j = base + q * blockDim.x;
-                if (j < P) {
-                    const int i = p[q].i;
-                    bad = spline_eval_one(p[q], sy[i], sy[i + 1], sm[i], sm[i + 1], (i64)k * P + j, val, der, der2) ||
-                          bad;
-                }
-            }
-            if (bad) {
-                flags[k] = 1u;
-                flags[count] = 1u;
-            }
-        }
-    }
-}
-#endif
-
 // spline_partial is partial: the integral from a to b of the cubic of
 // interval i.
 template <typename T> __device__ __forceinline__ T spline_at(T u, T y0, T c1, T c2, T c3) {

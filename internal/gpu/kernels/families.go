@@ -2008,24 +2008,6 @@ func SplineEvalFor(f64 bool) (SplineEval, error) {
 // Kernel returns the kernel.
 func (f SplineEval) Kernel() Kernel { return f.k }
 
-// SplineEvalStaged is a kernel of the family spline_eval_staged_f32, spline_eval_staged_f64.
-type SplineEvalStaged struct{ k Kernel }
-
-// SplineEvalStagedFor returns the kernel of the family for the given template
-// values (and precision), or an error wrapping ErrNoKernel.
-func SplineEvalStagedFor(f64 bool) (SplineEvalStaged, error) {
-	if !f64 {
-		return SplineEvalStaged{splineEvalStagedF32}, nil
-	}
-	if f64 {
-		return SplineEvalStaged{splineEvalStagedF64}, nil
-	}
-	return SplineEvalStaged{}, fmt.Errorf("%w: spline_eval_staged with f64=%t", ErrNoKernel, f64)
-}
-
-// Kernel returns the kernel.
-func (f SplineEvalStaged) Kernel() Kernel { return f.k }
-
 // SplineIntegrate is a kernel of the family spline_integrate_f32, spline_integrate_f64.
 type SplineIntegrate struct{ k Kernel }
 

@@ -4395,52 +4395,6 @@ func (f SplineEval) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s
 	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:15])
 }
 
-// SplineEvalStagedArgs are the parameters of spline_eval_staged_f32, spline_eval_staged_f64.
-type SplineEvalStagedArgs struct {
-	X        cu.DevicePtr // x
-	Y        cu.DevicePtr // y
-	M        cu.DevicePtr // m
-	T        cu.DevicePtr // t
-	N        int32        // n
-	Count    int32        // count
-	P        int32        // P
-	Periodic int32        // periodic
-	Cpk      int32        // cpk
-	Val      cu.DevicePtr // val
-	Der      cu.DevicePtr // der
-	Der2     cu.DevicePtr // der2
-	Flags    cu.DevicePtr // flags
-}
-
-// SplineEvalStagedSlots is the number of launch slots of SplineEvalStaged.
-const SplineEvalStagedSlots = 13
-
-// Pack puts a in slots[:SplineEvalStagedSlots] as the kernel's C types, for
-// cuda.Device.LaunchDirect.
-func (f SplineEvalStaged) Pack(a *SplineEvalStagedArgs, slots []uint64) {
-	_ = slots[12]
-	slots[0] = uint64(a.X)
-	slots[1] = uint64(a.Y)
-	slots[2] = uint64(a.M)
-	slots[3] = uint64(a.T)
-	slots[4] = uint64(uint32(a.N))
-	slots[5] = uint64(uint32(a.Count))
-	slots[6] = uint64(uint32(a.P))
-	slots[7] = uint64(uint32(a.Periodic))
-	slots[8] = uint64(uint32(a.Cpk))
-	slots[9] = uint64(a.Val)
-	slots[10] = uint64(a.Der)
-	slots[11] = uint64(a.Der2)
-	slots[12] = uint64(a.Flags)
-}
-
-// Launch launches the kernel on stream s (inside dev.Enqueue or dev.Do).
-func (f SplineEvalStaged) Launch(dev *cuda.Device, grid, block cuda.Dim3, shmem int, s cu.Stream, a *SplineEvalStagedArgs) error {
-	var slots [13]uint64
-	f.Pack(a, slots[:])
-	return dev.LaunchSlots(table[f.Kernel()].Name, grid, block, shmem, s, slots[:13])
-}
-
 // SplineIntegrateArgs are the parameters of spline_integrate_f32, spline_integrate_f64.
 type SplineIntegrateArgs struct {
 	X        cu.DevicePtr // x

@@ -313,10 +313,8 @@ const (
 	iluValuesF32
 	iluValuesF64
 	splineEvalF32
-	splineEvalStagedF32
 	splineIntegrateF32
 	splineEvalF64
-	splineEvalStagedF64
 	splineIntegrateF64
 	splineFitKnotsF32
 	splineFitRowsF32
@@ -637,10 +635,8 @@ var table = [...]Info{
 	iluValuesF32:                   {Name: "ilu_values_f32", Module: 3, Family: "ilu_values", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"src", "const double*"}, {"gather", "const int*"}, {"nnz", "int"}, {"dst", "float*"}}},
 	iluValuesF64:                   {Name: "ilu_values_f64", Module: 3, Family: "ilu_values", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"src", "const double*"}, {"gather", "const int*"}, {"nnz", "int"}, {"dst", "double*"}}},
 	splineEvalF32:                  {Name: "spline_eval_f32", Module: 4, Family: "spline_eval", MaxThreads: 1024, MinBlocks: 0, Params: []Param{{"x", "const float*"}, {"xs", "i64"}, {"y", "const float*"}, {"m", "const float*"}, {"t", "const float*"}, {"ts", "i64"}, {"n", "int"}, {"count", "int"}, {"P", "int"}, {"periodic", "int"}, {"cpk", "int"}, {"val", "float*"}, {"der", "float*"}, {"der2", "float*"}, {"flags", "unsigned*"}}},
-	splineEvalStagedF32:            {Name: "spline_eval_staged_f32", Module: 4, Family: "spline_eval_staged", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"x", "const float*"}, {"y", "const float*"}, {"m", "const float*"}, {"t", "const float*"}, {"n", "int"}, {"count", "int"}, {"P", "int"}, {"periodic", "int"}, {"cpk", "int"}, {"val", "float*"}, {"der", "float*"}, {"der2", "float*"}, {"flags", "unsigned*"}}},
 	splineIntegrateF32:             {Name: "spline_integrate_f32", Module: 4, Family: "spline_integrate", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"x", "const float*"}, {"xs", "i64"}, {"y", "const float*"}, {"m", "const float*"}, {"n", "int"}, {"count", "int"}, {"periodic", "int"}, {"lower", "const float*"}, {"upper", "const float*"}, {"bs", "i64"}, {"out", "float*"}, {"flags", "unsigned*"}}},
 	splineEvalF64:                  {Name: "spline_eval_f64", Module: 4, Family: "spline_eval", MaxThreads: 1024, MinBlocks: 0, Params: []Param{{"x", "const double*"}, {"xs", "i64"}, {"y", "const double*"}, {"m", "const double*"}, {"t", "const double*"}, {"ts", "i64"}, {"n", "int"}, {"count", "int"}, {"P", "int"}, {"periodic", "int"}, {"cpk", "int"}, {"val", "double*"}, {"der", "double*"}, {"der2", "double*"}, {"flags", "unsigned*"}}},
-	splineEvalStagedF64:            {Name: "spline_eval_staged_f64", Module: 4, Family: "spline_eval_staged", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"x", "const double*"}, {"y", "const double*"}, {"m", "const double*"}, {"t", "const double*"}, {"n", "int"}, {"count", "int"}, {"P", "int"}, {"periodic", "int"}, {"cpk", "int"}, {"val", "double*"}, {"der", "double*"}, {"der2", "double*"}, {"flags", "unsigned*"}}},
 	splineIntegrateF64:             {Name: "spline_integrate_f64", Module: 4, Family: "spline_integrate", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"x", "const double*"}, {"xs", "i64"}, {"y", "const double*"}, {"m", "const double*"}, {"n", "int"}, {"count", "int"}, {"periodic", "int"}, {"lower", "const double*"}, {"upper", "const double*"}, {"bs", "i64"}, {"out", "double*"}, {"flags", "unsigned*"}}},
 	splineFitKnotsF32:              {Name: "spline_fit_knots_f32", Module: 4, Family: "spline_fit_knots", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"x", "const float*"}, {"n", "int"}, {"info", "unsigned*"}, {"h", "float*"}}},
 	splineFitRowsF32:               {Name: "spline_fit_rows_f32", Module: 4, Family: "spline_fit_rows", MaxThreads: 256, MinBlocks: 0, Params: []Param{{"x", "const float*"}, {"xs", "i64"}, {"y", "const float*"}, {"n", "int"}, {"count", "int"}, {"kind", "int"}, {"d0", "const float*"}, {"dn", "const float*"}, {"ss", "i64"}, {"a", "float*"}, {"b", "float*"}, {"c", "float*"}, {"d", "float*"}, {"flags", "unsigned*"}}},

@@ -70,8 +70,7 @@ func median(ts []time.Duration) time.Duration {
 
 // BenchmarkEvalShared times the evaluation kernel on the batch with the
 // curves, points and results in device memory: the values alone, and the
-// values with both derivatives, by spline_eval_staged ("staged", the
-// default for shared knots and points) and spline_eval ("gather"). Reported: MPoints/s = curves × points per
+// values with both derivatives. Reported: MPoints/s = curves × points per
 // second (of the median of 15 back-to-back launches, CUDA events), GB/s
 // and %bw = the floor bytes per second over the device's copy bandwidth.
 // The floor reads y and M of every curve and the points, and writes each
@@ -122,21 +121,17 @@ func BenchmarkEvalShared(b *testing.B) {
 	} {
 		floor := 8 * (2*int64(benchN)*benchCount + benchP + int64(c.q)*benchCount*benchP)
 		pts := Points[float64]{T: dt, P: benchP}
-		for _, kernel := range []string{"staged", "gather"} {
-			b.Run(fmt.Sprintf("f64/N=%d/curves=%d/points=%d/%s/kernel-%s", benchN, benchCount, benchP, c.name, kernel), func(b *testing.B) {
-				e.noStaged = kernel == "gather"
-				defer func() { e.noStaged = false }()
-				var med time.Duration
-				for i := 0; i < b.N; i++ {
-					ts, err := e.timeEval(dc, pts, c.out, 3, 15)
-					if err != nil {
-						b.Fatal(err)
-					}
-					med = median(ts)
+		b.Run(fmt.Sprintf("f64/N=%d/curves=%d/points=%d/%s/kernel", benchN, benchCount, benchP, c.name), func(b *testing.B) {
+			var med time.Duration
+			for i := 0; i < b.N; i++ {
+				ts, err := e.timeEval(dc, pts, c.out, 3, 15)
+				if err != nil {
+					b.Fatal(err)
 				}
-				report(b, med, floor, bw)
-			})
-		}
+				med = median(ts)
+			}
+			report(b, med, floor, bw)
+		})
 		b.Run(fmt.Sprintf("f64/N=%d/curves=%d/points=%d/%s/call", benchN, benchCount, benchP, c.name), func(b *testing.B) {
 			var ts []time.Duration
 			for i := 0; i < b.N; i++ {

@@ -162,16 +162,11 @@ func checkEval[T tridiag.Float](t *testing.T, cv *spline.Curves[T], pts spline.P
 		require.NoError(t, err)
 		defer outs[q].Free()
 	}
-	// Shared knots and points go through spline_eval_staged where they
-	// fit in shared memory; noStaged sends them through spline_eval.
-	for _, noStaged := range []bool{false, true} {
-		g.noStaged = noStaged
-		require.NoError(t, g.EvalDevice(ctx, dc, Points[T]{T: dt, P: p, PerCurve: pts.PerCurve}, Out[T]{Value: outs[0], Deriv: outs[1], Deriv2: outs[2]}), name)
-		for q := range outs {
-			h := make([]T, cv.Count*p)
-			require.NoError(t, outs[q].CopyTo(h))
-			requireBits(t, want[q], h, p, fmt.Sprintf("%s: derivative %d, device buffers, noStaged %t", name, q, noStaged))
-		}
+	require.NoError(t, g.EvalDevice(ctx, dc, Points[T]{T: dt, P: p, PerCurve: pts.PerCurve}, Out[T]{Value: outs[0], Deriv: outs[1], Deriv2: outs[2]}), name)
+	for q := range outs {
+		h := make([]T, cv.Count*p)
+		require.NoError(t, outs[q].CopyTo(h))
+		requireBits(t, want[q], h, p, fmt.Sprintf("%s: derivative %d, device buffers", name, q))
 	}
 }
 
@@ -225,8 +220,6 @@ func TestEvalBitExact(t *testing.T) {
 
 func evalBitExact[T tridiag.Float](t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	// 3072 and 6144 knots: the most whose values and moments a block of
-	// spline_eval_staged holds in float64 and float32; 6145: too many.
 	shapes := []struct{ n, count, p int }{{2, 5, 9}, {3, 1, 1}, {37, 53, 301}, {1001, 7, 1000}, {129, 300, 37},
 		{3072, 3, 2049}, {6144, 2, 1100}, {6145, 2, 1500}}
 	for _, bc := range []spline.Boundary{spline.Natural(), spline.Clamped(1, -2), spline.Periodic()} {

@@ -60,16 +60,12 @@ type Out[T tridiag.Float] struct {
 type Evaluator[T tridiag.Float] struct {
 	dev    *cuda.Device
 	eval   kernels.SplineEval
-	staged kernels.SplineEvalStaged
-	// noStaged: shared knots and points through spline_eval too (tests
-	// and benchmarks compare the two kernels).
-	noStaged bool
-	integ    kernels.SplineIntegrate
-	mu       sync.Mutex
-	stream   cu.Stream
-	flags    cu.DevicePtr // one word per curve and one for the batch, kept zero between calls
-	nflags   int          // words of flags
-	hflags   []uint32
+	integ  kernels.SplineIntegrate
+	mu     sync.Mutex
+	stream cu.Stream
+	flags  cu.DevicePtr // one word per curve and one for the batch, kept zero between calls
+	nflags int          // words of flags
+	hflags []uint32
 	// Device copies of host-slice calls, grown to the largest batch.
 	bufs   [8]*cuda.Buffer[T]
 	closed bool
@@ -96,9 +92,6 @@ func NewEvaluator[T tridiag.Float](dev *cuda.Device) (*Evaluator[T], error) {
 	e := &Evaluator[T]{dev: dev}
 	var err error
 	if e.eval, err = kernels.SplineEvalFor(f64); err != nil {
-		return nil, err
-	}
-	if e.staged, err = kernels.SplineEvalStagedFor(f64); err != nil {
 		return nil, err
 	}
 	if e.integ, err = kernels.SplineIntegrateFor(f64); err != nil {
@@ -233,43 +226,11 @@ func (e *Evaluator[T]) curvesPerBlock(count, p int) int {
 	return min(max(cpk, 1), 64, max(count, 1))
 }
 
-// Threads per block and points per thread of spline_eval_staged
-// (SPLINE_STAGED_BLOCK, SPLINE_STAGED_PPT).
-const (
-	stagedBlock = 256
-	stagedPPT   = 4
-)
-
-// stagedShared is the most shared memory spline_eval_staged may take: a
-// block's default limit, without the opt-in attribute.
-const stagedShared = 48 << 10
-
-// useStaged reports whether launch l goes to spline_eval_staged: knots
-// and points shared by every curve, and a curve's values and moments fit
-// in shared memory. Its coalesced staging beats spline_eval's gathers
-// (BenchmarkEvalShared: "staged" against "gather").
-func (e *Evaluator[T]) useStaged(l *evalLaunch) bool {
-	return !e.noStaged && l.xs == 0 && l.ts == 0 && 2*int64(l.n)*elemSize[T]() <= stagedShared
-}
-
 // launchEval queues the evaluation kernel on the stream (device thread).
 func (e *Evaluator[T]) launchEval(l *evalLaunch) error {
 	periodic := int32(0)
 	if l.periodic {
 		periodic = 1
-	}
-	if e.useStaged(l) {
-		// Enough blocks for several waves of the two or three blocks an
-		// SM holds; each block stages cpk curves.
-		gx := (l.p + stagedBlock*stagedPPT - 1) / (stagedBlock * stagedPPT)
-		want := 16 * e.dev.Properties().SMs
-		cpk := min(max(l.count*gx/max(want, 1), 1), 64, max(l.count, 1))
-		gy := min((l.count+cpk-1)/cpk, 65535)
-		return e.staged.Launch(e.dev, cuda.Dim3{X: gx, Y: gy}, cuda.Dim3{X: stagedBlock}, int(2*int64(l.n)*elemSize[T]()), e.stream, &kernels.SplineEvalStagedArgs{
-			X: l.x, Y: l.y, M: l.m, T: l.t,
-			N: int32(l.n), Count: int32(l.count), P: int32(l.p), Periodic: periodic, Cpk: int32(cpk),
-			Val: l.val, Der: l.der, Der2: l.der2, Flags: e.flags,
-		})
 	}
 	cpk := e.curvesPerBlock(l.count, l.p)
 	threads := evalThreads(l.p)
