@@ -56,55 +56,24 @@ CS_TRAMPOLINES(cs_complex, c)
 CS_TRAMPOLINES(cs_double_complex, z)
 
 // The element type of a call: 0 float (S), 1 double (D), 2 cuComplex (C),
-// 3 cuDoubleComplex (Z).
-static int cs_sb_size(int prec, void *f, void *h, int m, uintptr_t dl, uintptr_t d, uintptr_t du, uintptr_t x, int batch, int stride, size_t *size) {
-	switch (prec) {
-	case 1: return cs_d_sb_size(f, h, m, dl, d, du, x, batch, stride, size);
-	case 2: return cs_c_sb_size(f, h, m, dl, d, du, x, batch, stride, size);
-	case 3: return cs_z_sb_size(f, h, m, dl, d, du, x, batch, stride, size);
+// 3 cuDoubleComplex (Z). CS_DISPATCH(NAME, (params), (args)) defines
+// cs_NAME(prec, f, h, params…), which calls the trampoline of prec.
+#define CS_UNPAREN(...) __VA_ARGS__
+#define CS_DISPATCH(NAME, PARAMS, ARGS) \
+	static int cs_##NAME(int prec, void *f, void *h, CS_UNPAREN PARAMS) { \
+		switch (prec) { \
+		case 1: return cs_d_##NAME(f, h, CS_UNPAREN ARGS); \
+		case 2: return cs_c_##NAME(f, h, CS_UNPAREN ARGS); \
+		case 3: return cs_z_##NAME(f, h, CS_UNPAREN ARGS); \
+		} \
+		return cs_s_##NAME(f, h, CS_UNPAREN ARGS); \
 	}
-	return cs_s_sb_size(f, h, m, dl, d, du, x, batch, stride, size);
-}
-static int cs_sb(int prec, void *f, void *h, int m, uintptr_t dl, uintptr_t d, uintptr_t du, uintptr_t x, int batch, int stride, uintptr_t buf) {
-	switch (prec) {
-	case 1: return cs_d_sb(f, h, m, dl, d, du, x, batch, stride, buf);
-	case 2: return cs_c_sb(f, h, m, dl, d, du, x, batch, stride, buf);
-	case 3: return cs_z_sb(f, h, m, dl, d, du, x, batch, stride, buf);
-	}
-	return cs_s_sb(f, h, m, dl, d, du, x, batch, stride, buf);
-}
-static int cs_ib_size(int prec, void *f, void *h, int algo, int m, uintptr_t dl, uintptr_t d, uintptr_t du, uintptr_t x, int batch, size_t *size) {
-	switch (prec) {
-	case 1: return cs_d_ib_size(f, h, algo, m, dl, d, du, x, batch, size);
-	case 2: return cs_c_ib_size(f, h, algo, m, dl, d, du, x, batch, size);
-	case 3: return cs_z_ib_size(f, h, algo, m, dl, d, du, x, batch, size);
-	}
-	return cs_s_ib_size(f, h, algo, m, dl, d, du, x, batch, size);
-}
-static int cs_ib(int prec, void *f, void *h, int algo, int m, uintptr_t dl, uintptr_t d, uintptr_t du, uintptr_t x, int batch, uintptr_t buf) {
-	switch (prec) {
-	case 1: return cs_d_ib(f, h, algo, m, dl, d, du, x, batch, buf);
-	case 2: return cs_c_ib(f, h, algo, m, dl, d, du, x, batch, buf);
-	case 3: return cs_z_ib(f, h, algo, m, dl, d, du, x, batch, buf);
-	}
-	return cs_s_ib(f, h, algo, m, dl, d, du, x, batch, buf);
-}
-static int cs_gtsv2_size(int prec, void *f, void *h, int m, int n, uintptr_t dl, uintptr_t d, uintptr_t du, uintptr_t b, int ldb, size_t *size) {
-	switch (prec) {
-	case 1: return cs_d_gtsv2_size(f, h, m, n, dl, d, du, b, ldb, size);
-	case 2: return cs_c_gtsv2_size(f, h, m, n, dl, d, du, b, ldb, size);
-	case 3: return cs_z_gtsv2_size(f, h, m, n, dl, d, du, b, ldb, size);
-	}
-	return cs_s_gtsv2_size(f, h, m, n, dl, d, du, b, ldb, size);
-}
-static int cs_gtsv2(int prec, void *f, void *h, int m, int n, uintptr_t dl, uintptr_t d, uintptr_t du, uintptr_t b, int ldb, uintptr_t buf) {
-	switch (prec) {
-	case 1: return cs_d_gtsv2(f, h, m, n, dl, d, du, b, ldb, buf);
-	case 2: return cs_c_gtsv2(f, h, m, n, dl, d, du, b, ldb, buf);
-	case 3: return cs_z_gtsv2(f, h, m, n, dl, d, du, b, ldb, buf);
-	}
-	return cs_s_gtsv2(f, h, m, n, dl, d, du, b, ldb, buf);
-}
+CS_DISPATCH(sb_size, (int m, uintptr_t dl, uintptr_t d, uintptr_t du, uintptr_t x, int batch, int stride, size_t *size), (m, dl, d, du, x, batch, stride, size))
+CS_DISPATCH(sb, (int m, uintptr_t dl, uintptr_t d, uintptr_t du, uintptr_t x, int batch, int stride, uintptr_t buf), (m, dl, d, du, x, batch, stride, buf))
+CS_DISPATCH(ib_size, (int algo, int m, uintptr_t dl, uintptr_t d, uintptr_t du, uintptr_t x, int batch, size_t *size), (algo, m, dl, d, du, x, batch, size))
+CS_DISPATCH(ib, (int algo, int m, uintptr_t dl, uintptr_t d, uintptr_t du, uintptr_t x, int batch, uintptr_t buf), (algo, m, dl, d, du, x, batch, buf))
+CS_DISPATCH(gtsv2_size, (int m, int n, uintptr_t dl, uintptr_t d, uintptr_t du, uintptr_t b, int ldb, size_t *size), (m, n, dl, d, du, b, ldb, size))
+CS_DISPATCH(gtsv2, (int m, int n, uintptr_t dl, uintptr_t d, uintptr_t du, uintptr_t b, int ldb, uintptr_t buf), (m, n, dl, d, du, b, ldb, buf))
 */
 import "C"
 
