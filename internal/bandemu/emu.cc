@@ -88,6 +88,7 @@ void emu_launch(emu_dim3 grid, emu_dim3 block, size_t smem, const std::function<
             }
 }
 
+#define BAND_EMU_REAL_ONLY
 #include "banded.cu"
 // The layout kernels of the tridiagonal module (cuda/transpose.go), for
 // their index arithmetic: they are plain copies, with no banded code.
