@@ -72,17 +72,13 @@ func SolveBoundedC[T tri.Complex](a, b, c, d, x []T, p int, ws *WorkspaceC[T]) e
 }
 
 func solveC[T tri.Complex](a, b, c, d, x []T, p int, ws *WorkspaceC[T], bounded bool) error {
-	n := len(b)
-	if p < 1 {
-		panic(fmt.Sprintf("partition: chunk size %d < 1", p))
+	capacity := -1
+	if ws != nil {
+		capacity = ws.n
 	}
-	if len(a) != n || len(c) != n || len(d) != n || len(x) != n {
-		panic(fmt.Sprintf("partition: slice lengths a=%d b=%d c=%d d=%d x=%d differ", len(a), n, len(c), len(d), len(x)))
-	}
+	n := checkSolve(a, b, c, d, x, p, capacity)
 	if ws == nil {
 		ws = NewWorkspaceC[T](n)
-	} else if n > ws.n {
-		panic(fmt.Sprintf("partition: system of %d rows exceeds workspace capacity %d", n, ws.n))
 	}
 	if n == 0 {
 		return nil

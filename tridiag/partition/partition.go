@@ -134,7 +134,10 @@ func SolvePCR[T tri.Float](a, b, c, d, x []T, p int, ws *Workspace[T]) error {
 	return solve(a, b, c, d, x, p, ws, true)
 }
 
-func solve[T tri.Float](a, b, c, d, x []T, p int, ws *Workspace[T], usePCR bool) error {
+// checkSolve panics, as Solve documents, when p < 1, the lengths differ
+// or a workspace of that capacity (< 0: none given) is too small; it
+// returns n = len(b).
+func checkSolve[E any](a, b, c, d, x []E, p, capacity int) int {
 	n := len(b)
 	if p < 1 {
 		panic(fmt.Sprintf("partition: chunk size %d < 1", p))
@@ -142,10 +145,20 @@ func solve[T tri.Float](a, b, c, d, x []T, p int, ws *Workspace[T], usePCR bool)
 	if len(a) != n || len(c) != n || len(d) != n || len(x) != n {
 		panic(fmt.Sprintf("partition: slice lengths a=%d b=%d c=%d d=%d x=%d differ", len(a), n, len(c), len(d), len(x)))
 	}
+	if capacity >= 0 && n > capacity {
+		panic(fmt.Sprintf("partition: system of %d rows exceeds workspace capacity %d", n, capacity))
+	}
+	return n
+}
+
+func solve[T tri.Float](a, b, c, d, x []T, p int, ws *Workspace[T], usePCR bool) error {
+	capacity := -1
+	if ws != nil {
+		capacity = ws.n
+	}
+	n := checkSolve(a, b, c, d, x, p, capacity)
 	if ws == nil {
 		ws = NewWorkspace[T](n)
-	} else if n > ws.n {
-		panic(fmt.Sprintf("partition: system of %d rows exceeds workspace capacity %d", n, ws.n))
 	}
 	if n == 0 {
 		return nil
