@@ -2,8 +2,6 @@ package bench
 
 import (
 	"fmt"
-	"math"
-	"math/cmplx"
 	"math/rand/v2"
 
 	"github.com/bandsolve/bandsolve/tridiag"
@@ -99,61 +97,4 @@ func complexCoeffs[T tridiag.Complex](h *hostData[T]) {
 			h.a[k], h.b[k], h.c[k] = av, bv, cv
 		}
 	}
-}
-
-// complexBackwardError is backwardError of a complex case, computed in
-// complex128 with |·| the modulus.
-func complexBackwardError[T tridiag.Complex](h *hostData[T], x []T) float64 {
-	cs := h.cs
-	l := cs.TridiagLayout()
-	step := max(1, cs.G/residSample)
-	worst := 0.0
-	at := func(v []T, i, g int) complex128 {
-		if v == nil {
-			return 0
-		}
-		return complex128(v[l.Index(i, g)])
-	}
-	for g := 0; g < cs.G; g += step {
-		var num, den float64
-		for i := 0; i < cs.N; i++ {
-			var av, bv, cv complex128
-			if cs.Constant {
-				av, bv, cv = complex128(h.ka), complex128(h.kb), complex128(h.kc)
-				if i == 0 {
-					av = 0
-				}
-				if i == cs.N-1 {
-					cv = 0
-				}
-			} else {
-				av, bv, cv = at(h.a, i, g), at(h.b, i, g), at(h.c, i, g)
-			}
-			xi := at(x, i, g)
-			if cmplx.IsNaN(xi) || cmplx.IsInf(xi) {
-				return math.NaN()
-			}
-			di := at(h.d, i, g)
-			r := bv * xi
-			s := cmplx.Abs(bv*xi) + cmplx.Abs(di)
-			if i > 0 {
-				v := av * at(x, i-1, g)
-				r += v
-				s += cmplx.Abs(v)
-			}
-			if i < cs.N-1 {
-				v := cv * at(x, i+1, g)
-				r += v
-				s += cmplx.Abs(v)
-			}
-			num = max(num, cmplx.Abs(r-di))
-			den = max(den, s)
-		}
-		if den > 0 {
-			worst = max(worst, num/den)
-		} else if num > 0 {
-			return math.Inf(1)
-		}
-	}
-	return worst
 }

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"math"
+	"math/cmplx"
 	"math/rand/v2"
 
 	"github.com/bandsolve/bandsolve/tridiag"
@@ -151,35 +152,36 @@ const residSample = 64
 func (h *hostData[T]) backwardError(x []T) float64 {
 	switch hd := any(h).(type) {
 	case *hostData[float32]:
-		return realBackwardError(hd, any(x).([]float32))
+		return sampledBackwardError(hd, any(x).([]float32), func(v float32) float64 { return float64(v) }, math.Abs)
 	case *hostData[float64]:
-		return realBackwardError(hd, any(x).([]float64))
+		return sampledBackwardError(hd, any(x).([]float64), func(v float64) float64 { return v }, math.Abs)
 	case *hostData[complex64]:
-		return complexBackwardError(hd, any(x).([]complex64))
+		return sampledBackwardError(hd, any(x).([]complex64), func(v complex64) complex128 { return complex128(v) }, cmplx.Abs)
 	case *hostData[complex128]:
-		return complexBackwardError(hd, any(x).([]complex128))
+		return sampledBackwardError(hd, any(x).([]complex128), func(v complex128) complex128 { return v }, cmplx.Abs)
 	}
 	return math.NaN()
 }
 
-// realBackwardError is backwardError of a real case.
-func realBackwardError[T tridiag.Float](h *hostData[T], x []T) float64 {
+// sampledBackwardError is backwardError with the elements widened to E
+// (float64 or complex128) and measured by abs.
+func sampledBackwardError[T tridiag.Scalar, E float64 | complex128](h *hostData[T], x []T, widen func(T) E, abs func(E) float64) float64 {
 	cs := h.cs
 	l := cs.TridiagLayout()
 	step := max(1, cs.G/residSample)
 	worst := 0.0
-	at := func(v []T, i, g int) float64 {
+	at := func(v []T, i, g int) E {
 		if v == nil {
 			return 0
 		}
-		return float64(v[l.Index(i, g)])
+		return widen(v[l.Index(i, g)])
 	}
 	for g := 0; g < cs.G; g += step {
 		var num, den float64
 		for i := 0; i < cs.N; i++ {
-			var av, bv, cv float64
+			var av, bv, cv E
 			if cs.Constant {
-				av, bv, cv = float64(h.ka), float64(h.kb), float64(h.kc)
+				av, bv, cv = widen(h.ka), widen(h.kb), widen(h.kc)
 				if i == 0 {
 					av = 0
 				}
@@ -190,23 +192,23 @@ func realBackwardError[T tridiag.Float](h *hostData[T], x []T) float64 {
 				av, bv, cv = at(h.a, i, g), at(h.b, i, g), at(h.c, i, g)
 			}
 			xi := at(x, i, g)
-			if math.IsNaN(xi) || math.IsInf(xi, 0) {
+			if m := abs(xi); math.IsNaN(m) || math.IsInf(m, 0) {
 				return math.NaN()
 			}
+			di := at(h.d, i, g)
 			r := bv * xi
-			s := math.Abs(bv*xi) + math.Abs(at(h.d, i, g))
+			s := abs(bv*xi) + abs(di)
 			if i > 0 {
 				v := av * at(x, i-1, g)
 				r += v
-				s += math.Abs(v)
+				s += abs(v)
 			}
 			if i < cs.N-1 {
 				v := cv * at(x, i+1, g)
 				r += v
-				s += math.Abs(v)
+				s += abs(v)
 			}
-			r -= at(h.d, i, g)
-			num = max(num, math.Abs(r))
+			num = max(num, abs(r-di))
 			den = max(den, s)
 		}
 		if den > 0 {
