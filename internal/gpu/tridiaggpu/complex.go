@@ -63,9 +63,8 @@ type ComplexPlan[T tridiag.Complex] struct {
 	status cu.DevicePtr
 	sig    *done.Signal
 	codes  []int32
-	// staging buffers of host solves, made on first use
-	ha, hb, hc, hd, hx *cuda.Buffer[T]
-	closed             bool
+	host   staging[T] // the device copies of host solves' arrays
+	closed bool
 }
 
 // complexAlgorithm is the kernel of opts: Auto resolves to GTSV with
@@ -413,82 +412,29 @@ func (p *ComplexPlan[T]) failures() (*tridiag.BatchError, error) {
 // when some systems fail: their rows hold NaN; the elements of x between
 // the layout's rows are kept).
 func (p *ComplexPlan[T]) Solve(ctx context.Context, a, b, c, d, x []T) error {
-	if err := p.stage(true); err != nil {
+	if err := p.stageIn(true, a, b, c, d, x); err != nil {
 		return err
 	}
-	n := p.spec.Len()
-	for _, h := range []struct {
-		buf *cuda.Buffer[T]
-		v   []T
-	}{{p.ha, a}, {p.hb, b}, {p.hc, c}, {p.hd, d}} {
-		if len(h.v) < n {
-			return fmt.Errorf("%w: array of %d elements, need %d", tridiag.ErrLength, len(h.v), n)
-		}
-		if err := h.buf.CopyFrom(h.v[:n]); err != nil {
-			return err
-		}
-	}
-	if len(x) < n {
-		return fmt.Errorf("%w: x has %d elements, need %d", tridiag.ErrLength, len(x), n)
-	}
-	if err := keepGaps(p.spec, p.hx, x[:n]); err != nil {
-		return err
-	}
-	return p.finish(p.SolveDevice(ctx, p.ha, p.hb, p.hc, p.hd, p.hx), x[:n])
+	h := &p.host
+	return h.out(p.SolveDevice(ctx, h.a, h.b, h.c, h.d, h.x), x)
 }
 
 // SolveConst is Solve for constant coefficients.
 func (p *ComplexPlan[T]) SolveConst(ctx context.Context, a, b, c T, d, x []T) error {
-	if err := p.stage(false); err != nil {
+	if err := p.stageIn(false, nil, nil, nil, d, x); err != nil {
 		return err
 	}
-	n := p.spec.Len()
-	if len(d) < n || len(x) < n {
-		return fmt.Errorf("%w: d, x have %d, %d elements, need %d", tridiag.ErrLength, len(d), len(x), n)
-	}
-	if err := p.hd.CopyFrom(d[:n]); err != nil {
-		return err
-	}
-	if err := keepGaps(p.spec, p.hx, x[:n]); err != nil {
-		return err
-	}
-	return p.finish(p.SolveDeviceConst(ctx, a, b, c, p.hd, p.hx), x[:n])
+	return p.host.out(p.SolveDeviceConst(ctx, a, b, c, p.host.d, p.host.x), x)
 }
 
-// finish copies the solution of a host solve out unless the solve failed
-// other than by breakdowns, and returns the solve's error.
-func (p *ComplexPlan[T]) finish(err error, x []T) error {
-	if err != nil && !isBatch(err) {
-		return err
-	}
-	if cerr := p.hx.CopyTo(x); cerr != nil {
-		return cerr
-	}
-	return err
-}
-
-// stage allocates the staging buffers of host solves.
-func (p *ComplexPlan[T]) stage(coeffs bool) error {
+// stageIn copies a host solve's arrays to the staging buffers.
+func (p *ComplexPlan[T]) stageIn(coeffs bool, a, b, c, d, x []T) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return tridiag.ErrClosed
 	}
-	n := p.spec.Len()
-	var err error
-	get := func(b **cuda.Buffer[T]) {
-		if *b == nil && err == nil {
-			*b, err = cuda.Alloc[T](p.dev.Device, n)
-		}
-	}
-	if coeffs {
-		get(&p.ha)
-		get(&p.hb)
-		get(&p.hc)
-	}
-	get(&p.hd)
-	get(&p.hx)
-	return err
+	return p.host.in(p.dev.Device, p.spec, coeffs, false, a, b, c, d, x)
 }
 
 // Close frees the plan's device memory.
@@ -499,11 +445,7 @@ func (p *ComplexPlan[T]) Close() error {
 		return nil
 	}
 	p.closed = true
-	for _, b := range []*cuda.Buffer[T]{p.ha, p.hb, p.hc, p.hd, p.hx} {
-		if b != nil {
-			_ = b.Free()
-		}
-	}
+	p.host.free()
 	return p.dev.Enqueue(func() error {
 		if p.stream != (cu.Stream{}) {
 			_ = p.stream.Synchronize()

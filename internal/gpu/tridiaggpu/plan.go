@@ -117,9 +117,8 @@ type Plan[T tridiag.Float] struct {
 	measures                  []float64
 	hostCheck                 *tridiag.Plan[T]
 	checkHost                 []T
-	// staging buffers for host solves, made on first use
-	ha, hb, hc, hd, hx *cuda.Buffer[T]
-	closed             bool
+	host                      staging[T] // the device copies of host solves' arrays
+	closed                    bool
 }
 
 // NewPlan makes a GPU plan for batches of the given shape on dev.
@@ -491,105 +490,37 @@ func (p *Plan[T]) failures() (*tridiag.BatchError, error) {
 	return be, nil
 }
 
-// keepGaps copies x to the staging buffer hx of a host solve when the
-// layout of spec leaves gaps between its rows (Len > N·G), so that the
-// copy of the solution back to x keeps x's elements in the gaps.
-func keepGaps[T cuda.Elem](spec tridiag.Spec, hx *cuda.Buffer[T], x []T) error {
-	if spec.Len() == spec.N*spec.G {
-		return nil
-	}
-	return hx.CopyFrom(x)
-}
-
 // Solve copies host slices to the device, solves, and copies x back (the
 // elements of x between the layout's rows are kept). An LDLT plan does not
 // read a, which may then be nil.
 func (p *Plan[T]) Solve(ctx context.Context, a, b, c, d, x []T) error {
-	if err := p.stage(true); err != nil {
+	if err := p.stageIn(true, a, b, c, d, x); err != nil {
 		return err
 	}
-	n := p.spec.Len()
-	for _, h := range []struct {
-		buf *cuda.Buffer[T]
-		v   []T
-	}{{p.ha, a}, {p.hb, b}, {p.hc, c}, {p.hd, d}} {
-		if h.buf == p.ha && a == nil && p.algo == tridiag.LDLT {
-			continue
-		}
-		if len(h.v) < n {
-			return fmt.Errorf("%w: array of %d elements, need %d", tridiag.ErrLength, len(h.v), n)
-		}
-		if err := h.buf.CopyFrom(h.v[:n]); err != nil {
-			return err
-		}
-	}
-	if len(x) < n {
-		return fmt.Errorf("%w: x has %d elements, need %d", tridiag.ErrLength, len(x), n)
-	}
-	if err := keepGaps(p.spec, p.hx, x[:n]); err != nil {
-		return err
-	}
-	if err := p.syncCopies(); err != nil {
-		return err
-	}
-	if err := p.SolveDevice(ctx, p.ha, p.hb, p.hc, p.hd, p.hx); err != nil && !isBatch(err) {
-		return err
-	} else if cerr := p.hx.CopyTo(x[:n]); cerr != nil {
-		return cerr
-	} else {
-		return err
-	}
+	h := &p.host
+	return h.out(p.SolveDevice(ctx, h.a, h.b, h.c, h.d, h.x), x)
 }
 
 // SolveConst is Solve for constant coefficients.
 func (p *Plan[T]) SolveConst(ctx context.Context, a, b, c T, d, x []T) error {
-	if err := p.stage(false); err != nil {
+	if err := p.stageIn(false, nil, nil, nil, d, x); err != nil {
 		return err
 	}
-	n := p.spec.Len()
-	if len(d) < n || len(x) < n {
-		return fmt.Errorf("%w: d, x have %d, %d elements, need %d", tridiag.ErrLength, len(d), len(x), n)
-	}
-	if err := p.hd.CopyFrom(d[:n]); err != nil {
+	return p.host.out(p.SolveDeviceConst(ctx, a, b, c, p.host.d, p.host.x), x)
+}
+
+// stageIn copies a host solve's arrays to the staging buffers and waits
+// for the copies.
+func (p *Plan[T]) stageIn(coeffs bool, a, b, c, d, x []T) error {
+	if err := p.host.in(p.dev.Device, p.spec, coeffs, p.algo == tridiag.LDLT, a, b, c, d, x); err != nil {
 		return err
 	}
-	if err := keepGaps(p.spec, p.hx, x[:n]); err != nil {
-		return err
-	}
-	if err := p.syncCopies(); err != nil {
-		return err
-	}
-	if err := p.SolveDeviceConst(ctx, a, b, c, p.hd, p.hx); err != nil && !isBatch(err) {
-		return err
-	} else if cerr := p.hx.CopyTo(x[:n]); cerr != nil {
-		return cerr
-	} else {
-		return err
-	}
+	return p.syncCopies()
 }
 
 func isBatch(err error) bool {
 	var be *tridiag.BatchError
 	return errors.As(err, &be)
-}
-
-// stage allocates the staging buffers of host solves.
-func (p *Plan[T]) stage(coeffs bool) error {
-	n := p.spec.Len()
-	var err error
-	get := func(b **cuda.Buffer[T]) {
-		if *b == nil && err == nil {
-			*b, err = cuda.Alloc[T](p.dev.Device, n)
-		}
-	}
-	if coeffs {
-		get(&p.ha)
-		get(&p.hb)
-		get(&p.hc)
-	}
-	get(&p.hd)
-	get(&p.hx)
-	return err
 }
 
 // Close frees the plan's device memory.
@@ -604,11 +535,7 @@ func (p *Plan[T]) Close() error {
 		_ = p.res.close()
 		p.res = nil
 	}
-	for _, b := range []*cuda.Buffer[T]{p.ha, p.hb, p.hc, p.hd, p.hx} {
-		if b != nil {
-			_ = b.Free()
-		}
-	}
+	p.host.free()
 	if p.many != nil {
 		_ = p.many.Close()
 		p.many = nil
