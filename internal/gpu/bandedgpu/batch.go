@@ -133,9 +133,12 @@ type BatchPlan[T banded.Scalar] struct {
 	status     cu.DevicePtr
 	codes      []int32
 	ha, hd, hx *cuda.Buffer[T]
-	// dkeep: the copy of d that Options.Check keeps for in-place solves.
-	dkeep  *cuda.Buffer[T]
-	closed bool
+	// Options.Check: the copy of d kept for in-place solves, and the host
+	// copies of the batch, made on first use.
+	dkeep          *cuda.Buffer[T]
+	checkBatch     *banded.Batch[T]
+	checkR, checkX []T
+	closed         bool
 }
 
 // NewBatchPlan makes a plan for batches of g systems of order n and
@@ -385,8 +388,12 @@ func (p *BatchPlan[T]) checkSolutions(a, rhs, x *cuda.Buffer[T], res banded.Batc
 	if solveErr != nil && !errors.As(solveErr, &be) {
 		return solveErr
 	}
-	host := &banded.Batch[T]{N: p.n, K: p.k, G: p.g, Layout: p.layout, Data: make([]T, a.Len())}
-	hr, hx := make([]T, rhs.Len()), make([]T, x.Len())
+	if p.checkBatch == nil {
+		vec := p.n * p.g
+		p.checkBatch = &banded.Batch[T]{N: p.n, K: p.k, G: p.g, Layout: p.layout, Data: make([]T, (2*p.k+1)*vec)}
+		p.checkR, p.checkX = make([]T, vec), make([]T, vec)
+	}
+	host, hr, hx := p.checkBatch, p.checkR, p.checkX
 	for _, c := range []struct {
 		dst []T
 		src *cuda.Buffer[T]
