@@ -7,5 +7,5 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-h=$(cat ptx/src/band_*.cuh ptx/src/banded.cu ptx/src/transpose.cuh ptx/src/common.cuh internal/bandemu/emu.h | sha256sum | cut -c1-16)
+h=$(cat ptx/src/band_*.cuh ptx/src/banded.cu ptx/src/transpose.cuh ptx/src/common.cuh internal/bandemu/emu.h internal/bandemu/fibers.h | sha256sum | cut -c1-16)
 CGO_CXXFLAGS="-O2 -g -DBAND_SRC_HASH=$h" exec go test -tags cudaemu "$@" ./internal/bandemu

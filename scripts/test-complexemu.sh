@@ -10,5 +10,5 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-h=$(cat ptx/src/complex.cuh ptx/src/cpart.cuh ptx/src/partition.cuh ptx/src/signal.cuh ptx/src/common.cuh ptx/src/band_cpivot.cuh ptx/src/band_pivot.cuh ptx/src/band_common.cuh internal/complexemu/*.h | sha256sum | cut -c1-16)
+h=$(cat ptx/src/complex.cuh ptx/src/cpart.cuh ptx/src/partition.cuh ptx/src/signal.cuh ptx/src/common.cuh ptx/src/band_cpivot.cuh ptx/src/band_pivot.cuh ptx/src/band_common.cuh internal/complexemu/*.h internal/bandemu/fibers.h | sha256sum | cut -c1-16)
 CGO_CXXFLAGS="-O2 -g -DCOMPLEX_SRC_HASH=$h" exec go test -tags cudaemu "$@" ./internal/complexemu

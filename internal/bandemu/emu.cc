@@ -1,13 +1,11 @@
 //go:build cudaemu
 
-// The fiber scheduler of emu.h and the C entry points that package bandemu
+// The fiber scheduler (fibers.h) and the C entry points that package bandemu
 // calls: they launch the banded kernels of ptx/src on the CPU.
 
 // No fused multiply-adds (the PTX is built with -fmad=false); x86-64
 // without -mfma has none anyway.
 #pragma GCC optimize("fp-contract=off")
-
-#include <ucontext.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -17,78 +15,8 @@
 
 emu_dim3 threadIdx, blockIdx, blockDim, gridDim;
 
-namespace {
-const size_t kStack = 256 << 10;
-std::vector<unsigned char> dyn;
-ucontext_t sched;
-struct Fiber {
-    ucontext_t ctx;
-    std::vector<unsigned char> stack;
-    bool done;
-    unsigned int x, y, z;
-};
-std::vector<Fiber> fibers;
-int current = -1;
-const std::function<void()> *kernel;
+#include "fibers.h"
 
-void trampoline() {
-    (*kernel)();
-    fibers[current].done = true;
-    swapcontext(&fibers[current].ctx, &sched);
-}
-} // namespace
-
-unsigned char *emu_dyn_smem() { return dyn.data(); }
-
-void emu_syncthreads() {
-    if (current < 0) return;
-    swapcontext(&fibers[current].ctx, &sched);
-}
-
-void emu_launch(emu_dim3 grid, emu_dim3 block, size_t smem, const std::function<void()> &body) {
-    gridDim = grid;
-    blockDim = block;
-    kernel = &body;
-    const size_t nt = (size_t)block.x * block.y * block.z;
-    fibers.resize(nt);
-    for (auto &f : fibers)
-        if (f.stack.size() != kStack) f.stack.resize(kStack);
-    for (unsigned int bz = 0; bz < grid.z; bz++)
-        for (unsigned int by = 0; by < grid.y; by++)
-            for (unsigned int bx = 0; bx < grid.x; bx++) {
-                blockIdx = {bx, by, bz};
-                dyn.assign(smem + 16, 0);
-                size_t i = 0;
-                for (unsigned int z = 0; z < block.z; z++)
-                    for (unsigned int y = 0; y < block.y; y++)
-                        for (unsigned int x = 0; x < block.x; x++, i++) {
-                            Fiber &f = fibers[i];
-                            f.done = false;
-                            f.x = x, f.y = y, f.z = z;
-                            getcontext(&f.ctx);
-                            f.ctx.uc_stack.ss_sp = f.stack.data();
-                            f.ctx.uc_stack.ss_size = f.stack.size();
-                            f.ctx.uc_link = nullptr;
-                            makecontext(&f.ctx, trampoline, 0);
-                        }
-                // Round robin: each pass runs every live fiber up to its
-                // next barrier or its end.
-                for (;;) {
-                    bool live = false;
-                    for (size_t k = 0; k < nt; k++) {
-                        if (fibers[k].done) continue;
-                        live = true;
-                        current = (int)k;
-                        threadIdx = {fibers[k].x, fibers[k].y, fibers[k].z};
-                        swapcontext(&sched, &fibers[k].ctx);
-                    }
-                    current = -1;
-                    if (!live) break;
-                }
-            }
-}
-
-#define BAND_EMU_REAL_ONLY
 #include "banded.cu"
 // The layout kernels of the tridiagonal module (cuda/transpose.go), for
 // their index arithmetic: they are plain copies, with no banded code.

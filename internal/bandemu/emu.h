@@ -71,4 +71,4 @@ inline unsigned long long atomicMin(unsigned long long *p, unsigned long long v)
 
 // emu_launch runs body for every thread of the grid, block after block;
 // smem bytes of dynamic shared memory are zero-filled before each block.
-void emu_launch(emu_dim3 grid, emu_dim3 block, size_t smem, const std::function<void()> &body);
+void emu_launch(emu_dim3 grid, emu_dim3 block, size_t smem, const std::function<void()> &body, unsigned char fill = 0);

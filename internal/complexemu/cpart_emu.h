@@ -1,9 +1,10 @@
 // What the complex partition kernel (ptx/src/cpart.cuh, with the parts of
 // partition.cuh it includes) needs beyond emu.h: the rest of the CUDA
 // features it names, and __syncthreads over fibers. Every thread of a
-// block is a fiber (ucontext) on its own stack; cpart_emu_launch runs the
-// blocks one after another, and within a block every live fiber in turn
-// up to its next barrier or its end. The block's dynamic shared memory is
+// block is a fiber (ucontext, the scheduler of internal/bandemu/fibers.h)
+// on its own stack; cpart_emu_launch runs the blocks one after another,
+// and within a block every live fiber in turn up to its next barrier or
+// its end. The block's dynamic shared memory is
 // filled with 0xff bytes (NaN) at its start, so that a read of a slot no
 // thread wrote shows. Fibers never run at the same time: atomics are
 // plain operations and fences do nothing. Warp operations are not
@@ -57,10 +58,10 @@ inline void __nanosleep(unsigned) {}
 template <typename T> T __shfl_up_sync(unsigned, T v, int, int = 32) { return v; }
 template <typename T> T __shfl_down_sync(unsigned, T v, int, int = 32) { return v; }
 
-unsigned char *cpart_emu_smem();
-void cpart_emu_sync();
-inline void __syncthreads() { cpart_emu_sync(); }
+unsigned char *emu_dyn_smem();
+void emu_syncthreads();
+inline void __syncthreads() { emu_syncthreads(); }
 void cpart_emu_launch(unsigned grid, unsigned block, size_t smem, const std::function<void()> &body);
 
 #define PART_EMU
-#define part_smem (cpart_emu_smem())
+#define part_smem (emu_dyn_smem())

@@ -7,8 +7,6 @@
 // No fused multiply-adds (the PTX is built with -fmad=false).
 #pragma GCC optimize("fp-contract=off")
 
-#include <ucontext.h>
-
 #include <vector>
 
 #include "emu.h"
@@ -64,68 +62,13 @@ extern "C" void emu_complex_solve(int alg, int f64, const void *a, const void *b
         dispatch<float2, float>(alg, a, b, c, d, x, work, n, G, es, bs, ca, cb, cc, isConst, bounded, cyclic, status);
 }
 
-// ---- The fibers of the complex partition kernel (cpart_emu.h) ----
+// ---- The fibers of the complex partition kernel (cpart_emu.h): bandemu's
+// scheduler ----
 
-namespace {
-const size_t kStack = 256 << 10;
-std::vector<unsigned char> dyn;
-ucontext_t sched;
-struct Fiber {
-    ucontext_t ctx;
-    std::vector<unsigned char> stack;
-    bool done;
-    unsigned x;
-};
-std::vector<Fiber> fibers;
-int current = -1;
-const std::function<void()> *body;
-
-void trampoline() {
-    (*body)();
-    fibers[current].done = true;
-    swapcontext(&fibers[current].ctx, &sched);
-}
-} // namespace
-
-unsigned char *cpart_emu_smem() { return dyn.data(); }
-
-void cpart_emu_sync() {
-    if (current >= 0) swapcontext(&fibers[current].ctx, &sched);
-}
+#include "../bandemu/fibers.h"
 
 void cpart_emu_launch(unsigned grid, unsigned block, size_t smem, const std::function<void()> &f) {
-    gridDim = {grid, 1, 1};
-    blockDim = {block, 1, 1};
-    body = &f;
-    fibers.resize(block);
-    for (auto &fb : fibers)
-        if (fb.stack.size() != kStack) fb.stack.resize(kStack);
-    for (unsigned bx = 0; bx < grid; bx++) {
-        blockIdx = {bx, 0, 0};
-        dyn.assign(smem + 16, 0xff);
-        for (unsigned i = 0; i < block; i++) {
-            Fiber &fb = fibers[i];
-            fb.done = false;
-            fb.x = i;
-            getcontext(&fb.ctx);
-            fb.ctx.uc_stack.ss_sp = fb.stack.data();
-            fb.ctx.uc_stack.ss_size = fb.stack.size();
-            fb.ctx.uc_link = nullptr;
-            makecontext(&fb.ctx, trampoline, 0);
-        }
-        for (;;) {
-            bool live = false;
-            for (unsigned k = 0; k < block; k++) {
-                if (fibers[k].done) continue;
-                live = true;
-                current = (int)k;
-                threadIdx = {fibers[k].x, 0, 0};
-                swapcontext(&sched, &fibers[k].ctx);
-            }
-            current = -1;
-            if (!live) break;
-        }
-    }
+    emu_launch({grid, 1, 1}, {block, 1, 1}, smem, f, 0xff);
 }
 
 template <typename C, typename R>

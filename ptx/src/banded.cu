@@ -6,7 +6,7 @@
 // The complex pivoting batch (complex64/complex128 as float2/double2); the
 // real kernels' CPU emulation (internal/bandemu) leaves it out, the
 // complex one (internal/complexemu) runs it.
-#ifndef BAND_EMU_REAL_ONLY
+#ifndef BAND_EMU
 #include "band_cpivot.cuh"
 #endif
 #include "band_window.cuh"
