@@ -100,6 +100,7 @@ template <typename T> struct LsegArgs {
     unsigned long long *ctl;
     T *RA, *RB, *RC, *RD, *XR;
     int *nst;
+    int flags; // SEG_KEEP_A, SEG_KEEP_C, SEG_RED_ROWS (segment.cuh)
     __device__ __forceinline__ int groups() const { return (G + S - 1) / S; }
     // gw is group grp's control words: arrivals, finished blocks, flag.
     __device__ __forceinline__ unsigned long long *gw(int grp) const { return ctl + 1 + 4 * (i64)grp; }
@@ -171,11 +172,16 @@ __device__ __forceinline__ void lseg_reduce(const LsegArgs<T> &a, const LsegItem
             }
         }
         part_eliminate_regs<T, P>([&](int j, T &aj, T &bj, T &cj, T &dj) { aj = ra[j], bj = rb[j], cj = rc[j], dj = rd[j]; },
-                                  it.m, n - 1 - (s0 + t * P), s0 == 0 && t == 0, sgm, sal, sdl, F0, L0,
+                                  it.m, (a.flags & SEG_KEEP_C) ? -1 : n - 1 - (s0 + t * P),
+                                  s0 == 0 && t == 0 && !(a.flags & SEG_KEEP_A), sgm, sal, sdl, F0, L0,
                                   [&](int j) { note(SEG_KEY(SEG_STAGE_PIVOT, s0 + t * P + j)); });
     }
     seg_rows<T>(sy, X, t, cn, lastm, it.RR, it.has, F0, L0, F, L, note, rowOf);
-    if (t == 0 && write && it.live) seg_put_rows(sy.frow, a.RA, a.RB, a.RC, a.RD, (i64)it.g * (2 * a.Q) + 2 * it.sg);
+    if (t == 0 && write && it.live) {
+        i64 step;
+        const i64 f = seg_red_at(a.flags, it.g, it.sg, a.G, a.Q, step);
+        seg_put_rows(sy.frow, a.RA, a.RB, a.RC, a.RD, f, step);
+    }
 }
 
 // lseg_arrive counts the block's item in; the last block of the group to
@@ -235,8 +241,9 @@ template <typename T> __device__ __forceinline__ void lseg_wait(const LsegArgs<T
 template <typename T>
 __device__ __forceinline__ void lseg_fetch_x(const LsegArgs<T> &a, const LsegItem &it, int t, LsegSys<T> &sy, int mode) {
     if (t != 0 || !it.live) return;
-    const i64 f = (i64)it.g * (2 * a.Q) + 2 * it.sg;
-    sy.x[0] = __ldcg(a.XR + f), sy.x[1] = __ldcg(a.XR + f + 1);
+    i64 step;
+    const i64 f = seg_red_at(a.flags, it.g, it.sg, a.G, a.Q, step);
+    sy.x[0] = __ldcg(a.XR + f), sy.x[1] = __ldcg(a.XR + f + step);
     if (mode == SEG_EXPAND && a.nst[it.g] != 0)
         atomicMin(&sy.key, SEG_KEY(SEG_STAGE_REDUCED, seg_row(a.nst[it.g] - 1, a.n, a.M)));
 }
@@ -293,7 +300,7 @@ __device__ __forceinline__ void lseg_count_out(const LsegArgs<T> &a, const LsegI
     if (tid < a.S && it.live) {
         const unsigned long long kk = sy.key;
         if (kk != 0) {
-            a.status[it.g] = (int)(~kk & 0xffffffffull) + 1;
+            a.status[it.g] = seg_code(kk, a.flags);
             a.status[a.G] = 1;
             *a.gkey(it.g) = 0;
         }
@@ -347,8 +354,8 @@ __device__ void lseg_kernel(const LsegArgs<T> &a, int mode, volatile unsigned in
                           unsigned long long *ctl, T *RA, T *RB, T *RC, T *RD, T *XR, int *nst,                   \
                           volatile unsigned int *word, unsigned int seq) {                                        \
         lseg_kernel<T, P>(LsegArgs<T>{Coeffs<T>{a, b, c, ca, cb, cc, isConst}, d, x, n, G, M, Q, spb, es, bs,   \
-                                      status, ctl, RA, RB, RC, RD, XR, nst},                                     \
-                          mode, word, seq);                                                                       \
+                                      status, ctl, RA, RB, RC, RD, XR, nst, mode & ~SEG_MODE_MASK},              \
+                          mode & SEG_MODE_MASK, word, seq);                                                       \
     }
 LSEG(float, f32, 16, 512)
 LSEG(double, f64, 16, 256)

@@ -51,6 +51,22 @@
 #define SEG_ONEPASS 0
 #define SEG_REDUCE 1
 #define SEG_EXPAND 2
+// Flags or-ed into SEG_REDUCE and SEG_EXPAND for a part of systems split
+// across GPUs (tridiaggpu.PartPlan: the part's rows are rows r … r + n − 1
+// of longer systems). SEG_KEEP_A: the part's row 0 keeps its a, the
+// coupling to the row before the part (else read as 0, as for a system's
+// first row). SEG_KEEP_C: its row n − 1 keeps its c. SEG_RED_ROWS: reduced
+// row j of system g at j·G + g of RA … RD and XR (the rows of every system
+// one after the other, so that a part's rows are one block of the reduced
+// batch of all parts), instead of g·2Q + j; it also marks a part's
+// launch, whose status code for a system that broke down only as a
+// consequence (stage SEG_STAGE_REDUCED or later: a non-finite x) is
+// negated, −(row + 1), so that the caller can tell it from a breakdown
+// within the part.
+#define SEG_MODE_MASK 3
+#define SEG_KEEP_A 4
+#define SEG_KEEP_C 8
+#define SEG_RED_ROWS 16
 
 #define SEG_STAGE_PIVOT 1ull
 #define SEG_STAGE_LEVEL 1ull
@@ -318,10 +334,22 @@ __device__ __forceinline__ void seg_rows(Sh &sh, const Ex &ex, int t, int cn, in
 // seg_put_rows writes a segment's rows F_σ, L_σ (frow) to the reduced
 // batch at rows f, f+1 and fences them.
 template <typename T>
-__device__ __forceinline__ void seg_put_rows(const T *frow, T *RA, T *RB, T *RC, T *RD, i64 f) {
+__device__ __forceinline__ void seg_put_rows(const T *frow, T *RA, T *RB, T *RC, T *RD, i64 f, i64 step = 1) {
+    const i64 l = f + step;
     __stcg(RA + f, frow[0]), __stcg(RB + f, frow[1]), __stcg(RC + f, frow[2]), __stcg(RD + f, frow[3]);
-    __stcg(RA + f + 1, frow[4]), __stcg(RB + f + 1, frow[5]), __stcg(RC + f + 1, frow[6]), __stcg(RD + f + 1, frow[7]);
+    __stcg(RA + l, frow[4]), __stcg(RB + l, frow[5]), __stcg(RC + l, frow[6]), __stcg(RD + l, frow[7]);
     __threadfence();
+}
+
+// seg_red_at is the index of segment sg's first reduced row of system g
+// (the last is one step further) and the step, for flags' layout.
+__device__ __forceinline__ i64 seg_red_at(int flags, int g, int sg, int G, int Q, i64 &step) {
+    if (flags & SEG_RED_ROWS) {
+        step = G;
+        return (i64)(2 * sg) * G + g;
+    }
+    step = 1;
+    return (i64)g * (2 * Q) + 2 * sg;
 }
 
 // SegBlock is one block's segment: which it is, where it lives in global
@@ -372,10 +400,11 @@ __device__ __forceinline__ SegBlock<T> seg_setup(int n, int M, int g, int sg, i6
 // identities), the breakdown keys into sh->key; this thread's reduced rows
 // are left in F, L and the segment's two rows of the reduced system of the
 // segments in sh->frow (F_σ: a, b, c, d; then L_σ). The block's
-// sh->key must be SEG_NONE before; it ends with a barrier.
+// sh->key must be SEG_NONE before; it ends with a barrier. flags: the
+// SEG_KEEP_A and SEG_KEEP_C of a part.
 template <typename T, int P>
 __device__ __forceinline__ void seg_reduce(const Coeffs<T> &k, const T *d, int n, i64 es, const SegBlock<T> &b,
-                                           SegEq<T> &F, SegEq<T> &L) {
+                                           SegEq<T> &F, SegEq<T> &L, int flags = 0) {
     typedef typename PartVec<T>::V V;
     constexpr int R = 16 / (int)sizeof(T);
     constexpr int U = P / R;
@@ -395,7 +424,8 @@ __device__ __forceinline__ void seg_reduce(const Coeffs<T> &k, const T *d, int n
     // Stage 1.
     PartEq<T> F0 = {T(0), T(1), T(0), T(0)}, L0 = {T(0), T(1), T(0), T(0)};
     if (b.has) {
-        part_eliminate<T, P, true>(VA, VB, VC, VD, b.SA, b.SD, X, b.m, n - 1 - (s0 + t * P), s0 == 0 && t == 0, F0, L0,
+        part_eliminate<T, P, true>(VA, VB, VC, VD, b.SA, b.SD, X, b.m, (flags & SEG_KEEP_C) ? -1 : n - 1 - (s0 + t * P),
+                                   s0 == 0 && t == 0 && !(flags & SEG_KEEP_A), F0, L0,
                              [&](int j) { atomicMin(&sh.key, SEG_KEY(SEG_STAGE_PIVOT, s0 + t * P + j)); });
     }
     seg_rows<T>(sh, SegSlots<T>{b.SB, U}, t, nch, lastm, RR, b.has, F0, L0, F, L,
@@ -418,6 +448,13 @@ __device__ __forceinline__ void seg_finish(const SegBlock<T> &b, const SegEq<T> 
     __syncthreads();
 }
 
+// seg_code is the status code of breakdown key kk (stored as ~key): row +
+// 1, negated for a part's (flags with SEG_RED_ROWS) consequential stages.
+__device__ __forceinline__ int seg_code(unsigned long long kk, int flags) {
+    const int code = (int)(~kk & 0xffffffffull) + 1;
+    return (flags & SEG_RED_ROWS) && (~kk >> 32) >= SEG_STAGE_REDUCED ? -code : code;
+}
+
 // seg_fill_nan writes NaN over rows lo … hi−1 of system g.
 template <typename T> __device__ __forceinline__ void seg_fill_nan(T *x, int g, int lo, int hi, i64 es, i64 bs) {
     const T nan = nan_of<T>();
@@ -430,7 +467,7 @@ template <typename T> __device__ __forceinline__ void seg_fill_nan(T *x, int g, 
 // (the expand pass's; null otherwise). Call from the whole block.
 template <typename T>
 __device__ __forceinline__ void seg_count_out(SegShared<T> &sh, unsigned long long *sys, int Q, int g, int n, int G,
-                                              i64 es, i64 bs, T *x, int *status, int *nst) {
+                                              i64 es, i64 bs, T *x, int *status, int *nst, int flags = 0) {
     const int t = threadIdx.x;
     __syncthreads();
     if (t == 0) {
@@ -445,7 +482,7 @@ __device__ __forceinline__ void seg_count_out(SegShared<T> &sh, unsigned long lo
     if (kk != 0) {
         seg_fill_nan(x, g, 0, n, es, bs);
         if (t == 0) {
-            status[g] = (int)(~kk & 0xffffffffull) + 1;
+            status[g] = seg_code(kk, flags);
             status[G] = 1;
         }
     }
@@ -459,6 +496,8 @@ template <typename T, int P>
 __device__ void segment_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 es, i64 bs, int *status, int M,
                                int Q, int mode, unsigned long long *ctl, T *RA, T *RB, T *RC, T *RD, T *XR,
                                int *nst, volatile unsigned int *word, unsigned int seq) {
+    const int flags = mode & ~SEG_MODE_MASK;
+    mode &= SEG_MODE_MASK;
     SegShared<T> &sh0 = *seg_shared<T, P>(M);
     const int t = threadIdx.x;
     if (t == 0) {
@@ -481,10 +520,12 @@ __device__ void segment_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 
     unsigned long long *sys = ctl + 1 + 4 * (i64)g; // arrivals, finished, flag, key
 
     SegEq<T> F, L;
-    seg_reduce<T, P>(k, d, n, es, b, F, L);
+    seg_reduce<T, P>(k, d, n, es, b, F, L, flags);
+    i64 rstep;
+    const i64 rf = seg_red_at(flags, g, sg, G, Q, rstep);
 
     if (mode != SEG_EXPAND && t == 0) {
-        seg_put_rows(sh.frow, RA, RB, RC, RD, (i64)g * R2 + 2 * sg);
+        seg_put_rows(sh.frow, RA, RB, RC, RD, rf, rstep);
         if (mode == SEG_ONEPASS) {
             __threadfence();
             sh.last = (atomicAdd(sys, 1ull) + 1) % (unsigned long long)Q == 0;
@@ -524,15 +565,14 @@ __device__ void segment_kernel(Coeffs<T> k, const T *d, T *x, int n, int G, i64 
         }
     }
     if (t == 0) {
-        const i64 f = (i64)g * R2 + 2 * sg;
-        sh.x[0] = __ldcg(XR + f), sh.x[1] = __ldcg(XR + f + 1);
+        sh.x[0] = __ldcg(XR + rf), sh.x[1] = __ldcg(XR + rf + rstep);
         if (mode == SEG_EXPAND && nst[g] != 0) atomicMin(&sh.key, SEG_KEY(SEG_STAGE_REDUCED, seg_row(nst[g] - 1, n, M)));
     }
     __syncthreads();
     seg_finish<T, P>(b, F, L, sh.x[0], sh.x[1]);
     part_store<T, P, true>(b.SC, &sh.none, x + b.off, b.ss, b.ns, 1, es, b.sbs, 1, 0);
 
-    seg_count_out(sh, sys, Q, g, n, G, es, bs, x, status, mode == SEG_EXPAND ? nst : nullptr);
+    seg_count_out(sh, sys, Q, g, n, G, es, bs, x, status, mode == SEG_EXPAND ? nst : nullptr, flags);
     block_done_signal(status, G, word, seq); // word is null but in one pass
 }
 
