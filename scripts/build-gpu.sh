@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the GPU test and bench binaries (-tags cuda: the cuda, bench,
-# examples and cmd/bandsolve test binaries, and the bandsolve command) into
+# Builds the GPU test and bench binaries (-tags cuda: the cuda, gpu,
+# internal/gpu/..., internal/nccl, bench, spline, examples and
+# cmd/bandsolve test binaries, and the bandsolve command) into
 # .gpu/ with scripts/gpu-run.sh as .gpu/run.sh, and packs them into one
 # archive, .gpu-pack/gpu.tar.xz (both ignored by git), to copy to a machine
 # with an NVIDIA GPU. That machine needs the NVIDIA driver (the binaries
@@ -11,7 +12,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 mkdir -p .gpu
 flags=(-tags cuda -trimpath -ldflags=-s\ -w)
-for pkg in $(go list -tags cuda -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./... | grep -E '/cuda$|/gpu$|/internal/gpu/|/bench$|/examples/|/cmd/bandsolve$|/spline$' || true); do
+for pkg in $(go list -tags cuda -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./... | grep -E '/cuda$|/gpu$|/internal/gpu/|/internal/nccl$|/bench$|/examples/|/cmd/bandsolve$|/spline$' || true); do
   name=$(basename "$pkg")
   # The examples' binaries are example_NAME: examples/spline and spline
   # would both be spline.test.
