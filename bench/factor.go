@@ -16,9 +16,11 @@ import (
 // right-hand sides, the SPD path (LDLT: pttrf, pttrs and the one-shot
 // ptsv) against the general ones (Thomas's LU, gttrf), the plan's
 // one-shot solve of one right-hand side (NRHS of them are what a
-// factored solve of NRHS columns replaces), the staged solves on
-// contiguous batches (gpu:<alg>/staged: tiles of rows transposed through
-// shared memory), and cuSPARSE in the same run:
+// factored solve of NRHS columns replaces), on contiguous batches both
+// solve kernels whatever the batch's size (gpu:<alg>/staged: tiles of
+// rows transposed through shared memory; gpu:<alg>/rows: a thread a
+// system; gpu:<alg>/solve is the library's choice), and cuSPARSE in the
+// same run:
 // gtsv2 with n = NRHS columns on single systems (it factors at every
 // call), gtsv2StridedBatch NRHS times on batches.
 var factorGrids = map[string][]FactorCase{
@@ -191,6 +193,7 @@ var factorGeneral = map[string]string{
 	"gpu:ldlt/factor": "gpu:thomas/factor",
 	"gpu:ldlt/solve":  "gpu:thomas/solve",
 	"gpu:ldlt/staged": "gpu:thomas/staged",
+	"gpu:ldlt/rows":   "gpu:thomas/rows",
 }
 
 // relateFactorResults fills the one-shot and general-path times of the

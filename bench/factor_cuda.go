@@ -138,19 +138,25 @@ func factorGPU[T tridiag.Float](be *cudaBackend, c FactorCase, prec string, warm
 			rr.Note = paced
 			add(rr, times, err)
 		}
-		// Rows adjacent: the staged kernels too (tiles of rows transposed
-		// through shared memory).
+		// Rows adjacent: each solve kernel forced too, the staged kernels
+		// (tiles of rows transposed through shared memory) and the row
+		// kernels (a thread a system).
 		if ft.SetStaged(true) {
-			for _, nrhs := range factorNRHS {
-				rr := res("gpu:"+m.name+"/staged", nrhs, 2*float64(nrhs)+fv)
-				times, paced, err := be.timeGated(func() ([]time.Duration, error) {
-					return ft.Solve(be.clock.Timer(), nrhs, dd, dx, warmup, reps)
-				})
-				rr.Note = paced
-				add(rr, times, err)
+			for _, kind := range []struct {
+				name   string
+				staged bool
+			}{{"staged", true}, {"rows", false}} {
+				ft.SetStaged(kind.staged)
+				for _, nrhs := range factorNRHS {
+					rr := res("gpu:"+m.name+"/"+kind.name, nrhs, 2*float64(nrhs)+fv)
+					times, paced, err := be.timeGated(func() ([]time.Duration, error) {
+						return ft.Solve(be.clock.Timer(), nrhs, dd, dx, warmup, reps)
+					})
+					rr.Note = paced
+					add(rr, times, err)
+				}
 			}
 		}
-		ft.SetStaged(false)
 		_ = ft.Close()
 	}
 

@@ -80,7 +80,9 @@ type splitCase struct {
 	g       int
 }
 
-func (c splitCase) String() string { return fmt.Sprintf("rows=%v layouts=%s G=%d", c.rows, c.layouts, c.g) }
+func (c splitCase) String() string {
+	return fmt.Sprintf("rows=%v layouts=%s G=%d", c.rows, c.layouts, c.g)
+}
 
 func (c splitCase) shapes() []tridiag.Shape {
 	out := make([]tridiag.Shape, len(c.rows))

@@ -134,10 +134,11 @@ type gpuFactors[T tridiag.Float] struct {
 	// ahead; 0 lets the solve choose (groupOf, depthOf).
 	group int
 	depth int
-	// staged solves a batch of element stride 1 with the staged kernels
-	// (fac_staged_k*: a warp per 32 systems, tiles of rows transposed
-	// through shared memory) where they apply (canStage).
-	staged bool
+	// stage chooses between the staged kernels (fac_staged_k*: a warp
+	// per 32 systems, tiles of rows transposed through shared memory) and
+	// the row kernels where both apply (canStage): useStaged's rule, or
+	// forced (benchmarks and tests).
+	stage  stageChoice
 	planes [4]cu.DevicePtr
 	vals   cu.DevicePtr // the planes, in one allocation
 	bytes  cu.DevicePtr // ipiv (N·H bytes, modes that pivot), then the kinds (H bytes)
@@ -377,11 +378,37 @@ func stagedRows(group int) int {
 // canStage reports whether the staged kernels solve with f: rows
 // adjacent (element stride 1: contiguous and padded layouts) and factors
 // of one kind (LU, gttrf or L·D·Lᵀ; Auto's mix takes the row kernels).
-// Staging is chosen by the staged field, not by default: BenchmarkFactor
-// compares it with the row kernels on contiguous batches
-// (staged-nrhs=k against solve-nrhs=k).
 func (f *gpuFactors[T]) canStage() bool {
 	return f.spec.Layout.ElemStride == 1 && f.mode.solveKind() != solveMixed
+}
+
+// stageChoice is how a solve picks the staged kernels.
+type stageChoice int
+
+const (
+	stageByRule stageChoice = iota // useStaged
+	stageOn                        // staged wherever canStage
+	stageOff                       // the row kernels
+)
+
+// stagedMinSystems is the batch from which the staged kernels solve where
+// they apply: a warp of systems. With fewer, the row kernels' lone threads
+// are as fast or faster. H200, N = 256, G = 65536 contiguous, FP32
+// thomas: 155 µs staged against 872 µs by rows for one right-hand side,
+// 11.4 ms against 42.1 ms for 16; G = 1, N = 4096: 931 µs against 920
+// (thomas), 1.85 ms against 1.14 (gtsv) (bandsolve bench -device cuda
+// -grid factor -peers cusparse: gpu:<alg>/staged against gpu:<alg>/solve).
+const stagedMinSystems = 32
+
+// useStaged reports whether a solve takes the staged kernels.
+func (f *gpuFactors[T]) useStaged() bool {
+	switch f.stage {
+	case stageOn:
+		return f.canStage()
+	case stageOff:
+		return false
+	}
+	return f.canStage() && f.spec.G >= stagedMinSystems
 }
 
 // solveVariant is a solve kernel's variant: columns a time and rows
@@ -434,7 +461,7 @@ func (f *gpuFactors[T]) solveLauncher(nrhs int, d, x cu.DevicePtr) (func() error
 		Launch(*cuda.Device, cuda.Dim3, cuda.Dim3, int, cu.Stream, *kernels.FacSolveKPDArgs) error
 	}
 	var err error
-	if f.staged && f.canStage() {
+	if f.useStaged() {
 		k, err = kernels.FacStagedKPDFor(f.mode.solveKind(), p, stagedRows(p), f.f64)
 	} else {
 		k, err = kernels.FacSolveKPDFor(f.mode.solveKind(), p, depth, f.f64)
@@ -793,11 +820,15 @@ func (t *FactorTiming[T]) time(timer cuda.Timer, warmup, reps int, launch func()
 	return ts, err
 }
 
-// SetStaged makes Solve use the staged kernels (on) or the row kernels;
-// it reports whether the staged kernels apply to the batch (rows
-// adjacent, factors of one kind), Solve using the row kernels otherwise.
+// SetStaged makes Solve use the staged kernels (on) or the row kernels,
+// whatever the batch's size; it reports whether the staged kernels apply
+// to the batch (rows adjacent, factors of one kind), Solve using the row
+// kernels otherwise.
 func (t *FactorTiming[T]) SetStaged(on bool) bool {
-	t.f.staged = on
+	t.f.stage = stageOff
+	if on {
+		t.f.stage = stageOn
+	}
 	return t.f.canStage()
 }
 

@@ -24,7 +24,7 @@ import (
 // (Auto) for comparison. The factors are interleaved whatever the batch
 // layout; the right-hand sides are in the batch's layout, interleaved
 // (thread per system, coalesced) or contiguous (system g's rows
-// adjacent). solve-nrhs=k runs the default kernel variant (groupOf,
+// adjacent). solve-nrhs=k runs the row kernels' default variant (groupOf,
 // depthOf); variants/nrhs=k,pC,dD runs every variant of solveVariants
 // that takes C ≤ k columns at a time; staged-nrhs=k, on contiguous
 // batches, the staged kernels (canStage). MRows/s counts rows × right-hand
@@ -141,6 +141,7 @@ func benchFactorMode[T tridiag.Float](b *testing.B, shape tridiag.Shape, alg tri
 		b.Fatal(err)
 	}
 	defer f.Close()
+	f.stage = stageOff // solve-nrhs=k: the row kernels; staged-nrhs=k below
 	a := bufs[0].Ptr()
 	if mode == modePT {
 		a = 0
@@ -182,8 +183,8 @@ func benchFactorMode[T tridiag.Float](b *testing.B, shape tridiag.Shape, alg tri
 	if f.canStage() {
 		for _, nrhs := range factorBenchNRHS {
 			b.Run(fmt.Sprintf("staged-nrhs=%d", nrhs), func(b *testing.B) {
-				f.staged = true
-				defer func() { f.staged = false }()
+				f.stage = stageOn
+				defer func() { f.stage = stageOff }()
 				launch, err := f.solveLauncher(nrhs, bufs[3].Ptr(), bufs[4].Ptr())
 				if err != nil {
 					b.Fatal(err)

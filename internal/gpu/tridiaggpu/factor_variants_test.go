@@ -147,8 +147,9 @@ func testFactorVariants[T tridiag.Float](t *testing.T) {
 					}
 					for _, v := range variants {
 						name := fmt.Sprintf("N=%d %s %s nrhs=%d p%d d%d", n, m.name, lay.name, nrhs, v.group, v.depth)
-						f.group, f.depth, f.staged = v.group, v.depth, v.depth < 0
-						if f.staged {
+						f.group, f.depth, f.stage = v.group, v.depth, stageOff
+						if v.depth < 0 {
+							f.stage = stageOn
 							name = fmt.Sprintf("N=%d %s %s nrhs=%d p%d staged", n, m.name, lay.name, nrhs, v.group)
 						}
 						got := make([]T, len(d))
