@@ -662,3 +662,71 @@ func TestGeneralCondEstAndCheck(t *testing.T) {
 	assert.ErrorIs(t, err, ErrShape)
 	assert.Panics(t, func() { BackwardErrorGeneral(randomGeneral[float64](5, 1, 2, 2, rng), make([]float64, 5), nil) })
 }
+
+// TestPivotGeneralPadded: a General of bandwidths (KL, KU) stored in the
+// 2K+1 diagonals of K ≥ max(KL, KU) with the others zero (what
+// bandedgpu.BatchPlan.SolveDeviceGeneral gives its pivoting kernel,
+// FactorPivot's twin) factors and solves as it does with (KL, KU): the
+// same interchanges, the same singular row and the same values (up to
+// the sign of a zero), since the zero rows never win a pivot search and
+// only subtract exact zeros.
+func TestPivotGeneralPadded(t *testing.T) {
+	t.Run("float64", testPivotGeneralPadded[float64])
+	t.Run("float32", testPivotGeneralPadded[float32])
+}
+
+func testPivotGeneralPadded[T Float](t *testing.T) {
+	rng := newRNG(41)
+	for _, sh := range [][3]int{{2, 0, 0}, {9, 0, 0}, {9, 1, 0}, {9, 0, 1}, {12, 2, 1}, {12, 1, 3}, {30, 0, 5}, {30, 4, 0}, {40, 3, 7}, {40, 8, 2}} {
+		n, kl, ku := sh[0], sh[1], sh[2]
+		for _, d := range []float64{-1, 0.3, 1.5} {
+			m := randomGeneral[T](n, kl, ku, d, rng)
+			k := max(1, kl, ku)
+			p, err := NewGeneral[T](n, k, k)
+			require.NoError(t, err)
+			for i := range n {
+				for j := max(0, i-kl); j <= min(n-1, i+ku); j++ {
+					p.Set(i, j, m.At(i, j))
+				}
+			}
+			what := fmt.Sprintf("N=%d KL=%d KU=%d d=%g padded to K=%d", n, kl, ku, d, k)
+			f, err := FactorPivotGeneral(m)
+			require.NoError(t, err, what)
+			fp, err := FactorPivotGeneral(p)
+			require.NoError(t, err, what)
+			assert.Equal(t, f.Piv, fp.Piv, "%s: interchanges", what)
+			const nrhs = 3
+			b := make([]T, n*nrhs)
+			for i := range b {
+				b[i] = T(2*rng.Float64() - 1)
+			}
+			x, xp := append([]T(nil), b...), append([]T(nil), b...)
+			f.SolveMulti(x, nrhs)
+			fp.SolveMulti(xp, nrhs)
+			for i := range x {
+				// Equal values (a zero's sign may differ: −0 − 0·v is +0).
+				require.True(t, x[i] == xp[i], "%s: x[%d] = %v and %v", what, i, x[i], xp[i])
+			}
+		}
+		// A singular system fails at the same row.
+		m := randomGeneral[T](n, kl, ku, 1.5, rng)
+		c := n / 2
+		for i := max(0, c-ku); i <= min(n-1, c+kl); i++ {
+			m.Set(i, c, 0)
+		}
+		k := max(1, kl, ku)
+		p, err := NewGeneral[T](n, k, k)
+		require.NoError(t, err)
+		for i := range n {
+			for j := max(0, i-kl); j <= min(n-1, i+ku); j++ {
+				p.Set(i, j, m.At(i, j))
+			}
+		}
+		_, err = FactorPivotGeneral(m)
+		_, errp := FactorPivotGeneral(p)
+		var re, rep *RowError
+		require.ErrorAs(t, err, &re)
+		require.ErrorAs(t, errp, &rep)
+		assert.Equal(t, *re, *rep, "N=%d KL=%d KU=%d: the singular row", n, kl, ku)
+	}
+}

@@ -23,20 +23,11 @@ func bandsolve_solve_banded(precision C.int, n, kl, ku, g, nrhs C.int64_t, ab, b
 	const fn = "bandsolve_solve_banded"
 	var ng int
 	defer guard(fn, &st, info, &ng)
-	var dims [5]int
-	for i, v := range []struct {
-		name string
-		v    C.int64_t
-	}{{"n", n}, {"kl", kl}, {"ku", ku}, {"g", g}, {"nrhs", nrhs}} {
-		d, err := intArg(v.name, v.v)
-		if err != nil {
-			return finish(fn, err, nil, 0)
-		}
-		dims[i] = d
+	sh, err := bandArgs(n, kl, ku, g, nrhs)
+	if sh.g > 0 {
+		ng = sh.g
 	}
-	sh := bandShape{n: dims[0], kl: dims[1], ku: dims[2], g: dims[3], nrhs: dims[4]}
-	ng = sh.g
-	if err := sh.check(); err != nil {
+	if err != nil {
 		return finish(fn, err, info, ng)
 	}
 	for _, v := range []struct {
@@ -47,16 +38,75 @@ func bandsolve_solve_banded(precision C.int, n, kl, ku, g, nrhs C.int64_t, ab, b
 			return finish(fn, fmt.Errorf("%w: %s is NULL", errArgument, v.name), info, ng)
 		}
 	}
-	var err error
 	switch precision {
 	case precF32:
 		err = solveBanded[float32](sh, ab, b, x)
 	case precF64:
 		err = solveBanded[float64](sh, ab, b, x)
 	default:
-		err = fmt.Errorf("%w: unknown precision %d (want BANDSOLVE_F32 or BANDSOLVE_F64)", errArgument, int(precision))
+		err = errPrecision(precision)
 	}
 	return finish(fn, err, info, ng)
+}
+
+//export bandsolve_solve_banded_device
+func bandsolve_solve_banded_device(precision C.int, n, kl, ku, g, nrhs C.int64_t, ab, b, x C.uint64_t, ordinal C.int, stream C.uintptr_t, info *C.int32_t) (st C.int) {
+	const fn = "bandsolve_solve_banded_device"
+	var ng int
+	defer guard(fn, &st, info, &ng)
+	sh, err := bandArgs(n, kl, ku, g, nrhs)
+	if sh.g > 0 {
+		ng = sh.g
+	}
+	if err != nil {
+		return finish(fn, err, info, ng)
+	}
+	for _, v := range []struct {
+		name string
+		p    C.uint64_t
+	}{{"ab", ab}, {"b", b}, {"x", x}} {
+		if v.p == 0 {
+			return finish(fn, fmt.Errorf("%w: %s is 0 (a null device pointer)", errArgument, v.name), info, ng)
+		}
+	}
+	if precision != precF32 && precision != precF64 {
+		return finish(fn, errPrecision(precision), info, ng)
+	}
+	if ordinal < 0 {
+		return finish(fn, fmt.Errorf("%w: GPU ordinal %d", errArgument, int(ordinal)), info, ng)
+	}
+	ptr := bandPointers{ab: uint64(ab), b: uint64(b), x: uint64(x), stream: uintptr(stream)}
+	return finish(fn, solveBandedDevice(int(ordinal), precision == precF64, sh, ptr), info, ng)
+}
+
+// bandPointers are the device addresses of a banded solve and the
+// caller's stream.
+type bandPointers struct {
+	ab, b, x uint64
+	stream   uintptr
+}
+
+// errPrecision refuses an unknown precision.
+func errPrecision(precision C.int) error {
+	return fmt.Errorf("%w: unknown precision %d (want BANDSOLVE_F32 or BANDSOLVE_F64)", errArgument, int(precision))
+}
+
+// bandArgs converts and checks the sizes of a banded solve; the shape's
+// g is set (for info) once g itself converted.
+func bandArgs(n, kl, ku, g, nrhs C.int64_t) (bandShape, error) {
+	var dims [5]int
+	for i, v := range []struct {
+		name string
+		v    C.int64_t
+	}{{"n", n}, {"kl", kl}, {"ku", ku}, {"g", g}, {"nrhs", nrhs}} {
+		d, err := intArg(v.name, v.v)
+		if err != nil {
+			return bandShape{}, err
+		}
+		dims[i] = d
+	}
+	sh := bandShape{n: dims[0], kl: dims[1], ku: dims[2], g: dims[3], nrhs: dims[4]}
+	return sh, sh.check()
 }
 
 // bandShape is the shape of a batch of bandsolve_solve_banded.
@@ -91,6 +141,17 @@ func solveBanded[T tridiag.Float](s bandShape, abp, bp, xp unsafe.Pointer) error
 	if err := scanBanded(s, ab, b); err != nil {
 		return err
 	}
+	return solveBandedSlices(s, ab, b, x, false)
+}
+
+// solveBandedSlices solves the batch of ab and b into x (which may be b)
+// by gbsv, in parallel over the systems; the failed systems, with NaN
+// solutions, are reported in a *tridiag.BatchError. scan checks each
+// system for NaN and Inf first and fails the ones that hold one at its
+// row (bandsolve_solve_banded_device's semantics); without it the input
+// must have been checked.
+func solveBandedSlices[T tridiag.Float](s bandShape, ab, b, x []T, scan bool) error {
+	rows := s.kl + s.ku + 1
 	workers := min(runtime.GOMAXPROCS(0), s.g)
 	var (
 		next   atomic.Int64
@@ -110,13 +171,20 @@ func solveBanded[T tridiag.Float](s bandShape, abp, bp, xp unsafe.Pointer) error
 				m := &banded.General[T]{N: s.n, KL: s.kl, KU: s.ku, Data: ab[sys*rows*s.n : (sys+1)*rows*s.n]}
 				bs := b[sys*s.n*s.nrhs : (sys+1)*s.n*s.nrhs]
 				xs := x[sys*s.n*s.nrhs : (sys+1)*s.n*s.nrhs]
-				lu, err := banded.FactorPivotGeneral(m)
-				if err != nil {
-					row, c := -1, -1
+				var lu *banded.PivotLU[T]
+				var err error
+				row, c := -1, -1
+				if scan {
+					row, c, err = scanSystem(s, sys, m.Data, bs)
+				}
+				if err == nil {
+					lu, err = banded.FactorPivotGeneral(m)
 					var re *banded.RowError
 					if errors.As(err, &re) {
 						row, c = re.Row, re.Col
 					}
+				}
+				if err != nil {
 					mu.Lock()
 					failed = append(failed, tridiag.SystemError{System: sys, Row: row, Col: c, Err: err})
 					mu.Unlock()
@@ -161,21 +229,30 @@ func sortSystems(f []tridiag.SystemError) {
 func scanBanded[T tridiag.Float](s bandShape, ab, b []T) error {
 	rows := s.kl + s.ku + 1
 	for sys := range s.g {
-		m := ab[sys*rows*s.n:]
-		for r := range rows {
-			d := r - s.ku // i − j
-			for j := max(0, -d); j < min(s.n, s.n-d); j++ {
-				if v := float64(m[r*s.n+j]); math.IsNaN(v) || math.IsInf(v, 0) {
-					return fmt.Errorf("%w: ab of system %d, row %d, column %d (ab[%d][%d]) is %v", banded.ErrNonFinite, sys, j+d, j, r, j, v)
-				}
-			}
-		}
-		bs := b[sys*s.n*s.nrhs : (sys+1)*s.n*s.nrhs]
-		for k, v := range bs {
-			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
-				return fmt.Errorf("%w: b of system %d, row %d, column %d is %v", banded.ErrNonFinite, sys, k/s.nrhs, k%s.nrhs, f)
-			}
+		if _, _, err := scanSystem(s, sys, ab[sys*rows*s.n:(sys+1)*rows*s.n], b[sys*s.n*s.nrhs:(sys+1)*s.n*s.nrhs]); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// scanSystem finds the first NaN or ±Inf of system sys's matrix m
+// (inside the band) and right-hand sides bs, and returns its row and
+// column (of the matrix, or of b) with an error wrapping
+// banded.ErrNonFinite.
+func scanSystem[T tridiag.Float](s bandShape, sys int, m, bs []T) (row, col int, err error) {
+	for r := range s.kl + s.ku + 1 {
+		d := r - s.ku // i − j
+		for j := max(0, -d); j < min(s.n, s.n-d); j++ {
+			if v := float64(m[r*s.n+j]); math.IsNaN(v) || math.IsInf(v, 0) {
+				return j + d, j, fmt.Errorf("%w: ab of system %d, row %d, column %d (ab[%d][%d]) is %v", banded.ErrNonFinite, sys, j+d, j, r, j, v)
+			}
+		}
+	}
+	for k, v := range bs {
+		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+			return k / s.nrhs, -1, fmt.Errorf("%w: b of system %d, row %d, column %d is %v", banded.ErrNonFinite, sys, k/s.nrhs, k%s.nrhs, f)
+		}
+	}
+	return -1, -1, nil
 }

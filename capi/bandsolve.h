@@ -244,6 +244,31 @@ bandsolve_status bandsolve_tridiag_solve_device_const(bandsolve_tridiag plan, do
 bandsolve_status bandsolve_solve_banded(int precision, int64_t n, int64_t kl, int64_t ku,
 	int64_t g, int64_t nrhs, const void *ab, const void *b, void *x, int32_t *info);
 
+/* bandsolve_solve_banded_device is bandsolve_solve_banded on arrays in
+ * device memory of GPU ordinal (CUdeviceptr values of the device's
+ * primary context, as for bandsolve_tridiag_solve_device: cudaMalloc,
+ * CuPy, PyTorch), in the same storage, queued on stream (a CUstream; 0 is
+ * the legacy default stream) after the work already queued there. It
+ * returns when the solve is done. ab and b are only read; x may equal b
+ * (otherwise it must not overlap them). CUDA variant only: the CPU one
+ * checks the arguments and returns BANDSOLVE_ERR_UNSUPPORTED.
+ *
+ * The systems are solved by LU with partial pivoting, one GPU thread per
+ * system, for K = max(1, kl, ku) <= 8 and K < n (a band with kl != ku is
+ * first copied into K-wide storage of the library's, which gives the same
+ * pivots and results; the columns of b are solved one after the other);
+ * other shapes (wider bands, n = 1) are copied to the host, solved there
+ * as bandsolve_solve_banded does and copied back. The CUDA variant keeps
+ * the device workspaces of the last 4 shapes solved for the next calls.
+ *
+ * Input is not scanned for the whole call: a system with a NaN or Inf in
+ * its band or b, or whose solution is not finite, fails like a singular
+ * one (info[s] > 0 at its row, all of its x NaN; BANDSOLVE_ERR_SYSTEMS),
+ * and the other systems are solved. */
+bandsolve_status bandsolve_solve_banded_device(int precision, int64_t n, int64_t kl, int64_t ku,
+	int64_t g, int64_t nrhs, uint64_t ab, uint64_t b, uint64_t x, int ordinal, uintptr_t stream,
+	int32_t *info);
+
 #ifdef __cplusplus
 }
 #endif

@@ -425,5 +425,24 @@ func TestCExample(t *testing.T) {
 		assert.Contains(t, rec["err.banded_inf"][0], "b of system 1, row 3, column 1 is +Inf")
 		assert.Equal(t, []int{-2, -2, -2}, ints(t, rec, "info.banded_inf"))
 		assert.Equal(t, []int{statusArgument}, ints(t, rec, "st.banded_kl"))
+
+		for _, c := range []struct{ name, text string }{
+			{"banded_device_null", "b is 0 (a null device pointer)"},
+			{"banded_device_ku", "upper bandwidth KU=6 must be < N=6"},
+			{"banded_device_precision", "unknown precision 7"},
+			{"banded_device_ordinal", "GPU ordinal -1"},
+		} {
+			assert.Equal(t, []int{statusArgument}, ints(t, rec, "st."+c.name), c.name)
+			require.Contains(t, rec, "err."+c.name)
+			assert.Contains(t, rec["err."+c.name][0], "bandsolve_solve_banded_device: ", c.name)
+			assert.Contains(t, rec["err."+c.name][0], c.text, c.name)
+		}
+		assert.Equal(t, []int{-2, -2, -2}, ints(t, rec, "info.banded_device_null"))
+		if variant == "cpu" {
+			assert.Equal(t, []int{statusUnsupported}, ints(t, rec, "st.banded_device_cpu"))
+			assert.Contains(t, rec["err.banded_device_cpu"][0], "bandsolve_solve_banded_device: ")
+			assert.Contains(t, rec["err.banded_device_cpu"][0], "-tags cuda")
+			assert.Equal(t, []int{-2, -2, -2}, ints(t, rec, "info.banded_device_cpu"))
+		}
 	})
 }

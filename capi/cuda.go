@@ -7,11 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"unsafe"
 
 	"gorgonia.org/cu"
 
+	"github.com/bandsolve/bandsolve/banded"
 	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/gpu"
+	"github.com/bandsolve/bandsolve/internal/memguard"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
@@ -187,3 +190,165 @@ func (g *gpuPlan[T]) solveDevice(p devPointers, a, b, c float64, constant bool) 
 
 func (g *gpuPlan[T]) describe() string { return g.p.Describe() }
 func (g *gpuPlan[T]) close() error     { return deviceErr(g.p.Close()) }
+
+// bandKey is the shape of a device banded solve's plan.
+type bandKey struct {
+	ordinal, n, k, g int
+	f64              bool
+}
+
+// bandIdle is a plan of the pool (a *gpu.BandBatchPlan of the key's
+// precision).
+type bandIdle struct {
+	key  bandKey
+	plan interface{ Close() error }
+}
+
+// bandPoolSize is the number of idle plans kept for the next device
+// banded solves (their workspace stays allocated).
+const bandPoolSize = 4
+
+var (
+	bandMu   sync.Mutex
+	bandPool []bandIdle // the most recently used last
+)
+
+// takeBandPlan takes an idle plan of the key from the pool, or makes one:
+// LU with partial pivoting, solutions that are not finite failing their
+// system, the contiguous layout of bandsolve_solve_banded. A plan is used
+// by one call at a time.
+func takeBandPlan[T tridiag.Float](dev *cuda.Device, key bandKey) (*gpu.BandBatchPlan[T], error) {
+	bandMu.Lock()
+	for i := len(bandPool) - 1; i >= 0; i-- {
+		if bandPool[i].key == key {
+			p := bandPool[i].plan.(*gpu.BandBatchPlan[T])
+			bandPool = append(bandPool[:i], bandPool[i+1:]...)
+			bandMu.Unlock()
+			return p, nil
+		}
+	}
+	bandMu.Unlock()
+	p, err := gpu.NewBandBatchPlan[T](dev, key.n, key.k, key.g, banded.Contiguous, gpu.BandBatchOptions{Pivot: true, CheckFinite: true})
+	if err != nil {
+		return nil, deviceErr(err)
+	}
+	return p, nil
+}
+
+// putBandPlan returns a plan to the pool, closing the least recently
+// used one beyond bandPoolSize.
+func putBandPlan(key bandKey, p interface{ Close() error }) {
+	bandMu.Lock()
+	bandPool = append(bandPool, bandIdle{key: key, plan: p})
+	var old []bandIdle
+	if len(bandPool) > bandPoolSize {
+		old = append(old, bandPool[:len(bandPool)-bandPoolSize]...)
+		bandPool = append([]bandIdle(nil), bandPool[len(bandPool)-bandPoolSize:]...)
+	}
+	bandMu.Unlock()
+	for _, o := range old {
+		_ = o.plan.Close()
+	}
+}
+
+// solveBandedDevice solves the batch of bandsolve_solve_banded_device on
+// GPU ordinal, queued on the caller's stream: with gpu.BandBatchPlan's
+// pivoting kernel where the band fits it (K = max(1, kl, ku) ≤
+// gpu.MaxBatchK and K < n), else on the CPU from host copies.
+func solveBandedDevice(ordinal int, f64 bool, s bandShape, p bandPointers) error {
+	dev, err := openDevice(ordinal)
+	if err != nil {
+		return err
+	}
+	if f64 {
+		return solveBandedOn[float64](dev, s, p)
+	}
+	return solveBandedOn[float32](dev, s, p)
+}
+
+func solveBandedOn[T tridiag.Float](dev *cuda.Device, s bandShape, p bandPointers) error {
+	rows, vec := (s.kl+s.ku+1)*s.n*s.g, s.n*s.nrhs*s.g
+	var bufs [3]*cuda.Buffer[T]
+	for i, v := range []struct {
+		name string
+		ptr  uint64
+		n    int
+	}{{"ab", p.ab, rows}, {"b", p.b, vec}, {"x", p.x, vec}} {
+		buf, err := cuda.Wrap[T](dev, cu.DevicePtr(v.ptr), v.n)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %w", errArgument, v.name, err)
+		}
+		bufs[i] = buf
+	}
+	ab, b, x := bufs[0], bufs[1], bufs[2]
+	k := max(1, s.kl, s.ku)
+	if k > gpu.MaxBatchK || k >= s.n {
+		return deviceErr(bandedViaHost(dev, s, ab, b, x, p.stream))
+	}
+	key := bandKey{ordinal: dev.Ordinal(), n: s.n, k: k, g: s.g, f64: isF64[T]()}
+	plan, err := takeBandPlan[T](dev, key)
+	if err != nil {
+		return err
+	}
+	if err := plan.SetStream(cuda.WrapStream(dev, p.stream)); err != nil {
+		_ = plan.Close()
+		return deviceErr(err)
+	}
+	_, err = plan.SolveDeviceGeneral(context.Background(), s.kl, s.ku, ab, b, x, s.nrhs)
+	// Back to the plan's own stream while the caller's is alive.
+	serr := plan.SetStream(nil)
+	var be *tridiag.BatchError
+	if serr != nil || (err != nil && !errors.As(err, &be)) {
+		_ = plan.Close()
+	} else {
+		putBandPlan(key, plan)
+	}
+	if serr != nil {
+		return deviceErr(errors.Join(err, serr))
+	}
+	return deviceErr(err)
+}
+
+// isF64 reports whether T is float64.
+func isF64[T tridiag.Float]() bool {
+	_, ok := any(T(0)).(float64)
+	return ok
+}
+
+// bandedViaHost solves the batch of device buffers on the CPU: it waits
+// for the caller's stream, copies ab and b to the host, solves them as
+// bandsolve_solve_banded does (each system scanned for NaN and Inf
+// instead of the whole call failing) and copies x back, landed before it
+// returns.
+func bandedViaHost[T tridiag.Float](dev *cuda.Device, s bandShape, ab, b, x *cuda.Buffer[T], stream uintptr) error {
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	if err := memguard.Check(fmt.Sprintf("bandsolve_solve_banded_device: host copies of %d %T systems of N=%d, KL=%d, KU=%d, %d right-hand sides", s.g, zero, s.n, s.kl, s.ku, s.nrhs),
+		memguard.Add(memguard.Bytes(size, s.kl+s.ku+1, s.n, s.g), memguard.Bytes(size, 2, s.n, s.nrhs, s.g))); err != nil {
+		return err
+	}
+	if err := cuda.WrapStream(dev, stream).Synchronize(); err != nil {
+		return err
+	}
+	hab, hb, hx := make([]T, ab.Len()), make([]T, b.Len()), make([]T, x.Len())
+	if err := ab.CopyTo(hab); err != nil {
+		return err
+	}
+	if err := b.CopyTo(hb); err != nil {
+		return err
+	}
+	err := solveBandedSlices(s, hab, hb, hx, true)
+	var be *tridiag.BatchError
+	if err != nil && !errors.As(err, &be) {
+		return err
+	}
+	if cerr := x.CopyFrom(hx); cerr != nil {
+		return cerr
+	}
+	// From pageable memory the copy may return before its data lands; the
+	// caller's stream may not wait for the legacy default one.
+	if serr := dev.Enqueue(func() error { return (cu.Stream{}).Synchronize() }); serr != nil {
+		return serr
+	}
+	return err
+}

@@ -221,6 +221,25 @@ int main(void) {
 		report("banded_inf", bandsolve_solve_banded(BANDSOLVE_F64, N, KL, KU, G, NR, ab, b, x, info));
 		print_info("info.banded_inf", info, G);
 		report("banded_kl", bandsolve_solve_banded(BANDSOLVE_F64, N, N, KU, G, NR, ab, b, x, info));
+
+		/* The device solve: argument errors in either variant (nothing
+		 * is read), the refusal of the CPU variant. The addresses are
+		 * never dereferenced. */
+		const uint64_t fake = 4096;
+		report("banded_device_null", bandsolve_solve_banded_device(BANDSOLVE_F64, N, KL, KU, G, NR,
+			fake, 0, fake, 0, 0, info));
+		print_info("info.banded_device_null", info, G);
+		report("banded_device_ku", bandsolve_solve_banded_device(BANDSOLVE_F64, N, KL, N, G, NR,
+			fake, fake, fake, 0, 0, info));
+		report("banded_device_precision", bandsolve_solve_banded_device(7, N, KL, KU, G, NR,
+			fake, fake, fake, 0, 0, info));
+		report("banded_device_ordinal", bandsolve_solve_banded_device(BANDSOLVE_F32, N, KL, KU, G, NR,
+			fake, fake, fake, -1, 0, info));
+		if (!bandsolve_has_cuda()) {
+			report("banded_device_cpu", bandsolve_solve_banded_device(BANDSOLVE_F64, N, KL, KU, G, NR,
+				fake, fake, fake, 0, 0, info));
+			print_info("info.banded_device_cpu", info, G);
+		}
 	}
 	printf("done\n");
 	return 0;

@@ -560,52 +560,40 @@ def solve(a, b, c, d, *, axis=-1, algorithm="auto", pivoting="auto", cyclic=Fals
     return out
 
 
-def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_finite=True, *, out=None):
+def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_finite=True, *, out=None,
+                 stream=None):
     """Solves the banded systems A x = b with SciPy's signature and storage:
     ab[u + i - j, j] = A[i, j] for l sub- and u super-diagonals, by LU with
     partial pivoting (LAPACK gbsv). A batch: ab of shape (..., l+u+1, n)
     and b of shape (..., n) or (..., n, k), the leading dimensions the
-    systems. NaN/Inf input and singular systems raise SolveError (the
-    other systems of a batch are solved; a singular one's x is NaN).
+    systems. The result has b's shape and the dtype of ab and b together
+    (float32 or float64; integers become float64); out= receives it.
     overwrite_ab, overwrite_b and check_finite are accepted for SciPy's
-    signature: ab and b are never changed, and the input is always
-    checked. CUDA arrays are solved on the CPU (copied to the host and
-    back): the library has no device banded solve yet."""
+    signature: ab and b are never changed.
+
+    NumPy arrays are solved on the CPU: NaN/Inf input raises SolveError
+    and nothing is solved. CUDA arrays (CuPy, PyTorch, DLPack) are solved
+    on their GPU, queued on `stream` (an int handle or an object with .ptr
+    or .cuda_stream) or the caller's current stream, and the result is an
+    array of the same library on that GPU (out=b solves in place); the
+    call returns when the solve is done. There, a system with NaN or Inf
+    in its band or b, or whose solution is not finite, fails like a
+    singular one. Singular (failed) systems raise SolveError, whose info
+    says which (info[s] = row + 1); the other systems of the batch are
+    solved and a failed one's x is NaN, also in out."""
     del overwrite_ab, overwrite_b, check_finite
     ab, b, out = _arrays.adopt(ab), _arrays.adopt(b), _arrays.adopt(out)
     try:
         l, u = (int(v) for v in l_and_u)
     except (TypeError, ValueError):
         raise ValueError("bandsolve: l_and_u must be a pair of integers (l, u)") from None
-    dev = _arrays.is_device(ab) or _arrays.is_device(b)
-    ops = None
-    if dev:
-        if not (_arrays.is_device(ab) and _arrays.is_device(b)):
+    devs = [_arrays.is_device(x) for x in (ab, b, out) if x is not None]
+    if any(devs):
+        if not all(devs):
             raise ValueError("bandsolve: host and device arrays mixed in one solve")
-        ops = _arrays.ops_for(b)
-        if ops is None:
-            raise ValueError("bandsolve: b is a CUDA array of an unknown library")
-        abh, bh = ops.to_host(ab), ops.to_host(b)
-    else:
-        abh, bh = np.asarray(ab), np.asarray(b)
-    for name, x in (("ab", abh), ("b", bh)):
-        if x.dtype.kind not in "biuf":
-            raise ValueError(f"bandsolve: {name} has dtype {x.dtype}: real arrays are solved")
-    dtype = np.result_type(abh.dtype, bh.dtype, np.float32)
-    if dtype not in _FLOAT:
-        raise ValueError(f"bandsolve: dtype {dtype} is not solved (float32 or float64)")
-    if abh.ndim < 2:
-        raise ValueError(f"bandsolve: ab has shape {abh.shape}: want (..., l+u+1, n)")
-    if abh.shape[-2] != l + u + 1:
-        raise ValueError(f"bandsolve: invalid values for the number of lower and upper diagonals: "
-                         f"l+u+1 ({l + u + 1}) does not equal ab.shape[-2] ({abh.shape[-2]})")
-    n = abh.shape[-1]
-    batch = abh.shape[:-2]
-    if bh.shape[:len(batch)] != batch or bh.ndim - len(batch) not in (1, 2) or bh.shape[len(batch)] != n:
-        raise ValueError(f"bandsolve: shape mismatch between ab {abh.shape} and b {bh.shape}: "
-                         f"want b of shape {batch + (n,)} or {batch + (n, 'k')}")
-    nrhs = bh.shape[-1] if bh.ndim - len(batch) == 2 else 1
-    g = int(np.prod(batch, dtype=np.int64))
+        return _solve_banded_device(l, u, ab, b, out, stream)
+    abh, bh = np.asarray(ab), np.asarray(b)
+    dtype, n, batch, nrhs, g = _banded_shape(l, u, abh.shape, abh.dtype, bh.shape, bh.dtype)
     abc = np.ascontiguousarray(abh, dtype=dtype)
     bc = np.ascontiguousarray(bh, dtype=dtype)
     x = np.empty(bh.shape, dtype=dtype)
@@ -614,14 +602,123 @@ def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_fi
         st = _lib_().bandsolve_solve_banded(_FLOAT[dtype], n, l, u, g, nrhs, abc.ctypes.data, bc.ctypes.data,
                                             x.ctypes.data, _info_ptr(info))
         if st:
-            _raise(st, info, lambda s: (s, np.unravel_index(s, batch) if batch else ()))
-    if dev:
-        xd = ops.from_host(x, b)
-        if out is None:
-            return xd
-        out[...] = xd
-        return out
+            if st == _lib.ERR_SYSTEMS and out is not None:
+                out[...] = x  # the solved systems, NaN for the failed ones
+            _raise(st, info, _batch_where(batch))
     if out is None:
         return x
     out[...] = x
     return out
+
+
+def _banded_shape(l, u, ab_shape, ab_dtype, b_shape, b_dtype):
+    """Checks solve_banded's shapes and dtypes and returns (dtype, n,
+    batch shape, nrhs, number of systems)."""
+    for name, dt in (("ab", ab_dtype), ("b", b_dtype)):
+        if np.dtype(dt).kind not in "biuf":
+            raise ValueError(f"bandsolve: {name} has dtype {dt}: real arrays are solved")
+    dtype = np.result_type(ab_dtype, b_dtype, np.float32)
+    if dtype not in _FLOAT:
+        raise ValueError(f"bandsolve: dtype {dtype} is not solved (float32 or float64)")
+    if len(ab_shape) < 2:
+        raise ValueError(f"bandsolve: ab has shape {ab_shape}: want (..., l+u+1, n)")
+    if ab_shape[-2] != l + u + 1:
+        raise ValueError(f"bandsolve: invalid values for the number of lower and upper diagonals: "
+                         f"l+u+1 ({l + u + 1}) does not equal ab.shape[-2] ({ab_shape[-2]})")
+    n = ab_shape[-1]
+    batch = tuple(ab_shape[:-2])
+    nb = len(b_shape)
+    if tuple(b_shape[:len(batch)]) != batch or nb - len(batch) not in (1, 2) or b_shape[len(batch)] != n:
+        raise ValueError(f"bandsolve: shape mismatch between ab {tuple(ab_shape)} and b {tuple(b_shape)}: "
+                         f"want b of shape {batch + (n,)} or {batch + (n, 'k')}")
+    nrhs = b_shape[-1] if nb - len(batch) == 2 else 1
+    g = int(np.prod(batch, dtype=np.int64))
+    return dtype, n, batch, nrhs, g
+
+
+def _batch_where(batch):
+    """The where() of _raise for a batch of systems of shape batch."""
+    return lambda s: (s, tuple(int(i) for i in np.unravel_index(s, batch)) if batch else ())
+
+
+def _ordinal_of(v):
+    """The GPU of a device array's view."""
+    o = _lib.device_ordinal(v.ptr) if v.ptr else None
+    if o is None:
+        dev = getattr(v.obj, "device", None)
+        o = getattr(dev, "id", None)
+        if o is None:
+            o = getattr(dev, "index", None)
+    return int(o or 0)
+
+
+def _spans(v):
+    """The byte range [start, end) of a view's elements."""
+    span = v.span()
+    return v.ptr, v.ptr + (span or 0) * v.dtype.itemsize
+
+
+def _overlap(v, w):
+    a0, a1 = _spans(v)
+    b0, b1 = _spans(w)
+    return a0 < b1 and b0 < a1
+
+
+def _solve_banded_device(l, u, ab, b, out, stream):
+    """solve_banded on CUDA arrays: bandsolve_solve_banded_device on the
+    arrays' GPU and stream."""
+    abv, bv = _arrays.view(ab, "ab"), _arrays.view(b, "b")
+    ov = None if out is None else _arrays.view(out, "out")
+    dtype, n, batch, nrhs, g = _banded_shape(l, u, abv.shape, abv.dtype, bv.shape, bv.dtype)
+    if not has_cuda():
+        raise ValueError("bandsolve: ab and b are CUDA arrays, but the loaded library is the CPU variant "
+                         f"({_lib_().path})")
+    dev = _ordinal_of(bv)
+    for v, name in ((abv, "ab"), (ov, "out")):
+        if v is not None and v.size and bv.size and _ordinal_of(v) != dev:
+            raise ValueError(f"bandsolve: {name} is on GPU {_ordinal_of(v)} and b on GPU {dev}")
+    if ov is not None:
+        if ov.shape != bv.shape:
+            raise ValueError(f"bandsolve: out has shape {ov.shape}, b {bv.shape}")
+        if ov.readonly:
+            raise ValueError("bandsolve: out is read-only")
+    ops = _arrays.ops_for(b) or _arrays.ops_for(ab) or (None if out is None else _arrays.ops_for(out))
+    s = _stream_of(stream, [bv, abv, ov])
+    with _arrays.on_device(ops, dev, s if stream is not None else None):
+        def ready(x, v, name):
+            # x as a C-contiguous array of dtype on the GPU (x itself when
+            # it is one).
+            if v.dtype == dtype and _arrays.is_c_contiguous(v):
+                return x, v
+            if ops is None:
+                raise ValueError(f"bandsolve: {name} is a CUDA array of an unknown library that needs a copy "
+                                 f"(to {dtype}, C-contiguous): pass a contiguous {dtype} array")
+            c = ops.contiguous_last(x, -1, dtype)
+            return c, _arrays.view(c, name)
+
+        abc, abcv = ready(ab, abv, "ab")
+        bc, bcv = ready(b, bv, "b")
+        # The solutions go straight to out when it is a C-contiguous array of
+        # the dtype that is b itself or overlaps neither ab nor b.
+        direct = (ov is not None and ov.dtype == dtype and _arrays.is_c_contiguous(ov)
+                  and (ov.ptr == bcv.ptr or not (_overlap(ov, bcv) or _overlap(ov, abcv))))
+        if direct:
+            x, xv = out, ov
+        else:
+            if ops is None:
+                raise ValueError("bandsolve: b is a CUDA array of an unknown library: pass out= "
+                                 f"(a C-contiguous {dtype} array)")
+            x = ops.empty_like(bc)
+            xv = _arrays.view(x, "x")
+        if g > 0 and n > 0 and nrhs > 0:
+            info = np.zeros(g, dtype=np.int32)
+            st = _lib_().bandsolve_solve_banded_device(_FLOAT[dtype], n, l, u, g, nrhs, abcv.ptr, bcv.ptr, xv.ptr,
+                                                       dev, s, _info_ptr(info))
+            if st:
+                if st == _lib.ERR_SYSTEMS and out is not None and not direct:
+                    out[...] = x  # the solved systems, NaN for the failed ones
+                _raise(st, info, _batch_where(batch))
+        if out is None or direct:
+            return x
+        out[...] = x
+        return out

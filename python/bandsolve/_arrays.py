@@ -2,6 +2,7 @@
 (CuPy, PyTorch, Numba): pointer, shape, strides in elements, dtype; and
 the adoption of objects that only speak DLPack (JAX, TensorFlow, ...)."""
 
+import contextlib
 import math
 
 import numpy as np
@@ -174,6 +175,16 @@ class CuPy:
     def from_host(self, h, like):
         return self.cp.asarray(h)
 
+    def device(self, ordinal):
+        return self.cp.cuda.Device(ordinal)
+
+    def stream(self, handle):
+        if handle is None:
+            return contextlib.nullcontext()
+        if handle in (0, 1):  # the legacy default stream
+            return self.cp.cuda.Stream.null
+        return self.cp.cuda.ExternalStream(handle)
+
 
 class Torch:
     """Array operations on PyTorch CUDA tensors."""
@@ -211,6 +222,38 @@ class Torch:
 
     def from_host(self, h, like):
         return self.t.from_numpy(h).to(like.device)
+
+    def device(self, ordinal):
+        return self.t.cuda.device(ordinal)
+
+    def stream(self, handle):
+        if handle is None:
+            return contextlib.nullcontext()
+        return self.t.cuda.stream(self.t.cuda.ExternalStream(handle))
+
+
+def is_c_contiguous(v):
+    """Whether a View's elements are C-contiguous (axes of length 1 may
+    have any stride)."""
+    if v.strides is None:
+        return False
+    want = 1
+    for n, st in zip(reversed(v.shape), reversed(v.strides)):
+        if n > 1 and st != want:
+            return False
+        want *= n
+    return True
+
+
+@contextlib.contextmanager
+def on_device(ops, ordinal, stream=None):
+    """A context in which ops' library allocates on GPU ordinal and, when
+    stream (a CUstream handle) is not None, queues its work on it."""
+    if ops is None or ops.name == "numpy":
+        yield
+        return
+    with ops.device(ordinal), ops.stream(stream):
+        yield
 
 
 def ops_for(x):

@@ -326,6 +326,28 @@ class TestBanded(unittest.TestCase):
         self.assertIsInstance(e.exception, np.linalg.LinAlgError)
         self.assertEqual(e.exception.system, 1)
         self.assertEqual(list(e.exception.info), [0, 3, 0])
+        # out= receives the solved systems, NaN for the singular one.
+        out = np.zeros((3, 5))
+        with self.assertRaises(bandsolve.SolveError):
+            bandsolve.solve_banded((1, 1), ab, b, out=out)
+        self.assertTrue(np.isnan(out[1]).all())
+        for s in (0, 2):
+            np.testing.assert_allclose(out[s], scipy.linalg.solve_banded((1, 1), ab[s], b[s]), rtol=1e-11)
+
+    def test_device_arrays_need_the_cuda_library(self):
+        class Fake:
+            __cuda_array_interface__ = {"shape": (5,), "typestr": "<f8", "data": (4096, False), "version": 3}
+        if bandsolve.has_cuda():
+            self.skipTest("the CUDA variant is loaded (test_cupy_banded covers device arrays)")
+        ab = self.band(1, 1, 5)
+        with self.assertRaises(ValueError) as e:
+            bandsolve.solve_banded((1, 1), ab, Fake())
+        self.assertIn("mixed", str(e.exception))
+        fab = type("FakeAB", (), {"__cuda_array_interface__": {"shape": (3, 5), "typestr": "<f8",
+                                                                "data": (8192, False), "version": 3}})()
+        with self.assertRaises(ValueError) as e:
+            bandsolve.solve_banded((1, 1), fab, Fake())
+        self.assertIn("CPU variant", str(e.exception))
 
     def test_errors(self):
         ab = self.band(1, 1, 5)

@@ -128,7 +128,9 @@ type BatchPlan[T banded.Scalar] struct {
 	cpkern     kernels.BandBatchCpivotK // a complex plan's kernel
 	piv        cu.DevicePtr             // its interchanges, N·Gp int32
 	mu         sync.Mutex
-	stream     cu.Stream
+	stream     cu.Stream    // the stream solves queue on: own or the caller's
+	own        cu.Stream    // the plan's own stream
+	ext        *cuda.Stream // the caller's stream (SetStream), or nil
 	work       cu.DevicePtr
 	status     cu.DevicePtr
 	codes      []int32
@@ -138,7 +140,11 @@ type BatchPlan[T banded.Scalar] struct {
 	dkeep          *cuda.Buffer[T]
 	checkBatch     *banded.Batch[T]
 	checkR, checkX []T
-	closed         bool
+	// SolveDeviceGeneral: the matrices padded to the plan's 2K+1
+	// diagonals, and the bandwidths whose rows it holds (-1: none yet).
+	padded       *cuda.Buffer[T]
+	padKL, padKU int
+	closed       bool
 }
 
 // NewBatchPlan makes a plan for batches of g systems of order n and
@@ -165,7 +171,7 @@ func NewBatchPlan[T banded.Scalar](d *cuda.Device, n, k, g int, layout banded.La
 	if cplx && !opts.Pivot {
 		return nil, fmt.Errorf("%w: bandedgpu: a %s batch needs Options.Pivot (LU without pivoting and boosting are real only)", banded.ErrOption, typeName[T]())
 	}
-	p := &BatchPlan[T]{dev: d, n: n, k: k, g: g, layout: layout, opts: opts}
+	p := &BatchPlan[T]{dev: d, n: n, k: k, g: g, layout: layout, opts: opts, padKL: -1, padKU: -1}
 	p.tol = boostTolOf[T](opts.Factor.BoostTol)
 	// Blocks of 64 threads while they fill the GPU twice over, else of 32
 	// (one warp) to spread small batches over every multiprocessor.
@@ -200,7 +206,14 @@ func NewBatchPlan[T banded.Scalar](d *cuda.Device, n, k, g int, layout banded.La
 	if p.status, err = d.AllocBytes(int64(4*g+1) * 4); err != nil {
 		return nil, err
 	}
-	if err = d.Enqueue(func() error { return cu.MemsetD32(p.status, 0, int64(4*g+1)) }); err != nil {
+	// The clear lands before the first solve, which may run on a caller's
+	// stream that does not wait for the legacy default one (SetStream).
+	if err = d.Enqueue(func() error {
+		if err := cu.MemsetD32(p.status, 0, int64(4*g+1)); err != nil {
+			return err
+		}
+		return (cu.Stream{}).Synchronize()
+	}); err != nil {
 		_ = p.Close()
 		return nil, fmt.Errorf("cuda: clearing status: %w", err)
 	}
@@ -216,13 +229,44 @@ func NewBatchPlan[T banded.Scalar](d *cuda.Device, n, k, g int, layout banded.La
 	}
 	if err = d.Enqueue(func() error {
 		var e error
-		p.stream, e = cu.MakeStream(cu.DefaultStream)
+		p.own, e = cu.MakeStream(cu.DefaultStream)
+		p.stream = p.own
 		return e
 	}); err != nil {
 		_ = p.Close()
 		return nil, fmt.Errorf("cuda: creating a stream: %w", err)
 	}
 	return p, nil
+}
+
+// SetStream makes the plan queue its solves on s, a stream of the plan's
+// device made by other CUDA code in the device's primary context
+// (cuda.WrapStream) or by Device.NewStream; nil returns the plan to its
+// own stream. A solve on s runs after the work queued on s before it;
+// the solve functions return when it is done (they synchronize s, which
+// also waits for work queued on s meanwhile by other threads). Work of
+// other streams on the buffers is the caller's to order (Solve waits for
+// its own copies). The plan first waits for the work it queued on its
+// previous stream. s must stay valid until the plan is closed or given
+// another stream; Close does not destroy it.
+func (p *BatchPlan[T]) SetStream(s *cuda.Stream) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return tridiag.ErrClosed
+	}
+	if s != nil && s.Device() != p.dev {
+		return fmt.Errorf("%w: the stream belongs to another device than the plan's (%s)", banded.ErrOption, p.dev.Name())
+	}
+	next := p.own
+	if s != nil {
+		next = s.Handle()
+	}
+	if err := p.dev.Enqueue(func() error { return p.stream.Synchronize() }); err != nil {
+		return fmt.Errorf("cuda: banded batch N=%d K=%d G=%d: waiting for the plan's stream: %w", p.n, p.k, p.g, err)
+	}
+	p.stream, p.ext = next, s
+	return nil
 }
 
 // Shape returns N, K and G.
@@ -272,9 +316,10 @@ func (p *BatchPlan[T]) strides() (aes, abs, des, dbs int64) {
 	return 1, int64(2*p.k+1) * int64(p.n), 1, int64(p.n)
 }
 
-// launch enqueues the kernel (device thread).
-func (p *BatchPlan[T]) launch(a, d, x cu.DevicePtr) error {
-	aes, abs, des, dbs := p.strides()
+// launch enqueues the kernel (device thread) on the right-hand sides and
+// solutions at i·des + g·dbs of d and x.
+func (p *BatchPlan[T]) launch(a, d, x cu.DevicePtr, des, dbs int64) error {
+	aes, abs, _, _ := p.strides()
 	flags := int32(0)
 	if p.opts.CheckFinite {
 		flags |= bandCheckX
@@ -303,9 +348,10 @@ func (p *BatchPlan[T]) launch(a, d, x cu.DevicePtr) error {
 	})
 }
 
-func (p *BatchPlan[T]) check(bufs ...*cuda.Buffer[T]) error {
-	coef := int64(2*p.k+1) * int64(p.n) * int64(p.g)
-	vec := int64(p.n) * int64(p.g)
+// check checks the buffers of a solve: a of coef elements, then d and x
+// of N·G·nrhs.
+func (p *BatchPlan[T]) check(coef int64, nrhs int, bufs ...*cuda.Buffer[T]) error {
+	vec := int64(p.n) * int64(p.g) * int64(nrhs)
 	for i, b := range bufs {
 		if b == nil || b.Ptr() == 0 {
 			return fmt.Errorf("%w: nil or freed buffer", banded.ErrShape)
@@ -321,6 +367,9 @@ func (p *BatchPlan[T]) check(bufs ...*cuda.Buffer[T]) error {
 	return nil
 }
 
+// coef is the number of elements of the plan's matrices.
+func (p *BatchPlan[T]) coef() int64 { return int64(2*p.k+1) * int64(p.n) * int64(p.g) }
+
 // SolveDevice solves the batch held in device buffers: a holds the G
 // matrices ((2K+1)·N·G elements), d the right-hand sides, x receives the
 // solutions (N·G elements each, in the plan's layout); x may be d. It
@@ -331,10 +380,53 @@ func (p *BatchPlan[T]) check(bufs ...*cuda.Buffer[T]) error {
 // pivot that overflowed) get x = NaN and are listed in a
 // *banded.BatchError, with the row and column of banded's *RowError.
 func (p *BatchPlan[T]) SolveDevice(ctx context.Context, a, d, x *cuda.Buffer[T]) (banded.BatchResult, error) {
-	var res banded.BatchResult
-	if err := p.check(a, d, x); err != nil {
-		return res, err
+	if err := p.check(p.coef(), 1, a, d, x); err != nil {
+		return banded.BatchResult{}, err
 	}
+	return p.solveDevice(ctx, a, p.k, p.k, d, x, 1)
+}
+
+// SolveDeviceGeneral solves a batch whose matrices have kl sub-diagonals
+// and ku super-diagonals (0 ≤ kl, ku ≤ K) in banded.General's storage,
+// which is SciPy's solve_banded((kl, ku), ab, b) array ab: a_ij of a
+// system at row ku + i − j, column j of its (kl+ku+1)×N block (slots
+// outside the matrix are not read), the G blocks in the plan's layout
+// (Contiguous: system g's block at g·(kl+ku+1)·N; Interleaved: element e
+// of the block at e·G + g). d and x hold nrhs right-hand sides and
+// solutions a system, row by row: row i, column r of system g at
+// g·N·nrhs + i·nrhs + r (Contiguous) or (i·nrhs + r)·G + g
+// (Interleaved); x may be d. ab is only read.
+//
+// With kl = ku = K the kernel reads ab as it is (SolveDevice's storage);
+// otherwise the plan first copies ab into a buffer of its own with 2K+1
+// diagonals, the others zero (made on first use, (2K+1)·N·G elements),
+// which gives the factorization with partial pivoting the same pivots,
+// operations and results as with (kl, ku). The columns are solved one
+// after the other, each with the whole factorization. A system that
+// fails in any column is listed once in the *banded.BatchError, at the
+// row and column of its first failing column, and all of its columns of
+// x are NaN. Options.Check takes nrhs = 1 only. It returns when the
+// solve is done.
+func (p *BatchPlan[T]) SolveDeviceGeneral(ctx context.Context, kl, ku int, ab, d, x *cuda.Buffer[T], nrhs int) (banded.BatchResult, error) {
+	if kl < 0 || ku < 0 || kl > p.k || ku > p.k {
+		return banded.BatchResult{}, fmt.Errorf("%w: bandwidths KL=%d KU=%d on a plan of K=%d", banded.ErrShape, kl, ku, p.k)
+	}
+	if nrhs < 1 {
+		return banded.BatchResult{}, fmt.Errorf("%w: nrhs = %d, want ≥ 1", banded.ErrShape, nrhs)
+	}
+	if p.opts.Check && nrhs > 1 {
+		return banded.BatchResult{}, fmt.Errorf("%w: Options.Check with %d right-hand sides (it checks one)", banded.ErrOption, nrhs)
+	}
+	if err := p.check(int64(kl+ku+1)*int64(p.n)*int64(p.g), nrhs, ab, d, x); err != nil {
+		return banded.BatchResult{}, err
+	}
+	return p.solveDevice(ctx, ab, kl, ku, d, x, nrhs)
+}
+
+// solveDevice solves nrhs right-hand sides with the matrices a of
+// bandwidths (kl, ku), padded to the plan's K unless they are K.
+func (p *BatchPlan[T]) solveDevice(ctx context.Context, a *cuda.Buffer[T], kl, ku int, d, x *cuda.Buffer[T], nrhs int) (banded.BatchResult, error) {
+	var res banded.BatchResult
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}
@@ -342,6 +434,17 @@ func (p *BatchPlan[T]) SolveDevice(ctx context.Context, a, d, x *cuda.Buffer[T])
 	defer p.mu.Unlock()
 	if p.closed {
 		return res, tridiag.ErrClosed
+	}
+	pad := kl != p.k || ku != p.k
+	if pad && p.padded == nil {
+		var err error
+		if p.padded, err = cuda.Alloc[T](p.dev, int(p.coef())); err != nil {
+			return res, fmt.Errorf("cuda: the padded copy of the matrices: %w", err)
+		}
+	}
+	mat := a
+	if pad {
+		mat = p.padded
 	}
 	rhs := d
 	if p.opts.Check && x.Ptr() == d.Ptr() {
@@ -353,16 +456,31 @@ func (p *BatchPlan[T]) SolveDevice(ctx context.Context, a, d, x *cuda.Buffer[T])
 		}
 		rhs = p.dkeep
 	}
+	e := elemBytes[T]()
+	des, dbs := int64(nrhs), int64(p.n)*int64(nrhs) // row i, column r of system g: g·dbs + i·des + r·off
+	off := int64(1)
+	if p.layout == banded.Interleaved {
+		des, dbs, off = int64(nrhs)*int64(p.g), 1, int64(p.g)
+	}
 	var st []int32
 	err := p.dev.Enqueue(func() error {
-		if rhs != d {
-			if err := cu.MemcpyDtoDAsync(rhs.Ptr(), d.Ptr(), int64(d.Len())*elemBytes[T](), p.stream); err != nil {
+		if pad {
+			if err := p.padMatrices(a, kl, ku); err != nil {
+				_ = p.stream.Synchronize()
 				return err
 			}
 		}
-		if err := p.launch(a.Ptr(), d.Ptr(), x.Ptr()); err != nil {
-			_ = p.stream.Synchronize()
-			return err
+		if rhs != d {
+			if err := cu.MemcpyDtoDAsync(rhs.Ptr(), d.Ptr(), int64(d.Len())*e, p.stream); err != nil {
+				return err
+			}
+		}
+		for r := range int64(nrhs) {
+			at := cu.DevicePtr(r * off * e)
+			if err := p.launch(mat.Ptr(), d.Ptr()+at, x.Ptr()+at, des, dbs); err != nil {
+				_ = p.stream.Synchronize()
+				return err
+			}
 		}
 		var err error
 		st, err = p.readStatus()
@@ -372,12 +490,46 @@ func (p *BatchPlan[T]) SolveDevice(ctx context.Context, a, d, x *cuda.Buffer[T])
 		return res, err
 	}
 	if st != nil {
-		res, err = p.report(a, st)
+		res, err = p.report(mat, st)
+	}
+	var be *banded.BatchError
+	if nrhs > 1 && errors.As(err, &be) {
+		if nerr := p.nanSystems(x, nrhs, be); nerr != nil {
+			return res, nerr
+		}
 	}
 	if !p.opts.Check {
 		return res, err
 	}
-	return res, p.checkSolutions(a, rhs, x, res, err)
+	return res, p.checkSolutions(mat, rhs, x, res, err)
+}
+
+// nanSystems writes NaN to every column of x of the failed systems (a
+// system may fail in some columns only: a right-hand side that is not
+// finite, with Options.CheckFinite). The 16-bit word 0x7ff8 repeated is
+// a quiet NaN in float32 and float64 alike.
+func (p *BatchPlan[T]) nanSystems(x *cuda.Buffer[T], nrhs int, be *banded.BatchError) error {
+	const nan16 = 0x7ff8
+	e := elemBytes[T]()
+	rows := int64(p.n) * int64(nrhs) // the elements of a system
+	return p.dev.Enqueue(func() error {
+		for _, f := range be.Failed {
+			var err error
+			if p.layout == banded.Interleaved {
+				err = cu.MemsetD2D16Async(x.Ptr()+cu.DevicePtr(int64(f.System)*e), int64(p.g)*e, nan16, e/2, rows, p.stream)
+			} else {
+				err = cu.MemsetD16Async(x.Ptr()+cu.DevicePtr(int64(f.System)*rows*e), nan16, rows*e/2, p.stream)
+			}
+			if err != nil {
+				_ = p.stream.Synchronize()
+				return fmt.Errorf("cuda: writing NaN to the solutions of system %d: %w", f.System, err)
+			}
+		}
+		if err := p.stream.Synchronize(); err != nil {
+			return fmt.Errorf("cuda: banded batch solve N=%d K=%d G=%d: %w", p.n, p.k, p.g, err)
+		}
+		return nil
+	})
 }
 
 // checkSolutions checks the solutions x of the batch a for the
@@ -446,7 +598,9 @@ func (p *BatchPlan[T]) readStatus() ([]int32, error) {
 	if err := cu.MemcpyDtoH(unsafe.Pointer(&p.codes[0]), p.status, int64(4*(4*p.g+1))); err != nil {
 		return nil, fmt.Errorf("cuda: reading status: %w", err)
 	}
-	if err := cu.MemsetD32(p.status, 0, int64(4*p.g+1)); err != nil {
+	// On the plan's stream, so that the next solve there runs after it
+	// (a caller's stream may not wait for the legacy default one).
+	if err := cu.MemsetD32Async(p.status, 0, int64(4*p.g+1), p.stream); err != nil {
 		return nil, fmt.Errorf("cuda: clearing status: %w", err)
 	}
 	return p.codes, nil
@@ -538,6 +692,9 @@ func (p *BatchPlan[T]) Solve(ctx context.Context, a, rhs, x []T) (banded.BatchRe
 	if err := p.hd.CopyFrom(rhs); err != nil {
 		return banded.BatchResult{}, err
 	}
+	if err := p.syncCopies(); err != nil {
+		return banded.BatchResult{}, err
+	}
 	res, err := p.SolveDevice(ctx, p.ha, p.hd, p.hx)
 	var be *banded.BatchError
 	if err != nil && !errors.As(err, &be) {
@@ -547,6 +704,24 @@ func (p *BatchPlan[T]) Solve(ctx context.Context, a, rhs, x []T) (banded.BatchRe
 		return res, cerr
 	}
 	return res, err
+}
+
+// syncCopies waits for the input copies of Solve (the legacy default
+// stream's: from pageable memory they may return before the data lands)
+// when the plan runs on the caller's stream, which may not wait for them.
+func (p *BatchPlan[T]) syncCopies() error {
+	p.mu.Lock()
+	ext := p.ext != nil
+	p.mu.Unlock()
+	if !ext {
+		return nil
+	}
+	return p.dev.Enqueue(func() error {
+		if err := (cu.Stream{}).Synchronize(); err != nil {
+			return fmt.Errorf("cuda: banded batch N=%d K=%d G=%d: waiting for the input copies: %w", p.n, p.k, p.g, err)
+		}
+		return nil
+	})
 }
 
 // SolveBatch solves a banded.Batch of the plan's shape and layout, like
@@ -571,10 +746,11 @@ func (p *BatchPlan[T]) Stream() cu.Stream { return p.stream }
 // cuda.Device.Enqueue or Do); the next SolveDevice or Time reports the
 // failures of the solves queued before it.
 func (p *BatchPlan[T]) EnqueueSolve(a, d, x *cuda.Buffer[T]) error {
-	if err := p.check(a, d, x); err != nil {
+	if err := p.check(p.coef(), 1, a, d, x); err != nil {
 		return err
 	}
-	return p.launch(a.Ptr(), d.Ptr(), x.Ptr())
+	_, _, des, dbs := p.strides()
+	return p.launch(a.Ptr(), d.Ptr(), x.Ptr(), des, dbs)
 }
 
 // Time measures the solve of the batch held in device buffers with
@@ -586,7 +762,7 @@ func (p *BatchPlan[T]) Time(ctx context.Context, timer cuda.Timer, a, d, x *cuda
 	if reps < 1 {
 		return nil, fmt.Errorf("cuda: timing needs reps ≥ 1, got %d", reps)
 	}
-	if err := p.check(a, d, x); err != nil {
+	if err := p.check(p.coef(), 1, a, d, x); err != nil {
 		return nil, err
 	}
 	if d.Ptr() == x.Ptr() {
@@ -607,7 +783,8 @@ func (p *BatchPlan[T]) Time(ctx context.Context, timer cuda.Timer, a, d, x *cuda
 	var st []int32
 	err := p.dev.Enqueue(func() error {
 		var err error
-		times, err = timer(p.stream, warmup, reps, nil, func() error { return p.launch(a.Ptr(), d.Ptr(), x.Ptr()) })
+		_, _, des, dbs := p.strides()
+		times, err = timer(p.stream, warmup, reps, nil, func() error { return p.launch(a.Ptr(), d.Ptr(), x.Ptr(), des, dbs) })
 		if err != nil {
 			_ = p.stream.Synchronize()
 			return fmt.Errorf("cuda: banded batch solve: %w", err)
@@ -638,12 +815,15 @@ func (p *BatchPlan[T]) Close() error {
 		return nil
 	}
 	p.closed = true
-	for _, b := range []*cuda.Buffer[T]{p.ha, p.hd, p.hx, p.dkeep} {
+	for _, b := range []*cuda.Buffer[T]{p.ha, p.hd, p.hx, p.dkeep, p.padded} {
 		if b != nil {
 			_ = b.Free()
 		}
 	}
 	return p.dev.Enqueue(func() error {
+		if p.stream != (cu.Stream{}) {
+			_ = p.stream.Synchronize() // the status clear of the last solve
+		}
 		if p.piv != 0 {
 			_ = cu.MemFree(p.piv)
 		}
@@ -653,8 +833,8 @@ func (p *BatchPlan[T]) Close() error {
 		if p.status != 0 {
 			_ = cu.MemFree(p.status)
 		}
-		if p.stream != (cu.Stream{}) {
-			_ = p.stream.Destroy()
+		if p.own != (cu.Stream{}) {
+			_ = p.own.Destroy()
 		}
 		return nil
 	})
