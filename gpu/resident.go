@@ -52,6 +52,22 @@ func NewGroupPlan[T tridiag.Float](group *cuda.Group, shape tridiag.Shape, opts 
 	return groupgpu.NewPlan[T](group, shape, opts)
 }
 
+// SplitPlan solves batches of tridiagonal systems whose rows are split
+// across the GPUs of a cuda.Group (a grid decomposed along the systems'
+// axis, or one system too long for one GPU): part k holds rows
+// Start(k) … of every system on GPU k, in its own layout. Each part is
+// reduced on its GPU, the reduced system of all parts is solved on the
+// first GPU after peer copies, each part is then finished on its GPU
+// (the partition method across GPUs). SolveDevice takes one buffer a
+// part.
+type SplitPlan[T tridiag.Float] = groupgpu.SplitPlan[T]
+
+// NewSplitPlan makes a plan for batches split by rows across group, part
+// k of shape parts[k] (its rows of every system) on GPU k.
+func NewSplitPlan[T tridiag.Float](group *cuda.Group, parts []tridiag.Shape) (*SplitPlan[T], error) {
+	return groupgpu.NewSplitPlan[T](group, parts)
+}
+
 // ComplexTridiagPlan solves batches of complex tridiagonal systems
 // (complex64, complex128) held in device buffers: SolveDevice and
 // SolveDeviceConst, in place or not, with Thomas, GTSV (pivoting by
