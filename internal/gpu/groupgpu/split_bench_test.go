@@ -5,10 +5,13 @@ package groupgpu
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sort"
 	"testing"
 	"time"
+
+	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/internal/gpu/gpuclock"
@@ -157,4 +160,129 @@ func reportSplit(b *testing.B, n, g, gpus int, sec float64, bws []float64) {
 	b.ReportMetric(sec*1e3, "ms")
 	b.ReportMetric(rows/sec/1e6, "MRows/s")
 	b.ReportMetric(rows*5*8/sec/bw*100, "%limit")
+}
+
+// BenchmarkSplitHuge solves one FP64 system of 2^31 rows (86 GB of a, b,
+// c, d and x: more than one 80 GB GPU holds) split evenly across every
+// GPU of the host (at least two, each with room for its part): −x[i−1] +
+// 4x[i] − x[i+1] = 1, the arrays filled on the GPUs. It reports what
+// BenchmarkSplitSystems does and the worst backward error of a row,
+// |r_i| / (‖A‖∞·|x_i| + |d_i|) with ‖A‖∞ = 6, of the first and last three
+// rows of every part and five rows spread through it, read back with
+// their neighbours. Run with
+//
+//	./groupgpu.test -test.run '^$' -test.bench SplitHuge -test.benchtime 3x
+func BenchmarkSplitHuge(b *testing.B) {
+	P := all.Len()
+	if P < 2 {
+		b.Skipf("needs 2 GPUs, the host has %d", P)
+	}
+	const rows = 1 << 31
+	shapes := make([]tridiag.Shape, P)
+	devs := all.Devices()
+	for k := range shapes {
+		n := rows*(k+1)/P - rows*k/P
+		shapes[k] = tridiag.Shape{N: n, G: 1}
+		free, _, err := devs[k].MemInfo()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if need := int64(n) * 8 * 5 * 11 / 10; free < need {
+			b.Skipf("%s has %d GB free, a part needs %d GB", devs[k].Name(), free>>30, need>>30)
+		}
+	}
+	p, err := newSplitPlan[float64](devs, shapes)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	b.Logf("%s", p.Describe())
+	var bufs [5][]*cuda.Buffer[float64]
+	for k, sh := range shapes {
+		for i, v := range []float64{-1, 4, -1, 1, 0} {
+			buf, err := cuda.Alloc[float64](devs[k], sh.N)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer buf.Free()
+			if err := fill64(buf, v); err != nil {
+				b.Fatal(err)
+			}
+			bufs[i] = append(bufs[i], buf)
+		}
+	}
+	solve := func() error {
+		return p.SolveDevice(context.Background(), bufs[0], bufs[1], bufs[2], bufs[3], bufs[4])
+	}
+	sec := wallMedian(b, solve)
+	bws := make([]float64, P)
+	for i := range bws {
+		if bws[i], err = gpuclock.CopyBandwidth(devs[i], 1<<30, 5); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportSplit(b, rows, 1, P, sec, bws)
+	// Rows to check: each part's first and last 3 and 5 spread inside,
+	// with their neighbours.
+	// Reading the parts whole would move 17 GB: single rows are read.
+	host := make([]float64, 1)
+	read := func(k, i int) float64 {
+		sl, err := bufs[4][k].Slice(i, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := sl.CopyTo(host); err != nil {
+			b.Fatal(err)
+		}
+		return host[0]
+	}
+	worst := 0.0
+	for k, sh := range shapes {
+		idx := []int{0, 1, 2, sh.N - 3, sh.N - 2, sh.N - 1}
+		for j := 1; j <= 5; j++ {
+			idx = append(idx, sh.N*j/6)
+		}
+		for _, i := range idx {
+			xm := readAt(k, i-1, shapes, read)
+			x0 := read(k, i)
+			xp := readAt(k, i+1, shapes, read)
+			r := 1 - (-xm + 4*x0 - xp)
+			worst = math.Max(worst, math.Abs(r)/(6*math.Abs(x0)+1))
+		}
+	}
+	b.ReportMetric(worst, "backward-error")
+}
+
+// readAt is x at row i of part k, following into the neighbouring parts
+// (0 outside the system).
+func readAt(k, i int, shapes []tridiag.Shape, read func(k, i int) float64) float64 {
+	for i < 0 {
+		if k == 0 {
+			return 0
+		}
+		k--
+		i += shapes[k].N
+	}
+	for i >= shapes[k].N {
+		if k == len(shapes)-1 {
+			return 0
+		}
+		i -= shapes[k].N
+		k++
+	}
+	return read(k, i)
+}
+
+// fill64 sets every element of buf to v with two strided 32-bit memsets
+// (the low and the high word of each float64).
+func fill64(buf *cuda.Buffer[float64], v float64) error {
+	bits := math.Float64bits(v)
+	return buf.Device().Enqueue(func() error {
+		for w, word := range []uint64{bits & 0xffffffff, bits >> 32} {
+			if err := cu.MemsetD2D32(buf.Ptr()+cu.DevicePtr(4*w), 8, uint(word), 1, int64(buf.Len())); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
