@@ -17,16 +17,36 @@ type device struct {
 	name   string
 	dev    tridiag.Device // solves host arrays (the 3D stepper)
 	gpu    *cuda.Device   // nil on the CPU
+	group  *cuda.Group    // "gpus": every GPU of the host
 	note3D string         // said before the tables, when not empty
 	close  func()
 }
 
-// availableDevices lists the devices of this build.
-func availableDevices() []string { return []string{"cpu", "cuda"} }
+// availableDevices lists the devices of this build: the CPU, the first
+// GPU, and every GPU of the host with the 3D grid split along z.
+func availableDevices() []string { return []string{"cpu", "cuda", "gpus"} }
 
-// openDevice opens "cpu" or "cuda" (the first GPU).
+// openDevice opens "cpu", "cuda" (the first GPU) or "gpus" (every GPU:
+// the 3D grids with zero boundaries split along z across them, the
+// others on the first).
 func openDevice(name string) (*device, error) {
 	switch name {
+	case "gpus":
+		n, err := cuda.Count()
+		if err != nil {
+			return nil, err
+		}
+		ordinals := make([]int, n)
+		for i := range ordinals {
+			ordinals[i] = i
+		}
+		group, err := gpu.OpenGroup(ordinals...)
+		if err != nil {
+			return nil, err
+		}
+		return &device{name: group.Name(), dev: group.Device(0), gpu: group.Device(0), group: group,
+			close: func() { _ = group.Close() },
+			note3D: "3D grids with zero boundaries split along z across the GPUs (two planes a GPU at least; the z solves by a split plan, halo planes copied between GPUs every step); 2D and periodic grids on the first GPU"}, nil
 	case "cpu":
 		cpu := tridiag.DefaultCPU()
 		return &device{name: cpu.Name(), dev: cpu, close: func() {}}, nil
@@ -136,6 +156,9 @@ func (s *gpuPR[T]) Close() error {
 func newDouglas[T tridiag.Float](d *device, g grid) (stepper, error) {
 	if d.gpu == nil {
 		return newHostDouglas[T](d.dev, g)
+	}
+	if d.group != nil && !g.periodic {
+		return newSplitDouglas[T](d.group, g)
 	}
 	return newGPUDouglas[T](d.gpu, g)
 }
