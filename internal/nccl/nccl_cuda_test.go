@@ -6,11 +6,8 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"os"
-	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +16,7 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/bandsolve/bandsolve/cuda"
+	"github.com/bandsolve/bandsolve/internal/nccl/ranktest"
 )
 
 // The GPU tests: one rank (any GPU machine), the GPUs of one process
@@ -295,9 +293,6 @@ func TestMultiProcess(t *testing.T) {
 // runRanks starts n processes, rank r on GPU r, and checks that each
 // passed TestRankProcess.
 func runRanks(t *testing.T, n int, env []string, want string) {
-	ln := listen(t)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	// NCCL settings the caller did not make: its log of initialization
@@ -309,24 +304,8 @@ func runRanks(t *testing.T, n int, env []string, want string) {
 			defaults = append(defaults, k+"="+v)
 		}
 	}
-	outs := make([]string, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for r := range n {
-		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestRankProcess$", "-test.v", "-test.count=1", "-test.timeout=110s")
-		cmd.Env = append(os.Environ(), defaults...)
-		cmd.Env = append(cmd.Env, env...)
-		cmd.Env = append(cmd.Env, childVar+"=1", fmt.Sprintf("BANDSOLVE_RANK=%d", r), fmt.Sprintf("BANDSOLVE_NRANKS=%d", n),
-			fmt.Sprintf("BANDSOLVE_LOCAL_RANK=%d", r), "BANDSOLVE_ADDR="+addr)
-		cmd.WaitDelay = 5 * time.Second
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			out, err := cmd.CombinedOutput()
-			outs[r], errs[r] = string(out), err
-		}()
-	}
-	wg.Wait()
+	outs, errs, err := ranktest.Run(ctx, n, "TestRankProcess", childVar, append(defaults, env...))
+	require.NoError(t, err)
 	for r := range n {
 		ok := assert.NoError(t, errs[r], "rank %d", r) &&
 			assert.Contains(t, outs[r], "--- PASS: TestRankProcess", "rank %d", r)

@@ -4,12 +4,9 @@ package groupgpu
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"math/rand/v2"
-	"net"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +17,7 @@ import (
 
 	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/internal/nccl"
+	"github.com/bandsolve/bandsolve/internal/nccl/ranktest"
 	"github.com/bandsolve/bandsolve/tridiag"
 )
 
@@ -160,30 +158,11 @@ func TestRankSplitProcesses(t *testing.T) {
 		{"sockets", []string{"NCCL_P2P_DISABLE=1", "NCCL_SHM_DISABLE=1", "NCCL_IB_DISABLE=1", "NCCL_NET=Socket", "NCCL_SOCKET_IFNAME=lo"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			require.NoError(t, err)
-			addr := ln.Addr().String()
-			require.NoError(t, ln.Close())
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			n := all.Len()
-			outs := make([]string, n)
-			errs := make([]error, n)
-			var wg sync.WaitGroup
-			for r := range n {
-				cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestRankSplitChild$", "-test.v", "-test.count=1", "-test.timeout=110s")
-				cmd.Env = append(os.Environ(), tc.env...)
-				cmd.Env = append(cmd.Env, rankChild+"=1", fmt.Sprintf("BANDSOLVE_RANK=%d", r), fmt.Sprintf("BANDSOLVE_NRANKS=%d", n),
-					fmt.Sprintf("BANDSOLVE_LOCAL_RANK=%d", r), "BANDSOLVE_ADDR="+addr)
-				cmd.WaitDelay = 5 * time.Second
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					out, err := cmd.CombinedOutput()
-					outs[r], errs[r] = string(out), err
-				}()
-			}
-			wg.Wait()
+			outs, errs, err := ranktest.Run(ctx, n, "TestRankSplitChild", rankChild, tc.env)
+			require.NoError(t, err)
 			for r := range n {
 				if !assert.NoError(t, errs[r], "rank %d", r) || !assert.Contains(t, outs[r], "--- PASS: TestRankSplitChild", "rank %d", r) {
 					t.Logf("rank %d's output:\n%s", r, outs[r])
