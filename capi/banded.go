@@ -23,20 +23,9 @@ func bandsolve_solve_banded(precision C.int, n, kl, ku, g, nrhs C.int64_t, ab, b
 	const fn = "bandsolve_solve_banded"
 	var ng int
 	defer guard(fn, &st, info, &ng)
-	sh, err := bandArgs(n, kl, ku, g, nrhs)
-	if sh.g > 0 {
-		ng = sh.g
-	}
+	sh, err := bandCall(n, kl, ku, g, nrhs, &ng, "NULL", ab == nil, b == nil, x == nil)
 	if err != nil {
 		return finish(fn, err, info, ng)
-	}
-	for _, v := range []struct {
-		name string
-		p    unsafe.Pointer
-	}{{"ab", ab}, {"b", b}, {"x", x}} {
-		if v.p == nil {
-			return finish(fn, fmt.Errorf("%w: %s is NULL", errArgument, v.name), info, ng)
-		}
 	}
 	switch precision {
 	case precF32:
@@ -54,20 +43,9 @@ func bandsolve_solve_banded_device(precision C.int, n, kl, ku, g, nrhs C.int64_t
 	const fn = "bandsolve_solve_banded_device"
 	var ng int
 	defer guard(fn, &st, info, &ng)
-	sh, err := bandArgs(n, kl, ku, g, nrhs)
-	if sh.g > 0 {
-		ng = sh.g
-	}
+	sh, err := bandCall(n, kl, ku, g, nrhs, &ng, "0 (a null device pointer)", ab == 0, b == 0, x == 0)
 	if err != nil {
 		return finish(fn, err, info, ng)
-	}
-	for _, v := range []struct {
-		name string
-		p    C.uint64_t
-	}{{"ab", ab}, {"b", b}, {"x", x}} {
-		if v.p == 0 {
-			return finish(fn, fmt.Errorf("%w: %s is 0 (a null device pointer)", errArgument, v.name), info, ng)
-		}
 	}
 	if precision != precF32 && precision != precF64 {
 		return finish(fn, errPrecision(precision), info, ng)
@@ -89,6 +67,25 @@ type bandPointers struct {
 // errPrecision refuses an unknown precision.
 func errPrecision(precision C.int) error {
 	return fmt.Errorf("%w: unknown precision %d (want BANDSOLVE_F32 or BANDSOLVE_F64)", errArgument, int(precision))
+}
+
+// bandCall checks a banded solve's sizes (bandArgs; *ng set to the
+// systems for info once g converted) and that none of ab, b, x is null
+// (the null flags; a null one is said to be null).
+func bandCall(n, kl, ku, g, nrhs C.int64_t, ng *int, null string, abNull, bNull, xNull bool) (bandShape, error) {
+	sh, err := bandArgs(n, kl, ku, g, nrhs)
+	if sh.g > 0 {
+		*ng = sh.g
+	}
+	if err != nil {
+		return sh, err
+	}
+	for i, isNull := range []bool{abNull, bNull, xNull} {
+		if isNull {
+			return sh, fmt.Errorf("%w: %s is %s", errArgument, []string{"ab", "b", "x"}[i], null)
+		}
+	}
+	return sh, nil
 }
 
 // bandArgs converts and checks the sizes of a banded solve; the shape's
