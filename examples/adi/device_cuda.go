@@ -45,7 +45,7 @@ func openDevice(name string) (*device, error) {
 			return nil, err
 		}
 		return &device{name: group.Name(), dev: group.Device(0), gpu: group.Device(0), group: group,
-			close: func() { _ = group.Close() },
+			close:  func() { _ = group.Close() },
 			note3D: "3D grids with zero boundaries split along z across the GPUs (two planes a GPU at least; the z solves by a split plan, halo planes copied between GPUs every step); 2D and periodic grids on the first GPU"}, nil
 	case "cpu":
 		cpu := tridiag.DefaultCPU()
