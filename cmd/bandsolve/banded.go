@@ -29,8 +29,13 @@ var bandedCommand = &command{
 	about: `Banded solves one system A·x = b with a half-bandwidth K by truncated
 SPIKE (Li et al. 2014, package spike): as a direct solver (-method
 direct, accurate for diagonally dominant A), as the preconditioner of
-BiCGStab(2) (-method iterative, the default), or by banded LU with
-partial pivoting (-method pivot, the gbsv-like reference).
+BiCGStab(2) (-method iterative, the default), by banded LU with
+partial pivoting (-method pivot, the gbsv-like reference), or by
+Cholesky's method for a symmetric positive definite band (-method
+cholesky, pbsv: the lower triangle read, K+1 values a row, no pivoting;
+a generated band is then made symmetric, the upper triangle the lower's
+transpose, before its diagonal is set; a band from a file must be
+symmetric).
 
 The matrix comes from one of:
   (default)  a generated band: N rows, half-bandwidth K, off-diagonal
@@ -192,7 +197,7 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 	mtxPath := fs.String("mtx", "", "sparse Matrix Market `file`, reordered into a band")
 	rhsPath := fs.String("rhs", "", "right-hand side `file` (.npy vector of length N); default b = A·x̃")
 	out := fs.String("o", "", "output `file` for the solution x (.npy; float32 when the solve is f32 or auto chose float32 from the data, else float64)")
-	method := fs.String("method", "iterative", "method: direct (truncated SPIKE), iterative (BiCGStab(2) preconditioned) or pivot (banded LU with partial pivoting)")
+	method := fs.String("method", "iterative", "method: direct (truncated SPIKE), iterative (BiCGStab(2) preconditioned), pivot (banded LU with partial pivoting) or cholesky (a symmetric positive definite band)")
 	precond := fs.String("precond", "spike", "preconditioner of -method iterative: spike, block-jacobi or none")
 	parts := fs.Int("p", 0, "number of partitions P (0: spike.ChoosePartitions for the CPU's workers, the tuning of the GPU; for -method iterative and d < 1 at most spike.PreconditionerPartitions)")
 	ul := fs.String("ul", "full", "UL block for the left spikes: full (whole partition, exact), 2k (the paper's l = 2K) or an integer l > K")
@@ -228,9 +233,9 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	switch *method {
-	case "direct", "iterative", "pivot":
+	case "direct", "iterative", "pivot", "cholesky":
 	default:
-		return usageErrorf("unknown method %q (want direct, iterative or pivot)", *method)
+		return usageErrorf("unknown method %q (want direct, iterative, pivot or cholesky)", *method)
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
@@ -320,6 +325,9 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 	if kind == "cuda" && *method == "pivot" {
 		return usageErrorf("-method pivot runs on the CPU only (banded LU with partial pivoting is the host reference); use -device cpu")
 	}
+	if kind == "cuda" && *method == "cholesky" {
+		return usageErrorf("-method cholesky runs on the CPU only; use -device cpu")
+	}
 
 	if *out != "" {
 		if err := atomicfile.CheckNotInput(*out, *npyPath, *mtxPath, *rhsPath); err != nil {
@@ -359,6 +367,10 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 		pb = &bandedProblem{
 			source: fmt.Sprintf("generated (N=%d, K=%d, d=%g, seed %d)", *n, *k, *d, *seed),
 			band:   banded.Random[float64](*n, *k, *d, rand.New(rand.NewPCG(*seed, 0xba4d))),
+		}
+		if *method == "cholesky" {
+			symmetrize(pb.band, *d)
+			pb.source = fmt.Sprintf("generated symmetric (N=%d, K=%d, d=%g, seed %d)", *n, *k, *d, *seed)
 		}
 		pb.op = pb.band
 	}
@@ -453,6 +465,18 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 			solveErr = pivotSolve(banded.ConvertGeneral[float32](g), pb.b, y, &rep)
 		} else {
 			solveErr = pivotSolve(g, pb.b, y, &rep)
+		}
+	case *method == "cholesky":
+		if err := checkSymmetricBand(A); err != nil {
+			return usageErrorf("-method cholesky: %v", err)
+		}
+		if *prec == "f32" {
+			solveErr = choleskySolve(banded.Convert[float32](A), pb.b, y, &rep)
+		} else {
+			solveErr = choleskySolve(A, pb.b, y, &rep)
+		}
+		if errors.Is(solveErr, banded.ErrNotPositiveDefinite) {
+			return fmt.Errorf("the band is %w (-method pivot solves any nonsingular band)", solveErr)
 		}
 	case *method == "direct":
 		if *prec == "f32" {
@@ -636,6 +660,61 @@ func pivotSolve[T banded.Float](A *banded.General[T], b, y []float64, rep *bande
 	f.Solve(x)
 	rep.solve = time.Since(start)
 	copyVec(y, x)
+	return nil
+}
+
+// choleskySolve factors A by Cholesky's method and solves for b into y.
+func choleskySolve[T banded.Float](A *banded.Band[T], b, y []float64, rep *bandedReport) error {
+	start := time.Now()
+	f, err := banded.FactorCholesky(A)
+	rep.factor = time.Since(start)
+	if err != nil {
+		return err
+	}
+	x := convertVec[T](b)
+	start = time.Now()
+	f.Solve(x)
+	rep.solve = time.Since(start)
+	copyVec(y, x)
+	return nil
+}
+
+// symmetrize makes the band's upper triangle the transpose of its lower
+// one and sets each diagonal entry to d times its row's off-diagonal
+// magnitudes (1 for a row without any), as banded.Random does.
+func symmetrize(m *banded.Band[float64], d float64) {
+	n, k := m.N, m.K
+	for t := 1; t <= k; t++ {
+		for j := 0; j+t < n; j++ {
+			m.Data[(k-t)*n+j+t] = m.Data[(k+t)*n+j] // a_{j, j+t} = a_{j+t, j}
+		}
+	}
+	for i := range n {
+		off := 0.0
+		for j := max(0, i-k); j <= min(n-1, i+k); j++ {
+			if j != i {
+				off += math.Abs(m.Data[m.Index(i, j)])
+			}
+		}
+		m.Data[k*n+i] = 1
+		if off > 0 {
+			m.Data[k*n+i] = d * off
+		}
+	}
+}
+
+// checkSymmetricBand reports the first entry of the band whose mirror image
+// differs from it.
+func checkSymmetricBand(m *banded.Band[float64]) error {
+	n, k := m.N, m.K
+	for t := 1; t <= k; t++ {
+		for j := 0; j+t < n; j++ {
+			lo, up := m.Data[(k+t)*n+j], m.Data[(k-t)*n+j+t]
+			if lo != up && !(math.IsNaN(lo) && math.IsNaN(up)) {
+				return fmt.Errorf("the band is not symmetric: a[%d][%d] = %g, a[%d][%d] = %g (Cholesky's method needs a symmetric positive definite band; -method pivot solves any)", j+t, j, lo, j, j+t, up)
+			}
+		}
+	}
 	return nil
 }
 
@@ -944,6 +1023,8 @@ func writeBandedReport(w io.Writer, pb *bandedProblem, rep *bandedReport, worker
 		m = "direct truncated SPIKE"
 	case "iterative":
 		m = "BiCGStab(2), preconditioner " + rep.precond
+	case "cholesky":
+		m = "banded Cholesky (symmetric positive definite)"
 	case "pivot":
 		m = "banded LU with partial pivoting"
 		if rep.onlyPivot {

@@ -373,3 +373,52 @@ func TestBandedHelpBandwidths(t *testing.T) {
 	assert.Contains(t, out, "scipy.linalg.solve_banded((L, U), ab, b)")
 	assert.Contains(t, out, "L ≠ U is solved by -method pivot only")
 }
+
+// TestBandedCholesky: -method cholesky on a generated band (made
+// symmetric) in both precisions, on a symmetric .npy band, and its
+// refusals: a band that is not symmetric, one that is not positive
+// definite (exit 1, the row named), the GPU.
+func TestBandedCholesky(t *testing.T) {
+	for _, prec := range []string{"f64", "f32"} {
+		code, out, errOut := runCmd(t, "banded", "-n", "5001", "-k", "4", "-d", "1.05", "-method", "cholesky", "-precision", prec)
+		require.Equal(t, 0, code, errOut)
+		assert.Contains(t, out, "banded Cholesky (symmetric positive definite)")
+		assert.Contains(t, out, "generated symmetric")
+		tol := 1e-14
+		if prec == "f32" {
+			tol = 1e-6
+		}
+		assert.LessOrEqual(t, reportValue(t, out, "backward error"), tol, out)
+	}
+
+	dir := t.TempDir()
+	n, k := 300, 3
+	A := banded.Random[float64](n, k, 1.5, rand.New(rand.NewPCG(7, 7)))
+	symmetrize(A, 1.5)
+	sym := filepath.Join(dir, "sym.npy")
+	require.NoError(t, npy.WriteFile(sym, []int{2*k + 1, n}, A.Data))
+	code, out, errOut := runCmd(t, "banded", "-npy", sym, "-method", "cholesky")
+	require.Equal(t, 0, code, errOut)
+	assert.LessOrEqual(t, reportValue(t, out, "backward error"), 1e-14, out)
+
+	asym := append([]float64(nil), A.Data...)
+	asym[(k-1)*n+20] += 0.5 // a_19,20
+	path := filepath.Join(dir, "asym.npy")
+	require.NoError(t, npy.WriteFile(path, []int{2*k + 1, n}, asym))
+	code, _, errOut = runCmd(t, "banded", "-npy", path, "-method", "cholesky")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "not symmetric: a[20][19]")
+
+	indef := append([]float64(nil), A.Data...)
+	indef[k*n+42] = -indef[k*n+42] // a_42,42 < 0
+	path = filepath.Join(dir, "indef.npy")
+	require.NoError(t, npy.WriteFile(path, []int{2*k + 1, n}, indef))
+	code, _, errOut = runCmd(t, "banded", "-npy", path, "-method", "cholesky")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "not positive definite at row 42")
+	assert.Contains(t, errOut, "-method pivot")
+
+	code, _, errOut = runCmd(t, "banded", "-n", "100", "-k", "2", "-method", "cholesky", "-device", "cuda")
+	assert.Equal(t, 2, code)
+	assert.NotEmpty(t, errOut)
+}
