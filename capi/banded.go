@@ -246,10 +246,134 @@ func scanSystem[T tridiag.Float](s bandShape, sys int, m, bs []T) (row, col int,
 			}
 		}
 	}
+	return scanRHS(sys, s.nrhs, bs)
+}
+
+// scanRHS finds the first NaN or ±Inf of system sys's right-hand sides bs
+// (nrhs a row), as scanSystem.
+func scanRHS[T tridiag.Float](sys, nrhs int, bs []T) (row, col int, err error) {
 	for k, v := range bs {
 		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
-			return k / s.nrhs, -1, fmt.Errorf("%w: b of system %d, row %d, column %d is %v", banded.ErrNonFinite, sys, k/s.nrhs, k%s.nrhs, f)
+			return k / nrhs, -1, fmt.Errorf("%w: b of system %d, row %d, column %d is %v", banded.ErrNonFinite, sys, k/nrhs, k%nrhs, f)
 		}
 	}
 	return -1, -1, nil
+}
+
+//export bandsolve_solveh_banded
+func bandsolve_solveh_banded(precision C.int, n, u C.int64_t, lower C.int, g, nrhs C.int64_t, ab, b, x unsafe.Pointer, info *C.int32_t) (st C.int) {
+	const fn = "bandsolve_solveh_banded"
+	var ng int
+	defer guard(fn, &st, info, &ng)
+	sh, err := bandCall(n, u, u, g, nrhs, &ng, "NULL", ab == nil, b == nil, x == nil)
+	if err != nil {
+		return finish(fn, err, info, ng)
+	}
+	switch precision {
+	case precF32:
+		err = solvehBanded[float32](sh, lower != 0, ab, b, x)
+	case precF64:
+		err = solvehBanded[float64](sh, lower != 0, ab, b, x)
+	default:
+		err = errPrecision(precision)
+	}
+	return finish(fn, err, info, ng)
+}
+
+// solvehBanded solves every system of the batch, symmetric positive
+// definite bands of u sub- and super-diagonals in SciPy's solveh_banded
+// storage (u+1 rows: the upper form, or the lower), by banded Cholesky
+// (pbsv), in parallel over the systems. Non-finite input in the stored
+// triangle or b fails the whole call (naming the first system, row and
+// column); systems that are not positive definite are reported in a
+// *tridiag.BatchError at the row of the failing pivot, with NaN solutions.
+func solvehBanded[T tridiag.Float](s bandShape, lower bool, abp, bp, xp unsafe.Pointer) error {
+	k, rows := s.kl, s.kl+1
+	ab := unsafe.Slice((*T)(abp), rows*s.n*s.g)
+	b := unsafe.Slice((*T)(bp), s.n*s.nrhs*s.g)
+	x := unsafe.Slice((*T)(xp), s.n*s.nrhs*s.g)
+	// at is the index in system sys's rows of a[j+t][j], t = 0 … k.
+	at := func(t, j int) int {
+		if lower {
+			return t*s.n + j // ab[i−j][j] = a[i][j]
+		}
+		return (k-t)*s.n + j + t // ab[u+i−j][j] = a[i][j], i ≤ j, read as a[j][j+t]
+	}
+	for sys := range s.g {
+		m := ab[sys*rows*s.n : (sys+1)*rows*s.n]
+		for t := 0; t <= k; t++ {
+			for j := 0; j+t < s.n; j++ {
+				if v := float64(m[at(t, j)]); math.IsNaN(v) || math.IsInf(v, 0) {
+					i, c := j+t, j
+					if !lower {
+						i, c = j, j+t
+					}
+					return fmt.Errorf("%w: ab of system %d, row %d, column %d is %v", banded.ErrNonFinite, sys, i, c, v)
+				}
+			}
+		}
+		if _, _, err := scanRHS(sys, s.nrhs, b[sys*s.n*s.nrhs:(sys+1)*s.n*s.nrhs]); err != nil {
+			return err
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), s.g)
+	var (
+		next   atomic.Int64
+		mu     sync.Mutex
+		failed []tridiag.SystemError
+		wg     sync.WaitGroup
+	)
+	nan := T(math.NaN())
+	for range workers {
+		wg.Go(func() {
+			col := make([]T, s.n*s.nrhs)
+			band := &banded.Band[T]{N: s.n, K: k, Data: make([]T, (2*k+1)*s.n)}
+			for {
+				sys := int(next.Add(1) - 1)
+				if sys >= s.g {
+					return
+				}
+				m := ab[sys*rows*s.n : (sys+1)*rows*s.n]
+				for t := 0; t <= k; t++ {
+					for j := 0; j+t < s.n; j++ {
+						band.Data[(k+t)*s.n+j] = m[at(t, j)]
+					}
+				}
+				bs := b[sys*s.n*s.nrhs : (sys+1)*s.n*s.nrhs]
+				xs := x[sys*s.n*s.nrhs : (sys+1)*s.n*s.nrhs]
+				f, err := banded.FactorCholesky(band)
+				if err != nil {
+					row := -1
+					var re *banded.RowError
+					if errors.As(err, &re) {
+						row = re.Row
+					}
+					mu.Lock()
+					failed = append(failed, tridiag.SystemError{System: sys, Row: row, Col: row, Err: err})
+					mu.Unlock()
+					for i := range xs {
+						xs[i] = nan
+					}
+					continue
+				}
+				for i := range s.n {
+					for r := range s.nrhs {
+						col[r*s.n+i] = bs[i*s.nrhs+r]
+					}
+				}
+				f.SolveMulti(col, s.nrhs)
+				for i := range s.n {
+					for r := range s.nrhs {
+						xs[i*s.nrhs+r] = col[r*s.n+i]
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if len(failed) == 0 {
+		return nil
+	}
+	sortSystems(failed)
+	return &tridiag.BatchError{G: s.g, Failed: failed}
 }

@@ -244,6 +244,21 @@ bandsolve_status bandsolve_tridiag_solve_device_const(bandsolve_tridiag plan, do
 bandsolve_status bandsolve_solve_banded(int precision, int64_t n, int64_t kl, int64_t ku,
 	int64_t g, int64_t nrhs, const void *ab, const void *b, void *x, int32_t *info);
 
+/* bandsolve_solveh_banded solves g symmetric positive definite banded
+ * systems of order n with u sub- and super-diagonals by Cholesky's method
+ * (LAPACK pbsv), on the CPU, in parallel over the systems. Storage is
+ * SciPy's solveh_banded(ab, b, lower=...), one system after the other,
+ * u+1 rows a system:
+ *   lower = 0: a[i][j] (i <= j) at s*(u+1)*n + (u+i-j)*n + j;
+ *   lower != 0: a[i][j] (i >= j) at s*(u+1)*n + (i-j)*n + j;
+ *   b, x as for bandsolve_solve_banded (x may equal b).
+ * NaN or Inf in the stored triangle or b fails the call (nothing solved).
+ * info[s] > 0: system s is not positive definite, its pivot at row
+ * info[s] (1-based) not positive; its x is NaN, the others are solved
+ * (BANDSOLVE_ERR_SYSTEMS). */
+bandsolve_status bandsolve_solveh_banded(int precision, int64_t n, int64_t u, int lower,
+	int64_t g, int64_t nrhs, const void *ab, const void *b, void *x, int32_t *info);
+
 /* bandsolve_solve_banded_device is bandsolve_solve_banded on arrays in
  * device memory of GPU ordinal (CUdeviceptr values of the device's
  * primary context, as for bandsolve_tridiag_solve_device: cudaMalloc,

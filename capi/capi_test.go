@@ -445,4 +445,28 @@ func TestCExample(t *testing.T) {
 			assert.Equal(t, []int{-2, -2, -2}, ints(t, rec, "info.banded_device_cpu"))
 		}
 	})
+
+	t.Run("solveh", func(t *testing.T) {
+		// System 0: −x[i−1] + 4x[i] − x[i+1] = i + 1, by the Go Cholesky.
+		const n = 5
+		m, err := banded.New[float64](n, 1)
+		require.NoError(t, err)
+		for j := range n {
+			m.Data[n+j] = 4
+			if j+1 < n {
+				m.Data[2*n+j] = -1
+			}
+		}
+		f, err := banded.FactorCholesky(m)
+		require.NoError(t, err)
+		want := []float64{1, 2, 3, 4, 5}
+		f.Solve(want)
+		assert.Equal(t, []int{statusSystems}, ints(t, rec, "st.solveh"))
+		assert.Equal(t, []int{0, 4}, ints(t, rec, "info.solveh"), "system 1: the pivot of row 3")
+		x := floats(t, rec, "x.solveh")
+		assertClose(t, want, x[:n], 1e-15, "x of system 0")
+		for i, v := range x[n:] {
+			assert.True(t, math.IsNaN(v), "x of system 1, row %d: %v", i, v)
+		}
+	})
 }

@@ -241,6 +241,27 @@ int main(void) {
 			print_info("info.banded_device_cpu", info, G);
 		}
 	}
+
+	/* 7. Symmetric positive definite bands, SciPy's solveh_banded upper
+	 * storage: N=5, u=1 (4 on the diagonal, -1 beside it), G=2; the
+	 * diagonal of system 1 at row 3 is -4, so it is not positive
+	 * definite there. */
+	{
+		enum { N = 5, U = 1, G = 2 };
+		double ab[G * (U + 1) * N], b[G * N], x[G * N];
+		int32_t info[G];
+		for (int s = 0; s < G; s++) {
+			for (int j = 0; j < N; j++) {
+				ab[s * (U + 1) * N + j] = j == 0 ? 0 : -1;      /* a[j-1][j] */
+				ab[s * (U + 1) * N + N + j] = 4;                 /* a[j][j] */
+				b[s * N + j] = 1 + j;
+			}
+		}
+		ab[1 * (U + 1) * N + N + 3] = -4;
+		report("solveh", bandsolve_solveh_banded(BANDSOLVE_F64, N, U, 0, G, 1, ab, b, x, info));
+		print_info("info.solveh", info, G);
+		print_f64("x.solveh", x, G * N);
+	}
 	printf("done\n");
 	return 0;
 }

@@ -23,7 +23,7 @@ import numpy as np
 
 from . import _arrays, _lib
 
-__all__ = ["solve", "solve_banded", "Plan", "Factors", "SolveError", "version", "has_cuda"]
+__all__ = ["solve", "solve_banded", "solveh_banded", "Plan", "Factors", "SolveError", "version", "has_cuda"]
 
 __version__ = "0.1.0"
 
@@ -601,6 +601,51 @@ def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_fi
         info = np.zeros(g, dtype=np.int32)
         st = _lib_().bandsolve_solve_banded(_FLOAT[dtype], n, l, u, g, nrhs, abc.ctypes.data, bc.ctypes.data,
                                             x.ctypes.data, _info_ptr(info))
+        if st:
+            if st == _lib.ERR_SYSTEMS and out is not None:
+                out[...] = x  # the solved systems, NaN for the failed ones
+            _raise(st, info, _batch_where(batch))
+    if out is None:
+        return x
+    out[...] = x
+    return out
+
+
+def solveh_banded(ab, b, overwrite_ab=False, overwrite_b=False, lower=False, check_finite=True, *, out=None):
+    """Solves symmetric positive definite banded systems A x = b with
+    SciPy's signature and storage, by Cholesky's method (LAPACK pbsv): ab of
+    shape (..., u+1, n) holds A's u super-diagonals and diagonal,
+    ab[u + i - j, j] = A[i, j] for i <= j, or with lower=True its diagonal
+    and u sub-diagonals, ab[i - j, j] = A[i, j] for i >= j. A batch as for
+    solve_banded: b of shape (..., n) or (..., n, k). The result has b's
+    shape and the dtype of ab and b together (float32 or float64); out=
+    receives it. overwrite_ab, overwrite_b and check_finite are accepted for
+    SciPy's signature: ab and b are never changed.
+
+    NumPy arrays only (solved on the CPU); CUDA arrays raise ValueError.
+    NaN/Inf input raises SolveError and nothing is solved. A system that is
+    not positive definite raises SolveError, whose info says which
+    (info[s] = the row of the pivot that is not positive, + 1); the other
+    systems of the batch are solved and a failed one's x is NaN, also in
+    out."""
+    del overwrite_ab, overwrite_b, check_finite
+    ab, b, out = _arrays.adopt(ab), _arrays.adopt(b), _arrays.adopt(out)
+    if any(_arrays.is_device(x) for x in (ab, b, out) if x is not None):
+        raise ValueError("bandsolve: solveh_banded solves NumPy arrays (on the CPU); "
+                         "solve_banded((u, u), ...) solves CUDA arrays on their GPU")
+    abh, bh = np.asarray(ab), np.asarray(b)
+    if abh.ndim < 2:
+        raise ValueError(f"bandsolve: ab has shape {abh.shape}: want (..., u+1, n)")
+    u = abh.shape[-2] - 1
+    # The shape checks of a band of u+1 rows: solve_banded's with l = 0.
+    dtype, n, batch, nrhs, g = _banded_shape(0, u, abh.shape, abh.dtype, bh.shape, bh.dtype)
+    abc = np.ascontiguousarray(abh, dtype=dtype)
+    bc = np.ascontiguousarray(bh, dtype=dtype)
+    x = np.empty(bh.shape, dtype=dtype)
+    if g > 0 and n > 0 and nrhs > 0:
+        info = np.zeros(g, dtype=np.int32)
+        st = _lib_().bandsolve_solveh_banded(_FLOAT[dtype], n, u, 1 if lower else 0, g, nrhs, abc.ctypes.data,
+                                             bc.ctypes.data, x.ctypes.data, _info_ptr(info))
         if st:
             if st == _lib.ERR_SYSTEMS and out is not None:
                 out[...] = x  # the solved systems, NaN for the failed ones

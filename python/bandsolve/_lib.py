@@ -142,6 +142,7 @@ def _prototypes(lib):
         "bandsolve_tridiag_solve_device": (c.c_int, [handle, u64, u64, u64, u64, u64, up, i32p]),
         "bandsolve_tridiag_solve_device_const": (c.c_int, [handle, dbl, dbl, dbl, u64, u64, up, i32p]),
         "bandsolve_solve_banded": (c.c_int, [c.c_int, i64, i64, i64, i64, i64, vp, vp, vp, i32p]),
+        "bandsolve_solveh_banded": (c.c_int, [c.c_int, i64, i64, c.c_int, i64, i64, vp, vp, vp, i32p]),
         "bandsolve_solve_banded_device": (c.c_int, [c.c_int, i64, i64, i64, i64, i64, u64, u64, u64, c.c_int, up,
                                                     i32p]),
     }

@@ -280,6 +280,74 @@ class TestPlan(unittest.TestCase):
 
 
 @unittest.skipIf(scipy is None, "scipy is not importable")
+class TestSolvehBanded(unittest.TestCase):
+    """solveh_banded against scipy.linalg.solveh_banded (pbsv)."""
+
+    def setUp(self):
+        self.rng = np.random.default_rng(5)
+
+    def sym(self, u, n, lead=()):
+        """A random SPD band in the upper form and the same in the lower."""
+        upper = self.rng.standard_normal(lead + (u + 1, n))
+        upper[..., u, :] = np.abs(upper[..., u, :]) + 2 * (u + 1)
+        for t in range(1, u + 1):
+            upper[..., u - t, :t] = 0  # outside the matrix
+        lower = np.zeros_like(upper)
+        for t in range(u + 1):
+            lower[..., t, :n - t] = upper[..., u - t, t:]
+        return upper, lower
+
+    def test_against_scipy(self):
+        for u, n in ((0, 6), (1, 9), (2, 12), (4, 30)):
+            upper, lower = self.sym(u, n)
+            for bshape in ((n,), (n, 3)):
+                b = self.rng.standard_normal(bshape)
+                with self.subTest(u=u, b=bshape):
+                    want = scipy.linalg.solveh_banded(upper, b)
+                    for ab, lw in ((upper, False), (lower, True)):
+                        got = bandsolve.solveh_banded(ab, b, lower=lw)
+                        self.assertEqual(got.shape, want.shape)
+                        np.testing.assert_allclose(got, want, rtol=1e-11, atol=1e-12)
+                        np.testing.assert_allclose(got, scipy.linalg.solveh_banded(ab, b, lower=lw),
+                                                   rtol=1e-11, atol=1e-12)
+
+    def test_batch_and_float32(self):
+        upper, _ = self.sym(2, 8, (3, 2))
+        b = self.rng.standard_normal((3, 2, 8))
+        x = bandsolve.solveh_banded(upper, b)
+        for idx in np.ndindex(3, 2):
+            np.testing.assert_allclose(x[idx], scipy.linalg.solveh_banded(upper[idx], b[idx]), rtol=1e-11)
+        x32 = bandsolve.solveh_banded(upper.astype(np.float32), b.astype(np.float32))
+        self.assertEqual(x32.dtype, np.float32)
+        np.testing.assert_allclose(x32, x, rtol=1e-4, atol=1e-4)
+
+    def test_not_positive_definite(self):
+        upper, _ = self.sym(1, 6, (3,))
+        upper[2, 1, 4] = -1.0  # a[4][4] of system 2
+        b = self.rng.standard_normal((3, 6))
+        with self.assertRaises(np.linalg.LinAlgError):
+            scipy.linalg.solveh_banded(upper[2], b[2])
+        out = np.zeros((3, 6))
+        with self.assertRaises(bandsolve.SolveError) as e:
+            bandsolve.solveh_banded(upper, b, out=out)
+        self.assertEqual(e.exception.system, 2)
+        self.assertEqual(list(e.exception.info), [0, 0, 5])
+        self.assertTrue(np.all(np.isnan(out[2])))
+        np.testing.assert_allclose(out[0], scipy.linalg.solveh_banded(upper[0], b[0]), rtol=1e-11)
+
+    def test_bad_input(self):
+        upper, _ = self.sym(1, 5)
+        with self.assertRaises(ValueError):
+            bandsolve.solveh_banded(upper, np.ones(4))
+        with self.assertRaises(ValueError):
+            bandsolve.solveh_banded(np.ones(5), np.ones(5))
+        bad = upper.copy()
+        bad[1, 2] = np.nan
+        with self.assertRaises(bandsolve.SolveError):
+            bandsolve.solveh_banded(bad, np.ones(5))
+
+
+@unittest.skipIf(scipy is None, "scipy is not importable")
 class TestBanded(unittest.TestCase):
     def setUp(self):
         self.rng = np.random.default_rng(3)
