@@ -46,6 +46,42 @@ func BenchmarkFactorSolve(b *testing.B) {
 	}
 }
 
+// BenchmarkCholesky times factorization plus one solve of symmetric
+// positive definite bands (N = 10⁵), by Cholesky's method (pbsv: K+1
+// values a row, no pivot search) and by LU with partial pivoting (gbsv)
+// on the same matrices. K = 100 is skipped under -short.
+func BenchmarkCholesky(b *testing.B) {
+	const n = 100_000
+	for _, k := range []int{2, 16, 100} {
+		a := spdBand(newRNG(uint64(k)), n, k, 0.5)
+		rhs := randVec[float64](n, newRNG(7))
+		x := make([]float64, n)
+		for _, m := range []string{"Cholesky", "Pivot"} {
+			b.Run(fmt.Sprintf("%s/N=%d/K=%d", m, n, k), func(b *testing.B) {
+				if testing.Short() && k > 16 {
+					b.Skip("-short")
+				}
+				for b.Loop() {
+					copy(x, rhs)
+					if m == "Cholesky" {
+						f, err := FactorCholesky(a)
+						if err != nil {
+							b.Fatal(err)
+						}
+						f.Solve(x)
+						continue
+					}
+					f, err := FactorPivot(a)
+					if err != nil {
+						b.Fatal(err)
+					}
+					f.Solve(x)
+				}
+			})
+		}
+	}
+}
+
 // BenchmarkSolveBatch: G = 4096 pentadiagonal systems of N = 256.
 func BenchmarkSolveBatch(b *testing.B) {
 	const n, k, g = 256, 2, 4096
