@@ -149,6 +149,35 @@ func solveBanded[T tridiag.Float](s bandShape, abp, bp, xp unsafe.Pointer) error
 // must have been checked.
 func solveBandedSlices[T tridiag.Float](s bandShape, ab, b, x []T, scan bool) error {
 	rows := s.kl + s.ku + 1
+	return eachSystem(s, b, x, func() systemSolver[T] {
+		return func(sys int, bs []T) (func([]T), int, int, error) {
+			m := &banded.General[T]{N: s.n, KL: s.kl, KU: s.ku, Data: ab[sys*rows*s.n : (sys+1)*rows*s.n]}
+			if scan {
+				if row, c, err := scanSystem(s, sys, m.Data, bs); err != nil {
+					return nil, row, c, err
+				}
+			}
+			lu, err := banded.FactorPivotGeneral(m)
+			if err != nil {
+				row, c := rowCol(err)
+				return nil, row, c, err
+			}
+			return func(col []T) { lu.SolveMulti(col, s.nrhs) }, -1, -1, nil
+		}
+	})
+}
+
+// systemSolver factors system sys of a batch (bs: its right-hand sides,
+// for a scan) and returns the solve of its column-major right-hand sides
+// in place, or the row and column of its failure (−1 where none applies)
+// and the error.
+type systemSolver[T tridiag.Float] func(sys int, bs []T) (solve func(col []T), row, col int, err error)
+
+// eachSystem solves the systems of the batch, b into x (which may be b;
+// nrhs a row, one system after the other), in parallel over the systems,
+// each worker with its own solver from worker. The failed systems, with
+// NaN solutions, are reported in a *tridiag.BatchError.
+func eachSystem[T tridiag.Float](s bandShape, b, x []T, worker func() systemSolver[T]) error {
 	workers := min(runtime.GOMAXPROCS(0), s.g)
 	var (
 		next   atomic.Int64
@@ -159,28 +188,16 @@ func solveBandedSlices[T tridiag.Float](s bandShape, ab, b, x []T, scan bool) er
 	nan := T(math.NaN())
 	for range workers {
 		wg.Go(func() {
+			solver := worker()
 			col := make([]T, s.n*s.nrhs) // column-major right-hand sides
 			for {
 				sys := int(next.Add(1) - 1)
 				if sys >= s.g {
 					return
 				}
-				m := &banded.General[T]{N: s.n, KL: s.kl, KU: s.ku, Data: ab[sys*rows*s.n : (sys+1)*rows*s.n]}
 				bs := b[sys*s.n*s.nrhs : (sys+1)*s.n*s.nrhs]
 				xs := x[sys*s.n*s.nrhs : (sys+1)*s.n*s.nrhs]
-				var lu *banded.PivotLU[T]
-				var err error
-				row, c := -1, -1
-				if scan {
-					row, c, err = scanSystem(s, sys, m.Data, bs)
-				}
-				if err == nil {
-					lu, err = banded.FactorPivotGeneral(m)
-					var re *banded.RowError
-					if errors.As(err, &re) {
-						row, c = re.Row, re.Col
-					}
-				}
+				solve, row, c, err := solver(sys, bs)
 				if err != nil {
 					mu.Lock()
 					failed = append(failed, tridiag.SystemError{System: sys, Row: row, Col: c, Err: err})
@@ -195,7 +212,7 @@ func solveBandedSlices[T tridiag.Float](s bandShape, ab, b, x []T, scan bool) er
 						col[r*s.n+i] = bs[i*s.nrhs+r]
 					}
 				}
-				lu.SolveMulti(col, s.nrhs)
+				solve(col)
 				for i := range s.n {
 					for r := range s.nrhs {
 						xs[i*s.nrhs+r] = col[r*s.n+i]
@@ -210,6 +227,16 @@ func solveBandedSlices[T tridiag.Float](s bandShape, ab, b, x []T, scan bool) er
 	}
 	sortSystems(failed)
 	return &tridiag.BatchError{G: s.g, Failed: failed}
+}
+
+// rowCol is the row and column of a factorization's *banded.RowError, or
+// −1, −1.
+func rowCol(err error) (int, int) {
+	var re *banded.RowError
+	if errors.As(err, &re) {
+		return re.Row, re.Col
+	}
+	return -1, -1
 }
 
 // sortSystems orders failures by system index (insertion sort: few).
@@ -316,64 +343,21 @@ func solvehBanded[T tridiag.Float](s bandShape, lower bool, abp, bp, xp unsafe.P
 			return err
 		}
 	}
-	workers := min(runtime.GOMAXPROCS(0), s.g)
-	var (
-		next   atomic.Int64
-		mu     sync.Mutex
-		failed []tridiag.SystemError
-		wg     sync.WaitGroup
-	)
-	nan := T(math.NaN())
-	for range workers {
-		wg.Go(func() {
-			col := make([]T, s.n*s.nrhs)
-			band := &banded.Band[T]{N: s.n, K: k, Data: make([]T, (2*k+1)*s.n)}
-			for {
-				sys := int(next.Add(1) - 1)
-				if sys >= s.g {
-					return
-				}
-				m := ab[sys*rows*s.n : (sys+1)*rows*s.n]
-				for t := 0; t <= k; t++ {
-					for j := 0; j+t < s.n; j++ {
-						band.Data[(k+t)*s.n+j] = m[at(t, j)]
-					}
-				}
-				bs := b[sys*s.n*s.nrhs : (sys+1)*s.n*s.nrhs]
-				xs := x[sys*s.n*s.nrhs : (sys+1)*s.n*s.nrhs]
-				f, err := banded.FactorCholesky(band)
-				if err != nil {
-					row := -1
-					var re *banded.RowError
-					if errors.As(err, &re) {
-						row = re.Row
-					}
-					mu.Lock()
-					failed = append(failed, tridiag.SystemError{System: sys, Row: row, Col: row, Err: err})
-					mu.Unlock()
-					for i := range xs {
-						xs[i] = nan
-					}
-					continue
-				}
-				for i := range s.n {
-					for r := range s.nrhs {
-						col[r*s.n+i] = bs[i*s.nrhs+r]
-					}
-				}
-				f.SolveMulti(col, s.nrhs)
-				for i := range s.n {
-					for r := range s.nrhs {
-						xs[i*s.nrhs+r] = col[r*s.n+i]
-					}
+	return eachSystem(s, b, x, func() systemSolver[T] {
+		band := &banded.Band[T]{N: s.n, K: k, Data: make([]T, (2*k+1)*s.n)}
+		return func(sys int, _ []T) (func([]T), int, int, error) {
+			m := ab[sys*rows*s.n : (sys+1)*rows*s.n]
+			for t := 0; t <= k; t++ {
+				for j := 0; j+t < s.n; j++ {
+					band.Data[(k+t)*s.n+j] = m[at(t, j)]
 				}
 			}
-		})
-	}
-	wg.Wait()
-	if len(failed) == 0 {
-		return nil
-	}
-	sortSystems(failed)
-	return &tridiag.BatchError{G: s.g, Failed: failed}
+			f, err := banded.FactorCholesky(band)
+			if err != nil {
+				row, c := rowCol(err)
+				return nil, row, c, err
+			}
+			return func(col []T) { f.SolveMulti(col, s.nrhs) }, -1, -1, nil
+		}
+	})
 }

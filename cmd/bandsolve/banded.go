@@ -648,9 +648,16 @@ type bandedReport struct {
 	onlyPivot bool
 }
 
+// pivotSolve factors A by LU with partial pivoting and solves for b into y.
 func pivotSolve[T banded.Float](A *banded.General[T], b, y []float64, rep *bandedReport) error {
+	return factorSolve(func() (*banded.PivotLU[T], error) { return banded.FactorPivotGeneral(A) }, b, y, rep)
+}
+
+// factorSolve factors with factor and solves for b into y, in T, the
+// times into rep.
+func factorSolve[T banded.Float, F interface{ Solve([]T) }](factor func() (F, error), b, y []float64, rep *bandedReport) error {
 	start := time.Now()
-	f, err := banded.FactorPivotGeneral(A)
+	f, err := factor()
 	rep.factor = time.Since(start)
 	if err != nil {
 		return err
@@ -665,18 +672,7 @@ func pivotSolve[T banded.Float](A *banded.General[T], b, y []float64, rep *bande
 
 // choleskySolve factors A by Cholesky's method and solves for b into y.
 func choleskySolve[T banded.Float](A *banded.Band[T], b, y []float64, rep *bandedReport) error {
-	start := time.Now()
-	f, err := banded.FactorCholesky(A)
-	rep.factor = time.Since(start)
-	if err != nil {
-		return err
-	}
-	x := convertVec[T](b)
-	start = time.Now()
-	f.Solve(x)
-	rep.solve = time.Since(start)
-	copyVec(y, x)
-	return nil
+	return factorSolve(func() (*banded.Cholesky[T], error) { return banded.FactorCholesky(A) }, b, y, rep)
 }
 
 // symmetrize makes the band's upper triangle the transpose of its lower

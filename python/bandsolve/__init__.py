@@ -594,13 +594,20 @@ def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_fi
         return _solve_banded_device(l, u, ab, b, out, stream)
     abh, bh = np.asarray(ab), np.asarray(b)
     dtype, n, batch, nrhs, g = _banded_shape(l, u, abh.shape, abh.dtype, bh.shape, bh.dtype)
+    return _solve_host(lambda ab_, b_, x_, info: _lib_().bandsolve_solve_banded(
+        _FLOAT[dtype], n, l, u, g, nrhs, ab_, b_, x_, info), abh, bh, out, dtype, n, batch, nrhs, g)
+
+
+def _solve_host(call, abh, bh, out, dtype, n, batch, nrhs, g):
+    """Solves a host batch of banded systems through call(ab, b, x, info)
+    (addresses), into out when given; failed systems raise SolveError, out
+    then receiving the solved ones (NaN for the failed)."""
     abc = np.ascontiguousarray(abh, dtype=dtype)
     bc = np.ascontiguousarray(bh, dtype=dtype)
     x = np.empty(bh.shape, dtype=dtype)
     if g > 0 and n > 0 and nrhs > 0:
         info = np.zeros(g, dtype=np.int32)
-        st = _lib_().bandsolve_solve_banded(_FLOAT[dtype], n, l, u, g, nrhs, abc.ctypes.data, bc.ctypes.data,
-                                            x.ctypes.data, _info_ptr(info))
+        st = call(abc.ctypes.data, bc.ctypes.data, x.ctypes.data, _info_ptr(info))
         if st:
             if st == _lib.ERR_SYSTEMS and out is not None:
                 out[...] = x  # the solved systems, NaN for the failed ones
@@ -639,21 +646,8 @@ def solveh_banded(ab, b, overwrite_ab=False, overwrite_b=False, lower=False, che
     u = abh.shape[-2] - 1
     # The shape checks of a band of u+1 rows: solve_banded's with l = 0.
     dtype, n, batch, nrhs, g = _banded_shape(0, u, abh.shape, abh.dtype, bh.shape, bh.dtype)
-    abc = np.ascontiguousarray(abh, dtype=dtype)
-    bc = np.ascontiguousarray(bh, dtype=dtype)
-    x = np.empty(bh.shape, dtype=dtype)
-    if g > 0 and n > 0 and nrhs > 0:
-        info = np.zeros(g, dtype=np.int32)
-        st = _lib_().bandsolve_solveh_banded(_FLOAT[dtype], n, u, 1 if lower else 0, g, nrhs, abc.ctypes.data,
-                                             bc.ctypes.data, x.ctypes.data, _info_ptr(info))
-        if st:
-            if st == _lib.ERR_SYSTEMS and out is not None:
-                out[...] = x  # the solved systems, NaN for the failed ones
-            _raise(st, info, _batch_where(batch))
-    if out is None:
-        return x
-    out[...] = x
-    return out
+    return _solve_host(lambda ab_, b_, x_, info: _lib_().bandsolve_solveh_banded(
+        _FLOAT[dtype], n, u, 1 if lower else 0, g, nrhs, ab_, b_, x_, info), abh, bh, out, dtype, n, batch, nrhs, g)
 
 
 def _banded_shape(l, u, ab_shape, ab_dtype, b_shape, b_dtype):
