@@ -105,7 +105,7 @@ func solveC[T tri.Complex](a, b, c, d, x []T, p int, ws *WorkspaceC[T], bounded 
 
 	// Stage 2.
 	xr := ws.xr[:R]
-	if row, e := reducedCRC(A, B, C, D, ws.q[:R], xr, func(j int) int { return reducedRow(j, n, p) }, bounded); row >= 0 {
+	if row, e := reducedCRC(A, B, C, D, ws.q[:R], xr, func(j int) int { return ReducedRow(j, n, p) }, bounded); row >= 0 {
 		return &tri.PivotError{Row: row, Err: e}
 	}
 

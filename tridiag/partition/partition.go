@@ -167,7 +167,7 @@ func solve[T tri.Float](a, b, c, d, x []T, p int, ws *Workspace[T], usePCR bool)
 	R := ReducedSize(n, p)
 	per := min(p, 2) // reduced rows per (full) chunk
 
-	rowOf := func(j int) int { return reducedRow(j, n, p) }
+	rowOf := func(j int) int { return ReducedRow(j, n, p) }
 
 	// Stage 1, for every chunk in parallel: the reduced rows F_k (and L_k).
 	A, B, C, D := ws.A[0], ws.B[0], ws.C[0], ws.D[0]
@@ -343,10 +343,10 @@ func recoverChunk[T tri.Float](x []T, ws *Workspace[T], s, m int, xs, xe T) {
 	}
 }
 
-// reducedRow is the original row that reduced row j of an n-row system in
-// chunks of p rows stands for: a chunk's first row (even j) or last row
-// (odd j); row j itself when p = 1.
-func reducedRow(j, n, p int) int {
+// ReducedRow is the original row that reduced row j of an n-row system in
+// chunks (or segments) of p rows stands for: a chunk's first row (even j)
+// or last row (odd j); row j itself when p = 1.
+func ReducedRow(j, n, p int) int {
 	if p == 1 {
 		return j
 	}

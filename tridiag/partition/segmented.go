@@ -202,7 +202,7 @@ func reduceSegment[T tri.Float](a, b, c, d []T, n, s0, ns, p int, ws *SegmentWor
 	note func(stage, row int)) {
 	RR := ReducedSize(ns, p)
 	per := min(p, 2)
-	rowOf := func(j int) int { return s0 + reducedRow(j, ns, p) }
+	rowOf := func(j int) int { return s0 + ReducedRow(j, ns, p) }
 	A, B, C, D := ws.A[:RR], ws.B[:RR], ws.C[:RR], ws.Dy[:RR]
 	bad := -1
 	for k := range Chunks(ns, p) {

@@ -16,6 +16,7 @@ import (
 	"github.com/bandsolve/bandsolve/internal/gpu/tridiaggpu"
 	"github.com/bandsolve/bandsolve/internal/nccl"
 	"github.com/bandsolve/bandsolve/tridiag"
+	"github.com/bandsolve/bandsolve/tridiag/partition"
 )
 
 // RankSplitPlan is SplitPlan for ranks joined through NCCL (processes on
@@ -150,9 +151,10 @@ func (p *RankSplitPlan[T]) Describe() string {
 // layout on its GPU (x may be d). Every rank calls it. The systems this
 // rank sees break down, within its part, in the reduced systems (mapped to
 // the row of the part that holds it) or as a non-finite x of its part,
-// are listed in a *tridiag.BatchError, and their x is NaN in this rank's
-// part; a breakdown within another rank's part shows here through the
-// reduced systems or this part's x.
+// are listed in a *tridiag.BatchError at the row that explains them as
+// SplitPlan says (mergeFailures), and their x is NaN in this rank's part;
+// a breakdown within another rank's part shows here through the reduced
+// systems or this part's x.
 func (p *RankSplitPlan[T]) SolveDevice(ctx context.Context, a, b, c, d, x *cuda.Buffer[T]) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -198,7 +200,7 @@ func (p *RankSplitPlan[T]) SolveDevice(ctx context.Context, a, b, c, d, x *cuda.
 	if err := p.stream.Synchronize(); err != nil {
 		return err
 	}
-	var failed []tridiag.SystemError
+	var reduced []tridiag.SystemError
 	err = p.nested.SolveDevice(ctx, p.red[0], p.red[1], p.red[2], p.red[3], p.red[4])
 	if be := (*tridiag.BatchError)(nil); errors.As(err, &be) {
 		for _, f := range be.Failed {
@@ -206,8 +208,8 @@ func (p *RankSplitPlan[T]) SolveDevice(ctx context.Context, a, b, c, d, x *cuda.
 			for k+1 < len(p.offs) && p.offs[k+1] <= f.Row {
 				k++
 			}
-			f.Row = p.starts[k] + p.rowOf(k, f.Row-p.offs[k])
-			failed = append(failed, f)
+			f.Row = p.starts[k] + partition.ReducedRow(f.Row-p.offs[k], p.rows[k], p.segs[k])
+			reduced = append(reduced, f)
 		}
 	} else if err != nil {
 		return fmt.Errorf("tridiag: the reduced systems of a split batch: %w", err)
@@ -222,23 +224,13 @@ func (p *RankSplitPlan[T]) SolveDevice(ctx context.Context, a, b, c, d, x *cuda.
 	if err != nil {
 		return err
 	}
-	for _, f := range fails {
-		failed = append(failed, tridiag.SystemError{System: f.System, Row: p.starts[p.rank] + f.Row, Err: tridiaggpu.ErrBreakdown})
+	mineFails := make([]partFailure, len(fails))
+	for i, f := range fails {
+		mineFails[i] = partFailure{system: f.System, row: p.starts[p.rank] + f.Row, within: f.Within}
 	}
-	if len(failed) == 0 {
+	be := mergeFailures(G, reduced, mineFails, tridiaggpu.ErrBreakdown)
+	if be == nil {
 		return nil
-	}
-	slices.SortFunc(failed, func(x, y tridiag.SystemError) int {
-		if x.System != y.System {
-			return x.System - y.System
-		}
-		return x.Row - y.Row
-	})
-	be := &tridiag.BatchError{G: G}
-	for i, f := range failed {
-		if i == 0 || f.System != failed[i-1].System {
-			be.Failed = append(be.Failed, f)
-		}
 	}
 	if err := p.part.FillNaN(p.stream, x, be.Systems()); err != nil {
 		return err
@@ -247,16 +239,6 @@ func (p *RankSplitPlan[T]) SolveDevice(ctx context.Context, a, b, c, d, x *cuda.
 		return err
 	}
 	return be
-}
-
-// rowOf is the row of rank k's part whose unknown is its reduced row j
-// (PartPlan.RowOf for rank k's segments).
-func (p *RankSplitPlan[T]) rowOf(k, j int) int {
-	m := p.segs[k]
-	if j%2 == 0 {
-		return j / 2 * m
-	}
-	return min(j/2*m+m, p.rows[k]) - 1
 }
 
 // Close frees the plan's memory and stream; the communicator stays the

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 
@@ -275,54 +274,16 @@ func (p *SplitPlan[T]) SolveDevice(ctx context.Context, a, b, c, d, x []*cuda.Bu
 	return be
 }
 
-// failures merges the breakdowns of a solve into one error a system, at
-// the row that explains it: the first row where a part broke down within
-// its segments; else where the reduced system did; else the first row
-// whose x is not finite. nil when every system solved.
+// failures merges the breakdowns of a solve (mergeFailures), the parts'
+// rows made rows of the whole systems.
 func (p *SplitPlan[T]) failures(reduced []tridiag.SystemError, parts [][]tridiaggpu.PartFailure) *tridiag.BatchError {
-	type found struct{ within, reduced, other int }
-	first := map[int]*found{}
-	at := func(g int) *found {
-		f := first[g]
-		if f == nil {
-			f = &found{-1, -1, -1}
-			first[g] = f
-		}
-		return f
-	}
-	low := func(v *int, row int) {
-		if *v < 0 || row < *v {
-			*v = row
-		}
-	}
-	for _, f := range reduced {
-		low(&at(f.System).reduced, f.Row)
-	}
+	var all []partFailure
 	for k, l := range parts {
 		for _, f := range l {
-			if f.Within {
-				low(&at(f.System).within, p.starts[k]+f.Row)
-			} else {
-				low(&at(f.System).other, p.starts[k]+f.Row)
-			}
+			all = append(all, partFailure{system: f.System, row: p.starts[k] + f.Row, within: f.Within})
 		}
 	}
-	if len(first) == 0 {
-		return nil
-	}
-	be := &tridiag.BatchError{G: p.G}
-	for g, f := range first {
-		row := f.within
-		if row < 0 {
-			row = f.reduced
-		}
-		if row < 0 {
-			row = f.other
-		}
-		be.Failed = append(be.Failed, tridiag.SystemError{System: g, Row: row, Err: tridiaggpu.ErrBreakdown})
-	}
-	slices.SortFunc(be.Failed, func(x, y tridiag.SystemError) int { return x.System - y.System })
-	return be
+	return mergeFailures(p.G, reduced, all, tridiaggpu.ErrBreakdown)
 }
 
 // partsErr joins the parts' errors, each naming its part.

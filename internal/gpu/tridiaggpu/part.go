@@ -11,6 +11,7 @@ import (
 	"github.com/bandsolve/bandsolve/cuda"
 	"github.com/bandsolve/bandsolve/internal/gpu/kernels"
 	"github.com/bandsolve/bandsolve/tridiag"
+	"github.com/bandsolve/bandsolve/tridiag/partition"
 	"github.com/bandsolve/bandsolve/tuning"
 )
 
@@ -164,12 +165,7 @@ func (p *PartPlan[T]) SegmentRows() int { return p.rows }
 
 // RowOf is the part's row (0 … N−1) whose unknown is the part's reduced
 // row j: a segment's first row for even j, its last for odd j.
-func (p *PartPlan[T]) RowOf(j int) int {
-	if j%2 == 0 {
-		return j / 2 * p.rows
-	}
-	return min(j/2*p.rows+p.rows, p.spec.N) - 1
-}
+func (p *PartPlan[T]) RowOf(j int) int { return partition.ReducedRow(j, p.spec.N, p.rows) }
 
 // Describe says how the part is solved.
 func (p *PartPlan[T]) Describe() string {
