@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -169,14 +168,7 @@ func runFactor(ctx context.Context, cfg *config, stdout, stderr io.Writer) error
 		}
 	}
 	if cfg.csvPath != "" {
-		f, err := os.Create(cfg.csvPath)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := WriteFactorCSV(f, all); err != nil {
-			return err
-		}
+		return writeCSVFile(cfg.csvPath, cfg.anchors, func(w io.Writer) error { return WriteFactorCSV(w, all) })
 	}
 	return nil
 }

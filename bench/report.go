@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/bandsolve/bandsolve/internal/atomicfile"
 )
 
 // The report: docs/performance.md and its plots, generated from the
@@ -644,4 +646,25 @@ func replaceHeadline(text, table string) (string, error) {
 		return "", fmt.Errorf("no headline markers (%s … %s)", headlineStart, headlineEnd)
 	}
 	return text[:i+len(headlineStart)] + "\n" + table + text[j:], nil
+}
+
+// writeCSVFile writes a grid's results, all at once after its run, to
+// path with write: refused when path is input (-anchors); the file's close
+// checked, so that a write the disk did not take is an error.
+func writeCSVFile(path, input string, write func(io.Writer) error) error {
+	if err := atomicfile.CheckNotInput(path, input); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
 }

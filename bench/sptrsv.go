@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -146,14 +145,7 @@ func runTrsv(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 		}
 	}
 	if cfg.csvPath != "" {
-		f, err := os.Create(cfg.csvPath)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := WriteTrsvCSV(f, all); err != nil {
-			return err
-		}
+		return writeCSVFile(cfg.csvPath, cfg.anchors, func(w io.Writer) error { return WriteTrsvCSV(w, all) })
 	}
 	return nil
 }
