@@ -46,9 +46,12 @@ type RankSplitPlan[T tridiag.Float] struct {
 	// every rank's send; red: the reduced batch (a, b, c, d, x, R·G each).
 	send, recv *cuda.Buffer[T]
 	red        [5]*cuda.Buffer[T]
-	nested     *tridiaggpu.Plan[T]
-	mu         sync.Mutex
-	closed     bool
+	// mine: this rank's reduced rows a, b, c, d in send, and its rows of
+	// the reduced solution in red[4] (views).
+	mine   [5]*cuda.Buffer[T]
+	nested *tridiaggpu.Plan[T]
+	mu     sync.Mutex
+	closed bool
 }
 
 // NewRankSplitPlan makes rank comm.Rank()'s plan: its part, of shape
@@ -101,6 +104,17 @@ func NewRankSplitPlan[T tridiag.Float](comm *nccl.Comm, part tridiag.Shape, rows
 		}
 	}
 	if err != nil {
+		_ = p.Close()
+		return nil, err
+	}
+	B, n := p.rmax*G, p.red2[r]*G
+	for i := range 4 {
+		if p.mine[i], err = p.send.Slice(i*B, n); err != nil {
+			_ = p.Close()
+			return nil, err
+		}
+	}
+	if p.mine[4], err = p.red[4].Slice(p.offs[r]*G, n); err != nil {
 		_ = p.Close()
 		return nil, err
 	}
@@ -165,15 +179,7 @@ func (p *RankSplitPlan[T]) SolveDevice(ctx context.Context, a, b, c, d, x *cuda.
 		return tridiag.ErrClosed
 	}
 	G, B := p.G, p.rmax*p.G
-	mine := p.red2[p.rank] * G
-	view := func(buf *cuda.Buffer[T], off, n int) *cuda.Buffer[T] {
-		v, err := buf.Slice(off, n)
-		if err != nil {
-			panic(err) // the offsets are the plan's own
-		}
-		return v
-	}
-	if err := p.part.Reduce(p.stream, a, b, c, d, view(p.send, 0, mine), view(p.send, B, mine), view(p.send, 2*B, mine), view(p.send, 3*B, mine)); err != nil {
+	if err := p.part.Reduce(p.stream, a, b, c, d, p.mine[0], p.mine[1], p.mine[2], p.mine[3]); err != nil {
 		return err
 	}
 	if err := p.comm.AllGather(p.send.Ptr(), p.recv.Ptr(), 4*B, nccl.TypeOf[T](), p.stream.Handle()); err != nil {
@@ -214,7 +220,7 @@ func (p *RankSplitPlan[T]) SolveDevice(ctx context.Context, a, b, c, d, x *cuda.
 	} else if err != nil {
 		return fmt.Errorf("tridiag: the reduced systems of a split batch: %w", err)
 	}
-	if err := p.part.Expand(p.stream, a, b, c, d, x, view(p.red[4], p.offs[p.rank]*G, mine)); err != nil {
+	if err := p.part.Expand(p.stream, a, b, c, d, x, p.mine[4]); err != nil {
 		return err
 	}
 	if err := p.stream.Synchronize(); err != nil {

@@ -39,9 +39,12 @@ type SplitPlan[T tridiag.Float] struct {
 	stream []*cuda.Stream
 	G, R   int
 	// red: the reduced batch on the first part's GPU (a, b, c, d, x, R·G
-	// elements each); local: the reduced rows of a part on another GPU.
+	// elements each); block[k]: part k's rows of it (views); own[k]: part
+	// k's reduced rows on its GPU: block[k] on the first GPU, else
+	// buffers of its own, copied to and from block[k].
 	red    [5]*cuda.Buffer[T]
-	local  [][5]*cuda.Buffer[T]
+	block  [][5]*cuda.Buffer[T]
+	own    [][5]*cuda.Buffer[T]
 	nested *tridiaggpu.Plan[T]
 	mu     sync.Mutex
 	closed bool
@@ -72,7 +75,8 @@ func newSplitPlan[T tridiag.Float](devs []*cuda.Device, shapes []tridiag.Shape) 
 	}
 	G := shapes[0].G
 	p := &SplitPlan[T]{devs: devs, shapes: make([]tridiag.Shape, P), starts: make([]int, P), offs: make([]int, P),
-		parts: make([]*tridiaggpu.PartPlan[T], P), stream: make([]*cuda.Stream, P), local: make([][5]*cuda.Buffer[T], P), G: G}
+		parts: make([]*tridiaggpu.PartPlan[T], P), stream: make([]*cuda.Stream, P),
+		block: make([][5]*cuda.Buffer[T], P), own: make([][5]*cuda.Buffer[T], P), G: G}
 	row := 0
 	for k, sh := range shapes {
 		if sh.G != G {
@@ -110,11 +114,18 @@ func newSplitPlan[T tridiag.Float](devs []*cuda.Device, shapes []tridiag.Shape) 
 		}
 	}
 	for k, pt := range p.parts {
+		for i := range p.block[k] {
+			if p.block[k][i], err = p.red[i].Slice(p.offs[k]*G, pt.ReducedRows()*G); err != nil {
+				_ = p.Close()
+				return nil, err
+			}
+		}
 		if devs[k] == devs[0] {
+			p.own[k] = p.block[k]
 			continue
 		}
-		for i := range p.local[k] {
-			if p.local[k][i], err = cuda.Alloc[T](devs[k], pt.ReducedRows()*G); err != nil {
+		for i := range p.own[k] {
+			if p.own[k][i], err = cuda.Alloc[T](devs[k], pt.ReducedRows()*G); err != nil {
 				_ = p.Close()
 				return nil, err
 			}
@@ -171,32 +182,17 @@ func (p *SplitPlan[T]) SolveDevice(ctx context.Context, a, b, c, d, x []*cuda.Bu
 			return fmt.Errorf("%w: %d buffers of %c for the %d parts", tridiag.ErrLength, len(l), "abcdx"[i], P)
 		}
 	}
-	slice := func(k, i int) (*cuda.Buffer[T], error) {
-		return p.red[i].Slice(p.offs[k]*p.G, p.parts[k].ReducedRows()*p.G)
-	}
 	// Steps 1 and 2: reduce, rows to the first GPU.
 	errs := make([]error, P)
 	each(P, func(k int) {
 		errs[k] = func() error {
-			dst := p.local[k]
-			if p.devs[k] == p.devs[0] {
-				for i := range 4 {
-					var err error
-					if dst[i], err = slice(k, i); err != nil {
-						return err
-					}
-				}
-			}
-			if err := p.parts[k].Reduce(p.stream[k], a[k], b[k], c[k], d[k], dst[0], dst[1], dst[2], dst[3]); err != nil {
+			own := p.own[k]
+			if err := p.parts[k].Reduce(p.stream[k], a[k], b[k], c[k], d[k], own[0], own[1], own[2], own[3]); err != nil {
 				return err
 			}
 			if p.devs[k] != p.devs[0] {
 				for i := range 4 {
-					to, err := slice(k, i)
-					if err != nil {
-						return err
-					}
-					if err := cuda.CopyPeerAsync(p.stream[k], to, dst[i]); err != nil {
+					if err := cuda.CopyPeerAsync(p.stream[k], p.block[k][i], own[i]); err != nil {
 						return err
 					}
 				}
@@ -226,18 +222,9 @@ func (p *SplitPlan[T]) SolveDevice(ctx context.Context, a, b, c, d, x []*cuda.Bu
 	fails := make([][]tridiaggpu.PartFailure, P)
 	each(P, func(k int) {
 		errs[k] = func() error {
-			xr := p.local[k][4]
-			if p.devs[k] == p.devs[0] {
-				var err error
-				if xr, err = slice(k, 4); err != nil {
-					return err
-				}
-			} else {
-				from, err := slice(k, 4)
-				if err != nil {
-					return err
-				}
-				if err := cuda.CopyPeerAsync(p.stream[k], xr, from); err != nil {
+			xr := p.own[k][4]
+			if p.devs[k] != p.devs[0] {
+				if err := cuda.CopyPeerAsync(p.stream[k], xr, p.block[k][4]); err != nil {
 					return err
 				}
 			}
@@ -317,7 +304,7 @@ func (p *SplitPlan[T]) Close() error {
 			errs = append(errs, p.stream[k].Close())
 		}
 		if p.devs[k] != p.devs[0] {
-			for _, b := range p.local[k] {
+			for _, b := range p.own[k] {
 				if b != nil {
 					errs = append(errs, b.Free())
 				}
