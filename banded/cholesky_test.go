@@ -129,3 +129,17 @@ func TestCholeskyRefuses(t *testing.T) {
 	require.NoError(t, err)
 	assert.Panics(t, func() { f.Solve(make([]float64, 9)) })
 }
+
+// TestRandomSymmetric: the band is symmetric, of degree of dominance d,
+// and for d > 1 Cholesky factors it.
+func TestRandomSymmetric(t *testing.T) {
+	m := RandomSymmetric[float64](400, 5, 1.2, rand.New(rand.NewPCG(8, 8)))
+	for i := range m.N {
+		for j := max(0, i-m.K); j <= min(m.N-1, i+m.K); j++ {
+			require.Equal(t, m.Data[m.Index(i, j)], m.Data[m.Index(j, i)], "a[%d][%d]", i, j)
+		}
+	}
+	assert.InDelta(t, 1.2, DiagonalDominance(m), 1e-12)
+	_, err := FactorCholesky(m)
+	assert.NoError(t, err)
+}

@@ -97,6 +97,29 @@ func Random[T Float](n, k int, d float64, rng *rand.Rand) *Band[T] {
 			m.Data[s*n+j] = T(2*rng.Float64() - 1) // [−1, 1); −1 has probability 2⁻⁵³
 		}
 	}
+	setDominance(m, d)
+	return m
+}
+
+// RandomSymmetric is Random with the upper triangle the transpose of the
+// lower one (a_ij = a_ji, the lower triangle Random's), the diagonal set
+// afterwards to d times each row's off-diagonal magnitudes: for d > 1 a
+// symmetric positive definite band (FactorCholesky).
+func RandomSymmetric[T Float](n, k int, d float64, rng *rand.Rand) *Band[T] {
+	m := Random[T](n, k, d, rng)
+	for t := 1; t <= k; t++ {
+		for j := 0; j+t < n; j++ {
+			m.Data[(k-t)*n+j+t] = m.Data[(k+t)*n+j] // a_{j, j+t} = a_{j+t, j}
+		}
+	}
+	setDominance(m, d)
+	return m
+}
+
+// setDominance sets each diagonal entry of m to d times its row's
+// off-diagonal magnitudes (1 for a row without any).
+func setDominance[T Float](m *Band[T], d float64) {
+	n, k := m.N, m.K
 	for i := 0; i < n; i++ {
 		var off float64
 		for j := max(0, i-k); j <= min(n-1, i+k); j++ {
@@ -110,7 +133,6 @@ func Random[T Float](n, k int, d float64, rng *rand.Rand) *Band[T] {
 			m.Data[m.Index(i, i)] = T(d * off)
 		}
 	}
-	return m
 }
 
 // Convert returns a copy of m in another precision (float64 → float32

@@ -364,13 +364,14 @@ func runBanded(c *command, args []string, stdout, stderr io.Writer) error {
 		if err := banded.CheckMemory[float64](*n, *k, 2); err != nil {
 			return fmt.Errorf("-n %d -k %d: %w", *n, *k, err)
 		}
-		pb = &bandedProblem{
-			source: fmt.Sprintf("generated (N=%d, K=%d, d=%g, seed %d)", *n, *k, *d, *seed),
-			band:   banded.Random[float64](*n, *k, *d, rand.New(rand.NewPCG(*seed, 0xba4d))),
-		}
+		rng := rand.New(rand.NewPCG(*seed, 0xba4d))
+		gen, kind := banded.Random[float64], "generated"
 		if *method == "cholesky" {
-			symmetrize(pb.band, *d)
-			pb.source = fmt.Sprintf("generated symmetric (N=%d, K=%d, d=%g, seed %d)", *n, *k, *d, *seed)
+			gen, kind = banded.RandomSymmetric[float64], "generated symmetric"
+		}
+		pb = &bandedProblem{
+			source: fmt.Sprintf("%s (N=%d, K=%d, d=%g, seed %d)", kind, *n, *k, *d, *seed),
+			band:   gen(*n, *k, *d, rng),
 		}
 		pb.op = pb.band
 	}
@@ -673,30 +674,6 @@ func factorSolve[T banded.Float, F interface{ Solve([]T) }](factor func() (F, er
 // choleskySolve factors A by Cholesky's method and solves for b into y.
 func choleskySolve[T banded.Float](A *banded.Band[T], b, y []float64, rep *bandedReport) error {
 	return factorSolve(func() (*banded.Cholesky[T], error) { return banded.FactorCholesky(A) }, b, y, rep)
-}
-
-// symmetrize makes the band's upper triangle the transpose of its lower
-// one and sets each diagonal entry to d times its row's off-diagonal
-// magnitudes (1 for a row without any), as banded.Random does.
-func symmetrize(m *banded.Band[float64], d float64) {
-	n, k := m.N, m.K
-	for t := 1; t <= k; t++ {
-		for j := 0; j+t < n; j++ {
-			m.Data[(k-t)*n+j+t] = m.Data[(k+t)*n+j] // a_{j, j+t} = a_{j+t, j}
-		}
-	}
-	for i := range n {
-		off := 0.0
-		for j := max(0, i-k); j <= min(n-1, i+k); j++ {
-			if j != i {
-				off += math.Abs(m.Data[m.Index(i, j)])
-			}
-		}
-		m.Data[k*n+i] = 1
-		if off > 0 {
-			m.Data[k*n+i] = d * off
-		}
-	}
 }
 
 // checkSymmetricBand reports the first entry of the band whose mirror image

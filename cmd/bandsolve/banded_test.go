@@ -393,8 +393,7 @@ func TestBandedCholesky(t *testing.T) {
 
 	dir := t.TempDir()
 	n, k := 300, 3
-	A := banded.Random[float64](n, k, 1.5, rand.New(rand.NewPCG(7, 7)))
-	symmetrize(A, 1.5)
+	A := banded.RandomSymmetric[float64](n, k, 1.5, rand.New(rand.NewPCG(7, 7)))
 	sym := filepath.Join(dir, "sym.npy")
 	require.NoError(t, npy.WriteFile(sym, []int{2*k + 1, n}, A.Data))
 	code, out, errOut := runCmd(t, "banded", "-npy", sym, "-method", "cholesky")
